@@ -1,0 +1,296 @@
+/* Tile kernels, cost estimates and task classes of weft-potrf.
+ *
+ * Header-only on purpose: apps/CMakeLists.txt builds every apps/*.c as its
+ * own program, so the shared pieces of weft-potrf live here as static
+ * functions. Only weft-potrf.c includes this file.
+ *
+ * Every matrix is column-major; a body reads the tile shapes of its flows
+ * with weft_task_rows/cols and their leading dimensions with weft_task_ld,
+ * so partial tiles (N not a multiple of NB) need no special case. Each class
+ * has a CPU body only; accelerator bodies go into body[WEFT_DEV_CUDA] and
+ * body[WEFT_DEV_EMU] of the same classes. */
+#ifndef WEFT_APPS_POTRF_KERNELS_H
+#define WEFT_APPS_POTRF_KERNELS_H
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <weft/weft.h>
+
+/* ---- the test matrix ------------------------------------------------- */
+
+/* What a fill or norm task needs to regenerate its tile of the original
+ * matrix: the seed, the global order and the tile's first row and column. */
+typedef struct potrf_tile_arg {
+    uint64_t seed;
+    int64_t n;    /* global order N, added to the diagonal */
+    int64_t row0; /* global index of the tile's first row */
+    int64_t col0; /* global index of the tile's first column */
+} potrf_tile_arg_t;
+
+static inline uint64_t potrf_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Element (i, j) of the symmetric test matrix: a counter-based hash of
+ * (seed, max(i,j), min(i,j)) mapped to [-0.5, 0.5), plus n on the diagonal,
+ * which makes the matrix diagonally dominant, hence SPD. */
+static inline double potrf_elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
+{
+    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
+    uint64_t h = potrf_mix64(potrf_mix64(potrf_mix64(seed) + hi) + lo);
+    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
+    return i == j ? v + (double)n : v;
+}
+
+/* ---- cost estimates (flops of the LAPACK counts) ---------------------- */
+
+static double potrf_flops_potrf(const weft_task_t *t)
+{
+    double n = weft_task_rows(t, 0);
+    return n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
+}
+
+static double potrf_flops_trsm(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);
+    return m * n * n;
+}
+
+static double potrf_flops_syrk(const weft_task_t *t)
+{
+    double n = weft_task_rows(t, 1), k = weft_task_cols(t, 0);
+    return k * n * (n + 1.0);
+}
+
+static double potrf_flops_gemm(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    return 2.0 * m * n * k;
+}
+
+/* ---- factorization kernels ------------------------------------------- */
+
+/* flow 0: A[k][k] RW. Fails (negative) when the tile is not SPD. */
+static int potrf_cpu_potrf(weft_task_t *t)
+{
+    int n = weft_task_rows(t, 0);
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0),
+                                          (lapack_int)weft_task_ld(t, 0));
+    if (info != 0) {
+        fprintf(stderr, "weft-potrf: dpotrf of a diagonal tile returned info=%d "
+                        "(the matrix is not positive definite)\n", (int)info);
+        return -1;
+    }
+    return 0;
+}
+
+/* flow 0: A[k][k] R, flow 1: A[m][k] RW; A[m][k] := A[m][k] L[k][k]^-T. */
+static int potrf_cpu_trsm(weft_task_t *t)
+{
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                weft_task_rows(t, 1), weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    return 0;
+}
+
+/* flow 0: A[m][k] R, flow 1: A[m][m] RW; A[m][m] -= A[m][k] A[m][k]^T. */
+static int potrf_cpu_syrk(weft_task_t *t)
+{
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1),
+                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), 1.0,
+                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    return 0;
+}
+
+/* flow 0: A[m][k] R, flow 1: A[n][k] R, flow 2: A[m][n] RW;
+ * A[m][n] -= A[m][k] A[n][k]^T. */
+static int potrf_cpu_gemm(weft_task_t *t)
+{
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2),
+                weft_task_cols(t, 2), weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0,
+                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    return 0;
+}
+
+/* flow 0: a tile W; value 0: potrf_tile_arg_t. Writes the whole tile of the
+ * test matrix (both triangles of a diagonal tile). */
+static int potrf_cpu_fill(weft_task_t *t)
+{
+    potrf_tile_arg_t a;
+    weft_task_value(t, 0, &a);
+    double *p = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            p[i + j * ld] = potrf_elem(a.seed, a.n, a.row0 + i, a.col0 + j);
+    return 0;
+}
+
+static const weft_task_class_t potrf_class_potrf = {
+    .name = "potrf", .body = {[WEFT_DEV_CPU] = potrf_cpu_potrf}, .flops = potrf_flops_potrf};
+static const weft_task_class_t potrf_class_trsm = {
+    .name = "trsm", .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm}, .flops = potrf_flops_trsm};
+static const weft_task_class_t potrf_class_syrk = {
+    .name = "syrk", .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk}, .flops = potrf_flops_syrk};
+static const weft_task_class_t potrf_class_gemm = {
+    .name = "gemm", .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm}, .flops = potrf_flops_gemm};
+static const weft_task_class_t potrf_class_fill = {
+    .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
+
+/* 1 when a factorization class has an accelerator body, i.e. when -g
+ * accelerators can actually be used. */
+static inline int potrf_has_device_bodies(void)
+{
+    const weft_task_class_t *cls[] = {&potrf_class_potrf, &potrf_class_trsm,
+                                      &potrf_class_syrk, &potrf_class_gemm};
+    for (size_t c = 0; c < sizeof cls / sizeof cls[0]; c++)
+        for (int d = WEFT_DEV_CPU + 1; d < WEFT_DEV_TYPES; d++)
+            if (cls[c]->body[d] != NULL)
+                return 1;
+    return 0;
+}
+
+/* ---- residual kernels (--check, CPU only) ----------------------------- */
+
+/* dst (n x n, ld n) := the lower triangle of src, zeros above. */
+static void potrf_copy_lower(int n, const double *src, int64_t lds, double *dst)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            dst[i + (int64_t)j * n] = i >= j ? src[i + j * lds] : 0.0;
+}
+
+/* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n, so only
+ * the lower triangle of L[n][n] is L). Lower part of R -= L L^T. */
+static int potrf_cpu_resid_syrk(weft_task_t *t)
+{
+    int tri;
+    weft_task_value(t, 0, &tri);
+    const double *l = weft_task_ptr(t, 0);
+    int64_t ldl = weft_task_ld(t, 0);
+    int n = weft_task_rows(t, 1), k = weft_task_cols(t, 0);
+    double *tmp = NULL;
+    if (tri) {
+        tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
+        if (tmp == NULL)
+            return -1;
+        potrf_copy_lower(k, l, ldl, tmp);
+        l = tmp;
+        ldl = k;
+    }
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, l, (int)ldl, 1.0,
+                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    free(tmp);
+    return 0;
+}
+
+/* flow 0: L[m][k] R, flow 1: L[n][k] R, flow 2: R[m][n] RW; value 0: int
+ * tri (k == n: L[n][n] is lower triangular). R -= L[m][k] L[n][k]^T. */
+static int potrf_cpu_resid_gemm(weft_task_t *t)
+{
+    int tri;
+    weft_task_value(t, 0, &tri);
+    const double *b = weft_task_ptr(t, 1);
+    int64_t ldb = weft_task_ld(t, 1);
+    int k = weft_task_cols(t, 0);
+    double *tmp = NULL;
+    if (tri) {
+        tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
+        if (tmp == NULL)
+            return -1;
+        potrf_copy_lower(k, b, ldb, tmp);
+        b = tmp;
+        ldb = k;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2),
+                weft_task_cols(t, 2), k, -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
+                b, (int)ldb, 1.0, weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    free(tmp);
+    return 0;
+}
+
+/* flow 0: R[m][n] R, flow 1: this rank's 1x2 sums tile RW; value 0:
+ * potrf_tile_arg_t. Adds the squared Frobenius norms of R[m][n] and of
+ * A0[m][n] (regenerated), counting the symmetric upper part: off-diagonal
+ * elements twice, the diagonal once. */
+static int potrf_cpu_resid_norm(weft_task_t *t)
+{
+    potrf_tile_arg_t a;
+    weft_task_value(t, 0, &a);
+    const double *r = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
+    double r2 = 0.0, a2 = 0.0;
+    for (int j = 0; j < cols; j++) {
+        for (int i = 0; i < rows; i++) {
+            int64_t gi = a.row0 + i, gj = a.col0 + j;
+            if (gi < gj)
+                continue;
+            double w = gi == gj ? 1.0 : 2.0, x = r[i + j * ld];
+            double y = potrf_elem(a.seed, a.n, gi, gj);
+            r2 += w * x * x;
+            a2 += w * y * y;
+        }
+    }
+    double *s = weft_task_ptr(t, 1);
+    int64_t lds = weft_task_ld(t, 1);
+    s[0] += r2;
+    s[lds] += a2;
+    return 0;
+}
+
+/* flow 0: a 1x2 sums tile W: zeroes it. */
+static int potrf_cpu_sum_zero(weft_task_t *t)
+{
+    double *s = weft_task_ptr(t, 0);
+    s[0] = 0.0;
+    s[weft_task_ld(t, 0)] = 0.0;
+    return 0;
+}
+
+/* flow 0: a 1x2 sums tile R, flow 1: another RW: adds the first to it. */
+static int potrf_cpu_sum_add(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
+    y[0] += x[0];
+    y[ldy] += x[ldx];
+    return 0;
+}
+
+/* flow 0: a 1x2 sums tile R, flow 1: another W: copies the first. */
+static int potrf_cpu_sum_copy(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
+    y[0] = x[0];
+    y[ldy] = x[ldx];
+    return 0;
+}
+
+static const weft_task_class_t potrf_class_resid_syrk = {
+    .name = "resid_syrk", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk}, .flops = potrf_flops_syrk};
+static const weft_task_class_t potrf_class_resid_gemm = {
+    .name = "resid_gemm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm}, .flops = potrf_flops_gemm};
+static const weft_task_class_t potrf_class_resid_norm = {
+    .name = "resid_norm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_norm}, .flops = NULL};
+static const weft_task_class_t potrf_class_sum_zero = {
+    .name = "sum_zero", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_zero}, .flops = NULL};
+static const weft_task_class_t potrf_class_sum_add = {
+    .name = "sum_add", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_add}, .flops = NULL};
+static const weft_task_class_t potrf_class_sum_copy = {
+    .name = "sum_copy", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_copy}, .flops = NULL};
+
+#endif /* WEFT_APPS_POTRF_KERNELS_H */

@@ -1,0 +1,49 @@
+/* weft-info: lists every runtime parameter with its value (after the env
+ * and the --weft- options given here), its default and one line of help. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/weft.h"
+
+static void usage(FILE *out, const char *prog)
+{
+    fprintf(out,
+            "usage: %s [--weft-<name>=<value> ...]\n"
+            "Lists weft's runtime parameters: name, value, default, help.\n"
+            "A parameter is set by env WEFT_<NAME> (upper case), then by\n"
+            "--weft-<name>=<value> or --weft-<name> <value> on the command line;\n"
+            "giving options here shows the values they would produce.\n",
+            prog);
+}
+
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = argc > 0 ? argv[0] : "weft-info";
+    if (wants_help(argc, argv)) {
+        usage(stdout, prog);
+        return EXIT_SUCCESS;
+    }
+    /* Check on a copy of argv first, so that a stray argument is refused
+     * before anything is listed; the listing then reads the real argv. */
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    if (copy == NULL) return EXIT_FAILURE;
+    memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
+    int nleft = argc;
+    int rc = weft_params_list(&nleft, &copy, NULL);
+    if (rc == WEFT_SUCCESS && nleft > 1) {
+        fprintf(stderr, "%s: unknown argument '%s'\n", prog, copy[1]);
+        usage(stderr, prog);
+        rc = WEFT_ERR_INVALID;
+    }
+    free(copy);
+    if (rc == WEFT_SUCCESS) rc = weft_params_list(&argc, &argv, stdout);
+    return rc == WEFT_SUCCESS ? EXIT_SUCCESS : (rc == WEFT_ERR_INVALID ? 2 : EXIT_FAILURE);
+}

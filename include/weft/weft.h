@@ -1,0 +1,220 @@
+/* weft: a distributed task-based runtime for CPU cores and GPUs.
+ *
+ * The whole public API. Handles are opaque; every function that can fail
+ * returns a weft status (0 success, negative error, see weft_strerror).
+ * Unless said otherwise a function is called from the thread that called
+ * weft_init (the "main" thread); task bodies run on worker or device threads
+ * and may only call the weft_task_* accessors. */
+#ifndef WEFT_WEFT_H
+#define WEFT_WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define WEFT_API __attribute__((visibility("default")))
+#define WEFT_NODISCARD __attribute__((warn_unused_result))
+#else
+#define WEFT_API
+#define WEFT_NODISCARD
+#endif
+
+/* ---- status ---------------------------------------------------------- */
+
+typedef enum weft_status {
+    WEFT_SUCCESS = 0,
+    WEFT_AGAIN = 1,             /* not finished yet, call again */
+    WEFT_ERR_INVALID = -1,      /* a bad argument; the log names it */
+    WEFT_ERR_NOMEM = -2,        /* host memory exhausted */
+    WEFT_ERR_PARAM = -3,        /* unknown parameter or malformed value */
+    WEFT_ERR_NODEV = -4,        /* a device was asked for and is absent */
+    WEFT_ERR_DEVMEM = -5,       /* device memory exhausted, nothing evictable */
+    WEFT_ERR_MPI = -6,          /* the MPI library reported an error */
+    WEFT_ERR_UNSUPPORTED = -7,  /* the operation does not exist on this module */
+    WEFT_ERR_MISMATCH = -8,     /* ranks inserted different task sequences */
+    WEFT_ERR_TASK = -9,         /* a task body returned an error */
+    WEFT_ERR_INTERNAL = -10,    /* a broken invariant inside weft */
+} weft_status_t;
+
+/* A static, human readable description of a status. Any thread. */
+WEFT_API const char *weft_strerror(int status);
+
+/* ---- context --------------------------------------------------------- */
+
+typedef struct weft_context weft_context_t;
+
+/* Reads parameters (defaults, then env WEFT_<NAME>, then --weft-<name>=value
+ * on the command line, which are removed from argv), starts MPI if the
+ * application did not, binds and starts the workers and opens the devices.
+ * Returns NULL after printing an error that names the problem (unknown
+ * parameter, malformed value, device asked for and absent, ...). */
+WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
+
+/* Waits for nothing: every taskpool must have been waited for. Stops
+ * workers and devices, prints the statistics and the leak report when
+ * asked, finalizes MPI when weft started it. Returns the first error seen. */
+WEFT_API int weft_fini(weft_context_t *ctx);
+
+WEFT_API int weft_rank(const weft_context_t *ctx);
+WEFT_API int weft_nranks(const weft_context_t *ctx);
+WEFT_API int weft_ncores(const weft_context_t *ctx);
+/* Number of accelerators (CUDA or emu) this rank drives; 0 on CPU only. */
+WEFT_API int weft_ndevices(const weft_context_t *ctx);
+
+/* Parameter access by name (the names weft-info lists). Returns
+ * WEFT_ERR_PARAM for an unknown name or malformed value. */
+WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
+                                           const char *value);
+WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx,
+                                               const char *name, int64_t *out);
+
+/* Lists every parameter (name, value, default, help) to out after applying
+ * the defaults, env WEFT_<NAME> and the --weft- options of argv (removed
+ * from argv), without starting a context; out NULL only checks the input.
+ * Returns WEFT_ERR_PARAM after logging on an unknown parameter or a
+ * malformed value. Needs no context; any thread. */
+WEFT_API int weft_params_list(int *argc, char ***argv, FILE *out);
+
+/* ---- data ------------------------------------------------------------ */
+
+typedef struct weft_data weft_data_t;
+
+typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_dtype_t;
+
+/* A NEW (scratch) tile of rows x cols elements with no backing memory: the
+ * first task that writes it creates it where that task runs. Every rank
+ * must create the same data in the same order (the order names it across
+ * ranks); owner_rank is the rank that holds it at the end. */
+WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows,
+                                    int cols, int owner_rank);
+
+/* Host memory that the user owns (MANAGED): weft reads and writes it in
+ * place, never frees it. ld is the leading dimension in elements. */
+WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
+                                         void *ptr, int rows, int cols, int64_t ld);
+
+/* Releases the handle once the tasks that use it are done (deferred).
+ * Runtime-owned copies are freed; MANAGED memory is left to the user. */
+WEFT_API void weft_data_release(weft_data_t *data);
+
+/* Makes the newest version available in host memory and returns it; NULL
+ * when the data is not held by this rank. Call only outside any running
+ * taskpool (after weft_taskpool_wait). */
+WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
+
+/* ---- tiled matrices (2D block-cyclic over a P x Q grid of ranks) ------ */
+
+typedef struct weft_matrix weft_matrix_t;
+
+/* An m x n matrix cut into mb x nb tiles (the last row/column of tiles may
+ * be partial), tile (i,j) owned by rank (i%P)*Q + (j%Q). P*Q must equal the
+ * number of ranks. Local tiles are allocated by weft (contiguous, ld = rows
+ * of the tile). NULL with a logged error on bad input. */
+WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type,
+                                        int64_t m, int64_t n, int mb, int nb, int P,
+                                        int Q);
+
+/* Wraps a user matrix in LAPACK column-major layout (lda >= m) as MANAGED
+ * strided tiles; weft never frees it. Only the tiles of this rank are
+ * referenced; with P*Q == 1 the whole matrix is local. */
+WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type,
+                                         void *ptr, int64_t lda, int64_t m, int64_t n,
+                                         int mb, int nb, int P, int Q);
+
+WEFT_API void weft_matrix_free(weft_matrix_t *A);
+
+WEFT_API int weft_matrix_mt(const weft_matrix_t *A); /* tile rows */
+WEFT_API int weft_matrix_nt(const weft_matrix_t *A); /* tile columns */
+WEFT_API int weft_matrix_tile_rows(const weft_matrix_t *A, int i);
+WEFT_API int weft_matrix_tile_cols(const weft_matrix_t *A, int j);
+WEFT_API int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j);
+WEFT_API weft_data_t *weft_tile(weft_matrix_t *A, int i, int j);
+
+/* ---- tasks ----------------------------------------------------------- */
+
+typedef struct weft_task weft_task_t;
+typedef struct weft_taskpool weft_taskpool_t;
+
+/* Where a body runs. Values index weft_task_class_t.body. */
+typedef enum weft_device_type {
+    WEFT_DEV_CPU = 0,
+    WEFT_DEV_CUDA = 1,
+    WEFT_DEV_EMU = 2,
+    WEFT_DEV_HIP = 3,
+    WEFT_DEV_TYPES = 4
+} weft_device_type_t;
+
+/* A body returns 0, or a negative value that fails the taskpool. */
+typedef int (*weft_body_fn)(weft_task_t *task);
+/* Estimated floating point operations of a task (for GFLOPS and device
+ * selection); may be NULL. */
+typedef double (*weft_flops_fn)(const weft_task_t *task);
+
+typedef struct weft_task_class {
+    const char *name;
+    weft_body_fn body[WEFT_DEV_TYPES]; /* NULL: cannot run on that type */
+    weft_flops_fn flops;
+} weft_task_class_t;
+
+/* Access modes and argument tags of weft_insert_task. */
+enum {
+    WEFT_R = 0x1,
+    WEFT_W = 0x2,
+    WEFT_RW = 0x3,
+    WEFT_AFFINITY = 0x10, /* OR-ed with a mode: the task runs where this data lives */
+    WEFT_VALUE = 0x100,   /* followed by (const void *ptr, size_t bytes): copied */
+    WEFT_PRIORITY = 0x200 /* followed by an int; higher runs first */
+};
+
+#define WEFT_MAX_FLOWS 16
+#define WEFT_MAX_VALUES 8
+#define WEFT_MAX_VALUE_BYTES 64
+
+WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name);
+
+/* Inserts one task: a list of (mode, weft_data_t *) pairs, (WEFT_VALUE, ptr,
+ * bytes) triples and (WEFT_PRIORITY, int) pairs, ended by 0. Every rank
+ * inserts the same sequence. Dependencies (read after write, write after
+ * read, write after write) are inferred from the modes in insertion order. */
+WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp,
+                                             const weft_task_class_t *cls, ...);
+
+/* Blocks until every task inserted in tp has run and every final version is
+ * back on its owner. Returns the first error (a failed body, a mismatch
+ * between ranks). The taskpool can take new tasks afterwards. */
+WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
+WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
+
+/* Tasks run by this rank in tp so far and their summed flops estimate. */
+WEFT_API int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp);
+
+/* ---- inside a task body ---------------------------------------------- */
+
+/* Pointer of data flow i (in insertion order of the data arguments) on the
+ * device the task runs on, and its leading dimension in elements. */
+WEFT_API void *weft_task_ptr(const weft_task_t *t, int flow);
+WEFT_API int64_t weft_task_ld(const weft_task_t *t, int flow);
+WEFT_API int weft_task_rows(const weft_task_t *t, int flow);
+WEFT_API int weft_task_cols(const weft_task_t *t, int flow);
+/* Value argument i (in insertion order of the values), copied into out. */
+WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
+WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
+/* Device index on this rank (0 = host) and, on an accelerator, its stream
+ * (cudaStream_t) and library handles (cublasHandle_t, cusolverDnHandle_t). */
+WEFT_API int weft_task_device(const weft_task_t *t);
+WEFT_API void *weft_task_stream(const weft_task_t *t);
+WEFT_API void *weft_task_blas_handle(const weft_task_t *t);
+WEFT_API void *weft_task_solver_handle(const weft_task_t *t);
+/* Scratch workspace on the task's device (cuSOLVER needs one); NULL when
+ * bytes exceeds what the device set aside (parameter device_workspace). */
+WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_WEFT_H */

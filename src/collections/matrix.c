@@ -1,0 +1,172 @@
+/* Tiled matrices in 2D block-cyclic layout over a P x Q grid of ranks.
+ * Every rank holds a data handle for every tile (the insertion sequence
+ * names remote tiles too) but memory only for its own tiles. */
+#include <stdlib.h>
+
+#include "stf/context.h"
+#include "util/log.h"
+
+struct weft_matrix {
+    weft_context_t *ctx;
+    weft_dtype_t type;
+    int64_t m, n;
+    int mb, nb, mt, nt, P, Q;
+    weft_data_t **tiles; /* column-major, mt x nt */
+};
+
+static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
+                       int nb, int P, int Q)
+{
+    if (!ctx) return WEFT_ERR_INVALID;
+    if (weft_dtype_size(type) == 0) {
+        weft_error("matrix: unknown element type %d", (int)type);
+        return WEFT_ERR_INVALID;
+    }
+    if (m <= 0 || n <= 0) {
+        weft_error("matrix: size %lld x %lld must be positive", (long long)m, (long long)n);
+        return WEFT_ERR_INVALID;
+    }
+    if (mb <= 0 || nb <= 0) {
+        weft_error("matrix: tile size %d x %d must be positive", mb, nb);
+        return WEFT_ERR_INVALID;
+    }
+    if (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks) {
+        weft_error("matrix: process grid %d x %d does not match the %d ranks (P*Q must equal "
+                   "the number of ranks)", P, Q, ctx->nranks);
+        return WEFT_ERR_INVALID;
+    }
+    return WEFT_SUCCESS;
+}
+
+static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m,
+                                   int64_t n, int mb, int nb, int P, int Q)
+{
+    if (check_shape(ctx, type, m, n, mb, nb, P, Q) != 0) return NULL;
+    weft_matrix_t *A = calloc(1, sizeof *A);
+    if (!A) return NULL;
+    *A = (weft_matrix_t){.ctx = ctx, .type = type, .m = m, .n = n, .mb = mb, .nb = nb,
+                         .P = P, .Q = Q};
+    A->mt = (int)((m + mb - 1) / mb);
+    A->nt = (int)((n + nb - 1) / nb);
+    A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
+    if (!A->tiles) {
+        free(A);
+        return NULL;
+    }
+    return A;
+}
+
+int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j)
+{
+    return (i % A->P) * A->Q + (j % A->Q);
+}
+
+int weft_matrix_mt(const weft_matrix_t *A) { return A->mt; }
+int weft_matrix_nt(const weft_matrix_t *A) { return A->nt; }
+
+int weft_matrix_tile_rows(const weft_matrix_t *A, int i)
+{
+    int64_t r = A->m - (int64_t)i * A->mb;
+    return r < A->mb ? (int)r : A->mb;
+}
+
+int weft_matrix_tile_cols(const weft_matrix_t *A, int j)
+{
+    int64_t c = A->n - (int64_t)j * A->nb;
+    return c < A->nb ? (int)c : A->nb;
+}
+
+weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
+{
+    if (!A || i < 0 || j < 0 || i >= A->mt || j >= A->nt) {
+        weft_error("weft_tile: tile (%d, %d) outside the %d x %d tiles", i, j, A ? A->mt : 0,
+                   A ? A->nt : 0);
+        return NULL;
+    }
+    return A->tiles[(size_t)j * A->mt + i];
+}
+
+/* Creates every handle; `attach` gives local tiles their memory. */
+typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
+
+static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
+{
+    weft_context_t *ctx = A->ctx;
+    for (int j = 0; j < A->nt; j++) {
+        for (int i = 0; i < A->mt; i++) {
+            int rank = weft_matrix_tile_rank(A, i, j);
+            weft_data_t *d = weft_data_create(ctx, ctx->next_key++, A->type,
+                                              weft_matrix_tile_rows(A, i),
+                                              weft_matrix_tile_cols(A, j), rank);
+            if (!d) return WEFT_ERR_NOMEM;
+            A->tiles[(size_t)j * A->mt + i] = d;
+            if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
+            if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;
+        }
+    }
+    return WEFT_SUCCESS;
+}
+
+static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
+{
+    void *p = weft_host_alloc(d->bytes);
+    if (!p) return WEFT_ERR_NOMEM;
+    if (!weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL)) {
+        weft_host_free(NULL, p, d->bytes);
+        return WEFT_ERR_NOMEM;
+    }
+    weft_data_copy_set_initial_locked(d, 0);
+    return WEFT_SUCCESS;
+}
+
+typedef struct { char *base; int64_t lda; } wrap_arg_t;
+
+static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
+{
+    wrap_arg_t *w = arg;
+    char *p = w->base + ((int64_t)i * A->mb + (int64_t)j * A->nb * w->lda) * (int64_t)d->elem;
+    if (!weft_data_copy_attach(d, 0, p, w->lda, WEFT_MEM_MANAGED, NULL, NULL))
+        return WEFT_ERR_NOMEM;
+    weft_data_copy_set_initial_locked(d, 0);
+    return WEFT_SUCCESS;
+}
+
+weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
+                               int mb, int nb, int P, int Q)
+{
+    weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
+    if (!A) return NULL;
+    if (make_tiles(A, attach_runtime, NULL) != 0) {
+        weft_error("matrix %lld x %lld: out of host memory", (long long)m, (long long)n);
+        weft_matrix_free(A);
+        return NULL;
+    }
+    return A;
+}
+
+weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
+                                int64_t m, int64_t n, int mb, int nb, int P, int Q)
+{
+    if (!ptr || lda < m) {
+        weft_error("matrix wrap: %s", !ptr ? "NULL pointer" : "lda is smaller than m");
+        return NULL;
+    }
+    weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
+    if (!A) return NULL;
+    wrap_arg_t w = {.base = ptr, .lda = lda};
+    if (make_tiles(A, attach_user, &w) != 0) {
+        weft_matrix_free(A);
+        return NULL;
+    }
+    return A;
+}
+
+void weft_matrix_free(weft_matrix_t *A)
+{
+    if (!A) return;
+    size_t n = (size_t)A->mt * (size_t)A->nt;
+    for (size_t k = 0; k < n; k++)
+        if (A->tiles[k]) weft_data_release(A->tiles[k]);
+    free(A->tiles);
+    free(A);
+}

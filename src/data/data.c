@@ -1,0 +1,192 @@
+#include "data/data.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+size_t weft_dtype_size(weft_dtype_t t)
+{
+    switch (t) {
+    case WEFT_DOUBLE: return sizeof(double);
+    case WEFT_FLOAT: return sizeof(float);
+    case WEFT_BYTE: return 1;
+    }
+    return 0;
+}
+
+weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type,
+                              int rows, int cols, int owner_rank)
+{
+    size_t elem = weft_dtype_size(type);
+    if (elem == 0 || rows <= 0 || cols <= 0) {
+        weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows,
+                   cols);
+        return NULL;
+    }
+    weft_data_t *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->key = key;
+    d->ctx = ctx;
+    d->type = type;
+    d->rows = rows;
+    d->cols = cols;
+    d->elem = elem;
+    d->bytes = (size_t)rows * (size_t)cols * elem;
+    d->owner_rank = owner_rank;
+    weft_spin_init(&d->lock);
+    atomic_init(&d->refs, 1);
+    return d;
+}
+
+void weft_data_destroy(weft_data_t *d)
+{
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
+    free(d->readers);
+    free(d->stf);
+    free(d);
+}
+
+void weft_data_retain(weft_data_t *d) { atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed); }
+
+void weft_data_unref(weft_data_t *d)
+{
+    if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) weft_data_destroy(d);
+}
+
+weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, int64_t ld,
+                                        weft_mem_owner_t owner, weft_copy_free_fn free_fn,
+                                        void *allocator)
+{
+    assert(device >= 0 && device < WEFT_MAX_DEVICES && !d->copies[device]);
+    weft_data_copy_t *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->data = d;
+    c->device = device;
+    c->ptr = ptr;
+    c->ld = ld;
+    c->owner = owner;
+    c->free_fn = owner == WEFT_MEM_MANAGED ? NULL : free_fn;
+    c->allocator = allocator;
+    c->state = WEFT_COPY_INVALID;
+    c->lru_list = -1;
+    d->copies[device] = c;
+    return c;
+}
+
+void weft_data_copy_detach_force_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_t *c = d->copies[device];
+    if (!c) return;
+    assert(c->readers == 0);
+    d->copies[device] = NULL;
+    if (c->free_fn) c->free_fn(c->allocator, c->ptr, d->bytes);
+    free(c);
+}
+
+int weft_data_copy_detach(weft_data_t *d, int device)
+{
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[device];
+    int rc = WEFT_SUCCESS;
+    if (!c || c->readers > 0 || c->state == WEFT_COPY_OWNED)
+        rc = WEFT_ERR_INVALID;
+    else
+        weft_data_copy_detach_force_locked(d, device);
+    weft_data_unlock(d);
+    return rc;
+}
+
+static int copy_is_newest(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
+           c->xfer != WEFT_XFER_UNDER;
+}
+
+weft_data_copy_t *weft_data_newest_copy_locked(weft_data_t *d, int prefer_device)
+{
+    if (prefer_device >= 0 && copy_is_newest(d, d->copies[prefer_device]))
+        return d->copies[prefer_device];
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (copy_is_newest(d, d->copies[i])) return d->copies[i];
+    return NULL;
+}
+
+void weft_data_written_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_t *w = d->copies[device];
+    assert(w);
+    d->version++;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        weft_data_copy_t *c = d->copies[i];
+        if (c && c != w) c->state = WEFT_COPY_INVALID;
+    }
+    w->version = d->version;
+    w->state = WEFT_COPY_OWNED;
+    w->xfer = WEFT_XFER_COMPLETE;
+}
+
+void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
+{
+    weft_data_copy_t *dst = d->copies[device];
+    assert(dst);
+    if (version > d->version) {
+        /* A newer version arrived from another rank: every local copy is stale. */
+        d->version = version;
+        for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+            if (d->copies[i] && d->copies[i] != dst) d->copies[i]->state = WEFT_COPY_INVALID;
+    }
+    dst->version = version;
+    dst->xfer = WEFT_XFER_COMPLETE;
+    int others = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        weft_data_copy_t *c = d->copies[i];
+        if (c && c != dst && copy_is_newest(d, c)) {
+            c->state = WEFT_COPY_SHARED;
+            others++;
+        }
+    }
+    dst->state = others ? WEFT_COPY_SHARED : WEFT_COPY_OWNED;
+}
+
+void weft_data_copy_set_initial_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_t *c = d->copies[device];
+    assert(c);
+    c->version = d->version;
+    c->state = WEFT_COPY_OWNED;
+    c->xfer = WEFT_XFER_COMPLETE;
+}
+
+void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c) { c->readers++; }
+
+void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
+{
+    assert(c->readers > 0);
+    c->readers--;
+}
+
+int weft_data_valid_copies_locked(const weft_data_t *d)
+{
+    int n = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i] && d->copies[i]->state != WEFT_COPY_INVALID) n++;
+    return n;
+}
+
+void *weft_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    /* 64-byte alignment keeps BLAS kernels on their fast paths. */
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) return NULL;
+    return p;
+}
+
+void weft_host_free(void *allocator, void *ptr, size_t bytes)
+{
+    (void)allocator;
+    (void)bytes;
+    free(ptr);
+}

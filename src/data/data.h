@@ -1,0 +1,135 @@
+/* Data (one logical tile) and its copies, one optional copy per device of
+ * this process (device 0 is host memory). The coherency rules are listed in
+ * docs/COHERENCY.md; the functions here are the only code that changes a
+ * copy's version, state or readers. Every function below takes the data's
+ * lock itself unless its name ends in _locked. */
+#ifndef WEFT_DATA_DATA_H
+#define WEFT_DATA_DATA_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/spin.h"
+#include "weft/weft.h"
+
+#define WEFT_MAX_DEVICES 17 /* host + up to 16 accelerators a process */
+
+typedef enum weft_coherency {
+    WEFT_COPY_INVALID = 0, /* stale: older than the data's newest version */
+    WEFT_COPY_SHARED = 1,  /* newest version, another copy holds it too */
+    WEFT_COPY_OWNED = 2    /* the only copy of the newest version: never lost */
+} weft_coherency_t;
+
+typedef enum weft_mem_owner {
+    WEFT_MEM_RUNTIME = 0, /* weft allocated it and may evict and free it */
+    WEFT_MEM_MANAGED = 1  /* the user's memory: never freed, never evicted */
+} weft_mem_owner_t;
+
+typedef enum weft_xfer_status {
+    WEFT_XFER_NONE = 0,
+    WEFT_XFER_UNDER = 1,   /* bytes are arriving: not readable yet */
+    WEFT_XFER_COMPLETE = 2
+} weft_xfer_status_t;
+
+/* How a runtime-owned copy's memory goes back where it came from. */
+typedef void (*weft_copy_free_fn)(void *allocator, void *ptr, size_t bytes);
+
+typedef struct weft_data weft_data_t;
+
+typedef struct weft_data_copy {
+    weft_data_t *data;
+    int device;
+    void *ptr;
+    int64_t ld; /* leading dimension in elements */
+    uint32_t version;
+    weft_coherency_t state;
+    int readers; /* tasks and transfers reading it now */
+    weft_mem_owner_t owner;
+    weft_copy_free_fn free_fn; /* NULL for MANAGED */
+    void *allocator;           /* argument of free_fn: zone, device, ... */
+    weft_xfer_status_t xfer;
+    uint64_t last_task;        /* sequence number of the task that last used it */
+    struct weft_data_copy *lru_prev, *lru_next; /* device LRU lists */
+    int lru_list;                               /* which list, -1 none */
+} weft_data_copy_t;
+
+enum {
+    WEFT_DATA_NEW = 0x1,      /* scratch tile: no memory until first written */
+    WEFT_DATA_RELEASED = 0x2  /* the user dropped the handle */
+};
+
+struct weft_data {
+    uint64_t key;
+    int owner_rank;
+    int home_device; /* device index on the owner rank (0 = host) */
+    weft_dtype_t type;
+    int rows, cols;
+    size_t elem;  /* bytes of one element */
+    size_t bytes; /* rows * cols * elem: the contiguous size */
+    uint32_t version; /* newest version known on this rank */
+    int flags;
+    weft_spin_t lock;
+    atomic_int refs; /* the user's handle plus one per task that uses it */
+    weft_data_copy_t *copies[WEFT_MAX_DEVICES];
+    struct weft_context *ctx;
+    /* Dependency tracking of the insertion sequence (main thread only). */
+    struct weft_task *last_writer;
+    struct weft_task **readers;
+    int nreaders, readers_cap;
+    uint64_t stf_epoch; /* taskpool epoch that last touched it (stf layer) */
+    void *stf; /* remote-dependency record, owned by the stf layer */
+};
+
+size_t weft_dtype_size(weft_dtype_t t);
+
+/* A data with no copies. Returns NULL on bad sizes (logged). */
+weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type,
+                              int rows, int cols, int owner_rank);
+/* Frees the data and every copy (readers must be 0; asserted). */
+void weft_data_destroy(weft_data_t *d);
+void weft_data_retain(weft_data_t *d);
+/* Drops one reference; the last one destroys the data. */
+void weft_data_unref(weft_data_t *d);
+
+/* Creates copy `device` (must be absent), INVALID at version 0. */
+weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, int64_t ld,
+                                        weft_mem_owner_t owner, weft_copy_free_fn free_fn,
+                                        void *allocator);
+/* Removes copy `device` and returns its memory where it came from. Refused
+ * (WEFT_ERR_INVALID) while it has readers, or while it is the OWNED copy
+ * (the newest version would be lost). */
+int weft_data_copy_detach(weft_data_t *d, int device) __attribute__((warn_unused_result));
+/* Same without the OWNED check: for tear-down and for stale copies. */
+void weft_data_copy_detach_force_locked(weft_data_t *d, int device);
+
+/* A copy at the newest version, preferring `device`, then host, then the
+ * lowest device index; NULL when no copy holds it. Locked variant. */
+weft_data_copy_t *weft_data_newest_copy_locked(weft_data_t *d, int prefer_device);
+
+/* The copy on `device` is the newest after a task wrote it: version+1,
+ * OWNED, every other copy INVALID. */
+void weft_data_written_locked(weft_data_t *d, int device);
+/* The copy on `device` received the newest version from another copy (or
+ * from the network at version v >= d->version): both become SHARED. */
+void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version);
+
+/* Copy `device` holds the data's current contents as they are (a freshly
+ * allocated tile or the user's memory): newest version, OWNED. */
+void weft_data_copy_set_initial_locked(weft_data_t *d, int device);
+
+/* Readers protect a copy from eviction, overwrite and free. */
+void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);
+void weft_data_copy_reader_release_locked(weft_data_copy_t *c);
+
+/* Number of copies whose state is not INVALID. */
+int weft_data_valid_copies_locked(const weft_data_t *d);
+
+/* Host memory for runtime-owned host copies, one allocation per tile. */
+void *weft_host_alloc(size_t bytes);
+void weft_host_free(void *allocator, void *ptr, size_t bytes);
+
+static inline void weft_data_lock(weft_data_t *d) { weft_spin_lock(&d->lock); }
+static inline void weft_data_unlock(weft_data_t *d) { weft_spin_unlock(&d->lock); }
+
+#endif

@@ -1,0 +1,464 @@
+/* The parameter registry: parsing of the five kinds, the env and command line
+ * passes, typed reads and the listing. The parameters themselves are in
+ * params_table.c. */
+#include "params/params.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "weft/weft.h"
+
+#define OPT_PREFIX "--weft-"
+#define OPT_PREFIX_LEN (sizeof OPT_PREFIX - 1)
+#define ENV_PREFIX "WEFT_"
+#define WHY_LEN 256
+
+/* One parameter's current value: the text that weft_params_str and the
+ * listing show, and the number that weft_params_int returns. */
+typedef struct param_value {
+    char *text;
+    int64_t num;
+    int is_set;
+} param_value_t;
+
+struct weft_params {
+    int count;
+    param_value_t *values; /* indexed like weft_param_table */
+};
+
+/* ---- small text helpers ------------------------------------------------ */
+
+static char *text_dup(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (d == NULL) return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+/* Case-insensitive comparison of s[0..len) with the whole of word. */
+static int text_ieq(const char *s, size_t len, const char *word)
+{
+    if (strlen(word) != len) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (tolower((unsigned char)s[i]) != tolower((unsigned char)word[i])) return 0;
+    return 1;
+}
+
+/* Index of the parameter called name[0..len), or -1. A '-' in the name
+ * matches '_' so that --weft-debug-verbose works as well. */
+static int find_index(const char *name, size_t len)
+{
+    for (int i = 0; i < weft_param_count; i++) {
+        const char *t = weft_param_table[i].name;
+        size_t k = 0;
+        while (k < len && t[k] != '\0' && (t[k] == name[k] || (t[k] == '_' && name[k] == '-')))
+            k++;
+        if (k == len && t[k] == '\0') return i;
+    }
+    return -1;
+}
+
+const weft_param_def_t *weft_params_find(const char *name)
+{
+    int i = find_index(name, strlen(name));
+    return i < 0 ? NULL : &weft_param_table[i];
+}
+
+/* ---- parsing, one function per kind -------------------------------------
+ * Each fills *num and *canon (the text to keep: a normalized form, or NULL
+ * to keep the input as typed) or writes why the text was refused. */
+
+static int parse_int(const weft_param_def_t *d, const char *s, int64_t *num, char *why)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    /* strtoll skips leading blanks and takes '+'; a value is digits only. */
+    if (end == s || *end != '\0' || !(isdigit((unsigned char)s[0]) || s[0] == '-')) {
+        snprintf(why, WHY_LEN, "'%s' is not an integer", s);
+        return WEFT_ERR_PARAM;
+    }
+    if (errno == ERANGE || v < d->min || v > d->max) {
+        snprintf(why, WHY_LEN, "%s is outside [%" PRId64 ", %" PRId64 "]", s, d->min, d->max);
+        return WEFT_ERR_PARAM;
+    }
+    *num = v;
+    return WEFT_SUCCESS;
+}
+
+static int bool_word(const char *s)
+{
+    static const char *words[] = {"0", "false", "off", "no", "1", "true", "on", "yes"};
+    for (int i = 0; i < 8; i++)
+        if (text_ieq(s, strlen(s), words[i])) return i >= 4;
+    return -1;
+}
+
+static int parse_bool(const char *s, int64_t *num, char *why)
+{
+    int b = bool_word(s);
+    if (b < 0) {
+        snprintf(why, WHY_LEN, "'%s' is not a boolean (1|0|true|false|on|off|yes|no)", s);
+        return WEFT_ERR_PARAM;
+    }
+    *num = b;
+    return WEFT_SUCCESS;
+}
+
+/* Binary shift of a size suffix, -1 if it is not one. */
+static int size_shift(const char *sfx)
+{
+    static const struct {
+        const char *text;
+        int shift;
+    } known[] = {{"", 0},    {"k", 10},   {"kib", 10}, {"m", 20},
+                 {"mib", 20}, {"g", 30}, {"gib", 30}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (text_ieq(sfx, strlen(sfx), known[i].text)) return known[i].shift;
+    return -1;
+}
+
+static int parse_size(const char *s, int64_t *num, char *why)
+{
+    const char *c = s;
+    int64_t v = 0;
+    int too_large = 0;
+    for (; isdigit((unsigned char)*c); c++) {
+        int digit = *c - '0';
+        if (v > (INT64_MAX - digit) / 10) too_large = 1;
+        else v = v * 10 + digit;
+    }
+    int shift = size_shift(c);
+    if (c == s || shift < 0) {
+        snprintf(why, WHY_LEN,
+                 "'%s' is not a size (bytes, optional K|M|G or KiB|MiB|GiB suffix)", s);
+        return WEFT_ERR_PARAM;
+    }
+    if (too_large || v > (INT64_MAX >> shift)) {
+        snprintf(why, WHY_LEN, "'%s' is too large (at most %" PRId64 " bytes)", s, INT64_MAX);
+        return WEFT_ERR_PARAM;
+    }
+    *num = v << shift;
+    return WEFT_SUCCESS;
+}
+
+/* The choice s names, as index and as its spelling in the table. */
+static int parse_enum(const weft_param_def_t *d, const char *s, int64_t *num,
+                      const char **choice, size_t *choice_len, char *why)
+{
+    const char *c = d->choices;
+    for (int index = 0;; index++) {
+        size_t len = strcspn(c, "|");
+        if (text_ieq(c, len, s)) {
+            *num = index;
+            *choice = c;
+            *choice_len = len;
+            return WEFT_SUCCESS;
+        }
+        if (c[len] == '\0') break;
+        c += len + 1;
+    }
+    snprintf(why, WHY_LEN, "'%s' is not one of %s", s, d->choices);
+    return WEFT_ERR_PARAM;
+}
+
+/* Parses text for parameter d into a fresh value (text owned by *out). */
+static int parse_value(const weft_param_def_t *d, const char *text, param_value_t *out,
+                       char *why)
+{
+    int64_t num = 0;
+    const char *keep = text;
+    size_t keep_len = strlen(text);
+    char digits[24];
+    int rc = WEFT_SUCCESS;
+    switch (d->kind) {
+    case WEFT_PARAM_INT: rc = parse_int(d, text, &num, why); break;
+    case WEFT_PARAM_BOOL: rc = parse_bool(text, &num, why); break;
+    case WEFT_PARAM_SIZE: rc = parse_size(text, &num, why); break;
+    case WEFT_PARAM_ENUM: rc = parse_enum(d, text, &num, &keep, &keep_len, why); break;
+    case WEFT_PARAM_STRING: break;
+    }
+    if (rc != WEFT_SUCCESS) return rc;
+    /* Numbers and booleans show in one spelling whatever the user typed. */
+    if (d->kind == WEFT_PARAM_INT || d->kind == WEFT_PARAM_BOOL) {
+        keep_len = (size_t)snprintf(digits, sizeof digits, "%" PRId64, num);
+        keep = digits;
+    }
+    char *copy = text_dup(keep, keep_len);
+    if (copy == NULL) return WEFT_ERR_NOMEM;
+    out->text = copy;
+    out->num = num;
+    out->is_set = 0;
+    return WEFT_SUCCESS;
+}
+
+/* Replaces parameter i's value with text; origin says where the text came
+ * from in the error message ("" for the command line and the API). */
+static int assign(weft_params_t *p, int i, const char *text, const char *origin)
+{
+    const weft_param_def_t *d = &weft_param_table[i];
+    char why[WHY_LEN];
+    param_value_t v;
+    int rc = parse_value(d, text, &v, why);
+    if (rc == WEFT_ERR_PARAM) weft_error("parameter %s: %s%s", d->name, why, origin);
+    if (rc != WEFT_SUCCESS) return rc;
+    free(p->values[i].text);
+    p->values[i] = v;
+    p->values[i].is_set = 1;
+    return WEFT_SUCCESS;
+}
+
+/* ---- create, copy, destroy --------------------------------------------- */
+
+int weft_params_create(weft_params_t **out)
+{
+    weft_params_t *p = malloc(sizeof *p);
+    if (p == NULL) return WEFT_ERR_NOMEM;
+    p->count = weft_param_count;
+    p->values = calloc((size_t)weft_param_count, sizeof *p->values);
+    if (p->values == NULL) {
+        free(p);
+        return WEFT_ERR_NOMEM;
+    }
+    for (int i = 0; i < weft_param_count; i++) {
+        const weft_param_def_t *d = &weft_param_table[i];
+        char why[WHY_LEN];
+        int rc = parse_value(d, d->defval, &p->values[i], why);
+        if (rc == WEFT_ERR_PARAM) {
+            /* A table entry whose default does not parse: a bug in weft. */
+            weft_error("parameter %s: default %s", d->name, why);
+            rc = WEFT_ERR_INTERNAL;
+        }
+        if (rc != WEFT_SUCCESS) {
+            weft_params_destroy(p);
+            return rc;
+        }
+    }
+    *out = p;
+    return WEFT_SUCCESS;
+}
+
+void weft_params_destroy(weft_params_t *p)
+{
+    if (p == NULL) return;
+    for (int i = 0; i < p->count; i++) free(p->values[i].text);
+    free(p->values);
+    free(p);
+}
+
+/* A deep copy, so that a load that fails half way changes nothing. */
+static int params_copy(const weft_params_t *src, weft_params_t **out)
+{
+    weft_params_t *p;
+    int rc = weft_params_create(&p);
+    if (rc != WEFT_SUCCESS) return rc;
+    for (int i = 0; i < p->count; i++) {
+        char *text = text_dup(src->values[i].text, strlen(src->values[i].text));
+        if (text == NULL) {
+            weft_params_destroy(p);
+            return WEFT_ERR_NOMEM;
+        }
+        free(p->values[i].text);
+        p->values[i] = src->values[i];
+        p->values[i].text = text;
+    }
+    *out = p;
+    return WEFT_SUCCESS;
+}
+
+/* ---- env and command line ---------------------------------------------- */
+
+/* WEFT_<NAME> for every parameter. Other WEFT_ variables belong to other
+ * tools and are not looked at. */
+static int load_env(weft_params_t *p)
+{
+    for (int i = 0; i < p->count; i++) {
+        char var[128], origin[160];
+        const char *name = weft_param_table[i].name;
+        size_t len = strlen(name);
+        assert(len + sizeof ENV_PREFIX <= sizeof var);
+        memcpy(var, ENV_PREFIX, sizeof ENV_PREFIX - 1);
+        for (size_t k = 0; k <= len; k++)
+            var[sizeof ENV_PREFIX - 1 + k] = (char)toupper((unsigned char)name[k]);
+        const char *text = getenv(var);
+        if (text == NULL) continue;
+        snprintf(origin, sizeof origin, " (from env %s)", var);
+        int rc = assign(p, i, text, origin);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    return WEFT_SUCCESS;
+}
+
+/* Applies the option args[0] (which starts with --weft-), taking its value
+ * from args[1] in the two-word form; *used says how many words it took. */
+static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
+{
+    const char *opt = args[0] + OPT_PREFIX_LEN;
+    const char *eq = strchr(opt, '=');
+    size_t len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
+    int i = find_index(opt, len);
+    if (i < 0) {
+        weft_error("unknown parameter " OPT_PREFIX "%.*s (run weft-info for the list)", (int)len,
+                   opt);
+        return WEFT_ERR_PARAM;
+    }
+    const weft_param_def_t *d = &weft_param_table[i];
+    const char *next = nargs > 1 ? args[1] : NULL;
+    *used = 1;
+    if (eq != NULL) return assign(p, i, eq + 1, "");
+    /* A bare boolean is a switch; it takes the next word only when that
+     * word is a boolean, so "--weft-show_stats input.dat" keeps the file. */
+    if (d->kind == WEFT_PARAM_BOOL) {
+        if (next == NULL || bool_word(next) < 0) return assign(p, i, "1", "");
+        *used = 2;
+        return assign(p, i, next, "");
+    }
+    if (next == NULL || strncmp(next, OPT_PREFIX, OPT_PREFIX_LEN) == 0) {
+        weft_error("parameter %s: " OPT_PREFIX "%s needs a value (" OPT_PREFIX "%s=<value>)",
+                   d->name, d->name, d->name);
+        return WEFT_ERR_PARAM;
+    }
+    *used = 2;
+    return assign(p, i, next, "");
+}
+
+/* Applies the --weft- options of argv and writes the other words, in
+ * order, to kept; returns how many were kept in *nkept. Words after "--"
+ * belong to the application. */
+static int load_argv(weft_params_t *p, int argc, char **argv, char **kept, int *nkept)
+{
+    int n = 0, i = 0;
+    if (argc > 0) kept[n++] = argv[i++]; /* the program name */
+    while (i < argc && strcmp(argv[i], "--") != 0) {
+        if (strncmp(argv[i], OPT_PREFIX, OPT_PREFIX_LEN) != 0) {
+            kept[n++] = argv[i++];
+            continue;
+        }
+        int used;
+        int rc = apply_option(p, argc - i, argv + i, &used);
+        if (rc != WEFT_SUCCESS) return rc;
+        i += used;
+    }
+    while (i < argc) kept[n++] = argv[i++];
+    *nkept = n;
+    return WEFT_SUCCESS;
+}
+
+/* Gives p the values of from and frees from's shell. */
+static void params_take(weft_params_t *p, weft_params_t *from)
+{
+    param_value_t *old = p->values;
+    p->values = from->values;
+    from->values = old;
+    weft_params_destroy(from);
+}
+
+int weft_params_load(weft_params_t *p, int *argc, char ***argv)
+{
+    int n = argc != NULL && argv != NULL && *argv != NULL ? *argc : 0;
+    char **kept = malloc(((size_t)n + 1) * sizeof *kept);
+    if (kept == NULL) return WEFT_ERR_NOMEM;
+    weft_params_t *work;
+    int rc = params_copy(p, &work);
+    if (rc != WEFT_SUCCESS) goto undo_kept;
+    int nkept = 0;
+    rc = load_env(work);
+    if (rc == WEFT_SUCCESS && n > 0) rc = load_argv(work, n, *argv, kept, &nkept);
+    if (rc != WEFT_SUCCESS) goto undo_work;
+    if (n > 0) {
+        memcpy(*argv, kept, (size_t)nkept * sizeof *kept);
+        (*argv)[nkept] = NULL;
+        *argc = nkept;
+    }
+    params_take(p, work);
+    free(kept);
+    return WEFT_SUCCESS;
+undo_work:
+    weft_params_destroy(work);
+undo_kept:
+    free(kept);
+    return rc;
+}
+
+int weft_params_set(weft_params_t *p, const char *name, const char *value)
+{
+    int i = find_index(name, strlen(name));
+    if (i < 0) {
+        weft_error("unknown parameter %s (run weft-info for the list)", name);
+        return WEFT_ERR_PARAM;
+    }
+    return assign(p, i, value, "");
+}
+
+/* ---- reads ------------------------------------------------------------- */
+
+/* Index of a name the caller knows to exist: a wrong name is a bug in weft
+ * (assert); release builds then read as "0" rather than crash. */
+static int index_of(const char *name)
+{
+    int i = find_index(name, strlen(name));
+    assert(i >= 0 && "no such parameter in weft_param_table");
+    return i;
+}
+
+int64_t weft_params_int(const weft_params_t *p, const char *name)
+{
+    int i = index_of(name);
+    if (i < 0) return 0;
+    assert(weft_param_table[i].kind != WEFT_PARAM_STRING && "read strings with weft_params_str");
+    return p->values[i].num;
+}
+
+const char *weft_params_str(const weft_params_t *p, const char *name)
+{
+    int i = index_of(name);
+    if (i < 0) return "";
+    assert((weft_param_table[i].kind == WEFT_PARAM_STRING ||
+            weft_param_table[i].kind == WEFT_PARAM_ENUM) &&
+           "read numbers with weft_params_int");
+    return p->values[i].text;
+}
+
+int weft_params_is_set(const weft_params_t *p, const char *name)
+{
+    int i = index_of(name);
+    return i >= 0 ? p->values[i].is_set : 0;
+}
+
+/* ---- listing ----------------------------------------------------------- */
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* The help line with the accepted values appended where the kind has them. */
+static void print_help(const weft_param_def_t *d, FILE *out)
+{
+    if (d->kind == WEFT_PARAM_INT)
+        fprintf(out, "%s [%" PRId64 ", %" PRId64 "]\n", d->help, d->min, d->max);
+    else if (d->kind == WEFT_PARAM_ENUM)
+        fprintf(out, "%s (%s)\n", d->help, d->choices);
+    else
+        fprintf(out, "%s\n", d->help);
+}
+
+void weft_params_print(const weft_params_t *p, FILE *out)
+{
+    int wname = 0, wvalue = 0, wdef = 0;
+    for (int i = 0; i < p->count; i++) {
+        wname = max_int(wname, (int)strlen(weft_param_table[i].name));
+        wvalue = max_int(wvalue, (int)strlen(p->values[i].text));
+        wdef = max_int(wdef, (int)strlen(weft_param_table[i].defval));
+    }
+    for (int i = 0; i < p->count; i++) {
+        const weft_param_def_t *d = &weft_param_table[i];
+        fprintf(out, "%-*s  %-*s  %-*s  ", wname, d->name, wvalue, p->values[i].text, wdef,
+                d->defval);
+        print_help(d, out);
+    }
+}

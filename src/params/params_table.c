@@ -1,0 +1,27 @@
+/* Every runtime parameter, one line each. Adding a parameter is adding a line
+ * here: the registry, the env and command line parsing and weft-info pick it
+ * up. Defaults are written in user syntax and checked by weft_params_create. */
+#include "params/params.h"
+
+#define INT(n, d, lo, hi, h) {.name = n, .kind = WEFT_PARAM_INT, .defval = d, .min = lo, .max = hi, .help = h}
+#define BOOL(n, d, h) {.name = n, .kind = WEFT_PARAM_BOOL, .defval = d, .help = h}
+#define SIZE(n, d, h) {.name = n, .kind = WEFT_PARAM_SIZE, .defval = d, .help = h}
+#define ENUM(n, d, c, h) {.name = n, .kind = WEFT_PARAM_ENUM, .defval = d, .choices = c, .help = h}
+#define STRING(n, d, h) {.name = n, .kind = WEFT_PARAM_STRING, .defval = d, .help = h}
+
+const weft_param_def_t weft_param_table[] = {
+    INT("cores", "0", 0, 4096, "worker threads a rank; 0 = one per core of the rank's share of the node"),
+    BOOL("bind", "1", "bind workers to cores with hwloc"),
+    INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
+    BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
+    BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
+    BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
+    ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
+    INT("device_cuda_enabled", "-1", -1, 64, "CUDA devices to use; -1 = all present"),
+    INT("device_emu_enabled", "0", 0, 64, "emulated accelerators to create"),
+    INT("device_memory_use", "90", 1, 100, "percent of each device's memory weft may take"),
+    SIZE("device_memory_limit", "0", "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
+    SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
+};
+
+const int weft_param_count = (int)(sizeof weft_param_table / sizeof weft_param_table[0]);

@@ -1,0 +1,80 @@
+/* A task and its life: created by insertion, held back by a count of
+ * unfinished predecessors, pushed to a ready queue when the count reaches
+ * zero, run, then completed: successors released, references dropped. */
+#ifndef WEFT_SCHED_TASK_H
+#define WEFT_SCHED_TASK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "data/data.h"
+#include "util/spin.h"
+#include "weft/weft.h"
+
+typedef struct weft_flow {
+    weft_data_t *data;
+    int mode;               /* WEFT_R / WEFT_W / WEFT_RW */
+    weft_data_copy_t *copy; /* the copy the body uses, on the task's device */
+} weft_flow_t;
+
+/* Kinds of work a task structure carries: a user body, or a runtime action
+ * (a network send or receive, a write-back) scheduled like a task so that
+ * the dependency machinery orders it. */
+typedef enum weft_task_kind {
+    WEFT_TASK_BODY = 0,
+    WEFT_TASK_SEND = 1,
+    WEFT_TASK_RECV = 2
+} weft_task_kind_t;
+
+struct weft_taskpool;
+
+struct weft_task {
+    const weft_task_class_t *cls;
+    struct weft_taskpool *tp;
+    uint64_t seq; /* insertion number within the context */
+    weft_task_kind_t kind;
+    int priority;
+    int device; /* device index it runs on (0 = host) */
+    int worker; /* worker that released it, for locality; -1 none */
+    int nflows;
+    weft_flow_t flow[WEFT_MAX_FLOWS];
+    int nvalues;
+    uint16_t value_off[WEFT_MAX_VALUES], value_len[WEFT_MAX_VALUES];
+    unsigned char values[WEFT_MAX_VALUES * WEFT_MAX_VALUE_BYTES];
+    void *workspace; /* per-task scratch on its device, set by the device */
+    void *stream;    /* device stream handle while it runs */
+    void *blas, *solver;
+    void *action;    /* runtime action argument (comm layer) */
+
+    atomic_int ndeps; /* unfinished predecessors + 1 while inserting */
+    atomic_int refs;
+    weft_spin_t lock; /* guards done and the successor list */
+    int done;
+    int nsucc, succ_cap;
+    struct weft_task **succ;
+    struct weft_task *succ_inline[4];
+    struct weft_task *next; /* free list / queue link */
+};
+
+typedef struct weft_task weft_task_t;
+
+weft_task_t *weft_task_alloc(void);
+void weft_task_retain(weft_task_t *t);
+/* Drops a reference; the last one releases the data references and frees. */
+void weft_task_unref(weft_task_t *t);
+
+/* Makes `succ` wait for `pred` unless pred is already done. Returns 1 if an
+ * edge was added. Called while succ is being inserted. */
+int weft_task_add_edge(weft_task_t *pred, weft_task_t *succ);
+
+/* Marks t done and returns, in *ready (caller's array of at least t->nsucc
+ * entries as read before the call: use weft_task_complete_cb), the successors
+ * whose last predecessor this was. */
+typedef void (*weft_task_ready_fn)(void *arg, weft_task_t *ready);
+void weft_task_complete(weft_task_t *t, weft_task_ready_fn ready, void *arg);
+
+/* Drops the insertion guard of t; returns 1 when t has no pending
+ * predecessors and must be scheduled by the caller. */
+int weft_task_insert_done(weft_task_t *t);
+
+#endif

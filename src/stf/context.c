@@ -1,0 +1,170 @@
+#include "stf/context.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stf/exec.h"
+#include "util/log.h"
+
+void weft_context_fail(weft_context_t *ctx, int status)
+{
+    int expected = 0;
+    atomic_compare_exchange_strong(&ctx->error, &expected, status);
+}
+
+static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int provided = 0;
+        if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+            weft_error("MPI_Init_thread failed");
+            return WEFT_ERR_MPI;
+        }
+        ctx->mpi_started = 1;
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->nranks);
+    weft_log_set_rank(ctx->rank);
+    return WEFT_SUCCESS;
+}
+
+/* The PUs this rank may use: its binding when mpiexec bound it, otherwise
+ * its share of the node among the ranks on it. */
+static int choose_cpuset(weft_context_t *ctx)
+{
+    hwloc_topology_t topo = ctx->topo;
+    ctx->cpuset = hwloc_bitmap_alloc();
+    if (!ctx->cpuset) return WEFT_ERR_NOMEM;
+    hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(topo);
+    if (hwloc_get_cpubind(topo, ctx->cpuset, HWLOC_CPUBIND_PROCESS) != 0 ||
+        hwloc_bitmap_iszero(ctx->cpuset))
+        hwloc_bitmap_copy(ctx->cpuset, all);
+    if (!hwloc_bitmap_isequal(ctx->cpuset, all)) return WEFT_SUCCESS;
+
+    MPI_Comm node;
+    int lrank = 0, lsize = 1;
+    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+    MPI_Comm_size(node, &lsize);
+    MPI_Comm_free(&node);
+    int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE);
+    if (lsize <= 1 || ncores < lsize) return WEFT_SUCCESS;
+    int share = ncores / lsize;
+    hwloc_bitmap_zero(ctx->cpuset);
+    for (int c = lrank * share; c < (lrank + 1) * share; c++) {
+        hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE, c);
+        if (core) hwloc_bitmap_or(ctx->cpuset, ctx->cpuset, core->cpuset);
+    }
+    return WEFT_SUCCESS;
+}
+
+static int start_workers(weft_context_t *ctx)
+{
+    int cores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
+    int64_t want = weft_params_int(ctx->params, "cores");
+    ctx->ncores = want > 0 ? (int)want : (cores > 0 ? cores : 1);
+    weft_sched_config_t cfg = {
+        .nworkers = ctx->ncores,
+        .steal = (int)weft_params_int(ctx->params, "sched_steal"),
+        .topo = weft_params_int(ctx->params, "bind") ? ctx->topo : NULL,
+        .cpuset = ctx->cpuset,
+        .exec = weft_exec_task,
+        .exec_arg = ctx,
+    };
+    if (want > cores && cfg.topo) {
+        weft_warn("cores=%lld exceeds the %d cores of this rank: workers share cores",
+                  (long long)want, cores);
+    }
+    return weft_sched_create(&cfg, &ctx->sched);
+}
+
+static void stop_mpi(weft_context_t *ctx)
+{
+    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    if (ctx->mpi_started) MPI_Finalize();
+}
+
+weft_context_t *weft_init(int *argc, char ***argv)
+{
+    weft_context_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return NULL;
+    ctx->comm = MPI_COMM_NULL;
+    pthread_mutex_init(&ctx->live_lock, NULL);
+    if (weft_params_create(&ctx->params) != 0) goto undo_ctx;
+    if (weft_params_load(ctx->params, argc, argv) != 0) goto undo_params;
+    weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
+    ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
+    ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
+    if (start_mpi(ctx, argc, argv) != 0) goto undo_params;
+    if (hwloc_topology_init(&ctx->topo) != 0 || hwloc_topology_load(ctx->topo) != 0) {
+        weft_error("hwloc could not read the machine topology");
+        goto undo_mpi;
+    }
+    if (choose_cpuset(ctx) != 0) goto undo_topo;
+    /* BLAS inside tasks stays single-threaded: the workers are the threads. */
+    ctx->blas_threads_saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    if (start_workers(ctx) != 0) {
+        weft_error("could not start %d worker threads", ctx->ncores);
+        goto undo_blas;
+    }
+    return ctx;
+
+undo_blas:
+    openblas_set_num_threads(ctx->blas_threads_saved);
+    hwloc_bitmap_free(ctx->cpuset);
+undo_topo:
+    hwloc_topology_destroy(ctx->topo);
+undo_mpi:
+    stop_mpi(ctx);
+undo_params:
+    weft_params_destroy(ctx->params);
+undo_ctx:
+    pthread_mutex_destroy(&ctx->live_lock);
+    free(ctx);
+    return NULL;
+}
+
+int weft_fini(weft_context_t *ctx)
+{
+    if (!ctx) return WEFT_ERR_INVALID;
+    weft_sched_destroy(ctx->sched);
+    int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
+    int rc = atomic_load(&ctx->error);
+    openblas_set_num_threads(ctx->blas_threads_saved);
+    hwloc_bitmap_free(ctx->cpuset);
+    hwloc_topology_destroy(ctx->topo);
+    stop_mpi(ctx);
+    weft_params_destroy(ctx->params);
+    free(ctx->live);
+    pthread_mutex_destroy(&ctx->live_lock);
+    free(ctx);
+    (void)leaks;
+    return rc;
+}
+
+int weft_rank(const weft_context_t *ctx) { return ctx->rank; }
+int weft_nranks(const weft_context_t *ctx) { return ctx->nranks; }
+int weft_ncores(const weft_context_t *ctx) { return ctx->ncores; }
+int weft_ndevices(const weft_context_t *ctx) { return ctx->ndevices; }
+
+int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
+{
+    return weft_params_set(ctx->params, name, value);
+}
+
+int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)
+{
+    for (int i = 0; i < weft_param_count; i++) {
+        if (strcmp(weft_param_table[i].name, name) != 0) continue;
+        if (weft_param_table[i].kind == WEFT_PARAM_STRING) return WEFT_ERR_PARAM;
+        *out = weft_params_int(ctx->params, name);
+        return WEFT_SUCCESS;
+    }
+    weft_error("unknown parameter '%s' (run weft-info for the list)", name);
+    return WEFT_ERR_PARAM;
+}

@@ -1,0 +1,46 @@
+/* The context: everything one weft instance owns. No globals elsewhere, so
+ * two contexts could coexist and a test can build one alone. */
+#ifndef WEFT_STF_CONTEXT_H
+#define WEFT_STF_CONTEXT_H
+
+#include <hwloc.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "data/data.h"
+#include "params/params.h"
+#include "sched/sched.h"
+#include "weft/weft.h"
+
+struct weft_context {
+    weft_params_t *params;
+    int rank, nranks;
+    int mpi_started; /* weft called MPI_Init and will finalize it */
+    MPI_Comm comm;   /* weft's own duplicate of MPI_COMM_WORLD */
+    hwloc_topology_t topo;
+    hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
+    int ncores;
+    int ndevices; /* accelerators, device indices 1..ndevices */
+    weft_sched_t *sched;
+    uint64_t next_seq; /* tasks inserted (main thread) */
+    uint64_t next_key; /* data created (main thread): names data across ranks */
+    int blas_threads_saved;
+    atomic_int error; /* first error seen by a worker, 0 if none */
+    /* Live data, for the leak report (main thread + destroy under lock). */
+    pthread_mutex_t live_lock;
+    weft_data_t **live;
+    int nlive, live_cap;
+    int leak_report, show_stats;
+};
+
+/* Records the first error of the run (any thread). */
+void weft_context_fail(weft_context_t *ctx, int status);
+
+/* Registry of live data for the leak report. */
+int weft_context_track(weft_context_t *ctx, weft_data_t *d);
+void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);
+/* Logs every tracked data with runtime-owned copies; returns how many. */
+int weft_context_leak_report(weft_context_t *ctx, const char *when);
+
+#endif

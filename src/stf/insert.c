@@ -1,0 +1,161 @@
+/* Task insertion (sequential task flow): parse the arguments, infer the
+ * dependencies from the access modes in insertion order, release the task
+ * when nothing precedes it. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/task.h"
+#include "stf/exec.h"
+#include "stf/taskpool.h"
+#include "util/log.h"
+
+static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
+{
+    const char *name = t->cls->name;
+    if (!d) {
+        weft_error("insert %s: argument %d is a NULL data", name, pos);
+        return WEFT_ERR_INVALID;
+    }
+    if (t->nflows == WEFT_MAX_FLOWS) {
+        weft_error("insert %s: more than %d data arguments", name, WEFT_MAX_FLOWS);
+        return WEFT_ERR_INVALID;
+    }
+    weft_flow_t *f = &t->flow[t->nflows++];
+    f->data = d;
+    f->mode = tag & WEFT_RW;
+    f->copy = NULL;
+    weft_data_retain(d);
+    return WEFT_SUCCESS;
+}
+
+static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
+{
+    const char *name = t->cls->name;
+    if (t->nvalues == WEFT_MAX_VALUES || bytes > WEFT_MAX_VALUE_BYTES || (!ptr && bytes)) {
+        weft_error("insert %s: value argument %d: at most %d values of at most %d bytes", name,
+                   pos, WEFT_MAX_VALUES, WEFT_MAX_VALUE_BYTES);
+        return WEFT_ERR_INVALID;
+    }
+    int off = t->nvalues ? t->value_off[t->nvalues - 1] + t->value_len[t->nvalues - 1] : 0;
+    memcpy(t->values + off, ptr, bytes);
+    t->value_off[t->nvalues] = (uint16_t)off;
+    t->value_len[t->nvalues] = (uint16_t)bytes;
+    t->nvalues++;
+    return WEFT_SUCCESS;
+}
+
+static int parse_args(weft_task_t *t, va_list ap)
+{
+    for (int pos = 0;; pos++) {
+        int tag = va_arg(ap, int);
+        if (tag == 0) return WEFT_SUCCESS;
+        int rc;
+        if (tag == WEFT_VALUE) {
+            const void *p = va_arg(ap, const void *);
+            rc = add_value(t, p, va_arg(ap, size_t), pos);
+        } else if (tag == WEFT_PRIORITY) {
+            t->priority = va_arg(ap, int);
+            rc = WEFT_SUCCESS;
+        } else if ((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) {
+            rc = add_flow(t, tag, va_arg(ap, weft_data_t *), pos);
+        } else {
+            weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
+                       "WEFT_VALUE, WEFT_PRIORITY or 0 to end)", t->cls->name, pos, tag);
+            rc = WEFT_ERR_INVALID;
+        }
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+}
+
+static int check_flows(const weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        const weft_data_t *d = t->flow[i].data;
+        int never_written = (d->flags & WEFT_DATA_NEW) && !d->last_writer && d->version == 0;
+        if (never_written && t->flow[i].mode == WEFT_R) {
+            weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
+                       (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        }
+        if (d->flags & WEFT_DATA_RELEASED) {
+            weft_error("insert %s: data %llu was already released", t->cls->name,
+                       (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        }
+    }
+    return WEFT_SUCCESS;
+}
+
+static int push_reader(weft_data_t *d, weft_task_t *t)
+{
+    if (d->nreaders == d->readers_cap) {
+        int cap = d->readers_cap ? d->readers_cap * 2 : 4;
+        weft_task_t **v = realloc(d->readers, sizeof *v * (size_t)cap);
+        if (!v) return WEFT_ERR_NOMEM;
+        d->readers = v;
+        d->readers_cap = cap;
+    }
+    weft_task_retain(t);
+    d->readers[d->nreaders++] = t;
+    return WEFT_SUCCESS;
+}
+
+/* Read after write: after the last writer. Write after read: after every
+ * reader since that write (they follow the writer already). Write after
+ * write: after the last writer when nobody read in between. */
+static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int mode)
+{
+    if (d->stf_epoch != tp->epoch) {
+        if (weft_taskpool_touch(tp, d) != 0) return WEFT_ERR_NOMEM;
+        d->stf_epoch = tp->epoch;
+    }
+    if (!(mode & WEFT_W)) {
+        if (d->last_writer) weft_task_add_edge(d->last_writer, t);
+        return push_reader(d, t);
+    }
+    if (d->nreaders > 0) {
+        for (int r = 0; r < d->nreaders; r++) {
+            weft_task_add_edge(d->readers[r], t);
+            weft_task_unref(d->readers[r]);
+        }
+        d->nreaders = 0;
+    } else if (d->last_writer) {
+        weft_task_add_edge(d->last_writer, t);
+    }
+    weft_task_retain(t);
+    if (d->last_writer) weft_task_unref(d->last_writer);
+    d->last_writer = t;
+    return WEFT_SUCCESS;
+}
+
+int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
+{
+    if (!tp || !cls || !cls->name) {
+        weft_error("insert: NULL taskpool or task class (or class without a name)");
+        return WEFT_ERR_INVALID;
+    }
+    weft_task_t *t = weft_task_alloc();
+    if (!t) return WEFT_ERR_NOMEM;
+    t->cls = cls;
+    t->tp = tp;
+    va_list ap;
+    va_start(ap, cls);
+    int rc = parse_args(t, ap);
+    va_end(ap);
+    if (rc == WEFT_SUCCESS) rc = check_flows(t);
+    if (rc != WEFT_SUCCESS) {
+        weft_task_unref(t);
+        return rc;
+    }
+    weft_context_t *ctx = tp->ctx;
+    t->seq = ctx->next_seq++;
+    t->device = 0;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
+    if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", cls->name);
+    /* Even on failure the task is released so that nothing waits forever. */
+    atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed);
+    if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* Live data of a context and the leak report: at the end, a data the user
+ * never released that still holds runtime-owned memory is a real leak.
+ * Temporaries (NEW tiles, network copies) released by the user or by weft
+ * are gone from this list by then, so they are never reported. */
+#include <stdlib.h>
+
+#include "stf/context.h"
+#include "util/log.h"
+
+int weft_context_track(weft_context_t *ctx, weft_data_t *d)
+{
+    pthread_mutex_lock(&ctx->live_lock);
+    int rc = WEFT_SUCCESS;
+    if (ctx->nlive == ctx->live_cap) {
+        int cap = ctx->live_cap ? ctx->live_cap * 2 : 256;
+        weft_data_t **v = realloc(ctx->live, sizeof *v * (size_t)cap);
+        if (v) {
+            ctx->live = v;
+            ctx->live_cap = cap;
+        } else {
+            rc = WEFT_ERR_NOMEM;
+        }
+    }
+    if (rc == WEFT_SUCCESS) ctx->live[ctx->nlive++] = d;
+    pthread_mutex_unlock(&ctx->live_lock);
+    return rc;
+}
+
+void weft_context_untrack(weft_context_t *ctx, weft_data_t *d)
+{
+    pthread_mutex_lock(&ctx->live_lock);
+    /* Released data are usually the most recent ones: search backwards. */
+    for (int i = ctx->nlive - 1; i >= 0; i--) {
+        if (ctx->live[i] != d) continue;
+        ctx->live[i] = ctx->live[--ctx->nlive];
+        break;
+    }
+    pthread_mutex_unlock(&ctx->live_lock);
+}
+
+static const char *state_name(weft_coherency_t s)
+{
+    return s == WEFT_COPY_OWNED ? "OWNED" : s == WEFT_COPY_SHARED ? "SHARED" : "INVALID";
+}
+
+static int report_data(weft_data_t *d, const char *when)
+{
+    int n = 0;
+    for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
+        weft_data_copy_t *c = d->copies[dev];
+        if (!c || c->owner == WEFT_MEM_MANAGED) continue;
+        weft_error("leak at %s: data %llu (%d x %d) copy on device %d: %s v%u, %d readers, "
+                   "last task #%llu", when, (unsigned long long)d->key, d->rows, d->cols, dev,
+                   state_name(c->state), c->version, c->readers,
+                   (unsigned long long)c->last_task);
+        n++;
+    }
+    return n;
+}
+
+int weft_context_leak_report(weft_context_t *ctx, const char *when)
+{
+    int leaks = 0;
+    pthread_mutex_lock(&ctx->live_lock);
+    for (int i = 0; i < ctx->nlive; i++) leaks += report_data(ctx->live[i], when);
+    pthread_mutex_unlock(&ctx->live_lock);
+    if (leaks)
+        weft_error("%d runtime-owned copies of %d unreleased data are still alive at %s", leaks,
+                   ctx->nlive, when);
+    return leaks;
+}

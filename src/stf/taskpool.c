@@ -1,0 +1,91 @@
+#include "stf/taskpool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/task.h"
+#include "util/log.h"
+
+weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
+{
+    if (!ctx) return NULL;
+    weft_taskpool_t *tp = calloc(1, sizeof *tp);
+    if (!tp) return NULL;
+    tp->ctx = ctx;
+    snprintf(tp->name, sizeof tp->name, "%s", name ? name : "taskpool");
+    pthread_mutex_init(&tp->lock, NULL);
+    pthread_cond_init(&tp->done, NULL);
+    tp->epoch = 1;
+    return tp;
+}
+
+void weft_taskpool_task_done(weft_taskpool_t *tp)
+{
+    if (atomic_fetch_sub_explicit(&tp->pending, 1, memory_order_acq_rel) != 1) return;
+    /* The waiter rechecks pending under the lock, so this cannot be lost. */
+    pthread_mutex_lock(&tp->lock);
+    pthread_cond_broadcast(&tp->done);
+    pthread_mutex_unlock(&tp->lock);
+}
+
+int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
+{
+    if (tp->ntouched == tp->touched_cap) {
+        int cap = tp->touched_cap ? tp->touched_cap * 2 : 64;
+        weft_data_t **v = realloc(tp->touched, sizeof *v * (size_t)cap);
+        if (!v) return WEFT_ERR_NOMEM;
+        tp->touched = v;
+        tp->touched_cap = cap;
+    }
+    weft_data_retain(d);
+    tp->touched[tp->ntouched++] = d;
+    return WEFT_SUCCESS;
+}
+
+/* Every task is done: the dependency records of the touched data hold
+ * finished tasks only; drop them so the next wave starts clean. */
+static void reset_tracking(weft_taskpool_t *tp)
+{
+    for (int i = 0; i < tp->ntouched; i++) {
+        weft_data_t *d = tp->touched[i];
+        if (d->last_writer) weft_task_unref(d->last_writer);
+        d->last_writer = NULL;
+        for (int r = 0; r < d->nreaders; r++) weft_task_unref(d->readers[r]);
+        d->nreaders = 0;
+        d->stf_epoch = 0;
+        weft_data_unref(d);
+    }
+    tp->ntouched = 0;
+    tp->epoch++;
+}
+
+int weft_taskpool_wait(weft_taskpool_t *tp)
+{
+    if (!tp) return WEFT_ERR_INVALID;
+    pthread_mutex_lock(&tp->lock);
+    while (atomic_load(&tp->pending) > 0) pthread_cond_wait(&tp->done, &tp->lock);
+    pthread_mutex_unlock(&tp->lock);
+    reset_tracking(tp);
+    return atomic_load(&tp->ctx->error);
+}
+
+void weft_taskpool_free(weft_taskpool_t *tp)
+{
+    if (!tp) return;
+    if (atomic_load(&tp->pending) > 0) {
+        weft_error("taskpool %s freed with %ld tasks pending: waiting for them", tp->name,
+                   (long)atomic_load(&tp->pending));
+        int rc = weft_taskpool_wait(tp);
+        (void)rc;
+    }
+    reset_tracking(tp);
+    free(tp->touched);
+    pthread_cond_destroy(&tp->done);
+    pthread_mutex_destroy(&tp->lock);
+    free(tp);
+}
+
+int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)
+{
+    return atomic_load(&((weft_taskpool_t *)tp)->nrun);
+}

@@ -1,0 +1,29 @@
+/* A taskpool: the tasks inserted between its creation and a wait, and the
+ * data they touched (to reset dependency tracking and report leaks). */
+#ifndef WEFT_STF_TASKPOOL_H
+#define WEFT_STF_TASKPOOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "stf/context.h"
+
+struct weft_taskpool {
+    weft_context_t *ctx;
+    char name[64];
+    atomic_long pending; /* inserted here and not completed */
+    atomic_long nrun;    /* tasks run by this rank */
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    int waiting;
+    uint64_t epoch;      /* tags data touched since the last wait */
+    weft_data_t **touched;
+    int ntouched, touched_cap;
+};
+
+/* A task of tp finished (any thread): wakes the waiter on the last one. */
+void weft_taskpool_task_done(weft_taskpool_t *tp);
+/* Remembers d as touched by tp (main thread); retains it once. */
+int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
+
+#endif
