@@ -1,6 +1,6 @@
 /* Tile kernels, cost estimates and task classes of weft-potrf.
  *
- * Header-only on purpose: apps/CMakeLists.txt builds every apps/*.c as its
+ * Header-only on purpose: apps/CMakeLists.txt builds every .c file of apps/ as its
  * own program, so the shared pieces of weft-potrf live here as static
  * functions. Only weft-potrf.c includes this file.
  *

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,7 @@ typedef struct potrf_flag {
 } potrf_flag_t;
 
 static const potrf_flag_t potrf_flags[] = {
-    {"-N", offsetof(potrf_opts_t, n), 1, INT64_MAX / 2},
+    {"-N", offsetof(potrf_opts_t, n), 1, INT32_MAX},
     {"-t", offsetof(potrf_opts_t, nb), 1, INT32_MAX / 2},
     {"-P", offsetof(potrf_opts_t, p), 1, 1 << 20},
     {"-Q", offsetof(potrf_opts_t, q), 1, 1 << 20},
@@ -209,8 +210,7 @@ static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, int verbos
 
 /* ---- task insertion -------------------------------------------------- */
 
-static potrf_tile_arg_t potrf_tile_arg(const weft_matrix_t *A, const potrf_opts_t *o,
-                                       int m, int n)
+static potrf_tile_arg_t potrf_tile_arg(const potrf_opts_t *o, int m, int n)
 {
     return (potrf_tile_arg_t){.seed = (uint64_t)o->seed, .n = o->n,
                               .row0 = (int64_t)m * o->nb, .col0 = (int64_t)n * o->nb};
@@ -222,7 +222,7 @@ static int potrf_insert_fill(weft_taskpool_t *tp, weft_matrix_t *A, const potrf_
     int nt = weft_matrix_nt(A);
     for (int n = 0; n < nt; n++) {
         for (int m = n; m < nt; m++) {
-            potrf_tile_arg_t arg = potrf_tile_arg(A, o, m, n);
+            potrf_tile_arg_t arg = potrf_tile_arg(o, m, n);
             int rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY,
                                       weft_tile(A, m, n), WEFT_VALUE, &arg, sizeof arg, 0);
             if (rc < 0)
@@ -294,7 +294,7 @@ static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *L, weft_mat
     int nt = weft_matrix_nt(L), rc = 0;
     for (int n = 0; n < nt && rc >= 0; n++) {
         for (int m = n; m < nt && rc >= 0; m++) {
-            potrf_tile_arg_t arg = potrf_tile_arg(R, o, m, n);
+            potrf_tile_arg_t arg = potrf_tile_arg(o, m, n);
             weft_data_t *r = weft_tile(R, m, n);
             rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY, r,
                                   WEFT_VALUE, &arg, sizeof arg, 0);

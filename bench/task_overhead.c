@@ -1,0 +1,124 @@
+/* task_overhead: the cost of an empty weft task, insertion plus execution.
+ *
+ * Usage: task_overhead [-n ntasks] [-r reps] [--weft-cores=N ...]
+ *
+ * Three patterns, each timed from the first weft_insert_task to the return
+ * of weft_taskpool_wait, best of reps (the first run also warms the
+ * allocator, so the best run is the steady state):
+ *   nodata  - no data at all: truly independent tasks, pure runtime cost;
+ *   spread  - task i RW on tile i % 1024: dependency tracking, yet parallel
+ *             (chains of depth ntasks/1024, 1024 of them side by side);
+ *   chain   - every task RW on one tile: each task waits for the previous,
+ *             so this is the latency of completion -> release -> run.
+ * bench/starpu_overhead.c is the same program on StarPU; task_overhead.sh
+ * runs both and prints the ratios. One line per pattern on stdout:
+ *   RESULT <runtime> <pattern> cores=<c> ntasks=<n> best_s=<t> insert_s=<t>
+ * Public API only; this is a benchmark, it asserts nothing about times. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <weft/weft.h>
+
+#define NTILES 1024
+
+static int empty_body(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+static const weft_task_class_t empty_class = {
+    .name = "empty", .body = {[WEFT_DEV_CPU] = empty_body}, .flops = NULL};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* tiles == NULL: no data; otherwise task i is RW on tiles[i % ntiles]. One
+ * fresh taskpool per run, as an application would; its creation is not
+ * timed. Returns 0 and the times, or a weft status. */
+static int run_once(weft_context_t *ctx, weft_data_t **tiles, int ntiles, long ntasks,
+                    double *total_s, double *insert_s)
+{
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "overhead");
+    if (tp == NULL)
+        return WEFT_ERR_NOMEM;
+    int rc = 0;
+    double t0 = now_s();
+    for (long i = 0; i < ntasks && rc == 0; i++)
+        rc = tiles ? weft_insert_task(tp, &empty_class, WEFT_RW, tiles[i % ntiles], 0)
+                   : weft_insert_task(tp, &empty_class, 0);
+    double t1 = now_s();
+    int wrc = weft_taskpool_wait(tp); /* always wait: tasks already inserted run */
+    double t2 = now_s();
+    weft_taskpool_free(tp);
+    *insert_s = t1 - t0;
+    *total_s = t2 - t0;
+    return rc ? rc : wrc;
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv); /* takes the --weft-* options */
+    if (ctx == NULL)
+        return 1;
+    long ntasks = 200000;
+    int reps = 3;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-n") == 0)
+            ntasks = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "-r") == 0)
+            reps = atoi(argv[i + 1]);
+    }
+    if (ntasks < 1 || reps < 1) {
+        fprintf(stderr, "usage: %s [-n ntasks] [-r reps] [--weft-<param>=<value>]\n", argv[0]);
+        weft_fini(ctx);
+        return 2;
+    }
+
+    /* User-owned host tiles of one double: registering them (MANAGED) keeps
+     * allocation out of the measure; an empty body never touches them. */
+    static double mem[NTILES];
+    weft_data_t *tiles[NTILES];
+    for (int i = 0; i < NTILES; i++)
+        if ((tiles[i] = weft_data_register(ctx, WEFT_DOUBLE, &mem[i], 1, 1, 1)) == NULL) {
+            fprintf(stderr, "weft_data_register failed\n");
+            return 1;
+        }
+
+    static const struct {
+        const char *name;
+        int ntiles; /* 0: no data */
+    } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
+    int status = 0;
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
+        double best = 1e300, best_ins = 0;
+        for (int r = 0; r < reps && status == 0; r++) {
+            double tot, ins;
+            status = run_once(ctx, patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles,
+                              ntasks, &tot, &ins);
+            if (status == 0 && tot < best) {
+                best = tot;
+                best_ins = ins;
+            }
+        }
+        if (status != 0) {
+            fprintf(stderr, "%s: %s\n", patterns[p].name, weft_strerror(status));
+            break;
+        }
+        printf("RESULT weft %s cores=%d ntasks=%ld best_s=%.6f insert_s=%.6f\n",
+               patterns[p].name, weft_ncores(ctx), ntasks, best, best_ins);
+        fflush(stdout);
+    }
+    for (int i = 0; i < NTILES; i++)
+        weft_data_release(tiles[i]);
+    int frc = weft_fini(ctx);
+    return status != 0 || frc != 0;
+}
