@@ -1,8 +1,8 @@
 /* Tile kernels, cost estimates and task classes of weft-potrf.
  *
- * Header-only on purpose: apps/CMakeLists.txt builds every .c file of apps/ as its
- * own program, so the shared pieces of weft-potrf live here as static
- * functions. Only weft-potrf.c includes this file.
+ * Header-only on purpose: apps/CMakeLists.txt builds every .c file of
+ * apps/ as its own program, so the pieces of weft-potrf kept apart live
+ * here as static functions. Only weft-potrf.c includes this file.
  *
  * Every matrix is column-major; a body reads the tile shapes of its flows
  * with weft_task_rows/cols and their leading dimensions with weft_task_ld,
@@ -281,9 +281,13 @@ static int potrf_cpu_sum_copy(weft_task_t *t)
 }
 
 static const weft_task_class_t potrf_class_resid_syrk = {
-    .name = "resid_syrk", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk}, .flops = potrf_flops_syrk};
+    .name = "resid_syrk",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk},
+    .flops = potrf_flops_syrk};
 static const weft_task_class_t potrf_class_resid_gemm = {
-    .name = "resid_gemm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm}, .flops = potrf_flops_gemm};
+    .name = "resid_gemm",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm},
+    .flops = potrf_flops_gemm};
 static const weft_task_class_t potrf_class_resid_norm = {
     .name = "resid_norm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_norm}, .flops = NULL};
 static const weft_task_class_t potrf_class_sum_zero = {

@@ -195,14 +195,14 @@ static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, int verbos
                     POTRF_NT_MAX);
         return -1;
     }
+    /* Every rank that lacks devices says so: they may differ between ranks. */
     int ndev = weft_ndevices(ctx);
     if (o->g > 0 && ndev < o->g) {
-        if (verbose)
-            fprintf(stderr,
-                    "weft-potrf: asked for -g %lld accelerators but this rank has %d "
-                    "(set device_type and device_cuda_enabled or device_emu_enabled, "
-                    "e.g. --weft-device_type=emu --weft-device_emu_enabled=%lld)\n",
-                    (long long)o->g, ndev, (long long)o->g);
+        fprintf(stderr,
+                "weft-potrf: rank %d: asked for -g %lld accelerators but this rank has %d "
+                "(set device_type and device_cuda_enabled or device_emu_enabled, "
+                "e.g. --weft-device_type=emu --weft-device_emu_enabled=%lld)\n",
+                weft_rank(ctx), (long long)o->g, ndev, (long long)o->g);
         return -1;
     }
     return 0;

@@ -2,6 +2,7 @@
  * timing, same output line, so that task_overhead.sh can print ratios.
  *
  * Usage: STARPU_NCPU=<c> [STARPU_SCHED=<policy>] starpu_overhead [-n ntasks] [-r reps]
+ *        [-p pattern]
  *
  *   nodata  - codelet with no buffers: truly independent tasks;
  *   spread  - task i STARPU_RW on handle i % 1024;
@@ -60,14 +61,17 @@ int main(int argc, char **argv)
 {
     long ntasks = 200000;
     int reps = 3;
+    const char *only = NULL; /* -p <pattern>: run that one alone (to profile it) */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0)
             ntasks = atol(argv[i + 1]);
         else if (strcmp(argv[i], "-r") == 0)
             reps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-p") == 0)
+            only = argv[i + 1];
     }
     if (ntasks < 1 || reps < 1) {
-        fprintf(stderr, "usage: %s [-n ntasks] [-r reps]\n", argv[0]);
+        fprintf(stderr, "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain]\n", argv[0]);
         return 2;
     }
     if (starpu_init(NULL) != 0) {
@@ -87,6 +91,8 @@ int main(int argc, char **argv)
     } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
+        if (only && strcmp(only, patterns[p].name) != 0)
+            continue;
         double best = 1e300, best_ins = 0;
         for (int r = 0; r < reps && status == 0; r++) {
             double tot, ins;

@@ -1,6 +1,6 @@
 /* task_overhead: the cost of an empty weft task, insertion plus execution.
  *
- * Usage: task_overhead [-n ntasks] [-r reps] [--weft-cores=N ...]
+ * Usage: task_overhead [-n ntasks] [-r reps] [-p nodata|spread|chain] [--weft-cores=N ...]
  *
  * Three patterns, each timed from the first weft_insert_task to the return
  * of weft_taskpool_wait, best of reps (the first run also warms the
@@ -71,14 +71,18 @@ int main(int argc, char **argv)
         return 1;
     long ntasks = 200000;
     int reps = 3;
+    const char *only = NULL; /* -p <pattern>: run that one alone (to profile it) */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0)
             ntasks = atol(argv[i + 1]);
         else if (strcmp(argv[i], "-r") == 0)
             reps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-p") == 0)
+            only = argv[i + 1];
     }
     if (ntasks < 1 || reps < 1) {
-        fprintf(stderr, "usage: %s [-n ntasks] [-r reps] [--weft-<param>=<value>]\n", argv[0]);
+        fprintf(stderr, "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain] "
+                        "[--weft-<param>=<value>]\n", argv[0]);
         weft_fini(ctx);
         return 2;
     }
@@ -99,6 +103,8 @@ int main(int argc, char **argv)
     } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
+        if (only && strcmp(only, patterns[p].name) != 0)
+            continue;
         double best = 1e300, best_ins = 0;
         for (int r = 0; r < reps && status == 0; r++) {
             double tot, ins;

@@ -63,8 +63,15 @@ WEFT_API int weft_fini(weft_context_t *ctx);
 WEFT_API int weft_rank(const weft_context_t *ctx);
 WEFT_API int weft_nranks(const weft_context_t *ctx);
 WEFT_API int weft_ncores(const weft_context_t *ctx);
-/* Number of accelerators (CUDA or emu) this rank drives; 0 on CPU only. */
+/* Number of accelerators (CUDA or emu) this rank drives; 0 on CPU only.
+ * They are opened by weft_init from the parameters device_cuda_enabled and
+ * device_emu_enabled (set WEFT_DEVICE_EMU_ENABLED=N in the environment, or
+ * pass --weft-device_emu_enabled=N, before weft_init) and numbered 1..n,
+ * CUDA devices first; 0 is the host. */
 WEFT_API int weft_ndevices(const weft_context_t *ctx);
+/* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
+ * -1 for an index that is not 0..weft_ndevices(ctx). */
+WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
 
 /* Parameter access by name (the names weft-info lists). Returns
  * WEFT_ERR_PARAM for an unknown name or malformed value. */
@@ -106,6 +113,26 @@ WEFT_API void weft_data_release(weft_data_t *data);
  * when the data is not held by this rank. Call only outside any running
  * taskpool (after weft_taskpool_wait). */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
+
+/* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
+ * a task with WEFT_AFFINITY on it runs there when its class has a body for
+ * that device type (emu devices run CPU bodies). Matrix tiles get home
+ * devices cyclically over the rank's devices; NEW and registered data have
+ * none (0): their tasks go where they should finish first. Between
+ * taskpools. WEFT_ERR_INVALID for a device out of range. */
+WEFT_API int weft_data_set_device(weft_data_t *data, int device);
+
+/* Device memory the user already holds (from cudaMalloc for a CUDA device;
+ * any memory of this process for an emu device) becomes data's MANAGED copy
+ * on `device` (1..weft_ndevices): weft keeps the tile there and never
+ * evicts nor frees it (the user frees it after weft_data_release). ld is
+ * its leading dimension in elements (>= rows). With `current` non-zero the
+ * memory holds the data's contents now: it becomes the newest version and
+ * other copies stale; with 0, weft fills it when a task needs the data
+ * there. A runtime copy already on that device is written back if needed
+ * and dropped. Between taskpools. WEFT_ERR_INVALID for a bad argument. */
+WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int device, void *ptr,
+                                                      int64_t ld, int current);
 
 /* ---- tiled matrices (2D block-cyclic over a P x Q grid of ranks) ------ */
 
@@ -192,6 +219,36 @@ WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
 
 /* Tasks run by this rank in tp so far and their summed flops estimate. */
 WEFT_API int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp);
+
+/* ---- statistics ------------------------------------------------------ */
+
+/* Counters of this rank since weft_init. */
+typedef struct weft_stats {
+    int64_t tasks_run;          /* task bodies run on this rank */
+    int64_t activations_sent;   /* one per tile version per destination rank */
+    int64_t eager_sent;         /* activations that carried the tile inline */
+    int64_t gets_sent;          /* rendezvous requests for large tiles */
+    int64_t net_bytes_sent, net_bytes_received;
+    int64_t recv_rejected;      /* incoming tiles refused: shape mismatch */
+} weft_stats_t;
+
+WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
+
+/* Counters of accelerator `index` (1..weft_ndevices) since weft_init. */
+typedef struct weft_device_counters {
+    int64_t tasks;      /* task bodies run there */
+    int64_t bytes_h2d;  /* host to device */
+    int64_t bytes_d2h;  /* device to host: pushouts and write-backs */
+    int64_t bytes_d2d;  /* peer copies into it from another device */
+    int64_t evictions;  /* copies dropped to make room */
+    int64_t writebacks; /* dirty copies written to host before eviction */
+    int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
+    int64_t copies;     /* runtime-owned tile copies alive in the zone */
+} weft_device_counters_t;
+
+/* WEFT_ERR_INVALID for an index out of range. Any thread. */
+WEFT_API int weft_device_counters_get(const weft_context_t *ctx, int index,
+                                      weft_device_counters_t *out);
 
 /* ---- inside a task body ---------------------------------------------- */
 

@@ -101,6 +101,9 @@ static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[(size_t)j * A->mt + i] = d;
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
+            /* Home devices cyclic over the rank's local tile rows: a tile's
+             * updates run where it lives, and each device gets whole rows. */
+            if (rank == ctx->rank && ctx->ndevices > 0) d->home_device = 1 + (i / A->P) % ctx->ndevices;
             if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;
         }
     }

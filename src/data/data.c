@@ -116,9 +116,14 @@ weft_data_copy_t *weft_data_newest_copy_locked(weft_data_t *d, int prefer_device
 
 void weft_data_written_locked(weft_data_t *d, int device)
 {
+    weft_data_written_at_locked(d, device, d->version + 1);
+}
+
+void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
+{
     weft_data_copy_t *w = d->copies[device];
     assert(w);
-    d->version++;
+    d->version = version;
     for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
         weft_data_copy_t *c = d->copies[i];
         if (c && c != w) c->state = WEFT_COPY_INVALID;

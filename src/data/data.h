@@ -110,6 +110,9 @@ weft_data_copy_t *weft_data_newest_copy_locked(weft_data_t *d, int prefer_device
 /* The copy on `device` is the newest after a task wrote it: version+1,
  * OWNED, every other copy INVALID. */
 void weft_data_written_locked(weft_data_t *d, int device);
+/* Same with the version given (distributed runs: the version the whole
+ * insertion sequence assigns to this write). */
+void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version);
 /* The copy on `device` received the newest version from another copy (or
  * from the network at version v >= d->version): both become SHARED. */
 void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version);

@@ -1,8 +1,13 @@
 /* The device interface: one const table of operations per device type
- * (cpu, emu, cuda), registered in one list (device_registry.c). State and
- * statistics live in weft_device_t, apart from the operations. An operation
- * a module lacks points to a function returning WEFT_ERR_UNSUPPORTED, never
- * NULL. Device index 0 is always the host; accelerators are 1..n. */
+ * (emu, cuda), registered in one list (registry.c). State and statistics
+ * live in weft_device_t, apart from the operations. An operation a module
+ * lacks points to a function returning WEFT_ERR_UNSUPPORTED, never NULL.
+ * Device index 0 is always the host; accelerators are 1..n.
+ *
+ * Threads: every operation may be called from any thread (the per-device
+ * managers of weft call the operations of other devices for peer and staged
+ * copies), so a module makes its device current itself (cudaSetDevice) and
+ * guards its own queues. Modules do not count statistics: the core does. */
 #ifndef WEFT_DEVICE_DEVICE_H
 #define WEFT_DEVICE_DEVICE_H
 
@@ -12,66 +17,109 @@
 
 #include "data/data.h"
 #include "data/zone.h"
+#include "params/params.h"
 #include "weft/weft.h"
 
 struct weft_task;
 typedef struct weft_device weft_device_t;
 
-/* Streams of an accelerator: stage-in, stage-out, then execution streams. */
+/* Streams of an accelerator: stage-in, stage-out, then execution streams
+ * WEFT_STREAM_EXEC0 .. dev->nstreams - 1. */
 enum { WEFT_STREAM_IN = 0, WEFT_STREAM_OUT = 1, WEFT_STREAM_EXEC0 = 2 };
 #define WEFT_MAX_STREAMS 8
 
 /* An event marks a point in a stream; query says whether work before it is
- * done. Opaque storage big enough for a cudaEvent_t or an emu counter. */
+ * done. Opaque storage big enough for a cudaEvent_t or an emu counter.
+ * event_record initializes *ev (its previous content is ignored);
+ * event_destroy releases it once the caller is done with it. */
 typedef struct weft_event {
     void *handle;
     uint64_t ticket;
 } weft_event_t;
 
 /* Transfer kinds, for statistics and traces. */
-typedef enum { WEFT_XFER_H2D = 0, WEFT_XFER_D2H = 1, WEFT_XFER_D2D = 2, WEFT_XFER_KINDS = 3 } weft_xfer_kind_t;
+typedef enum {
+    WEFT_XFER_H2D = 0,
+    WEFT_XFER_D2H = 1,
+    WEFT_XFER_D2D = 2,
+    WEFT_XFER_KINDS = 3
+} weft_xfer_kind_t;
 
-/* A 2D region: rows x cols elements of elem bytes, columns ld elements
- * apart (ld == rows: contiguous). */
+/* A 2D region: columns ld elements apart (ld == rows: contiguous). */
 typedef struct weft_region {
     void *ptr;
     int64_t ld;
 } weft_region_t;
 
+/* Capabilities a module sets in dev->caps at open. */
+enum {
+    WEFT_DEVCAP_IPC = 0x1,            /* ipc_export/ipc_import work */
+    WEFT_DEVCAP_HOST_ADDRESSABLE = 0x2 /* host code (and any MPI) can dereference its memory */
+};
+
+/* Room for an exported IPC handle (a cudaIpcMemHandle_t, a shm name). */
+#define WEFT_IPC_HANDLE_MAX 128
+
 typedef struct weft_device_ops {
     const char *name;
     weft_device_type_t type;
-    /* Opens the device module's instance `index` (0-based within the type). */
+    /* How many devices of this type this process could open (0 when none or
+     * when the driver is missing). Called before any open. */
+    int (*probe)(int *count);
+    /* Opens the module's instance `index` (0-based within the type); sets
+     * dev->nstreams (>= WEFT_STREAM_EXEC0 + 1), dev->caps and dev->priv.
+     * dev->params and dev->workspace_bytes are set before the call. */
     int (*open)(weft_device_t *dev, int index);
+    /* Waits for every stream, then frees what open made. Called after
+     * mem_release of the zone. */
     void (*close)(weft_device_t *dev);
-    /* Raw memory for the device zone, and its release. */
+    /* Physical memory of the device (free and total bytes). */
+    int (*mem_info)(weft_device_t *dev, size_t *free_bytes, size_t *total_bytes);
+    /* Raw memory for the device zone (one large block), and its release. */
     int (*mem_reserve)(weft_device_t *dev, size_t bytes, void **base);
     void (*mem_release)(weft_device_t *dev, void *base, size_t bytes);
-    /* Asynchronous 2D copy on `stream` of this device: src and dst are on
-     * the devices named (0 = host memory; host memory is pinned or the copy
-     * is synchronous for it). */
+    /* Asynchronous 2D copy of rows x cols elements of elem bytes on `stream`
+     * of this device. dst_dev and src_dev are weft device indices (0 = host
+     * memory, which may be pageable: the module then copies synchronously
+     * for the host side or stages it). A device-to-device copy between two
+     * accelerators is issued only when can_access_peer said yes. */
     int (*copy_async)(weft_device_t *dev, int stream, weft_region_t dst, int dst_dev,
                       weft_region_t src, int src_dev, int rows, int cols, size_t elem);
     int (*event_record)(weft_device_t *dev, int stream, weft_event_t *ev);
-    /* WEFT_SUCCESS when done, WEFT_AGAIN when not yet. */
+    /* WEFT_SUCCESS when done, WEFT_AGAIN when not yet; a negative status when
+     * work before it failed (an emu kernel whose body returned non-zero:
+     * WEFT_ERR_TASK; a CUDA error: WEFT_ERR_INTERNAL after logging it). */
     int (*event_query)(weft_device_t *dev, weft_event_t *ev);
     int (*event_sync)(weft_device_t *dev, weft_event_t *ev);
     void (*event_destroy)(weft_device_t *dev, weft_event_t *ev);
-    /* Runs the task's body for this device type with t->stream etc. set:
-     * the body enqueues its kernels on the stream (emu: runs them there). */
+    /* Runs the task's body on `stream`: sets t->stream, t->blas, t->solver,
+     * t->workspace and t->workspace_bytes, then calls body (cuda: on the
+     * calling thread, the body enqueues its kernels on the stream and its
+     * return value is returned; emu: the body itself runs later on the
+     * device thread, in stream order, and a failure shows in the next event
+     * of that stream). The flows' copies (t->flow[i].copy) are on this
+     * device. */
     int (*launch)(weft_device_t *dev, int stream, struct weft_task *t, weft_body_fn body);
-    /* Whether this device can copy directly to/from `peer`. */
+    /* Called once per ordered pair of open devices (after every device is
+     * open, and only where device_peer_mask allows): enables direct copies
+     * between dev and peer when the hardware can, and returns 1 if copies
+     * dev <-> peer work from now on, 0 otherwise (another type: 0). */
     int (*can_access_peer)(weft_device_t *dev, weft_device_t *peer);
-    /* IPC: export the zone base so another process of the node can map it. */
+    /* IPC: export the zone (dev->zone_base) so another process of the node
+     * can map it: writes at most WEFT_IPC_HANDLE_MAX bytes to handle. */
     int (*ipc_export)(weft_device_t *dev, void *handle, size_t *handle_bytes);
+    /* Maps another process's exported zone for copies on dev; *base is the
+     * address of its first byte here. */
     int (*ipc_import)(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base);
     int (*ipc_close)(weft_device_t *dev, void *base);
 } weft_device_ops_t;
 
+/* Counted by the core (the device managers), read by show_stats and tests. */
 typedef struct weft_device_stats {
     atomic_llong tasks;
-    atomic_llong bytes[WEFT_XFER_KINDS];
+    atomic_llong bytes[WEFT_XFER_KINDS]; /* H2D and D2D into it, D2H out of it */
     atomic_llong evictions;
+    atomic_llong writebacks; /* evictions that first copied a dirty copy to host */
     atomic_llong busy_ns;
 } weft_device_stats_t;
 
@@ -80,10 +128,15 @@ struct weft_device {
     int index;      /* weft device index on this rank (1..n) */
     int type_index; /* index among devices of its type */
     char name[32];
+    int nstreams;   /* set by open: IN, OUT, then the execution streams */
+    unsigned caps;  /* WEFT_DEVCAP_* set by open */
+    const weft_params_t *params;
+    size_t workspace_bytes; /* per execution stream, parameter device_workspace */
     weft_zone_t *zone;
     void *zone_base;
     size_t zone_bytes;
     void *priv; /* module state */
+    void *mgr;  /* core state: the device manager (stf layer) */
     weft_device_stats_t stats;
 };
 

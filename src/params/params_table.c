@@ -21,7 +21,12 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_emu_enabled", "0", 0, 64, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100, "percent of each device's memory weft may take"),
     SIZE("device_memory_limit", "0", "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
+    INT("device_peer_mask", "-1", -1, 65535, "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
+    INT("device_streams", "2", 1, 6, "execution streams per accelerator (plus one stage-in and one stage-out)"),
+    SIZE("device_workspace", "16M", "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
+    SIZE("device_emu_memory", "1G", "memory of one emulated accelerator (its shared-memory zone)"),
     SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
+    INT("comm_max_requests", "16", 1, 1024, "network tile transfers in flight at most a rank (more wait, by priority)"),
 };
 
 const int weft_param_count = (int)(sizeof weft_param_table / sizeof weft_param_table[0]);

@@ -21,7 +21,9 @@ weft_task_t *weft_task_alloc(void)
     t->succ = t->succ_inline;
     t->next = NULL;
     t->worker = -1;
+    t->affinity = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
+    t->workspace_bytes = 0;
     return t;
 }
 
@@ -31,6 +33,7 @@ void weft_task_unref(weft_task_t *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
     for (int i = 0; i < t->nflows; i++) weft_data_unref(t->flow[i].data);
+    if (t->kind != WEFT_TASK_BODY) free(t->action);
     if (t->succ != t->succ_inline) free(t->succ);
     free(t);
 }

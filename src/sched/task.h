@@ -15,6 +15,7 @@ typedef struct weft_flow {
     weft_data_t *data;
     int mode;               /* WEFT_R / WEFT_W / WEFT_RW */
     weft_data_copy_t *copy; /* the copy the body uses, on the task's device */
+    uint32_t out_version;   /* version a write publishes; 0: the next one */
 } weft_flow_t;
 
 /* Kinds of work a task structure carries: a user body, or a runtime action
@@ -36,12 +37,15 @@ struct weft_task {
     int priority;
     int device; /* device index it runs on (0 = host) */
     int worker; /* worker that released it, for locality; -1 none */
+    int affinity; /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
+    int64_t est_ns; /* estimated run time where it was placed (device selection) */
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
     int nvalues;
     uint16_t value_off[WEFT_MAX_VALUES], value_len[WEFT_MAX_VALUES];
     unsigned char values[WEFT_MAX_VALUES * WEFT_MAX_VALUE_BYTES];
     void *workspace; /* per-task scratch on its device, set by the device */
+    size_t workspace_bytes;
     void *stream;    /* device stream handle while it runs */
     void *blas, *solver;
     void *action;    /* runtime action argument (comm layer) */

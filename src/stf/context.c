@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stf/devmgr.h"
 #include "stf/exec.h"
 #include "util/log.h"
 
@@ -25,6 +26,7 @@ static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
         }
         ctx->mpi_started = 1;
     }
+    MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
     MPI_Comm_size(ctx->comm, &ctx->nranks);
@@ -82,6 +84,27 @@ static int start_workers(weft_context_t *ctx)
     return weft_sched_create(&cfg, &ctx->sched);
 }
 
+/* The comm thread calls MPI while the application's thread may too. */
+static int start_comm(weft_context_t *ctx)
+{
+    if (ctx->nranks == 1) return WEFT_SUCCESS;
+    if (ctx->mpi_thread_level < MPI_THREAD_MULTIPLE) {
+        weft_error("MPI was initialised without MPI_THREAD_MULTIPLE: weft's comm thread needs "
+                   "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE, or let weft_init do it)");
+        return WEFT_ERR_MPI;
+    }
+    weft_comm_config_t cfg = {
+        .comm = ctx->comm,
+        .eager_limit = (size_t)weft_params_int(ctx->params, "comm_eager_limit"),
+        .max_requests = (int)weft_params_int(ctx->params, "comm_max_requests"),
+        .done = weft_exec_action_done,
+        .done_arg = ctx,
+    };
+    int rc = weft_comm_create(&cfg, &ctx->comm_engine);
+    if (rc != WEFT_SUCCESS) weft_error("could not start the comm engine: %s", weft_strerror(rc));
+    return rc;
+}
+
 static void stop_mpi(weft_context_t *ctx)
 {
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
@@ -108,12 +131,18 @@ weft_context_t *weft_init(int *argc, char ***argv)
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
     ctx->blas_threads_saved = openblas_get_num_threads();
     openblas_set_num_threads(1);
+    if (weft_devexec_start(ctx) != 0) goto undo_blas;
     if (start_workers(ctx) != 0) {
         weft_error("could not start %d worker threads", ctx->ncores);
-        goto undo_blas;
+        goto undo_devices;
     }
+    if (start_comm(ctx) != 0) goto undo_workers;
     return ctx;
 
+undo_workers:
+    weft_sched_destroy(ctx->sched);
+undo_devices:
+    weft_devexec_stop(ctx);
 undo_blas:
     openblas_set_num_threads(ctx->blas_threads_saved);
     hwloc_bitmap_free(ctx->cpuset);
@@ -132,8 +161,14 @@ undo_ctx:
 int weft_fini(weft_context_t *ctx)
 {
     if (!ctx) return WEFT_ERR_INVALID;
+    if (ctx->comm_engine) {
+        /* Every rank's transfers are over once all reach this point. */
+        MPI_Barrier(ctx->comm);
+        weft_comm_destroy(ctx->comm_engine);
+    }
     weft_sched_destroy(ctx->sched);
     int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
+    weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
     int rc = atomic_load(&ctx->error);
     openblas_set_num_threads(ctx->blas_threads_saved);
     hwloc_bitmap_free(ctx->cpuset);

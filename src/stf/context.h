@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "comm/comm.h"
 #include "data/data.h"
 #include "params/params.h"
 #include "sched/sched.h"
@@ -22,11 +23,17 @@ struct weft_context {
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;
     int ndevices; /* accelerators, device indices 1..ndevices */
+    struct weft_devices *devices;                    /* device/registry.h */
+    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES];    /* stf/devmgr.h, [0] NULL */
+    atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
+    weft_comm_t *comm_engine; /* NULL on a single rank */
+    int mpi_thread_level;
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
     int blas_threads_saved;
     atomic_int error; /* first error seen by a worker, 0 if none */
+    atomic_llong tasks_run;
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_data_t **live;

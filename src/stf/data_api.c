@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "stf/context.h"
+#include "stf/devmgr.h"
 #include "util/log.h"
 
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
@@ -53,6 +54,8 @@ void weft_data_release(weft_data_t *d)
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 {
     if (!d) return NULL;
+    /* The newest version may live on a device only: bring it home first. */
+    if (weft_devexec_flush_data(d) != WEFT_SUCCESS) return NULL;
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[0];
     void *p = NULL;

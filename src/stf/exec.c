@@ -1,14 +1,38 @@
 #include "stf/exec.h"
 
+#include "comm/comm.h"
 #include "sched/sched.h"
 #include "stf/context.h"
+#include "stf/devmgr.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
 void weft_exec_ready(void *arg, weft_task_t *t)
 {
     weft_context_t *ctx = arg;
-    weft_sched_push(ctx->sched, t, weft_sched_self());
+    /* Network sends and receives go to the comm engine, never to workers. */
+    if (t->kind != WEFT_TASK_BODY)
+        weft_comm_submit(ctx->comm_engine, t);
+    else if (!weft_devexec_submit(ctx, t))
+        weft_sched_push(ctx->sched, t, weft_sched_self());
+}
+
+void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
+{
+    if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+    weft_taskpool_t *tp = t->tp;
+    if (t->kind == WEFT_TASK_BODY) {
+        atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
+    }
+    weft_task_complete(t, weft_exec_ready, ctx);
+    weft_task_unref(t);
+    weft_taskpool_task_done(tp);
+}
+
+void weft_exec_action_done(void *arg, weft_task_t *t, int status)
+{
+    weft_exec_finish(arg, t, status);
 }
 
 /* First flow index that names the same data as flow i: a task may list a
@@ -20,29 +44,18 @@ static int first_flow_of(const weft_task_t *t, int i)
     return i;
 }
 
-/* The host copy a CPU body uses for flow i, created for a written tile
+/* The host copy a CPU body uses for flow i: the newest version for a read
+ * (pushed out of the device that holds it), created for a written tile
  * that has no host memory yet (a NEW tile's first writer). */
 static int host_flow_copy(weft_task_t *t, int i)
 {
     weft_flow_t *f = &t->flow[i];
-    weft_data_t *d = f->data;
-    weft_data_lock(d);
-    weft_data_copy_t *c = d->copies[0];
-    if (!c && (f->mode & WEFT_W)) {
-        void *p = weft_host_alloc(d->bytes);
-        if (p) c = weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
-        if (!c) weft_host_free(NULL, p, d->bytes);
-    }
-    int ok = c && (!(f->mode & WEFT_R) || (c->version == d->version && c->state != WEFT_COPY_INVALID));
-    if (ok) weft_data_copy_reader_acquire_locked(c);
-    weft_data_unlock(d);
-    if (!ok) {
-        weft_error("task %s #%llu: no host copy at the newest version of data %llu",
-                   t->cls->name, (unsigned long long)t->seq, (unsigned long long)d->key);
-        return WEFT_ERR_INTERNAL;
-    }
-    f->copy = c;
-    return WEFT_SUCCESS;
+    int rc = weft_devcopy_host_flow(f->data, f->mode, &f->copy);
+    if (rc != WEFT_SUCCESS)
+        weft_error("task %s #%llu: no host copy at the newest version of data %llu: %s",
+                   t->cls->name, (unsigned long long)t->seq, (unsigned long long)f->data->key,
+                   weft_strerror(rc));
+    return rc;
 }
 
 static void publish_flows(weft_task_t *t, int ran)
@@ -53,7 +66,9 @@ static void publish_flows(weft_task_t *t, int ran)
         weft_data_t *d = f->data;
         weft_data_lock(d);
         weft_data_copy_reader_release_locked(f->copy);
-        if (ran && (f->mode & WEFT_W) && first_flow_of(t, i) == i) weft_data_written_locked(d, f->copy->device);
+        if (ran && (f->mode & WEFT_W) && first_flow_of(t, i) == i)
+            weft_data_written_at_locked(d, f->copy->device,
+                                        f->out_version ? f->out_version : d->version + 1);
         weft_data_unlock(d);
     }
 }
@@ -80,10 +95,6 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker)
     weft_context_t *ctx = arg;
     (void)worker;
     int rc = run_body_on_host(ctx, t);
-    if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
-    weft_taskpool_t *tp = t->tp;
-    atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
-    weft_task_complete(t, weft_exec_ready, ctx);
-    weft_task_unref(t);
-    weft_taskpool_task_done(tp);
+    weft_devexec_host_done(ctx, t);
+    weft_exec_finish(ctx, t, rc);
 }

@@ -10,4 +10,11 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker);
 /* Sends a task whose predecessors are done where it runs (any thread). */
 void weft_exec_ready(void *arg, weft_task_t *t);
 
+/* Ends a task that ran (or failed): successors released, references
+ * dropped, taskpool told. Any thread. */
+struct weft_context;
+void weft_exec_finish(struct weft_context *ctx, weft_task_t *t, int rc);
+/* The comm engine's completion callback for SEND/RECV tasks. */
+void weft_exec_action_done(void *arg, weft_task_t *t, int status);
+
 #endif

@@ -7,6 +7,9 @@
 
 #include "sched/task.h"
 #include "stf/exec.h"
+#include "stf/insert.h"
+#include "stf/remote.h"
+#include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -25,6 +28,7 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
     f->data = d;
     f->mode = tag & WEFT_RW;
     f->copy = NULL;
+    f->out_version = 0;
     weft_data_retain(d);
     return WEFT_SUCCESS;
 }
@@ -45,7 +49,7 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
     return WEFT_SUCCESS;
 }
 
-static int parse_args(weft_task_t *t, va_list ap)
+static int parse_args(weft_task_t *t, int *tags, va_list ap)
 {
     for (int pos = 0;; pos++) {
         int tag = va_arg(ap, int);
@@ -58,6 +62,7 @@ static int parse_args(weft_task_t *t, va_list ap)
             t->priority = va_arg(ap, int);
             rc = WEFT_SUCCESS;
         } else if ((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) {
+            if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = tag;
             rc = add_flow(t, tag, va_arg(ap, weft_data_t *), pos);
         } else {
             weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
@@ -72,7 +77,9 @@ static int check_flows(const weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        int never_written = (d->flags & WEFT_DATA_NEW) && !d->last_writer && d->version == 0;
+        const weft_remote_rec_t *rec = d->stf;
+        int never_written = (d->flags & WEFT_DATA_NEW) && !d->last_writer && d->version == 0 &&
+                            (!rec || rec->version == 0);
         if (never_written && t->flow[i].mode == WEFT_R) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
                        (unsigned long long)d->key);
@@ -129,6 +136,38 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
     return WEFT_SUCCESS;
 }
 
+int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
+{
+    weft_context_t *ctx = tp->ctx;
+    int rc = WEFT_SUCCESS;
+    t->seq = ctx->next_seq++;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
+    if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
+    /* Even on failure the task is released so that nothing waits forever. */
+    atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed);
+    if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
+    return rc;
+}
+
+static int affinity_flow(int *tags, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (tags[i] & WEFT_AFFINITY) return i;
+    return -1;
+}
+
+/* Distributed part: every rank updates the records; only the rank that
+ * runs the task keeps it. Returns 1 when the task stays on this rank. */
+static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
+{
+    weft_context_t *ctx = tp->ctx;
+    int exec_rank = weft_remote_exec_rank(t, aff);
+    *rc = weft_seqcheck_log(tp, t);
+    if (*rc == WEFT_SUCCESS) *rc = weft_remote_infer(tp, t, exec_rank);
+    return exec_rank == ctx->rank;
+}
+
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
     if (!tp || !cls || !cls->name) {
@@ -139,23 +178,22 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     if (!t) return WEFT_ERR_NOMEM;
     t->cls = cls;
     t->tp = tp;
+    int tags[WEFT_MAX_FLOWS];
     va_list ap;
     va_start(ap, cls);
-    int rc = parse_args(t, ap);
+    int rc = parse_args(t, tags, ap);
     va_end(ap);
     if (rc == WEFT_SUCCESS) rc = check_flows(t);
     if (rc != WEFT_SUCCESS) {
         weft_task_unref(t);
         return rc;
     }
-    weft_context_t *ctx = tp->ctx;
-    t->seq = ctx->next_seq++;
     t->device = 0;
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
-    if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", cls->name);
-    /* Even on failure the task is released so that nothing waits forever. */
-    atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed);
-    if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
-    return rc;
+    t->affinity = affinity_flow(tags, t->nflows);
+    if (tp->ctx->nranks > 1 && !distribute(tp, t, affinity_flow(tags, t->nflows), &rc)) {
+        weft_task_unref(t);
+        return rc;
+    }
+    int rc2 = weft_insert_local(tp, t);
+    return rc != WEFT_SUCCESS ? rc : rc2;
 }

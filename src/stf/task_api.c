@@ -30,4 +30,7 @@ int weft_task_device(const weft_task_t *t) { return t->device; }
 void *weft_task_stream(const weft_task_t *t) { return t->stream; }
 void *weft_task_blas_handle(const weft_task_t *t) { return t->blas; }
 void *weft_task_solver_handle(const weft_task_t *t) { return t->solver; }
-void *weft_task_workspace(const weft_task_t *t, size_t bytes) { return bytes ? t->workspace : NULL; }
+void *weft_task_workspace(const weft_task_t *t, size_t bytes)
+{
+    return bytes && bytes <= t->workspace_bytes ? t->workspace : NULL;
+}

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "sched/task.h"
+#include "stf/devmgr.h"
+#include "stf/remote.h"
+#include "stf/seqcheck.h"
 #include "util/log.h"
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
@@ -59,27 +62,52 @@ static void reset_tracking(weft_taskpool_t *tp)
     tp->epoch++;
 }
 
-int weft_taskpool_wait(weft_taskpool_t *tp)
+static void wait_pending(weft_taskpool_t *tp)
 {
-    if (!tp) return WEFT_ERR_INVALID;
     pthread_mutex_lock(&tp->lock);
     while (atomic_load(&tp->pending) > 0) pthread_cond_wait(&tp->done, &tp->lock);
     pthread_mutex_unlock(&tp->lock);
+}
+
+int weft_taskpool_wait(weft_taskpool_t *tp)
+{
+    if (!tp) return WEFT_ERR_INVALID;
+    weft_context_t *ctx = tp->ctx;
+    if (ctx->nranks > 1) {
+        /* Compare sequences before waiting: a divergence would otherwise
+         * leave a receive waiting forever. */
+        int rc = weft_seqcheck_verify(tp);
+        if (rc != WEFT_SUCCESS) {
+            weft_context_fail(ctx, rc);
+            tp->mismatch = 1;
+            return rc;
+        }
+        rc = weft_remote_flush(tp);
+        if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+    }
+    wait_pending(tp);
+    weft_devexec_flush(tp);
+    if (ctx->nranks > 1) {
+        weft_remote_reclaim(tp);
+        weft_seqcheck_reset(tp);
+    }
     reset_tracking(tp);
-    return atomic_load(&tp->ctx->error);
+    return atomic_load(&ctx->error);
 }
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
     if (!tp) return;
-    if (atomic_load(&tp->pending) > 0) {
+    if (atomic_load(&tp->pending) > 0 && !tp->mismatch) {
         weft_error("taskpool %s freed with %ld tasks pending: waiting for them", tp->name,
                    (long)atomic_load(&tp->pending));
         int rc = weft_taskpool_wait(tp);
         (void)rc;
     }
-    reset_tracking(tp);
+    if (!tp->mismatch) reset_tracking(tp);
     free(tp->touched);
+    free(tp->seq_log);
+    free(tp->seq_name);
     pthread_cond_destroy(&tp->done);
     pthread_mutex_destroy(&tp->lock);
     free(tp);

@@ -19,6 +19,12 @@ struct weft_taskpool {
     uint64_t epoch;      /* tags data touched since the last wait */
     weft_data_t **touched;
     int ntouched, touched_cap;
+    /* Insertion log for the cross-rank sequence check (nranks > 1). */
+    uint64_t seq_hash;
+    uint64_t *seq_log;     /* running hash after each task */
+    const char **seq_name; /* class name of each task */
+    long nseq, seq_cap;
+    int mismatch; /* the sequence check failed: tasks may never finish */
 };
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */

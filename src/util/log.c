@@ -25,3 +25,17 @@ void weft_log(int level, int device, const char *fmt, ...)
     else
         fprintf(out, "weft[%d] %s: %s\n", log_rank, names[level], line);
 }
+
+void weft_log_stats(int device, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (device >= 0)
+        fprintf(stdout, "weft[%d.%d] stats: %s\n", log_rank, device, line);
+    else
+        fprintf(stdout, "weft[%d] stats: %s\n", log_rank, line);
+    fflush(stdout);
+}

@@ -17,6 +17,10 @@ int weft_log_level(void);
 void weft_log(int level, int device, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Statistics asked for by the user (show_stats): always printed, to
+ * stdout, as "weft[rank.device] stats: ...". */
+void weft_log_stats(int device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #define weft_error(...) weft_log(WEFT_LOG_ERROR, -1, __VA_ARGS__)
 #define weft_warn(...) weft_log(WEFT_LOG_WARN, -1, __VA_ARGS__)
 

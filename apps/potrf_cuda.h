@@ -1,0 +1,117 @@
+/* CUDA bodies of weft-potrf's factorization classes: cuSOLVER and cuBLAS on
+ * the stream and handles weft hands the task. Public API + CUDA libraries
+ * only; compiled when apps/CMakeLists.txt found the CUDA toolkit and
+ * defined WEFT_APP_HAVE_CUDA. Include it before the task classes and set
+ * .body[WEFT_DEV_CUDA] to the potrf_cuda_* functions.
+ *
+ * Each body only enqueues work on weft_task_stream(t) and never
+ * synchronizes; tiles are column-major with the shapes and leading
+ * dimensions that weft_task_rows/cols/ld give, as in the CPU bodies.
+ *
+ * Workspace layout (potrf): weft_task_workspace(t, bytes) is scratch device
+ * memory owned by the task's execution stream (parameter device_workspace,
+ * per stream). The first POTRF_CUDA_INFO_BYTES hold cusolverDnDpotrf's
+ * devInfo (an int), the cuSOLVER work array follows. devInfo is not read
+ * back (that would synchronize the stream): a tile that is not positive
+ * definite shows in --check, not as a failed task as on the CPU. */
+#ifndef WEFT_APPS_POTRF_CUDA_H
+#define WEFT_APPS_POTRF_CUDA_H
+
+#ifdef WEFT_APP_HAVE_CUDA
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include <weft/weft.h>
+
+#define POTRF_CUDA_INFO_BYTES 256
+
+static int potrf_cuda_blas_ok(cublasStatus_t st, const char *call)
+{
+    if (st == CUBLAS_STATUS_SUCCESS)
+        return 0;
+    fprintf(stderr, "weft-potrf: %s failed: %s\n", call, cublasGetStatusString(st));
+    return -1;
+}
+
+static int potrf_cuda_solver_ok(cusolverStatus_t st, const char *call)
+{
+    if (st == CUSOLVER_STATUS_SUCCESS)
+        return 0;
+    fprintf(stderr, "weft-potrf: %s failed: cusolverStatus_t %d\n", call, (int)st);
+    return -1;
+}
+
+/* The leading dimension of flow f as the int the CUDA libraries take. */
+static int potrf_cuda_ld(const weft_task_t *t, int f)
+{
+    int64_t ld = weft_task_ld(t, f);
+    return ld > INT_MAX ? -1 : (int)ld;
+}
+
+/* flow 0: A[k][k] RW; its lower Cholesky factor in place. */
+static int potrf_cuda_potrf(weft_task_t *t)
+{
+    cusolverDnHandle_t h = (cusolverDnHandle_t)weft_task_solver_handle(t);
+    int n = weft_task_rows(t, 0), lda = potrf_cuda_ld(t, 0), lwork = 0;
+    double *a = weft_task_ptr(t, 0);
+    if (potrf_cuda_solver_ok(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a,
+                                                         lda, &lwork),
+                             "cusolverDnDpotrf_bufferSize") != 0)
+        return -1;
+    size_t bytes = POTRF_CUDA_INFO_BYTES + (size_t)lwork * sizeof(double);
+    unsigned char *ws = weft_task_workspace(t, bytes);
+    if (ws == NULL) {
+        fprintf(stderr,
+                "weft-potrf: cusolverDnDpotrf of a %d x %d tile needs %zu bytes of "
+                "workspace; raise --weft-device_workspace\n", n, n, bytes);
+        return -1;
+    }
+    return potrf_cuda_solver_ok(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda,
+                                                 (double *)(ws + POTRF_CUDA_INFO_BYTES),
+                                                 lwork, (int *)ws),
+                                "cusolverDnDpotrf");
+}
+
+/* flow 0: A[k][k] R, flow 1: A[m][k] RW; A[m][k] := A[m][k] L[k][k]^-T. */
+static int potrf_cuda_trsm(weft_task_t *t)
+{
+    const double one = 1.0;
+    return potrf_cuda_blas_ok(
+        cublasDtrsm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_SIDE_RIGHT,
+                    CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
+                    weft_task_rows(t, 1), weft_task_cols(t, 1), &one, weft_task_ptr(t, 0),
+                    potrf_cuda_ld(t, 0), weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
+        "cublasDtrsm");
+}
+
+/* flow 0: A[m][k] R, flow 1: A[m][m] RW; A[m][m] -= A[m][k] A[m][k]^T. */
+static int potrf_cuda_syrk(weft_task_t *t)
+{
+    const double mone = -1.0, one = 1.0;
+    return potrf_cuda_blas_ok(
+        cublasDsyrk((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_FILL_MODE_LOWER,
+                    CUBLAS_OP_N, weft_task_rows(t, 1), weft_task_cols(t, 0), &mone,
+                    weft_task_ptr(t, 0), potrf_cuda_ld(t, 0), &one, weft_task_ptr(t, 1),
+                    potrf_cuda_ld(t, 1)),
+        "cublasDsyrk");
+}
+
+/* flow 0: A[m][k] R, flow 1: A[n][k] R, flow 2: A[m][n] RW;
+ * A[m][n] -= A[m][k] A[n][k]^T. */
+static int potrf_cuda_gemm(weft_task_t *t)
+{
+    const double mone = -1.0, one = 1.0;
+    return potrf_cuda_blas_ok(
+        cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_T,
+                    weft_task_rows(t, 2), weft_task_cols(t, 2), weft_task_cols(t, 0), &mone,
+                    weft_task_ptr(t, 0), potrf_cuda_ld(t, 0), weft_task_ptr(t, 1),
+                    potrf_cuda_ld(t, 1), &one, weft_task_ptr(t, 2), potrf_cuda_ld(t, 2)),
+        "cublasDgemm");
+}
+
+#endif /* WEFT_APP_HAVE_CUDA */
+#endif /* WEFT_APPS_POTRF_CUDA_H */

@@ -1,0 +1,180 @@
+#include "comm/comm.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm/comm_internal.h"
+#include "util/log.h"
+
+/* ---- request table: every MPI request in flight and what to do after ---- */
+
+int weft_comm_post(weft_comm_t *c, MPI_Request r, weft_comm_cb_fn cb, void *a, void *b)
+{
+    if (c->nreq == c->req_cap) {
+        int cap = c->req_cap ? c->req_cap * 2 : 64;
+        MPI_Request *rq = realloc(c->reqs, sizeof *rq * (size_t)cap);
+        if (rq) c->reqs = rq;
+        req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
+        if (cb2) c->cbs = cb2;
+        int *ix = realloc(c->idx, sizeof *ix * (size_t)cap);
+        if (ix) c->idx = ix;
+        if (!rq || !cb2 || !ix) return WEFT_ERR_NOMEM;
+        c->req_cap = cap;
+    }
+    c->reqs[c->nreq] = r;
+    c->cbs[c->nreq] = (req_cb_t){.fn = cb, .a = a, .b = b};
+    c->nreq++;
+    return WEFT_SUCCESS;
+}
+
+/* Tests every request once; runs the callbacks of the finished ones.
+ * Returns how many finished. Callbacks may post new requests (appended). */
+static int progress_requests(weft_comm_t *c)
+{
+    int n = c->nreq, done = 0;
+    if (n == 0) return 0;
+    if (MPI_Testsome(n, c->reqs, &done, c->idx, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+        weft_error("MPI_Testsome failed");
+        return 0;
+    }
+    if (done == MPI_UNDEFINED || done == 0) return 0;
+    /* Callbacks first (they may append), then squeeze out the finished. */
+    for (int k = 0; k < done; k++) {
+        req_cb_t cb = c->cbs[c->idx[k]];
+        c->cbs[c->idx[k]].fn = NULL;
+        cb.fn(c, cb.a, cb.b);
+    }
+    int w = 0;
+    for (int i = 0; i < c->nreq; i++) {
+        if (!c->cbs[i].fn) continue;
+        c->reqs[w] = c->reqs[i];
+        c->cbs[w] = c->cbs[i];
+        w++;
+    }
+    c->nreq = w;
+    return done;
+}
+
+/* ---- submission queue (any thread -> engine thread) ---------------------- */
+
+void weft_comm_submit(weft_comm_t *c, weft_task_t *t)
+{
+    pthread_mutex_lock(&c->qlock);
+    t->next = NULL;
+    if (c->qtail)
+        c->qtail->next = t;
+    else
+        c->qhead = t;
+    c->qtail = t;
+    pthread_cond_signal(&c->qcond);
+    pthread_mutex_unlock(&c->qlock);
+}
+
+static weft_task_t *take_submitted(weft_comm_t *c)
+{
+    pthread_mutex_lock(&c->qlock);
+    weft_task_t *list = c->qhead;
+    c->qhead = c->qtail = NULL;
+    pthread_mutex_unlock(&c->qlock);
+    return list;
+}
+
+/* Sleeps while nothing moves: at most a few tens of microseconds when
+ * transfers are in flight, longer when the engine is idle. */
+static void backoff(weft_comm_t *c, int idle)
+{
+    if (idle < 64) return;
+    long us = c->ndata_inflight > 0 || c->nthrottled > 0 ? 20 : (idle < 1024 ? 50 : 200);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += us * 1000;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->qlock);
+    if (!c->qhead && !atomic_load(&c->stop))
+        pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
+    pthread_mutex_unlock(&c->qlock);
+}
+
+static void *engine_main(void *arg)
+{
+    weft_comm_t *c = arg;
+    int idle = 0;
+    while (!atomic_load(&c->stop)) {
+        int moved = 0;
+        for (weft_task_t *t = take_submitted(c), *next; t; t = next) {
+            next = t->next;
+            weft_comm_handle_task(c, t);
+            moved = 1;
+        }
+        moved |= progress_requests(c) > 0;
+        moved |= weft_comm_start_throttled(c);
+        idle = moved ? 0 : idle + 1;
+        backoff(c, idle);
+    }
+    return NULL;
+}
+
+int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
+{
+    weft_comm_t *c = calloc(1, sizeof *c);
+    if (!c) return WEFT_ERR_NOMEM;
+    c->cfg = *cfg;
+    if (c->cfg.max_requests <= 0) c->cfg.max_requests = 16;
+    MPI_Comm_rank(cfg->comm, &c->rank);
+    MPI_Comm_size(cfg->comm, &c->nranks);
+    int flag = 0;
+    void *ub = NULL;
+    MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
+    c->tag_ub = flag && ub ? *(int *)ub : 32767;
+    c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    pthread_mutex_init(&c->qlock, NULL);
+    pthread_cond_init(&c->qcond, NULL);
+    if (weft_comm_ctrl_start(c) != 0) goto undo_locks;
+    if (pthread_create(&c->thread, NULL, engine_main, c) != 0) goto undo_ctrl;
+    *out = c;
+    return WEFT_SUCCESS;
+
+undo_ctrl:
+    weft_comm_ctrl_stop(c);
+undo_locks:
+    pthread_cond_destroy(&c->qcond);
+    pthread_mutex_destroy(&c->qlock);
+    free(c);
+    return WEFT_ERR_MPI;
+}
+
+void weft_comm_destroy(weft_comm_t *c)
+{
+    if (!c) return;
+    pthread_mutex_lock(&c->qlock);
+    atomic_store(&c->stop, 1);
+    pthread_cond_signal(&c->qcond);
+    pthread_mutex_unlock(&c->qlock);
+    pthread_join(c->thread, NULL);
+    weft_comm_ctrl_stop(c);
+    weft_comm_table_clear(c);
+    free(c->reqs);
+    free(c->cbs);
+    free(c->idx);
+    free(c->throttled);
+    pthread_cond_destroy(&c->qcond);
+    pthread_mutex_destroy(&c->qlock);
+    free(c);
+}
+
+void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
+{
+    out->activations_sent = atomic_load(&c->n_act);
+    out->eager_sent = atomic_load(&c->n_eager);
+    out->gets_sent = atomic_load(&c->n_get);
+    out->bytes_sent = atomic_load(&c->n_bytes_out);
+    out->bytes_received = atomic_load(&c->n_bytes_in);
+    out->rejected = atomic_load(&c->n_rejected);
+}

@@ -1,0 +1,53 @@
+/* The comm engine: one thread per process drives MPI; workers never call
+ * MPI. Network sends and receives are tasks of kind SEND/RECV that the
+ * dependency machinery releases like any other; once released they are
+ * handed here, and the engine completes them when their bytes have moved.
+ *
+ * Protocol (see docs/ARCHITECTURE.md): the producer's rank sends an
+ * activation (key, version, shape); tiles up to comm_eager_limit ride
+ * inside it. For larger tiles the consumer allocates the destination, posts
+ * the receive and sends a GET naming a tag; the producer then sends the
+ * bytes with that tag. */
+#ifndef WEFT_COMM_COMM_H
+#define WEFT_COMM_COMM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "sched/task.h"
+
+typedef struct weft_comm weft_comm_t;
+
+/* Completes a SEND/RECV task once its transfer is over (engine thread). */
+typedef void (*weft_comm_done_fn)(void *arg, weft_task_t *t, int status);
+
+typedef struct weft_comm_config {
+    MPI_Comm comm; /* weft's own communicator */
+    size_t eager_limit;
+    int max_requests; /* data transfers in flight at most */
+    weft_comm_done_fn done;
+    void *done_arg;
+} weft_comm_config_t;
+
+/* What a SEND or RECV task carries (t->action). */
+typedef struct weft_comm_action {
+    int peer;          /* destination of a SEND, source of a RECV */
+    uint32_t version;  /* the tile version that moves */
+    MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
+} weft_comm_action_t;
+
+typedef struct weft_comm_counters {
+    int64_t activations_sent, eager_sent, gets_sent;
+    int64_t bytes_sent, bytes_received;
+    int64_t rejected; /* activations refused: shape does not match */
+} weft_comm_counters_t;
+
+int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
+    __attribute__((warn_unused_result));
+/* Stops the thread; every rank must have finished its transfers. */
+void weft_comm_destroy(weft_comm_t *c);
+/* Hands a released SEND/RECV task to the engine (any thread). */
+void weft_comm_submit(weft_comm_t *c, weft_task_t *t);
+void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out);
+
+#endif

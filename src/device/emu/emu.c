@@ -1,0 +1,416 @@
+/* emu: an emulated accelerator, so that every device code path runs in CI
+ * without a GPU. Its memory is a zone in POSIX shared memory (another
+ * process of the node can map it, as it would a CUDA IPC handle); its
+ * copies and kernels run on its own thread, asynchronously for the caller
+ * and in order per stream; an event is a ticket in a stream. Kernels are
+ * task bodies run on that thread (a CPU body serves as the emu kernel). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "device/device.h"
+#include "sched/task.h"
+#include "util/log.h"
+
+#define EMU_MAX_DEVICES 64
+#define EMU_MAX_IMPORTS 16
+#define EMU_SHM_DIR "/dev/shm"
+
+typedef enum { EMU_OP_COPY, EMU_OP_KERNEL } emu_op_kind_t;
+
+typedef struct emu_op {
+    emu_op_kind_t kind;
+    int stream;
+    weft_region_t dst, src; /* copy */
+    int rows, cols;
+    size_t elem;
+    weft_task_t *task; /* kernel */
+    weft_body_fn body;
+    struct emu_op *next;
+} emu_op_t;
+
+typedef struct emu_stream {
+    uint64_t issued;    /* ops enqueued so far (guarded by the device lock) */
+    uint64_t done;      /* ops finished so far */
+    uint64_t last_fail; /* number of the last op that failed, 0 none */
+    uint64_t last_event;
+    void *workspace;
+} emu_stream_t;
+
+typedef struct emu_import {
+    void *base;
+    size_t bytes;
+} emu_import_t;
+
+typedef struct emu_dev {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* ops queued or stop */
+    pthread_cond_t idle; /* an op finished */
+    emu_op_t *head, *tail;
+    int stop;
+    emu_stream_t streams[WEFT_MAX_STREAMS];
+    char shm_name[64];
+    int shm_fd;
+    emu_import_t imports[EMU_MAX_IMPORTS];
+} emu_dev_t;
+
+static int emu_probe(int *count)
+{
+    *count = EMU_MAX_DEVICES;
+    return WEFT_SUCCESS;
+}
+
+/* ---- the device thread ------------------------------------------------ */
+
+static void copy_2d(const emu_op_t *op)
+{
+    size_t col = (size_t)op->rows * op->elem;
+    if (op->dst.ld == op->rows && op->src.ld == op->rows) {
+        memmove(op->dst.ptr, op->src.ptr, col * (size_t)op->cols);
+        return;
+    }
+    for (int j = 0; j < op->cols; j++)
+        memmove((char *)op->dst.ptr + (size_t)j * (size_t)op->dst.ld * op->elem,
+                (const char *)op->src.ptr + (size_t)j * (size_t)op->src.ld * op->elem, col);
+}
+
+static int run_op(emu_op_t *op)
+{
+    if (op->kind == EMU_OP_COPY) {
+        copy_2d(op);
+        return 0;
+    }
+    return op->body(op->task) == 0 ? 0 : -1;
+}
+
+static void *emu_thread(void *arg)
+{
+    emu_dev_t *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->head && !e->stop) pthread_cond_wait(&e->work, &e->lock);
+        if (!e->head) break; /* stop with an empty queue */
+        emu_op_t *op = e->head;
+        e->head = op->next;
+        if (!e->head) e->tail = NULL;
+        pthread_mutex_unlock(&e->lock);
+        int failed = run_op(op);
+        pthread_mutex_lock(&e->lock);
+        emu_stream_t *s = &e->streams[op->stream];
+        s->done++;
+        if (failed) s->last_fail = s->done;
+        pthread_cond_broadcast(&e->idle);
+        free(op);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+static int enqueue(weft_device_t *dev, emu_op_t *op)
+{
+    emu_dev_t *e = dev->priv;
+    if (op->stream < 0 || op->stream >= dev->nstreams) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: stream %d out of range", op->stream);
+        free(op);
+        return WEFT_ERR_INVALID;
+    }
+    op->next = NULL;
+    pthread_mutex_lock(&e->lock);
+    if (e->tail)
+        e->tail->next = op;
+    else
+        e->head = op;
+    e->tail = op;
+    e->streams[op->stream].issued++;
+    pthread_cond_signal(&e->work);
+    pthread_mutex_unlock(&e->lock);
+    return WEFT_SUCCESS;
+}
+
+/* ---- open and close ---------------------------------------------------- */
+
+static int alloc_workspaces(weft_device_t *dev, emu_dev_t *e)
+{
+    for (int s = WEFT_STREAM_EXEC0; s < dev->nstreams; s++) {
+        if (!dev->workspace_bytes) continue;
+        e->streams[s].workspace = malloc(dev->workspace_bytes);
+        if (!e->streams[s].workspace) return WEFT_ERR_NOMEM;
+    }
+    return WEFT_SUCCESS;
+}
+
+static void free_workspaces(emu_dev_t *e)
+{
+    for (int s = 0; s < WEFT_MAX_STREAMS; s++) free(e->streams[s].workspace);
+}
+
+static int emu_open(weft_device_t *dev, int index)
+{
+    emu_dev_t *e = calloc(1, sizeof *e);
+    if (!e) return WEFT_ERR_NOMEM;
+    dev->priv = e;
+    dev->nstreams = WEFT_STREAM_EXEC0 + (int)weft_params_int(dev->params, "device_streams");
+    dev->caps = WEFT_DEVCAP_IPC | WEFT_DEVCAP_HOST_ADDRESSABLE;
+    e->shm_fd = -1;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->work, NULL);
+    pthread_cond_init(&e->idle, NULL);
+    if (alloc_workspaces(dev, e) != WEFT_SUCCESS) goto undo_workspaces;
+    if (pthread_create(&e->thread, NULL, emu_thread, e) != 0) goto undo_workspaces;
+    return WEFT_SUCCESS;
+
+undo_workspaces:
+    free_workspaces(e);
+    pthread_cond_destroy(&e->idle);
+    pthread_cond_destroy(&e->work);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    dev->priv = NULL;
+    return WEFT_ERR_NOMEM;
+}
+
+static void emu_close(weft_device_t *dev)
+{
+    emu_dev_t *e = dev->priv;
+    if (!e) return;
+    pthread_mutex_lock(&e->lock);
+    e->stop = 1; /* the thread drains the queue first */
+    pthread_cond_signal(&e->work);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->thread, NULL);
+    for (int i = 0; i < EMU_MAX_IMPORTS; i++)
+        if (e->imports[i].base) munmap(e->imports[i].base, e->imports[i].bytes);
+    free_workspaces(e);
+    pthread_cond_destroy(&e->idle);
+    pthread_cond_destroy(&e->work);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    dev->priv = NULL;
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* The emulated memory size (device_emu_memory), no more than the shared
+ * memory file system can hold: touching pages past its end would kill the
+ * process with SIGBUS instead of making weft evict. */
+static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_bytes)
+{
+    size_t bytes = (size_t)weft_params_int(dev->params, "device_emu_memory");
+    struct statvfs fs;
+    if (statvfs(EMU_SHM_DIR, &fs) == 0) {
+        size_t avail = (size_t)fs.f_bavail * (size_t)fs.f_frsize;
+        if (avail < bytes) {
+            weft_log(WEFT_LOG_INFO, dev->index,
+                     "emu: %s has %zu bytes free, less than device_emu_memory", EMU_SHM_DIR,
+                     avail);
+            bytes = avail;
+        }
+    }
+    *free_bytes = *total_bytes = bytes;
+    return WEFT_SUCCESS;
+}
+
+static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
+{
+    emu_dev_t *e = dev->priv;
+    static atomic_uint serial;
+    /* Unique per process, device and zone, so that tests running side by
+     * side and several contexts in one process never collide. */
+    snprintf(e->shm_name, sizeof e->shm_name, "/weft-emu-%ld-%d-%u", (long)getpid(),
+             dev->type_index, atomic_fetch_add(&serial, 1));
+    int fd = shm_open(e->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: shm_open %s: %s", e->shm_name, strerror(errno));
+        return WEFT_ERR_DEVMEM;
+    }
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0)
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes,
+                 e->shm_name, strerror(errno));
+        close(fd);
+        shm_unlink(e->shm_name);
+        e->shm_name[0] = '\0';
+        return WEFT_ERR_DEVMEM;
+    }
+    e->shm_fd = fd;
+    *base = p;
+    return WEFT_SUCCESS;
+}
+
+static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes)
+{
+    emu_dev_t *e = dev->priv;
+    if (base) munmap(base, bytes);
+    if (e->shm_fd >= 0) close(e->shm_fd);
+    if (e->shm_name[0]) shm_unlink(e->shm_name);
+    e->shm_fd = -1;
+    e->shm_name[0] = '\0';
+}
+
+/* ---- copies, kernels, events ------------------------------------------ */
+
+static int emu_copy_async(weft_device_t *dev, int stream, weft_region_t dst, int dst_dev,
+                          weft_region_t src, int src_dev, int rows, int cols, size_t elem)
+{
+    emu_op_t *op = calloc(1, sizeof *op);
+    if (!op) return WEFT_ERR_NOMEM;
+    *op = (emu_op_t){.kind = EMU_OP_COPY, .stream = stream, .dst = dst, .src = src,
+                     .rows = rows, .cols = cols, .elem = elem};
+    return enqueue(dev, op);
+}
+
+static int emu_launch(weft_device_t *dev, int stream, weft_task_t *t, weft_body_fn body)
+{
+    emu_dev_t *e = dev->priv;
+    emu_op_t *op = calloc(1, sizeof *op);
+    if (!op) return WEFT_ERR_NOMEM;
+    *op = (emu_op_t){.kind = EMU_OP_KERNEL, .stream = stream, .task = t, .body = body};
+    t->stream = &e->streams[stream];
+    t->blas = t->solver = NULL;
+    t->workspace = e->streams[stream].workspace;
+    t->workspace_bytes = t->workspace ? dev->workspace_bytes : 0;
+    return enqueue(dev, op);
+}
+
+/* ticket: the stream in the top byte, the op count in the rest; handle:
+ * the op count of the stream's previous event, so that a failure between
+ * the two events is reported by this one only. */
+#define EMU_TICKET_SHIFT 56
+
+static int emu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
+{
+    emu_dev_t *e = dev->priv;
+    if (stream < 0 || stream >= dev->nstreams) return WEFT_ERR_INVALID;
+    pthread_mutex_lock(&e->lock);
+    emu_stream_t *s = &e->streams[stream];
+    ev->handle = (void *)(uintptr_t)s->last_event;
+    ev->ticket = ((uint64_t)stream << EMU_TICKET_SHIFT) | s->issued;
+    s->last_event = s->issued;
+    pthread_mutex_unlock(&e->lock);
+    return WEFT_SUCCESS;
+}
+
+static int event_state_locked(emu_dev_t *e, const weft_event_t *ev)
+{
+    int stream = (int)(ev->ticket >> EMU_TICKET_SHIFT);
+    uint64_t n = ev->ticket & ((1ULL << EMU_TICKET_SHIFT) - 1);
+    emu_stream_t *s = &e->streams[stream];
+    if (s->done < n) return WEFT_AGAIN;
+    uint64_t prev = (uint64_t)(uintptr_t)ev->handle;
+    if (s->last_fail > prev && s->last_fail <= n) return WEFT_ERR_TASK;
+    return WEFT_SUCCESS;
+}
+
+static int emu_event_query(weft_device_t *dev, weft_event_t *ev)
+{
+    emu_dev_t *e = dev->priv;
+    pthread_mutex_lock(&e->lock);
+    int rc = event_state_locked(e, ev);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+static int emu_event_sync(weft_device_t *dev, weft_event_t *ev)
+{
+    emu_dev_t *e = dev->priv;
+    pthread_mutex_lock(&e->lock);
+    int rc;
+    while ((rc = event_state_locked(e, ev)) == WEFT_AGAIN) pthread_cond_wait(&e->idle, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+static void emu_event_destroy(weft_device_t *dev, weft_event_t *ev)
+{
+    ev->handle = NULL;
+    ev->ticket = 0;
+}
+
+/* Every emu device lives in this process's memory: any two can copy. */
+static int emu_can_access_peer(weft_device_t *dev, weft_device_t *peer)
+{
+    return peer->ops == dev->ops;
+}
+
+/* ---- IPC: the shared-memory name is the handle ------------------------- */
+
+static int emu_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes)
+{
+    emu_dev_t *e = dev->priv;
+    size_t n = strlen(e->shm_name) + 1;
+    if (n <= 1 || n > WEFT_IPC_HANDLE_MAX) return WEFT_ERR_INVALID;
+    memcpy(handle, e->shm_name, n);
+    *handle_bytes = n;
+    return WEFT_SUCCESS;
+}
+
+static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes,
+                          void **base)
+{
+    emu_dev_t *e = dev->priv;
+    char name[WEFT_IPC_HANDLE_MAX];
+    if (handle_bytes == 0 || handle_bytes > sizeof name) return WEFT_ERR_INVALID;
+    memcpy(name, handle, handle_bytes);
+    name[handle_bytes - 1] = '\0';
+    int slot = 0;
+    while (slot < EMU_MAX_IMPORTS && e->imports[slot].base) slot++;
+    if (slot == EMU_MAX_IMPORTS) return WEFT_ERR_NOMEM;
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: cannot open %s: %s", name, strerror(errno));
+        return WEFT_ERR_INVALID;
+    }
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0)
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping stays valid */
+    if (p == MAP_FAILED) return WEFT_ERR_INVALID;
+    e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
+    *base = p;
+    return WEFT_SUCCESS;
+}
+
+static int emu_ipc_close(weft_device_t *dev, void *base)
+{
+    emu_dev_t *e = dev->priv;
+    for (int i = 0; i < EMU_MAX_IMPORTS; i++) {
+        if (e->imports[i].base != base) continue;
+        munmap(base, e->imports[i].bytes);
+        e->imports[i] = (emu_import_t){0};
+        return WEFT_SUCCESS;
+    }
+    return WEFT_ERR_INVALID;
+}
+
+const weft_device_ops_t weft_emu_ops = {
+    .name = "emu",
+    .type = WEFT_DEV_EMU,
+    .probe = emu_probe,
+    .open = emu_open,
+    .close = emu_close,
+    .mem_info = emu_mem_info,
+    .mem_reserve = emu_mem_reserve,
+    .mem_release = emu_mem_release,
+    .copy_async = emu_copy_async,
+    .event_record = emu_event_record,
+    .event_query = emu_event_query,
+    .event_sync = emu_event_sync,
+    .event_destroy = emu_event_destroy,
+    .launch = emu_launch,
+    .can_access_peer = emu_can_access_peer,
+    .ipc_export = emu_ipc_export,
+    .ipc_import = emu_ipc_import,
+    .ipc_close = emu_ipc_close,
+};

@@ -1,0 +1,169 @@
+/* The registry of device modules and the opening of the devices that the
+ * parameters ask for. Adding a module is one line in `modules`. */
+#include "device/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+typedef struct module_entry {
+    const char *param;            /* how many devices of this type */
+    const char *what;             /* for messages */
+    const weft_device_ops_t *ops; /* NULL: not compiled into this weft */
+} module_entry_t;
+
+static const module_entry_t modules[] = {
+#ifdef WEFT_HAVE_CUDA
+    {"device_cuda_enabled", "CUDA", &weft_cuda_ops},
+#else
+    {"device_cuda_enabled", "CUDA", NULL},
+#endif
+    {"device_emu_enabled", "emu", &weft_emu_ops},
+};
+
+#define ZONE_ALIGNMENT 256
+
+/* The zone size: device_memory_use percent of the device's memory, no more
+ * than is free, capped by device_memory_limit. */
+static size_t zone_bytes(weft_device_t *dev)
+{
+    size_t free_b = 0, total = 0;
+    if (dev->ops->mem_info(dev, &free_b, &total) != WEFT_SUCCESS) return 0;
+    size_t bytes = (size_t)((double)total * (double)weft_params_int(dev->params, "device_memory_use") / 100.0);
+    if (bytes > free_b) bytes = free_b;
+    size_t limit = (size_t)weft_params_int(dev->params, "device_memory_limit");
+    if (limit > 0 && bytes > limit) bytes = limit;
+    return bytes;
+}
+
+static int make_zone(weft_device_t *dev)
+{
+    size_t bytes = zone_bytes(dev);
+    if (bytes < ZONE_ALIGNMENT) {
+        weft_error("%s: no memory for its zone (device_memory_use / device_memory_limit)",
+                   dev->name);
+        return WEFT_ERR_DEVMEM;
+    }
+    int rc = dev->ops->mem_reserve(dev, bytes, &dev->zone_base);
+    if (rc != WEFT_SUCCESS) {
+        weft_error("%s: could not reserve %zu bytes of device memory", dev->name, bytes);
+        return rc;
+    }
+    dev->zone_bytes = bytes;
+    if (weft_zone_create(dev->zone_base, bytes, ZONE_ALIGNMENT, &dev->zone) != WEFT_ZONE_OK) {
+        dev->ops->mem_release(dev, dev->zone_base, bytes);
+        dev->zone_base = NULL;
+        return WEFT_ERR_NOMEM;
+    }
+    return WEFT_SUCCESS;
+}
+
+static int open_one(weft_devices_t *ds, const weft_params_t *p, const weft_device_ops_t *ops,
+                    int type_index)
+{
+    if (ds->n + 1 >= WEFT_MAX_DEVICES) {
+        weft_error("more than %d accelerators asked for in one process", WEFT_MAX_DEVICES - 1);
+        return WEFT_ERR_INVALID;
+    }
+    weft_device_t *dev = calloc(1, sizeof *dev);
+    if (!dev) return WEFT_ERR_NOMEM;
+    dev->ops = ops;
+    dev->index = ds->n + 1;
+    dev->type_index = type_index;
+    dev->params = p;
+    dev->workspace_bytes = (size_t)weft_params_int(p, "device_workspace");
+    snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, type_index);
+    int rc = ops->open(dev, type_index);
+    if (rc != WEFT_SUCCESS) {
+        weft_error("could not open %s device %d: %s", ops->name, type_index, weft_strerror(rc));
+        free(dev);
+        return rc;
+    }
+    rc = make_zone(dev);
+    if (rc != WEFT_SUCCESS) {
+        ops->close(dev);
+        free(dev);
+        return rc;
+    }
+    ds->dev[++ds->n] = dev;
+    return WEFT_SUCCESS;
+}
+
+/* How many devices of a module to open: its parameter, checked against
+ * what is present. An explicit request that cannot be met is an error. */
+static int module_count(const module_entry_t *m, const weft_params_t *p, int *count)
+{
+    int64_t want = weft_params_int(p, m->param);
+    int present = 0;
+    if (m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
+    if (want < 0) {
+        *count = present;
+        return WEFT_SUCCESS;
+    }
+    if (want > 0 && !m->ops) {
+        weft_error("%s=%lld asks for %s devices but this weft was built without the %s module",
+                   m->param, (long long)want, m->what, m->what);
+        return WEFT_ERR_NODEV;
+    }
+    if (want > present) {
+        weft_error("%s=%lld asks for %lld %s devices but only %d %s present", m->param,
+                   (long long)want, (long long)want, m->what, present,
+                   present == 1 ? "is" : "are");
+        return WEFT_ERR_NODEV;
+    }
+    *count = (int)want;
+    return WEFT_SUCCESS;
+}
+
+/* Peer access where both ends are allowed by the mask and the hardware
+ * agrees in both directions. */
+static void find_peers(weft_devices_t *ds, const weft_params_t *p)
+{
+    int64_t mask = weft_params_int(p, "device_peer_mask");
+    for (int a = 1; a <= ds->n; a++) {
+        for (int b = 1; b <= ds->n; b++) {
+            int allowed = a != b && (mask < 0 || ((mask >> (a - 1)) & (mask >> (b - 1)) & 1));
+            weft_device_t *da = ds->dev[a], *db = ds->dev[b];
+            ds->peer[a][b] = (unsigned char)(allowed && da->ops->can_access_peer(da, db) == 1);
+        }
+    }
+    for (int a = 1; a <= ds->n; a++)
+        for (int b = 1; b <= ds->n; b++)
+            if (!ds->peer[b][a]) ds->peer[a][b] = 0;
+}
+
+int weft_devices_open(const weft_params_t *p, weft_devices_t **out)
+{
+    weft_devices_t *ds = calloc(1, sizeof *ds);
+    if (!ds) return WEFT_ERR_NOMEM;
+    int rc = WEFT_SUCCESS;
+    for (size_t m = 0; m < sizeof modules / sizeof modules[0] && rc == WEFT_SUCCESS; m++) {
+        int count = 0;
+        rc = module_count(&modules[m], p, &count);
+        for (int i = 0; i < count && rc == WEFT_SUCCESS; i++)
+            rc = open_one(ds, p, modules[m].ops, i);
+    }
+    if (rc != WEFT_SUCCESS) {
+        weft_devices_close(ds);
+        return rc;
+    }
+    find_peers(ds, p);
+    *out = ds;
+    return WEFT_SUCCESS;
+}
+
+void weft_devices_close(weft_devices_t *ds)
+{
+    if (!ds) return;
+    for (int i = ds->n; i >= 1; i--) {
+        weft_device_t *dev = ds->dev[i];
+        /* The zone goes before close: a module may need its context to free it. */
+        weft_zone_destroy(dev->zone);
+        dev->ops->mem_release(dev, dev->zone_base, dev->zone_bytes);
+        dev->ops->close(dev);
+        free(dev);
+    }
+    free(ds);
+}

@@ -1,0 +1,38 @@
+/* The accelerators of one process: opened at weft_init from the device_*
+ * parameters, module by module in the order of the registry's list, and
+ * numbered 1..n (0 is the host). The peer matrix says which pairs copy
+ * directly (hardware support and the device_peer_mask parameter). */
+#ifndef WEFT_DEVICE_REGISTRY_H
+#define WEFT_DEVICE_REGISTRY_H
+
+#include "device/device.h"
+
+typedef struct weft_devices {
+    int n;                                 /* accelerators, indices 1..n */
+    weft_device_t *dev[WEFT_MAX_DEVICES];  /* dev[0] is NULL: the host */
+    unsigned char peer[WEFT_MAX_DEVICES][WEFT_MAX_DEVICES];
+} weft_devices_t;
+
+/* The modules compiled in. */
+extern const weft_device_ops_t weft_emu_ops;
+#ifdef WEFT_HAVE_CUDA
+extern const weft_device_ops_t weft_cuda_ops;
+#endif
+
+/* Opens what the parameters ask for: device_<module>_enabled (-1 every
+ * device present, N exactly N: fewer present, or a module not compiled
+ * in, is WEFT_ERR_NODEV after an error naming it), each with a zone of
+ * device_memory_use percent of its memory capped by device_memory_limit.
+ * *out is set on success (n may be 0). Main thread. */
+int weft_devices_open(const weft_params_t *p, weft_devices_t **out)
+    __attribute__((warn_unused_result));
+/* Closes every device (its streams drained) and frees its zone. NULL ok. */
+void weft_devices_close(weft_devices_t *ds);
+
+/* 1 when data may move directly between devices a and b (both > 0). */
+static inline int weft_devices_peer(const weft_devices_t *ds, int a, int b)
+{
+    return a > 0 && b > 0 && ds->peer[a][b];
+}
+
+#endif

@@ -1,0 +1,385 @@
+/* Copies across devices: device copies from the zone with eviction (clean
+ * copies first, then dirty ones once written back to host: the newest
+ * version is never lost), the LRU of each device, and the write-back of a
+ * device's newest version to host memory (pushout). */
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "stf/devmgr.h"
+#include "util/log.h"
+
+weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
+{
+    return src == 0 ? WEFT_XFER_H2D : dst == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
+}
+
+static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
+           c->xfer != WEFT_XFER_UNDER;
+}
+
+/* Another thread is moving bytes into a copy we need: wait a little. */
+static void pause_briefly(void)
+{
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = 20000};
+    nanosleep(&ts, NULL);
+}
+
+void weft_devcopy_fix_owner_locked(weft_data_t *d)
+{
+    weft_data_copy_t *only = NULL;
+    int n = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        if (!copy_newest(d, d->copies[i])) continue;
+        only = d->copies[i];
+        n++;
+    }
+    if (n == 1) only->state = WEFT_COPY_OWNED;
+}
+
+/* ---- the LRU of a device ------------------------------------------------ */
+
+static void lru_unlink_locked(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    if (c->lru_list < 0) return;
+    if (c->lru_prev)
+        c->lru_prev->lru_next = c->lru_next;
+    else
+        m->lru_head = c->lru_next;
+    if (c->lru_next)
+        c->lru_next->lru_prev = c->lru_prev;
+    else
+        m->lru_tail = c->lru_prev;
+    c->lru_prev = c->lru_next = NULL;
+    c->lru_list = -1;
+}
+
+static void lru_append_locked(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    c->lru_prev = m->lru_tail;
+    c->lru_next = NULL;
+    if (m->lru_tail)
+        m->lru_tail->lru_next = c;
+    else
+        m->lru_head = c;
+    m->lru_tail = c;
+    c->lru_list = 0;
+}
+
+void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    if (c->owner == WEFT_MEM_MANAGED) return; /* never evicted: not listed */
+    pthread_mutex_lock(&m->lru_lock);
+    if (c->lru_list >= 0) {
+        lru_unlink_locked(m, c);
+        lru_append_locked(m, c);
+    }
+    pthread_mutex_unlock(&m->lru_lock);
+}
+
+/* free_fn of runtime-owned device copies; the allocator argument is the
+ * copy itself so that it leaves its LRU before its memory goes back. */
+static void devcopy_free(void *allocator, void *ptr, size_t bytes)
+{
+    weft_data_copy_t *c = allocator;
+    weft_devmgr_t *m = c->data->ctx->devmgr[c->device];
+    pthread_mutex_lock(&m->lru_lock);
+    lru_unlink_locked(m, c);
+    pthread_mutex_unlock(&m->lru_lock);
+    if (weft_zone_free(m->dev->zone, ptr) != WEFT_ZONE_OK)
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "copy of %zu bytes at %p is not in the zone",
+                 bytes, ptr);
+    atomic_fetch_sub(&m->live_copies, 1);
+}
+
+/* ---- eviction ------------------------------------------------------------ */
+
+/* A reference on d unless it is already being destroyed (its copies are
+ * then on their way back to the zone anyway). */
+static int data_tryretain(weft_data_t *d)
+{
+    int r = atomic_load(&d->refs);
+    while (r > 0)
+        if (atomic_compare_exchange_weak(&d->refs, &r, r + 1)) return 1;
+    return 0;
+}
+
+/* A copy that can go without losing anything: stale, or another copy
+ * holds the same newest version. */
+static int copy_clean_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    if (!copy_newest(d, c)) return 1;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i] != c && copy_newest(d, d->copies[i])) return 1;
+    return 0;
+}
+
+/* Under the LRU lock: the least recently used copy that this pass may
+ * evict, returned with its data retained and locked, out of the LRU. */
+static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
+{
+    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+        weft_data_t *d = c->data;
+        if (c->readers > 0 || !weft_spin_trylock(&d->lock)) continue;
+        int ok = d->copies[c->device] == c && c->readers == 0 && c->xfer != WEFT_XFER_UNDER &&
+                 (dirty_pass || copy_clean_locked(d, c));
+        if (ok && data_tryretain(d)) {
+            lru_unlink_locked(m, c);
+            return c;
+        }
+        weft_data_unlock(d);
+    }
+    return NULL;
+}
+
+static void evict_locked(weft_devmgr_t *m, weft_data_t *d, int device)
+{
+    weft_data_copy_detach_force_locked(d, device);
+    weft_devcopy_fix_owner_locked(d);
+    atomic_fetch_add(&m->dev->stats.evictions, 1);
+}
+
+/* A dirty victim: its newest version goes to host first, then it goes
+ * unless someone started using it meanwhile (it is then listed again). */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
+{
+    int device = c->device;
+    weft_data_copy_reader_acquire_locked(c);
+    weft_data_unlock(d);
+    int rc = weft_devcopy_to_host(d, NULL);
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(c);
+    if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
+    if (rc == WEFT_SUCCESS && c->readers == 0 && copy_clean_locked(d, c)) {
+        evict_locked(m, d, device);
+    } else {
+        pthread_mutex_lock(&m->lru_lock);
+        lru_append_locked(m, c);
+        pthread_mutex_unlock(&m->lru_lock);
+    }
+    weft_data_unlock(d);
+    weft_data_unref(d);
+    return rc == WEFT_SUCCESS ? 1 : rc;
+}
+
+/* Frees one copy of the device: 1 when one went (or became clean), 0 when
+ * nothing is evictable now, a negative status when a write-back failed. */
+static int evict_one(weft_devmgr_t *m)
+{
+    for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
+        pthread_mutex_lock(&m->lru_lock);
+        weft_data_copy_t *c = pick_victim(m, dirty_pass);
+        pthread_mutex_unlock(&m->lru_lock);
+        if (!c) continue;
+        weft_data_t *d = c->data;
+        if (dirty_pass && !copy_clean_locked(d, c)) return evict_dirty(m, d, c);
+        evict_locked(m, d, c->device);
+        weft_data_unlock(d);
+        weft_data_unref(d);
+        return 1;
+    }
+    return 0;
+}
+
+static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, int *rc)
+{
+    void *p = weft_zone_malloc(m->dev->zone, bytes);
+    while (!p) {
+        int r = evict_one(m);
+        if (r <= 0) {
+            *rc = r < 0 ? r : WEFT_AGAIN;
+            return NULL;
+        }
+        p = weft_zone_malloc(m->dev->zone, bytes);
+    }
+    return p;
+}
+
+int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
+{
+    int dev = m->dev->index;
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[dev];
+    if (c) weft_data_copy_reader_acquire_locked(c);
+    weft_data_unlock(d);
+    if (c) {
+        *out = c;
+        return WEFT_SUCCESS;
+    }
+    if (d->bytes > weft_zone_capacity(m->dev->zone)) {
+        weft_log(WEFT_LOG_ERROR, dev, "data %llu (%zu bytes) is larger than the device zone",
+                 (unsigned long long)d->key, d->bytes);
+        return WEFT_ERR_DEVMEM;
+    }
+    int rc = WEFT_SUCCESS;
+    void *p = zone_alloc_evicting(m, d->bytes, &rc);
+    if (!p) return rc;
+    weft_data_lock(d);
+    c = weft_data_copy_attach(d, dev, p, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
+    if (c) {
+        c->allocator = c;
+        weft_data_copy_reader_acquire_locked(c);
+        atomic_fetch_add(&m->live_copies, 1);
+        pthread_mutex_lock(&m->lru_lock);
+        lru_append_locked(m, c);
+        pthread_mutex_unlock(&m->lru_lock);
+    }
+    weft_data_unlock(d);
+    if (!c) {
+        int zrc = weft_zone_free(m->dev->zone, p);
+        (void)zrc; /* p came from this zone a moment ago */
+        return WEFT_ERR_NOMEM;
+    }
+    *out = c;
+    return WEFT_SUCCESS;
+}
+
+/* ---- synchronous copies and the write-back to host ---------------------- */
+
+int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
+                      weft_data_copy_t *dst, weft_data_copy_t *src)
+{
+    (void)ctx;
+    weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};
+    weft_region_t rs = {.ptr = src->ptr, .ld = src->ld};
+    int rc = by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows, d->cols,
+                                 d->elem);
+    weft_event_t ev = {0};
+    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
+    if (rc == WEFT_SUCCESS) {
+        rc = by->ops->event_sync(by, &ev);
+        by->ops->event_destroy(by, &ev);
+    }
+    if (rc == WEFT_SUCCESS)
+        atomic_fetch_add(&by->stats.bytes[weft_devcopy_kind(dst->device, src->device)],
+                         (long long)d->bytes);
+    return rc;
+}
+
+/* Under d's lock: the host copy to write the newest version into (its
+ * memory allocated when absent), or NULL after setting *rc: WEFT_SUCCESS
+ * when the host copy is newest already, WEFT_AGAIN when it is busy. */
+static weft_data_copy_t *host_target_locked(weft_data_t *d, void **fresh, int *rc)
+{
+    weft_data_copy_t *h = d->copies[0];
+    if (copy_newest(d, h)) {
+        *rc = WEFT_SUCCESS;
+        return NULL;
+    }
+    /* Bytes arriving, or a host task writing a newer version into it. */
+    if (h && (h->xfer == WEFT_XFER_UNDER || h->readers > 0)) {
+        *rc = WEFT_AGAIN;
+        return NULL;
+    }
+    if (!weft_data_newest_copy_locked(d, -1)) {
+        *rc = WEFT_ERR_INTERNAL;
+        return NULL;
+    }
+    if (!h && !*fresh) {
+        *rc = WEFT_ERR_NOMEM; /* the caller allocates outside the lock */
+        return NULL;
+    }
+    if (!h) {
+        h = weft_data_copy_attach(d, 0, *fresh, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
+        if (!h) {
+            *rc = WEFT_ERR_NOMEM;
+            return NULL;
+        }
+        *fresh = NULL;
+    }
+    return h;
+}
+
+/* Waits until the host copy can be written or is newest; the lock is
+ * held on return. Returns the host target, or NULL with *rc set. */
+static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
+{
+    weft_data_lock(d);
+    for (;;) {
+        weft_data_copy_t *h = host_target_locked(d, fresh, rc);
+        if (h || *rc == WEFT_SUCCESS || *rc == WEFT_ERR_INTERNAL) return h;
+        weft_data_unlock(d);
+        if (*rc == WEFT_ERR_NOMEM) {
+            if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
+                weft_data_lock(d);
+                return NULL;
+            }
+        } else {
+            pause_briefly();
+        }
+        weft_data_lock(d);
+    }
+}
+
+/* Under d's lock, unlocked meanwhile: one D2H copy from the newest copy
+ * into h on the stage-out stream of the device holding it. */
+static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
+{
+    weft_data_copy_t *src = weft_data_newest_copy_locked(d, -1);
+    uint32_t v = d->version;
+    h->xfer = WEFT_XFER_UNDER;
+    h->version = v;
+    weft_data_copy_reader_acquire_locked(src);
+    weft_data_unlock(d);
+    weft_context_t *ctx = d->ctx;
+    weft_device_t *by = ctx->devices->dev[src->device];
+    int rc = weft_devcopy_sync(ctx, by, WEFT_STREAM_OUT, d, h, src);
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(src);
+    h->xfer = WEFT_XFER_COMPLETE;
+    if (rc == WEFT_SUCCESS && v == d->version)
+        weft_data_copied_locked(d, 0, v);
+    else
+        h->state = WEFT_COPY_INVALID;
+    return rc;
+}
+
+int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
+{
+    void *fresh = NULL;
+    int rc = WEFT_SUCCESS;
+    weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
+    if (h) rc = pull_to_host(d, h);
+    if (rc == WEFT_SUCCESS && out) {
+        *out = d->copies[0];
+        weft_data_copy_reader_acquire_locked(*out);
+    }
+    weft_data_unlock(d);
+    if (fresh) weft_host_free(NULL, fresh, d->bytes);
+    if (rc == WEFT_ERR_INTERNAL)
+        weft_error("data %llu: no copy holds its newest version v%u",
+                   (unsigned long long)d->key, d->version);
+    return rc;
+}
+
+int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
+{
+    if (mode & WEFT_R) return weft_devcopy_to_host(d, out);
+    void *fresh = NULL;
+    weft_data_lock(d);
+    /* A write-back of the previous version may still be landing there. */
+    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) {
+        weft_data_unlock(d);
+        pause_briefly();
+        weft_data_lock(d);
+    }
+    while (!d->copies[0] && !fresh) {
+        weft_data_unlock(d);
+        fresh = weft_host_alloc(d->bytes);
+        if (!fresh) return WEFT_ERR_NOMEM;
+        weft_data_lock(d);
+    }
+    weft_data_copy_t *h = d->copies[0];
+    if (!h) {
+        h = weft_data_copy_attach(d, 0, fresh, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
+        if (h) fresh = NULL;
+    }
+    if (h) weft_data_copy_reader_acquire_locked(h);
+    weft_data_unlock(d);
+    if (fresh) weft_host_free(NULL, fresh, d->bytes);
+    if (!h) return WEFT_ERR_NOMEM;
+    *out = h;
+    return WEFT_SUCCESS;
+}

@@ -1,0 +1,507 @@
+/* The device managers: one thread per accelerator takes the tasks chosen
+ * for its device by priority and drives each through three steps without
+ * blocking on the device: stage-in (every flow gets a copy on the device,
+ * read flows receive the newest version on the stage-in stream), kernel
+ * (the body launched on an execution stream), publication (readers
+ * released, written flows become the newest version on the device). A few
+ * tasks are in flight at once so that copies overlap kernels. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "stf/devmgr.h"
+#include "stf/exec.h"
+#include "util/log.h"
+
+/* A transfer into a device copy, finished when its stage-in event is. */
+typedef struct weft_xfer_rec {
+    weft_data_t *data;
+    weft_data_copy_t *src, *dst;
+    uint32_t version;
+} weft_xfer_rec_t;
+
+typedef enum { PHASE_STAGE, PHASE_EXEC } phase_t;
+
+struct weft_inflight {
+    weft_task_t *task;
+    phase_t phase;
+    weft_event_t ev;
+    int has_event;
+    int rc; /* a launch error, reported once the stream is past it */
+    int nxfer;
+    weft_xfer_rec_t xfer[WEFT_MAX_FLOWS];
+    int64_t start_ns;
+    weft_inflight_t *next;
+};
+
+#define INFLIGHT_PER_STREAM 2
+#define IDLE_WAIT_MAX_NS 1000000     /* polling period ceiling while work is in flight */
+#define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int first_flow_of(const weft_task_t *t, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (t->flow[j].data == t->flow[i].data) return j;
+    return i;
+}
+
+static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
+           c->xfer != WEFT_XFER_UNDER;
+}
+
+/* ---- stage-in ------------------------------------------------------------ */
+
+static void unpin_flows(weft_task_t *t, int upto)
+{
+    for (int i = 0; i < upto; i++) {
+        weft_flow_t *f = &t->flow[i];
+        if (!f->copy || first_flow_of(t, i) != i) continue;
+        weft_data_lock(f->data);
+        weft_data_copy_reader_release_locked(f->copy);
+        weft_data_unlock(f->data);
+    }
+    for (int i = 0; i < t->nflows; i++) t->flow[i].copy = NULL;
+}
+
+/* Every flow gets its device copy, pinned by a reader; all or none. */
+static int pin_flows(weft_devmgr_t *m, weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        int first = first_flow_of(t, i);
+        if (first != i) {
+            t->flow[i].copy = t->flow[first].copy;
+            continue;
+        }
+        int rc = weft_devcopy_get(m, t->flow[i].data, &t->flow[i].copy);
+        if (rc != WEFT_SUCCESS) {
+            unpin_flows(t, i);
+            return rc;
+        }
+    }
+    return WEFT_SUCCESS;
+}
+
+/* Under d's lock: the copy to read from, a peer device's if allowed, else
+ * the host's; NULL when only a device without peer access holds it. */
+static weft_data_copy_t *pick_source_locked(weft_devmgr_t *m, weft_data_t *d)
+{
+    weft_devices_t *ds = m->ctx->devices;
+    int dev = m->dev->index;
+    for (int k = 1; k <= ds->n; k++)
+        if (k != dev && weft_devices_peer(ds, dev, k) && copy_newest(d, d->copies[k]))
+            return d->copies[k];
+    return copy_newest(d, d->copies[0]) ? d->copies[0] : NULL;
+}
+
+/* Under d's lock: the source with a reader taken, staging the newest
+ * version through host memory when no direct source exists. */
+static int acquire_source_locked(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **src)
+{
+    *src = pick_source_locked(m, d);
+    if (*src) {
+        weft_data_copy_reader_acquire_locked(*src);
+        return WEFT_SUCCESS;
+    }
+    weft_data_unlock(d);
+    int rc = weft_devcopy_to_host(d, src);
+    weft_data_lock(d);
+    return rc;
+}
+
+static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
+{
+    weft_data_t *d = fl->data;
+    weft_data_copy_t *c = fl->copy, *src = NULL;
+    weft_device_t *dev = m->dev;
+    weft_data_lock(d);
+    /* Newest already, or on its way on this stage-in stream (in order). */
+    if (copy_newest(d, c) || (c->xfer == WEFT_XFER_UNDER && c->version == d->version)) {
+        weft_data_unlock(d);
+        return WEFT_SUCCESS;
+    }
+    int rc = acquire_source_locked(m, d, &src);
+    if (rc == WEFT_SUCCESS) {
+        c->version = d->version;
+        c->xfer = WEFT_XFER_UNDER;
+        f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c,
+                                                .version = d->version};
+    }
+    weft_data_unlock(d);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_region_t rd = {.ptr = c->ptr, .ld = c->ld}, rs = {.ptr = src->ptr, .ld = src->ld};
+    rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, rd, dev->index, rs, src->device, d->rows,
+                              d->cols, d->elem);
+    if (rc == WEFT_SUCCESS)
+        atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
+                         (long long)d->bytes);
+    return rc;
+}
+
+/* Stage-in events are done: sources released, destinations current. */
+static void finish_transfers(weft_devmgr_t *m, weft_inflight_t *f, int ok)
+{
+    int dev = m->dev->index;
+    for (int i = 0; i < f->nxfer; i++) {
+        weft_xfer_rec_t *x = &f->xfer[i];
+        weft_data_lock(x->data);
+        weft_data_copy_reader_release_locked(x->src);
+        if (x->dst->xfer == WEFT_XFER_UNDER && x->dst->version == x->version) {
+            if (ok && x->version == x->data->version) {
+                weft_data_copied_locked(x->data, dev, x->version);
+            } else {
+                x->dst->xfer = WEFT_XFER_COMPLETE;
+                x->dst->state = WEFT_COPY_INVALID;
+            }
+        }
+        weft_data_unlock(x->data);
+    }
+    f->nxfer = 0;
+}
+
+static int stage_in(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_task_t *t = f->task;
+    int rc = pin_flows(m, t);
+    if (rc != WEFT_SUCCESS) return rc;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        if ((t->flow[i].mode & WEFT_R) && first_flow_of(t, i) == i)
+            rc = stage_flow(m, f, &t->flow[i]);
+    if (rc == WEFT_SUCCESS) rc = m->dev->ops->event_record(m->dev, WEFT_STREAM_IN, &f->ev);
+    if (rc != WEFT_SUCCESS) {
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu: stage-in failed: %s",
+                 t->cls->name, (unsigned long long)t->seq, weft_strerror(rc));
+        /* Copies already issued must land before their buffers are reused. */
+        weft_event_t ev;
+        if (m->dev->ops->event_record(m->dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS) {
+            int src = m->dev->ops->event_sync(m->dev, &ev);
+            (void)src;
+            m->dev->ops->event_destroy(m->dev, &ev);
+        }
+        finish_transfers(m, f, 0);
+        unpin_flows(t, t->nflows);
+        return rc;
+    }
+    f->has_event = 1;
+    f->phase = PHASE_STAGE;
+    return WEFT_SUCCESS;
+}
+
+/* ---- kernel and publication ------------------------------------------- */
+
+static void launch(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_device_t *dev = m->dev;
+    weft_task_t *t = f->task;
+    int nexec = dev->nstreams - WEFT_STREAM_EXEC0;
+    int stream = WEFT_STREAM_EXEC0 + m->next_exec++ % nexec;
+    t->device = dev->index;
+    f->phase = PHASE_EXEC;
+    f->start_ns = now_ns();
+    f->rc = dev->ops->launch(dev, stream, t, weft_devselect_body(m->ctx, t, dev->index));
+    if (f->rc != WEFT_SUCCESS)
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s",
+                 t->cls->name, (unsigned long long)t->seq, weft_strerror(f->rc));
+    /* Even after a failed launch: wait for what the body enqueued. */
+    f->has_event = dev->ops->event_record(dev, stream, &f->ev) == WEFT_SUCCESS;
+}
+
+static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
+{
+    int dev = m->dev->index;
+    for (int i = 0; i < t->nflows; i++) {
+        weft_flow_t *f = &t->flow[i];
+        if (!f->copy || first_flow_of(t, i) != i) continue;
+        weft_data_t *d = f->data;
+        weft_data_lock(d);
+        if (ran && (f->mode & WEFT_W))
+            weft_data_written_at_locked(d, dev, f->out_version ? f->out_version : d->version + 1);
+        f->copy->last_task = t->seq;
+        weft_devcopy_touch(m, f->copy);
+        weft_data_copy_reader_release_locked(f->copy);
+        weft_data_unlock(d);
+    }
+}
+
+static void finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
+{
+    if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
+                 (unsigned long long)t->seq, weft_strerror(rc));
+    atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
+    weft_exec_finish(m->ctx, t, rc);
+}
+
+static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
+{
+    weft_task_t *t = f->task;
+    if (rc == WEFT_SUCCESS) rc = f->rc;
+    publish(m, t, rc == WEFT_SUCCESS);
+    if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
+    atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(now_ns() - f->start_ns));
+    finish_task(m, t, rc);
+}
+
+/* One step of f when its event is done; returns 1 when f is finished. */
+static int step(weft_devmgr_t *m, weft_inflight_t *f, int rc)
+{
+    if (f->phase == PHASE_EXEC) {
+        exec_done(m, f, rc);
+        return 1;
+    }
+    finish_transfers(m, f, rc == WEFT_SUCCESS);
+    if (rc != WEFT_SUCCESS) {
+        unpin_flows(f->task, f->task->nflows);
+        finish_task(m, f->task, rc);
+        return 1;
+    }
+    launch(m, f);
+    return 0;
+}
+
+static int progress_inflight(weft_devmgr_t *m)
+{
+    int progress = 0;
+    weft_device_t *dev = m->dev;
+    for (weft_inflight_t **pp = &m->inflight; *pp;) {
+        weft_inflight_t *f = *pp;
+        int rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
+        if (rc == WEFT_AGAIN) {
+            pp = &f->next;
+            continue;
+        }
+        if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
+        f->has_event = 0;
+        progress++;
+        if (step(m, f, rc)) {
+            *pp = f->next;
+            m->ninflight--;
+            free(f);
+        } else {
+            pp = &f->next;
+        }
+    }
+    return progress;
+}
+
+/* ---- the manager thread ------------------------------------------------- */
+
+typedef struct mgr_state {
+    weft_task_t *blocked;  /* waits for device memory */
+    int64_t blocked_since; /* while nothing else is in flight */
+    int64_t backoff_ns;
+} mgr_state_t;
+
+static weft_task_t *pop_ready(weft_devmgr_t *m)
+{
+    pthread_mutex_lock(&m->lock);
+    weft_task_t *t = weft_heap_pop(&m->ready);
+    pthread_mutex_unlock(&m->lock);
+    return t;
+}
+
+/* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
+ * none in flight for long, the task can never fit: it fails. */
+static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
+{
+    if (m->ninflight > 0) {
+        s->blocked_since = 0;
+        return 1;
+    }
+    int64_t now = now_ns();
+    if (!s->blocked_since) s->blocked_since = now;
+    if (now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
+    weft_log(WEFT_LOG_ERROR, m->dev->index,
+             "task %s #%llu: its tiles do not fit in the %zu bytes of %s's zone and nothing "
+             "more can be evicted (raise device_memory_limit / device_memory_use)",
+             t->cls->name, (unsigned long long)t->seq, m->dev->zone_bytes, m->dev->name);
+    s->blocked_since = 0;
+    return 0;
+}
+
+static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
+{
+    int started = 0;
+    while (m->ninflight < m->max_inflight) {
+        weft_task_t *t = s->blocked ? s->blocked : pop_ready(m);
+        if (!t) break;
+        s->blocked = NULL;
+        weft_inflight_t *f = calloc(1, sizeof *f);
+        int rc = f ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+        if (f) {
+            f->task = t;
+            rc = stage_in(m, f);
+        }
+        if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
+            s->blocked = t;
+            free(f);
+            break;
+        }
+        started++;
+        s->blocked_since = 0;
+        if (rc != WEFT_SUCCESS) {
+            free(f);
+            finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
+            continue;
+        }
+        /* Appended: events are polled in the order the tasks started. */
+        weft_inflight_t **pp = &m->inflight;
+        while (*pp) pp = &(*pp)->next;
+        *pp = f;
+        m->ninflight++;
+    }
+    return started;
+}
+
+/* Sleeps until a task arrives (nothing in flight) or for a growing while
+ * (events pending: the device does not call back). Returns 0 to stop. */
+static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
+{
+    pthread_mutex_lock(&m->lock);
+    int idle = m->ninflight == 0 && !s->blocked;
+    if (idle) {
+        while (!m->stop && weft_heap_empty(&m->ready)) pthread_cond_wait(&m->cond, &m->lock);
+    } else {
+        s->backoff_ns = s->backoff_ns ? s->backoff_ns * 2 : 2000;
+        if (s->backoff_ns > IDLE_WAIT_MAX_NS) s->backoff_ns = IDLE_WAIT_MAX_NS;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t ns = ts.tv_nsec + s->backoff_ns;
+        ts.tv_sec += ns / 1000000000LL;
+        ts.tv_nsec = ns % 1000000000LL;
+        pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+    }
+    int go_on = !(m->stop && weft_heap_empty(&m->ready) && idle);
+    pthread_mutex_unlock(&m->lock);
+    return go_on;
+}
+
+static void *mgr_main(void *arg)
+{
+    weft_devmgr_t *m = arg;
+    mgr_state_t s = {0};
+    for (;;) {
+        int progress = progress_inflight(m);
+        progress += start_tasks(m, &s);
+        if (progress) {
+            s.backoff_ns = 0;
+            continue;
+        }
+        if (!idle_wait(m, &s)) break;
+    }
+    return NULL;
+}
+
+/* ---- submission, start and stop ------------------------------------------ */
+
+int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
+{
+    if (ctx->ndevices == 0 || t->kind != WEFT_TASK_BODY) return 0;
+    int dev = weft_devselect(ctx, t);
+    if (dev <= 0) {
+        atomic_fetch_add(&ctx->host_load_ns, (long long)t->est_ns);
+        return 0; /* no body anywhere (-1): the host path reports it */
+    }
+    weft_devmgr_t *m = ctx->devmgr[dev];
+    t->device = dev;
+    atomic_fetch_add(&m->load_ns, (long long)t->est_ns);
+    pthread_mutex_lock(&m->lock);
+    int rc = weft_heap_push(&m->ready, t);
+    pthread_cond_signal(&m->cond);
+    pthread_mutex_unlock(&m->lock);
+    if (rc != 0) {
+        weft_log(WEFT_LOG_ERROR, dev, "out of memory growing the ready queue");
+        abort();
+    }
+    return 1;
+}
+
+void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t)
+{
+    if (ctx->ndevices > 0 && t->est_ns) atomic_fetch_sub(&ctx->host_load_ns, (long long)t->est_ns);
+}
+
+static void mgr_free(weft_devmgr_t *m)
+{
+    weft_heap_fini(&m->ready);
+    pthread_cond_destroy(&m->cond);
+    pthread_mutex_destroy(&m->lock);
+    pthread_mutex_destroy(&m->lru_lock);
+    free(m);
+}
+
+static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
+{
+    weft_devmgr_t *m = calloc(1, sizeof *m);
+    if (!m) return WEFT_ERR_NOMEM;
+    m->ctx = ctx;
+    m->dev = dev;
+    m->max_inflight = INFLIGHT_PER_STREAM * (dev->nstreams - WEFT_STREAM_EXEC0);
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->cond, NULL);
+    pthread_mutex_init(&m->lru_lock, NULL);
+    if (weft_heap_init(&m->ready, 64) != 0) {
+        free(m);
+        return WEFT_ERR_NOMEM;
+    }
+    dev->mgr = m;
+    ctx->devmgr[dev->index] = m;
+    if (pthread_create(&m->thread, NULL, mgr_main, m) != 0) {
+        ctx->devmgr[dev->index] = NULL;
+        mgr_free(m);
+        return WEFT_ERR_NOMEM;
+    }
+    return WEFT_SUCCESS;
+}
+
+static void mgr_stop(weft_devmgr_t *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->stop = 1;
+    pthread_cond_signal(&m->cond);
+    pthread_mutex_unlock(&m->lock);
+    pthread_join(m->thread, NULL);
+}
+
+int weft_devexec_start(weft_context_t *ctx)
+{
+    int rc = weft_devices_open(ctx->params, &ctx->devices);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_devices_t *ds = ctx->devices;
+    for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
+        rc = mgr_start(ctx, ds->dev[i]);
+        weft_device_t *dev = ds->dev[i];
+        weft_log(WEFT_LOG_INFO, i, "%s: zone of %zu MiB, %d execution streams", dev->name,
+                 dev->zone_bytes >> 20, dev->nstreams - WEFT_STREAM_EXEC0);
+    }
+    if (rc != WEFT_SUCCESS) {
+        weft_devexec_stop(ctx);
+        return rc;
+    }
+    ctx->ndevices = ds->n;
+    return WEFT_SUCCESS;
+}
+
+void weft_devexec_stop(weft_context_t *ctx)
+{
+    weft_devices_t *ds = ctx->devices;
+    if (!ds) return;
+    int n = ds->n;
+    for (int i = 1; i <= n; i++)
+        if (ctx->devmgr[i]) mgr_stop(ctx->devmgr[i]);
+    if (ctx->show_stats) weft_devstats_print(ctx);
+    weft_devices_close(ds);
+    for (int i = 1; i <= n; i++) {
+        if (ctx->devmgr[i]) mgr_free(ctx->devmgr[i]);
+        ctx->devmgr[i] = NULL;
+    }
+    ctx->devices = NULL;
+    ctx->ndevices = 0;
+}

@@ -1,0 +1,134 @@
+/* The public device calls (types, counters, home devices, user device
+ * memory), the statistics lines, and the write-backs that make the final
+ * versions readable on the host after a wait. */
+#include "stf/devmgr.h"
+#include "stf/taskpool.h"
+#include "util/log.h"
+
+int weft_device_type(const weft_context_t *ctx, int index)
+{
+    if (!ctx || index < 0 || index > ctx->ndevices) return -1;
+    return index == 0 ? WEFT_DEV_CPU : (int)ctx->devices->dev[index]->ops->type;
+}
+
+int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_counters_t *out)
+{
+    if (!ctx || !out || index < 1 || index > ctx->ndevices) return WEFT_ERR_INVALID;
+    weft_device_t *dev = ctx->devices->dev[index];
+    weft_device_stats_t *s = &dev->stats;
+    *out = (weft_device_counters_t){
+        .tasks = atomic_load(&s->tasks),
+        .bytes_h2d = atomic_load(&s->bytes[WEFT_XFER_H2D]),
+        .bytes_d2h = atomic_load(&s->bytes[WEFT_XFER_D2H]),
+        .bytes_d2d = atomic_load(&s->bytes[WEFT_XFER_D2D]),
+        .evictions = atomic_load(&s->evictions),
+        .writebacks = atomic_load(&s->writebacks),
+        .mem_capacity = (int64_t)weft_zone_capacity(dev->zone),
+        .mem_used = (int64_t)weft_zone_used(dev->zone),
+        .mem_peak = (int64_t)weft_zone_peak(dev->zone),
+        .copies = atomic_load(&ctx->devmgr[index]->live_copies),
+    };
+    return WEFT_SUCCESS;
+}
+
+static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+void weft_devstats_print(weft_context_t *ctx)
+{
+    for (int i = 1; i <= ctx->devices->n; i++) {
+        weft_device_counters_t c;
+        if (weft_device_counters_get(ctx, i, &c) != WEFT_SUCCESS) continue;
+        weft_log_stats(i, "%s: %lld tasks, H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
+                       "%lld evictions (%lld write-backs), peak %.1f of %.1f MiB",
+                       ctx->devices->dev[i]->name, (long long)c.tasks, mib(c.bytes_h2d),
+                       mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
+                       (long long)c.writebacks, mib(c.mem_peak), mib(c.mem_capacity));
+    }
+}
+
+int weft_data_set_device(weft_data_t *d, int device)
+{
+    if (!d || device < 0 || device > d->ctx->ndevices) {
+        weft_error("weft_data_set_device: device %d is not in [0, %d]", device,
+                   d ? d->ctx->ndevices : 0);
+        return WEFT_ERR_INVALID;
+    }
+    d->home_device = device;
+    return WEFT_SUCCESS;
+}
+
+static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
+           c->xfer != WEFT_XFER_UNDER;
+}
+
+int weft_devexec_flush_data(weft_data_t *d)
+{
+    if (!d->ctx || d->ctx->ndevices == 0) return WEFT_SUCCESS;
+    weft_data_lock(d);
+    int need = !copy_newest(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
+    weft_data_unlock(d);
+    return need ? weft_devcopy_to_host(d, NULL) : WEFT_SUCCESS;
+}
+
+void weft_devexec_flush(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    if (ctx->ndevices == 0) return;
+    for (int i = 0; i < tp->ntouched; i++) {
+        weft_data_t *d = tp->touched[i];
+        if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
+        int rc = weft_devexec_flush_data(d);
+        if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+    }
+}
+
+/* Makes room on `device` for the user's copy: a runtime copy there goes,
+ * after its version was saved on host when it was the only newest one. */
+static int drop_runtime_copy(weft_data_t *d, int device)
+{
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[device];
+    int lone = c && copy_newest(d, c) && weft_data_valid_copies_locked(d) == 1;
+    weft_data_unlock(d);
+    if (lone) {
+        int rc = weft_devcopy_to_host(d, NULL);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    weft_data_lock(d);
+    c = d->copies[device];
+    int busy = c && (c->readers > 0 || c->owner == WEFT_MEM_MANAGED);
+    if (c && !busy) {
+        weft_data_copy_detach_force_locked(d, device);
+        weft_devcopy_fix_owner_locked(d);
+    }
+    weft_data_unlock(d);
+    return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+}
+
+int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
+{
+    if (!d || !ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
+        weft_error("weft_data_register_device: %s", !d || !ptr ? "NULL data or pointer"
+                   : ld < d->rows ? "ld is smaller than the rows of the tile"
+                   : "device index out of range (1..weft_ndevices)");
+        return WEFT_ERR_INVALID;
+    }
+    int rc = drop_runtime_copy(d, device);
+    if (rc != WEFT_SUCCESS) {
+        weft_error("weft_data_register_device: data %llu already has a copy in use or a user "
+                   "copy on device %d", (unsigned long long)d->key, device);
+        return rc;
+    }
+    weft_data_lock(d);
+    weft_data_copy_t *c = weft_data_copy_attach(d, device, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
+    if (c && current) {
+        for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+            if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
+        weft_data_copy_set_initial_locked(d, device);
+        d->flags &= ~WEFT_DATA_NEW;
+    }
+    weft_data_unlock(d);
+    return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+}

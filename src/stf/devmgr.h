@@ -1,0 +1,107 @@
+/* The device path of task execution: one manager per accelerator takes the
+ * tasks chosen for its device by priority, stages their flows in (from the
+ * newest copy: peer, host, or a device through host), launches their body
+ * on an execution stream and publishes what they wrote. Device copies come
+ * from the device zone; when it is full, clean copies are evicted first,
+ * then dirty ones after their newest version was written back to host.
+ *
+ * Lock order: a data lock may be held while taking a manager's LRU lock;
+ * the reverse only with a trylock on the data (eviction walks the LRU). */
+#ifndef WEFT_STF_DEVMGR_H
+#define WEFT_STF_DEVMGR_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "device/registry.h"
+#include "sched/heap.h"
+#include "sched/task.h"
+#include "stf/context.h"
+
+typedef struct weft_inflight weft_inflight_t;
+
+typedef struct weft_devmgr {
+    weft_context_t *ctx;
+    weft_device_t *dev;
+    pthread_t thread;
+    /* Ready tasks chosen for this device (lock). */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    weft_heap_t ready;
+    int stop;
+    /* Tasks between stage-in and publication (manager thread only). */
+    weft_inflight_t *inflight;
+    int ninflight, max_inflight;
+    int next_exec; /* round robin over the execution streams */
+    /* Runtime-owned copies on this device, least recently used first. */
+    pthread_mutex_t lru_lock;
+    weft_data_copy_t *lru_head, *lru_tail;
+    atomic_int live_copies; /* runtime-owned copies allocated from the zone */
+    atomic_llong load_ns;   /* estimated work queued and in flight */
+} weft_devmgr_t;
+
+/* ---- devexec.c: managers and the device task path -------------------- */
+
+/* Opens the devices the parameters ask for and starts their managers;
+ * sets ctx->ndevices. WEFT_ERR_NODEV (logged) for a device asked for and
+ * absent. Main thread, at weft_init. */
+int weft_devexec_start(weft_context_t *ctx) __attribute__((warn_unused_result));
+/* Stops the managers (no task may be left) and closes the devices. */
+void weft_devexec_stop(weft_context_t *ctx);
+/* Hands a ready task to the device chosen for it; returns 0 when it runs
+ * on the host (the caller schedules it), 1 when a device took it. */
+int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
+/* A host task ended: its estimate leaves the host's load. */
+void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
+
+/* ---- devselect.c: where a task runs ---------------------------------- */
+
+/* The device index (0 host) that runs t: its affinity data's home device
+ * when it has one, else the least estimated completion time; sets
+ * t->est_ns. -1 when no body of t can run on this rank. */
+int weft_devselect(weft_context_t *ctx, weft_task_t *t);
+/* The body t runs on device (a CPU body serves emu devices). */
+weft_body_fn weft_devselect_body(weft_context_t *ctx, const weft_task_t *t, int device);
+
+/* ---- device_api.c: the public device calls and what serves them ------- */
+
+/* The statistics lines of show_stats, one per device. */
+void weft_devstats_print(weft_context_t *ctx);
+/* When the newest version of d lives on a device only, writes it back to
+ * the host copy (created if absent). Main thread, between taskpools. */
+int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
+/* End of a taskpool: every touched data whose host copy is the user's
+ * memory (MANAGED) gets its final version back there. */
+void weft_devexec_flush(struct weft_taskpool *tp);
+
+/* ---- devcopy.c: copies across devices --------------------------------- */
+
+/* A copy of d on m's device with one reader taken for the caller,
+ * allocated from the zone when absent (evicting as needed). WEFT_AGAIN
+ * when memory is pinned by copies in use now; WEFT_ERR_DEVMEM when nothing
+ * on the device can be freed. Any thread; not with d locked. */
+int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
+    __attribute__((warn_unused_result));
+/* Makes the host copy of d hold the newest version (allocating it for a
+ * device-only data), writing it back from the device that holds it. With
+ * out non-NULL a reader is taken on the host copy for the caller. Waits
+ * for the copy. Any thread; not with d locked. */
+int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
+    __attribute__((warn_unused_result));
+/* The host copy a host task uses for a flow of this mode, with a reader
+ * taken: newest for reads (written back from a device when needed),
+ * allocated for a first write. */
+int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
+    __attribute__((warn_unused_result));
+/* Marks a copy just used (most recently used end of its LRU). */
+void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c);
+/* Called with d locked after copies changed: a lone newest copy is OWNED. */
+void weft_devcopy_fix_owner_locked(weft_data_t *d);
+/* One synchronous 2D copy of d between copies on devices (at most one of
+ * them the host) on the stream of `by`; counts the bytes. */
+int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
+                      weft_data_copy_t *dst, weft_data_copy_t *src);
+/* Statistics kind of a transfer from device src to device dst. */
+weft_xfer_kind_t weft_devcopy_kind(int dst, int src);
+
+#endif

@@ -1,0 +1,94 @@
+/* Where a ready task runs. Owner computes: a task with an AFFINITY flow
+ * runs on that data's home device when its class has a body for it.
+ * Otherwise every place with a body is scored by its estimated completion
+ * time: the work already queued there, the bytes the task would move in,
+ * and the task's own run time (flops over the place's speed). The speeds
+ * are coarse per-type figures: they only need to rank the places. */
+#include "stf/devmgr.h"
+
+typedef struct place_speed {
+    double flops_per_s; /* one core, or one device */
+    double bytes_per_s; /* moving a tile in from elsewhere */
+} place_speed_t;
+
+static const place_speed_t speeds[WEFT_DEV_TYPES] = {
+    [WEFT_DEV_CPU] = {.flops_per_s = 1e10, .bytes_per_s = 1e10},
+    [WEFT_DEV_CUDA] = {.flops_per_s = 2e13, .bytes_per_s = 2e10},
+    [WEFT_DEV_EMU] = {.flops_per_s = 1e10, .bytes_per_s = 5e9},
+    [WEFT_DEV_HIP] = {.flops_per_s = 2e13, .bytes_per_s = 2e10},
+};
+
+#define TASK_NS_UNKNOWN 20000 /* a class without a flops estimate */
+
+static weft_device_type_t type_of(const weft_context_t *ctx, int device)
+{
+    return device == 0 ? WEFT_DEV_CPU : ctx->devices->dev[device]->ops->type;
+}
+
+weft_body_fn weft_devselect_body(weft_context_t *ctx, const weft_task_t *t, int device)
+{
+    weft_device_type_t type = type_of(ctx, device);
+    weft_body_fn b = t->cls->body[type];
+    /* An emulated accelerator runs CPU bodies as its kernels. */
+    if (!b && type == WEFT_DEV_EMU) b = t->cls->body[WEFT_DEV_CPU];
+    return b;
+}
+
+static int64_t task_ns(const weft_task_t *t, weft_device_type_t type)
+{
+    double flops = t->cls->flops ? t->cls->flops(t) : 0.0;
+    if (flops <= 0.0) return TASK_NS_UNKNOWN;
+    return (int64_t)(flops / speeds[type].flops_per_s * 1e9);
+}
+
+/* Bytes that reading flows would move to `device`, in nanoseconds. */
+static int64_t move_ns(const weft_context_t *ctx, weft_task_t *t, int device)
+{
+    double bytes = 0;
+    for (int i = 0; i < t->nflows; i++) {
+        weft_data_t *d = t->flow[i].data;
+        if (!(t->flow[i].mode & WEFT_R)) continue;
+        weft_data_lock(d);
+        weft_data_copy_t *c = d->copies[device];
+        int here = c && c->state != WEFT_COPY_INVALID && c->version == d->version;
+        weft_data_unlock(d);
+        if (!here) bytes += (double)d->bytes;
+    }
+    return (int64_t)(bytes / speeds[type_of(ctx, device)].bytes_per_s * 1e9);
+}
+
+static int64_t queued_ns(weft_context_t *ctx, int device)
+{
+    if (device == 0) return atomic_load(&ctx->host_load_ns) / (ctx->ncores > 0 ? ctx->ncores : 1);
+    return atomic_load(&ctx->devmgr[device]->load_ns);
+}
+
+static int affinity_device(weft_context_t *ctx, const weft_task_t *t)
+{
+    if (t->affinity < 0) return -1;
+    int home = t->flow[t->affinity].data->home_device;
+    if (home < 1 || home > ctx->ndevices || !weft_devselect_body(ctx, t, home)) return -1;
+    return home;
+}
+
+int weft_devselect(weft_context_t *ctx, weft_task_t *t)
+{
+    int best = affinity_device(ctx, t);
+    if (best > 0) {
+        t->est_ns = task_ns(t, type_of(ctx, best));
+        return best;
+    }
+    int64_t best_ect = 0, best_run = 0;
+    for (int k = 0; k <= ctx->ndevices; k++) {
+        if (!weft_devselect_body(ctx, t, k)) continue;
+        int64_t run = task_ns(t, type_of(ctx, k));
+        int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
+        if (best < 0 || ect < best_ect) {
+            best = k;
+            best_ect = ect;
+            best_run = run;
+        }
+    }
+    t->est_ns = best_run;
+    return best;
+}

@@ -1,0 +1,12 @@
+/* Local part of insertion: dependencies among the tasks of this rank. */
+#ifndef WEFT_STF_INSERT_H
+#define WEFT_STF_INSERT_H
+
+#include "sched/task.h"
+#include "stf/taskpool.h"
+
+/* Numbers t, orders it after the local tasks it depends on and releases
+ * it when nothing precedes it. Takes over the caller's reference. */
+int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t);
+
+#endif

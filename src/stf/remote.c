@@ -1,0 +1,159 @@
+/* Remote dependency inference. Every rank sees every inserted task and
+ * keeps, per data, the same small record: newest version, the rank that
+ * wrote it, the ranks that hold it. A read on a rank that does not hold the
+ * newest version implies one SEND on the holder and one RECV on the reader;
+ * both are tasks in the local dependency graphs (a SEND reads the tile, a
+ * RECV writes it), so write-after-read across ranks needs nothing more. */
+#include "stf/remote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "stf/exec.h"
+#include "stf/insert.h"
+#include "util/log.h"
+
+static const weft_task_class_t send_class = {.name = "weft.send"};
+static const weft_task_class_t recv_class = {.name = "weft.recv"};
+
+static int nwords(const weft_context_t *ctx) { return (ctx->nranks + 63) / 64; }
+
+static weft_remote_rec_t *record(weft_context_t *ctx, weft_data_t *d)
+{
+    if (d->stf) return d->stf;
+    weft_remote_rec_t *r = calloc(1, sizeof *r + sizeof(uint64_t) * (size_t)nwords(ctx));
+    if (!r) return NULL;
+    r->writer = -1;
+    /* A NEW tile is held by nobody until a task writes it. */
+    if (!(d->flags & WEFT_DATA_NEW)) r->holders[d->owner_rank / 64] |= 1ULL << (d->owner_rank % 64);
+    r->version = d->version;
+    d->stf = r;
+    return r;
+}
+
+static int holds(const weft_remote_rec_t *r, int rank)
+{
+    return (r->holders[rank / 64] >> (rank % 64)) & 1;
+}
+
+static void add_holder(weft_remote_rec_t *r, int rank) { r->holders[rank / 64] |= 1ULL << (rank % 64); }
+
+static void only_holder(weft_context_t *ctx, weft_remote_rec_t *r, int rank)
+{
+    memset(r->holders, 0, sizeof(uint64_t) * (size_t)nwords(ctx));
+    add_holder(r, rank);
+}
+
+int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow)
+{
+    if (affinity_flow >= 0) return t->flow[affinity_flow].data->owner_rank;
+    for (int i = 0; i < t->nflows; i++)
+        if (t->flow[i].mode & WEFT_W) return t->flow[i].data->owner_rank;
+    return t->nflows ? t->flow[0].data->owner_rank : 0;
+}
+
+/* A SEND or RECV task for one version of d, inserted like any task. */
+static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d, int peer,
+                         uint32_t version, int priority)
+{
+    weft_task_t *a = weft_task_alloc();
+    weft_comm_action_t *act = calloc(1, sizeof *act);
+    if (!a || !act) {
+        free(a);
+        free(act);
+        return WEFT_ERR_NOMEM;
+    }
+    a->kind = kind;
+    a->cls = kind == WEFT_TASK_SEND ? &send_class : &recv_class;
+    a->tp = tp;
+    a->priority = priority;
+    act->peer = peer;
+    act->version = version;
+    a->action = act;
+    a->nflows = 1;
+    a->flow[0] = (weft_flow_t){.data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W,
+                               .out_version = version};
+    weft_data_retain(d);
+    return weft_insert_local(tp, a);
+}
+
+/* The transfer, if any, that a read of d on rank `reader` implies. */
+static int infer_read(weft_taskpool_t *tp, weft_data_t *d, weft_remote_rec_t *r, int reader,
+                      int priority)
+{
+    weft_context_t *ctx = tp->ctx;
+    if (holds(r, reader)) return WEFT_SUCCESS;
+    int src = r->writer >= 0 ? r->writer : d->owner_rank;
+    int rc = WEFT_SUCCESS;
+    if (ctx->rank == src)
+        rc = insert_action(tp, WEFT_TASK_SEND, d, reader, r->version, priority);
+    if (rc == WEFT_SUCCESS && ctx->rank == reader)
+        rc = insert_action(tp, WEFT_TASK_RECV, d, src, r->version, priority);
+    add_holder(r, reader);
+    return rc;
+}
+
+int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
+{
+    weft_context_t *ctx = tp->ctx;
+    for (int i = 0; i < t->nflows; i++) {
+        weft_data_t *d = t->flow[i].data;
+        if (d->stf_epoch != tp->epoch) {
+            if (weft_taskpool_touch(tp, d) != 0) return WEFT_ERR_NOMEM;
+            d->stf_epoch = tp->epoch;
+        }
+        weft_remote_rec_t *r = record(ctx, d);
+        if (!r) return WEFT_ERR_NOMEM;
+        if (t->flow[i].mode & WEFT_R) {
+            int rc = infer_read(tp, d, r, exec_rank, t->priority);
+            if (rc != WEFT_SUCCESS) return rc;
+        }
+    }
+    /* Writes after every read: a task reading and writing one tile first
+     * fetches the old version. */
+    for (int i = 0; i < t->nflows; i++) {
+        if (!(t->flow[i].mode & WEFT_W)) continue;
+        weft_remote_rec_t *r = t->flow[i].data->stf;
+        int first = 1;
+        for (int j = 0; j < i; j++) first &= t->flow[j].data != t->flow[i].data || !(t->flow[j].mode & WEFT_W);
+        if (first) r->version++;
+        r->writer = exec_rank;
+        only_holder(ctx, r, exec_rank);
+        t->flow[i].out_version = r->version;
+    }
+    return WEFT_SUCCESS;
+}
+
+int weft_remote_flush(weft_taskpool_t *tp)
+{
+    for (int i = 0; i < tp->ntouched; i++) {
+        weft_data_t *d = tp->touched[i];
+        weft_remote_rec_t *r = d->stf;
+        if (!r || r->writer < 0 || holds(r, d->owner_rank)) continue;
+        int rc = infer_read(tp, d, r, d->owner_rank, 0);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    return WEFT_SUCCESS;
+}
+
+void weft_remote_reclaim(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    for (int i = 0; i < tp->ntouched; i++) {
+        weft_data_t *d = tp->touched[i];
+        weft_remote_rec_t *r = d->stf;
+        if (!r || !holds(r, d->owner_rank)) continue;
+        /* Copies away from the owner were temporaries of this taskpool:
+         * every rank forgets them the same way, so records stay equal. */
+        only_holder(ctx, r, d->owner_rank);
+        if (ctx->rank == d->owner_rank) continue;
+        weft_data_lock(d);
+        for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
+            weft_data_copy_t *c = d->copies[dev];
+            if (c && c->owner == WEFT_MEM_RUNTIME && c->readers == 0)
+                weft_data_copy_detach_force_locked(d, dev);
+        }
+        weft_data_unlock(d);
+    }
+}

@@ -1,0 +1,30 @@
+/* Remote dependency inference (DESIGN.md section 5): which tiles move
+ * between ranks, derived from the insertion sequence alone. */
+#ifndef WEFT_STF_REMOTE_H
+#define WEFT_STF_REMOTE_H
+
+#include "stf/taskpool.h"
+#include "sched/task.h"
+
+/* The same on every rank for a given data (d->stf). */
+typedef struct weft_remote_rec {
+    uint32_t version; /* newest version in the whole run */
+    int writer;       /* rank that wrote it; -1: the owner's initial data */
+    uint64_t holders[]; /* bitset of ranks holding the newest version */
+} weft_remote_rec_t;
+
+/* The rank that runs t: owner of its AFFINITY data (flow index, or -1),
+ * else of its first written data, else of its first data, else rank 0. */
+int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow);
+
+/* Updates the records for t running on exec_rank and inserts the SEND and
+ * RECV tasks this rank takes part in. Sets the versions t's writes publish. */
+int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank);
+
+/* At wait: final versions held only away from their owner go home. */
+int weft_remote_flush(weft_taskpool_t *tp);
+
+/* After wait: copies that were only visiting this rank are freed. */
+void weft_remote_reclaim(weft_taskpool_t *tp);
+
+#endif

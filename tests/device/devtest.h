@@ -1,0 +1,164 @@
+/* Shared pieces of the device tests: checks, tile kernels whose CPU bodies
+ * serve as emu kernels, and a reference GEMM on plain arrays. Each test is
+ * its own program; the emu devices come from WEFT_DEVICE_EMU_ENABLED in the
+ * test's environment (tests/device/CMakeLists.txt). */
+#ifndef WEFT_TESTS_DEVTEST_H
+#define WEFT_TESTS_DEVTEST_H
+
+#include <cblas.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/weft.h"
+
+static int devtest_checks, devtest_failures;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        devtest_checks++;                                                           \
+        if (!(cond)) {                                                              \
+            devtest_failures++;                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                           \
+    } while (0)
+
+/* Prints the result line; the exit status of the test. */
+static inline int devtest_result(const char *name)
+{
+    printf("%s: %d checks, %d failures: %s\n", name, devtest_checks, devtest_failures,
+           devtest_failures ? "FAILED" : "PASSED");
+    return devtest_failures ? 1 : 0;
+}
+
+/* weft_init that insists on at least `want` devices (the test's
+ * environment asks for them: their absence is a setup error). */
+static inline weft_context_t *devtest_init(int *argc, char ***argv, int want)
+{
+    weft_context_t *ctx = weft_init(argc, argv);
+    if (!ctx) {
+        fprintf(stderr, "weft_init failed\n");
+        exit(1);
+    }
+    if (weft_ndevices(ctx) < want) {
+        fprintf(stderr, "this test needs %d devices, weft opened %d\n", want,
+                weft_ndevices(ctx));
+        exit(1);
+    }
+    return ctx;
+}
+
+/* ---- kernels (column-major, ld from the task: partial and strided tiles
+ * need no special case) ---------------------------------------------------- */
+
+/* Which device each task ran on, for the placement checks. */
+static atomic_int devtest_ran_on[17];
+
+static inline void devtest_count(weft_task_t *t)
+{
+    int dev = weft_task_device(t);
+    if (dev >= 0 && dev < 17) atomic_fetch_add(&devtest_ran_on[dev], 1);
+}
+
+/* flow 0: A (R), flow 1: B (R), flow 2: C (RW): C += A B */
+static int devtest_gemm_body(weft_task_t *t)
+{
+    devtest_count(t);
+    int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0,
+                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    return 0;
+}
+
+/* flow 0: A (R), flow 1: B (R), flow 2: C (W, NEW): C = A B */
+static int devtest_gemm_new_body(weft_task_t *t)
+{
+    devtest_count(t);
+    int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 0.0,
+                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    return 0;
+}
+
+/* flow 0: src (R), flow 1: dst (W): dst = src */
+static int devtest_copy_body(weft_task_t *t)
+{
+    devtest_count(t);
+    int m = weft_task_rows(t, 0), n = weft_task_cols(t, 0);
+    const double *s = weft_task_ptr(t, 0);
+    double *d = weft_task_ptr(t, 1);
+    int64_t ls = weft_task_ld(t, 0), ld = weft_task_ld(t, 1);
+    for (int j = 0; j < n; j++) memcpy(d + j * ld, s + j * ls, sizeof(double) * (size_t)m);
+    return 0;
+}
+
+/* flow 0: X (W): X(i,j) = value(seed, i, j) with value 0 the seed */
+static int devtest_fill_body(weft_task_t *t)
+{
+    devtest_count(t);
+    double seed;
+    weft_task_value(t, 0, &seed);
+    int m = weft_task_rows(t, 0), n = weft_task_cols(t, 0);
+    double *x = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) x[i + j * ld] = sin(seed + 0.37 * i + 0.11 * j);
+    return 0;
+}
+
+static double devtest_flops_gemm(const weft_task_t *t)
+{
+    return 2.0 * weft_task_rows(t, 2) * weft_task_cols(t, 2) * weft_task_cols(t, 0);
+}
+
+static const weft_task_class_t devtest_gemm = {
+    .name = "gemm", .body = {[WEFT_DEV_CPU] = devtest_gemm_body}, .flops = devtest_flops_gemm};
+static const weft_task_class_t devtest_gemm_new = {
+    .name = "gemm_new", .body = {[WEFT_DEV_CPU] = devtest_gemm_new_body},
+    .flops = devtest_flops_gemm};
+static const weft_task_class_t devtest_copy = {.name = "copy",
+                                               .body = {[WEFT_DEV_CPU] = devtest_copy_body}};
+static const weft_task_class_t devtest_fill = {.name = "fill",
+                                               .body = {[WEFT_DEV_CPU] = devtest_fill_body}};
+/* The same kernels for the emu device only: the host cannot take them. */
+static const weft_task_class_t devtest_gemm_emu = {
+    .name = "gemm_emu", .body = {[WEFT_DEV_EMU] = devtest_gemm_body},
+    .flops = devtest_flops_gemm};
+static const weft_task_class_t devtest_gemm_new_emu = {
+    .name = "gemm_new_emu", .body = {[WEFT_DEV_EMU] = devtest_gemm_new_body},
+    .flops = devtest_flops_gemm};
+static const weft_task_class_t devtest_fill_emu = {
+    .name = "fill_emu", .body = {[WEFT_DEV_EMU] = devtest_fill_body}};
+
+/* ---- host side helpers ---------------------------------------------------- */
+
+static inline void devtest_fill_array(double *x, int m, int n, int64_t ld, double seed)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) x[i + j * ld] = sin(seed + 0.37 * i + 0.11 * j);
+}
+
+/* Largest |a - b| over an m x n block. */
+static inline double devtest_maxdiff(const double *a, int64_t lda, const double *b, int64_t ldb,
+                                     int m, int n)
+{
+    double e = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) e = fmax(e, fabs(a[i + j * lda] - b[i + j * ldb]));
+    return e;
+}
+
+static inline weft_device_counters_t devtest_counters(weft_context_t *ctx, int dev)
+{
+    weft_device_counters_t c;
+    memset(&c, 0, sizeof c);
+    if (weft_device_counters_get(ctx, dev, &c) != WEFT_SUCCESS)
+        fprintf(stderr, "no counters for device %d\n", dev);
+    return c;
+}
+
+#endif

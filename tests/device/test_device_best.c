@@ -1,0 +1,108 @@
+/* get_best_device: without affinity, independent GEMMs spread by estimated
+ * completion time reach every device; with affinity, each task runs on its
+ * tile's home device (matrix tile rows cyclic over the devices). */
+#include "devtest.h"
+
+#define NB 64
+#define T 8
+#define REPS 4
+
+static atomic_int misplaced;
+
+/* gemm whose value 0 is the device it must run on. */
+static int gemm_placed(weft_task_t *t)
+{
+    int want;
+    weft_task_value(t, 0, &want);
+    if (weft_task_device(t) != want) atomic_fetch_add(&misplaced, 1);
+    return devtest_gemm_body(t);
+}
+
+static const weft_task_class_t gemm_aff = {
+    .name = "gemm_placed", .body = {[WEFT_DEV_CPU] = gemm_placed}, .flops = devtest_flops_gemm};
+
+static void fill(weft_matrix_t *X, double seed)
+{
+    for (int i = 0; i < weft_matrix_mt(X); i++)
+        for (int j = 0; j < weft_matrix_nt(X); j++)
+            devtest_fill_array(weft_data_host_ptr(weft_tile(X, i, j), NULL), NB, NB, NB,
+                               seed + i + 7.0 * j);
+}
+
+static void without_affinity(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)
+{
+    int ndev = weft_ndevices(ctx);
+    int64_t before[17];
+    for (int d = 1; d <= ndev; d++) before[d] = devtest_counters(ctx, d).tasks;
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "free");
+    int rc = 0;
+    for (int r = 0; r < REPS; r++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T && rc == 0; j++)
+                rc = weft_insert_task(tp, &devtest_gemm, WEFT_R, weft_tile(A, i, j), WEFT_R,
+                                      weft_tile(A, j, i), WEFT_RW, weft_tile(C, i, j), 0);
+    CHECK(rc == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    for (int d = 1; d <= ndev; d++) {
+        int64_t n = devtest_counters(ctx, d).tasks - before[d];
+        printf("no affinity: device %d ran %lld of %d tasks\n", d, (long long)n, REPS * T * T);
+        CHECK(n > 0);
+    }
+}
+
+static void with_affinity(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)
+{
+    int ndev = weft_ndevices(ctx);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "affinity");
+    int rc = 0;
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T && rc == 0; j++) {
+            int home = 1 + i % ndev; /* weft_matrix_new's map on a 1 x 1 grid */
+            rc = weft_insert_task(tp, &gemm_aff, WEFT_VALUE, &home, sizeof home, WEFT_R,
+                                  weft_tile(A, i, j), WEFT_R, weft_tile(A, j, i),
+                                  WEFT_RW | WEFT_AFFINITY, weft_tile(C, i, j), 0);
+        }
+    CHECK(rc == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    CHECK(atomic_load(&misplaced) == 0);
+}
+
+/* C = REPS + 1 products A(i,j) A(j,i) after both phases. */
+static void check_result(weft_matrix_t *A, weft_matrix_t *C)
+{
+    double *ref = malloc(sizeof(double) * NB * NB);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            memset(ref, 0, sizeof(double) * NB * NB);
+            for (int r = 0; r < REPS + 1; r++)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, NB, NB, NB, 1.0,
+                            weft_data_host_ptr(weft_tile(A, i, j), NULL), NB,
+                            weft_data_host_ptr(weft_tile(A, j, i), NULL), NB, 1.0, ref, NB);
+            CHECK(devtest_maxdiff(weft_data_host_ptr(weft_tile(C, i, j), NULL), NB, ref, NB, NB,
+                                  NB) < 1e-9 * NB * REPS);
+        }
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = devtest_init(&argc, &argv, 2);
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, NB * T, NB * T, NB, NB, 1, 1);
+    weft_matrix_t *C = weft_matrix_new(ctx, WEFT_DOUBLE, NB * T, NB * T, NB, NB, 1, 1);
+    fill(A, 1.0);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++)
+            memset(weft_data_host_ptr(weft_tile(C, i, j), NULL), 0, sizeof(double) * NB * NB);
+    for (int d = 0; d <= weft_ndevices(ctx); d++)
+        CHECK(weft_device_type(ctx, d) == (d == 0 ? WEFT_DEV_CPU : WEFT_DEV_EMU));
+    CHECK(weft_device_type(ctx, weft_ndevices(ctx) + 1) == -1);
+    without_affinity(ctx, A, C);
+    with_affinity(ctx, A, C);
+    check_result(A, C);
+    weft_matrix_free(A);
+    weft_matrix_free(C);
+    CHECK(weft_fini(ctx) == 0);
+    return devtest_result("device_best");
+}

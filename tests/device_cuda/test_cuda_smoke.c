@@ -1,0 +1,409 @@
+/*
+ * Smoke test of the CUDA device module (src/device/cuda/), driven through
+ * its operations table without a weft context: open, a zone, strided 2D
+ * round trips H2D -> D2D -> D2D -> D2H and a contiguous one, events and
+ * their pool, pinned host memory, a launch whose body runs cusolverDnDpotrf
+ * with the task's handle and workspace (checked against LAPACKE), argument
+ * errors, IPC export, and with 2 GPUs a copy between them.
+ * Exit 0 when every check passes, 1 at the first failure (printed), 77
+ * (skipped) when no GPU is visible.
+ */
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/data.h"
+#include "data/zone.h"
+#include "device/cuda/cuda_device.h"
+#include "sched/task.h"
+
+#define ZONE_BYTES ((size_t)64 << 20)
+#define WORKSPACE_BYTES ((size_t)16 << 20)
+
+static int checks_passed;
+
+static void check_at(int ok, const char *what, const char *file, int line)
+{
+    if (!ok) {
+        fprintf(stderr, "test_cuda_smoke: FAILED check '%s' at %s:%d\n", what, file, line);
+        exit(1);
+    }
+    checks_passed++;
+}
+
+#define CHECK(cond) check_at((cond) != 0, #cond, __FILE__, __LINE__)
+
+static const weft_device_ops_t *ops = &weft_cuda_ops;
+
+/* ---- helpers --------------------------------------------------------- */
+
+static double pattern(int i, int j, int salt) { return i + 1000.0 * j + 0.25 * salt; }
+
+static void fill(double *h, int64_t ld, int rows, int cols, int salt)
+{
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            h[i + j * ld] = pattern(i, j, salt);
+}
+
+/* Every element of the tile matches; padding rows [rows, ld) kept pad. */
+static int same(const double *h, int64_t ld, int rows, int cols, int salt, double pad)
+{
+    for (int j = 0; j < cols; j++) {
+        for (int i = 0; i < rows; i++)
+            if (h[i + j * ld] != pattern(i, j, salt))
+                return 0;
+        for (int64_t i = rows; i < ld; i++)
+            if (h[i + j * ld] != pad)
+                return 0;
+    }
+    return 1;
+}
+
+static void wait_event(weft_device_t *dev, int stream)
+{
+    weft_event_t ev;
+    CHECK(ops->event_record(dev, stream, &ev) == WEFT_SUCCESS);
+    CHECK(ops->event_sync(dev, &ev) == WEFT_SUCCESS);
+    CHECK(ops->event_query(dev, &ev) == WEFT_SUCCESS);
+    ops->event_destroy(dev, &ev);
+    CHECK(ev.handle == NULL);
+}
+
+static weft_region_t region(void *ptr, int64_t ld) { return (weft_region_t){ptr, ld}; }
+
+static void open_device(weft_device_t *dev, int ordinal)
+{
+    memset(dev, 0, sizeof *dev);
+    dev->ops = ops;
+    dev->index = ordinal + 1;
+    dev->type_index = ordinal;
+    snprintf(dev->name, sizeof dev->name, "cuda%d", ordinal);
+    dev->workspace_bytes = WORKSPACE_BYTES;
+    CHECK(ops->open(dev, ordinal) == WEFT_SUCCESS);
+    CHECK(dev->priv != NULL);
+    CHECK(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_CUDA_EXEC_STREAMS_DEFAULT);
+    CHECK(dev->caps & WEFT_DEVCAP_IPC);
+
+    size_t free_b = 0, total = 0;
+    CHECK(ops->mem_info(dev, &free_b, &total) == WEFT_SUCCESS);
+    CHECK(total > 0 && free_b <= total && free_b >= ZONE_BYTES);
+    void *base = NULL;
+    CHECK(ops->mem_reserve(dev, ZONE_BYTES, &base) == WEFT_SUCCESS && base != NULL);
+    CHECK(weft_zone_create(base, ZONE_BYTES, 256, &dev->zone) == WEFT_ZONE_OK);
+    dev->zone_base = base;
+    dev->zone_bytes = ZONE_BYTES;
+    printf("device %d: %zu MiB free of %zu MiB, zone of %zu MiB at %p\n", ordinal,
+           free_b >> 20, total >> 20, ZONE_BYTES >> 20, base);
+}
+
+static void close_device(weft_device_t *dev)
+{
+    weft_zone_destroy(dev->zone);
+    ops->mem_release(dev, dev->zone_base, dev->zone_bytes);
+    ops->close(dev);
+    CHECK(dev->priv == NULL);
+}
+
+/* ---- copies ---------------------------------------------------------- */
+
+/* host (ld 37) -H2D-> A (ld 32) -D2D-> B (ld 29, contiguous) -D2D-> C (ld
+ * 40) -D2H-> host (ld 45, pinned), each step on another stream, ordered
+ * by events. */
+static void test_strided_round_trip(weft_device_t *dev)
+{
+    enum { R = 29, C = 23, LDH = 37, LDA = 32, LDC = 40, LDO = 45 };
+    const size_t e = sizeof(double);
+    double *h = malloc(sizeof(double) * LDH * C), *out = malloc(sizeof(double) * LDO * C);
+    CHECK(h != NULL && out != NULL);
+    fill(h, LDH, R, C, 1);
+    for (int i = 0; i < LDO * C; i++)
+        out[i] = -7.0;
+    CHECK(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_SUCCESS);
+    CHECK(weft_cuda_host_is_pinned(out) == 1);
+    CHECK(weft_cuda_host_is_pinned(h) == 0);
+    printf("(the next line is an expected warning)\n");
+    CHECK(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_ERR_INVALID);
+
+    void *a = weft_zone_malloc(dev->zone, e * LDA * C);
+    void *b = weft_zone_malloc(dev->zone, e * R * C);
+    void *c = weft_zone_malloc(dev->zone, e * LDC * C);
+    CHECK(a != NULL && b != NULL && c != NULL);
+    int d = dev->index, x0 = WEFT_STREAM_EXEC0, x1 = WEFT_STREAM_EXEC0 + 1;
+
+    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(a, LDA), d, region(h, LDH), 0, R, C,
+                          e) == WEFT_SUCCESS);
+    weft_event_t ev;
+    CHECK(ops->event_record(dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS);
+    int rc, polls = 0;
+    while ((rc = ops->event_query(dev, &ev)) == WEFT_AGAIN)
+        polls++;
+    CHECK(rc == WEFT_SUCCESS);
+    ops->event_destroy(dev, &ev);
+    printf("H2D strided done after %d polls returning WEFT_AGAIN\n", polls);
+
+    CHECK(ops->copy_async(dev, x0, region(b, R), d, region(a, LDA), d, R, C, e) == 0);
+    wait_event(dev, x0);
+    CHECK(ops->copy_async(dev, x1, region(c, LDC), d, region(b, R), d, R, C, e) == 0);
+    wait_event(dev, x1);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(out, LDO), 0, region(c, LDC), d, R,
+                          C, e) == 0);
+    wait_event(dev, WEFT_STREAM_OUT);
+    CHECK(same(out, LDO, R, C, 1, -7.0));
+
+    /* Contiguous both ways (the 1D path): pageable host, B reused. */
+    fill(h, R, R, C, 2);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(b, R), d, region(h, R), 0, R, C, e) ==
+          0);
+    wait_event(dev, WEFT_STREAM_IN);
+    memset(h, 0, e * R * C);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(h, R), 0, region(b, R), d, R, C, e) ==
+          0);
+    wait_event(dev, WEFT_STREAM_OUT);
+    CHECK(same(h, R, R, C, 2, 0.0));
+
+    CHECK(weft_cuda_host_unregister(out) == WEFT_SUCCESS);
+    CHECK(weft_cuda_host_is_pinned(out) == 0);
+    CHECK(weft_zone_free(dev->zone, a) == 0 && weft_zone_free(dev->zone, b) == 0 &&
+          weft_zone_free(dev->zone, c) == 0);
+    free(h);
+    free(out);
+}
+
+/* Many events at once, then again: the second round comes from the pool. */
+static void test_events(weft_device_t *dev)
+{
+    enum { N = 100 };
+    static weft_event_t ev[N];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++)
+            CHECK(ops->event_record(dev, WEFT_STREAM_EXEC0 + i % 4, &ev[i]) == 0);
+        for (int i = N - 1; i >= 0; i--) {
+            CHECK(ops->event_sync(dev, &ev[i]) == WEFT_SUCCESS);
+            CHECK(ops->event_query(dev, &ev[i]) == WEFT_SUCCESS);
+            ops->event_destroy(dev, &ev[i]);
+        }
+    }
+}
+
+static void test_bad_arguments(weft_device_t *dev)
+{
+    double h[4], *a = weft_zone_malloc(dev->zone, sizeof h);
+    CHECK(a != NULL);
+    weft_event_t ev;
+    printf("(the next lines are expected errors)\n");
+    CHECK(ops->copy_async(dev, 99, region(a, 2), 1, region(h, 2), 0, 2, 2, 8) ==
+          WEFT_ERR_INVALID);
+    CHECK(ops->copy_async(dev, 0, region(a, 2), 1, region(h, 2), 0, 0, 2, 8) ==
+          WEFT_ERR_INVALID);
+    CHECK(ops->copy_async(dev, 0, region(a, 1), 1, region(h, 2), 0, 2, 2, 8) ==
+          WEFT_ERR_INVALID);
+    CHECK(ops->event_record(dev, -1, &ev) == WEFT_ERR_INVALID);
+    CHECK(ops->ipc_import(dev, h, 3, (void **)&a) == WEFT_ERR_INVALID);
+    CHECK(weft_cuda_host_register(NULL, 8) == WEFT_ERR_INVALID);
+    CHECK(weft_cuda_host_unregister(h) == WEFT_ERR_INVALID);
+    printf("(end of expected errors)\n");
+    CHECK(weft_zone_free(dev->zone, a) == 0);
+}
+
+static void test_ipc_export(weft_device_t *dev)
+{
+    unsigned char handle[WEFT_IPC_HANDLE_MAX];
+    size_t bytes = 0;
+    CHECK(ops->ipc_export(dev, handle, &bytes) == WEFT_SUCCESS);
+    CHECK(bytes == sizeof(cudaIpcMemHandle_t) && bytes <= WEFT_IPC_HANDLE_MAX);
+}
+
+/* ---- launch ---------------------------------------------------------- */
+
+/* Body: the lower Cholesky factor of flow 0 with the task's cuSOLVER
+ * handle; devInfo at the start of the workspace, the work array after it
+ * (the layout of apps/potrf_cuda.h). */
+static int smoke_potrf(weft_task_t *t)
+{
+    if (t->stream == NULL || t->blas == NULL || t->solver == NULL)
+        return -2;
+    if (weft_task_workspace(t, t->workspace_bytes + 1) != NULL)
+        return -3;
+    cusolverDnHandle_t h = weft_task_solver_handle(t);
+    int n = weft_task_rows(t, 0), lda = (int)weft_task_ld(t, 0), lwork = 0;
+    double *a = weft_task_ptr(t, 0);
+    if (cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork) != 0)
+        return -4;
+    unsigned char *ws = weft_task_workspace(t, 256 + sizeof(double) * (size_t)lwork);
+    if (ws == NULL)
+        return -5;
+    if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, (double *)(ws + 256), lwork,
+                         (int *)ws) != CUSOLVER_STATUS_SUCCESS)
+        return -6;
+    return 0;
+}
+
+/* Body: prints the cuSOLVER workspace of potrf for common tile sizes, for
+ * choosing device_workspace. Flow 0 is a device buffer of >= 2048^2. */
+static int smoke_lwork(weft_task_t *t)
+{
+    static const int nb[] = {256, 512, 1024, 2048};
+    for (size_t i = 0; i < sizeof nb / sizeof nb[0]; i++) {
+        int lwork = 0;
+        if (cusolverDnDpotrf_bufferSize(weft_task_solver_handle(t), CUBLAS_FILL_MODE_LOWER,
+                                        nb[i], weft_task_ptr(t, 0), nb[i], &lwork) != 0)
+            return -1;
+        printf("cusolverDnDpotrf workspace for a %d x %d tile: %zu bytes (+256 devInfo)\n",
+               nb[i], nb[i], sizeof(double) * (size_t)lwork);
+    }
+    return 0;
+}
+
+static int smoke_fail(weft_task_t *t) { return -42; }
+
+/* A task with one flow over device memory, outside any taskpool. */
+typedef struct smoke_task {
+    weft_task_t *t;
+    weft_data_t *data;
+    weft_data_copy_t *copy;
+} smoke_task_t;
+
+static smoke_task_t smoke_task(const weft_task_class_t *cls, void *ptr, int64_t ld, int rows,
+                               int cols, int device)
+{
+    smoke_task_t s = {calloc(1, sizeof *s.t), calloc(1, sizeof *s.data),
+                      calloc(1, sizeof *s.copy)};
+    CHECK(s.t != NULL && s.data != NULL && s.copy != NULL);
+    s.data->rows = rows;
+    s.data->cols = cols;
+    s.data->elem = sizeof(double);
+    s.copy->ptr = ptr;
+    s.copy->ld = ld;
+    s.copy->device = device;
+    s.t->cls = cls;
+    s.t->device = device;
+    s.t->nflows = 1;
+    s.t->flow[0] = (weft_flow_t){.data = s.data, .mode = WEFT_RW, .copy = s.copy};
+    return s;
+}
+
+static void smoke_task_free(smoke_task_t s)
+{
+    free(s.t);
+    free(s.data);
+    free(s.copy);
+}
+
+static void test_launch(weft_device_t *dev)
+{
+    enum { N = 100, LD = 104 };
+    static const weft_task_class_t potrf = {.name = "smoke_potrf"};
+    static const weft_task_class_t fail = {.name = "smoke_fail"};
+    double *h = malloc(sizeof(double) * LD * N), *ref = malloc(sizeof(double) * LD * N);
+    CHECK(h != NULL && ref != NULL);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < LD; i++)
+            h[i + j * LD] = i >= N ? 0.0 : i == j ? N : 1.0 / (1.0 + i + j);
+    memcpy(ref, h, sizeof(double) * LD * N);
+    CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', N, ref, LD) == 0);
+
+    void *a = weft_zone_malloc(dev->zone, sizeof(double) * LD * N);
+    CHECK(a != NULL);
+    int d = dev->index, x = WEFT_STREAM_EXEC0 + 2;
+    CHECK(ops->copy_async(dev, x, region(a, LD), d, region(h, LD), 0, N, N, 8) == 0);
+    smoke_task_t s = smoke_task(&potrf, a, LD, N, N, d);
+    CHECK(ops->launch(dev, x, s.t, smoke_potrf) == 0);
+    CHECK(s.t->workspace != NULL && s.t->workspace_bytes == WORKSPACE_BYTES);
+    int info = -1;
+    CHECK(ops->copy_async(dev, x, region(h, LD), 0, region(a, LD), d, N, N, 8) == 0);
+    CHECK(ops->copy_async(dev, x, region(&info, 1), 0, region(s.t->workspace, 1), d, 1, 1,
+                          sizeof info) == 0);
+    wait_event(dev, x);
+    CHECK(info == 0);
+    double err = 0.0;
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++)
+            err = fmax(err, fabs(h[i + j * LD] - ref[i + j * LD]));
+    printf("launch: cusolverDnDpotrf n=%d on stream %d, max |L - L_lapack| = %.3g\n", N, x,
+           err);
+    CHECK(err < 1e-10);
+
+    printf("(the next lines are expected errors)\n");
+    CHECK(ops->launch(dev, WEFT_STREAM_IN, s.t, smoke_potrf) == WEFT_ERR_INVALID);
+    printf("(end of expected errors)\n");
+    s.t->cls = &fail;
+    CHECK(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_fail) == -42);
+    smoke_task_free(s);
+
+    void *big = weft_zone_malloc(dev->zone, sizeof(double) * 2048 * 2048);
+    CHECK(big != NULL);
+    s = smoke_task(&potrf, big, 2048, 2048, 2048, d);
+    CHECK(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_lwork) == 0);
+    smoke_task_free(s);
+    CHECK(weft_zone_free(dev->zone, big) == 0 && weft_zone_free(dev->zone, a) == 0);
+    free(h);
+    free(ref);
+}
+
+/* ---- two GPUs -------------------------------------------------------- */
+
+/* A tile of dev0 (ld 33) copied into dev1 (ld 30) on dev1's stage-in
+ * stream, then read back from dev1. */
+static void test_peer(weft_device_t *dev0, weft_device_t *dev1)
+{
+    enum { R = 27, C = 19, LD0 = 33, LD1 = 30, LDH = 31 };
+    int p01 = ops->can_access_peer(dev0, dev1), p10 = ops->can_access_peer(dev1, dev0);
+    printf("peer access: 0 -> 1 %s, 1 -> 0 %s\n", p01 ? "yes" : "no", p10 ? "yes" : "no");
+    CHECK(p01 == p10);
+    double *h = malloc(sizeof(double) * LDH * C);
+    CHECK(h != NULL);
+    fill(h, LDH, R, C, 3);
+    void *a = weft_zone_malloc(dev0->zone, sizeof(double) * LD0 * C);
+    void *b = weft_zone_malloc(dev1->zone, sizeof(double) * LD1 * C);
+    CHECK(a != NULL && b != NULL);
+    int d0 = dev0->index, d1 = dev1->index;
+    CHECK(ops->copy_async(dev0, WEFT_STREAM_IN, region(a, LD0), d0, region(h, LDH), 0, R, C,
+                          8) == 0);
+    wait_event(dev0, WEFT_STREAM_IN);
+    CHECK(ops->copy_async(dev1, WEFT_STREAM_IN, region(b, LD1), d1, region(a, LD0), d0, R, C,
+                          8) == 0);
+    wait_event(dev1, WEFT_STREAM_IN);
+    for (int i = 0; i < LDH * C; i++)
+        h[i] = -1.0;
+    CHECK(ops->copy_async(dev1, WEFT_STREAM_OUT, region(h, LDH), 0, region(b, LD1), d1, R,
+                          C, 8) == 0);
+    wait_event(dev1, WEFT_STREAM_OUT);
+    CHECK(same(h, LDH, R, C, 3, -1.0));
+    CHECK(weft_zone_free(dev0->zone, a) == 0 && weft_zone_free(dev1->zone, b) == 0);
+    free(h);
+}
+
+int main(void)
+{
+    int count = 0;
+    CHECK(ops->probe(&count) == WEFT_SUCCESS);
+    if (count == 0) {
+        printf("test_cuda_smoke: SKIPPED: no CUDA GPU visible "
+               "(cudaGetDeviceCount reports no device or no driver)\n");
+        return 77;
+    }
+    static weft_device_t dev[2];
+    open_device(&dev[0], 0);
+    test_strided_round_trip(&dev[0]);
+    test_events(&dev[0]);
+    test_bad_arguments(&dev[0]);
+    test_ipc_export(&dev[0]);
+    test_launch(&dev[0]);
+    if (count >= 2) {
+        open_device(&dev[1], 1);
+        test_strided_round_trip(&dev[1]);
+        test_peer(&dev[0], &dev[1]);
+        close_device(&dev[1]);
+    } else {
+        printf("one GPU: peer copy not tested\n");
+    }
+    close_device(&dev[0]);
+    printf("test_cuda_smoke: %d checks passed on %d GPU(s)\n", checks_passed,
+           count >= 2 ? 2 : 1);
+    return 0;
+}
