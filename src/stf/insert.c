@@ -80,7 +80,7 @@ static int check_flows(const weft_task_t *t)
         const weft_remote_rec_t *rec = d->stf;
         int never_written = (d->flags & WEFT_DATA_NEW) && !d->last_writer && d->version == 0 &&
                             (!rec || rec->version == 0);
-        if (never_written && t->flow[i].mode == WEFT_R) {
+        if (never_written && (t->flow[i].mode & WEFT_R)) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
                        (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
