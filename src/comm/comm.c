@@ -115,6 +115,7 @@ static void *engine_main(void *arg)
         }
         moved |= progress_requests(c) > 0;
         moved |= weft_comm_start_throttled(c);
+        if (atomic_exchange(&c->dump, 0)) weft_comm_table_dump(c);
         idle = moved ? 0 : idle + 1;
         backoff(c, idle);
     }
@@ -167,6 +168,14 @@ void weft_comm_destroy(weft_comm_t *c)
     pthread_cond_destroy(&c->qcond);
     pthread_mutex_destroy(&c->qlock);
     free(c);
+}
+
+void weft_comm_dump(weft_comm_t *c)
+{
+    atomic_store(&c->dump, 1);
+    pthread_mutex_lock(&c->qlock);
+    pthread_cond_signal(&c->qcond);
+    pthread_mutex_unlock(&c->qlock);
 }
 
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)

@@ -49,5 +49,7 @@ void weft_comm_destroy(weft_comm_t *c);
 /* Hands a released SEND/RECV task to the engine (any thread). */
 void weft_comm_submit(weft_comm_t *c, weft_task_t *t);
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out);
+/* Asks the engine to log what it waits for (the stall watchdog). */
+void weft_comm_dump(weft_comm_t *c);
 
 #endif

@@ -56,6 +56,7 @@ struct weft_comm {
     int rank, nranks, tag_ub, next_tag;
     pthread_t thread;
     atomic_int stop;
+    atomic_int dump; /* log the open rendezvous on the next turn */
     pthread_mutex_t qlock;
     pthread_cond_t qcond;
     weft_task_t *qhead, *qtail;
@@ -78,5 +79,6 @@ void weft_comm_ctrl_stop(weft_comm_t *c);
 void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t);
 int weft_comm_start_throttled(weft_comm_t *c);
 void weft_comm_table_clear(weft_comm_t *c);
+void weft_comm_table_dump(weft_comm_t *c);
 
 #endif

@@ -50,6 +50,21 @@ void weft_comm_table_clear(weft_comm_t *c)
     }
 }
 
+void weft_comm_table_dump(weft_comm_t *c)
+{
+    static const char *what[] = {"receive waits for the activation of",
+                                 "activation arrived, no receive inserted yet for",
+                                 "send waits for the GET of"};
+    int n = 0;
+    for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
+        for (pending_t *p = c->table[i]; p; p = p->next)
+            if (n++ < 32)
+                weft_error("stall: comm: %s data %llu v%u (peer rank %d)", what[p->kind],
+                           (unsigned long long)p->key, p->version, p->peer);
+    weft_error("stall: comm: %d rendezvous open, %d fetches in flight, %d throttled", n,
+               c->ndata_inflight, c->nthrottled);
+}
+
 /* ---- tile layout on the wire ----------------------------------------------- */
 
 /* A strided tile is described to MPI as a vector of columns, so that a

@@ -26,6 +26,9 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("device_workspace", "16M", "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
     SIZE("device_emu_memory", "1G", "memory of one emulated accelerator (its shared-memory zone)"),
     SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
+    INT("watchdog_s", "0", 0, 86400, "seconds without any progress before each rank reports what it waits for; 0 = off"),
+    BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
+    INT("progress", "-1", -1, 1, "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
     INT("comm_max_requests", "16", 1, 1024, "network tile transfers in flight at most a rank (more wait, by priority)"),
 };
 

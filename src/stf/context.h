@@ -34,6 +34,7 @@ struct weft_context {
     int blas_threads_saved;
     atomic_int error; /* first error seen by a worker, 0 if none */
     atomic_llong tasks_run;
+    atomic_llong actions_done; /* network SEND/RECV tasks finished */
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_data_t **live;

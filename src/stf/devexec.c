@@ -1,10 +1,12 @@
 /* The device managers: one thread per accelerator takes the tasks chosen
- * for its device by priority and drives each through three steps without
- * blocking on the device: stage-in (every flow gets a copy on the device,
- * read flows receive the newest version on the stage-in stream), kernel
- * (the body launched on an execution stream), publication (readers
- * released, written flows become the newest version on the device). A few
- * tasks are in flight at once so that copies overlap kernels. */
+ * for its device by priority and drives each without blocking on the
+ * device: its flows get copies on the device (pinned by readers), then the
+ * copies of the newest versions and the body are enqueued back to back on
+ * one execution stream, then, once the stream passed the kernel, readers
+ * are released and written flows become the newest version on the device.
+ * Several tasks are in flight on several streams, so copies of one overlap
+ * the kernels of others. A task whose input is still arriving for another
+ * task waits for that transfer's event (streams do not order each other). */
 #include <stdlib.h>
 #include <time.h>
 
@@ -12,20 +14,24 @@
 #include "stf/exec.h"
 #include "util/log.h"
 
-/* A transfer into a device copy, finished when its stage-in event is. */
+/* A transfer into a device copy, finished when its event is. */
 typedef struct weft_xfer_rec {
     weft_data_t *data;
     weft_data_copy_t *src, *dst;
     uint32_t version;
 } weft_xfer_rec_t;
 
-typedef enum { PHASE_STAGE, PHASE_EXEC } phase_t;
+/* WAIT: flows pinned, some copy still receiving another task's transfer.
+ * EXEC: copies and kernel enqueued on one execution stream. */
+typedef enum { PHASE_WAIT, PHASE_EXEC } phase_t;
 
 struct weft_inflight {
     weft_task_t *task;
     phase_t phase;
-    weft_event_t ev;
-    int has_event;
+    int stream;
+    weft_event_t xfer_ev; /* after the stage-in copies */
+    weft_event_t ev;      /* after the kernel */
+    int has_xfer_ev, has_event;
     int rc; /* a launch error, reported once the stream is past it */
     int nxfer;
     weft_xfer_rec_t xfer[WEFT_MAX_FLOWS];
@@ -33,8 +39,8 @@ struct weft_inflight {
     weft_inflight_t *next;
 };
 
-#define INFLIGHT_PER_STREAM 2
-#define IDLE_WAIT_MAX_NS 1000000     /* polling period ceiling while work is in flight */
+#define INFLIGHT_PER_STREAM 4
+#define IDLE_WAIT_MAX_NS 100000          /* polling period ceiling while work is in flight */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
 
 static int64_t now_ns(void)
@@ -55,6 +61,11 @@ static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {
     return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
            c->xfer != WEFT_XFER_UNDER;
+}
+
+static int reads(const weft_task_t *t, int i)
+{
+    return (t->flow[i].mode & WEFT_R) && first_flow_of(t, i) == i;
 }
 
 /* ---- stage-in ------------------------------------------------------------ */
@@ -116,14 +127,29 @@ static int acquire_source_locked(weft_devmgr_t *m, weft_data_t *d, weft_data_cop
     return rc;
 }
 
+/* 1 while a copy t reads is receiving bytes for another task: only that
+ * task's stream orders them, so t waits for its transfer event. */
+static int inputs_arriving(const weft_task_t *t)
+{
+    int busy = 0;
+    for (int i = 0; i < t->nflows && !busy; i++) {
+        if (!reads(t, i)) continue;
+        weft_data_lock(t->flow[i].data);
+        busy = t->flow[i].copy->xfer == WEFT_XFER_UNDER;
+        weft_data_unlock(t->flow[i].data);
+    }
+    return busy;
+}
+
+/* Enqueues the copy of the newest version into the flow's device copy on
+ * f's stream, unless it is there already. */
 static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
 {
     weft_data_t *d = fl->data;
     weft_data_copy_t *c = fl->copy, *src = NULL;
     weft_device_t *dev = m->dev;
     weft_data_lock(d);
-    /* Newest already, or on its way on this stage-in stream (in order). */
-    if (copy_newest(d, c) || (c->xfer == WEFT_XFER_UNDER && c->version == d->version)) {
+    if (copy_newest(d, c)) {
         weft_data_unlock(d);
         return WEFT_SUCCESS;
     }
@@ -137,15 +163,15 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     weft_data_unlock(d);
     if (rc != WEFT_SUCCESS) return rc;
     weft_region_t rd = {.ptr = c->ptr, .ld = c->ld}, rs = {.ptr = src->ptr, .ld = src->ld};
-    rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, rd, dev->index, rs, src->device, d->rows,
-                              d->cols, d->elem);
+    rc = dev->ops->copy_async(dev, f->stream, rd, dev->index, rs, src->device, d->rows, d->cols,
+                              d->elem);
     if (rc == WEFT_SUCCESS)
         atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
                          (long long)d->bytes);
     return rc;
 }
 
-/* Stage-in events are done: sources released, destinations current. */
+/* Transfers are done: sources released, destinations current. */
 static void finish_transfers(weft_devmgr_t *m, weft_inflight_t *f, int ok)
 {
     int dev = m->dev->index;
@@ -166,52 +192,55 @@ static void finish_transfers(weft_devmgr_t *m, weft_inflight_t *f, int ok)
     f->nxfer = 0;
 }
 
-static int stage_in(weft_devmgr_t *m, weft_inflight_t *f)
+/* A failed stage-in: what was enqueued lands before anything is reused. */
+static void undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
-    weft_task_t *t = f->task;
-    int rc = pin_flows(m, t);
-    if (rc != WEFT_SUCCESS) return rc;
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        if ((t->flow[i].mode & WEFT_R) && first_flow_of(t, i) == i)
-            rc = stage_flow(m, f, &t->flow[i]);
-    if (rc == WEFT_SUCCESS) rc = m->dev->ops->event_record(m->dev, WEFT_STREAM_IN, &f->ev);
-    if (rc != WEFT_SUCCESS) {
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu: stage-in failed: %s",
-                 t->cls->name, (unsigned long long)t->seq, weft_strerror(rc));
-        /* Copies already issued must land before their buffers are reused. */
-        weft_event_t ev;
-        if (m->dev->ops->event_record(m->dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS) {
-            int src = m->dev->ops->event_sync(m->dev, &ev);
-            (void)src;
-            m->dev->ops->event_destroy(m->dev, &ev);
-        }
-        finish_transfers(m, f, 0);
-        unpin_flows(t, t->nflows);
-        return rc;
+    weft_device_t *dev = m->dev;
+    weft_event_t ev;
+    if (dev->ops->event_record(dev, f->stream, &ev) == WEFT_SUCCESS) {
+        int rc = dev->ops->event_sync(dev, &ev);
+        (void)rc; /* the task fails anyway */
+        dev->ops->event_destroy(dev, &ev);
     }
-    f->has_event = 1;
-    f->phase = PHASE_STAGE;
-    return WEFT_SUCCESS;
+    finish_transfers(m, f, 0);
+    unpin_flows(f->task, f->task->nflows);
 }
 
-/* ---- kernel and publication ------------------------------------------- */
-
-static void launch(weft_devmgr_t *m, weft_inflight_t *f)
+/* Copies then kernel on one execution stream, back to back: no round trip
+ * through this thread between them. */
+static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
-    int nexec = dev->nstreams - WEFT_STREAM_EXEC0;
-    int stream = WEFT_STREAM_EXEC0 + m->next_exec++ % nexec;
+    f->stream = WEFT_STREAM_EXEC0 + m->next_exec++ % (dev->nstreams - WEFT_STREAM_EXEC0);
+    int rc = WEFT_SUCCESS;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
+    if (rc == WEFT_SUCCESS && f->nxfer > 0) {
+        rc = dev->ops->event_record(dev, f->stream, &f->xfer_ev);
+        f->has_xfer_ev = rc == WEFT_SUCCESS;
+    }
+    if (rc != WEFT_SUCCESS) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s",
+                 t->cls->name, (unsigned long long)t->seq, weft_strerror(rc));
+        if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
+        f->has_xfer_ev = 0;
+        undo_stage(m, f);
+        return rc;
+    }
     t->device = dev->index;
     f->phase = PHASE_EXEC;
     f->start_ns = now_ns();
-    f->rc = dev->ops->launch(dev, stream, t, weft_devselect_body(m->ctx, t, dev->index));
+    f->rc = dev->ops->launch(dev, f->stream, t, weft_devselect_body(m->ctx, t, dev->index));
     if (f->rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s",
                  t->cls->name, (unsigned long long)t->seq, weft_strerror(f->rc));
     /* Even after a failed launch: wait for what the body enqueued. */
-    f->has_event = dev->ops->event_record(dev, stream, &f->ev) == WEFT_SUCCESS;
+    f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
+    return WEFT_SUCCESS;
 }
+
+/* ---- publication ---------------------------------------------------------- */
 
 static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
 {
@@ -243,44 +272,53 @@ static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
 {
     weft_task_t *t = f->task;
     if (rc == WEFT_SUCCESS) rc = f->rc;
+    finish_transfers(m, f, rc == WEFT_SUCCESS);
     publish(m, t, rc == WEFT_SUCCESS);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(now_ns() - f->start_ns));
     finish_task(m, t, rc);
 }
 
-/* One step of f when its event is done; returns 1 when f is finished. */
-static int step(weft_devmgr_t *m, weft_inflight_t *f, int rc)
+/* Polls f's events; returns 1 when it made progress, and sets *done when
+ * f is finished. */
+static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
 {
-    if (f->phase == PHASE_EXEC) {
-        exec_done(m, f, rc);
+    weft_device_t *dev = m->dev;
+    *done = 0;
+    if (f->phase == PHASE_WAIT) {
+        if (inputs_arriving(f->task)) return 0;
+        int rc = stage_and_launch(m, f);
+        if (rc != WEFT_SUCCESS) {
+            finish_task(m, f->task, rc);
+            *done = 1;
+        }
         return 1;
     }
-    finish_transfers(m, f, rc == WEFT_SUCCESS);
-    if (rc != WEFT_SUCCESS) {
-        unpin_flows(f->task, f->task->nflows);
-        finish_task(m, f->task, rc);
-        return 1;
+    int progress = 0;
+    if (f->has_xfer_ev && dev->ops->event_query(dev, &f->xfer_ev) != WEFT_AGAIN) {
+        /* The copies landed: other tasks of this device may read them now. */
+        dev->ops->event_destroy(dev, &f->xfer_ev);
+        f->has_xfer_ev = 0;
+        finish_transfers(m, f, 1);
+        progress = 1;
     }
-    launch(m, f);
-    return 0;
+    int rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
+    if (rc == WEFT_AGAIN) return progress;
+    if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
+    if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
+    exec_done(m, f, rc);
+    *done = 1;
+    return 1;
 }
 
 static int progress_inflight(weft_devmgr_t *m)
 {
     int progress = 0;
-    weft_device_t *dev = m->dev;
     for (weft_inflight_t **pp = &m->inflight; *pp;) {
         weft_inflight_t *f = *pp;
-        int rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
-        if (rc == WEFT_AGAIN) {
-            pp = &f->next;
-            continue;
-        }
-        if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
-        f->has_event = 0;
-        progress++;
-        if (step(m, f, rc)) {
+        int done;
+        progress += step(m, f, &done);
+        if (done) {
             *pp = f->next;
             m->ninflight--;
             free(f);
@@ -334,11 +372,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         if (!t) break;
         s->blocked = NULL;
         weft_inflight_t *f = calloc(1, sizeof *f);
-        int rc = f ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
-        if (f) {
-            f->task = t;
-            rc = stage_in(m, f);
-        }
+        int rc = f ? pin_flows(m, t) : WEFT_ERR_NOMEM;
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
             s->blocked = t;
             free(f);
@@ -351,6 +385,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
             continue;
         }
+        f->task = t;
+        f->phase = PHASE_WAIT;
         /* Appended: events are polled in the order the tasks started. */
         weft_inflight_t **pp = &m->inflight;
         while (*pp) pp = &(*pp)->next;

@@ -17,6 +17,14 @@ void weft_exec_ready(void *arg, weft_task_t *t)
         weft_sched_push(ctx->sched, t, weft_sched_self());
 }
 
+static void add_flops(weft_taskpool_t *tp, double f)
+{
+    double old = atomic_load_explicit(&tp->flops_done, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&tp->flops_done, &old, old + f,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
 void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
     if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
@@ -24,6 +32,9 @@ void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     if (t->kind == WEFT_TASK_BODY) {
         atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
+        if (t->cls->flops) add_flops(tp, t->cls->flops(t));
+    } else {
+        atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
     }
     weft_task_complete(t, weft_exec_ready, ctx);
     weft_task_unref(t);

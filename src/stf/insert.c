@@ -194,6 +194,7 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
         weft_task_unref(t);
         return rc;
     }
+    tp->ninserted_local++;
     int rc2 = weft_insert_local(tp, t);
     return rc != WEFT_SUCCESS ? rc : rc2;
 }

@@ -7,6 +7,7 @@
 #include "stf/devmgr.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
+#include "stf/watchdog.h"
 #include "util/log.h"
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
@@ -62,13 +63,6 @@ static void reset_tracking(weft_taskpool_t *tp)
     tp->epoch++;
 }
 
-static void wait_pending(weft_taskpool_t *tp)
-{
-    pthread_mutex_lock(&tp->lock);
-    while (atomic_load(&tp->pending) > 0) pthread_cond_wait(&tp->done, &tp->lock);
-    pthread_mutex_unlock(&tp->lock);
-}
-
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
     if (!tp) return WEFT_ERR_INVALID;
@@ -85,7 +79,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         rc = weft_remote_flush(tp);
         if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
     }
-    wait_pending(tp);
+    weft_watchdog_wait(tp);
     weft_devexec_flush(tp);
     if (ctx->nranks > 1) {
         weft_remote_reclaim(tp);

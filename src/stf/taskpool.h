@@ -13,6 +13,8 @@ struct weft_taskpool {
     char name[64];
     atomic_long pending; /* inserted here and not completed */
     atomic_long nrun;    /* tasks run by this rank */
+    long ninserted_local; /* body tasks kept by this rank (main thread) */
+    _Atomic double flops_done; /* estimated flops of the finished tasks */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;

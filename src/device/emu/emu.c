@@ -363,9 +363,6 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
     if (handle_bytes == 0 || handle_bytes > sizeof name) return WEFT_ERR_INVALID;
     memcpy(name, handle, handle_bytes);
     name[handle_bytes - 1] = '\0';
-    int slot = 0;
-    while (slot < EMU_MAX_IMPORTS && e->imports[slot].base) slot++;
-    if (slot == EMU_MAX_IMPORTS) return WEFT_ERR_NOMEM;
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) {
         weft_log(WEFT_LOG_ERROR, dev->index, "emu: cannot open %s: %s", name, strerror(errno));
@@ -377,7 +374,15 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
         p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd); /* the mapping stays valid */
     if (p == MAP_FAILED) return WEFT_ERR_INVALID;
-    e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
+    pthread_mutex_lock(&e->lock);
+    int slot = 0;
+    while (slot < EMU_MAX_IMPORTS && e->imports[slot].base) slot++;
+    if (slot < EMU_MAX_IMPORTS) e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
+    pthread_mutex_unlock(&e->lock);
+    if (slot == EMU_MAX_IMPORTS) {
+        munmap(p, (size_t)st.st_size);
+        return WEFT_ERR_NOMEM;
+    }
     *base = p;
     return WEFT_SUCCESS;
 }
@@ -385,13 +390,17 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
 static int emu_ipc_close(weft_device_t *dev, void *base)
 {
     emu_dev_t *e = dev->priv;
-    for (int i = 0; i < EMU_MAX_IMPORTS; i++) {
-        if (e->imports[i].base != base) continue;
-        munmap(base, e->imports[i].bytes);
+    size_t bytes = 0;
+    pthread_mutex_lock(&e->lock);
+    for (int i = 0; i < EMU_MAX_IMPORTS && !bytes; i++) {
+        if (!base || e->imports[i].base != base) continue;
+        bytes = e->imports[i].bytes;
         e->imports[i] = (emu_import_t){0};
-        return WEFT_SUCCESS;
     }
-    return WEFT_ERR_INVALID;
+    pthread_mutex_unlock(&e->lock);
+    if (!bytes) return WEFT_ERR_INVALID;
+    munmap(base, bytes);
+    return WEFT_SUCCESS;
 }
 
 const weft_device_ops_t weft_emu_ops = {

@@ -1,0 +1,453 @@
+/* weft-pingpong: tile ping-pong between ranks 0 and 1 through weft tasks,
+ * beside a bare MPI ping-pong of the same bytes in the same program.
+ *
+ * weft: one NEW tile x of `size` bytes owned by rank 0 is read and written
+ * (WEFT_RW) by tasks that alternate between rank 1 and rank 0: each task
+ * also reads, with WEFT_AFFINITY, an anchor tile of the rank it must run on
+ * (tile (0, r) of a 1 x nranks matrix). So one round trip is two tasks and
+ * moves x twice (0 -> 1, 1 -> 0). A round of `iters` round trips is inserted
+ * and waited for; latency = time / (2 iters) (half a round trip, task
+ * insertion, scheduling and the taskpool wait included) and bandwidth =
+ * size / latency. Each task bumps a counter held in the first 8 bytes of x,
+ * which rank 0 checks at the end of every size, and every rank checks that it
+ * sent exactly one activation per move (weft_stats_get).
+ *
+ * bare MPI: MPI_Send / MPI_Recv of the same number of bytes on
+ * MPI_COMM_WORLD between ranks 0 and 1, run between taskpools while weft is
+ * idle (its comm thread keeps polling its own communicator, as it does in
+ * any application).
+ *
+ * Sizes are the powers of two from --min-size (default 8 B) to --max-size
+ * (default 64 MiB). Each measurement is repeated --reps times, weft and MPI
+ * alternately, and the best of each is printed. Ranks beyond 1 only take
+ * part in the task insertion and the barriers. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+#include <weft/weft.h>
+
+#define PP_NAME "weft-pingpong"
+#define PP_SIZE_MIN 8                      /* the counter lives in 8 bytes */
+#define PP_SIZE_MAX ((int64_t)1 << 30)     /* a tile has at most INT_MAX rows */
+#define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes */
+#define PP_ITERS_MIN 3
+#define PP_WARMUP 2
+#define PP_TAG 4242
+
+typedef struct pp_opts {
+    int64_t min_size, max_size, iters, reps, cores;
+} pp_opts_t;
+
+static const pp_opts_t pp_defaults = {
+    .min_size = 8, .max_size = (int64_t)64 << 20, .iters = 100, .reps = 3, .cores = -1};
+
+/* ---- the task --------------------------------------------------------- */
+
+/* flow 0: the anchor tile of the rank the task runs on (R, AFFINITY),
+ * flow 1: x (RW). Bumps the counter in x's first 8 bytes. */
+static int pp_cpu_touch(weft_task_t *t)
+{
+    unsigned char *x = weft_task_ptr(t, 1);
+    uint64_t count;
+    memcpy(&count, x, sizeof count);
+    count++;
+    memcpy(x, &count, sizeof count);
+    return 0;
+}
+
+/* flow 0: anchor R, flow 1: x W: sets the counter to 0. */
+static int pp_cpu_init(weft_task_t *t)
+{
+    uint64_t zero = 0;
+    memcpy(weft_task_ptr(t, 1), &zero, sizeof zero);
+    return 0;
+}
+
+/* One line per accelerator body: [WEFT_DEV_CUDA] = ..., [WEFT_DEV_EMU] = ... */
+static const weft_task_class_t pp_class_touch = {
+    .name = "pp_touch", .body = {[WEFT_DEV_CPU] = pp_cpu_touch}, .flops = NULL};
+static const weft_task_class_t pp_class_init = {
+    .name = "pp_init", .body = {[WEFT_DEV_CPU] = pp_cpu_init}, .flops = NULL};
+
+/* ---- command line ---------------------------------------------------- */
+
+static void pp_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpiexec -n 2 " PP_NAME " [options] [--weft-<param>=<value> ...]\n"
+            "  --min-size <b>  smallest tile in bytes, K/M/G suffixes (default 8)\n"
+            "  --max-size <b>  largest tile in bytes, K/M/G suffixes (default 64M)\n"
+            "  --iters <n>     round trips a measurement (default %lld; sizes above\n"
+            "                  %lld MiB / iters take fewer, %d at least)\n"
+            "  --reps <r>      measurements a size, the best is printed (default %lld)\n"
+            "  -c <cores>      worker cores a rank (sets WEFT_CORES before weft_init)\n"
+            "  -h, --help      this help; weft-info lists the --weft-* parameters\n"
+            "Needs at least 2 ranks; the ping-pong runs between ranks 0 and 1.\n",
+            (long long)pp_defaults.iters, (long long)(PP_BYTES_PER_SIZE >> 20), PP_ITERS_MIN,
+            (long long)pp_defaults.reps);
+}
+
+/* Parses s as a decimal integer in [min, max], with a K, M or G (powers of
+ * 1024) suffix when sized; prints an error naming the flag otherwise. */
+static int pp_parse_int(const char *flag, const char *s, int sized, int64_t min, int64_t max,
+                        int64_t *out, int verbose)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = 0;
+    if (sized && end != s && end != NULL) {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: break;
+        }
+        if (shift != 0) {
+            end++;
+            if (*end == 'i' || *end == 'B')
+                end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+        }
+    }
+    if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= (max >> shift) &&
+        (v << shift) >= min) {
+        *out = (int64_t)v << shift;
+        return 0;
+    }
+    if (verbose)
+        fprintf(stderr, PP_NAME ": %s expects %s in [%lld, %lld]%s, got '%s'\n", flag,
+                sized ? "a size in bytes" : "an integer", (long long)min, (long long)max,
+                sized ? " (K, M, G suffixes allowed)" : "", s);
+    return -1;
+}
+
+typedef struct pp_flag {
+    const char *name;
+    size_t offset; /* of the int64_t field in pp_opts_t */
+    int sized;
+    int64_t min, max;
+} pp_flag_t;
+
+static const pp_flag_t pp_flags[] = {
+    {"--min-size", offsetof(pp_opts_t, min_size), 1, PP_SIZE_MIN, PP_SIZE_MAX},
+    {"--max-size", offsetof(pp_opts_t, max_size), 1, PP_SIZE_MIN, PP_SIZE_MAX},
+    {"--iters", offsetof(pp_opts_t, iters), 0, 1, 100000000},
+    {"--reps", offsetof(pp_opts_t, reps), 0, 1, 1000},
+    {"-c", offsetof(pp_opts_t, cores), 0, 1, 4096},
+};
+
+/* The flag argv[*i] names and its value ("--long=value" or the next
+ * argument, *i advanced). NULL with *value NULL for an unknown option, NULL
+ * with *value "" when the value is missing. */
+static const pp_flag_t *pp_flag_at(int argc, char **argv, int *i, const char **value)
+{
+    const char *a = argv[*i];
+    *value = NULL;
+    for (size_t f = 0; f < sizeof pp_flags / sizeof pp_flags[0]; f++) {
+        size_t len = strlen(pp_flags[f].name);
+        if (strncmp(a, pp_flags[f].name, len) != 0)
+            continue;
+        if (a[len] == '=' && a[1] == '-') {
+            *value = a + len + 1;
+            return &pp_flags[f];
+        }
+        if (a[len] != '\0')
+            continue;
+        if (*i + 1 >= argc) {
+            *value = "";
+            return NULL;
+        }
+        *value = argv[++*i];
+        return &pp_flags[f];
+    }
+    return NULL;
+}
+
+/* Before weft_init: -h/--help (returns 1) and -c (WEFT_CORES). */
+static int pp_prescan(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *value;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            pp_usage(stdout);
+            return 1;
+        }
+        if (strncmp(a, "--weft-", 7) == 0) {
+            if (strchr(a, '=') == NULL)
+                i++;
+            continue;
+        }
+        const pp_flag_t *f = pp_flag_at(argc, argv, &i, &value);
+        if (f == NULL || strcmp(f->name, "-c") != 0)
+            continue;
+        int64_t cores;
+        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0)
+            return -1;
+        char text[32];
+        snprintf(text, sizeof text, "%lld", (long long)cores);
+        if (setenv("WEFT_CORES", text, 1) != 0) {
+            fprintf(stderr, PP_NAME ": cannot set WEFT_CORES: %s\n", strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
+{
+    *o = pp_defaults;
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+        const pp_flag_t *f = pp_flag_at(argc, argv, &i, &value);
+        if (f == NULL) {
+            if (verbose && value != NULL)
+                fprintf(stderr, PP_NAME ": %s needs a value (see --help)\n", argv[i]);
+            else if (verbose)
+                fprintf(stderr, PP_NAME ": unknown option '%s' (see --help)\n", argv[i]);
+            return -1;
+        }
+        int64_t *dst = (int64_t *)((char *)o + f->offset);
+        if (pp_parse_int(f->name, value, f->sized, f->min, f->max, dst, verbose) != 0)
+            return -1;
+    }
+    if (o->min_size > o->max_size) {
+        if (verbose)
+            fprintf(stderr, PP_NAME ": --min-size %lld is larger than --max-size %lld\n",
+                    (long long)o->min_size, (long long)o->max_size);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- measurements ----------------------------------------------------- */
+
+static double pp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct pp_state {
+    weft_context_t *ctx;
+    weft_taskpool_t *tp;
+    weft_matrix_t *anchors; /* 1 x nranks byte tiles, tile (0, r) on rank r */
+    int rank, nranks;
+    unsigned char *buf;     /* bare MPI buffer (ranks 0 and 1) */
+    int failed;             /* a check failed on this rank */
+} pp_state_t;
+
+static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
+{
+    return weft_insert_task(s->tp, &pp_class_touch, WEFT_R | WEFT_AFFINITY,
+                            weft_tile(s->anchors, 0, on_rank), WEFT_RW, x, 0);
+}
+
+/* iters weft round trips of x; the seconds they took (rank 0's clock), or a
+ * negative weft status. Checks the activations this rank sent. */
+static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_t size)
+{
+    weft_stats_t before, after;
+    int rc = weft_stats_get(s->ctx, &before);
+    if (rc < 0)
+        return rc;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = pp_now();
+    for (int64_t i = 0; i < iters && rc >= 0; i++) {
+        rc = pp_insert_touch(s, x, 1);
+        if (rc >= 0)
+            rc = pp_insert_touch(s, x, 0);
+    }
+    int wrc = weft_taskpool_wait(s->tp);
+    double t = pp_now() - t0;
+    if (rc >= 0)
+        rc = wrc;
+    if (rc >= 0)
+        rc = weft_stats_get(s->ctx, &after);
+    if (rc < 0) {
+        fprintf(stderr, PP_NAME ": rank %d: weft round trips of %lld bytes failed: %s\n",
+                s->rank, (long long)size, weft_strerror(rc));
+        return rc;
+    }
+    int64_t sent = after.activations_sent - before.activations_sent;
+    int64_t expected = s->rank < 2 ? iters : 0;
+    if (sent != expected) {
+        fprintf(stderr,
+                PP_NAME ": rank %d sent %lld activations for %lld round trips of %lld "
+                        "bytes, expected %lld (one per move)\n",
+                s->rank, (long long)sent, (long long)iters, (long long)size,
+                (long long)expected);
+        s->failed = 1;
+    }
+    return t;
+}
+
+/* iters bare MPI round trips of size bytes between ranks 0 and 1. */
+static double pp_mpi_round(pp_state_t *s, int64_t iters, int64_t size)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = pp_now();
+    int n = (int)size;
+    for (int64_t i = 0; i < iters; i++) {
+        if (s->rank == 0) {
+            MPI_Send(s->buf, n, MPI_BYTE, 1, PP_TAG, MPI_COMM_WORLD);
+            MPI_Recv(s->buf, n, MPI_BYTE, 1, PP_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (s->rank == 1) {
+            MPI_Recv(s->buf, n, MPI_BYTE, 0, PP_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(s->buf, n, MPI_BYTE, 0, PP_TAG, MPI_COMM_WORLD);
+        }
+    }
+    return pp_now() - t0;
+}
+
+static int64_t pp_iters(const pp_opts_t *o, int64_t size)
+{
+    int64_t cap = PP_BYTES_PER_SIZE / size;
+    if (cap < PP_ITERS_MIN)
+        cap = PP_ITERS_MIN;
+    return o->iters < cap ? o->iters : cap;
+}
+
+/* One size: a fresh x, warm-up, reps x (weft round, MPI round); prints the
+ * row on rank 0. 0, or a weft error. */
+static int pp_size(pp_state_t *s, const pp_opts_t *o, int64_t size)
+{
+    int64_t iters = pp_iters(o, size);
+    weft_data_t *x = weft_data_new(s->ctx, WEFT_BYTE, (int)size, 1, 0);
+    if (x == NULL) {
+        fprintf(stderr, PP_NAME ": cannot create a tile of %lld bytes\n", (long long)size);
+        return WEFT_ERR_NOMEM;
+    }
+    /* Creates x on rank 0, then warms both paths up. */
+    int rc = weft_insert_task(s->tp, &pp_class_init, WEFT_R | WEFT_AFFINITY,
+                              weft_tile(s->anchors, 0, 0), WEFT_W, x, 0);
+    for (int i = 0; i < PP_WARMUP && rc >= 0; i++) {
+        rc = pp_insert_touch(s, x, 1);
+        if (rc >= 0)
+            rc = pp_insert_touch(s, x, 0);
+    }
+    int wrc = weft_taskpool_wait(s->tp);
+    if (rc >= 0)
+        rc = wrc;
+    if (rc < 0) {
+        fprintf(stderr, PP_NAME ": rank %d: warm-up of %lld bytes failed: %s\n", s->rank,
+                (long long)size, weft_strerror(rc));
+        weft_data_release(x);
+        return rc;
+    }
+    pp_mpi_round(s, PP_WARMUP, size);
+
+    double best_weft = 0.0, best_mpi = 0.0;
+    for (int64_t r = 0; r < o->reps; r++) {
+        double t = pp_weft_round(s, x, iters, size);
+        if (t < 0) {
+            weft_data_release(x);
+            return (int)t;
+        }
+        if (r == 0 || t < best_weft)
+            best_weft = t;
+        t = pp_mpi_round(s, iters, size);
+        if (r == 0 || t < best_mpi)
+            best_mpi = t;
+    }
+
+    if (s->rank == 0) {
+        const unsigned char *p = weft_data_host_ptr(x, NULL);
+        uint64_t count = 0, expected = (uint64_t)(2 * (PP_WARMUP + iters * o->reps));
+        if (p != NULL)
+            memcpy(&count, p, sizeof count);
+        if (p == NULL || count != expected) {
+            fprintf(stderr, PP_NAME ": tile of %lld bytes: counter %llu on rank 0, expected "
+                            "%llu%s\n",
+                    (long long)size, (unsigned long long)count, (unsigned long long)expected,
+                    p == NULL ? " (no host copy)" : "");
+            s->failed = 1;
+        }
+        double lw = best_weft / (2.0 * (double)iters), lm = best_mpi / (2.0 * (double)iters);
+        double bw = (double)size / lw / 1e9, bm = (double)size / lm / 1e9;
+        printf("%10lld %6lld %12.2f %10.4g %12.2f %10.4g %9.3f %9.3f\n", (long long)size,
+               (long long)iters, lw * 1e6, bw, lm * 1e6, bm, lw / lm, bw / bm);
+        fflush(stdout);
+    }
+    weft_data_release(x);
+    return 0;
+}
+
+static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
+{
+    pp_state_t s = {.ctx = ctx, .rank = weft_rank(ctx), .nranks = weft_nranks(ctx)};
+    int rc = 1;
+    s.anchors = weft_matrix_new(ctx, WEFT_BYTE, 1, s.nranks, 1, 1, 1, s.nranks);
+    s.tp = weft_taskpool_new(ctx, "pingpong");
+    if (s.rank < 2)
+        s.buf = malloc((size_t)o->max_size);
+    if (s.anchors == NULL || s.tp == NULL || (s.rank < 2 && s.buf == NULL)) {
+        fprintf(stderr, PP_NAME ": rank %d: cannot set up (%lld-byte buffer)\n", s.rank,
+                (long long)o->max_size);
+        goto out;
+    }
+    if (s.buf != NULL)
+        memset(s.buf, 1, (size_t)o->max_size);
+    if (s.rank == 0) {
+        printf("# " PP_NAME ": ranks 0 <-> 1 of %d, %lld reps a size (best shown); a weft "
+               "round trip is 2 tasks moving the tile twice\n"
+               "# lat = half a round trip (us), bw = size / lat (GB/s); ratios weft/mpi\n"
+               "%10s %6s %12s %10s %12s %10s %9s %9s\n",
+               s.nranks, (long long)o->reps, "bytes", "iters", "weft_lat", "weft_bw",
+               "mpi_lat", "mpi_bw", "lat_ratio", "bw_ratio");
+        fflush(stdout);
+    }
+    rc = 0;
+    for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
+        rc = pp_size(&s, o, size);
+    int failed = s.failed || rc != 0, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (s.rank == 0)
+        printf(PP_NAME ": tile counters and message counts %s\n",
+               any ? "FAILED (see above)" : "verified");
+    rc = any;
+out:
+    free(s.buf);
+    if (s.tp != NULL)
+        weft_taskpool_free(s.tp);
+    if (s.anchors != NULL)
+        weft_matrix_free(s.anchors);
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = pp_prescan(argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : 1;
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (ctx == NULL) {
+        fprintf(stderr, PP_NAME ": weft_init failed (see the message above)\n");
+        return 1;
+    }
+    int verbose = weft_rank(ctx) == 0;
+    pp_opts_t o;
+    if (pp_parse(argc, argv, &o, verbose) != 0) {
+        rc = 1;
+    } else if (weft_nranks(ctx) < 2) {
+        fprintf(stderr, PP_NAME ": needs at least 2 ranks, running on %d "
+                        "(e.g. mpiexec -n 2 " PP_NAME ")\n", weft_nranks(ctx));
+        rc = 1;
+    } else {
+        rc = pp_main(ctx, &o);
+    }
+    int frc = weft_fini(ctx);
+    if (frc < 0) {
+        fprintf(stderr, PP_NAME ": weft_fini: %s\n", weft_strerror(frc));
+        rc = 1;
+    }
+    return rc;
+}

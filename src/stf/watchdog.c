@@ -1,0 +1,137 @@
+/* Waiting for a taskpool with an eye open: a progress line on rank 0 once a
+ * second (parameter progress) and a stall watchdog (watchdog_s): with no
+ * task completed and no byte moved for that long, the rank says what it
+ * waits for, and with watchdog_abort ends the run with a non-zero exit. */
+#include "stf/watchdog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything that moves when the rank makes progress. */
+static int64_t progress_mark(weft_context_t *ctx)
+{
+    weft_stats_t st;
+    if (weft_stats_get(ctx, &st) != 0) return 0;
+    return st.tasks_run + st.net_bytes_sent + st.net_bytes_received + atomic_load(&ctx->actions_done);
+}
+
+static void print_progress(weft_taskpool_t *tp, double t0)
+{
+    double el = now_s() - t0;
+    double gf = el > 0 ? atomic_load(&tp->flops_done) / el * 1e-9 : 0;
+    fprintf(stderr, "weft[0] progress: %s: %ld / %ld tasks of this rank done, %ld pending, "
+            "%.1f s, %.2f GFLOPS\n", tp->name, (long)atomic_load(&tp->nrun),
+            (long)tp->ninserted_local, (long)atomic_load(&tp->pending), el, gf);
+}
+
+/* A task that has not finished and the inputs it still lacks. */
+static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
+{
+    if (t->kind == WEFT_TASK_RECV) {
+        const weft_comm_action_t *a = t->action;
+        weft_error("stall: waiting for data %llu v%u from rank %d (receive not complete)",
+                   (unsigned long long)t->flow[0].data->key, a->version, a->peer);
+        return;
+    }
+    if (t->kind == WEFT_TASK_SEND) {
+        const weft_comm_action_t *a = t->action;
+        weft_error("stall: send of data %llu v%u to rank %d not complete",
+                   (unsigned long long)t->flow[0].data->key, a->version, a->peer);
+        return;
+    }
+    int missing = 0;
+    for (int i = 0; i < t->nflows; i++) {
+        const weft_task_t *w = t->flow[i].data->last_writer;
+        if (!w || w == t || w->done) continue;
+        weft_error("stall: task %s #%llu waits for data %llu from %s #%llu", t->cls->name,
+                   (unsigned long long)t->seq, (unsigned long long)t->flow[i].data->key,
+                   w->cls->name, (unsigned long long)w->seq);
+        missing++;
+    }
+    if (!missing)
+        weft_error("stall: task %s #%llu is ready or running", t->cls->name,
+                   (unsigned long long)t->seq);
+}
+
+/* Walks the dependency records of the touched data: every unfinished task
+ * is some data's last writer or one of its readers. */
+static void report_stall(weft_taskpool_t *tp, double idle)
+{
+    weft_context_t *ctx = tp->ctx;
+    weft_error("stall: taskpool %s: no task completed and no transfer progressed for %.0f s; "
+               "%ld tasks pending here", tp->name, idle, (long)atomic_load(&tp->pending));
+    int shown = 0;
+    for (int i = 0; i < tp->ntouched && shown < 32; i++) {
+        weft_data_t *d = tp->touched[i];
+        if (d->last_writer && !d->last_writer->done) {
+            report_task(tp, d->last_writer);
+            shown++;
+        }
+        for (int r = 0; r < d->nreaders && shown < 32; r++)
+            if (!d->readers[r]->done) {
+                report_task(tp, d->readers[r]);
+                shown++;
+            }
+    }
+    if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine);
+}
+
+void weft_watchdog_wait(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    int wd = (int)weft_params_int(ctx->params, "watchdog_s");
+    int64_t prog = weft_params_int(ctx->params, "progress");
+    int show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
+    double t0 = now_s(), last_move = t0, next_line = t0 + 1.0;
+    int64_t mark = progress_mark(ctx);
+    int reported = 0;
+    pthread_mutex_lock(&tp->lock);
+    while (atomic_load(&tp->pending) > 0) {
+        if (!wd && !show) {
+            pthread_cond_wait(&tp->done, &tp->lock);
+            continue;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
+        double now = now_s();
+        int64_t m = progress_mark(ctx);
+        if (m != mark) {
+            mark = m;
+            last_move = now;
+            reported = 0;
+        }
+        if (show && now >= next_line) {
+            print_progress(tp, t0);
+            next_line = now + 1.0;
+        }
+        if (wd && !reported && now - last_move >= wd) {
+            report_stall(tp, now - last_move);
+            reported = 1;
+            if (weft_params_int(ctx->params, "watchdog_abort")) {
+                weft_error("stall: watchdog_abort is set: ending the run");
+                fflush(stderr);
+                sleep(1); /* let the comm engine print what it waits for */
+                if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+                _exit(3);
+            }
+        }
+    }
+    pthread_mutex_unlock(&tp->lock);
+}
