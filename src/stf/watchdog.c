@@ -71,18 +71,18 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     weft_context_t *ctx = tp->ctx;
     weft_error("stall: taskpool %s: no task completed and no transfer progressed for %.0f s; "
                "%ld tasks pending here", tp->name, idle, (long)atomic_load(&tp->pending));
+    const weft_task_t *seen[32];
     int shown = 0;
     for (int i = 0; i < tp->ntouched && shown < 32; i++) {
         weft_data_t *d = tp->touched[i];
-        if (d->last_writer && !d->last_writer->done) {
-            report_task(tp, d->last_writer);
-            shown++;
+        for (int r = -1; r < d->nreaders && shown < 32; r++) {
+            const weft_task_t *t = r < 0 ? d->last_writer : d->readers[r];
+            int dup = !t || t->done;
+            for (int k = 0; k < shown && !dup; k++) dup = seen[k] == t;
+            if (dup) continue;
+            seen[shown++] = t;
+            report_task(tp, t);
         }
-        for (int r = 0; r < d->nreaders && shown < 32; r++)
-            if (!d->readers[r]->done) {
-                report_task(tp, d->readers[r]);
-                shown++;
-            }
     }
     if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine);
 }
