@@ -103,7 +103,10 @@ static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
             /* Home devices cyclic over the rank's local tile rows: a tile's
              * updates run where it lives, and each device gets whole rows. */
-            if (rank == ctx->rank && ctx->ndevices > 0) d->home_device = 1 + (i / A->P) % ctx->ndevices;
+            if (rank == ctx->rank && ctx->ndevices > 0) {
+                d->home_device = 1 + (i / A->P) % ctx->ndevices;
+                d->flags |= WEFT_DATA_HOMED;
+            }
             if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;
         }
     }

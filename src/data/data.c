@@ -165,6 +165,53 @@ void weft_data_copy_set_initial_locked(weft_data_t *d, int device)
     c->xfer = WEFT_XFER_COMPLETE;
 }
 
+int weft_data_copy_is_newest_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return copy_is_newest(d, c);
+}
+
+uint32_t weft_data_xfer_begin_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_t *c = d->copies[device];
+    assert(c && c->readers >= 0);
+    c->version = d->version;
+    c->xfer = WEFT_XFER_UNDER;
+    return d->version;
+}
+
+void weft_data_xfer_end_locked(weft_data_t *d, int device, uint32_t version, int ok)
+{
+    weft_data_copy_t *c = d->copies[device];
+    if (!c || c->xfer != WEFT_XFER_UNDER || c->version != version) return;
+    if (ok && version == d->version) {
+        weft_data_copied_locked(d, device, version);
+        return;
+    }
+    c->xfer = WEFT_XFER_COMPLETE;
+    c->state = WEFT_COPY_INVALID;
+}
+
+void weft_data_fix_owner_locked(weft_data_t *d)
+{
+    weft_data_copy_t *only = NULL;
+    int n = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        if (!copy_is_newest(d, d->copies[i])) continue;
+        only = d->copies[i];
+        n++;
+    }
+    if (n == 1) only->state = WEFT_COPY_OWNED;
+}
+
+void weft_data_copy_set_current_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_t *c = d->copies[device];
+    assert(c);
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
+    weft_data_copy_set_initial_locked(d, device);
+}
+
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c) { c->readers++; }
 
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c)

@@ -56,7 +56,8 @@ typedef struct weft_data_copy {
 
 enum {
     WEFT_DATA_NEW = 0x1,      /* scratch tile: no memory until first written */
-    WEFT_DATA_RELEASED = 0x2  /* the user dropped the handle */
+    WEFT_DATA_RELEASED = 0x2, /* the user dropped the handle */
+    WEFT_DATA_HOMED = 0x4     /* home_device was chosen (0 then means the host) */
 };
 
 struct weft_data {
@@ -120,6 +121,25 @@ void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version);
 /* Copy `device` holds the data's current contents as they are (a freshly
  * allocated tile or the user's memory): newest version, OWNED. */
 void weft_data_copy_set_initial_locked(weft_data_t *d, int device);
+
+/* 1 when copy c holds the newest version and no bytes are arriving in it. */
+int weft_data_copy_is_newest_locked(const weft_data_t *d, const weft_data_copy_t *c);
+
+/* Transfers between copies of one process (device layer): begin marks copy
+ * `device` as receiving the newest version (UNDER, returned); end marks it
+ * done: with ok and the version still newest it becomes SHARED (or OWNED
+ * alone, see weft_data_copied_locked), otherwise INVALID. An end for a
+ * copy that was written meanwhile changes nothing. */
+uint32_t weft_data_xfer_begin_locked(weft_data_t *d, int device);
+void weft_data_xfer_end_locked(weft_data_t *d, int device, uint32_t version, int ok);
+
+/* After a copy was dropped: a lone remaining newest copy becomes OWNED. */
+void weft_data_fix_owner_locked(weft_data_t *d);
+
+/* Copy `device` was filled outside weft (user memory registered with its
+ * contents): it becomes the newest, OWNED, every other copy INVALID. The
+ * version number stays (all ranks agree on it). */
+void weft_data_copy_set_current_locked(weft_data_t *d, int device);
 
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);

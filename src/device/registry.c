@@ -26,13 +26,16 @@ static const module_entry_t modules[] = {
 #define ZONE_ALIGNMENT 256
 
 /* The zone size: device_memory_use percent of the device's memory, no more
- * than is free, capped by device_memory_limit. */
+ * than most of what is free (other processes may share the device: tests
+ * run side by side), capped by device_memory_limit. */
 static size_t zone_bytes(weft_device_t *dev)
 {
     size_t free_b = 0, total = 0;
     if (dev->ops->mem_info(dev, &free_b, &total) != WEFT_SUCCESS) return 0;
-    size_t bytes = (size_t)((double)total * (double)weft_params_int(dev->params, "device_memory_use") / 100.0);
-    if (bytes > free_b) bytes = free_b;
+    double use = (double)weft_params_int(dev->params, "device_memory_use") / 100.0;
+    size_t bytes = (size_t)((double)total * use);
+    size_t avail = free_b / 100 * 95; /* the driver keeps some for itself */
+    if (bytes > avail) bytes = avail;
     size_t limit = (size_t)weft_params_int(dev->params, "device_memory_limit");
     if (limit > 0 && bytes > limit) bytes = limit;
     return bytes;

@@ -30,6 +30,8 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
     INT("progress", "-1", -1, 1, "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
     INT("comm_max_requests", "16", 1, 1024, "network tile transfers in flight at most a rank (more wait, by priority)"),
+    STRING("trace", "", "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank"),
+    INT("trace_buffer_events", "1048576", 1, 268435456, "slices kept per trace track (worker, stream, comm); later ones are dropped with a warning"),
 };
 
 const int weft_param_count = (int)(sizeof weft_param_table / sizeof weft_param_table[0]);

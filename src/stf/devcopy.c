@@ -16,8 +16,7 @@ weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
 
 static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {
-    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
-           c->xfer != WEFT_XFER_UNDER;
+    return weft_data_copy_is_newest_locked(d, c);
 }
 
 /* Another thread is moving bytes into a copy we need: wait a little. */
@@ -25,18 +24,6 @@ static void pause_briefly(void)
 {
     struct timespec ts = {.tv_sec = 0, .tv_nsec = 20000};
     nanosleep(&ts, NULL);
-}
-
-void weft_devcopy_fix_owner_locked(weft_data_t *d)
-{
-    weft_data_copy_t *only = NULL;
-    int n = 0;
-    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
-        if (!copy_newest(d, d->copies[i])) continue;
-        only = d->copies[i];
-        n++;
-    }
-    if (n == 1) only->state = WEFT_COPY_OWNED;
 }
 
 /* ---- the LRU of a device ------------------------------------------------ */
@@ -122,7 +109,7 @@ static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
 {
     for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
         weft_data_t *d = c->data;
-        if (c->readers > 0 || !weft_spin_trylock(&d->lock)) continue;
+        if (!weft_spin_trylock(&d->lock)) continue; /* busy: not a victim now */
         int ok = d->copies[c->device] == c && c->readers == 0 && c->xfer != WEFT_XFER_UNDER &&
                  (dirty_pass || copy_clean_locked(d, c));
         if (ok && data_tryretain(d)) {
@@ -137,7 +124,7 @@ static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
 static void evict_locked(weft_devmgr_t *m, weft_data_t *d, int device)
 {
     weft_data_copy_detach_force_locked(d, device);
-    weft_devcopy_fix_owner_locked(d);
+    weft_data_fix_owner_locked(d);
     atomic_fetch_add(&m->dev->stats.evictions, 1);
 }
 
@@ -181,6 +168,13 @@ static int evict_one(weft_devmgr_t *m)
         return 1;
     }
     return 0;
+}
+
+int weft_devcopy_evict_all(weft_devmgr_t *m)
+{
+    int n = 0, r;
+    while ((r = evict_one(m)) > 0) n++;
+    return r < 0 ? r : n;
 }
 
 static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, int *rc)
@@ -318,9 +312,7 @@ static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
 static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
 {
     weft_data_copy_t *src = weft_data_newest_copy_locked(d, -1);
-    uint32_t v = d->version;
-    h->xfer = WEFT_XFER_UNDER;
-    h->version = v;
+    uint32_t v = weft_data_xfer_begin_locked(d, 0);
     weft_data_copy_reader_acquire_locked(src);
     weft_data_unlock(d);
     weft_context_t *ctx = d->ctx;
@@ -328,11 +320,7 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
     int rc = weft_devcopy_sync(ctx, by, WEFT_STREAM_OUT, d, h, src);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(src);
-    h->xfer = WEFT_XFER_COMPLETE;
-    if (rc == WEFT_SUCCESS && v == d->version)
-        weft_data_copied_locked(d, 0, v);
-    else
-        h->state = WEFT_COPY_INVALID;
+    weft_data_xfer_end_locked(d, 0, v, rc == WEFT_SUCCESS);
     return rc;
 }
 

@@ -59,8 +59,7 @@ static int first_flow_of(const weft_task_t *t, int i)
 
 static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {
-    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
-           c->xfer != WEFT_XFER_UNDER;
+    return weft_data_copy_is_newest_locked(d, c);
 }
 
 static int reads(const weft_task_t *t, int i)
@@ -155,10 +154,8 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     }
     int rc = acquire_source_locked(m, d, &src);
     if (rc == WEFT_SUCCESS) {
-        c->version = d->version;
-        c->xfer = WEFT_XFER_UNDER;
-        f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c,
-                                                .version = d->version};
+        uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
+        f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
     }
     weft_data_unlock(d);
     if (rc != WEFT_SUCCESS) return rc;
@@ -179,14 +176,7 @@ static void finish_transfers(weft_devmgr_t *m, weft_inflight_t *f, int ok)
         weft_xfer_rec_t *x = &f->xfer[i];
         weft_data_lock(x->data);
         weft_data_copy_reader_release_locked(x->src);
-        if (x->dst->xfer == WEFT_XFER_UNDER && x->dst->version == x->version) {
-            if (ok && x->version == x->data->version) {
-                weft_data_copied_locked(x->data, dev, x->version);
-            } else {
-                x->dst->xfer = WEFT_XFER_COMPLETE;
-                x->dst->state = WEFT_COPY_INVALID;
-            }
-        }
+        weft_data_xfer_end_locked(x->data, dev, x->version, ok);
         weft_data_unlock(x->data);
     }
     f->nxfer = 0;
@@ -333,6 +323,7 @@ static int progress_inflight(weft_devmgr_t *m)
 
 typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
+    int defrag;            /* it did not fit with nothing else in flight */
     int64_t blocked_since; /* while nothing else is in flight */
     int64_t backoff_ns;
 } mgr_state_t;
@@ -355,6 +346,8 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     }
     int64_t now = now_ns();
     if (!s->blocked_since) s->blocked_since = now;
+    /* Its own cached tiles may split the free space: empty the zone first. */
+    s->defrag = 1;
     if (now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s #%llu: its tiles do not fit in the %zu bytes of %s's zone and nothing "
@@ -371,6 +364,11 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         weft_task_t *t = s->blocked ? s->blocked : pop_ready(m);
         if (!t) break;
         s->blocked = NULL;
+        if (s->defrag) {
+            s->defrag = 0;
+            int er = weft_devcopy_evict_all(m);
+            (void)er; /* a failed write-back was logged; the task retries below */
+        }
         weft_inflight_t *f = calloc(1, sizeof *f);
         int rc = f ? pin_flows(m, t) : WEFT_ERR_NOMEM;
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
@@ -457,6 +455,13 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
         abort();
     }
     return 1;
+}
+
+void weft_devexec_before_send(weft_context_t *ctx, weft_task_t *t)
+{
+    if (ctx->ndevices == 0 || t->nflows < 1) return;
+    int rc = weft_devexec_flush_data(t->flow[0].data);
+    if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
 }
 
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t)

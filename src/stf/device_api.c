@@ -54,13 +54,13 @@ int weft_data_set_device(weft_data_t *d, int device)
         return WEFT_ERR_INVALID;
     }
     d->home_device = device;
+    d->flags |= WEFT_DATA_HOMED;
     return WEFT_SUCCESS;
 }
 
 static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {
-    return c && c->state != WEFT_COPY_INVALID && c->version == d->version &&
-           c->xfer != WEFT_XFER_UNDER;
+    return weft_data_copy_is_newest_locked(d, c);
 }
 
 int weft_devexec_flush_data(weft_data_t *d)
@@ -101,7 +101,7 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     int busy = c && (c->readers > 0 || c->owner == WEFT_MEM_MANAGED);
     if (c && !busy) {
         weft_data_copy_detach_force_locked(d, device);
-        weft_devcopy_fix_owner_locked(d);
+        weft_data_fix_owner_locked(d);
     }
     weft_data_unlock(d);
     return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
@@ -124,9 +124,7 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
     weft_data_lock(d);
     weft_data_copy_t *c = weft_data_copy_attach(d, device, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
     if (c && current) {
-        for (int i = 0; i < WEFT_MAX_DEVICES; i++)
-            if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
-        weft_data_copy_set_initial_locked(d, device);
+        weft_data_copy_set_current_locked(d, device);
         d->flags &= ~WEFT_DATA_NEW;
     }
     weft_data_unlock(d);

@@ -51,6 +51,9 @@ void weft_devexec_stop(weft_context_t *ctx);
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
+/* Before a network send of t's data: its newest version, when only a
+ * device holds it, is written back to host (sends read host memory). */
+void weft_devexec_before_send(weft_context_t *ctx, weft_task_t *t);
 /* A host task ended: its estimate leaves the host's load. */
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
 
@@ -93,10 +96,12 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
  * allocated for a first write. */
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
+/* Evicts every copy of the device that nothing uses now (dirty ones
+ * written back first): the zone's free space in one piece again. Returns
+ * how many went, or a negative status when a write-back failed. */
+int weft_devcopy_evict_all(weft_devmgr_t *m);
 /* Marks a copy just used (most recently used end of its LRU). */
 void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c);
-/* Called with d locked after copies changed: a lone newest copy is OWNED. */
-void weft_devcopy_fix_owner_locked(weft_data_t *d);
 /* One synchronous 2D copy of d between copies on devices (at most one of
  * them the host) on the stream of `by`; counts the bytes. */
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,

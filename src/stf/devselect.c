@@ -63,18 +63,22 @@ static int64_t queued_ns(weft_context_t *ctx, int device)
     return atomic_load(&ctx->devmgr[device]->load_ns);
 }
 
+/* The home device of t's affinity data, when it has one and t a body for
+ * it (a data mapped to the host on purpose keeps its tasks there); -1
+ * otherwise. */
 static int affinity_device(weft_context_t *ctx, const weft_task_t *t)
 {
     if (t->affinity < 0) return -1;
-    int home = t->flow[t->affinity].data->home_device;
-    if (home < 1 || home > ctx->ndevices || !weft_devselect_body(ctx, t, home)) return -1;
-    return home;
+    const weft_data_t *d = t->flow[t->affinity].data;
+    int home = d->home_device;
+    if (!(d->flags & WEFT_DATA_HOMED) || home < 0 || home > ctx->ndevices) return -1;
+    return weft_devselect_body(ctx, t, home) ? home : -1;
 }
 
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
     int best = affinity_device(ctx, t);
-    if (best > 0) {
+    if (best >= 0) {
         t->est_ns = task_ns(t, type_of(ctx, best));
         return best;
     }

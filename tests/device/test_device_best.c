@@ -10,16 +10,31 @@
 static atomic_int misplaced;
 
 /* gemm whose value 0 is the device it must run on. */
-static int gemm_placed(weft_task_t *t)
+static void check_place(weft_task_t *t)
 {
     int want;
     weft_task_value(t, 0, &want);
     if (weft_task_device(t) != want) atomic_fetch_add(&misplaced, 1);
+}
+
+static int gemm_placed(weft_task_t *t)
+{
+    check_place(t);
     return devtest_gemm_body(t);
 }
 
+#ifdef WEFT_TEST_CUDA
+static int gemm_placed_cuda(weft_task_t *t)
+{
+    check_place(t);
+    return devtest_cuda_gemm3(t, CUBLAS_OP_N, 1.0, 1.0);
+}
+#endif
+
 static const weft_task_class_t gemm_aff = {
-    .name = "gemm_placed", .body = {[WEFT_DEV_CPU] = gemm_placed}, .flops = devtest_flops_gemm};
+    .name = "gemm_placed",
+    .body = {[WEFT_DEV_CPU] = gemm_placed, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_placed_cuda)},
+    .flops = devtest_flops_gemm};
 
 static void fill(weft_matrix_t *X, double seed)
 {
@@ -95,8 +110,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < T; i++)
         for (int j = 0; j < T; j++)
             memset(weft_data_host_ptr(weft_tile(C, i, j), NULL), 0, sizeof(double) * NB * NB);
+    int type = weft_device_type(ctx, 1); /* emu, or cuda in the GPU variants */
+    CHECK(type == WEFT_DEV_EMU || type == WEFT_DEV_CUDA);
     for (int d = 0; d <= weft_ndevices(ctx); d++)
-        CHECK(weft_device_type(ctx, d) == (d == 0 ? WEFT_DEV_CPU : WEFT_DEV_EMU));
+        CHECK(weft_device_type(ctx, d) == (d == 0 ? WEFT_DEV_CPU : type));
     CHECK(weft_device_type(ctx, weft_ndevices(ctx) + 1) == -1);
     without_affinity(ctx, A, C);
     with_affinity(ctx, A, C);

@@ -44,10 +44,10 @@ static void workload(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)
     for (int i = 0; i < T && rc == 0; i++)
         for (int j = 0; j < T && rc == 0; j++) {
             weft_data_t *tmp = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
-            rc = weft_insert_task(tp, &devtest_gemm_new_emu, WEFT_R, weft_tile(A, i, j), WEFT_R,
+            rc = weft_insert_task(tp, &devtest_gemm_new_dev, WEFT_R, weft_tile(A, i, j), WEFT_R,
                                   weft_tile(A, j, i), WEFT_W, tmp, 0);
             if (rc == 0)
-                rc = weft_insert_task(tp, &devtest_gemm_emu, WEFT_R, tmp, WEFT_R, weft_tile(A, i, i),
+                rc = weft_insert_task(tp, &devtest_gemm_dev, WEFT_R, tmp, WEFT_R, weft_tile(A, i, i),
                                       WEFT_RW | WEFT_AFFINITY, weft_tile(C, i, j), 0);
             if (rc == 0) rc = weft_insert_task(tp, &devtest_copy, WEFT_R, tmp, WEFT_W,
                                                weft_tile(A, (i + 1) % T, j), 0);
@@ -64,7 +64,7 @@ static void planted_leak(weft_context_t *ctx)
     weft_data_t *leak = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "leak");
     double seed = 5.0;
-    CHECK(weft_insert_task(tp, &devtest_fill_emu, WEFT_VALUE, &seed, sizeof seed, WEFT_W, leak,
+    CHECK(weft_insert_task(tp, &devtest_fill_dev, WEFT_VALUE, &seed, sizeof seed, WEFT_W, leak,
                            0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);

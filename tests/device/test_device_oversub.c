@@ -44,10 +44,22 @@ static int gemm_body(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t potrf = {.name = "potrf", .body = {[WEFT_DEV_EMU] = potrf_body}};
-static const weft_task_class_t trsm = {.name = "trsm", .body = {[WEFT_DEV_EMU] = trsm_body}};
-static const weft_task_class_t syrk = {.name = "syrk", .body = {[WEFT_DEV_EMU] = syrk_body}};
-static const weft_task_class_t gemm = {.name = "gemm", .body = {[WEFT_DEV_EMU] = gemm_body}};
+#ifdef WEFT_TEST_CUDA
+static int gemm_cuda(weft_task_t *t) { return devtest_cuda_gemm3(t, CUBLAS_OP_T, -1.0, 1.0); }
+#endif
+
+static const weft_task_class_t potrf = {
+    .name = "potrf",
+    .body = {[WEFT_DEV_EMU] = potrf_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_potrf1)}};
+static const weft_task_class_t trsm = {
+    .name = "trsm",
+    .body = {[WEFT_DEV_EMU] = trsm_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_trsm2)}};
+static const weft_task_class_t syrk = {
+    .name = "syrk",
+    .body = {[WEFT_DEV_EMU] = syrk_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_syrk2)}};
+static const weft_task_class_t gemm = {
+    .name = "gemm",
+    .body = {[WEFT_DEV_EMU] = gemm_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_cuda)}};
 
 static int insert_cholesky(weft_taskpool_t *tp, weft_matrix_t *A)
 {

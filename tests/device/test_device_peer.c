@@ -25,10 +25,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < K && rc == 0; i++) {
         weft_data_t *p = weft_tile(M, 2 * i, 0), *q = weft_tile(M, 2 * i + 1, 0);
         double seed = 1.0 + i;
-        rc = weft_insert_task(tp, &devtest_fill_emu, WEFT_VALUE, &seed, sizeof seed,
+        rc = weft_insert_task(tp, &devtest_fill_dev, WEFT_VALUE, &seed, sizeof seed,
                               WEFT_W | WEFT_AFFINITY, p, 0);
         if (rc == 0)
-            rc = weft_insert_task(tp, &devtest_gemm_emu, WEFT_R, p, WEFT_R, p,
+            rc = weft_insert_task(tp, &devtest_gemm_dev, WEFT_R, p, WEFT_R, p,
                                   WEFT_RW | WEFT_AFFINITY, q, 0);
     }
     CHECK(rc == 0);

@@ -12,26 +12,43 @@
 
 static atomic_int strided_on_device;
 
-static int gemm_ldcheck(weft_task_t *t)
+static void check_contiguous(weft_task_t *t)
 {
     for (int i = 0; i < 3; i++)
         if (weft_task_ld(t, i) != weft_task_rows(t, i)) atomic_fetch_add(&strided_on_device, 1);
+}
+
+static int gemm_ldcheck(weft_task_t *t)
+{
+    check_contiguous(t);
     return devtest_gemm_body(t);
 }
 
-/* flow 0: X (RW) on the host: X *= 2, in the user's array (ld = LDA). */
+#ifdef WEFT_TEST_CUDA
+static int gemm_ldcheck_cuda(weft_task_t *t)
+{
+    check_contiguous(t);
+    return devtest_cuda_gemm3(t, CUBLAS_OP_N, 1.0, 1.0);
+}
+#endif
+
+/* On the host: flow 0 (R) is a tile of the user's array (ld = LDA),
+ * flow 1 (W): Y = 2 X. */
 static atomic_int host_saw_lda;
 static int scale_host(weft_task_t *t)
 {
-    if (weft_task_ld(t, 0) == LDA) atomic_fetch_add(&host_saw_lda, 1);
-    double *x = weft_task_ptr(t, 0);
+    if (weft_task_ld(t, 0) == LDA && weft_task_device(t) == 0) atomic_fetch_add(&host_saw_lda, 1);
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    int64_t lx = weft_task_ld(t, 0), ly = weft_task_ld(t, 1);
     for (int j = 0; j < weft_task_cols(t, 0); j++)
-        for (int i = 0; i < weft_task_rows(t, 0); i++) x[i + j * weft_task_ld(t, 0)] *= 2.0;
+        for (int i = 0; i < weft_task_rows(t, 0); i++) y[i + j * ly] = 2.0 * x[i + j * lx];
     return 0;
 }
 
-static const weft_task_class_t gemm_dev = {.name = "gemm_ldcheck",
-                                           .body = {[WEFT_DEV_EMU] = gemm_ldcheck}};
+static const weft_task_class_t gemm_dev = {
+    .name = "gemm_ldcheck",
+    .body = {[WEFT_DEV_EMU] = gemm_ldcheck, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_ldcheck_cuda)}};
 static const weft_task_class_t scale_cpu = {.name = "scale", .body = {[WEFT_DEV_CPU] = scale_host}};
 
 int main(int argc, char **argv)
@@ -46,8 +63,6 @@ int main(int argc, char **argv)
     memcpy(ref, c, sizeof(double) * LDA * N);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, M, 1.0, a, LDA, b, LDA, 1.0, ref,
                 LDA);
-    for (int j = 0; j < N; j++)
-        for (int i = 0; i < M; i++) ref[i + j * LDA] *= (i < NB && j < NB) ? 2.0 : 1.0;
     weft_matrix_t *A = weft_matrix_wrap(ctx, WEFT_DOUBLE, a, LDA, M, M, NB, NB, 1, 1);
     weft_matrix_t *B = weft_matrix_wrap(ctx, WEFT_DOUBLE, b, LDA, M, N, NB, NB, 1, 1);
     weft_matrix_t *C = weft_matrix_wrap(ctx, WEFT_DOUBLE, c, LDA, M, N, NB, NB, 1, 1);
@@ -60,14 +75,27 @@ int main(int argc, char **argv)
                 rc = weft_insert_task(tp, &gemm_dev, WEFT_R, weft_tile(A, i, k), WEFT_R,
                                       weft_tile(B, k, j), WEFT_RW | WEFT_AFFINITY,
                                       weft_tile(C, i, j), 0);
-    /* A host task after device tasks: the newest C(0,0) comes home first. */
-    if (rc == 0) rc = weft_insert_task(tp, &scale_cpu, WEFT_RW, weft_tile(C, 0, 0), 0);
+    /* A host task (affinity on a tile mapped to the host) reads C(0,0)
+     * right after device tasks: its newest version comes home first, into
+     * the strided user array. */
+    double *y = malloc(sizeof(double) * NB * NB);
+    weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB);
+    CHECK(weft_data_set_device(yd, 0) == 0);
+    if (rc == 0)
+        rc = weft_insert_task(tp, &scale_cpu, WEFT_R, weft_tile(C, 0, 0), WEFT_W | WEFT_AFFINITY,
+                              yd, 0);
     CHECK(rc == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
     /* The user's array holds the final versions right after the wait. */
     CHECK(devtest_maxdiff(c, LDA, ref, LDA, M, N) < 1e-10 * M);
     CHECK(atomic_load(&strided_on_device) == 0);
     CHECK(atomic_load(&host_saw_lda) == 1);
+    double ydiff = 0;
+    for (int j = 0; j < NB; j++)
+        for (int i = 0; i < NB; i++) ydiff = fmax(ydiff, fabs(y[i + j * NB] - 2.0 * ref[i + j * LDA]));
+    CHECK(ydiff < 1e-9 * M);
+    weft_data_release(yd);
+    free(y);
     /* Rows past M inside the leading dimension are never touched. */
     int pad_ok = 1;
     for (int j = 0; j < N; j++)

@@ -38,7 +38,7 @@ static int insert_chain(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t 
     int rc = 0;
     for (int k = 0; k < CHAIN && rc == 0; k++) {
         weft_data_t *y = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
-        rc = weft_insert_task(tp, &devtest_gemm_new_emu, WEFT_R, weft_tile(A, k % T, (j + k) % T),
+        rc = weft_insert_task(tp, &devtest_gemm_new_dev, WEFT_R, weft_tile(A, k % T, (j + k) % T),
                               WEFT_R, x, WEFT_W, y, 0);
         if (k > 0) weft_data_release(x); /* NEW tiles go once their readers ran */
         x = y;

@@ -1,0 +1,463 @@
+/* Trace recorder: per-track single-writer buffers and the Chrome trace JSON
+ * writer. See trace.h for the contract and the memory-ordering argument. */
+#include "trace/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "weft/weft.h"
+
+/* Records per chunk: a chunk is allocated on the recording thread once per
+ * this many slices, so the malloc cost is spread thin, and a chunk never
+ * moves once other threads may read it. */
+#define TRACE_CHUNK 1024
+
+typedef struct trace_rec {
+    uint64_t t0, t1;
+    char cat[WEFT_TRACE_CAT_LEN];
+    char name[WEFT_TRACE_NAME_LEN];
+    char args[WEFT_TRACE_ARGS_LEN];
+} trace_rec_t;
+
+typedef struct trace_track {
+    /* A cache line of its own: n is stored on every slice by the owner, and
+     * neighbouring tracks belong to other threads. */
+    _Alignas(64) _Atomic int64_t n; /* records published; owner writes */
+    _Atomic int64_t dropped;        /* owner writes, anyone reads */
+    int64_t cap;                    /* records kept at most */
+    char *name;
+    trace_rec_t **chunks; /* cap / TRACE_CHUNK rounded up, NULL until used */
+} trace_track_t;
+
+struct weft_trace {
+    char *prefix;
+    int64_t max_events;
+    uint64_t origin;
+    pthread_mutex_t lock; /* serializes track registration only */
+    _Atomic int ntracks;  /* released after tracks[ntracks - 1] is set */
+    trace_track_t *tracks[WEFT_TRACE_MAX_TRACKS];
+};
+
+/* ---- creation and tracks -------------------------------------------- */
+
+int weft_trace_create(const char *prefix, int64_t max_events, weft_trace_t **out)
+{
+    if (!out || max_events < 1) return WEFT_ERR_INVALID;
+    if (!prefix || !*prefix) {
+        *out = NULL;
+        return WEFT_SUCCESS;
+    }
+    weft_trace_t *tr = calloc(1, sizeof *tr);
+    if (!tr) return WEFT_ERR_NOMEM;
+    tr->prefix = strdup(prefix);
+    if (!tr->prefix) goto undo_alloc;
+    if (pthread_mutex_init(&tr->lock, NULL) != 0) goto undo_prefix;
+    tr->max_events = max_events;
+    tr->origin = weft_trace_now();
+    atomic_init(&tr->ntracks, 0);
+    *out = tr;
+    return WEFT_SUCCESS;
+undo_prefix:
+    free(tr->prefix);
+undo_alloc:
+    free(tr);
+    return WEFT_ERR_NOMEM;
+}
+
+static void track_free(trace_track_t *t)
+{
+    int64_t nchunks = (t->cap + TRACE_CHUNK - 1) / TRACE_CHUNK;
+    if (t->chunks)
+        for (int64_t c = 0; c < nchunks; c++) free(t->chunks[c]);
+    free(t->chunks);
+    free(t->name);
+    free(t);
+}
+
+static trace_track_t *track_new(const char *name, int64_t cap)
+{
+    /* aligned_alloc keeps the _Alignas(64) promise that malloc would not. */
+    trace_track_t *t = aligned_alloc(64, sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    atomic_init(&t->n, 0);
+    atomic_init(&t->dropped, 0);
+    t->cap = cap;
+    t->name = strdup(name);
+    /* calloc of the directory: untouched pages of a large cap cost nothing. */
+    t->chunks = calloc((size_t)((cap + TRACE_CHUNK - 1) / TRACE_CHUNK), sizeof *t->chunks);
+    if (!t->name || !t->chunks) {
+        track_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int weft_trace_track(weft_trace_t *tr, const char *name)
+{
+    if (!tr) return 0;
+    if (!name) return WEFT_ERR_INVALID;
+    trace_track_t *t = track_new(name, tr->max_events);
+    if (!t) return WEFT_ERR_NOMEM;
+    pthread_mutex_lock(&tr->lock);
+    int id = atomic_load_explicit(&tr->ntracks, memory_order_relaxed);
+    if (id < WEFT_TRACE_MAX_TRACKS) {
+        tr->tracks[id] = t;
+        atomic_store_explicit(&tr->ntracks, id + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&tr->lock);
+    if (id >= WEFT_TRACE_MAX_TRACKS) {
+        weft_warn("trace: more than %d tracks; '%s' is not traced", WEFT_TRACE_MAX_TRACKS, name);
+        track_free(t);
+        return WEFT_ERR_INVALID;
+    }
+    return id;
+}
+
+void weft_trace_destroy(weft_trace_t *tr)
+{
+    if (!tr) return;
+    int n = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    for (int i = 0; i < n; i++) track_free(tr->tracks[i]);
+    pthread_mutex_destroy(&tr->lock);
+    free(tr->prefix);
+    free(tr);
+}
+
+void weft_trace_set_origin(weft_trace_t *tr, uint64_t ns)
+{
+    if (tr) tr->origin = ns;
+}
+
+/* ---- recording (hot path) -------------------------------------------- */
+
+/* The slot for record n of t, allocating its chunk on first use; NULL when
+ * the track is full or out of memory. Only the owner calls it. */
+static trace_rec_t *track_slot(trace_track_t *t, int64_t n)
+{
+    if (n >= t->cap) return NULL;
+    trace_rec_t **chunk = &t->chunks[n / TRACE_CHUNK];
+    if (!*chunk) {
+        *chunk = malloc(TRACE_CHUNK * sizeof **chunk);
+        if (!*chunk) return NULL;
+    }
+    return &(*chunk)[n % TRACE_CHUNK];
+}
+
+/* strncpy that always terminates and does not pad: names are short and the
+ * field is rewritten for every slice. */
+static void copy_cut(char *dst, const char *src, size_t size)
+{
+    size_t i = 0;
+    if (src)
+        for (; i + 1 < size && src[i]; i++) dst[i] = src[i];
+    dst[i] = '\0';
+}
+
+void weft_trace_record(weft_trace_t *tr, int track, uint64_t t0_ns, uint64_t t1_ns,
+                       const char *name, const char *cat, const char *args_fmt, ...)
+{
+    int ntracks = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    if (track < 0 || track >= ntracks) return;
+    trace_track_t *t = tr->tracks[track];
+    int64_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
+    trace_rec_t *r = track_slot(t, n);
+    if (!r) {
+        atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
+        return;
+    }
+    r->t0 = t0_ns;
+    r->t1 = t1_ns;
+    copy_cut(r->name, name, sizeof r->name);
+    copy_cut(r->cat, cat, sizeof r->cat);
+    r->args[0] = '\0';
+    if (args_fmt) {
+        va_list ap;
+        va_start(ap, args_fmt);
+        vsnprintf(r->args, sizeof r->args, args_fmt, ap);
+        va_end(ap);
+    }
+    /* Publishes the record (and a new chunk pointer) to readers. */
+    atomic_store_explicit(&t->n, n + 1, memory_order_release);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static const trace_rec_t *track_rec(const trace_track_t *t, int64_t i)
+{
+    return &t->chunks[i / TRACE_CHUNK][i % TRACE_CHUNK];
+}
+
+int64_t weft_trace_count(const weft_trace_t *tr, const char *cat)
+{
+    if (!tr) return 0;
+    int64_t total = 0;
+    int ntracks = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    for (int k = 0; k < ntracks; k++) {
+        const trace_track_t *t = tr->tracks[k];
+        int64_t n = atomic_load_explicit(&t->n, memory_order_acquire);
+        if (!cat) {
+            total += n;
+            continue;
+        }
+        for (int64_t i = 0; i < n; i++) total += strcmp(track_rec(t, i)->cat, cat) == 0;
+    }
+    return total;
+}
+
+int64_t weft_trace_dropped(const weft_trace_t *tr)
+{
+    if (!tr) return 0;
+    int64_t total = 0;
+    int ntracks = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    for (int k = 0; k < ntracks; k++)
+        total += atomic_load_explicit(&tr->tracks[k]->dropped, memory_order_relaxed);
+    return total;
+}
+
+/* ---- JSON output -------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF), 0 when there is none. Names cut at
+ * their field size may end inside a sequence; JSON readers reject that. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4;
+    else return 0;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return n;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * invalid UTF-8 replaced by U+FFFD. The caller holds f's lock. */
+static void put_string(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    putc_unlocked('"', f);
+    while (*s) {
+        size_t n = utf8_len(s);
+        if (*s == '"' || *s == '\\') {
+            putc_unlocked('\\', f);
+            putc_unlocked(*s, f);
+        } else if (*s < 0x20) {
+            fprintf(f, "\\u%04x", *s);
+        } else if (n == 0) {
+            fputs("\\ufffd", f);
+            n = 1;
+        } else {
+            fwrite(s, 1, n, f);
+        }
+        s += n;
+    }
+    putc_unlocked('"', f);
+}
+
+static size_t skip_ws(const char *s, size_t i)
+{
+    while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') i++;
+    return i;
+}
+
+/* Index after the JSON string starting at s[i], 0 when it is not one. */
+static size_t scan_string(const char *s, size_t i)
+{
+    if (s[i++] != '"') return 0;
+    for (;;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') return i + 1;
+        if (c < 0x20) return 0; /* also the end of s: unterminated */
+        if (c == '\\') {
+            c = (unsigned char)s[++i];
+            if (c == 'u') {
+                for (int k = 1; k <= 4; k++)
+                    if (!s[i + k] || !strchr("0123456789abcdefABCDEF", s[i + k])) return 0;
+                i += 4;
+            } else if (!c || !strchr("\"\\/bfnrt", c)) {
+                return 0;
+            }
+            i++;
+            continue;
+        }
+        size_t n = utf8_len((const unsigned char *)s + i);
+        if (!n) return 0;
+        i += n;
+    }
+}
+
+static size_t scan_digits(const char *s, size_t i)
+{
+    size_t j = i;
+    while (s[j] >= '0' && s[j] <= '9') j++;
+    return j > i ? j : 0;
+}
+
+/* Index after the JSON number starting at s[i], 0 when it is not one
+ * (printf's "inf" and "nan" are not). */
+static size_t scan_number(const char *s, size_t i)
+{
+    if (s[i] == '-') i++;
+    if (s[i] == '0') i++;
+    else if (!(i = scan_digits(s, i))) return 0;
+    if (s[i] == '.' && !(i = scan_digits(s, i + 1))) return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        i++;
+        if (s[i] == '+' || s[i] == '-') i++;
+        if (!(i = scan_digits(s, i))) return 0;
+    }
+    return i;
+}
+
+static size_t scan_scalar(const char *s, size_t i)
+{
+    static const char *const words[] = {"true", "false", "null"};
+    if (s[i] == '"') return scan_string(s, i);
+    for (int w = 0; w < 3; w++)
+        if (strncmp(s + i, words[w], strlen(words[w])) == 0) return i + strlen(words[w]);
+    return scan_number(s, i);
+}
+
+/* Length of the longest prefix of args made of whole "key":scalar members,
+ * strlen(args) when all of it is. Args are formatted by callers at record
+ * time and may be cut or carry an unescaped string; checking here, once per
+ * slice at write time, keeps the file valid without costing the hot path. */
+static size_t args_valid_prefix(const char *args)
+{
+    size_t good = 0, i = skip_ws(args, 0);
+    if (!args[i]) return i;
+    for (;;) {
+        size_t end;
+        if (!(i = scan_string(args, i))) return good;
+        i = skip_ws(args, i);
+        if (args[i] != ':') return good;
+        if (!(end = scan_scalar(args, skip_ws(args, i + 1)))) return good;
+        i = skip_ws(args, end);
+        if (!args[i]) return i;
+        /* A member counts once a comma follows it: with an unescaped quote
+         * inside a string, "who":"a"b" scans as "who":"a" and then fails,
+         * and that first part is not what the caller meant. */
+        if (args[i] != ',') return good;
+        good = end;
+        i = skip_ws(args, i + 1);
+    }
+}
+
+static void put_args(FILE *f, const char *args)
+{
+    size_t good = args_valid_prefix(args);
+    fputs(",\"args\":{", f);
+    fwrite(args, 1, good, f);
+    if (args[good]) {
+        fputs(good ? ",\"args_raw\":" : "\"args_raw\":", f);
+        put_string(f, args);
+    }
+    putc_unlocked('}', f);
+}
+
+/* ns as microseconds with three decimals, exact (no double rounding). */
+static void put_us(FILE *f, int64_t ns)
+{
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(f, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", mag / 1000, (unsigned)(mag % 1000));
+}
+
+static void put_slice(FILE *f, const weft_trace_t *tr, int rank, int tid, const trace_rec_t *r)
+{
+    fputs(",\n{\"name\":", f);
+    put_string(f, r->name);
+    fputs(",\"cat\":", f);
+    put_string(f, r->cat);
+    fprintf(f, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", rank, tid);
+    put_us(f, (int64_t)(r->t0 - tr->origin));
+    fputs(",\"dur\":", f);
+    put_us(f, r->t1 > r->t0 ? (int64_t)(r->t1 - r->t0) : 0);
+    put_args(f, r->args);
+    putc_unlocked('}', f);
+}
+
+/* "M" events: Perfetto shows "rank N" and the track names in place of bare
+ * pid/tid numbers, sorted by rank and registration order. */
+static void put_metadata(FILE *f, const weft_trace_t *tr, int rank, int ntracks)
+{
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+               "\"args\":{\"name\":\"rank %d\"}},\n", rank, rank);
+    fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+               "\"args\":{\"sort_index\":%d}}", rank, rank);
+    for (int k = 0; k < ntracks; k++) {
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                   "\"args\":{\"name\":", rank, k);
+        put_string(f, tr->tracks[k]->name);
+        fprintf(f, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                   "\"args\":{\"sort_index\":%d}}", rank, k, k);
+    }
+}
+
+static void put_trace(FILE *f, const weft_trace_t *tr, int rank)
+{
+    int ntracks = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    fputs("{\"traceEvents\":[\n", f);
+    put_metadata(f, tr, rank, ntracks);
+    for (int k = 0; k < ntracks; k++) {
+        const trace_track_t *t = tr->tracks[k];
+        int64_t n = atomic_load_explicit(&t->n, memory_order_acquire);
+        for (int64_t i = 0; i < n; i++) put_slice(f, tr, rank, k, track_rec(t, i));
+    }
+    fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
+}
+
+static void warn_dropped(const weft_trace_t *tr)
+{
+    int ntracks = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
+    for (int k = 0; k < ntracks; k++) {
+        int64_t d = atomic_load_explicit(&tr->tracks[k]->dropped, memory_order_relaxed);
+        if (d > 0)
+            weft_warn("trace: track '%s' dropped %" PRId64 " slices past %" PRId64
+                      " (raise trace_buffer_events)", tr->tracks[k]->name, d, tr->max_events);
+    }
+}
+
+int weft_trace_write(weft_trace_t *tr, int rank)
+{
+    if (!tr) return WEFT_SUCCESS;
+    size_t len = strlen(tr->prefix) + 32;
+    char *path = malloc(len);
+    if (!path) return WEFT_ERR_NOMEM;
+    snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
+    int rc = WEFT_SUCCESS;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        weft_error("trace: cannot open '%s' for writing: %s", path, strerror(errno));
+        free(path);
+        return WEFT_ERR_INVALID;
+    }
+    /* Large buffer: the file is written in one go, often 100 MB or more. */
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    flockfile(f);
+    put_trace(f, tr, rank);
+    funlockfile(f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        weft_error("trace: writing '%s' failed: %s", path, strerror(errno));
+        rc = WEFT_ERR_INVALID;
+    }
+    free(path);
+    warn_dropped(tr);
+    return rc;
+}
