@@ -15,6 +15,7 @@ const weft_param_def_t weft_param_table[] = {
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
     BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
     BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
+    INT("sched_window", "4096", 2, 1073741824, "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
     INT("device_cuda_enabled", "-1", -1, 64, "CUDA devices to use; -1 = all present"),

@@ -1,6 +1,7 @@
 #include "sched/sched.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ struct weft_sched {
     int nworkers;
     atomic_int nready;    /* tasks in all heaps */
     atomic_int nsleeping; /* workers in (or entering) the wait below */
+    atomic_int nspinning; /* idle workers still polling the queues */
     atomic_int stop;
     atomic_uint rr;       /* round robin for pushes from other threads */
     atomic_ullong steals;
@@ -38,11 +40,19 @@ uint64_t weft_sched_steals(const weft_sched_t *s) { return atomic_load(&((weft_s
 static void wake_one(weft_sched_t *s)
 {
     /* Sequentially consistent with the sleeper's increment + recheck, so a
-     * push either is seen by the sleeper or sees the sleeper. */
+     * push either is seen by the sleeper or sees the sleeper. A worker that
+     * is still spinning will find the task: no need to wake anyone. */
     if (atomic_load(&s->nsleeping) == 0) return;
+    if (s->cfg.steal && atomic_load(&s->nspinning) > 0) return;
+    /* Taking the lock orders us after a sleeper's recheck; signalling after
+     * the unlock keeps the woken worker from blocking on the lock we hold. */
     pthread_mutex_lock(&s->sleep_lock);
-    pthread_cond_signal(&s->sleep_cond);
     pthread_mutex_unlock(&s->sleep_lock);
+    /* Without stealing only the owner of the queue can take the task. */
+    if (s->cfg.steal)
+        pthread_cond_signal(&s->sleep_cond);
+    else
+        pthread_cond_broadcast(&s->sleep_cond);
 }
 
 void weft_sched_push(weft_sched_t *s, weft_task_t *t, int worker_hint)
@@ -86,6 +96,20 @@ static weft_task_t *find_work(weft_sched_t *s, worker_t *me)
     return NULL;
 }
 
+int weft_sched_help(weft_sched_t *s)
+{
+    if (atomic_load_explicit(&s->nready, memory_order_relaxed) == 0) return 0;
+    unsigned start = atomic_load_explicit(&s->rr, memory_order_relaxed);
+    for (int k = 0; k < s->nworkers; k++) {
+        weft_task_t *t = pop_from(&s->workers[(start + (unsigned)k) % (unsigned)s->nworkers]);
+        if (!t) continue;
+        atomic_fetch_sub(&s->nready, 1);
+        s->cfg.exec(s->cfg.exec_arg, t, -1);
+        return 1;
+    }
+    return 0;
+}
+
 static void sleep_until_work(weft_sched_t *s)
 {
     pthread_mutex_lock(&s->sleep_lock);
@@ -120,16 +144,24 @@ static void *worker_main(void *arg)
             weft_task_t *t = find_work(s, me);
             if (t) {
                 atomic_fetch_sub(&s->nready, 1);
+                if (idle > 0) atomic_fetch_sub(&s->nspinning, 1);
                 s->cfg.exec(s->cfg.exec_arg, t, me->id);
                 idle = 0;
                 continue;
             }
         }
         /* Spin briefly: a successor is often released microseconds later. */
+        if (idle == 0) atomic_fetch_add(&s->nspinning, 1);
         if (++idle < 2000) {
-            weft_cpu_relax();
+            /* Past a short pause, give the core away: the inserting thread
+             * or the comm thread may share it and have the work we wait for. */
+            if (idle < 64)
+                weft_cpu_relax();
+            else
+                sched_yield();
             continue;
         }
+        atomic_fetch_sub(&s->nspinning, 1);
         sleep_until_work(s);
         idle = 0;
     }

@@ -32,6 +32,11 @@ void weft_sched_destroy(weft_sched_t *s);
  * -1 spreads pushes from non-worker threads round robin. */
 void weft_sched_push(weft_sched_t *s, weft_task_t *t, int worker_hint);
 
+/* Runs one ready task on the calling (non-worker) thread if there is one:
+ * the inserting thread helps when too many tasks are pending. Returns 1 if
+ * it ran a task. */
+int weft_sched_help(weft_sched_t *s);
+
 /* Index of the calling worker, -1 on any other thread. */
 int weft_sched_self(void);
 

@@ -4,11 +4,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-weft_task_t *weft_task_alloc(void)
+void weft_task_pool_init(weft_task_pool_t *p)
 {
-    /* Only the header needs zeroing: flows and values are filled by the
+    atomic_init(&p->returned, NULL);
+    p->local = NULL;
+}
+
+void weft_task_pool_fini(weft_task_pool_t *p)
+{
+    weft_task_t *lists[2] = {p->local, atomic_exchange(&p->returned, NULL)};
+    for (int i = 0; i < 2; i++)
+        for (weft_task_t *t = lists[i], *n; t; t = n) {
+            n = t->next;
+            free(t);
+        }
+    p->local = NULL;
+}
+
+static weft_task_t *pool_take(weft_task_pool_t *p)
+{
+    if (!p) return malloc(sizeof(weft_task_t));
+    if (!p->local) p->local = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+    weft_task_t *t = p->local;
+    if (!t) return malloc(sizeof(weft_task_t));
+    p->local = t->next;
+    return t;
+}
+
+static void pool_give(weft_task_t *t)
+{
+    weft_task_pool_t *p = t->pool;
+    if (!p) {
+        free(t);
+        return;
+    }
+    weft_task_t *head = atomic_load_explicit(&p->returned, memory_order_relaxed);
+    do {
+        t->next = head;
+    } while (!atomic_compare_exchange_weak_explicit(&p->returned, &head, t, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
+{
+    /* Only the header needs resetting: flows and values are filled by the
      * inserter up to nflows/nvalues. */
-    weft_task_t *t = malloc(sizeof *t);
+    weft_task_t *t = pool_take(pool);
     if (!t) return NULL;
     memset(t, 0, offsetof(weft_task_t, flow));
     t->nvalues = 0;
@@ -24,6 +65,7 @@ weft_task_t *weft_task_alloc(void)
     t->affinity = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->workspace_bytes = 0;
+    t->pool = pool;
     return t;
 }
 
@@ -35,7 +77,7 @@ void weft_task_unref(weft_task_t *t)
     for (int i = 0; i < t->nflows; i++) weft_data_unref(t->flow[i].data);
     if (t->kind != WEFT_TASK_BODY) free(t->action);
     if (t->succ != t->succ_inline) free(t->succ);
-    free(t);
+    pool_give(t);
 }
 
 static int succ_push(weft_task_t *pred, weft_task_t *succ)

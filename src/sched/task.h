@@ -58,11 +58,26 @@ struct weft_task {
     struct weft_task **succ;
     struct weft_task *succ_inline[4];
     struct weft_task *next; /* free list / queue link */
+    struct weft_task_pool *pool;
 };
 
 typedef struct weft_task weft_task_t;
 
-weft_task_t *weft_task_alloc(void);
+/* Recycles task structures: one thread (the inserting one) allocates, any
+ * thread frees. Freed tasks go onto a lock-free stack that the allocating
+ * thread takes whole when its private list runs dry (taking the whole stack
+ * at once is what makes the plain CAS push safe from ABA). */
+typedef struct weft_task_pool {
+    _Atomic(weft_task_t *) returned;
+    weft_task_t *local;
+} weft_task_pool_t;
+
+void weft_task_pool_init(weft_task_pool_t *p);
+/* Frees the cached structures; every task of the pool must be gone. */
+void weft_task_pool_fini(weft_task_pool_t *p);
+
+/* From the pool (NULL: plain malloc/free); owner thread only. */
+weft_task_t *weft_task_alloc(weft_task_pool_t *pool);
 void weft_task_retain(weft_task_t *t);
 /* Drops a reference; the last one releases the data references and frees. */
 void weft_task_unref(weft_task_t *t);

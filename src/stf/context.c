@@ -116,12 +116,14 @@ weft_context_t *weft_init(int *argc, char ***argv)
     weft_context_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
     ctx->comm = MPI_COMM_NULL;
+    weft_task_pool_init(&ctx->task_pool);
     pthread_mutex_init(&ctx->live_lock, NULL);
     if (weft_params_create(&ctx->params) != 0) goto undo_ctx;
     if (weft_params_load(ctx->params, argc, argv) != 0) goto undo_params;
     weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
     ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
     ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
+    ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
     if (start_mpi(ctx, argc, argv) != 0) goto undo_params;
     if (hwloc_topology_init(&ctx->topo) != 0 || hwloc_topology_load(ctx->topo) != 0) {
         weft_error("hwloc could not read the machine topology");
@@ -177,6 +179,7 @@ int weft_fini(weft_context_t *ctx)
     weft_params_destroy(ctx->params);
     free(ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
+    weft_task_pool_fini(&ctx->task_pool);
     free(ctx);
     (void)leaks;
     return rc;

@@ -27,6 +27,7 @@ struct weft_context {
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES];    /* stf/devmgr.h, [0] NULL */
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
+    weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine; /* NULL on a single rank */
     int mpi_thread_level;
     uint64_t next_seq; /* tasks inserted (main thread) */
@@ -40,6 +41,7 @@ struct weft_context {
     weft_data_t **live;
     int nlive, live_cap;
     int leak_report, show_stats;
+    long insert_window; /* pending tasks past which the inserting thread helps */
 };
 
 /* Records the first error of the run (any thread). */

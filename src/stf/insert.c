@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/sched.h"
 #include "sched/task.h"
 #include "stf/exec.h"
 #include "stf/insert.h"
@@ -145,8 +146,15 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
     /* Even on failure the task is released so that nothing waits forever. */
-    atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed);
+    long pending = atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed) + 1;
     if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
+    /* Far ahead of the workers: run ready tasks here for a while. Never
+     * block: on several ranks the tasks that would unblock ours may need
+     * insertions still to come. */
+    if (pending > ctx->insert_window)
+        while (atomic_load_explicit(&tp->pending, memory_order_relaxed) > ctx->insert_window / 2 &&
+               weft_sched_help(ctx->sched)) {
+        }
     return rc;
 }
 
@@ -174,7 +182,7 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
         weft_error("insert: NULL taskpool or task class (or class without a name)");
         return WEFT_ERR_INVALID;
     }
-    weft_task_t *t = weft_task_alloc();
+    weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
     if (!t) return WEFT_ERR_NOMEM;
     t->cls = cls;
     t->tp = tp;

@@ -57,10 +57,10 @@ int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow)
 static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d, int peer,
                          uint32_t version, int priority)
 {
-    weft_task_t *a = weft_task_alloc();
+    weft_task_t *a = weft_task_alloc(&tp->ctx->task_pool);
     weft_comm_action_t *act = calloc(1, sizeof *act);
     if (!a || !act) {
-        free(a);
+        if (a) weft_task_unref(a);
         free(act);
         return WEFT_ERR_NOMEM;
     }

@@ -47,8 +47,9 @@ static void workload(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)
             rc = weft_insert_task(tp, &devtest_gemm_new_dev, WEFT_R, weft_tile(A, i, j), WEFT_R,
                                   weft_tile(A, j, i), WEFT_W, tmp, 0);
             if (rc == 0)
-                rc = weft_insert_task(tp, &devtest_gemm_dev, WEFT_R, tmp, WEFT_R, weft_tile(A, i, i),
-                                      WEFT_RW | WEFT_AFFINITY, weft_tile(C, i, j), 0);
+                rc =
+                    weft_insert_task(tp, &devtest_gemm_dev, WEFT_R, tmp, WEFT_R, weft_tile(A, i, i),
+                                     WEFT_RW | WEFT_AFFINITY, weft_tile(C, i, j), 0);
             if (rc == 0) rc = weft_insert_task(tp, &devtest_copy, WEFT_R, tmp, WEFT_W,
                                                weft_tile(A, (i + 1) % T, j), 0);
             weft_data_release(tmp);
@@ -87,7 +88,8 @@ int main(int argc, char **argv)
     weft_matrix_t *C = weft_matrix_new(ctx, WEFT_DOUBLE, NB * T, NB * T, NB, NB, 1, 1);
     for (int i = 0; i < T; i++)
         for (int j = 0; j < T; j++) {
-            devtest_fill_array(weft_data_host_ptr(weft_tile(A, i, j), NULL), NB, NB, NB, i + 3.0 * j);
+            devtest_fill_array(weft_data_host_ptr(weft_tile(A, i, j), NULL), NB, NB, NB,
+                               i + 3.0 * j);
             memset(weft_data_host_ptr(weft_tile(C, i, j), NULL), 0, sizeof(double) * NB * NB);
         }
     workload(ctx, A, C);

@@ -50,7 +50,8 @@ static int gemm_cuda(weft_task_t *t) { return devtest_cuda_gemm3(t, CUBLAS_OP_T,
 
 static const weft_task_class_t potrf = {
     .name = "potrf",
-    .body = {[WEFT_DEV_EMU] = potrf_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_potrf1)}};
+    .body = {
+        [WEFT_DEV_EMU] = potrf_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_potrf1)}};
 static const weft_task_class_t trsm = {
     .name = "trsm",
     .body = {[WEFT_DEV_EMU] = trsm_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_cuda_trsm2)}};
@@ -94,7 +95,8 @@ static void make_matrix(weft_matrix_t *A, double *full, int n)
         for (int i = j; i < T; i++) {
             double *tile = weft_data_host_ptr(weft_tile(A, i, j), NULL);
             for (int c = 0; c < NB; c++)
-                memcpy(tile + c * NB, full + (size_t)(j * NB + c) * n + i * NB, sizeof(double) * NB);
+                memcpy(tile + c * NB, full + (size_t)(j * NB + c) * n + i * NB,
+                       sizeof(double) * NB);
         }
 }
 
@@ -107,7 +109,8 @@ static double residual(weft_matrix_t *A, const double *full, int n)
             double *tile = weft_data_host_ptr(weft_tile(A, i, j), NULL);
             for (int c = 0; c < NB; c++)
                 for (int e = 0; e < NB; e++)
-                    if (i > j || e >= c) l[(size_t)(j * NB + c) * n + i * NB + e] = tile[c * NB + e];
+                    if (i > j || e >= c)
+                        l[(size_t)(j * NB + c) * n + i * NB + e] = tile[c * NB + e];
         }
     memcpy(r, full, sizeof(double) * n * n);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, l, n, l, n, 1.0, r, n);

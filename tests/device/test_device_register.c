@@ -40,7 +40,8 @@ static void in_place(weft_context_t *ctx, weft_matrix_t *M)
     for (int r = 0; r < 3; r++)
         for (int i = 0; i < T; i++)
             for (int j = 0; j < T && rc == 0; j++)
-                rc = weft_insert_task(tp, &bump_emu, WEFT_RW | WEFT_AFFINITY, weft_tile(M, i, j), 0);
+                rc =
+                    weft_insert_task(tp, &bump_emu, WEFT_RW | WEFT_AFFINITY, weft_tile(M, i, j), 0);
     CHECK(rc == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);

@@ -48,7 +48,8 @@ static int scale_host(weft_task_t *t)
 
 static const weft_task_class_t gemm_dev = {
     .name = "gemm_ldcheck",
-    .body = {[WEFT_DEV_EMU] = gemm_ldcheck, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_ldcheck_cuda)}};
+    .body = {
+        [WEFT_DEV_EMU] = gemm_ldcheck, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_ldcheck_cuda)}};
 static const weft_task_class_t scale_cpu = {.name = "scale", .body = {[WEFT_DEV_CPU] = scale_host}};
 
 int main(int argc, char **argv)
@@ -92,7 +93,8 @@ int main(int argc, char **argv)
     CHECK(atomic_load(&host_saw_lda) == 1);
     double ydiff = 0;
     for (int j = 0; j < NB; j++)
-        for (int i = 0; i < NB; i++) ydiff = fmax(ydiff, fabs(y[i + j * NB] - 2.0 * ref[i + j * LDA]));
+        for (int i = 0; i < NB; i++)
+            ydiff = fmax(ydiff, fabs(y[i + j * NB] - 2.0 * ref[i + j * LDA]));
     CHECK(ydiff < 1e-9 * M);
     weft_data_release(yd);
     free(y);

@@ -43,7 +43,8 @@ static int insert_chain(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t 
         if (k > 0) weft_data_release(x); /* NEW tiles go once their readers ran */
         x = y;
     }
-    if (rc == 0) rc = weft_insert_task(tp, &devtest_copy, WEFT_R, x, WEFT_W, weft_tile(Out, j, 0), 0);
+    if (rc == 0)
+        rc = weft_insert_task(tp, &devtest_copy, WEFT_R, x, WEFT_W, weft_tile(Out, j, 0), 0);
     weft_data_release(x);
     return rc;
 }

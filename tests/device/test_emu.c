@@ -50,7 +50,7 @@ static void copies_and_kernels(weft_device_t *dev)
     const weft_device_ops_t *o = dev->ops;
     CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){d, 5}, dev->index,
                         (weft_region_t){host, 8}, 0, 5, 3, sizeof(double)) == 0);
-    weft_task_t *t = weft_task_alloc();
+    weft_task_t *t = weft_task_alloc(NULL);
     t->action = d;
     CHECK(o->launch(dev, WEFT_STREAM_IN, t, sleepy_body) == 0);
     CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){back, 8}, 0,

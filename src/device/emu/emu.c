@@ -377,7 +377,8 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
     pthread_mutex_lock(&e->lock);
     int slot = 0;
     while (slot < EMU_MAX_IMPORTS && e->imports[slot].base) slot++;
-    if (slot < EMU_MAX_IMPORTS) e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
+    if (slot < EMU_MAX_IMPORTS)
+        e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
     pthread_mutex_unlock(&e->lock);
     if (slot == EMU_MAX_IMPORTS) {
         munmap(p, (size_t)st.st_size);
