@@ -6,9 +6,15 @@
  *
  * Every matrix is column-major; a body reads the tile shapes of its flows
  * with weft_task_rows/cols and their leading dimensions with weft_task_ld,
- * so partial tiles (N not a multiple of NB) need no special case. Each class
- * has a CPU body only; accelerator bodies go into body[WEFT_DEV_CUDA] and
- * body[WEFT_DEV_EMU] of the same classes. */
+ * so partial tiles (N not a multiple of NB) need no special case.
+ *
+ * Bodies per device type: every class has its CPU body. The factorization
+ * classes (potrf, trsm, syrk, gemm) also run on accelerators: on CUDA
+ * devices the cuSOLVER/cuBLAS bodies of potrf_cuda.h (when built with the
+ * CUDA toolkit, WEFT_APP_HAVE_CUDA), on emu devices their CPU bodies as the
+ * emulated device's kernels. The fill and check classes run on the host
+ * (an emu device, which runs CPU bodies, may run them too); the prefetch
+ * class only brings a tile to its home accelerator before the timing. */
 #ifndef WEFT_APPS_POTRF_KERNELS_H
 #define WEFT_APPS_POTRF_KERNELS_H
 
@@ -19,6 +25,15 @@
 #include <stdlib.h>
 
 #include <weft/weft.h>
+
+#include "potrf_cuda.h" /* CUDA bodies, empty without WEFT_APP_HAVE_CUDA */
+
+/* [WEFT_DEV_CUDA] = fn, in a class's body list when the CUDA bodies exist. */
+#ifdef WEFT_APP_HAVE_CUDA
+#define POTRF_CUDA_BODY(fn) [WEFT_DEV_CUDA] = fn,
+#else
+#define POTRF_CUDA_BODY(fn)
+#endif
 
 /* ---- the test matrix ------------------------------------------------- */
 
@@ -136,29 +151,42 @@ static int potrf_cpu_fill(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t potrf_class_potrf = {
-    .name = "potrf", .body = {[WEFT_DEV_CPU] = potrf_cpu_potrf}, .flops = potrf_flops_potrf};
-static const weft_task_class_t potrf_class_trsm = {
-    .name = "trsm", .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm}, .flops = potrf_flops_trsm};
-static const weft_task_class_t potrf_class_syrk = {
-    .name = "syrk", .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk}, .flops = potrf_flops_syrk};
-static const weft_task_class_t potrf_class_gemm = {
-    .name = "gemm", .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm}, .flops = potrf_flops_gemm};
-static const weft_task_class_t potrf_class_fill = {
-    .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
-
-/* 1 when a factorization class has an accelerator body, i.e. when -g
- * accelerators can actually be used. */
-static inline int potrf_has_device_bodies(void)
+/* flow 0: a tile R on its home device; nothing to compute: the task only
+ * makes weft copy the tile there (stage-in), so that the timed
+ * factorization starts with the matrix on the accelerators. */
+static int potrf_nop(weft_task_t *t)
 {
-    const weft_task_class_t *cls[] = {&potrf_class_potrf, &potrf_class_trsm,
-                                      &potrf_class_syrk, &potrf_class_gemm};
-    for (size_t c = 0; c < sizeof cls / sizeof cls[0]; c++)
-        for (int d = WEFT_DEV_CPU + 1; d < WEFT_DEV_TYPES; d++)
-            if (cls[c]->body[d] != NULL)
-                return 1;
+    (void)t;
     return 0;
 }
+
+static const weft_task_class_t potrf_class_potrf = {
+    .name = "potrf",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_potrf, [WEFT_DEV_EMU] = potrf_cpu_potrf,
+             POTRF_CUDA_BODY(potrf_cuda_potrf)},
+    .flops = potrf_flops_potrf};
+static const weft_task_class_t potrf_class_trsm = {
+    .name = "trsm",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm, [WEFT_DEV_EMU] = potrf_cpu_trsm,
+             POTRF_CUDA_BODY(potrf_cuda_trsm)},
+    .flops = potrf_flops_trsm};
+static const weft_task_class_t potrf_class_syrk = {
+    .name = "syrk",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk, [WEFT_DEV_EMU] = potrf_cpu_syrk,
+             POTRF_CUDA_BODY(potrf_cuda_syrk)},
+    .flops = potrf_flops_syrk};
+static const weft_task_class_t potrf_class_gemm = {
+    .name = "gemm",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm, [WEFT_DEV_EMU] = potrf_cpu_gemm,
+             POTRF_CUDA_BODY(potrf_cuda_gemm)},
+    .flops = potrf_flops_gemm};
+static const weft_task_class_t potrf_class_fill = {
+    .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
+/* Accelerators only: with -g 0 no prefetch task is inserted. */
+static const weft_task_class_t potrf_class_prefetch = {
+    .name = "prefetch",
+    .body = {[WEFT_DEV_EMU] = potrf_nop, POTRF_CUDA_BODY(potrf_nop)},
+    .flops = NULL};
 
 /* ---- residual kernels (--check, CPU only) ----------------------------- */
 

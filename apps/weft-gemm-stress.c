@@ -21,8 +21,12 @@
  * during the chains with the count the sequence implies (one per tile
  * version per destination rank). Public API and CBLAS only.
  *
- * Every task class has its CPU body in body[WEFT_DEV_CPU]; an accelerator
- * body is one more designated initializer in the class (see gs_class_*). */
+ * -g N: the GEMM steps run on the N accelerators a rank asks for (type
+ * device_type, see app_devices.h) and on them only: their class then has no
+ * CPU body, so every NEW C tile is created in device memory and travels
+ * from device to device and rank to rank. CUDA: cublasDgemm on the task's
+ * stream; emu: the CPU body as the emulated device's kernel. Fill and check
+ * tasks keep their CPU bodies (an emu device may run them too). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -36,6 +40,13 @@
 
 #include <cblas.h>
 #include <weft/weft.h>
+
+#ifdef WEFT_APP_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include "app_devices.h"
 
 #define GS_NAME "weft-gemm-stress"
 /* Largest accepted relative Frobenius error of a chain against its CBLAS
@@ -203,14 +214,51 @@ static int gs_cpu_err_copy(weft_task_t *t)
     return 0;
 }
 
-/* One line per accelerator body: [WEFT_DEV_CUDA] = gs_cuda_step, ... */
+#ifdef WEFT_APP_HAVE_CUDA
+/* The CUDA body of a step, flows as gs_cpu_step's: C[s] := B on the task's
+ * stream, then C[s] += A * C[s-1] with cublasDgemm; enqueued only. */
+static int gs_cuda_step(weft_task_t *t)
+{
+    int nb = weft_task_rows(t, 3);
+    cudaStream_t stream = (cudaStream_t)weft_task_stream(t);
+    cudaError_t err = cudaMemcpy2DAsync(
+        weft_task_ptr(t, 3), sizeof(double) * (size_t)weft_task_ld(t, 3), weft_task_ptr(t, 2),
+        sizeof(double) * (size_t)weft_task_ld(t, 2), sizeof(double) * (size_t)nb, (size_t)nb,
+        cudaMemcpyDeviceToDevice, stream);
+    if (err != cudaSuccess) {
+        fprintf(stderr, GS_NAME ": cudaMemcpy2DAsync failed: %s\n", cudaGetErrorString(err));
+        return -1;
+    }
+    const double one = 1.0;
+    cublasStatus_t st = cublasDgemm(
+        (cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_N, nb, nb, nb, &one,
+        weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
+        (int)weft_task_ld(t, 1), &one, weft_task_ptr(t, 3), (int)weft_task_ld(t, 3));
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, GS_NAME ": cublasDgemm failed: %s\n", cublasGetStatusString(st));
+        return -1;
+    }
+    return 0;
+}
+#define GS_CUDA_BODY(fn) [WEFT_DEV_CUDA] = fn,
+#else
+#define GS_CUDA_BODY(fn)
+#endif
+
 static const weft_task_class_t gs_class_fill = {
     .name = "gs_fill",
     .body = {[WEFT_DEV_CPU] = gs_cpu_fill},
     .flops = NULL};
+/* -g 0: the host, or any accelerator the parameters opened. */
 static const weft_task_class_t gs_class_step = {
     .name = "gs_step",
-    .body = {[WEFT_DEV_CPU] = gs_cpu_step},
+    .body = {[WEFT_DEV_CPU] = gs_cpu_step, [WEFT_DEV_EMU] = gs_cpu_step,
+             GS_CUDA_BODY(gs_cuda_step)},
+    .flops = gs_flops_step};
+/* -g N > 0: accelerators only. */
+static const weft_task_class_t gs_class_step_dev = {
+    .name = "gs_step",
+    .body = {[WEFT_DEV_EMU] = gs_cpu_step, GS_CUDA_BODY(gs_cuda_step)},
     .flops = gs_flops_step};
 static const weft_task_class_t gs_class_check = {
     .name = "gs_check",
@@ -223,16 +271,6 @@ static const weft_task_class_t gs_class_err_max = {
 static const weft_task_class_t gs_class_err_copy = {
     .name = "gs_err_copy", .body = {[WEFT_DEV_CPU] = gs_cpu_err_copy}, .flops = NULL};
 
-/* 1 when the step class has an accelerator body, i.e. when -g accelerators
- * can actually be used. */
-static int gs_has_device_bodies(void)
-{
-    for (int d = WEFT_DEV_CPU + 1; d < WEFT_DEV_TYPES; d++)
-        if (gs_class_step.body[d] != NULL)
-            return 1;
-    return 0;
-}
-
 /* ---- command line ---------------------------------------------------- */
 
 static void gs_usage(FILE *out)
@@ -244,11 +282,15 @@ static void gs_usage(FILE *out)
             "  --width <w>    independent chains (default %lld)\n"
             "  -P <p>         rows of the process grid of A and B (default 1)\n"
             "  -Q <q>         columns of the process grid (default: ranks / P); P*Q = ranks\n"
-            "  -g <n>         accelerators a rank must have (default 0: CPU only)\n"
+            "  -g <n>         accelerators a rank runs the GEMM steps on, of the type\n"
+            "                 --weft-device_type names (cuda by default, or emu); sets\n"
+            "                 device_cuda_enabled or device_emu_enabled to n unless\n"
+            "                 already set (default 0: CPU only)\n"
             "  -c <cores>     worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>     seed of the generated operands (default %lld)\n"
             "  --check        recompute each chain with CBLAS on the rank that owns its\n"
             "                 result (relative error < %.0e) and check the message counts\n"
+            "  --probe-gpus   print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help     this help; weft-info lists the --weft-* parameters\n",
             (long long)gs_defaults.nb, (long long)gs_defaults.depth,
             (long long)gs_defaults.width, (long long)gs_defaults.seed, GS_ERROR_MAX);
@@ -318,10 +360,15 @@ static const gs_flag_t *gs_flag_at(int argc, char **argv, int *i, const char **v
     return NULL;
 }
 
-/* Before weft_init: -h/--help (returns 1) and -c, which reaches weft_init
- * as WEFT_CORES. The rest is parsed after weft_init. */
-static int gs_prescan(int argc, char **argv)
+/* Before weft_init: -h/--help (returns 1), --probe-gpus (returns 2), -c,
+ * which reaches weft_init as WEFT_CORES, and -g, which sets the device count
+ * of its type (app_devices.h). The rest is parsed after weft_init. */
+static int gs_prescan(int argc, char **argv, appdev_t *dev)
 {
+    dev->prog = GS_NAME;
+    dev->g = -1;
+    if (appdev_probe_asked(argc, argv))
+        return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -334,6 +381,12 @@ static int gs_prescan(int argc, char **argv)
             continue;
         }
         const gs_flag_t *f = gs_flag_at(argc, argv, &i, &value);
+        if (f != NULL && strcmp(f->name, "-g") == 0) {
+            /* a malformed value is reported after weft_init */
+            if (gs_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0)
+                dev->g = -1;
+            continue;
+        }
         if (f == NULL || strcmp(f->name, "-c") != 0)
             continue;
         int64_t cores;
@@ -346,7 +399,7 @@ static int gs_prescan(int argc, char **argv)
             return -1;
         }
     }
-    return 0;
+    return appdev_prepare(dev, argc, argv);
 }
 
 static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
@@ -373,7 +426,7 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
     return 0;
 }
 
-static int gs_validate(weft_context_t *ctx, gs_opts_t *o, int verbose)
+static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int verbose)
 {
     int nranks = weft_nranks(ctx);
     if (o->q < 0) {
@@ -400,16 +453,8 @@ static int gs_validate(weft_context_t *ctx, gs_opts_t *o, int verbose)
                     (long long)o->width, (long long)o->depth, GS_TILES_MAX);
         return -1;
     }
-    int ndev = weft_ndevices(ctx);
-    if (o->g > 0 && ndev < o->g) {
-        fprintf(stderr,
-                GS_NAME ": rank %d: asked for -g %lld accelerators but this rank has %d "
-                        "(set device_type and device_cuda_enabled or device_emu_enabled, "
-                        "e.g. --weft-device_type=emu --weft-device_emu_enabled=%lld)\n",
-                weft_rank(ctx), (long long)o->g, ndev, (long long)o->g);
-        return -1;
-    }
-    return 0;
+    dev->g = o->g;
+    return appdev_check(ctx, dev);
 }
 
 /* ---- the run --------------------------------------------------------- */
@@ -488,7 +533,8 @@ static int gs_insert_chains(weft_taskpool_t *tp, gs_run_t *r)
                           weft_matrix_tile_rank(r->B, c, s - 1)};
             for (int k = 0; k < 3; k++)
                 r->expected_activations += src[k] == r->rank && exec != r->rank;
-            rc = weft_insert_task(tp, &gs_class_step, WEFT_R, a, WEFT_R, r->c[c], WEFT_R, b,
+            rc = weft_insert_task(tp, r->o->g > 0 ? &gs_class_step_dev : &gs_class_step,
+                                  WEFT_R, a, WEFT_R, r->c[c], WEFT_R, b,
                                   WEFT_W | WEFT_AFFINITY, r->cnext[c], 0);
             weft_data_release(r->c[c]);
             r->c[c] = r->cnext[c];
@@ -578,6 +624,8 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
     rc = weft_stats_get(ctx, &before);
     if (rc < 0)
         return rc;
+    appdev_snap_t devs;
+    appdev_snapshot(ctx, &devs);
     double t0 = gs_now();
     rc = gs_insert_chains(tp, r);
     rc = gs_wait(tp, rc, "the GEMM chains", verbose);
@@ -588,12 +636,12 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
     if (rc < 0)
         return rc;
     double nb = r->nb, flops = 2.0 * nb * nb * nb * (double)r->width * (double)r->depth;
+    /* g: the accelerators of this rank that ran tasks of the chains. */
+    int g = appdev_used(ctx, &devs);
     if (verbose)
         printf("[****] TIME(s) %.6f : gemm-stress PxQxg= %d %d %d NB= %d depth= %d width= %d "
                ": %.2f gflops\n",
-               t, (int)r->o->p, (int)r->o->q, gs_has_device_bodies() ? (int)r->o->g : 0, r->nb,
-               r->depth, r->width,
-               flops / t / 1e9);
+               t, (int)r->o->p, (int)r->o->q, g, r->nb, r->depth, r->width, flops / t / 1e9);
     int64_t activations = after.activations_sent - before.activations_sent;
     printf(GS_NAME ": rank %d: tasks %lld, activations sent %lld (eager %lld, gets %lld), "
                    "net bytes sent %lld received %lld\n",
@@ -644,17 +692,21 @@ out:
 
 int main(int argc, char **argv)
 {
-    int rc = gs_prescan(argc, argv);
+    appdev_t dev;
+    int rc = gs_prescan(argc, argv, &dev);
+    if (rc == 2)
+        return appdev_probe(dev.prog, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
         fprintf(stderr, GS_NAME ": weft_init failed (see the message above)\n");
+        appdev_init_failed(&dev);
         return 1;
     }
     int verbose = weft_rank(ctx) == 0;
     gs_opts_t o;
-    if (gs_parse(argc, argv, &o, verbose) != 0 || gs_validate(ctx, &o, verbose) != 0)
+    if (gs_parse(argc, argv, &o, verbose) != 0 || gs_validate(ctx, &o, &dev, verbose) != 0)
         rc = 1;
     else
         rc = gs_main(ctx, &o);

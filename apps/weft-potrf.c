@@ -5,7 +5,13 @@
  * the right-looking tile algorithm (POTRF, TRSM, SYRK, GEMM) and, with
  * --check, compared with the original: ||A - L L^T||_F / (||A||_F N eps)
  * computed by tasks where the tiles live, then reduced over the ranks with
- * tasks too, so nothing is gathered on one rank. Public API only. */
+ * tasks too, so nothing is gathered on one rank.
+ *
+ * -g N runs the factorization on N accelerators a rank (CUDA: cuSOLVER and
+ * cuBLAS; emu: the CPU kernels as emulated device kernels), each tile on its
+ * home device; the matrix is generated on the host and brought to the
+ * devices before the timing starts. The line printed gives g = the
+ * accelerators of rank 0 that ran factorization tasks. Public API only. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -19,6 +25,7 @@
 
 #include <weft/weft.h>
 
+#include "app_devices.h"
 #include "potrf_kernels.h"
 
 #define POTRF_RESIDUAL_MAX 60.0
@@ -43,11 +50,14 @@ static void potrf_usage(FILE *out)
             "  -t <nb>       tile size (default %lld)\n"
             "  -P <p>        rows of the process grid (default 1)\n"
             "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
-            "  -g <n>        accelerators a rank must have (default 0: CPU only)\n"
+            "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
+            "                (cuda by default, or emu); sets device_cuda_enabled or\n"
+            "                device_emu_enabled to n unless already set (default 0: CPU only)\n"
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
             "  --check       check ||A - L L^T|| / (||A|| N eps) < %g against the original\n"
+            "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
             (long long)potrf_defaults.n, (long long)potrf_defaults.nb,
             (long long)potrf_defaults.seed, POTRF_RESIDUAL_MAX);
@@ -119,10 +129,16 @@ static const potrf_flag_t *potrf_flag_at(int argc, char **argv, int *i, const ch
     return NULL;
 }
 
-/* Before weft_init: handles -h/--help (returns 1) and -c, which must reach
- * weft_init as WEFT_CORES. Other options are parsed after weft_init. */
-static int potrf_prescan(int argc, char **argv)
+/* Before weft_init: handles -h/--help (returns 1), --probe-gpus (returns
+ * 2), -c, which must reach weft_init as WEFT_CORES, and -g, which sets the
+ * device count of its type (app_devices.h). Other options are parsed after
+ * weft_init. */
+static int potrf_prescan(int argc, char **argv, appdev_t *dev)
 {
+    dev->prog = "weft-potrf";
+    dev->g = -1;
+    if (appdev_probe_asked(argc, argv))
+        return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -135,6 +151,12 @@ static int potrf_prescan(int argc, char **argv)
             continue;
         }
         const potrf_flag_t *f = potrf_flag_at(argc, argv, &i, &value);
+        if (f != NULL && strcmp(f->name, "-g") == 0) {
+            /* a malformed value is reported after weft_init */
+            if (potrf_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0)
+                dev->g = -1;
+            continue;
+        }
         if (f == NULL || strcmp(f->name, "-c") != 0)
             continue; /* unknown or missing values are reported after weft_init */
         int64_t cores;
@@ -147,7 +169,7 @@ static int potrf_prescan(int argc, char **argv)
             return -1;
         }
     }
-    return 0;
+    return appdev_prepare(dev, argc, argv);
 }
 
 /* After weft_init (its --weft-* options are gone from argv). */
@@ -177,7 +199,8 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
 
 /* Checks the options against the context: grid size, tile count and the
  * accelerators asked for. */
-static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, int verbose)
+static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, appdev_t *dev,
+                          int verbose)
 {
     int nranks = weft_nranks(ctx);
     if (o->p * o->q != nranks) {
@@ -195,20 +218,28 @@ static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, int verbos
                     POTRF_NT_MAX);
         return -1;
     }
-    /* Every rank that lacks devices says so: they may differ between ranks. */
-    int ndev = weft_ndevices(ctx);
-    if (o->g > 0 && ndev < o->g) {
-        fprintf(stderr,
-                "weft-potrf: rank %d: asked for -g %lld accelerators but this rank has %d "
-                "(set device_type and device_cuda_enabled or device_emu_enabled, "
-                "e.g. --weft-device_type=emu --weft-device_emu_enabled=%lld)\n",
-                weft_rank(ctx), (long long)o->g, ndev, (long long)o->g);
-        return -1;
-    }
-    return 0;
+    dev->g = o->g;
+    return appdev_check(ctx, dev);
 }
 
 /* ---- task insertion -------------------------------------------------- */
+
+/* With accelerators: one prefetch task per tile of the lower triangle
+ * brings it to its home device (stage-in), so that the timed factorization
+ * does not include the first host-to-device copies. */
+static int potrf_insert_prefetch(weft_taskpool_t *tp, weft_matrix_t *A)
+{
+    int nt = weft_matrix_nt(A);
+    for (int n = 0; n < nt; n++) {
+        for (int m = n; m < nt; m++) {
+            int rc = weft_insert_task(tp, &potrf_class_prefetch, WEFT_R | WEFT_AFFINITY,
+                                      weft_tile(A, m, n), 0);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
 
 static potrf_tile_arg_t potrf_tile_arg(const potrf_opts_t *o, int m, int n)
 {
@@ -397,17 +428,22 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
 {
     int verbose = weft_rank(ctx) == 0;
     int rc = potrf_insert_fill(tp, A, o);
+    if (rc >= 0 && o->g > 0)
+        rc = potrf_insert_prefetch(tp, A);
     rc = potrf_finish(tp, rc, "generating the matrix", verbose);
     if (rc < 0)
         return rc;
 
+    appdev_snap_t before;
+    appdev_snapshot(ctx, &before);
     double t0 = potrf_now();
     rc = potrf_insert_factorization(tp, A);
     rc = potrf_finish(tp, rc, "dpotrf", verbose);
     double t = potrf_now() - t0;
     if (rc < 0)
         return rc;
-    int g = potrf_has_device_bodies() ? (int)o->g : 0;
+    /* g: the accelerators of this rank that ran factorization tasks. */
+    int g = appdev_used(ctx, &before);
     double n = (double)o->n;
     if (verbose)
         printf("[****] TIME(s) %.6f : dpotrf PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n",
@@ -456,17 +492,22 @@ free_matrix:
 
 int main(int argc, char **argv)
 {
-    int rc = potrf_prescan(argc, argv);
+    appdev_t dev;
+    int rc = potrf_prescan(argc, argv, &dev);
+    if (rc == 2)
+        return appdev_probe(dev.prog, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
         fprintf(stderr, "weft-potrf: weft_init failed (see the message above)\n");
+        appdev_init_failed(&dev);
         return 1;
     }
     int verbose = weft_rank(ctx) == 0;
     potrf_opts_t o;
-    if (potrf_parse(argc, argv, &o, verbose) != 0 || potrf_validate(ctx, &o, verbose) != 0)
+    if (potrf_parse(argc, argv, &o, verbose) != 0 ||
+        potrf_validate(ctx, &o, &dev, verbose) != 0)
         rc = 1;
     else
         rc = potrf_main(ctx, &o);

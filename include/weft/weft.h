@@ -231,6 +231,14 @@ typedef struct weft_stats {
     int64_t gets_sent;          /* rendezvous requests for large tiles */
     int64_t net_bytes_sent, net_bytes_received;
     int64_t recv_rejected;      /* incoming tiles refused: shape mismatch */
+    /* GPU-aware communication: where network bytes left from and landed. */
+    int64_t net_bytes_from_device;  /* sent from device memory */
+    int64_t net_bytes_into_device;  /* received into device memory */
+    int64_t net_bytes_staged;       /* moved through host bounce buffers */
+    int64_t net_bytes_mpi;          /* received by the mpi transport from or into device memory */
+    int64_t net_bytes_ipc;          /* pulled by the ipc transport */
+    int64_t net_bytes_staged_transport; /* received by the staged transport */
+    int64_t net_bytes_host;         /* received host to host */
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);

@@ -59,6 +59,44 @@ static int progress_requests(weft_comm_t *c)
     return done;
 }
 
+/* ---- device events the engine waits for ------------------------------------ */
+
+int weft_comm_wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
+                          void *a, void *b, int *status)
+{
+    if (c->nwaits == c->waits_cap) {
+        int cap = c->waits_cap ? c->waits_cap * 2 : 32;
+        dev_wait_t *w = realloc(c->waits, sizeof *w * (size_t)cap);
+        if (!w) return WEFT_ERR_NOMEM;
+        c->waits = w;
+        c->waits_cap = cap;
+    }
+    c->waits[c->nwaits++] = (dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b,
+                                         .status = status};
+    return WEFT_SUCCESS;
+}
+
+/* Queries each waited event once; runs the callbacks of those done. */
+static int progress_devices(weft_comm_t *c)
+{
+    int done = 0;
+    for (int i = 0; i < c->nwaits;) {
+        dev_wait_t w = c->waits[i];
+        int rc = w.dev->ops->event_query(w.dev, &w.ev);
+        if (rc == WEFT_AGAIN) {
+            i++;
+            continue;
+        }
+        /* Remove before the callback: it may add waits. */
+        c->waits[i] = c->waits[--c->nwaits];
+        w.dev->ops->event_destroy(w.dev, &w.ev);
+        if (rc != WEFT_SUCCESS && w.status) *w.status = rc;
+        w.fn(c, w.a, w.b);
+        done++;
+    }
+    return done;
+}
+
 /* ---- submission queue (any thread -> engine thread) ---------------------- */
 
 void weft_comm_submit(weft_comm_t *c, weft_task_t *t)
@@ -88,7 +126,7 @@ static weft_task_t *take_submitted(weft_comm_t *c)
 static void backoff(weft_comm_t *c, int idle)
 {
     if (idle < 64) return;
-    long us = c->ndata_inflight > 0 || c->nthrottled > 0 ? 20 : (idle < 1024 ? 50 : 200);
+    long us = c->ndata_inflight > 0 || c->nthrottled > 0 || c->nwaits > 0 ? 20 : (idle < 1024 ? 50 : 200);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += us * 1000;
@@ -114,12 +152,28 @@ static void *engine_main(void *arg)
             moved = 1;
         }
         moved |= progress_requests(c) > 0;
+        moved |= progress_devices(c) > 0;
         moved |= weft_comm_start_throttled(c);
         if (atomic_exchange(&c->dump, 0)) weft_comm_table_dump(c);
         idle = moved ? 0 : idle + 1;
         backoff(c, idle);
     }
     return NULL;
+}
+
+/* Ranks of one node share a node id (the lowest rank among them): the ipc
+ * transport needs both ends on one node. */
+static int find_nodes(weft_comm_t *c)
+{
+    c->node_of = calloc((size_t)c->nranks, sizeof *c->node_of);
+    if (!c->node_of) return WEFT_ERR_NOMEM;
+    MPI_Comm node;
+    int leader = c->rank;
+    MPI_Comm_split_type(c->cfg.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    MPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->cfg.comm);
+    return WEFT_SUCCESS;
 }
 
 int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
@@ -135,6 +189,12 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
     c->tag_ub = flag && ub ? *(int *)ub : 32767;
     c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    if (find_nodes(c) != 0) {
+        free(c);
+        return WEFT_ERR_NOMEM;
+    }
+    c->zone_handle = calloc((size_t)cfg->ndevices + 1, sizeof *c->zone_handle);
+    c->zone_handle_len = calloc((size_t)cfg->ndevices + 1, sizeof *c->zone_handle_len);
     pthread_mutex_init(&c->qlock, NULL);
     pthread_cond_init(&c->qcond, NULL);
     if (weft_comm_ctrl_start(c) != 0) goto undo_locks;
@@ -161,6 +221,11 @@ void weft_comm_destroy(weft_comm_t *c)
     pthread_join(c->thread, NULL);
     weft_comm_ctrl_stop(c);
     weft_comm_table_clear(c);
+    weft_xfer_release_all(c);
+    free(c->node_of);
+    free(c->zone_handle);
+    free(c->zone_handle_len);
+    free(c->waits);
     free(c->reqs);
     free(c->cbs);
     free(c->idx);
@@ -186,4 +251,8 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->bytes_sent = atomic_load(&c->n_bytes_out);
     out->bytes_received = atomic_load(&c->n_bytes_in);
     out->rejected = atomic_load(&c->n_rejected);
+    out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
+    out->bytes_received_into_device = atomic_load(&c->n_into_dev);
+    out->bytes_staged = atomic_load(&c->n_staged);
+    for (int i = 0; i < 4; i++) out->bytes_by_transport[i] = atomic_load(&c->n_by_transport[i]);
 }

@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "device/device.h"
 #include "sched/task.h"
 
 typedef struct weft_comm weft_comm_t;
@@ -21,25 +22,54 @@ typedef struct weft_comm weft_comm_t;
 /* Completes a SEND/RECV task once its transfer is over (engine thread). */
 typedef void (*weft_comm_done_fn)(void *arg, weft_task_t *t, int status);
 
+/* Transports for tiles in device memory (DESIGN.md section 5). */
+typedef enum weft_transport {
+    WEFT_TRANSPORT_AUTO = 0,
+    WEFT_TRANSPORT_MPI = 1,   /* device pointers handed to MPI */
+    WEFT_TRANSPORT_IPC = 2,   /* receiver maps the sender's zone and pulls */
+    WEFT_TRANSPORT_STAGED = 3 /* pinned host bounce buffers, in chunks */
+} weft_transport_t;
+
+/* Copies for the engine, made by the layer above (it owns eviction). Both
+ * return a copy with one reader taken for the engine; WEFT_AGAIN means
+ * "memory is busy now, ask again later". Engine thread. */
+typedef int (*weft_comm_copy_fn)(void *arg, weft_data_t *d, int device, weft_data_copy_t **out);
+
 typedef struct weft_comm_config {
     MPI_Comm comm; /* weft's own communicator */
     size_t eager_limit;
     int max_requests; /* data transfers in flight at most */
     weft_comm_done_fn done;
     void *done_arg;
+    /* Device memory: devices[1..ndevices] of this rank. */
+    int ndevices;
+    weft_device_t **devices;
+    int gpu_aware_send, gpu_aware_recv; /* 0/1, decided by the caller */
+    weft_transport_t transport;         /* AUTO: chosen per transfer */
+    int mpi_device_ok;                  /* MPI can read device memory */
+    size_t staged_chunk;                /* bytes a staged chunk carries */
+    weft_comm_copy_fn recv_copy;        /* a copy to receive into on a device (0 = host) */
+    weft_comm_copy_fn host_copy;        /* the newest version brought to host */
+    void *copy_arg;
 } weft_comm_config_t;
 
 /* What a SEND or RECV task carries (t->action). */
 typedef struct weft_comm_action {
     int peer;          /* destination of a SEND, source of a RECV */
     uint32_t version;  /* the tile version that moves */
+    int device;        /* RECV: device of the consumer (0 = host) */
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
+    void *xfer;         /* the engine's transfer state */
 } weft_comm_action_t;
 
 typedef struct weft_comm_counters {
     int64_t activations_sent, eager_sent, gets_sent;
     int64_t bytes_sent, bytes_received;
     int64_t rejected; /* activations refused: shape does not match */
+    /* Where the bytes left from and arrived into, and by which transport. */
+    int64_t bytes_sent_from_device, bytes_received_into_device;
+    int64_t bytes_staged;      /* bytes that went through a host bounce buffer */
+    int64_t bytes_by_transport[4]; /* indexed by weft_transport_t (AUTO: host to host) */
 } weft_comm_counters_t;
 
 int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)

@@ -1,4 +1,6 @@
-/* The activation / GET / data protocol on the engine thread. */
+/* The control plane on the engine thread: activation, GET and DONE
+ * messages, and the table that pairs each with its task. The bytes
+ * themselves move in transfer.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +56,7 @@ void weft_comm_table_dump(weft_comm_t *c)
 {
     static const char *what[] = {"receive waits for the activation of",
                                  "activation arrived, no receive inserted yet for",
-                                 "send waits for the GET of"};
+                                 "send waits for the GET (or DONE) of"};
     int n = 0;
     for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
         for (pending_t *p = c->table[i]; p; p = p->next)
@@ -65,39 +67,17 @@ void weft_comm_table_dump(weft_comm_t *c)
                c->ndata_inflight, c->nthrottled);
 }
 
-/* ---- tile layout on the wire ----------------------------------------------- */
-
-/* A strided tile is described to MPI as a vector of columns, so that a
- * LAPACK-layout tile travels without a packing copy of ours. */
-static MPI_Datatype tile_type(const weft_data_copy_t *cp)
-{
-    const weft_data_t *d = cp->data;
-    MPI_Datatype t;
-    MPI_Type_vector(d->cols, (int)((size_t)d->rows * d->elem), (int)((size_t)cp->ld * d->elem),
-                    MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    return t;
-}
-
-static void pack_tile(const weft_data_copy_t *cp, void *out)
-{
-    const weft_data_t *d = cp->data;
-    size_t col = (size_t)d->rows * d->elem;
-    for (int j = 0; j < d->cols; j++)
-        memcpy((char *)out + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem, col);
-}
-
-static void unpack_tile(weft_data_copy_t *cp, const void *in)
-{
-    const weft_data_t *d = cp->data;
-    size_t col = (size_t)d->rows * d->elem;
-    for (int j = 0; j < d->cols; j++)
-        memcpy((char *)cp->ptr + (size_t)j * cp->ld * d->elem, (const char *)in + j * col, col);
-}
-
-static void task_done(weft_comm_t *c, weft_task_t *t, int status)
+void weft_comm_task_done(weft_comm_t *c, weft_task_t *t, int status)
 {
     c->cfg.done(c->cfg.done_arg, t, status);
+}
+
+int weft_comm_next_tags(weft_comm_t *c, int n)
+{
+    if (c->next_tag + n > c->tag_ub) c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    int tag = c->next_tag;
+    c->next_tag += n;
+    return tag;
 }
 
 /* ---- control messages ------------------------------------------------------ */
@@ -134,85 +114,115 @@ void weft_comm_ctrl_stop(weft_comm_t *c)
 
 static void free_buf(weft_comm_t *c, void *a, void *b) { free(a); }
 
-static int send_ctrl(weft_comm_t *c, msg_hdr_t *m, size_t bytes, int dest)
+static size_t msg_bytes(const msg_hdr_t *m)
+{
+    return sizeof *m + (m->type == MSG_ACTIVATE && m->eager ? (size_t)m->bytes : 0);
+}
+
+int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest)
 {
     MPI_Request r;
-    MPI_Isend(m, (int)bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
+    MPI_Isend(m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
     return weft_comm_post(c, r, free_buf, m, NULL);
 }
 
 /* ---- sending side ------------------------------------------------------------ */
 
-static void send_finished(weft_comm_t *c, void *a, void *b)
+/* The copy a send reads: from device memory when GPU-aware sends are on,
+ * otherwise the newest version brought to host first. */
+static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
 {
-    weft_task_t *t = a;
-    weft_data_t *d = t->flow[0].data;
     weft_data_lock(d);
-    weft_data_copy_reader_release_locked(t->flow[0].copy);
+    weft_data_copy_t *cp = weft_data_newest_copy_locked(d, 0);
+    int ok = cp && (cp->device == 0 || c->cfg.gpu_aware_send);
+    if (ok) weft_data_copy_reader_acquire_locked(cp);
     weft_data_unlock(d);
-    if (b) MPI_Type_free(&((weft_comm_action_t *)t->action)->dtype);
-    task_done(c, t, WEFT_SUCCESS);
+    if (ok) {
+        *out = cp;
+        return WEFT_SUCCESS;
+    }
+    if (!cp || !c->cfg.host_copy) return WEFT_ERR_INTERNAL;
+    return c->cfg.host_copy(c->cfg.copy_arg, d, 0, out);
 }
 
 static void eager_sent(weft_comm_t *c, void *a, void *b)
 {
     free(b);
-    send_finished(c, a, NULL);
+    weft_xfer_send_finished(c, a);
 }
 
 static void handle_send(weft_comm_t *c, weft_task_t *t)
 {
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
-    weft_data_lock(d);
-    weft_data_copy_t *cp = weft_data_newest_copy_locked(d, 0);
-    if (cp) weft_data_copy_reader_acquire_locked(cp);
-    weft_data_unlock(d);
-    if (!cp || cp->device != 0) {
-        weft_error("send of data %llu v%u: no host copy at the newest version",
-                   (unsigned long long)d->key, act->version);
-        task_done(c, t, WEFT_ERR_INTERNAL);
+    xfer_t *x = calloc(1, sizeof *x);
+    int rc = x ? send_copy(c, d, &x->copy) : WEFT_ERR_NOMEM;
+    if (rc != WEFT_SUCCESS) {
+        weft_error("send of data %llu v%u: no copy at the newest version (%s)",
+                   (unsigned long long)d->key, act->version, weft_strerror(rc));
+        free(x);
+        weft_comm_task_done(c, t, WEFT_ERR_INTERNAL);
         return;
     }
-    t->flow[0].copy = cp;
-    int eager = d->bytes <= c->cfg.eager_limit;
-    size_t bytes = sizeof(msg_hdr_t) + (eager ? d->bytes : 0);
-    msg_hdr_t *m = malloc(bytes);
+    x->t = t;
+    x->peer = act->peer;
+    act->xfer = x;
+    t->flow[0].copy = x->copy;
+    /* Tiles in device memory always take the rendezvous: the receiver
+     * picks a transport that reads them where they are. */
+    int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
+    msg_hdr_t *m = calloc(1, sizeof *m + (eager ? d->bytes : 0));
     *m = (msg_hdr_t){.type = MSG_ACTIVATE, .src = c->rank, .key = d->key,
                      .version = act->version, .rows = d->rows, .cols = d->cols,
                      .elem = (int32_t)d->elem, .eager = eager, .bytes = (int64_t)d->bytes};
+    weft_xfer_describe(c, x->copy, m);
     atomic_fetch_add(&c->n_act, 1);
     if (eager) {
-        pack_tile(cp, m + 1);
+        const weft_data_copy_t *cp = x->copy;
+        size_t col = (size_t)d->rows * d->elem;
+        for (int j = 0; j < d->cols; j++)
+            memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
+                   col);
         atomic_fetch_add(&c->n_eager, 1);
         atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
         MPI_Request r;
-        MPI_Isend(m, (int)bytes, MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
-        weft_comm_post(c, r, eager_sent, t, m);
+        MPI_Isend(m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
+        weft_comm_post(c, r, eager_sent, x, m);
         return;
     }
     pending_t *p = table_put(c, PEND_SEND, act->peer, d->key, act->version);
     p->task = t;
-    send_ctrl(c, m, bytes, act->peer);
+    weft_comm_send_ctrl(c, m, act->peer);
 }
 
 static void on_get(weft_comm_t *c, const msg_hdr_t *m)
 {
     pending_t *p = table_take(c, PEND_SEND, m->src, m->key, m->version);
     if (!p) {
-        weft_error("GET from rank %d for data %llu v%u that this rank never announced", m->src,
-                   (unsigned long long)m->key, m->version);
+        weft_error("%s from rank %d for data %llu v%u that this rank never announced",
+                   m->type == MSG_GET ? "GET" : "DONE", m->src, (unsigned long long)m->key,
+                   m->version);
         return;
     }
     weft_task_t *t = p->task;
     free(p);
-    weft_data_copy_t *cp = t->flow[0].copy;
-    weft_comm_action_t *act = t->action;
-    act->dtype = tile_type(cp);
-    MPI_Request r;
-    MPI_Isend(cp->ptr, 1, act->dtype, m->src, m->tag, c->cfg.comm, &r);
-    atomic_fetch_add(&c->n_bytes_out, (long long)cp->data->bytes);
-    weft_comm_post(c, r, send_finished, t, act);
+    xfer_t *x = ((weft_comm_action_t *)t->action)->xfer;
+    if (m->type == MSG_REJECT) {
+        weft_error("rank %d rejected data %llu v%u (shape mismatch): send failed", m->src,
+                   (unsigned long long)m->key, m->version);
+        x->status = WEFT_ERR_INVALID;
+        weft_xfer_send_finished(c, x);
+        return;
+    }
+    if (m->type == MSG_DONE) {
+        /* ipc: the receiver pulled the bytes itself. */
+        atomic_fetch_add(&c->n_bytes_out, (long long)t->flow[0].data->bytes);
+        if (x->copy->device > 0)
+            atomic_fetch_add(&c->n_from_dev, (long long)t->flow[0].data->bytes);
+        weft_xfer_send_finished(c, x);
+        return;
+    }
+    weft_xfer_send_start(c, x, m);
 }
 
 /* ---- receiving side ------------------------------------------------------------ */
@@ -227,56 +237,7 @@ static int shape_matches(weft_comm_t *c, const weft_data_t *d, const msg_hdr_t *
     return 0;
 }
 
-/* The host copy a RECV writes into, created when the rank has none. */
-static weft_data_copy_t *recv_target(weft_data_t *d)
-{
-    weft_data_lock(d);
-    weft_data_copy_t *cp = d->copies[0];
-    if (!cp) {
-        void *p = weft_host_alloc(d->bytes);
-        if (p) cp = weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
-        if (!cp) weft_host_free(NULL, p, d->bytes);
-    }
-    if (cp) cp->xfer = WEFT_XFER_UNDER;
-    weft_data_unlock(d);
-    return cp;
-}
-
-static void recv_finished(weft_comm_t *c, void *a, void *b)
-{
-    weft_task_t *t = a;
-    weft_comm_action_t *act = t->action;
-    weft_data_t *d = t->flow[0].data;
-    if (b) {
-        MPI_Type_free(&act->dtype);
-        c->ndata_inflight--;
-        atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
-    }
-    weft_data_lock(d);
-    weft_data_copied_locked(d, 0, act->version);
-    weft_data_unlock(d);
-    task_done(c, t, WEFT_SUCCESS);
-}
-
-static void fetch(weft_comm_t *c, weft_task_t *t, weft_data_copy_t *cp, int src)
-{
-    weft_comm_action_t *act = t->action;
-    weft_data_t *d = t->flow[0].data;
-    int tag = c->next_tag;
-    c->next_tag = c->next_tag >= c->tag_ub ? WEFT_COMM_FIRST_DATA_TAG : c->next_tag + 1;
-    act->dtype = tile_type(cp);
-    MPI_Request r;
-    MPI_Irecv(cp->ptr, 1, act->dtype, src, tag, c->cfg.comm, &r);
-    weft_comm_post(c, r, recv_finished, t, act);
-    c->ndata_inflight++;
-    msg_hdr_t *g = malloc(sizeof *g);
-    *g = (msg_hdr_t){.type = MSG_GET, .src = c->rank, .key = d->key, .version = act->version,
-                     .tag = tag};
-    atomic_fetch_add(&c->n_get, 1);
-    send_ctrl(c, g, sizeof *g, src);
-}
-
-static int throttle(weft_comm_t *c, pending_t *p)
+static int throttle(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
 {
     if (c->nthrottled == c->throttled_cap) {
         int cap = c->throttled_cap ? c->throttled_cap * 2 : 64;
@@ -285,47 +246,74 @@ static int throttle(weft_comm_t *c, pending_t *p)
         c->throttled = v;
         c->throttled_cap = cap;
     }
+    pending_t *p = calloc(1, sizeof *p);
+    if (!p) return WEFT_ERR_NOMEM;
+    *p = (pending_t){.task = t, .act = m, .peer = m->src};
     c->throttled[c->nthrottled++] = p;
     return WEFT_SUCCESS;
 }
 
-/* Both halves are here: the RECV task and its activation. */
-static void start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
+/* The device the bytes land on: the consumer's, when GPU-aware receives
+ * are on; host memory otherwise. */
+static int recv_device(weft_comm_t *c, const weft_task_t *t)
+{
+    const weft_comm_action_t *act = t->action;
+    if (!c->cfg.gpu_aware_recv || act->device <= 0 || act->device > c->cfg.ndevices) return 0;
+    return act->device;
+}
+
+/* Both halves are here: the RECV task and its activation. Returns 1 when
+ * it must be retried later (over the limit, or device memory busy). */
+static int start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
 {
     weft_data_t *d = t->flow[0].data;
     if (!shape_matches(c, d, m)) {
+        /* Tell a rendezvous sender, or it would wait for a GET forever. */
+        if (!m->eager) {
+            msg_hdr_t *r = calloc(1, sizeof *r);
+            *r = (msg_hdr_t){.type = MSG_REJECT, .src = c->rank, .key = m->key, .version = m->version};
+            weft_comm_send_ctrl(c, r, m->src);
+        }
         free(m);
-        task_done(c, t, WEFT_ERR_INVALID);
-        return;
+        weft_comm_task_done(c, t, WEFT_ERR_INVALID);
+        return 0;
     }
-    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) {
-        pending_t *p = calloc(1, sizeof *p);
-        *p = (pending_t){.task = t, .act = m, .peer = m->src};
-        if (throttle(c, p) == 0) return;
-    }
-    weft_data_copy_t *cp = recv_target(d);
-    if (!cp) {
-        weft_error("out of host memory receiving data %llu", (unsigned long long)d->key);
+    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests)
+        return throttle(c, t, m) == 0;
+    int target = recv_device(c, t);
+    weft_data_copy_t *cp = NULL;
+    int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
+    if (rc == WEFT_AGAIN) return throttle(c, t, m) == 0;
+    xfer_t *x = rc == WEFT_SUCCESS ? calloc(1, sizeof *x) : NULL;
+    if (!x) {
+        weft_error("no memory on device %d to receive data %llu: %s", target,
+                   (unsigned long long)d->key, weft_strerror(rc));
         free(m);
-        task_done(c, t, WEFT_ERR_NOMEM);
-        return;
+        weft_comm_task_done(c, t, rc ? rc : WEFT_ERR_NOMEM);
+        return 0;
     }
+    *x = (xfer_t){.t = t, .copy = cp, .peer = m->src};
+    ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
     if (m->eager) {
-        unpack_tile(cp, m + 1);
+        x->status = weft_xfer_eager_in(c, x, m + 1);
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
-        recv_finished(c, t, NULL);
+        weft_xfer_recv_finished(c, x);
     } else {
-        fetch(c, t, cp, m->src);
+        x->mode = weft_xfer_choose(c, m, target);
+        x->counter = !m->on_device && target == 0 ? WEFT_TRANSPORT_AUTO : x->mode;
+        c->ndata_inflight++;
+        weft_xfer_recv_start(c, x, m);
     }
     free(m);
+    return 0;
 }
 
 int weft_comm_start_throttled(weft_comm_t *c)
 {
-    int started = 0;
-    while (c->nthrottled > 0 && c->ndata_inflight < c->cfg.max_requests) {
-        /* Highest priority first: the critical path waits on it. */
+    int started = 0, n = c->nthrottled;
+    /* Each waiting receive gets one try a turn, highest priority first. */
+    for (int k = 0; k < n && c->nthrottled > 0 && c->ndata_inflight < c->cfg.max_requests; k++) {
         int best = 0;
         for (int i = 1; i < c->nthrottled; i++)
             if (c->throttled[i]->task->priority > c->throttled[best]->task->priority) best = i;
@@ -334,14 +322,14 @@ int weft_comm_start_throttled(weft_comm_t *c)
         weft_task_t *t = p->task;
         msg_hdr_t *m = p->act;
         free(p);
-        start_recv(c, t, m);
-        started = 1;
+        if (!start_recv(c, t, m)) started = 1;
     }
     return started;
 }
 
-static void on_activation(weft_comm_t *c, const msg_hdr_t *m, size_t bytes)
+static void on_activation(weft_comm_t *c, const msg_hdr_t *m)
 {
+    size_t bytes = msg_bytes(m);
     msg_hdr_t *copy = malloc(bytes);
     memcpy(copy, m, bytes);
     pending_t *p = table_take(c, PEND_RECV_TASK, m->src, m->key, m->version);
@@ -375,8 +363,8 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
     ctrl_slot_t *s = a;
     msg_hdr_t *m = s->buf;
     if (m->type == MSG_ACTIVATE)
-        on_activation(c, m, sizeof *m + (m->eager ? (size_t)m->bytes : 0));
-    else if (m->type == MSG_GET)
+        on_activation(c, m);
+    else if (m->type == MSG_GET || m->type == MSG_DONE || m->type == MSG_REJECT)
         on_get(c, m);
     else
         weft_error("unknown control message type %d from rank %d", m->type, m->src);

@@ -112,6 +112,10 @@ typedef struct weft_device_ops {
      * address of its first byte here. */
     int (*ipc_import)(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base);
     int (*ipc_close)(weft_device_t *dev, void *base);
+    /* Pins host memory for fast asynchronous copies (bounce buffers of the
+     * staged transport); a module without the notion returns success. */
+    int (*host_register)(weft_device_t *dev, void *ptr, size_t bytes);
+    int (*host_unregister)(weft_device_t *dev, void *ptr);
 } weft_device_ops_t;
 
 /* Counted by the core (the device managers), read by show_stats and tests. */

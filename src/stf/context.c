@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stf/devmgr.h"
+#include "stf/comm_glue.h"
 #include "stf/exec.h"
 #include "util/log.h"
 
@@ -100,7 +101,9 @@ static int start_comm(weft_context_t *ctx)
         .done = weft_exec_action_done,
         .done_arg = ctx,
     };
-    int rc = weft_comm_create(&cfg, &ctx->comm_engine);
+    int rc = weft_comm_glue_config(ctx, &cfg);
+    if (rc != WEFT_SUCCESS) return rc;
+    rc = weft_comm_create(&cfg, &ctx->comm_engine);
     if (rc != WEFT_SUCCESS) weft_error("could not start the comm engine: %s", weft_strerror(rc));
     return rc;
 }

@@ -457,13 +457,6 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
     return 1;
 }
 
-void weft_devexec_before_send(weft_context_t *ctx, weft_task_t *t)
-{
-    if (ctx->ndevices == 0 || t->nflows < 1) return;
-    int rc = weft_devexec_flush_data(t->flow[0].data);
-    if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
-}
-
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t)
 {
     if (ctx->ndevices > 0 && t->est_ns) atomic_fetch_sub(&ctx->host_load_ns, (long long)t->est_ns);

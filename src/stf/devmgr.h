@@ -51,9 +51,6 @@ void weft_devexec_stop(weft_context_t *ctx);
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
-/* Before a network send of t's data: its newest version, when only a
- * device holds it, is written back to host (sends read host memory). */
-void weft_devexec_before_send(weft_context_t *ctx, weft_task_t *t);
 /* A host task ended: its estimate leaves the host's load. */
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
 

@@ -12,8 +12,7 @@ void weft_exec_ready(void *arg, weft_task_t *t)
     weft_context_t *ctx = arg;
     /* Network sends and receives go to the comm engine, never to workers. */
     if (t->kind != WEFT_TASK_BODY) {
-        /* Sends read host memory for now: a version on a device goes home first. */
-        if (t->kind == WEFT_TASK_SEND) weft_devexec_before_send(ctx, t);
+        /* Network sends and receives belong to the comm engine. */
         weft_comm_submit(ctx->comm_engine, t);
     } else if (!weft_devexec_submit(ctx, t))
         weft_sched_push(ctx->sched, t, weft_sched_self());

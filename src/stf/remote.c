@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "stf/devmgr.h"
 #include "stf/exec.h"
 #include "stf/insert.h"
 #include "util/log.h"
@@ -55,7 +56,7 @@ int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow)
 
 /* A SEND or RECV task for one version of d, inserted like any task. */
 static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d, int peer,
-                         uint32_t version, int priority)
+                         uint32_t version, int priority, int device)
 {
     weft_task_t *a = weft_task_alloc(&tp->ctx->task_pool);
     weft_comm_action_t *act = calloc(1, sizeof *act);
@@ -70,6 +71,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     a->priority = priority;
     act->peer = peer;
     act->version = version;
+    act->device = device;
     a->action = act;
     a->nflows = 1;
     a->flow[0] = (weft_flow_t){.data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W,
@@ -78,18 +80,32 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     return weft_insert_local(tp, a);
 }
 
-/* The transfer, if any, that a read of d on rank `reader` implies. */
-static int infer_read(weft_taskpool_t *tp, weft_data_t *d, weft_remote_rec_t *r, int reader,
-                      int priority)
+/* Where the consumer of a received tile will run on this rank: the home
+ * device of its AFFINITY data when it has a body there (owner computes),
+ * the host otherwise. The bytes are received there. */
+static int consumer_device(weft_context_t *ctx, const weft_task_t *t)
 {
+    if (!t || ctx->ndevices == 0 || t->affinity < 0) return 0;
+    int home = t->flow[t->affinity].data->home_device;
+    if (home <= 0 || home > ctx->ndevices || !weft_devselect_body(ctx, t, home)) return 0;
+    return home;
+}
+
+/* The transfer, if any, that a read of d on rank `reader` by task t (NULL:
+ * the final version going home) implies. */
+static int infer_read(weft_taskpool_t *tp, weft_data_t *d, weft_remote_rec_t *r, int reader,
+                      const weft_task_t *t)
+{
+    int priority = t ? t->priority : 0;
     weft_context_t *ctx = tp->ctx;
     if (holds(r, reader)) return WEFT_SUCCESS;
     int src = r->writer >= 0 ? r->writer : d->owner_rank;
     int rc = WEFT_SUCCESS;
     if (ctx->rank == src)
-        rc = insert_action(tp, WEFT_TASK_SEND, d, reader, r->version, priority);
+        rc = insert_action(tp, WEFT_TASK_SEND, d, reader, r->version, priority, 0);
     if (rc == WEFT_SUCCESS && ctx->rank == reader)
-        rc = insert_action(tp, WEFT_TASK_RECV, d, src, r->version, priority);
+        rc = insert_action(tp, WEFT_TASK_RECV, d, src, r->version, priority,
+                           consumer_device(ctx, t));
     add_holder(r, reader);
     return rc;
 }
@@ -106,7 +122,7 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
         weft_remote_rec_t *r = record(ctx, d);
         if (!r) return WEFT_ERR_NOMEM;
         if (t->flow[i].mode & WEFT_R) {
-            int rc = infer_read(tp, d, r, exec_rank, t->priority);
+            int rc = infer_read(tp, d, r, exec_rank, t);
             if (rc != WEFT_SUCCESS) return rc;
         }
     }
@@ -131,7 +147,7 @@ int weft_remote_flush(weft_taskpool_t *tp)
         weft_data_t *d = tp->touched[i];
         weft_remote_rec_t *r = d->stf;
         if (!r || r->writer < 0 || holds(r, d->owner_rank)) continue;
-        int rc = infer_read(tp, d, r, d->owner_rank, 0);
+        int rc = infer_read(tp, d, r, d->owner_rank, NULL);
         if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;

@@ -17,6 +17,13 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->net_bytes_sent = c.bytes_sent;
         out->net_bytes_received = c.bytes_received;
         out->recv_rejected = c.rejected;
+        out->net_bytes_from_device = c.bytes_sent_from_device;
+        out->net_bytes_into_device = c.bytes_received_into_device;
+        out->net_bytes_staged = c.bytes_staged;
+        out->net_bytes_host = c.bytes_by_transport[WEFT_TRANSPORT_AUTO];
+        out->net_bytes_mpi = c.bytes_by_transport[WEFT_TRANSPORT_MPI];
+        out->net_bytes_ipc = c.bytes_by_transport[WEFT_TRANSPORT_IPC];
+        out->net_bytes_staged_transport = c.bytes_by_transport[WEFT_TRANSPORT_STAGED];
     }
     return WEFT_SUCCESS;
 }

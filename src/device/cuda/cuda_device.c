@@ -250,6 +250,16 @@ static int cuda_launch(weft_device_t *dev, int stream, struct weft_task *t, weft
 
 /* ---- the table ------------------------------------------------------- */
 
+static int cuda_host_register(weft_device_t *dev, void *ptr, size_t bytes)
+{
+    return weft_cuda_host_register(ptr, bytes);
+}
+
+static int cuda_host_unregister(weft_device_t *dev, void *ptr)
+{
+    return weft_cuda_host_unregister(ptr);
+}
+
 const weft_device_ops_t weft_cuda_ops = {
     .name = "cuda",
     .type = WEFT_DEV_CUDA,
@@ -269,4 +279,6 @@ const weft_device_ops_t weft_cuda_ops = {
     .ipc_export = weft_cuda_ipc_export,
     .ipc_import = weft_cuda_ipc_import,
     .ipc_close = weft_cuda_ipc_close,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
 };

@@ -404,6 +404,10 @@ static int emu_ipc_close(weft_device_t *dev, void *base)
     return WEFT_SUCCESS;
 }
 
+/* emu memory is host memory: nothing to pin. */
+static int emu_host_register(weft_device_t *dev, void *ptr, size_t bytes) { return WEFT_SUCCESS; }
+static int emu_host_unregister(weft_device_t *dev, void *ptr) { return WEFT_SUCCESS; }
+
 const weft_device_ops_t weft_emu_ops = {
     .name = "emu",
     .type = WEFT_DEV_EMU,
@@ -423,4 +427,6 @@ const weft_device_ops_t weft_emu_ops = {
     .ipc_export = emu_ipc_export,
     .ipc_import = emu_ipc_import,
     .ipc_close = emu_ipc_close,
+    .host_register = emu_host_register,
+    .host_unregister = emu_host_unregister,
 };

@@ -1,0 +1,252 @@
+/* The accelerators of the weft apps: `-g N` and `--probe-gpus`.
+ *
+ * Header-only (apps/CMakeLists.txt builds every .c file of apps/ as its own
+ * program); weft-potrf.c and weft-gemm-stress.c include it. Public API only.
+ *
+ * -g N asks for N accelerators a rank of the type the parameter device_type
+ * names (cuda by default, or emu). Before weft_init, appdev_prepare reads
+ * that type from --weft-device_type=X in argv or env WEFT_DEVICE_TYPE and
+ * sets env WEFT_DEVICE_CUDA_ENABLED=N or WEFT_DEVICE_EMU_ENABLED=N, unless
+ * the user already set that parameter (env or --weft-), which is then left
+ * as it is. N = 0 opens no device of the type (CUDA is not even probed).
+ * After weft_init, appdev_check fails (1) when the rank has fewer than N
+ * devices of the type; weft_init itself already fails when a count that was
+ * asked for explicitly cannot be met (a type absent, or built without).
+ *
+ * --probe-gpus: weft_init with every CUDA device (device_cuda_enabled=-1,
+ * no emu device, a small zone each) and prints "cuda_devices= <n>": what
+ * the tests that need GPUs check before they run (they skip with 77). */
+#ifndef WEFT_APPS_APP_DEVICES_H
+#define WEFT_APPS_APP_DEVICES_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <weft/weft.h>
+
+#define APPDEV_MAX 256 /* device indices 1..APPDEV_MAX-1 are tracked */
+
+typedef struct appdev {
+    const char *prog;          /* for messages */
+    int64_t g;                 /* -g, or -1 when not given */
+    const char *type;          /* "cuda" or "emu"; NULL: unknown (weft_init reports it) */
+    weft_device_type_t dtype;  /* WEFT_DEV_CUDA or WEFT_DEV_EMU */
+    const char *param;         /* device_cuda_enabled or device_emu_enabled */
+    int user_set;              /* the user set param: -g does not touch it */
+    char user_origin[96];      /* where: "env WEFT_..." or "--weft-..." */
+    char user_value[32];       /* the user's value of param */
+} appdev_t;
+
+/* 1 when argv word a (after "--weft-") names parameter name: '-' in a
+ * matches '_' in name, as weft's own parser does; *rest is what follows. */
+static int appdev_name_is(const char *a, const char *name, const char **rest)
+{
+    size_t k = 0;
+    for (; name[k] != '\0'; k++)
+        if (a[k] != name[k] && !(name[k] == '_' && a[k] == '-'))
+            return 0;
+    if (a[k] != '\0' && a[k] != '=')
+        return 0;
+    *rest = a + k;
+    return 1;
+}
+
+/* The value of the last --weft-<name>=value or --weft-<name> value in argv
+ * (before a "--"), or NULL. */
+static const char *appdev_weft_opt(int argc, char **argv, const char *name)
+{
+    const char *found = NULL;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *rest;
+        if (strncmp(argv[i], "--weft-", 7) != 0 || !appdev_name_is(argv[i] + 7, name, &rest))
+            continue;
+        if (*rest == '=')
+            found = rest + 1;
+        else if (i + 1 < argc)
+            found = argv[++i];
+    }
+    return found;
+}
+
+static int appdev_ieq(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+static int appdev_setenv(const char *prog, const char *var, const char *value)
+{
+    if (setenv(var, value, 1) == 0)
+        return 0;
+    fprintf(stderr, "%s: cannot set %s: %s\n", prog, var, strerror(errno));
+    return -1;
+}
+
+/* Before weft_init, with d->prog and d->g (-1: no -g) filled: the type -g
+ * asks for, and its device count in the environment unless the user set
+ * it. 0, or -1 after a message. */
+static int appdev_prepare(appdev_t *d, int argc, char **argv)
+{
+    const char *type = appdev_weft_opt(argc, argv, "device_type");
+    if (type == NULL)
+        type = getenv("WEFT_DEVICE_TYPE");
+    if (type == NULL)
+        type = "cuda";
+    d->type = NULL;
+    d->user_set = 0;
+    d->user_origin[0] = d->user_value[0] = '\0';
+    if (appdev_ieq(type, "cuda")) {
+        d->type = "cuda";
+        d->dtype = WEFT_DEV_CUDA;
+        d->param = "device_cuda_enabled";
+    } else if (appdev_ieq(type, "emu")) {
+        d->type = "emu";
+        d->dtype = WEFT_DEV_EMU;
+        d->param = "device_emu_enabled";
+    } else {
+        return 0; /* weft_init names the malformed device_type */
+    }
+    char var[64];
+    snprintf(var, sizeof var, "WEFT_%s", d->param);
+    for (char *c = var; *c != '\0'; c++)
+        *c = (char)toupper((unsigned char)*c);
+    const char *user = appdev_weft_opt(argc, argv, d->param);
+    if (user != NULL)
+        snprintf(d->user_origin, sizeof d->user_origin, "--weft-%s", d->param);
+    else if ((user = getenv(var)) != NULL)
+        snprintf(d->user_origin, sizeof d->user_origin, "env %s", var);
+    if (user != NULL) {
+        d->user_set = 1;
+        snprintf(d->user_value, sizeof d->user_value, "%s", user);
+        return 0;
+    }
+    if (d->g < 0)
+        return 0;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)d->g);
+    return appdev_setenv(d->prog, var, text);
+}
+
+static const char *appdev_type_name(const appdev_t *d)
+{
+    return d->dtype == WEFT_DEV_CUDA ? "CUDA" : "emu";
+}
+
+/* weft_init returned NULL: says what -g asked weft for (the reason is in
+ * weft's message above). */
+static void appdev_init_failed(const appdev_t *d)
+{
+    if (d->g <= 0 || d->type == NULL)
+        return;
+    if (d->user_set)
+        fprintf(stderr, "%s: -g %lld asked for %lld %s device(s); %s=%s was set by %s\n",
+                d->prog, (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
+                d->user_value, d->user_origin);
+    else
+        fprintf(stderr, "%s: -g %lld asked weft for %lld %s device(s) (%s=%lld)%s\n", d->prog,
+                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
+                (long long)d->g,
+                d->dtype == WEFT_DEV_CUDA
+                    ? "; without GPUs, --weft-device_type=emu runs on emulated accelerators"
+                    : "");
+}
+
+/* Devices of the given type on this rank. */
+static int appdev_count(const weft_context_t *ctx, weft_device_type_t type)
+{
+    int n = 0;
+    for (int i = 1; i <= weft_ndevices(ctx); i++)
+        n += weft_device_type(ctx, i) == (int)type;
+    return n;
+}
+
+/* After weft_init and with d->g the parsed -g: 0 when the rank has at
+ * least g devices of the type, -1 after a message (every rank that lacks
+ * devices says so: they may differ between ranks). */
+static int appdev_check(const weft_context_t *ctx, const appdev_t *d)
+{
+    if (d->g <= 0 || d->type == NULL)
+        return 0;
+    int have = appdev_count(ctx, d->dtype);
+    if (have >= d->g)
+        return 0;
+    fprintf(stderr, "%s: rank %d: asked for -g %lld accelerators but this rank has %d %s "
+                    "device(s) (device_type=%s",
+            d->prog, weft_rank(ctx), (long long)d->g, have, appdev_type_name(d), d->type);
+    if (d->user_set)
+        fprintf(stderr, ", %s=%s set by %s: drop it to let -g choose", d->param,
+                d->user_value, d->user_origin);
+    fprintf(stderr, ")\n");
+    return -1;
+}
+
+/* Tasks run so far by each accelerator of the rank (index 1..). */
+typedef struct appdev_snap {
+    int n;
+    int64_t tasks[APPDEV_MAX];
+} appdev_snap_t;
+
+static void appdev_snapshot(const weft_context_t *ctx, appdev_snap_t *s)
+{
+    s->n = weft_ndevices(ctx);
+    if (s->n >= APPDEV_MAX)
+        s->n = APPDEV_MAX - 1;
+    for (int i = 1; i <= s->n; i++) {
+        weft_device_counters_t c;
+        s->tasks[i] = weft_device_counters_get(ctx, i, &c) == 0 ? c.tasks : 0;
+    }
+}
+
+/* Accelerators that ran at least one task since the snapshot `before`. */
+static int appdev_used(const weft_context_t *ctx, const appdev_snap_t *before)
+{
+    appdev_snap_t now;
+    appdev_snapshot(ctx, &now);
+    int used = 0;
+    for (int i = 1; i <= now.n && i <= before->n; i++)
+        used += now.tasks[i] > before->tasks[i];
+    return used;
+}
+
+/* 1 when argv holds --probe-gpus (before a "--"). */
+static int appdev_probe_asked(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--probe-gpus") == 0)
+            return 1;
+    return 0;
+}
+
+/* --probe-gpus: prints "cuda_devices= <n>" (rank 0), the CUDA devices weft
+ * opens when asked for all of them; 0 when weft has no CUDA module. Exit
+ * status of the program. */
+static int appdev_probe(const char *prog, int argc, char **argv)
+{
+    if (appdev_setenv(prog, "WEFT_DEVICE_CUDA_ENABLED", "-1") != 0 ||
+        appdev_setenv(prog, "WEFT_DEVICE_EMU_ENABLED", "0") != 0 ||
+        appdev_setenv(prog, "WEFT_DEVICE_MEMORY_LIMIT", "16M") != 0 ||
+        appdev_setenv(prog, "WEFT_CORES", "1") != 0)
+        return 1;
+    int n = 1;
+    char *only[] = {argv[0], NULL};
+    char **args = only;
+    (void)argc;
+    weft_context_t *ctx = weft_init(&n, &args);
+    if (ctx == NULL) {
+        fprintf(stderr, "%s: --probe-gpus: weft_init failed (see the message above)\n", prog);
+        return 1;
+    }
+    if (weft_rank(ctx) == 0) {
+        printf("cuda_devices= %d\n", appdev_count(ctx, WEFT_DEV_CUDA));
+        fflush(stdout);
+    }
+    return weft_fini(ctx) < 0 ? 1 : 0;
+}
+
+#endif /* WEFT_APPS_APP_DEVICES_H */
