@@ -18,7 +18,7 @@ const weft_param_def_t weft_param_table[] = {
     INT("sched_window", "4096", 2, 1073741824, "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
-    INT("device_cuda_enabled", "-1", -1, 64, "CUDA devices to use; -1 = all present"),
+    INT("device_cuda_enabled", "0", -1, 64, "CUDA devices to use; -1 = all present, 0 = none"),
     INT("device_emu_enabled", "0", 0, 64, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100, "percent of each device's memory weft may take"),
     SIZE("device_memory_limit", "0", "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),

@@ -73,6 +73,20 @@ static uint64_t checksum(weft_matrix_t *C)
     return h;
 }
 
+static long evictions;
+
+/* Evictions of all devices of the rank (GPU-only copies under a tight
+ * memory limit must be written back, never lost). */
+static long count_evictions(weft_context_t *ctx)
+{
+    long n = 0;
+    for (int d = 1; d <= weft_ndevices(ctx); d++) {
+        weft_device_counters_t dc;
+        if (weft_device_counters_get(ctx, d, &dc) == 0) n += dc.evictions;
+    }
+    return n;
+}
+
 static int run(const mode_t_ *mode, int nb, uint64_t *sum, weft_stats_t *st)
 {
     setenv("WEFT_COMM_GPU_AWARE", mode->aware, 1);
@@ -104,6 +118,7 @@ static int run(const mode_t_ *mode, int nb, uint64_t *sum, weft_stats_t *st)
     rc |= weft_taskpool_wait(tp);
     *sum = checksum(C);
     rc |= weft_stats_get(ctx, st);
+    evictions = count_evictions(ctx);
     weft_taskpool_free(tp);
     weft_matrix_free(A);
     weft_matrix_free(C);
@@ -142,11 +157,12 @@ int main(int argc, char **argv)
         if (i == 0) ref = sum;
         int path = check_path(&modes[i], &st);
         printf("rank %d nb %d %-6s checksum %016llx from-device %lld into-device %lld staged %lld "
-               "mpi %lld ipc %lld staged-transport %lld host %lld: %s\n", rank, nb, modes[i].name,
+               "mpi %lld ipc %lld staged-transport %lld host %lld evictions %ld: %s\n", rank, nb,
+               modes[i].name,
                (unsigned long long)sum, (long long)st.net_bytes_from_device,
                (long long)st.net_bytes_into_device, (long long)st.net_bytes_staged,
                (long long)st.net_bytes_mpi, (long long)st.net_bytes_ipc,
-               (long long)st.net_bytes_staged_transport, (long long)st.net_bytes_host,
+               (long long)st.net_bytes_staged_transport, (long long)st.net_bytes_host, evictions,
                !failed && sum == ref && path ? "ok" : "WRONG");
         bad |= failed || sum != ref || !path;
     }

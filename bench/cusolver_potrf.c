@@ -1,0 +1,164 @@
+/* cusolver_potrf: the peer of weft-potrf -g 1, cusolverDnDpotrf on one GPU.
+ *
+ * Usage: cusolver_potrf [-N n] [--seed s] [--nruns r] [--device d]
+ *
+ * The matrix is the one weft-potrf factorizes: element (i,j) a hash of
+ * (seed, max(i,j), min(i,j)) in [-0.5, 0.5), plus N on the diagonal
+ * (diagonally dominant, hence SPD); the generator is a copy of potrf_elem in
+ * apps/potrf_kernels.h (as in bench/lapacke_potrf.c). Lower Cholesky,
+ * column-major, lda = N, generated once on the host and copied to the GPU
+ * before each run. Timed with CUDA events around cusolverDnDpotrf alone
+ * (the matrix already in device memory, as weft-potrf's timing starts with
+ * its tiles on the devices); the copies in and out are timed apart. One
+ * line a run in weft-potrf's format:
+ *   [****] TIME(s) <t> : cusolverDnDpotrf N= <n> : <gflops> gflops (with copies <t2> s, <g2> gflops)
+ * with gflops = N^3/3 / t. Exit 1 on a CUDA error or info != 0.
+ *
+ * Build: gcc -std=c11 -O2 -I<cuda>/include cusolver_potrf.c -L<cuda>/lib64
+ *        -lcusolver -lcudart (or nvcc -O2 cusolver_potrf.c -lcusolver). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
+{
+    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
+    uint64_t h = mix64(mix64(mix64(seed) + hi) + lo);
+    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
+    return i == j ? v + (double)n : v;
+}
+
+#define CUDA_OK(call)                                                                        \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                             \
+            fprintf(stderr, "cusolver_potrf: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+#define SOLVER_OK(call)                                                                      \
+    do {                                                                                     \
+        cusolverStatus_t s_ = (call);                                                        \
+        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                 \
+            fprintf(stderr, "cusolver_potrf: %s failed: status %d\n", #call, (int)s_);       \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+static int run(int64_t n, uint64_t seed, int nruns, int device)
+{
+    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
+    double *h = malloc(bytes), *d = NULL;
+    if (h == NULL) {
+        fprintf(stderr, "cusolver_potrf: cannot allocate %zu bytes of host memory\n", bytes);
+        return 1;
+    }
+    /* Lower triangle only: dpotrf('L') never reads the upper one. */
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < j; i++)
+            h[i + j * n] = 0.0;
+        for (int64_t i = j; i < n; i++)
+            h[i + j * n] = elem(seed, n, i, j);
+    }
+    CUDA_OK(cudaSetDevice(device));
+    struct cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, device));
+    cusolverDnHandle_t solver;
+    cudaStream_t stream;
+    SOLVER_OK(cusolverDnCreate(&solver));
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    SOLVER_OK(cusolverDnSetStream(solver, stream));
+    CUDA_OK(cudaMalloc((void **)&d, bytes));
+    int lwork = 0, *dinfo = NULL;
+    double *work = NULL;
+    SOLVER_OK(cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n,
+                                          &lwork));
+    CUDA_OK(cudaMalloc((void **)&work, (size_t)lwork * sizeof(double) + 256));
+    CUDA_OK(cudaMalloc((void **)&dinfo, sizeof(int)));
+    cudaEvent_t e0, e1, e2, e3;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    CUDA_OK(cudaEventCreate(&e2));
+    CUDA_OK(cudaEventCreate(&e3));
+    printf("cusolver_potrf: %s, N= %lld, lwork %d doubles\n", prop.name, (long long)n, lwork);
+    for (int r = 0; r < nruns; r++) {
+        CUDA_OK(cudaEventRecord(e0, stream));
+        CUDA_OK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
+        CUDA_OK(cudaEventRecord(e1, stream));
+        SOLVER_OK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, work,
+                                   lwork, dinfo));
+        CUDA_OK(cudaEventRecord(e2, stream));
+        CUDA_OK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
+        CUDA_OK(cudaEventRecord(e3, stream));
+        int info = -1;
+        CUDA_OK(cudaMemcpyAsync(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        if (info != 0) {
+            fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
+            return 1;
+        }
+        float ms = 0.0f, ms_all = 0.0f;
+        CUDA_OK(cudaEventElapsedTime(&ms, e1, e2));
+        CUDA_OK(cudaEventElapsedTime(&ms_all, e0, e3));
+        double nn = (double)n, flops = nn * nn * nn / 3.0, t = ms * 1e-3, t_all = ms_all * 1e-3;
+        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops (with copies %.6f "
+               "s, %.2f gflops)\n",
+               t, (long long)n, flops / t * 1e-9, t_all, flops / t_all * 1e-9);
+        fflush(stdout);
+        /* The next run factorizes the original matrix again. */
+        if (r + 1 < nruns)
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = j; i < n; i++)
+                    h[i + j * n] = elem(seed, n, i, j);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaEventDestroy(e2);
+    cudaEventDestroy(e3);
+    cudaFree(dinfo);
+    cudaFree(work);
+    cudaFree(d);
+    cusolverDnDestroy(solver);
+    cudaStreamDestroy(stream);
+    free(h);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int64_t n = 8192;
+    uint64_t seed = 42;
+    int nruns = 1, device = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-N") == 0)
+            n = atoll(argv[i + 1]);
+        else if (strcmp(argv[i], "--seed") == 0)
+            seed = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--nruns") == 0)
+            nruns = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--device") == 0)
+            device = atoi(argv[i + 1]);
+        else
+            n = -1;
+    }
+    if (n < 1 || n > 2147483647 || nruns < 1 || device < 0 || argc % 2 == 0) {
+        fprintf(stderr, "usage: %s [-N n] [--seed s] [--nruns r] [--device d]\n", argv[0]);
+        return 2;
+    }
+    return run(n, seed, nruns, device);
+}
