@@ -59,7 +59,7 @@ static void test_defaults(void)
     CHECK(weft_params_int(p, "show_stats") == 0);
     CHECK(weft_params_int(p, "device_type") == 0);
     CHECK(strcmp(weft_params_str(p, "device_type"), "cuda") == 0);
-    CHECK(weft_params_int(p, "device_cuda_enabled") == -1);
+    CHECK(weft_params_int(p, "device_cuda_enabled") == 0);
     CHECK(weft_params_int(p, "device_memory_use") == 90);
     CHECK(weft_params_int(p, "device_memory_limit") == 0);
     CHECK(weft_params_int(p, "comm_eager_limit") == 64 * 1024);
