@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "comm/comm_internal.h"
+#include "trace/trace.h"
 #include "util/log.h"
 
 /* ---- request table: every MPI request in flight and what to do after ---- */
@@ -144,6 +145,7 @@ static void *engine_main(void *arg)
 {
     weft_comm_t *c = arg;
     int idle = 0;
+    weft_trace_thread_track = c->cfg.trace_track;
     while (!atomic_load(&c->stop)) {
         int moved = 0;
         for (weft_task_t *t = take_submitted(c), *next; t; t = next) {

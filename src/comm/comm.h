@@ -51,6 +51,8 @@ typedef struct weft_comm_config {
     weft_comm_copy_fn recv_copy;        /* a copy to receive into on a device (0 = host) */
     weft_comm_copy_fn host_copy;        /* the newest version brought to host */
     void *copy_arg;
+    struct weft_trace *trace; /* NULL: no trace */
+    int trace_track;
 } weft_comm_config_t;
 
 /* What a SEND or RECV task carries (t->action). */

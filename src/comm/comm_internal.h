@@ -101,6 +101,7 @@ typedef struct xfer {
     int chunk_cols, nchunks, left; /* chunks (or events) still to finish */
     bounce_t *bounce;
     weft_device_t *dev; /* device whose streams do the copies */
+    uint64_t t0;        /* trace: when the transfer started */
     int status;
 } xfer_t;
 

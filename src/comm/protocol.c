@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comm/comm_internal.h"
+#include "trace/trace.h"
 #include "util/log.h"
 
 /* ---- rendezvous table ----------------------------------------------------- */
@@ -166,6 +167,7 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     }
     x->t = t;
     x->peer = act->peer;
+    x->t0 = weft_trace_stamp(c->cfg.trace);
     act->xfer = x;
     t->flow[0].copy = x->copy;
     /* Tiles in device memory always take the rendezvous: the receiver
@@ -292,7 +294,7 @@ static int start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
         weft_comm_task_done(c, t, rc ? rc : WEFT_ERR_NOMEM);
         return 0;
     }
-    *x = (xfer_t){.t = t, .copy = cp, .peer = m->src};
+    *x = (xfer_t){.t = t, .copy = cp, .peer = m->src, .t0 = weft_trace_stamp(c->cfg.trace)};
     ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
     if (m->eager) {

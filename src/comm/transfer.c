@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comm/comm_internal.h"
+#include "trace/trace.h"
 #include "util/log.h"
 
 static weft_device_t *local_dev(weft_comm_t *c, int index)
@@ -181,11 +182,21 @@ int weft_xfer_choose(weft_comm_t *c, const msg_hdr_t *m, int target)
 
 /* ---- ends of a transfer ---------------------------------------------------- */
 
+static const char *transport_name(int mode)
+{
+    static const char *names[] = {"host", "mpi", "ipc", "staged"};
+    return mode >= 0 && mode < 4 ? names[mode] : "?";
+}
+
 void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x)
 {
     weft_task_t *t = x->t;
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
+    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net recv", "net",
+                     "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
+                     (unsigned long long)d->key, d->bytes,
+                     x->rendezvous ? transport_name(x->counter) : "eager", x->peer, x->copy->device);
     if (x->rendezvous) {
         c->ndata_inflight--;
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
@@ -207,6 +218,9 @@ void weft_xfer_send_finished(weft_comm_t *c, xfer_t *x)
 {
     weft_task_t *t = x->t;
     weft_data_t *d = t->flow[0].data;
+    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net send", "net",
+                     "\"key\":%llu,\"bytes\":%zu,\"peer\":%d,\"device\":%d",
+                     (unsigned long long)d->key, d->bytes, x->peer, x->copy->device);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(x->copy);
     weft_data_unlock(d);

@@ -100,12 +100,47 @@ static int start_comm(weft_context_t *ctx)
         .max_requests = (int)weft_params_int(ctx->params, "comm_max_requests"),
         .done = weft_exec_action_done,
         .done_arg = ctx,
+        .trace = ctx->trace,
+        .trace_track = ctx->trace_comm,
     };
     int rc = weft_comm_glue_config(ctx, &cfg);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm_create(&cfg, &ctx->comm_engine);
     if (rc != WEFT_SUCCESS) weft_error("could not start the comm engine: %s", weft_strerror(rc));
     return rc;
+}
+
+/* The trace (parameter trace=FILE): tracks for the main thread, the
+ * workers and the comm thread; devices add theirs when they start. Ranks
+ * align their clocks after a barrier. */
+static int start_trace(weft_context_t *ctx)
+{
+    int rc = weft_trace_create(weft_params_str(ctx->params, "trace"),
+                               weft_params_int(ctx->params, "trace_buffer_events"), &ctx->trace);
+    if (rc != WEFT_SUCCESS || !ctx->trace) return rc;
+    int ncores = (int)weft_params_int(ctx->params, "cores");
+    if (ncores <= 0)
+        ncores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
+    char name[32];
+    ctx->trace_main = weft_trace_track(ctx->trace, "main thread");
+    for (int w = 0; w < (ncores > 0 ? ncores : 1); w++) {
+        snprintf(name, sizeof name, "worker %d", w);
+        int t = weft_trace_track(ctx->trace, name);
+        if (w == 0) ctx->trace_worker0 = t;
+    }
+    ctx->trace_comm = weft_trace_track(ctx->trace, "comm");
+    MPI_Barrier(ctx->comm);
+    weft_trace_set_origin(ctx->trace, weft_trace_now());
+    return WEFT_SUCCESS;
+}
+
+static void write_trace(weft_context_t *ctx)
+{
+    if (!ctx->trace) return;
+    if (weft_trace_write(ctx->trace, ctx->rank) != WEFT_SUCCESS)
+        weft_error("could not write the trace file");
+    weft_trace_destroy(ctx->trace);
+    ctx->trace = NULL;
 }
 
 static void stop_mpi(weft_context_t *ctx)
@@ -136,7 +171,8 @@ weft_context_t *weft_init(int *argc, char ***argv)
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
     ctx->blas_threads_saved = openblas_get_num_threads();
     openblas_set_num_threads(1);
-    if (weft_devexec_start(ctx) != 0) goto undo_blas;
+    if (start_trace(ctx) != 0) goto undo_blas;
+    if (weft_devexec_start(ctx) != 0) goto undo_trace;
     if (start_workers(ctx) != 0) {
         weft_error("could not start %d worker threads", ctx->ncores);
         goto undo_devices;
@@ -148,6 +184,8 @@ undo_workers:
     weft_sched_destroy(ctx->sched);
 undo_devices:
     weft_devexec_stop(ctx);
+undo_trace:
+    weft_trace_destroy(ctx->trace);
 undo_blas:
     openblas_set_num_threads(ctx->blas_threads_saved);
     hwloc_bitmap_free(ctx->cpuset);
@@ -174,6 +212,7 @@ int weft_fini(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
     int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
+    write_trace(ctx);
     int rc = atomic_load(&ctx->error);
     openblas_set_num_threads(ctx->blas_threads_saved);
     hwloc_bitmap_free(ctx->cpuset);

@@ -12,6 +12,7 @@
 #include "data/data.h"
 #include "params/params.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 #include "weft/weft.h"
 
 struct weft_context {
@@ -42,6 +43,8 @@ struct weft_context {
     int nlive, live_cap;
     int leak_report, show_stats;
     long insert_window; /* pending tasks past which the inserting thread helps */
+    weft_trace_t *trace; /* NULL unless the trace parameter names a file */
+    int trace_main, trace_worker0, trace_comm; /* tracks (workers consecutive) */
 };
 
 /* Records the first error of the run (any thread). */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "stf/devmgr.h"
+#include "trace/trace.h"
 #include "util/log.h"
 
 weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
@@ -161,11 +162,20 @@ static int evict_one(weft_devmgr_t *m)
         pthread_mutex_unlock(&m->lru_lock);
         if (!c) continue;
         weft_data_t *d = c->data;
-        if (dirty_pass && !copy_clean_locked(d, c)) return evict_dirty(m, d, c);
-        evict_locked(m, d, c->device);
-        weft_data_unlock(d);
-        weft_data_unref(d);
-        return 1;
+        weft_trace_t *tr = m->ctx->trace;
+        uint64_t t0 = weft_trace_stamp(tr);
+        unsigned long long key = (unsigned long long)d->key;
+        int rc = 1, dirty = dirty_pass && !copy_clean_locked(d, c);
+        if (dirty) {
+            rc = evict_dirty(m, d, c);
+        } else {
+            evict_locked(m, d, c->device);
+            weft_data_unlock(d);
+            weft_data_unref(d);
+        }
+        weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
+                         "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);
+        return rc;
     }
     return 0;
 }

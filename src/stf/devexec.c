@@ -7,10 +7,12 @@
  * Several tasks are in flight on several streams, so copies of one overlap
  * the kernels of others. A task whose input is still arriving for another
  * task waits for that transfer's event (streams do not order each other). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "stf/devmgr.h"
+#include "trace/trace.h"
 #include "stf/exec.h"
 #include "util/log.h"
 
@@ -36,6 +38,8 @@ struct weft_inflight {
     int nxfer;
     weft_xfer_rec_t xfer[WEFT_MAX_FLOWS];
     int64_t start_ns;
+    uint64_t xfer_t0; /* trace: when the stage-in copies were enqueued */
+    int64_t xfer_bytes;
     weft_inflight_t *next;
 };
 
@@ -156,6 +160,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     if (rc == WEFT_SUCCESS) {
         uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
         f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
+        f->xfer_bytes += (int64_t)d->bytes;
     }
     weft_data_unlock(d);
     if (rc != WEFT_SUCCESS) return rc;
@@ -203,6 +208,8 @@ static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
     f->stream = WEFT_STREAM_EXEC0 + m->next_exec++ % (dev->nstreams - WEFT_STREAM_EXEC0);
+    f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
+    f->xfer_bytes = 0;
     int rc = WEFT_SUCCESS;
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
@@ -266,6 +273,10 @@ static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     publish(m, t, rc == WEFT_SUCCESS);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(now_ns() - f->start_ns));
+    weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns,
+                     weft_trace_now(), t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
+                     t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key : 0ULL,
+                     m->dev->index, (unsigned long long)t->seq);
     finish_task(m, t, rc);
 }
 
@@ -289,6 +300,9 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         /* The copies landed: other tasks of this device may read them now. */
         dev->ops->event_destroy(dev, &f->xfer_ev);
         f->has_xfer_ev = 0;
+        weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->stream, f->xfer_t0,
+                         weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
+                         f->nxfer, (long long)f->xfer_bytes);
         finish_transfers(m, f, 1);
         progress = 1;
     }
@@ -421,6 +435,7 @@ static void *mgr_main(void *arg)
 {
     weft_devmgr_t *m = arg;
     mgr_state_t s = {0};
+    weft_trace_thread_track = m->trace_track;
     for (;;) {
         int progress = progress_inflight(m);
         progress += start_tasks(m, &s);
@@ -471,12 +486,28 @@ static void mgr_free(weft_devmgr_t *m)
     free(m);
 }
 
+/* One track for the manager, then one per stream of the device. */
+static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%d manager", dev->ops->name, dev->index);
+    int first = weft_trace_track(ctx->trace, name);
+    for (int s = 0; s < dev->nstreams; s++) {
+        snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
+                 s == WEFT_STREAM_IN ? " (in)" : s == WEFT_STREAM_OUT ? " (out)" : "");
+        int rc = weft_trace_track(ctx->trace, name);
+        (void)rc; /* consecutive ids: first + 1 + s */
+    }
+    return first;
+}
+
 static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
 {
     weft_devmgr_t *m = calloc(1, sizeof *m);
     if (!m) return WEFT_ERR_NOMEM;
     m->ctx = ctx;
     m->dev = dev;
+    m->trace_track = trace_tracks(ctx, dev);
     m->max_inflight = INFLIGHT_PER_STREAM * (dev->nstreams - WEFT_STREAM_EXEC0);
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);

@@ -38,6 +38,7 @@ typedef struct weft_devmgr {
     weft_data_copy_t *lru_head, *lru_tail;
     atomic_int live_copies; /* runtime-owned copies allocated from the zone */
     atomic_llong load_ns;   /* estimated work queued and in flight */
+    int trace_track;        /* manager thread's track; streams follow it */
 } weft_devmgr_t;
 
 /* ---- devexec.c: managers and the device task path -------------------- */

@@ -2,6 +2,8 @@
  * writer. See trace.h for the contract and the memory-ordering argument. */
 #include "trace/trace.h"
 
+_Thread_local int weft_trace_thread_track = -1;
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>

@@ -121,6 +121,11 @@ void weft_trace_record(weft_trace_t *tr, int track, uint64_t t0_ns, uint64_t t1_
  * ignored. Any time before weft_trace_write, from the thread that writes. */
 void weft_trace_set_origin(weft_trace_t *tr, uint64_t ns);
 
+/* The track of the calling thread (set once by each weft thread when it
+ * starts; -1 on threads without one): code shared by several threads, such
+ * as eviction, records there. */
+extern _Thread_local int weft_trace_thread_track;
+
 /*
  * Write prefix.rank<rank>.json: {"traceEvents":[...],"displayTimeUnit":"ns"}
  * with one "ph":"X" event per slice ("pid" rank, "tid" track id, "ts" and

@@ -546,8 +546,30 @@ static void write_demo(const char *prefix)
     }
 }
 
+/* --check PREFIX NRANKS NTASKS: the trace files of a real run parse as
+ * JSON and hold NTASKS task slices over all ranks. */
+static int check_run(const char *prefix, int nranks, long ntasks)
+{
+    summary_t *sum = calloc(1, sizeof *sum);
+    long tasks = 0;
+    int ok = sum != NULL;
+    for (int r = 0; ok && r < nranks; r++) {
+        char file[512];
+        snprintf(file, sizeof file, "%s.rank%d.json", prefix, r);
+        ok = parse_file(file, r, sum) && sum->pid_ok;
+        tasks += sum->cat_task;
+        if (!ok) fprintf(stderr, "%s: not a valid trace\n", file);
+    }
+    free(sum);
+    printf("test_trace --check: %d files, %ld task slices (expected %ld): %s\n", nranks, tasks,
+           ntasks, ok && tasks == ntasks ? "PASSED" : "FAILED");
+    return !(ok && tasks == ntasks);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--check") == 0)
+        return check_run(argv[2], atoi(argv[3]), atol(argv[4]));
     const char *prefix = argc > 1 ? argv[1] : "/tmp/weft_trace_unit";
     char path[480];
     test_parser_rejects();
