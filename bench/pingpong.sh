@@ -36,5 +36,5 @@ echo "weft-pingpong, 2 ranks, $(date '+%F %T'), load average $(cut -d' ' -f1-3 /
 "${mpiexec[@]}" "$build/apps/weft-pingpong" "$@" 2>&1 | tee "$out"
 awk '$1 == 4194304 {
   printf "at 4 MiB: weft %.3f GB/s, bare MPI %.3f GB/s, weft/MPI %.3f: %s\n", $4, $6, $8,
-         $8 >= 0.9 ? "within 10% of bare MPI" : "NOT within 10% of bare MPI"
+         ($8 >= 0.9 ? "within 10% of bare MPI" : "NOT within 10% of bare MPI")
 }' "$out"

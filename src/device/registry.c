@@ -96,11 +96,13 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, const weft_devic
 
 /* How many devices of a module to open: its parameter, checked against
  * what is present. An explicit request that cannot be met is an error. */
-static int module_count(const module_entry_t *m, const weft_params_t *p, int *count)
+static int module_count(const module_entry_t *m, const weft_params_t *p, int *count,
+                        int *present_out)
 {
     int64_t want = weft_params_int(p, m->param);
     int present = 0;
     if (m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
+    *present_out = present;
     if (want < 0) {
         *count = present;
         return WEFT_SUCCESS;
@@ -137,16 +139,21 @@ static void find_peers(weft_devices_t *ds, const weft_params_t *p)
             if (!ds->peer[b][a]) ds->peer[a][b] = 0;
 }
 
-int weft_devices_open(const weft_params_t *p, weft_devices_t **out)
+int weft_devices_open(const weft_params_t *p, int local_rank, weft_devices_t **out)
 {
     weft_devices_t *ds = calloc(1, sizeof *ds);
     if (!ds) return WEFT_ERR_NOMEM;
     int rc = WEFT_SUCCESS;
     for (size_t m = 0; m < sizeof modules / sizeof modules[0] && rc == WEFT_SUCCESS; m++) {
-        int count = 0;
-        rc = module_count(&modules[m], p, &count);
+        int count = 0, present = 0;
+        rc = module_count(&modules[m], p, &count, &present);
+        /* Ranks of one node take different physical devices when there are
+         * enough: rank r of the node starts at device r * count. (Each
+         * process has emulated devices of its own.) */
+        int shared = modules[m].ops && modules[m].ops->type != WEFT_DEV_EMU;
+        int first = shared && present > count && count > 0 ? (local_rank * count) % present : 0;
         for (int i = 0; i < count && rc == WEFT_SUCCESS; i++)
-            rc = open_one(ds, p, modules[m].ops, i);
+            rc = open_one(ds, p, modules[m].ops, (first + i) % (present > 0 ? present : 1));
     }
     if (rc != WEFT_SUCCESS) {
         weft_devices_close(ds);

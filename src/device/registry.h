@@ -24,7 +24,7 @@ extern const weft_device_ops_t weft_cuda_ops;
  * in, is WEFT_ERR_NODEV after an error naming it), each with a zone of
  * device_memory_use percent of its memory capped by device_memory_limit.
  * *out is set on success (n may be 0). Main thread. */
-int weft_devices_open(const weft_params_t *p, weft_devices_t **out)
+int weft_devices_open(const weft_params_t *p, int local_rank, weft_devices_t **out)
     __attribute__((warn_unused_result));
 /* Closes every device (its streams drained) and frees its zone. NULL ok. */
 void weft_devices_close(weft_devices_t *ds);

@@ -31,6 +31,11 @@ static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
     MPI_Comm_size(ctx->comm, &ctx->nranks);
+    MPI_Comm node;
+    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &ctx->local_rank);
+    MPI_Comm_size(node, &ctx->local_size);
+    MPI_Comm_free(&node);
     weft_log_set_rank(ctx->rank);
     return WEFT_SUCCESS;
 }

@@ -18,6 +18,7 @@
 struct weft_context {
     weft_params_t *params;
     int rank, nranks;
+    int local_rank, local_size; /* among the ranks of this node */
     int mpi_started; /* weft called MPI_Init and will finalize it */
     MPI_Comm comm;   /* weft's own duplicate of MPI_COMM_WORLD */
     hwloc_topology_t topo;

@@ -537,7 +537,7 @@ static void mgr_stop(weft_devmgr_t *m)
 
 int weft_devexec_start(weft_context_t *ctx)
 {
-    int rc = weft_devices_open(ctx->params, &ctx->devices);
+    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ctx->devices);
     if (rc != WEFT_SUCCESS) return rc;
     weft_devices_t *ds = ctx->devices;
     for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
