@@ -209,6 +209,7 @@ undo_ctx:
 int weft_fini(weft_context_t *ctx)
 {
     if (!ctx) return WEFT_ERR_INVALID;
+    if (ctx->show_stats) weft_stats_print(ctx);
     if (ctx->comm_engine) {
         /* Every rank's transfers are over once all reach this point. */
         MPI_Barrier(ctx->comm);

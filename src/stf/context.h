@@ -48,6 +48,9 @@ struct weft_context {
     int trace_main, trace_worker0, trace_comm; /* tracks (workers consecutive) */
 };
 
+/* The per-rank summary lines of show_stats. */
+void weft_stats_print(weft_context_t *ctx);
+
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);
 
