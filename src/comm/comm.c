@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,15 +123,20 @@ static weft_task_t *take_submitted(weft_comm_t *c)
     return list;
 }
 
-/* Sleeps while nothing moves: at most a few tens of microseconds when
- * transfers are in flight, longer when the engine is idle. */
+/* While nothing moves: spin a little, then yield the core (a worker may
+ * share it, and an activation or GET from a peer is noticed at the next
+ * turn, with no sleep to wait out), and only after a long quiet spell
+ * (between taskpools) sleep until a submission or a timeout. */
 static void backoff(weft_comm_t *c, int idle)
 {
     if (idle < 64) return;
-    long us = c->ndata_inflight > 0 || c->nthrottled > 0 || c->nwaits > 0 ? 20 : (idle < 1024 ? 50 : 200);
+    if (idle < 20000) {
+        sched_yield();
+        return;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += us * 1000;
+    ts.tv_nsec += 200 * 1000;
     if (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
