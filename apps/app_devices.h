@@ -43,7 +43,7 @@ typedef struct appdev {
 
 /* 1 when argv word a (after "--weft-") names parameter name: '-' in a
  * matches '_' in name, as weft's own parser does; *rest is what follows. */
-static int appdev_name_is(const char *a, const char *name, const char **rest)
+static inline int appdev_name_is(const char *a, const char *name, const char **rest)
 {
     size_t k = 0;
     for (; name[k] != '\0'; k++)
@@ -57,7 +57,7 @@ static int appdev_name_is(const char *a, const char *name, const char **rest)
 
 /* The value of the last --weft-<name>=value or --weft-<name> value in argv
  * (before a "--"), or NULL. */
-static const char *appdev_weft_opt(int argc, char **argv, const char *name)
+static inline const char *appdev_weft_opt(int argc, char **argv, const char *name)
 {
     const char *found = NULL;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -72,7 +72,7 @@ static const char *appdev_weft_opt(int argc, char **argv, const char *name)
     return found;
 }
 
-static int appdev_ieq(const char *a, const char *b)
+static inline int appdev_ieq(const char *a, const char *b)
 {
     for (; *a != '\0' && *b != '\0'; a++, b++)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
@@ -80,7 +80,7 @@ static int appdev_ieq(const char *a, const char *b)
     return *a == *b;
 }
 
-static int appdev_setenv(const char *prog, const char *var, const char *value)
+static inline int appdev_setenv(const char *prog, const char *var, const char *value)
 {
     if (setenv(var, value, 1) == 0)
         return 0;
@@ -91,7 +91,7 @@ static int appdev_setenv(const char *prog, const char *var, const char *value)
 /* Before weft_init, with d->prog and d->g (-1: no -g) filled: the type -g
  * asks for, and its device count in the environment unless the user set
  * it. 0, or -1 after a message. */
-static int appdev_prepare(appdev_t *d, int argc, char **argv)
+static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
 {
     const char *type = appdev_weft_opt(argc, argv, "device_type");
     if (type == NULL)
@@ -133,14 +133,14 @@ static int appdev_prepare(appdev_t *d, int argc, char **argv)
     return appdev_setenv(d->prog, var, text);
 }
 
-static const char *appdev_type_name(const appdev_t *d)
+static inline const char *appdev_type_name(const appdev_t *d)
 {
     return d->dtype == WEFT_DEV_CUDA ? "CUDA" : "emu";
 }
 
 /* weft_init returned NULL: says what -g asked weft for (the reason is in
  * weft's message above). */
-static void appdev_init_failed(const appdev_t *d)
+static inline void appdev_init_failed(const appdev_t *d)
 {
     if (d->g <= 0 || d->type == NULL)
         return;
@@ -158,7 +158,7 @@ static void appdev_init_failed(const appdev_t *d)
 }
 
 /* Devices of the given type on this rank. */
-static int appdev_count(const weft_context_t *ctx, weft_device_type_t type)
+static inline int appdev_count(const weft_context_t *ctx, weft_device_type_t type)
 {
     int n = 0;
     for (int i = 1; i <= weft_ndevices(ctx); i++)
@@ -169,7 +169,7 @@ static int appdev_count(const weft_context_t *ctx, weft_device_type_t type)
 /* After weft_init and with d->g the parsed -g: 0 when the rank has at
  * least g devices of the type, -1 after a message (every rank that lacks
  * devices says so: they may differ between ranks). */
-static int appdev_check(const weft_context_t *ctx, const appdev_t *d)
+static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
 {
     if (d->g <= 0 || d->type == NULL)
         return 0;
@@ -192,7 +192,7 @@ typedef struct appdev_snap {
     int64_t tasks[APPDEV_MAX];
 } appdev_snap_t;
 
-static void appdev_snapshot(const weft_context_t *ctx, appdev_snap_t *s)
+static inline void appdev_snapshot(const weft_context_t *ctx, appdev_snap_t *s)
 {
     s->n = weft_ndevices(ctx);
     if (s->n >= APPDEV_MAX)
@@ -204,7 +204,7 @@ static void appdev_snapshot(const weft_context_t *ctx, appdev_snap_t *s)
 }
 
 /* Accelerators that ran at least one task since the snapshot `before`. */
-static int appdev_used(const weft_context_t *ctx, const appdev_snap_t *before)
+static inline int appdev_used(const weft_context_t *ctx, const appdev_snap_t *before)
 {
     appdev_snap_t now;
     appdev_snapshot(ctx, &now);
@@ -215,7 +215,7 @@ static int appdev_used(const weft_context_t *ctx, const appdev_snap_t *before)
 }
 
 /* 1 when argv holds --probe-gpus (before a "--"). */
-static int appdev_probe_asked(int argc, char **argv)
+static inline int appdev_probe_asked(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--probe-gpus") == 0)
@@ -226,7 +226,7 @@ static int appdev_probe_asked(int argc, char **argv)
 /* --probe-gpus: prints "cuda_devices= <n>" (rank 0), the CUDA devices weft
  * opens when asked for all of them; 0 when weft has no CUDA module. Exit
  * status of the program. */
-static int appdev_probe(const char *prog, int argc, char **argv)
+static inline int appdev_probe(const char *prog, int argc, char **argv)
 {
     if (appdev_setenv(prog, "WEFT_DEVICE_CUDA_ENABLED", "-1") != 0 ||
         appdev_setenv(prog, "WEFT_DEVICE_EMU_ENABLED", "0") != 0 ||
