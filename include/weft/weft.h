@@ -218,8 +218,12 @@ WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp,
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
 WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
 
-/* Tasks run by this rank in tp so far and their summed flops estimate. */
+/* Tasks run by this rank in tp so far. */
 WEFT_API int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp);
+/* GFLOPS of this rank over the last wait of tp: the flops estimates
+ * (task class flops functions) of its tasks divided by the time from the
+ * first insertion after the previous wait to the end of the last one. */
+WEFT_API double weft_taskpool_gflops(const weft_taskpool_t *tp);
 
 /* ---- statistics ------------------------------------------------------ */
 

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sched/sched.h"
 #include "sched/task.h"
@@ -186,6 +187,11 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     if (!t) return WEFT_ERR_NOMEM;
     t->cls = cls;
     t->tp = tp;
+    if (tp->t_first == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        tp->t_first = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
     int tags[WEFT_MAX_FLOWS];
     va_list ap;
     va_start(ap, cls);

@@ -1,6 +1,7 @@
 #include "stf/taskpool.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "sched/task.h"
@@ -86,8 +87,16 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_seqcheck_reset(tp);
     }
     reset_tracking(tp);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double el = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - tp->t_first;
+    double f = atomic_exchange(&tp->flops_done, 0.0);
+    tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
+    tp->t_first = 0;
     return atomic_load(&ctx->error);
 }
+
+double weft_taskpool_gflops(const weft_taskpool_t *tp) { return tp ? tp->last_gflops : 0.0; }
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {

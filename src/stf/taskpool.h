@@ -15,6 +15,7 @@ struct weft_taskpool {
     atomic_long nrun;    /* tasks run by this rank */
     long ninserted_local; /* body tasks kept by this rank (main thread) */
     _Atomic double flops_done; /* estimated flops of the finished tasks */
+    double t_first, last_gflops; /* first insertion since the last wait; its rate */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;
