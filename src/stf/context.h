@@ -57,6 +57,10 @@ void weft_context_fail(weft_context_t *ctx, int status);
 /* Registry of live data for the leak report. */
 int weft_context_track(weft_context_t *ctx, weft_data_t *d);
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);
+/* Copies of the given data still read, or left on a rank that does not own
+ * them, at the end of a taskpool; logged, returns how many. */
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+                              const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
 

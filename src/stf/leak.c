@@ -58,6 +58,32 @@ static int report_data(weft_data_t *d, const char *when)
     return n;
 }
 
+/* At the end of a taskpool nothing may still read a copy, and a rank keeps
+ * no copy of a tile it does not own (those visited for the taskpool and
+ * were reclaimed): anything else is a leak of this taskpool. */
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+                              const char *name)
+{
+    int leaks = 0;
+    for (int i = 0; i < n; i++) {
+        weft_data_t *d = data[i];
+        weft_data_lock(d);
+        for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
+            weft_data_copy_t *c = d->copies[dev];
+            int visiting = ctx->nranks > 1 && d->owner_rank != ctx->rank;
+            if (!c || (c->readers == 0 && !(visiting && c->owner == WEFT_MEM_RUNTIME))) continue;
+            weft_error("leak at the end of taskpool %s: data %llu (%d x %d) copy on device %d: "
+                       "%s v%u, %d readers, last task #%llu%s", name, (unsigned long long)d->key,
+                       d->rows, d->cols, dev, state_name(c->state), c->version, c->readers,
+                       (unsigned long long)c->last_task,
+                       c->readers ? "" : " (a copy of another rank's tile left here)");
+            leaks++;
+        }
+        weft_data_unlock(d);
+    }
+    return leaks;
+}
+
 int weft_context_leak_report(weft_context_t *ctx, const char *when)
 {
     int leaks = 0;

@@ -86,6 +86,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }
+    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched, tp->ntouched, tp->name);
     reset_tracking(tp);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
