@@ -11,6 +11,10 @@
 typedef struct worker {
     weft_heap_t heap; /* guarded by lock */
     weft_spin_t lock;
+    /* Tasks pushed by other threads: a lock-free stack (push: one CAS;
+     * whoever holds the lock moves it whole into the heap), so the inserting
+     * thread never fights the worker for its heap lock. */
+    _Atomic(weft_task_t *) inbox;
     pthread_t thread;
     int id;
     struct weft_sched *sched;
@@ -61,21 +65,46 @@ void weft_sched_push(weft_sched_t *s, weft_task_t *t, int worker_hint)
         worker_hint = (int)(atomic_fetch_add_explicit(&s->rr, 1, memory_order_relaxed) %
                             (unsigned)s->nworkers);
     worker_t *w = &s->workers[worker_hint];
-    weft_spin_lock(&w->lock);
-    int rc = weft_heap_push(&w->heap, t);
-    weft_spin_unlock(&w->lock);
-    if (rc != 0) {
-        weft_error("out of memory growing a ready queue");
-        abort();
+    if (worker_hint == self_id) {
+        weft_spin_lock(&w->lock);
+        int rc = weft_heap_push(&w->heap, t);
+        weft_spin_unlock(&w->lock);
+        if (rc != 0) {
+            weft_error("out of memory growing a ready queue");
+            abort();
+        }
+    } else {
+        weft_task_t *head = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+        do {
+            t->next = head;
+        } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, t, memory_order_release,
+                                                        memory_order_relaxed));
     }
     atomic_fetch_add(&s->nready, 1);
     wake_one(s);
 }
 
+/* Moves the inbox into the heap; the caller holds the lock. */
+static void drain_inbox_locked(worker_t *w)
+{
+    weft_task_t *t = atomic_exchange_explicit(&w->inbox, NULL, memory_order_acquire);
+    while (t) {
+        weft_task_t *next = t->next;
+        if (weft_heap_push(&w->heap, t) != 0) {
+            weft_error("out of memory growing a ready queue");
+            abort();
+        }
+        t = next;
+    }
+}
+
 static weft_task_t *pop_from(worker_t *w)
 {
-    if (weft_heap_empty(&w->heap)) return NULL; /* racy peek, rechecked below */
+    /* Racy peeks, rechecked under the lock. */
+    if (weft_heap_empty(&w->heap) && !atomic_load_explicit(&w->inbox, memory_order_relaxed))
+        return NULL;
     weft_spin_lock(&w->lock);
+    drain_inbox_locked(w);
     weft_task_t *t = weft_heap_pop(&w->heap);
     weft_spin_unlock(&w->lock);
     return t;
