@@ -140,6 +140,9 @@ static int check_path(const mode_t_ *m, const weft_stats_t *s)
 int main(int argc, char **argv)
 {
     int provided, nb = argc > 1 ? atoi(argv[1]) : 100;
+    /* Under a tight memory limit copies are evicted to host before they are
+     * sent, so which path a byte takes is not fixed: check results only. */
+    int check_paths = !(argc > 2 && strcmp(argv[2], "evict") == 0);
     /* The test owns MPI so that several weft contexts can run in turn. */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int rank;
@@ -155,7 +158,7 @@ int main(int argc, char **argv)
         weft_stats_t st = {0};
         int failed = run(&modes[i], nb, &sum, &st);
         if (i == 0) ref = sum;
-        int path = check_path(&modes[i], &st);
+        int path = !check_paths || check_path(&modes[i], &st);
         printf("rank %d nb %d %-6s checksum %016llx from-device %lld into-device %lld staged %lld "
                "mpi %lld ipc %lld staged-transport %lld host %lld evictions %ld: %s\n", rank, nb,
                modes[i].name,
