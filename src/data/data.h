@@ -49,6 +49,7 @@ typedef struct weft_data_copy {
     weft_copy_free_fn free_fn; /* NULL for MANAGED */
     void *allocator;           /* argument of free_fn: zone, device, ... */
     weft_xfer_status_t xfer;
+    void *zone_ptr; /* per-tile device allocations: the block the zone counted */
     uint64_t last_task;        /* sequence number of the task that last used it */
     struct weft_data_copy *lru_prev, *lru_next; /* device LRU lists */
     int lru_list;                               /* which list, -1 none */

@@ -78,6 +78,10 @@ typedef struct weft_device_ops {
     /* Raw memory for the device zone (one large block), and its release. */
     int (*mem_reserve)(weft_device_t *dev, size_t bytes, void **base);
     void (*mem_release)(weft_device_t *dev, void *base, size_t bytes);
+    /* One allocation per tile (parameter device_alloc=tile): the zone then
+     * only counts bytes, and each copy is allocated and freed by these. */
+    int (*mem_alloc_tile)(weft_device_t *dev, size_t bytes, void **ptr);
+    void (*mem_free_tile)(weft_device_t *dev, void *ptr, size_t bytes);
     /* Asynchronous 2D copy of rows x cols elements of elem bytes on `stream`
      * of this device. dst_dev and src_dev are weft device indices (0 = host
      * memory, which may be pageable: the module then copies synchronously
@@ -137,6 +141,7 @@ struct weft_device {
     const weft_params_t *params;
     size_t workspace_bytes; /* per execution stream, parameter device_workspace */
     weft_zone_t *zone;
+    int per_tile; /* device_alloc=tile: zone_base is NULL, the zone only counts */
     void *zone_base;
     size_t zone_bytes;
     void *priv; /* module state */

@@ -49,6 +49,14 @@ static int make_zone(weft_device_t *dev)
                    dev->name);
         return WEFT_ERR_DEVMEM;
     }
+    dev->per_tile = weft_params_int(dev->params, "device_alloc") == 1;
+    if (dev->per_tile) {
+        /* The zone only counts: it hands out offsets in a range nobody
+         * dereferences, and each copy gets its own allocation. */
+        dev->zone_bytes = bytes;
+        return weft_zone_create((void *)(uintptr_t)ZONE_ALIGNMENT, bytes, ZONE_ALIGNMENT,
+                                &dev->zone) == WEFT_ZONE_OK ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+    }
     int rc = dev->ops->mem_reserve(dev, bytes, &dev->zone_base);
     if (rc != WEFT_SUCCESS) {
         weft_error("%s: could not reserve %zu bytes of device memory", dev->name, bytes);

@@ -25,6 +25,7 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_peer_mask", "-1", -1, 65535, "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
     INT("device_streams", "2", 1, 6, "execution streams per accelerator (plus one stage-in and one stage-out)"),
     SIZE("device_workspace", "16M", "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
+    ENUM("device_alloc", "zone", "zone|tile", "device memory: one zone split best-fit (zone), or one allocation per tile (tile)"),
     SIZE("device_emu_memory", "1G", "memory of one emulated accelerator (its shared-memory zone)"),
     SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
     INT("watchdog_s", "0", 0, 86400, "seconds without any progress before each rank reports what it waits for; 0 = off"),

@@ -76,9 +76,10 @@ static void devcopy_free(void *allocator, void *ptr, size_t bytes)
     pthread_mutex_lock(&m->lru_lock);
     lru_unlink_locked(m, c);
     pthread_mutex_unlock(&m->lru_lock);
-    if (weft_zone_free(m->dev->zone, ptr) != WEFT_ZONE_OK)
+    if (weft_zone_free(m->dev->zone, c->zone_ptr ? c->zone_ptr : ptr) != WEFT_ZONE_OK)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "copy of %zu bytes at %p is not in the zone",
                  bytes, ptr);
+    if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, ptr, bytes);
     atomic_fetch_sub(&m->live_copies, 1);
 }
 
@@ -218,12 +219,19 @@ int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
         return WEFT_ERR_DEVMEM;
     }
     int rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d->bytes, &rc);
+    void *p = zone_alloc_evicting(m, d->bytes, &rc), *mem = p;
     if (!p) return rc;
+    /* Per-tile mode: the zone counted the bytes, the memory is its own. */
+    if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
+        int zrc = weft_zone_free(m->dev->zone, p);
+        (void)zrc;
+        return WEFT_ERR_DEVMEM;
+    }
     weft_data_lock(d);
-    c = weft_data_copy_attach(d, dev, p, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
+    c = weft_data_copy_attach(d, dev, mem, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
     if (c) {
         c->allocator = c;
+        c->zone_ptr = m->dev->per_tile ? p : NULL;
         weft_data_copy_reader_acquire_locked(c);
         atomic_fetch_add(&m->live_copies, 1);
         pthread_mutex_lock(&m->lru_lock);
@@ -234,6 +242,7 @@ int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     if (!c) {
         int zrc = weft_zone_free(m->dev->zone, p);
         (void)zrc; /* p came from this zone a moment ago */
+        if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, mem, d->bytes);
         return WEFT_ERR_NOMEM;
     }
     *out = c;

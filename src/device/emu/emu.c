@@ -404,6 +404,21 @@ static int emu_ipc_close(weft_device_t *dev, void *base)
     return WEFT_SUCCESS;
 }
 
+/* Per-tile allocations of an emulated device: private host memory (so no
+ * IPC for them: the transports fall back to mpi or staged). */
+static int emu_mem_alloc_tile(weft_device_t *dev, size_t bytes, void **ptr)
+{
+    void *p = weft_host_alloc(bytes);
+    if (!p) return WEFT_ERR_DEVMEM;
+    *ptr = p;
+    return WEFT_SUCCESS;
+}
+
+static void emu_mem_free_tile(weft_device_t *dev, void *ptr, size_t bytes)
+{
+    weft_host_free(NULL, ptr, bytes);
+}
+
 /* emu memory is host memory: nothing to pin. */
 static int emu_host_register(weft_device_t *dev, void *ptr, size_t bytes) { return WEFT_SUCCESS; }
 static int emu_host_unregister(weft_device_t *dev, void *ptr) { return WEFT_SUCCESS; }
@@ -417,6 +432,8 @@ const weft_device_ops_t weft_emu_ops = {
     .mem_info = emu_mem_info,
     .mem_reserve = emu_mem_reserve,
     .mem_release = emu_mem_release,
+    .mem_alloc_tile = emu_mem_alloc_tile,
+    .mem_free_tile = emu_mem_free_tile,
     .copy_async = emu_copy_async,
     .event_record = emu_event_record,
     .event_query = emu_event_query,
