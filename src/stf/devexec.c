@@ -44,7 +44,7 @@ struct weft_inflight {
 };
 
 #define INFLIGHT_PER_STREAM 4
-#define IDLE_WAIT_MAX_NS 100000          /* polling period ceiling while work is in flight */
+#define IDLE_WAIT_MAX_NS 20000           /* polling period ceiling while work is in flight */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
 
 static int64_t now_ns(void)
