@@ -151,10 +151,12 @@ static weft_device_t *ipc_device(weft_comm_t *c, int type, int target)
     return NULL;
 }
 
+#ifdef WEFT_GPU_AWARE_COMM
 static int mpi_reads(const weft_comm_t *c, int on_device, unsigned caps)
 {
     return !on_device || (caps & WEFT_DEVCAP_HOST_ADDRESSABLE) || c->cfg.mpi_device_ok;
 }
+#endif
 
 int weft_xfer_choose(weft_comm_t *c, const msg_hdr_t *m, int target)
 {
