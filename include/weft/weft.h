@@ -257,6 +257,7 @@ typedef struct weft_device_counters {
     int64_t writebacks; /* dirty copies written to host before eviction */
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
     int64_t copies;     /* runtime-owned tile copies alive in the zone */
+    int64_t busy_ns;    /* summed time from kernel launch to completion seen */
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */
