@@ -135,6 +135,31 @@ WEFT_API int weft_data_set_device(weft_data_t *data, int device);
 WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int device, void *ptr,
                                                       int64_t ld, int current);
 
+/* A custom transfer of a tile between host memory and a device copy, in
+ * place of weft's own 2D copy: e.g. a tile stored in another layout on
+ * the host. On an accelerator with streams (CUDA) the function enqueues its
+ * copies on `stream` (a cudaStream_t) and returns; with stream NULL (emu,
+ * whose memory the host reads) it copies before returning. It returns 0,
+ * or a negative value that fails the transfer. */
+typedef struct weft_stage {
+    void *dst;
+    int64_t dst_ld;
+    int dst_device; /* device index on this rank, 0 = host */
+    const void *src;
+    int64_t src_ld;
+    int src_device;
+    int rows, cols;
+    size_t elem;
+    void *stream;
+} weft_stage_t;
+typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
+
+/* Sets the stage-in (host to device) and stage-out (device to host)
+ * functions of d; NULL keeps weft's copy for that direction. Call before
+ * the tasks that use d are inserted. */
+WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
+                                 void *arg);
+
 /* ---- tiled matrices (2D block-cyclic over a P x Q grid of ranks) ------ */
 
 typedef struct weft_matrix weft_matrix_t;

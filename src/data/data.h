@@ -80,6 +80,8 @@ struct weft_data {
     struct weft_task **readers;
     int nreaders, readers_cap;
     uint64_t stf_epoch; /* taskpool epoch that last touched it (stf layer) */
+    weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
+    void *stage_arg;
     void *stf; /* remote-dependency record, owned by the stf layer */
 };
 

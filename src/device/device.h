@@ -118,6 +118,9 @@ typedef struct weft_device_ops {
     int (*ipc_close)(weft_device_t *dev, void *base);
     /* Pins host memory for fast asynchronous copies (bounce buffers of the
      * staged transport); a module without the notion returns success. */
+    /* The native handle of a stream (cudaStream_t) for user functions that
+     * enqueue their own work; NULL when the module has none (emu). */
+    void *(*stream_handle)(weft_device_t *dev, int stream);
     int (*host_register)(weft_device_t *dev, void *ptr, size_t bytes);
     int (*host_unregister)(weft_device_t *dev, void *ptr);
 } weft_device_ops_t;

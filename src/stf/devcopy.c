@@ -251,14 +251,47 @@ int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 
 /* ---- synchronous copies and the write-back to host ---------------------- */
 
+/* The user's stage function for a copy from src to dst, if d has one for
+ * that direction. */
+static weft_stage_fn stage_fn(const weft_data_t *d, int dst_dev, int src_dev)
+{
+    if (dst_dev > 0 && src_dev == 0) return d->stage_in;
+    if (dst_dev == 0 && src_dev > 0) return d->stage_out;
+    return NULL;
+}
+
+int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
+                         weft_data_copy_t *src)
+{
+    weft_stage_fn fn = stage_fn(d, dst->device, src->device);
+    if (!fn) {
+        weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};
+        weft_region_t rs = {.ptr = src->ptr, .ld = src->ld};
+        return by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows,
+                                   d->cols, d->elem);
+    }
+    weft_stage_t s = {.dst = dst->ptr, .dst_ld = dst->ld, .dst_device = dst->device,
+                      .src = src->ptr, .src_ld = src->ld, .src_device = src->device,
+                      .rows = d->rows, .cols = d->cols, .elem = d->elem,
+                      .stream = by->ops->stream_handle(by, stream)};
+    if (!s.stream) {
+        /* No stream to enqueue on: what the stream holds lands first. */
+        weft_event_t ev = {0};
+        int rc = by->ops->event_record(by, stream, &ev);
+        if (rc == WEFT_SUCCESS) {
+            rc = by->ops->event_sync(by, &ev);
+            by->ops->event_destroy(by, &ev);
+        }
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    return fn(&s, d->stage_arg) == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
+}
+
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
                       weft_data_copy_t *dst, weft_data_copy_t *src)
 {
     (void)ctx;
-    weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};
-    weft_region_t rs = {.ptr = src->ptr, .ld = src->ld};
-    int rc = by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows, d->cols,
-                                 d->elem);
+    int rc = weft_devcopy_enqueue(by, stream, d, dst, src);
     weft_event_t ev = {0};
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
     if (rc == WEFT_SUCCESS) {

@@ -164,9 +164,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     }
     weft_data_unlock(d);
     if (rc != WEFT_SUCCESS) return rc;
-    weft_region_t rd = {.ptr = c->ptr, .ld = c->ld}, rs = {.ptr = src->ptr, .ld = src->ld};
-    rc = dev->ops->copy_async(dev, f->stream, rd, dev->index, rs, src->device, d->rows, d->cols,
-                              d->elem);
+    rc = weft_devcopy_enqueue(dev, f->stream, d, c, src);
     if (rc == WEFT_SUCCESS)
         atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
                          (long long)d->bytes);

@@ -47,6 +47,15 @@ void weft_devstats_print(weft_context_t *ctx)
     }
 }
 
+int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)
+{
+    if (!d) return WEFT_ERR_INVALID;
+    d->stage_in = stage_in;
+    d->stage_out = stage_out;
+    d->stage_arg = arg;
+    return WEFT_SUCCESS;
+}
+
 int weft_data_set_device(weft_data_t *d, int device)
 {
     if (!d || device < 0 || device > d->ctx->ndevices) {

@@ -104,6 +104,11 @@ void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c);
  * them the host) on the stream of `by`; counts the bytes. */
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
                       weft_data_copy_t *dst, weft_data_copy_t *src);
+/* Enqueues the copy of d from src to dst on `stream` of `by`: the data's
+ * stage function for host <-> device when it has one, else the module's
+ * 2D copy. */
+int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
+                         weft_data_copy_t *src);
 /* Statistics kind of a transfer from device src to device dst. */
 weft_xfer_kind_t weft_devcopy_kind(int dst, int src);
 

@@ -250,6 +250,12 @@ static int cuda_launch(weft_device_t *dev, int stream, struct weft_task *t, weft
 
 /* ---- the table ------------------------------------------------------- */
 
+static void *cuda_stream_handle(weft_device_t *dev, int stream)
+{
+    if (stream < 0 || stream >= dev->nstreams) return NULL;
+    return weft_cuda_priv(dev)->stream[stream];
+}
+
 static int cuda_host_register(weft_device_t *dev, void *ptr, size_t bytes)
 {
     return weft_cuda_host_register(ptr, bytes);
@@ -281,6 +287,7 @@ const weft_device_ops_t weft_cuda_ops = {
     .ipc_export = weft_cuda_ipc_export,
     .ipc_import = weft_cuda_ipc_import,
     .ipc_close = weft_cuda_ipc_close,
+    .stream_handle = cuda_stream_handle,
     .host_register = cuda_host_register,
     .host_unregister = cuda_host_unregister,
 };

@@ -419,6 +419,8 @@ static void emu_mem_free_tile(weft_device_t *dev, void *ptr, size_t bytes)
     weft_host_free(NULL, ptr, bytes);
 }
 
+static void *emu_stream_handle(weft_device_t *dev, int stream) { return NULL; }
+
 /* emu memory is host memory: nothing to pin. */
 static int emu_host_register(weft_device_t *dev, void *ptr, size_t bytes) { return WEFT_SUCCESS; }
 static int emu_host_unregister(weft_device_t *dev, void *ptr) { return WEFT_SUCCESS; }
@@ -444,6 +446,7 @@ const weft_device_ops_t weft_emu_ops = {
     .ipc_export = emu_ipc_export,
     .ipc_import = emu_ipc_import,
     .ipc_close = emu_ipc_close,
+    .stream_handle = emu_stream_handle,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
 };
