@@ -31,14 +31,14 @@
 #define APPDEV_MAX 256 /* device indices 1..APPDEV_MAX-1 are tracked */
 
 typedef struct appdev {
-    const char *prog;          /* for messages */
-    int64_t g;                 /* -g, or -1 when not given */
-    const char *type;          /* "cuda" or "emu"; NULL: unknown (weft_init reports it) */
-    weft_device_type_t dtype;  /* WEFT_DEV_CUDA or WEFT_DEV_EMU */
-    const char *param;         /* device_cuda_enabled or device_emu_enabled */
-    int user_set;              /* the user set param: -g does not touch it */
-    char user_origin[96];      /* where: "env WEFT_..." or "--weft-..." */
-    char user_value[32];       /* the user's value of param */
+    const char *prog;         /* for messages */
+    int64_t g;                /* -g, or -1 when not given */
+    const char *type;         /* "cuda" or "emu"; NULL: unknown (weft_init reports it) */
+    weft_device_type_t dtype; /* WEFT_DEV_CUDA or WEFT_DEV_EMU */
+    const char *param;        /* device_cuda_enabled or device_emu_enabled */
+    int user_set;             /* the user set param: -g does not touch it */
+    char user_origin[96];     /* where: "env WEFT_..." or "--weft-..." */
+    char user_value[32];      /* the user's value of param */
 } appdev_t;
 
 /* 1 when argv word a (after "--weft-") names parameter name: '-' in a
@@ -47,10 +47,8 @@ static inline int appdev_name_is(const char *a, const char *name, const char **r
 {
     size_t k = 0;
     for (; name[k] != '\0'; k++)
-        if (a[k] != name[k] && !(name[k] == '_' && a[k] == '-'))
-            return 0;
-    if (a[k] != '\0' && a[k] != '=')
-        return 0;
+        if (a[k] != name[k] && !(name[k] == '_' && a[k] == '-')) return 0;
+    if (a[k] != '\0' && a[k] != '=') return 0;
     *rest = a + k;
     return 1;
 }
@@ -75,15 +73,13 @@ static inline const char *appdev_weft_opt(int argc, char **argv, const char *nam
 static inline int appdev_ieq(const char *a, const char *b)
 {
     for (; *a != '\0' && *b != '\0'; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
     return *a == *b;
 }
 
 static inline int appdev_setenv(const char *prog, const char *var, const char *value)
 {
-    if (setenv(var, value, 1) == 0)
-        return 0;
+    if (setenv(var, value, 1) == 0) return 0;
     fprintf(stderr, "%s: cannot set %s: %s\n", prog, var, strerror(errno));
     return -1;
 }
@@ -94,10 +90,8 @@ static inline int appdev_setenv(const char *prog, const char *var, const char *v
 static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
 {
     const char *type = appdev_weft_opt(argc, argv, "device_type");
-    if (type == NULL)
-        type = getenv("WEFT_DEVICE_TYPE");
-    if (type == NULL)
-        type = "cuda";
+    if (type == NULL) type = getenv("WEFT_DEVICE_TYPE");
+    if (type == NULL) type = "cuda";
     d->type = NULL;
     d->user_set = 0;
     d->user_origin[0] = d->user_value[0] = '\0';
@@ -114,8 +108,7 @@ static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
     }
     char var[64];
     snprintf(var, sizeof var, "WEFT_%s", d->param);
-    for (char *c = var; *c != '\0'; c++)
-        *c = (char)toupper((unsigned char)*c);
+    for (char *c = var; *c != '\0'; c++) *c = (char)toupper((unsigned char)*c);
     const char *user = appdev_weft_opt(argc, argv, d->param);
     if (user != NULL)
         snprintf(d->user_origin, sizeof d->user_origin, "--weft-%s", d->param);
@@ -126,8 +119,7 @@ static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
         snprintf(d->user_value, sizeof d->user_value, "%s", user);
         return 0;
     }
-    if (d->g < 0)
-        return 0;
+    if (d->g < 0) return 0;
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)d->g);
     return appdev_setenv(d->prog, var, text);
@@ -142,16 +134,14 @@ static inline const char *appdev_type_name(const appdev_t *d)
  * weft's message above). */
 static inline void appdev_init_failed(const appdev_t *d)
 {
-    if (d->g <= 0 || d->type == NULL)
-        return;
+    if (d->g <= 0 || d->type == NULL) return;
     if (d->user_set)
-        fprintf(stderr, "%s: -g %lld asked for %lld %s device(s); %s=%s was set by %s\n",
-                d->prog, (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
-                d->user_value, d->user_origin);
+        fprintf(stderr, "%s: -g %lld asked for %lld %s device(s); %s=%s was set by %s\n", d->prog,
+                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param, d->user_value,
+                d->user_origin);
     else
         fprintf(stderr, "%s: -g %lld asked weft for %lld %s device(s) (%s=%lld)%s\n", d->prog,
-                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
-                (long long)d->g,
+                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param, (long long)d->g,
                 d->dtype == WEFT_DEV_CUDA
                     ? "; without GPUs, --weft-device_type=emu runs on emulated accelerators"
                     : "");
@@ -161,8 +151,7 @@ static inline void appdev_init_failed(const appdev_t *d)
 static inline int appdev_count(const weft_context_t *ctx, weft_device_type_t type)
 {
     int n = 0;
-    for (int i = 1; i <= weft_ndevices(ctx); i++)
-        n += weft_device_type(ctx, i) == (int)type;
+    for (int i = 1; i <= weft_ndevices(ctx); i++) n += weft_device_type(ctx, i) == (int)type;
     return n;
 }
 
@@ -171,17 +160,16 @@ static inline int appdev_count(const weft_context_t *ctx, weft_device_type_t typ
  * devices says so: they may differ between ranks). */
 static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
 {
-    if (d->g <= 0 || d->type == NULL)
-        return 0;
+    if (d->g <= 0 || d->type == NULL) return 0;
     int have = appdev_count(ctx, d->dtype);
-    if (have >= d->g)
-        return 0;
-    fprintf(stderr, "%s: rank %d: asked for -g %lld accelerators but this rank has %d %s "
-                    "device(s) (device_type=%s",
+    if (have >= d->g) return 0;
+    fprintf(stderr,
+            "%s: rank %d: asked for -g %lld accelerators but this rank has %d %s "
+            "device(s) (device_type=%s",
             d->prog, weft_rank(ctx), (long long)d->g, have, appdev_type_name(d), d->type);
     if (d->user_set)
-        fprintf(stderr, ", %s=%s set by %s: drop it to let -g choose", d->param,
-                d->user_value, d->user_origin);
+        fprintf(stderr, ", %s=%s set by %s: drop it to let -g choose", d->param, d->user_value,
+                d->user_origin);
     fprintf(stderr, ")\n");
     return -1;
 }
@@ -195,8 +183,7 @@ typedef struct appdev_snap {
 static inline void appdev_snapshot(const weft_context_t *ctx, appdev_snap_t *s)
 {
     s->n = weft_ndevices(ctx);
-    if (s->n >= APPDEV_MAX)
-        s->n = APPDEV_MAX - 1;
+    if (s->n >= APPDEV_MAX) s->n = APPDEV_MAX - 1;
     for (int i = 1; i <= s->n; i++) {
         weft_device_counters_t c;
         s->tasks[i] = weft_device_counters_get(ctx, i, &c) == 0 ? c.tasks : 0;
@@ -209,8 +196,7 @@ static inline int appdev_used(const weft_context_t *ctx, const appdev_snap_t *be
     appdev_snap_t now;
     appdev_snapshot(ctx, &now);
     int used = 0;
-    for (int i = 1; i <= now.n && i <= before->n; i++)
-        used += now.tasks[i] > before->tasks[i];
+    for (int i = 1; i <= now.n && i <= before->n; i++) used += now.tasks[i] > before->tasks[i];
     return used;
 }
 
@@ -218,8 +204,7 @@ static inline int appdev_used(const weft_context_t *ctx, const appdev_snap_t *be
 static inline int appdev_probe_asked(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--probe-gpus") == 0)
-            return 1;
+        if (strcmp(argv[i], "--probe-gpus") == 0) return 1;
     return 0;
 }
 

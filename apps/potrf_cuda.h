@@ -31,16 +31,14 @@
 
 static int potrf_cuda_blas_ok(cublasStatus_t st, const char *call)
 {
-    if (st == CUBLAS_STATUS_SUCCESS)
-        return 0;
+    if (st == CUBLAS_STATUS_SUCCESS) return 0;
     fprintf(stderr, "weft-potrf: %s failed: %s\n", call, cublasGetStatusString(st));
     return -1;
 }
 
 static int potrf_cuda_solver_ok(cusolverStatus_t st, const char *call)
 {
-    if (st == CUSOLVER_STATUS_SUCCESS)
-        return 0;
+    if (st == CUSOLVER_STATUS_SUCCESS) return 0;
     fprintf(stderr, "weft-potrf: %s failed: cusolverStatus_t %d\n", call, (int)st);
     return -1;
 }
@@ -58,21 +56,22 @@ static int potrf_cuda_potrf(weft_task_t *t)
     cusolverDnHandle_t h = (cusolverDnHandle_t)weft_task_solver_handle(t);
     int n = weft_task_rows(t, 0), lda = potrf_cuda_ld(t, 0), lwork = 0;
     double *a = weft_task_ptr(t, 0);
-    if (potrf_cuda_solver_ok(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a,
-                                                         lda, &lwork),
-                             "cusolverDnDpotrf_bufferSize") != 0)
+    if (potrf_cuda_solver_ok(
+            cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork),
+            "cusolverDnDpotrf_bufferSize") != 0)
         return -1;
     size_t bytes = POTRF_CUDA_INFO_BYTES + (size_t)lwork * sizeof(double);
     unsigned char *ws = weft_task_workspace(t, bytes);
     if (ws == NULL) {
         fprintf(stderr,
                 "weft-potrf: cusolverDnDpotrf of a %d x %d tile needs %zu bytes of "
-                "workspace; raise --weft-device_workspace\n", n, n, bytes);
+                "workspace; raise --weft-device_workspace\n",
+                n, n, bytes);
         return -1;
     }
     return potrf_cuda_solver_ok(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda,
-                                                 (double *)(ws + POTRF_CUDA_INFO_BYTES),
-                                                 lwork, (int *)ws),
+                                                 (double *)(ws + POTRF_CUDA_INFO_BYTES), lwork,
+                                                 (int *)ws),
                                 "cusolverDnDpotrf");
 }
 
@@ -82,9 +81,9 @@ static int potrf_cuda_trsm(weft_task_t *t)
     const double one = 1.0;
     return potrf_cuda_blas_ok(
         cublasDtrsm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_SIDE_RIGHT,
-                    CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
-                    weft_task_rows(t, 1), weft_task_cols(t, 1), &one, weft_task_ptr(t, 0),
-                    potrf_cuda_ld(t, 0), weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
+                    CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, weft_task_rows(t, 1),
+                    weft_task_cols(t, 1), &one, weft_task_ptr(t, 0), potrf_cuda_ld(t, 0),
+                    weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
         "cublasDtrsm");
 }
 
@@ -93,10 +92,9 @@ static int potrf_cuda_syrk(weft_task_t *t)
 {
     const double mone = -1.0, one = 1.0;
     return potrf_cuda_blas_ok(
-        cublasDsyrk((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_FILL_MODE_LOWER,
-                    CUBLAS_OP_N, weft_task_rows(t, 1), weft_task_cols(t, 0), &mone,
-                    weft_task_ptr(t, 0), potrf_cuda_ld(t, 0), &one, weft_task_ptr(t, 1),
-                    potrf_cuda_ld(t, 1)),
+        cublasDsyrk((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                    weft_task_rows(t, 1), weft_task_cols(t, 0), &mone, weft_task_ptr(t, 0),
+                    potrf_cuda_ld(t, 0), &one, weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
         "cublasDsyrk");
 }
 

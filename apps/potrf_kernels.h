@@ -100,8 +100,10 @@ static int potrf_cpu_potrf(weft_task_t *t)
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0),
                                           (lapack_int)weft_task_ld(t, 0));
     if (info != 0) {
-        fprintf(stderr, "weft-potrf: dpotrf of a diagonal tile returned info=%d "
-                        "(the matrix is not positive definite)\n", (int)info);
+        fprintf(stderr,
+                "weft-potrf: dpotrf of a diagonal tile returned info=%d "
+                "(the matrix is not positive definite)\n",
+                (int)info);
         return -1;
     }
     return 0;
@@ -119,9 +121,9 @@ static int potrf_cpu_trsm(weft_task_t *t)
 /* flow 0: A[m][k] R, flow 1: A[m][m] RW; A[m][m] -= A[m][k] A[m][k]^T. */
 static int potrf_cpu_syrk(weft_task_t *t)
 {
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1),
-                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), 1.0,
-                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1), weft_task_cols(t, 0),
+                -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), 1.0, weft_task_ptr(t, 1),
+                (int)weft_task_ld(t, 1));
     return 0;
 }
 
@@ -129,10 +131,10 @@ static int potrf_cpu_syrk(weft_task_t *t)
  * A[m][n] -= A[m][k] A[n][k]^T. */
 static int potrf_cpu_gemm(weft_task_t *t)
 {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2),
-                weft_task_cols(t, 2), weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0),
-                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0,
-                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2), weft_task_cols(t, 2),
+                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
+                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0, weft_task_ptr(t, 2),
+                (int)weft_task_ld(t, 2));
     return 0;
 }
 
@@ -160,26 +162,26 @@ static int potrf_nop(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t potrf_class_potrf = {
-    .name = "potrf",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_potrf, [WEFT_DEV_EMU] = potrf_cpu_potrf,
-             POTRF_CUDA_BODY(potrf_cuda_potrf)},
-    .flops = potrf_flops_potrf};
-static const weft_task_class_t potrf_class_trsm = {
-    .name = "trsm",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm, [WEFT_DEV_EMU] = potrf_cpu_trsm,
-             POTRF_CUDA_BODY(potrf_cuda_trsm)},
-    .flops = potrf_flops_trsm};
-static const weft_task_class_t potrf_class_syrk = {
-    .name = "syrk",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk, [WEFT_DEV_EMU] = potrf_cpu_syrk,
-             POTRF_CUDA_BODY(potrf_cuda_syrk)},
-    .flops = potrf_flops_syrk};
-static const weft_task_class_t potrf_class_gemm = {
-    .name = "gemm",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm, [WEFT_DEV_EMU] = potrf_cpu_gemm,
-             POTRF_CUDA_BODY(potrf_cuda_gemm)},
-    .flops = potrf_flops_gemm};
+static const weft_task_class_t potrf_class_potrf = {.name = "potrf",
+                                                    .body = {[WEFT_DEV_CPU] = potrf_cpu_potrf,
+                                                             [WEFT_DEV_EMU] = potrf_cpu_potrf,
+                                                             POTRF_CUDA_BODY(potrf_cuda_potrf)},
+                                                    .flops = potrf_flops_potrf};
+static const weft_task_class_t potrf_class_trsm = {.name = "trsm",
+                                                   .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm,
+                                                            [WEFT_DEV_EMU] = potrf_cpu_trsm,
+                                                            POTRF_CUDA_BODY(potrf_cuda_trsm)},
+                                                   .flops = potrf_flops_trsm};
+static const weft_task_class_t potrf_class_syrk = {.name = "syrk",
+                                                   .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk,
+                                                            [WEFT_DEV_EMU] = potrf_cpu_syrk,
+                                                            POTRF_CUDA_BODY(potrf_cuda_syrk)},
+                                                   .flops = potrf_flops_syrk};
+static const weft_task_class_t potrf_class_gemm = {.name = "gemm",
+                                                   .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm,
+                                                            [WEFT_DEV_EMU] = potrf_cpu_gemm,
+                                                            POTRF_CUDA_BODY(potrf_cuda_gemm)},
+                                                   .flops = potrf_flops_gemm};
 static const weft_task_class_t potrf_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
 /* Accelerators only: with -g 0 no prefetch task is inserted. */
@@ -194,8 +196,7 @@ static const weft_task_class_t potrf_class_prefetch = {
 static void potrf_copy_lower(int n, const double *src, int64_t lds, double *dst)
 {
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            dst[i + (int64_t)j * n] = i >= j ? src[i + j * lds] : 0.0;
+        for (int i = 0; i < n; i++) dst[i + (int64_t)j * n] = i >= j ? src[i + j * lds] : 0.0;
 }
 
 /* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n, so only
@@ -210,8 +211,7 @@ static int potrf_cpu_resid_syrk(weft_task_t *t)
     double *tmp = NULL;
     if (tri) {
         tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
-        if (tmp == NULL)
-            return -1;
+        if (tmp == NULL) return -1;
         potrf_copy_lower(k, l, ldl, tmp);
         l = tmp;
         ldl = k;
@@ -234,15 +234,14 @@ static int potrf_cpu_resid_gemm(weft_task_t *t)
     double *tmp = NULL;
     if (tri) {
         tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
-        if (tmp == NULL)
-            return -1;
+        if (tmp == NULL) return -1;
         potrf_copy_lower(k, b, ldb, tmp);
         b = tmp;
         ldb = k;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2),
-                weft_task_cols(t, 2), k, -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
-                b, (int)ldb, 1.0, weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2), weft_task_cols(t, 2),
+                k, -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), b, (int)ldb, 1.0,
+                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
     free(tmp);
     return 0;
 }
@@ -262,8 +261,7 @@ static int potrf_cpu_resid_norm(weft_task_t *t)
     for (int j = 0; j < cols; j++) {
         for (int i = 0; i < rows; i++) {
             int64_t gi = a.row0 + i, gj = a.col0 + j;
-            if (gi < gj)
-                continue;
+            if (gi < gj) continue;
             double w = gi == gj ? 1.0 : 2.0, x = r[i + j * ld];
             double y = potrf_elem(a.seed, a.n, gi, gj);
             r2 += w * x * x;

@@ -61,8 +61,15 @@ typedef struct gs_opts {
     int check;
 } gs_opts_t;
 
-static const gs_opts_t gs_defaults = {.nb = 256, .depth = 16, .width = 4, .p = 1, .q = -1,
-                                      .g = 0, .cores = -1, .seed = 42, .check = 0};
+static const gs_opts_t gs_defaults = {.nb = 256,
+                                      .depth = 16,
+                                      .width = 4,
+                                      .p = 1,
+                                      .q = -1,
+                                      .g = 0,
+                                      .cores = -1,
+                                      .seed = 42,
+                                      .check = 0};
 
 /* ---- the generated operands ------------------------------------------ */
 
@@ -91,8 +98,9 @@ static uint64_t gs_mix64(uint64_t z)
  * product keeps the magnitude of C along a chain of any depth. */
 static void gs_generate(const gs_tile_arg_t *a, double *p, int64_t ld)
 {
-    uint64_t base = gs_mix64(gs_mix64(gs_mix64(gs_mix64(a->seed) + (uint64_t)a->which) +
-                                      (uint64_t)a->chain) + (uint64_t)a->step);
+    uint64_t base =
+        gs_mix64(gs_mix64(gs_mix64(gs_mix64(a->seed) + (uint64_t)a->which) + (uint64_t)a->chain) +
+                 (uint64_t)a->step);
     double scale = a->which == GS_GEN_A ? sqrt(12.0 / (double)a->nb) : 1.0;
     for (int j = 0; j < a->nb; j++)
         for (int i = 0; i < a->nb; i++) {
@@ -105,8 +113,7 @@ static void gs_generate(const gs_tile_arg_t *a, double *p, int64_t ld)
 static void gs_step(int nb, const double *a, int64_t lda, const double *cprev, int64_t ldp,
                     const double *b, int64_t ldb, double *c, int64_t ldc)
 {
-    for (int j = 0; j < nb; j++)
-        memcpy(c + j * ldc, b + j * ldb, sizeof(double) * (size_t)nb);
+    for (int j = 0; j < nb; j++) memcpy(c + j * ldc, b + j * ldb, sizeof(double) * (size_t)nb);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nb, nb, nb, 1.0, a, (int)lda, cprev,
                 (int)ldp, 1.0, c, (int)ldc);
 }
@@ -124,8 +131,7 @@ static int gs_cpu_fill(weft_task_t *t)
 {
     gs_tile_arg_t a;
     weft_task_value(t, 0, &a);
-    if (weft_task_rows(t, 0) != a.nb || weft_task_cols(t, 0) != a.nb)
-        return -1;
+    if (weft_task_rows(t, 0) != a.nb || weft_task_cols(t, 0) != a.nb) return -1;
     gs_generate(&a, weft_task_ptr(t, 0), weft_task_ld(t, 0));
     return 0;
 }
@@ -149,8 +155,7 @@ static int gs_cpu_check(weft_task_t *t)
     int nb = a.nb;
     size_t n2 = (size_t)nb * (size_t)nb;
     double *buf = malloc(sizeof(double) * 4 * n2);
-    if (buf == NULL)
-        return -1;
+    if (buf == NULL) return -1;
     double *ta = buf, *tb = buf + n2, *c = buf + 2 * n2, *next = buf + 3 * n2;
     gs_tile_arg_t g = a;
     g.which = GS_GEN_C0;
@@ -179,14 +184,12 @@ static int gs_cpu_check(weft_task_t *t)
     free(buf);
     double err = sqrt(d2) / (r2 > 0.0 ? sqrt(r2) : 1.0);
     if (!(err <= GS_ERROR_MAX)) {
-        fprintf(stderr, GS_NAME ": chain %d: relative error %.3e > %.0e\n", (int)a.chain,
-                err, GS_ERROR_MAX);
-        if (isnan(err))
-            err = INFINITY;
+        fprintf(stderr, GS_NAME ": chain %d: relative error %.3e > %.0e\n", (int)a.chain, err,
+                GS_ERROR_MAX);
+        if (isnan(err)) err = INFINITY;
     }
     double *e = weft_task_ptr(t, 1);
-    if (err > e[0])
-        e[0] = err;
+    if (err > e[0]) e[0] = err;
     return 0;
 }
 
@@ -202,8 +205,7 @@ static int gs_cpu_err_max(weft_task_t *t)
 {
     const double *x = weft_task_ptr(t, 0);
     double *y = weft_task_ptr(t, 1);
-    if (x[0] > y[0])
-        y[0] = x[0];
+    if (x[0] > y[0]) y[0] = x[0];
     return 0;
 }
 
@@ -230,10 +232,10 @@ static int gs_cuda_step(weft_task_t *t)
         return -1;
     }
     const double one = 1.0;
-    cublasStatus_t st = cublasDgemm(
-        (cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_N, nb, nb, nb, &one,
-        weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
-        (int)weft_task_ld(t, 1), &one, weft_task_ptr(t, 3), (int)weft_task_ld(t, 3));
+    cublasStatus_t st =
+        cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_N, nb, nb, nb,
+                    &one, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
+                    (int)weft_task_ld(t, 1), &one, weft_task_ptr(t, 3), (int)weft_task_ld(t, 3));
     if (st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, GS_NAME ": cublasDgemm failed: %s\n", cublasGetStatusString(st));
         return -1;
@@ -246,14 +248,12 @@ static int gs_cuda_step(weft_task_t *t)
 #endif
 
 static const weft_task_class_t gs_class_fill = {
-    .name = "gs_fill",
-    .body = {[WEFT_DEV_CPU] = gs_cpu_fill},
-    .flops = NULL};
+    .name = "gs_fill", .body = {[WEFT_DEV_CPU] = gs_cpu_fill}, .flops = NULL};
 /* -g 0: the host, or any accelerator the parameters opened. */
 static const weft_task_class_t gs_class_step = {
     .name = "gs_step",
-    .body = {[WEFT_DEV_CPU] = gs_cpu_step, [WEFT_DEV_EMU] = gs_cpu_step,
-             GS_CUDA_BODY(gs_cuda_step)},
+    .body =
+        {[WEFT_DEV_CPU] = gs_cpu_step, [WEFT_DEV_EMU] = gs_cpu_step, GS_CUDA_BODY(gs_cuda_step)},
     .flops = gs_flops_step};
 /* -g N > 0: accelerators only. */
 static const weft_task_class_t gs_class_step_dev = {
@@ -261,9 +261,7 @@ static const weft_task_class_t gs_class_step_dev = {
     .body = {[WEFT_DEV_EMU] = gs_cpu_step, GS_CUDA_BODY(gs_cuda_step)},
     .flops = gs_flops_step};
 static const weft_task_class_t gs_class_check = {
-    .name = "gs_check",
-    .body = {[WEFT_DEV_CPU] = gs_cpu_check},
-    .flops = NULL};
+    .name = "gs_check", .body = {[WEFT_DEV_CPU] = gs_cpu_check}, .flops = NULL};
 static const weft_task_class_t gs_class_err_zero = {
     .name = "gs_err_zero", .body = {[WEFT_DEV_CPU] = gs_cpu_err_zero}, .flops = NULL};
 static const weft_task_class_t gs_class_err_max = {
@@ -292,12 +290,12 @@ static void gs_usage(FILE *out)
             "                 result (relative error < %.0e) and check the message counts\n"
             "  --probe-gpus   print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help     this help; weft-info lists the --weft-* parameters\n",
-            (long long)gs_defaults.nb, (long long)gs_defaults.depth,
-            (long long)gs_defaults.width, (long long)gs_defaults.seed, GS_ERROR_MAX);
+            (long long)gs_defaults.nb, (long long)gs_defaults.depth, (long long)gs_defaults.width,
+            (long long)gs_defaults.seed, GS_ERROR_MAX);
 }
 
-static int gs_parse_int(const char *flag, const char *s, int64_t min, int64_t max,
-                        int64_t *out, int verbose)
+static int gs_parse_int(const char *flag, const char *s, int64_t min, int64_t max, int64_t *out,
+                        int verbose)
 {
     char *end = NULL;
     errno = 0;
@@ -309,8 +307,7 @@ static int gs_parse_int(const char *flag, const char *s, int64_t min, int64_t ma
     if (verbose) {
         const char *what = min == 1 ? "a positive integer" : "a non-negative integer";
         fprintf(stderr, GS_NAME ": %s expects %s", flag, what);
-        if (max < INT32_MAX)
-            fprintf(stderr, " <= %lld", (long long)max);
+        if (max < INT32_MAX) fprintf(stderr, " <= %lld", (long long)max);
         fprintf(stderr, ", got '%s'\n", s);
     }
     return -1;
@@ -342,14 +339,12 @@ static const gs_flag_t *gs_flag_at(int argc, char **argv, int *i, const char **v
     *value = NULL;
     for (size_t f = 0; f < sizeof gs_flags / sizeof gs_flags[0]; f++) {
         size_t len = strlen(gs_flags[f].name);
-        if (strncmp(a, gs_flags[f].name, len) != 0)
-            continue;
+        if (strncmp(a, gs_flags[f].name, len) != 0) continue;
         if (a[len] == '=' && a[1] == '-') {
             *value = a + len + 1;
             return &gs_flags[f];
         }
-        if (a[len] != '\0')
-            continue;
+        if (a[len] != '\0') continue;
         if (*i + 1 >= argc) {
             *value = "";
             return NULL;
@@ -367,8 +362,7 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
 {
     dev->prog = GS_NAME;
     dev->g = -1;
-    if (appdev_probe_asked(argc, argv))
-        return 2;
+    if (appdev_probe_asked(argc, argv)) return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -376,22 +370,18 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL)
-                i++; /* "--weft-<name> <value>" */
+            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
             continue;
         }
         const gs_flag_t *f = gs_flag_at(argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
             /* a malformed value is reported after weft_init */
-            if (gs_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0)
-                dev->g = -1;
+            if (gs_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
             continue;
         }
-        if (f == NULL || strcmp(f->name, "-c") != 0)
-            continue;
+        if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
-        if (gs_parse_int("-c", value, f->min, f->max, &cores, 1) != 0)
-            return -1;
+        if (gs_parse_int("-c", value, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (setenv("WEFT_CORES", text, 1) != 0) {
@@ -420,8 +410,7 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (gs_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0)
-            return -1;
+        if (gs_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
     }
     return 0;
 }
@@ -432,7 +421,8 @@ static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int ver
     if (o->q < 0) {
         if (nranks % o->p != 0) {
             if (verbose)
-                fprintf(stderr, GS_NAME ": -P %lld does not divide the %d ranks "
+                fprintf(stderr,
+                        GS_NAME ": -P %lld does not divide the %d ranks "
                                 "(P*Q must equal the number of ranks)\n",
                         (long long)o->p, nranks);
             return -1;
@@ -464,8 +454,8 @@ typedef struct gs_run {
     const gs_opts_t *o;
     int rank, nranks, width, depth, nb;
     weft_matrix_t *A, *B;
-    weft_data_t **c;     /* C[c][s] of step s, width entries, the newest step */
-    weft_data_t **cnext; /* being created */
+    weft_data_t **c;              /* C[c][s] of step s, width entries, the newest step */
+    weft_data_t **cnext;          /* being created */
     int64_t expected_activations; /* that this rank sends during the chains */
 } gs_run_t;
 
@@ -476,17 +466,19 @@ static int gs_owner(const gs_run_t *r, int chain, int step)
 
 static gs_tile_arg_t gs_arg(const gs_run_t *r, int which, int chain, int step)
 {
-    return (gs_tile_arg_t){.seed = (uint64_t)r->o->seed, .which = which, .chain = chain,
-                           .step = step, .nb = r->nb, .depth = r->depth};
+    return (gs_tile_arg_t){.seed = (uint64_t)r->o->seed,
+                           .which = which,
+                           .chain = chain,
+                           .step = step,
+                           .nb = r->nb,
+                           .depth = r->depth};
 }
 
 static int gs_wait(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
 {
     int rc = weft_taskpool_wait(tp);
-    if (insert_rc < 0)
-        rc = insert_rc;
-    if (rc < 0 && verbose)
-        fprintf(stderr, GS_NAME ": %s failed: %s\n", what, weft_strerror(rc));
+    if (insert_rc < 0) rc = insert_rc;
+    if (rc < 0 && verbose) fprintf(stderr, GS_NAME ": %s failed: %s\n", what, weft_strerror(rc));
     return rc;
 }
 
@@ -496,11 +488,10 @@ static int gs_insert_fill(weft_taskpool_t *tp, gs_run_t *r)
     int rc = 0;
     for (int c = 0; c < r->width && rc >= 0; c++) {
         r->c[c] = weft_data_new(r->ctx, WEFT_DOUBLE, r->nb, r->nb, gs_owner(r, c, 0));
-        if (r->c[c] == NULL)
-            return WEFT_ERR_NOMEM;
+        if (r->c[c] == NULL) return WEFT_ERR_NOMEM;
         gs_tile_arg_t arg = gs_arg(r, GS_GEN_C0, c, 0);
-        rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->c[c], WEFT_VALUE,
-                              &arg, sizeof arg, 0);
+        rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->c[c], WEFT_VALUE, &arg,
+                              sizeof arg, 0);
         for (int s = 1; s <= r->depth && rc >= 0; s++) {
             arg = gs_arg(r, GS_GEN_A, c, s);
             rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY,
@@ -508,8 +499,7 @@ static int gs_insert_fill(weft_taskpool_t *tp, gs_run_t *r)
             arg = gs_arg(r, GS_GEN_B, c, s);
             if (rc >= 0)
                 rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY,
-                                      weft_tile(r->B, c, s - 1), WEFT_VALUE, &arg, sizeof arg,
-                                      0);
+                                      weft_tile(r->B, c, s - 1), WEFT_VALUE, &arg, sizeof arg, 0);
         }
     }
     return rc < 0 ? rc : 0;
@@ -527,15 +517,14 @@ static int gs_insert_chains(weft_taskpool_t *tp, gs_run_t *r)
             int exec = gs_owner(r, c, s);
             weft_data_t *a = weft_tile(r->A, c, s - 1), *b = weft_tile(r->B, c, s - 1);
             r->cnext[c] = weft_data_new(r->ctx, WEFT_DOUBLE, r->nb, r->nb, exec);
-            if (r->cnext[c] == NULL)
-                return WEFT_ERR_NOMEM;
+            if (r->cnext[c] == NULL) return WEFT_ERR_NOMEM;
             int src[3] = {weft_matrix_tile_rank(r->A, c, s - 1), gs_owner(r, c, s - 1),
                           weft_matrix_tile_rank(r->B, c, s - 1)};
             for (int k = 0; k < 3; k++)
                 r->expected_activations += src[k] == r->rank && exec != r->rank;
-            rc = weft_insert_task(tp, r->o->g > 0 ? &gs_class_step_dev : &gs_class_step,
-                                  WEFT_R, a, WEFT_R, r->c[c], WEFT_R, b,
-                                  WEFT_W | WEFT_AFFINITY, r->cnext[c], 0);
+            rc = weft_insert_task(tp, r->o->g > 0 ? &gs_class_step_dev : &gs_class_step, WEFT_R, a,
+                                  WEFT_R, r->c[c], WEFT_R, b, WEFT_W | WEFT_AFFINITY, r->cnext[c],
+                                  0);
             weft_data_release(r->c[c]);
             r->c[c] = r->cnext[c];
             r->cnext[c] = NULL;
@@ -550,8 +539,8 @@ static int gs_insert_check(weft_taskpool_t *tp, gs_run_t *r, weft_matrix_t *E)
 {
     int rc = 0;
     for (int i = 0; i < r->nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &gs_class_err_zero, WEFT_W | WEFT_AFFINITY,
-                              weft_tile(E, i, 0), 0);
+        rc =
+            weft_insert_task(tp, &gs_class_err_zero, WEFT_W | WEFT_AFFINITY, weft_tile(E, i, 0), 0);
     for (int c = 0; c < r->width && rc >= 0; c++) {
         gs_tile_arg_t arg = gs_arg(r, 0, c, r->depth);
         rc = weft_insert_task(tp, &gs_class_check, WEFT_R | WEFT_AFFINITY, r->c[c], WEFT_RW,
@@ -592,8 +581,7 @@ static int gs_check(weft_taskpool_t *tp, gs_run_t *r, int64_t activations)
     }
     int rc = gs_insert_check(tp, r, E);
     rc = gs_wait(tp, rc, "the check", verbose);
-    if (rc < 0)
-        goto out;
+    if (rc < 0) goto out;
     const double *e = weft_data_host_ptr(weft_tile(E, r->rank, 0), NULL);
     if (e == NULL) {
         fprintf(stderr, GS_NAME ": rank %d does not hold its error tile\n", r->rank);
@@ -617,24 +605,20 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
     int verbose = r->rank == 0;
     int rc = gs_insert_fill(tp, r);
     rc = gs_wait(tp, rc, "generating the operands", verbose);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
 
     weft_stats_t before, after;
     rc = weft_stats_get(ctx, &before);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     appdev_snap_t devs;
     appdev_snapshot(ctx, &devs);
     double t0 = gs_now();
     rc = gs_insert_chains(tp, r);
     rc = gs_wait(tp, rc, "the GEMM chains", verbose);
     double t = gs_now() - t0;
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     rc = weft_stats_get(ctx, &after);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     double nb = r->nb, flops = 2.0 * nb * nb * nb * (double)r->width * (double)r->depth;
     /* g: the accelerators of this rank that ran tasks of the chains. */
     int g = appdev_used(ctx, &devs);
@@ -651,15 +635,19 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
            (long long)(after.net_bytes_sent - before.net_bytes_sent),
            (long long)(after.net_bytes_received - before.net_bytes_received));
     fflush(stdout);
-    if (!r->o->check)
-        return 0;
+    if (!r->o->check) return 0;
     return gs_check(tp, r, activations);
 }
 
 static int gs_main(weft_context_t *ctx, const gs_opts_t *o)
 {
-    gs_run_t r = {.ctx = ctx, .o = o, .rank = weft_rank(ctx), .nranks = weft_nranks(ctx),
-                  .width = (int)o->width, .depth = (int)o->depth, .nb = (int)o->nb};
+    gs_run_t r = {.ctx = ctx,
+                  .o = o,
+                  .rank = weft_rank(ctx),
+                  .nranks = weft_nranks(ctx),
+                  .width = (int)o->width,
+                  .depth = (int)o->depth,
+                  .nb = (int)o->nb};
     int verbose = r.rank == 0, rc = 1;
     int64_t rows = o->width * o->nb, cols = o->depth * o->nb;
     r.A = weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, r.nb, r.nb, (int)o->p, (int)o->q);
@@ -675,18 +663,13 @@ static int gs_main(weft_context_t *ctx, const gs_opts_t *o)
     }
     rc = gs_run(ctx, tp, &r);
 out:
-    if (tp != NULL)
-        weft_taskpool_free(tp);
-    for (int c = 0; r.c != NULL && c < r.width; c++)
-        weft_data_release(r.c[c]);
-    for (int c = 0; r.cnext != NULL && c < r.width; c++)
-        weft_data_release(r.cnext[c]);
+    if (tp != NULL) weft_taskpool_free(tp);
+    for (int c = 0; r.c != NULL && c < r.width; c++) weft_data_release(r.c[c]);
+    for (int c = 0; r.cnext != NULL && c < r.width; c++) weft_data_release(r.cnext[c]);
     free(r.c);
     free(r.cnext);
-    if (r.B != NULL)
-        weft_matrix_free(r.B);
-    if (r.A != NULL)
-        weft_matrix_free(r.A);
+    if (r.B != NULL) weft_matrix_free(r.B);
+    if (r.A != NULL) weft_matrix_free(r.A);
     return rc == 0 ? 0 : 1;
 }
 
@@ -694,10 +677,8 @@ int main(int argc, char **argv)
 {
     appdev_t dev;
     int rc = gs_prescan(argc, argv, &dev);
-    if (rc == 2)
-        return appdev_probe(dev.prog, argc, argv);
-    if (rc != 0)
-        return rc > 0 ? 0 : 1;
+    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
         fprintf(stderr, GS_NAME ": weft_init failed (see the message above)\n");

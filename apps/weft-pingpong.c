@@ -40,8 +40,8 @@
 #endif
 
 #define PP_NAME "weft-pingpong"
-#define PP_SIZE_MIN 8                      /* the counter lives in 8 bytes */
-#define PP_SIZE_MAX ((int64_t)1 << 30)     /* a tile has at most INT_MAX rows */
+#define PP_SIZE_MIN 8                          /* the counter lives in 8 bytes */
+#define PP_SIZE_MAX ((int64_t)1 << 30)         /* a tile has at most INT_MAX rows */
 #define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes */
 #define PP_ITERS_MIN 3
 #define PP_WARMUP 2
@@ -87,27 +87,33 @@ static int pp_cuda_touch(weft_task_t *t)
 {
     const double one = 1.0;
     return cublasDscal((cublasHandle_t)weft_task_blas_handle(t), 1, &one,
-                       (double *)weft_task_ptr(t, 1), 1) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+                       (double *)weft_task_ptr(t, 1), 1) == CUBLAS_STATUS_SUCCESS
+               ? 0
+               : -1;
 }
 #endif
 
 /* Accelerators run the CPU bodies as emu kernels; CUDA has its own. */
-static const weft_task_class_t pp_class_touch = {
-    .name = "pp_touch",
-    .body = {[WEFT_DEV_CPU] = pp_cpu_touch, [WEFT_DEV_EMU] = pp_cpu_touch,
+static const weft_task_class_t pp_class_touch = {.name = "pp_touch",
+                                                 .body =
+                                                     {
+                                                         [WEFT_DEV_CPU] = pp_cpu_touch,
+                                                         [WEFT_DEV_EMU] = pp_cpu_touch,
 #ifdef WEFT_APP_HAVE_CUDA
-             [WEFT_DEV_CUDA] = pp_cuda_touch,
+                                                         [WEFT_DEV_CUDA] = pp_cuda_touch,
 #endif
-    },
-    .flops = NULL};
-static const weft_task_class_t pp_class_init = {
-    .name = "pp_init",
-    .body = {[WEFT_DEV_CPU] = pp_cpu_init, [WEFT_DEV_EMU] = pp_cpu_init,
+                                                     },
+                                                 .flops = NULL};
+static const weft_task_class_t pp_class_init = {.name = "pp_init",
+                                                .body =
+                                                    {
+                                                        [WEFT_DEV_CPU] = pp_cpu_init,
+                                                        [WEFT_DEV_EMU] = pp_cpu_init,
 #ifdef WEFT_APP_HAVE_CUDA
-             [WEFT_DEV_CUDA] = pp_cuda_touch,
+                                                        [WEFT_DEV_CUDA] = pp_cuda_touch,
 #endif
-    },
-    .flops = NULL};
+                                                    },
+                                                .flops = NULL};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -140,15 +146,24 @@ static int pp_parse_int(const char *flag, const char *s, int sized, int64_t min,
     int shift = 0;
     if (sized && end != s && end != NULL) {
         switch (*end) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        default: break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            break;
+        default:
+            break;
         }
         if (shift != 0) {
             end++;
-            if (*end == 'i' || *end == 'B')
-                end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+            if (*end == 'i' || *end == 'B') end += *end == 'i' && end[1] == 'B' ? 2 : 1;
         }
     }
     if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= (max >> shift) &&
@@ -188,14 +203,12 @@ static const pp_flag_t *pp_flag_at(int argc, char **argv, int *i, const char **v
     *value = NULL;
     for (size_t f = 0; f < sizeof pp_flags / sizeof pp_flags[0]; f++) {
         size_t len = strlen(pp_flags[f].name);
-        if (strncmp(a, pp_flags[f].name, len) != 0)
-            continue;
+        if (strncmp(a, pp_flags[f].name, len) != 0) continue;
         if (a[len] == '=' && a[1] == '-') {
             *value = a + len + 1;
             return &pp_flags[f];
         }
-        if (a[len] != '\0')
-            continue;
+        if (a[len] != '\0') continue;
         if (*i + 1 >= argc) {
             *value = "";
             return NULL;
@@ -216,21 +229,17 @@ static int pp_prescan(int argc, char **argv)
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL)
-                i++;
+            if (strchr(a, '=') == NULL) i++;
             continue;
         }
         const pp_flag_t *f = pp_flag_at(argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
-            if (pp_parse_int("-g", value, 0, f->min, f->max, &pp_dev.g, 1) != 0)
-                return -1;
+            if (pp_parse_int("-g", value, 0, f->min, f->max, &pp_dev.g, 1) != 0) return -1;
             continue;
         }
-        if (f == NULL || strcmp(f->name, "-c") != 0)
-            continue;
+        if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
-        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0)
-            return -1;
+        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (setenv("WEFT_CORES", text, 1) != 0) {
@@ -255,8 +264,7 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (pp_parse_int(f->name, value, f->sized, f->min, f->max, dst, verbose) != 0)
-            return -1;
+        if (pp_parse_int(f->name, value, f->sized, f->min, f->max, dst, verbose) != 0) return -1;
     }
     if (o->min_size > o->max_size) {
         if (verbose)
@@ -281,8 +289,8 @@ typedef struct pp_state {
     weft_taskpool_t *tp;
     weft_matrix_t *anchors; /* 1 x nranks byte tiles, tile (0, r) on rank r */
     int rank, nranks;
-    unsigned char *buf;     /* bare MPI buffer (ranks 0 and 1) */
-    int failed;             /* a check failed on this rank */
+    unsigned char *buf; /* bare MPI buffer (ranks 0 and 1) */
+    int failed;         /* a check failed on this rank */
 } pp_state_t;
 
 static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
@@ -297,24 +305,20 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
 {
     weft_stats_t before, after;
     int rc = weft_stats_get(s->ctx, &before);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = pp_now();
     for (int64_t i = 0; i < iters && rc >= 0; i++) {
         rc = pp_insert_touch(s, x, 1);
-        if (rc >= 0)
-            rc = pp_insert_touch(s, x, 0);
+        if (rc >= 0) rc = pp_insert_touch(s, x, 0);
     }
     int wrc = weft_taskpool_wait(s->tp);
     double t = pp_now() - t0;
-    if (rc >= 0)
-        rc = wrc;
-    if (rc >= 0)
-        rc = weft_stats_get(s->ctx, &after);
+    if (rc >= 0) rc = wrc;
+    if (rc >= 0) rc = weft_stats_get(s->ctx, &after);
     if (rc < 0) {
-        fprintf(stderr, PP_NAME ": rank %d: weft round trips of %lld bytes failed: %s\n",
-                s->rank, (long long)size, weft_strerror(rc));
+        fprintf(stderr, PP_NAME ": rank %d: weft round trips of %lld bytes failed: %s\n", s->rank,
+                (long long)size, weft_strerror(rc));
         return rc;
     }
     int64_t sent = after.activations_sent - before.activations_sent;
@@ -323,8 +327,7 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
         fprintf(stderr,
                 PP_NAME ": rank %d sent %lld activations for %lld round trips of %lld "
                         "bytes, expected %lld (one per move)\n",
-                s->rank, (long long)sent, (long long)iters, (long long)size,
-                (long long)expected);
+                s->rank, (long long)sent, (long long)iters, (long long)size, (long long)expected);
         s->failed = 1;
     }
     return t;
@@ -351,8 +354,7 @@ static double pp_mpi_round(pp_state_t *s, int64_t iters, int64_t size)
 static int64_t pp_iters(const pp_opts_t *o, int64_t size)
 {
     int64_t cap = PP_BYTES_PER_SIZE / size;
-    if (cap < PP_ITERS_MIN)
-        cap = PP_ITERS_MIN;
+    if (cap < PP_ITERS_MIN) cap = PP_ITERS_MIN;
     return o->iters < cap ? o->iters : cap;
 }
 
@@ -371,12 +373,10 @@ static int pp_size(pp_state_t *s, const pp_opts_t *o, int64_t size)
                               weft_tile(s->anchors, 0, 0), WEFT_W, x, 0);
     for (int i = 0; i < PP_WARMUP && rc >= 0; i++) {
         rc = pp_insert_touch(s, x, 1);
-        if (rc >= 0)
-            rc = pp_insert_touch(s, x, 0);
+        if (rc >= 0) rc = pp_insert_touch(s, x, 0);
     }
     int wrc = weft_taskpool_wait(s->tp);
-    if (rc >= 0)
-        rc = wrc;
+    if (rc >= 0) rc = wrc;
     if (rc < 0) {
         fprintf(stderr, PP_NAME ": rank %d: warm-up of %lld bytes failed: %s\n", s->rank,
                 (long long)size, weft_strerror(rc));
@@ -392,21 +392,19 @@ static int pp_size(pp_state_t *s, const pp_opts_t *o, int64_t size)
             weft_data_release(x);
             return (int)t;
         }
-        if (r == 0 || t < best_weft)
-            best_weft = t;
+        if (r == 0 || t < best_weft) best_weft = t;
         t = pp_mpi_round(s, iters, size);
-        if (r == 0 || t < best_mpi)
-            best_mpi = t;
+        if (r == 0 || t < best_mpi) best_mpi = t;
     }
 
     if (s->rank == 0) {
         const unsigned char *p = weft_data_host_ptr(x, NULL);
         uint64_t count = 0, expected = (uint64_t)(2 * (PP_WARMUP + iters * o->reps));
-        if (p != NULL)
-            memcpy(&count, p, sizeof count);
+        if (p != NULL) memcpy(&count, p, sizeof count);
         int counted = pp_dev.g <= 0 || pp_dev.dtype != WEFT_DEV_CUDA;
         if (counted && (p == NULL || count != expected)) {
-            fprintf(stderr, PP_NAME ": tile of %lld bytes: counter %llu on rank 0, expected "
+            fprintf(stderr,
+                    PP_NAME ": tile of %lld bytes: counter %llu on rank 0, expected "
                             "%llu%s\n",
                     (long long)size, (unsigned long long)count, (unsigned long long)expected,
                     p == NULL ? " (no host copy)" : "");
@@ -428,22 +426,20 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
     int rc = 1;
     s.anchors = weft_matrix_new(ctx, WEFT_BYTE, 1, s.nranks, 1, 1, 1, s.nranks);
     s.tp = weft_taskpool_new(ctx, "pingpong");
-    if (s.rank < 2)
-        s.buf = malloc((size_t)o->max_size);
+    if (s.rank < 2) s.buf = malloc((size_t)o->max_size);
     if (s.anchors == NULL || s.tp == NULL || (s.rank < 2 && s.buf == NULL)) {
         fprintf(stderr, PP_NAME ": rank %d: cannot set up (%lld-byte buffer)\n", s.rank,
                 (long long)o->max_size);
         goto out;
     }
-    if (s.buf != NULL)
-        memset(s.buf, 1, (size_t)o->max_size);
+    if (s.buf != NULL) memset(s.buf, 1, (size_t)o->max_size);
     if (s.rank == 0) {
         printf("# " PP_NAME ": ranks 0 <-> 1 of %d, %lld reps a size (best shown); a weft "
                "round trip is 2 tasks moving the tile twice\n"
                "# lat = half a round trip (us), bw = size / lat (GB/s); ratios weft/mpi\n"
                "%10s %6s %12s %10s %12s %10s %9s %9s\n",
-               s.nranks, (long long)o->reps, "bytes", "iters", "weft_lat", "weft_bw",
-               "mpi_lat", "mpi_bw", "lat_ratio", "bw_ratio");
+               s.nranks, (long long)o->reps, "bytes", "iters", "weft_lat", "weft_bw", "mpi_lat",
+               "mpi_bw", "lat_ratio", "bw_ratio");
         fflush(stdout);
     }
     rc = 0;
@@ -457,20 +453,16 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
     rc = any;
 out:
     free(s.buf);
-    if (s.tp != NULL)
-        weft_taskpool_free(s.tp);
-    if (s.anchors != NULL)
-        weft_matrix_free(s.anchors);
+    if (s.tp != NULL) weft_taskpool_free(s.tp);
+    if (s.anchors != NULL) weft_matrix_free(s.anchors);
     return rc == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
     int rc = pp_prescan(argc, argv);
-    if (rc != 0)
-        return rc > 0 ? 0 : 1;
-    if (appdev_prepare(&pp_dev, argc, argv) != 0)
-        return 1;
+    if (rc != 0) return rc > 0 ? 0 : 1;
+    if (appdev_prepare(&pp_dev, argc, argv) != 0) return 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
         fprintf(stderr, PP_NAME ": weft_init failed (see the message above)\n");
@@ -483,8 +475,10 @@ int main(int argc, char **argv)
     } else if (appdev_check(ctx, &pp_dev) != 0) {
         rc = 1;
     } else if (weft_nranks(ctx) < 2) {
-        fprintf(stderr, PP_NAME ": needs at least 2 ranks, running on %d "
-                        "(e.g. mpiexec -n 2 " PP_NAME ")\n", weft_nranks(ctx));
+        fprintf(stderr,
+                PP_NAME ": needs at least 2 ranks, running on %d "
+                        "(e.g. mpiexec -n 2 " PP_NAME ")\n",
+                weft_nranks(ctx));
         rc = 1;
     } else {
         rc = pp_main(ctx, &o);

@@ -37,8 +37,7 @@ typedef struct potrf_opts {
 } potrf_opts_t;
 
 static const potrf_opts_t potrf_defaults = {
-    .n = 4096, .nb = 256, .p = 1, .q = 1, .g = 0, .cores = -1, .nruns = 1, .seed = 42,
-    .check = 0};
+    .n = 4096, .nb = 256, .p = 1, .q = 1, .g = 0, .cores = -1, .nruns = 1, .seed = 42, .check = 0};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -65,8 +64,8 @@ static void potrf_usage(FILE *out)
 
 /* Parses s as a decimal integer in [min, max]; prints an error naming the
  * flag otherwise (when verbose). */
-static int potrf_parse_int(const char *flag, const char *s, int64_t min, int64_t max,
-                           int64_t *out, int verbose)
+static int potrf_parse_int(const char *flag, const char *s, int64_t min, int64_t max, int64_t *out,
+                           int verbose)
 {
     char *end = NULL;
     errno = 0;
@@ -78,8 +77,7 @@ static int potrf_parse_int(const char *flag, const char *s, int64_t min, int64_t
     if (verbose) {
         const char *what = min == 1 ? "a positive integer" : "a non-negative integer";
         fprintf(stderr, "weft-potrf: %s expects %s", flag, what);
-        if (max < INT32_MAX)
-            fprintf(stderr, " <= %lld", (long long)max);
+        if (max < INT32_MAX) fprintf(stderr, " <= %lld", (long long)max);
         fprintf(stderr, ", got '%s'\n", s);
     }
     return -1;
@@ -111,14 +109,12 @@ static const potrf_flag_t *potrf_flag_at(int argc, char **argv, int *i, const ch
     *value = NULL;
     for (size_t f = 0; f < sizeof potrf_flags / sizeof potrf_flags[0]; f++) {
         size_t len = strlen(potrf_flags[f].name);
-        if (strncmp(a, potrf_flags[f].name, len) != 0)
-            continue;
+        if (strncmp(a, potrf_flags[f].name, len) != 0) continue;
         if (a[len] == '=' && a[1] == '-') {
             *value = a + len + 1;
             return &potrf_flags[f];
         }
-        if (a[len] != '\0')
-            continue;
+        if (a[len] != '\0') continue;
         if (*i + 1 >= argc) {
             *value = "";
             return NULL;
@@ -137,8 +133,7 @@ static int potrf_prescan(int argc, char **argv, appdev_t *dev)
 {
     dev->prog = "weft-potrf";
     dev->g = -1;
-    if (appdev_probe_asked(argc, argv))
-        return 2;
+    if (appdev_probe_asked(argc, argv)) return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -146,22 +141,19 @@ static int potrf_prescan(int argc, char **argv, appdev_t *dev)
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL)
-                i++; /* "--weft-<name> <value>" */
+            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
             continue;
         }
         const potrf_flag_t *f = potrf_flag_at(argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
             /* a malformed value is reported after weft_init */
-            if (potrf_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0)
-                dev->g = -1;
+            if (potrf_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
             continue;
         }
         if (f == NULL || strcmp(f->name, "-c") != 0)
             continue; /* unknown or missing values are reported after weft_init */
         int64_t cores;
-        if (potrf_parse_int("-c", value, f->min, f->max, &cores, 1) != 0)
-            return -1;
+        if (potrf_parse_int("-c", value, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (setenv("WEFT_CORES", text, 1) != 0) {
@@ -191,16 +183,14 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (potrf_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0)
-            return -1;
+        if (potrf_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
     }
     return 0;
 }
 
 /* Checks the options against the context: grid size, tile count and the
  * accelerators asked for. */
-static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, appdev_t *dev,
-                          int verbose)
+static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, appdev_t *dev, int verbose)
 {
     int nranks = weft_nranks(ctx);
     if (o->p * o->q != nranks) {
@@ -213,9 +203,10 @@ static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, appdev_t *
     }
     if ((o->n + o->nb - 1) / o->nb > POTRF_NT_MAX) {
         if (verbose)
-            fprintf(stderr, "weft-potrf: -N %lld / -t %lld makes more than %d tile rows; "
-                            "use a larger -t\n", (long long)o->n, (long long)o->nb,
-                    POTRF_NT_MAX);
+            fprintf(stderr,
+                    "weft-potrf: -N %lld / -t %lld makes more than %d tile rows; "
+                    "use a larger -t\n",
+                    (long long)o->n, (long long)o->nb, POTRF_NT_MAX);
         return -1;
     }
     dev->g = o->g;
@@ -234,8 +225,7 @@ static int potrf_insert_prefetch(weft_taskpool_t *tp, weft_matrix_t *A)
         for (int m = n; m < nt; m++) {
             int rc = weft_insert_task(tp, &potrf_class_prefetch, WEFT_R | WEFT_AFFINITY,
                                       weft_tile(A, m, n), 0);
-            if (rc < 0)
-                return rc;
+            if (rc < 0) return rc;
         }
     }
     return 0;
@@ -243,8 +233,10 @@ static int potrf_insert_prefetch(weft_taskpool_t *tp, weft_matrix_t *A)
 
 static potrf_tile_arg_t potrf_tile_arg(const potrf_opts_t *o, int m, int n)
 {
-    return (potrf_tile_arg_t){.seed = (uint64_t)o->seed, .n = o->n,
-                              .row0 = (int64_t)m * o->nb, .col0 = (int64_t)n * o->nb};
+    return (potrf_tile_arg_t){.seed = (uint64_t)o->seed,
+                              .n = o->n,
+                              .row0 = (int64_t)m * o->nb,
+                              .col0 = (int64_t)n * o->nb};
 }
 
 /* One fill task per tile of the lower triangle (the upper is never read). */
@@ -256,8 +248,7 @@ static int potrf_insert_fill(weft_taskpool_t *tp, weft_matrix_t *A, const potrf_
             potrf_tile_arg_t arg = potrf_tile_arg(o, m, n);
             int rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY,
                                       weft_tile(A, m, n), WEFT_VALUE, &arg, sizeof arg, 0);
-            if (rc < 0)
-                return rc;
+            if (rc < 0) return rc;
         }
     }
     return 0;
@@ -267,17 +258,14 @@ static int potrf_insert_fill(weft_taskpool_t *tp, weft_matrix_t *A, const potrf_
  * first, so the panel of step k+1 (potrf 3, trsm 2) outranks the trailing
  * update of step k beyond column k+1; within a column potrf > trsm = syrk
  * > gemm. */
-static int potrf_prio(int nt, int col, int bonus)
-{
-    return 4 * (nt - col) + bonus;
-}
+static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonus; }
 
 static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, int k)
 {
     int nt = weft_matrix_nt(A);
     weft_data_t *akk = weft_tile(A, k, k);
-    int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, akk,
-                              WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
+    int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, akk, WEFT_PRIORITY,
+                              potrf_prio(nt, k, 3), 0);
     for (int m = k + 1; m < nt && rc >= 0; m++)
         rc = weft_insert_task(tp, &potrf_class_trsm, WEFT_R, akk, WEFT_RW | WEFT_AFFINITY,
                               weft_tile(A, m, k), WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
@@ -286,9 +274,9 @@ static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, int k)
         rc = weft_insert_task(tp, &potrf_class_syrk, WEFT_R, amk, WEFT_RW | WEFT_AFFINITY,
                               weft_tile(A, m, m), WEFT_PRIORITY, potrf_prio(nt, m, 2), 0);
         for (int n = k + 1; n < m && rc >= 0; n++)
-            rc = weft_insert_task(tp, &potrf_class_gemm, WEFT_R, amk, WEFT_R,
-                                  weft_tile(A, n, k), WEFT_RW | WEFT_AFFINITY,
-                                  weft_tile(A, m, n), WEFT_PRIORITY, potrf_prio(nt, n, 1), 0);
+            rc = weft_insert_task(tp, &potrf_class_gemm, WEFT_R, amk, WEFT_R, weft_tile(A, n, k),
+                                  WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, n), WEFT_PRIORITY,
+                                  potrf_prio(nt, n, 1), 0);
     }
     return rc < 0 ? rc : 0;
 }
@@ -297,8 +285,7 @@ static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A)
 {
     for (int k = 0; k < weft_matrix_nt(A); k++) {
         int rc = potrf_insert_step(tp, A, k);
-        if (rc < 0)
-            return rc;
+        if (rc < 0) return rc;
     }
     return 0;
 }
@@ -308,10 +295,8 @@ static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A)
 static int potrf_finish(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
 {
     int rc = weft_taskpool_wait(tp);
-    if (insert_rc < 0)
-        rc = insert_rc;
-    if (rc < 0 && verbose)
-        fprintf(stderr, "weft-potrf: %s failed: %s\n", what, weft_strerror(rc));
+    if (insert_rc < 0) rc = insert_rc;
+    if (rc < 0 && verbose) fprintf(stderr, "weft-potrf: %s failed: %s\n", what, weft_strerror(rc));
     return rc;
 }
 
@@ -327,25 +312,24 @@ static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *L, weft_mat
         for (int m = n; m < nt && rc >= 0; m++) {
             potrf_tile_arg_t arg = potrf_tile_arg(o, m, n);
             weft_data_t *r = weft_tile(R, m, n);
-            rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY, r,
-                                  WEFT_VALUE, &arg, sizeof arg, 0);
+            rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY, r, WEFT_VALUE,
+                                  &arg, sizeof arg, 0);
             for (int k = 0; k <= n && rc >= 0; k++) {
                 int tri = k == n;
                 if (m == n)
-                    rc = weft_insert_task(tp, &potrf_class_resid_syrk, WEFT_R,
-                                          weft_tile(L, n, k), WEFT_RW | WEFT_AFFINITY, r,
-                                          WEFT_VALUE, &tri, sizeof tri, 0);
+                    rc = weft_insert_task(tp, &potrf_class_resid_syrk, WEFT_R, weft_tile(L, n, k),
+                                          WEFT_RW | WEFT_AFFINITY, r, WEFT_VALUE, &tri, sizeof tri,
+                                          0);
                 else
-                    rc = weft_insert_task(tp, &potrf_class_resid_gemm, WEFT_R,
-                                          weft_tile(L, m, k), WEFT_R, weft_tile(L, n, k),
-                                          WEFT_RW | WEFT_AFFINITY, r, WEFT_VALUE, &tri,
-                                          sizeof tri, 0);
+                    rc = weft_insert_task(tp, &potrf_class_resid_gemm, WEFT_R, weft_tile(L, m, k),
+                                          WEFT_R, weft_tile(L, n, k), WEFT_RW | WEFT_AFFINITY, r,
+                                          WEFT_VALUE, &tri, sizeof tri, 0);
             }
             if (rc >= 0)
                 rc = weft_insert_task(tp, &potrf_class_resid_norm, WEFT_R, r,
                                       WEFT_RW | WEFT_AFFINITY,
-                                      weft_tile(S, weft_matrix_tile_rank(R, m, n), 0),
-                                      WEFT_VALUE, &arg, sizeof arg, 0);
+                                      weft_tile(S, weft_matrix_tile_rank(R, m, n), 0), WEFT_VALUE,
+                                      &arg, sizeof arg, 0);
         }
     }
     return rc < 0 ? rc : 0;
@@ -370,12 +354,10 @@ static int potrf_insert_check(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix
 {
     int rc = 0;
     for (int i = 0; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &potrf_class_sum_zero, WEFT_W | WEFT_AFFINITY,
-                              weft_tile(S, i, 0), 0);
-    if (rc >= 0)
-        rc = potrf_insert_residual(tp, L, R, S, o);
-    if (rc >= 0)
-        rc = potrf_insert_allreduce(tp, S, nranks);
+        rc = weft_insert_task(tp, &potrf_class_sum_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0),
+                              0);
+    if (rc >= 0) rc = potrf_insert_residual(tp, L, R, S, o);
+    if (rc >= 0) rc = potrf_insert_allreduce(tp, S, nranks);
     return rc < 0 ? rc : 0;
 }
 
@@ -384,8 +366,8 @@ static int potrf_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_
                           const potrf_opts_t *o, double *resid)
 {
     int rank = weft_rank(ctx), nranks = weft_nranks(ctx), rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->n, (int)o->nb,
-                                       (int)o->nb, (int)o->p, (int)o->q);
+    weft_matrix_t *R =
+        weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->n, (int)o->nb, (int)o->nb, (int)o->p, (int)o->q);
     weft_matrix_t *S = weft_matrix_new(ctx, WEFT_DOUBLE, nranks, 2, 1, 2, nranks, 1);
     if (R == NULL || S == NULL) {
         fprintf(stderr, "weft-potrf: cannot create the matrices of the check\n");
@@ -393,8 +375,7 @@ static int potrf_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_
     }
     rc = potrf_insert_check(tp, L, R, S, o, nranks);
     rc = potrf_finish(tp, rc, "the residual check", rank == 0);
-    if (rc < 0)
-        goto free_matrices;
+    if (rc < 0) goto free_matrices;
     int64_t ld = 0;
     const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
     if (s == NULL) {
@@ -405,10 +386,8 @@ static int potrf_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_
     double eps = LAPACKE_dlamch_work('e');
     *resid = sqrt(s[0]) / (sqrt(s[ld]) * (double)o->n * eps);
 free_matrices:
-    if (S != NULL)
-        weft_matrix_free(S);
-    if (R != NULL)
-        weft_matrix_free(R);
+    if (S != NULL) weft_matrix_free(S);
+    if (R != NULL) weft_matrix_free(R);
     return rc;
 }
 
@@ -428,11 +407,9 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
 {
     int verbose = weft_rank(ctx) == 0;
     int rc = potrf_insert_fill(tp, A, o);
-    if (rc >= 0 && o->g > 0)
-        rc = potrf_insert_prefetch(tp, A);
+    if (rc >= 0 && o->g > 0) rc = potrf_insert_prefetch(tp, A);
     rc = potrf_finish(tp, rc, "generating the matrix", verbose);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
 
     appdev_snap_t before;
     appdev_snapshot(ctx, &before);
@@ -440,33 +417,29 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
     rc = potrf_insert_factorization(tp, A);
     rc = potrf_finish(tp, rc, "dpotrf", verbose);
     double t = potrf_now() - t0;
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     /* g: the accelerators of this rank that ran factorization tasks. */
     int g = appdev_used(ctx, &before);
     double n = (double)o->n;
     if (verbose)
-        printf("[****] TIME(s) %.6f : dpotrf PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n",
-               t, (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
+        printf("[****] TIME(s) %.6f : dpotrf PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n", t,
+               (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
                n * n * n / 3.0 / t / 1e9);
-    if (!o->check)
-        return 0;
+    if (!o->check) return 0;
 
     double resid = 0.0;
     rc = potrf_residual(ctx, tp, A, o, &resid);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     int passed = resid < POTRF_RESIDUAL_MAX;
-    if (verbose)
-        printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    if (verbose) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
     return passed ? 0 : 1;
 }
 
 static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
 {
     int verbose = weft_rank(ctx) == 0, rc = 0;
-    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->n, (int)o->nb, (int)o->nb,
-                                       (int)o->p, (int)o->q);
+    weft_matrix_t *A =
+        weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->n, (int)o->nb, (int)o->nb, (int)o->p, (int)o->q);
     if (A == NULL) {
         if (verbose)
             fprintf(stderr, "weft-potrf: cannot create the %lld x %lld matrix (tiles %lld)\n",
@@ -475,8 +448,7 @@ static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "potrf");
     if (tp == NULL) {
-        if (verbose)
-            fprintf(stderr, "weft-potrf: cannot create the taskpool\n");
+        if (verbose) fprintf(stderr, "weft-potrf: cannot create the taskpool\n");
         rc = 1;
         goto free_matrix;
     }
@@ -494,10 +466,8 @@ int main(int argc, char **argv)
 {
     appdev_t dev;
     int rc = potrf_prescan(argc, argv, &dev);
-    if (rc == 2)
-        return appdev_probe(dev.prog, argc, argv);
-    if (rc != 0)
-        return rc > 0 ? 0 : 1;
+    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
         fprintf(stderr, "weft-potrf: weft_init failed (see the message above)\n");
@@ -506,8 +476,7 @@ int main(int argc, char **argv)
     }
     int verbose = weft_rank(ctx) == 0;
     potrf_opts_t o;
-    if (potrf_parse(argc, argv, &o, verbose) != 0 ||
-        potrf_validate(ctx, &o, &dev, verbose) != 0)
+    if (potrf_parse(argc, argv, &o, verbose) != 0 || potrf_validate(ctx, &o, &dev, verbose) != 0)
         rc = 1;
     else
         rc = potrf_main(ctx, &o);

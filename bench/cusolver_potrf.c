@@ -44,22 +44,22 @@ static double elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
     return i == j ? v + (double)n : v;
 }
 
-#define CUDA_OK(call)                                                                        \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "cusolver_potrf: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            return 1;                                                                        \
-        }                                                                                    \
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "cusolver_potrf: %s failed: %s\n", #call, cudaGetErrorString(e_));     \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
-#define SOLVER_OK(call)                                                                      \
-    do {                                                                                     \
-        cusolverStatus_t s_ = (call);                                                        \
-        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                 \
-            fprintf(stderr, "cusolver_potrf: %s failed: status %d\n", #call, (int)s_);       \
-            return 1;                                                                        \
-        }                                                                                    \
+#define SOLVER_OK(call)                                                                            \
+    do {                                                                                           \
+        cusolverStatus_t s_ = (call);                                                              \
+        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                       \
+            fprintf(stderr, "cusolver_potrf: %s failed: status %d\n", #call, (int)s_);             \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static int run(int64_t n, uint64_t seed, int nruns, int device)
@@ -72,10 +72,8 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
     }
     /* Lower triangle only: dpotrf('L') never reads the upper one. */
     for (int64_t j = 0; j < n; j++) {
-        for (int64_t i = 0; i < j; i++)
-            h[i + j * n] = 0.0;
-        for (int64_t i = j; i < n; i++)
-            h[i + j * n] = elem(seed, n, i, j);
+        for (int64_t i = 0; i < j; i++) h[i + j * n] = 0.0;
+        for (int64_t i = j; i < n; i++) h[i + j * n] = elem(seed, n, i, j);
     }
     CUDA_OK(cudaSetDevice(device));
     struct cudaDeviceProp prop;
@@ -89,8 +87,8 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
     CUDA_OK(cudaMalloc((void **)&d0, bytes));
     int lwork = 0, *dinfo = NULL;
     double *work = NULL;
-    SOLVER_OK(cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n,
-                                          &lwork));
+    SOLVER_OK(
+        cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, &lwork));
     CUDA_OK(cudaMalloc((void **)&work, (size_t)lwork * sizeof(double) + 256));
     CUDA_OK(cudaMalloc((void **)&dinfo, sizeof(int)));
     cudaEvent_t e0, e1, e2, e3;
@@ -109,8 +107,8 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
     for (int r = 0; r < nruns; r++) {
         CUDA_OK(cudaMemcpyAsync(d, d0, bytes, cudaMemcpyDeviceToDevice, stream));
         CUDA_OK(cudaEventRecord(e1, stream));
-        SOLVER_OK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, work,
-                                   lwork, dinfo));
+        SOLVER_OK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, work, lwork,
+                                   dinfo));
         CUDA_OK(cudaEventRecord(e2, stream));
         int info = -1;
         CUDA_OK(cudaMemcpyAsync(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost, stream));
@@ -122,10 +120,9 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
         float ms = 0.0f;
         CUDA_OK(cudaEventElapsedTime(&ms, e1, e2));
         double t = ms * 1e-3;
-        if (t < best)
-            best = t;
-        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t,
-               (long long)n, flops / t * 1e-9);
+        if (t < best) best = t;
+        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
+               flops / t * 1e-9);
         fflush(stdout);
     }
     CUDA_OK(cudaEventRecord(e2, stream));

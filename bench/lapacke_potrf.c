@@ -71,8 +71,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < nruns; r++) {
         /* Lower triangle only: dpotrf('L') never reads the upper one. */
         for (int64_t j = 0; j < n; j++)
-            for (int64_t i = j; i < n; i++)
-                a[i + j * n] = elem(seed, n, i, j);
+            for (int64_t i = j; i < n; i++) a[i + j * n] = elem(seed, n, i, j);
         double t0 = now_s();
         lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, a, (lapack_int)n);
         double t = now_s() - t0;

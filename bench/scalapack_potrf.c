@@ -33,11 +33,9 @@ void Cblacs_gridinit(int *icontxt, const char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int icontxt);
 void Cblacs_exit(int notdone);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-            const int *nprocs);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld,
-               int *info);
+               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
 void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *info);
 void pdpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *ia,
@@ -105,8 +103,7 @@ static double check(const grid_t *g, uint64_t seed, int n, int nb, int mloc, con
         for (int il = 0; il < mloc; il++) {
             int64_t i = global_index(il, nb, g->myrow, g->nprow);
             double s = 0.0;
-            for (int64_t j = 0; j < n; j++)
-                s += elem(seed, n, i, j);
+            for (int64_t j = 0; j < n; j++) s += elem(seed, n, i, j);
             b[il] = s;
         }
     pdpotrs_("L", &n, &one, a, &one, &one, desca, b, &one, &one, descb, &info);
@@ -116,8 +113,7 @@ static double check(const grid_t *g, uint64_t seed, int n, int nb, int mloc, con
     else if (g->mycol == 0)
         for (int il = 0; il < mloc; il++) {
             double e = fabs(b[il] - 1.0);
-            if (!(e <= err))
-                err = e;
+            if (!(e <= err)) err = e;
         }
     free(b);
     double all = 0.0;
@@ -164,13 +160,13 @@ int main(int argc, char **argv)
             bad = 1;
         i++;
     }
-    if (q < 0 && p > 0)
-        q = nranks / p;
+    if (q < 0 && p > 0) q = nranks / p;
     if (bad || n < 1 || n > INT32_MAX / 2 || nb < 1 || nb > n || nruns < 1 || p < 1 ||
         p * q != nranks) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpiexec -n <ranks> %s [-N n] [-t nb <= n] [-P p] [-Q q] "
-                            "[--seed s] [--nruns r] [--check]  (P*Q = ranks = %d)\n",
+            fprintf(stderr,
+                    "usage: mpiexec -n <ranks> %s [-N n] [-t nb <= n] [-P p] [-Q q] "
+                    "[--seed s] [--nruns r] [--check]  (P*Q = ranks = %d)\n",
                     argv[0], nranks);
         MPI_Finalize();
         return 2;
@@ -199,8 +195,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double t = now_s() - t0;
         if (info != 0) {
-            if (rank == 0)
-                fprintf(stderr, "scalapack_potrf: pdpotrf info = %d\n", info);
+            if (rank == 0) fprintf(stderr, "scalapack_potrf: pdpotrf info = %d\n", info);
             rc = 1;
             break;
         }

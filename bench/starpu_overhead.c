@@ -91,13 +91,12 @@ int main(int argc, char **argv)
     } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
-        if (only && strcmp(only, patterns[p].name) != 0)
-            continue;
+        if (only && strcmp(only, patterns[p].name) != 0) continue;
         double best = 1e300, best_ins = 0;
         for (int r = 0; r < reps && status == 0; r++) {
             double tot, ins;
-            status = run_once(patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles, ntasks,
-                              &tot, &ins);
+            status =
+                run_once(patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles, ntasks, &tot, &ins);
             if (status == 0 && tot < best) {
                 best = tot;
                 best_ins = ins;
@@ -107,12 +106,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: starpu_task_insert returned %d\n", patterns[p].name, status);
             break;
         }
-        printf("RESULT starpu %s cores=%u ntasks=%ld best_s=%.6f insert_s=%.6f\n",
-               patterns[p].name, starpu_cpu_worker_get_count(), ntasks, best, best_ins);
+        printf("RESULT starpu %s cores=%u ntasks=%ld best_s=%.6f insert_s=%.6f\n", patterns[p].name,
+               starpu_cpu_worker_get_count(), ntasks, best, best_ins);
         fflush(stdout);
     }
-    for (int i = 0; i < NTILES; i++)
-        starpu_data_unregister(tiles[i]);
+    for (int i = 0; i < NTILES; i++) starpu_data_unregister(tiles[i]);
     starpu_shutdown();
     return status != 0;
 }

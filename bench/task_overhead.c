@@ -48,8 +48,7 @@ static int run_once(weft_context_t *ctx, weft_data_t **tiles, int ntiles, long n
                     double *total_s, double *insert_s)
 {
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "overhead");
-    if (tp == NULL)
-        return WEFT_ERR_NOMEM;
+    if (tp == NULL) return WEFT_ERR_NOMEM;
     int rc = 0;
     double t0 = now_s();
     for (long i = 0; i < ntasks && rc == 0; i++)
@@ -67,8 +66,7 @@ static int run_once(weft_context_t *ctx, weft_data_t **tiles, int ntiles, long n
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv); /* takes the --weft-* options */
-    if (ctx == NULL)
-        return 1;
+    if (ctx == NULL) return 1;
     long ntasks = 200000;
     int reps = 3;
     const char *only = NULL; /* -p <pattern>: run that one alone (to profile it) */
@@ -81,8 +79,10 @@ int main(int argc, char **argv)
             only = argv[i + 1];
     }
     if (ntasks < 1 || reps < 1) {
-        fprintf(stderr, "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain] "
-                        "[--weft-<param>=<value>]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain] "
+                "[--weft-<param>=<value>]\n",
+                argv[0]);
         weft_fini(ctx);
         return 2;
     }
@@ -103,13 +103,12 @@ int main(int argc, char **argv)
     } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
-        if (only && strcmp(only, patterns[p].name) != 0)
-            continue;
+        if (only && strcmp(only, patterns[p].name) != 0) continue;
         double best = 1e300, best_ins = 0;
         for (int r = 0; r < reps && status == 0; r++) {
             double tot, ins;
-            status = run_once(ctx, patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles,
-                              ntasks, &tot, &ins);
+            status = run_once(ctx, patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles, ntasks,
+                              &tot, &ins);
             if (status == 0 && tot < best) {
                 best = tot;
                 best_ins = ins;
@@ -119,12 +118,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", patterns[p].name, weft_strerror(status));
             break;
         }
-        printf("RESULT weft %s cores=%d ntasks=%ld best_s=%.6f insert_s=%.6f\n",
-               patterns[p].name, weft_ncores(ctx), ntasks, best, best_ins);
+        printf("RESULT weft %s cores=%d ntasks=%ld best_s=%.6f insert_s=%.6f\n", patterns[p].name,
+               weft_ncores(ctx), ntasks, best, best_ins);
         fflush(stdout);
     }
-    for (int i = 0; i < NTILES; i++)
-        weft_data_release(tiles[i]);
+    for (int i = 0; i < NTILES; i++) weft_data_release(tiles[i]);
     int frc = weft_fini(ctx);
     return status != 0 || frc != 0;
 }

@@ -28,17 +28,17 @@ extern "C" {
 
 typedef enum weft_status {
     WEFT_SUCCESS = 0,
-    WEFT_AGAIN = 1,             /* not finished yet, call again */
-    WEFT_ERR_INVALID = -1,      /* a bad argument; the log names it */
-    WEFT_ERR_NOMEM = -2,        /* host memory exhausted */
-    WEFT_ERR_PARAM = -3,        /* unknown parameter or malformed value */
-    WEFT_ERR_NODEV = -4,        /* a device was asked for and is absent */
-    WEFT_ERR_DEVMEM = -5,       /* device memory exhausted, nothing evictable */
-    WEFT_ERR_MPI = -6,          /* the MPI library reported an error */
-    WEFT_ERR_UNSUPPORTED = -7,  /* the operation does not exist on this module */
-    WEFT_ERR_MISMATCH = -8,     /* ranks inserted different task sequences */
-    WEFT_ERR_TASK = -9,         /* a task body returned an error */
-    WEFT_ERR_INTERNAL = -10,    /* a broken invariant inside weft */
+    WEFT_AGAIN = 1,            /* not finished yet, call again */
+    WEFT_ERR_INVALID = -1,     /* a bad argument; the log names it */
+    WEFT_ERR_NOMEM = -2,       /* host memory exhausted */
+    WEFT_ERR_PARAM = -3,       /* unknown parameter or malformed value */
+    WEFT_ERR_NODEV = -4,       /* a device was asked for and is absent */
+    WEFT_ERR_DEVMEM = -5,      /* device memory exhausted, nothing evictable */
+    WEFT_ERR_MPI = -6,         /* the MPI library reported an error */
+    WEFT_ERR_UNSUPPORTED = -7, /* the operation does not exist on this module */
+    WEFT_ERR_MISMATCH = -8,    /* ranks inserted different task sequences */
+    WEFT_ERR_TASK = -9,        /* a task body returned an error */
+    WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft */
 } weft_status_t;
 
 /* A static, human readable description of a status. Any thread. */
@@ -77,8 +77,8 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * WEFT_ERR_PARAM for an unknown name or malformed value. */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
-WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx,
-                                               const char *name, int64_t *out);
+WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
+                                               int64_t *out);
 
 /* Lists every parameter (name, value, default, help) to out after applying
  * the defaults, env WEFT_<NAME> and the --weft- options of argv (removed
@@ -97,13 +97,13 @@ typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_
  * first task that writes it creates it where that task runs. Every rank
  * must create the same data in the same order (the order names it across
  * ranks); owner_rank is the rank that holds it at the end. */
-WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows,
-                                    int cols, int owner_rank);
+WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                                    int owner_rank);
 
 /* Host memory that the user owns (MANAGED): weft reads and writes it in
  * place, never frees it. ld is the leading dimension in elements. */
-WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
-                                         void *ptr, int rows, int cols, int64_t ld);
+WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
+                                         int rows, int cols, int64_t ld);
 
 /* Releases the handle once the tasks that use it are done (deferred).
  * Runtime-owned copies are freed; MANAGED memory is left to the user. */
@@ -168,16 +168,15 @@ typedef struct weft_matrix weft_matrix_t;
  * be partial), tile (i,j) owned by rank (i%P)*Q + (j%Q). P*Q must equal the
  * number of ranks. Local tiles are allocated by weft (contiguous, ld = rows
  * of the tile). NULL with a logged error on bad input. */
-WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type,
-                                        int64_t m, int64_t n, int mb, int nb, int P,
-                                        int Q);
+WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m,
+                                        int64_t n, int mb, int nb, int P, int Q);
 
 /* Wraps a user matrix in LAPACK column-major layout (lda >= m) as MANAGED
  * strided tiles; weft never frees it. Only the tiles of this rank are
  * referenced; with P*Q == 1 the whole matrix is local. */
-WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type,
-                                         void *ptr, int64_t lda, int64_t m, int64_t n,
-                                         int mb, int nb, int P, int Q);
+WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
+                                         int64_t lda, int64_t m, int64_t n, int mb, int nb, int P,
+                                         int Q);
 
 WEFT_API void weft_matrix_free(weft_matrix_t *A);
 
@@ -234,8 +233,8 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * bytes) triples and (WEFT_PRIORITY, int) pairs, ended by 0. Every rank
  * inserts the same sequence. Dependencies (read after write, write after
  * read, write after write) are inferred from the modes in insertion order. */
-WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp,
-                                             const weft_task_class_t *cls, ...);
+WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                                             ...);
 
 /* Blocks until every task inserted in tp has run and every final version is
  * back on its owner. Returns the first error (a failed body, a mismatch
@@ -254,35 +253,35 @@ WEFT_API double weft_taskpool_gflops(const weft_taskpool_t *tp);
 
 /* Counters of this rank since weft_init. */
 typedef struct weft_stats {
-    int64_t tasks_run;          /* task bodies run on this rank */
-    int64_t activations_sent;   /* one per tile version per destination rank */
-    int64_t eager_sent;         /* activations that carried the tile inline */
-    int64_t gets_sent;          /* rendezvous requests for large tiles */
+    int64_t tasks_run;        /* task bodies run on this rank */
+    int64_t activations_sent; /* one per tile version per destination rank */
+    int64_t eager_sent;       /* activations that carried the tile inline */
+    int64_t gets_sent;        /* rendezvous requests for large tiles */
     int64_t net_bytes_sent, net_bytes_received;
-    int64_t recv_rejected;      /* incoming tiles refused: shape mismatch */
+    int64_t recv_rejected; /* incoming tiles refused: shape mismatch */
     /* GPU-aware communication: where network bytes left from and landed. */
-    int64_t net_bytes_from_device;  /* sent from device memory */
-    int64_t net_bytes_into_device;  /* received into device memory */
-    int64_t net_bytes_staged;       /* moved through host bounce buffers */
-    int64_t net_bytes_mpi;          /* received by the mpi transport from or into device memory */
-    int64_t net_bytes_ipc;          /* pulled by the ipc transport */
+    int64_t net_bytes_from_device; /* sent from device memory */
+    int64_t net_bytes_into_device; /* received into device memory */
+    int64_t net_bytes_staged;      /* moved through host bounce buffers */
+    int64_t net_bytes_mpi;         /* received by the mpi transport from or into device memory */
+    int64_t net_bytes_ipc;         /* pulled by the ipc transport */
     int64_t net_bytes_staged_transport; /* received by the staged transport */
-    int64_t net_bytes_host;         /* received host to host */
+    int64_t net_bytes_host;             /* received host to host */
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
 
 /* Counters of accelerator `index` (1..weft_ndevices) since weft_init. */
 typedef struct weft_device_counters {
-    int64_t tasks;      /* task bodies run there */
-    int64_t bytes_h2d;  /* host to device */
-    int64_t bytes_d2h;  /* device to host: pushouts and write-backs */
-    int64_t bytes_d2d;  /* peer copies into it from another device */
-    int64_t evictions;  /* copies dropped to make room */
-    int64_t writebacks; /* dirty copies written to host before eviction */
+    int64_t tasks;                            /* task bodies run there */
+    int64_t bytes_h2d;                        /* host to device */
+    int64_t bytes_d2h;                        /* device to host: pushouts and write-backs */
+    int64_t bytes_d2d;                        /* peer copies into it from another device */
+    int64_t evictions;                        /* copies dropped to make room */
+    int64_t writebacks;                       /* dirty copies written to host before eviction */
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
-    int64_t copies;     /* runtime-owned tile copies alive in the zone */
-    int64_t busy_ns;    /* summed time from kernel launch to completion seen */
+    int64_t copies;                           /* runtime-owned tile copies alive in the zone */
+    int64_t busy_ns; /* summed time from kernel launch to completion seen */
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */

@@ -14,8 +14,8 @@ struct weft_matrix {
     weft_data_t **tiles; /* column-major, mt x nt */
 };
 
-static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
-                       int nb, int P, int Q)
+static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
+                       int P, int Q)
 {
     if (!ctx) return WEFT_ERR_INVALID;
     if (weft_dtype_size(type) == 0) {
@@ -32,20 +32,21 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
     }
     if (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks) {
         weft_error("matrix: process grid %d x %d does not match the %d ranks (P*Q must equal "
-                   "the number of ranks)", P, Q, ctx->nranks);
+                   "the number of ranks)",
+                   P, Q, ctx->nranks);
         return WEFT_ERR_INVALID;
     }
     return WEFT_SUCCESS;
 }
 
-static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m,
-                                   int64_t n, int mb, int nb, int P, int Q)
+static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
+                                   int mb, int nb, int P, int Q)
 {
     if (check_shape(ctx, type, m, n, mb, nb, P, Q) != 0) return NULL;
     weft_matrix_t *A = calloc(1, sizeof *A);
     if (!A) return NULL;
-    *A = (weft_matrix_t){.ctx = ctx, .type = type, .m = m, .n = n, .mb = mb, .nb = nb,
-                         .P = P, .Q = Q};
+    *A = (weft_matrix_t){
+        .ctx = ctx, .type = type, .m = m, .n = n, .mb = mb, .nb = nb, .P = P, .Q = Q};
     A->mt = (int)((m + mb - 1) / mb);
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
@@ -95,9 +96,9 @@ static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
     for (int j = 0; j < A->nt; j++) {
         for (int i = 0; i < A->mt; i++) {
             int rank = weft_matrix_tile_rank(A, i, j);
-            weft_data_t *d = weft_data_create(ctx, ctx->next_key++, A->type,
-                                              weft_matrix_tile_rows(A, i),
-                                              weft_matrix_tile_cols(A, j), rank);
+            weft_data_t *d =
+                weft_data_create(ctx, ctx->next_key++, A->type, weft_matrix_tile_rows(A, i),
+                                 weft_matrix_tile_cols(A, j), rank);
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[(size_t)j * A->mt + i] = d;
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
@@ -125,7 +126,10 @@ static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *
     return WEFT_SUCCESS;
 }
 
-typedef struct { char *base; int64_t lda; } wrap_arg_t;
+typedef struct {
+    char *base;
+    int64_t lda;
+} wrap_arg_t;
 
 static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
 {
@@ -137,8 +141,8 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
     return WEFT_SUCCESS;
 }
 
-weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
-                               int mb, int nb, int P, int Q)
+weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
+                               int nb, int P, int Q)
 {
     weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
     if (!A) return NULL;

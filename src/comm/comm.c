@@ -73,8 +73,8 @@ int weft_comm_wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, w
         c->waits = w;
         c->waits_cap = cap;
     }
-    c->waits[c->nwaits++] = (dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b,
-                                         .status = status};
+    c->waits[c->nwaits++] =
+        (dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b, .status = status};
     return WEFT_SUCCESS;
 }
 
@@ -142,8 +142,7 @@ static void backoff(weft_comm_t *c, int idle)
         ts.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&c->qlock);
-    if (!c->qhead && !atomic_load(&c->stop))
-        pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
+    if (!c->qhead && !atomic_load(&c->stop)) pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);
 }
 

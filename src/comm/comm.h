@@ -57,9 +57,9 @@ typedef struct weft_comm_config {
 
 /* What a SEND or RECV task carries (t->action). */
 typedef struct weft_comm_action {
-    int peer;          /* destination of a SEND, source of a RECV */
-    uint32_t version;  /* the tile version that moves */
-    int device;        /* RECV: device of the consumer (0 = host) */
+    int peer;           /* destination of a SEND, source of a RECV */
+    uint32_t version;   /* the tile version that moves */
+    int device;         /* RECV: device of the consumer (0 = host) */
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
     void *xfer;         /* the engine's transfer state */
 } weft_comm_action_t;
@@ -70,7 +70,7 @@ typedef struct weft_comm_counters {
     int64_t rejected; /* activations refused: shape does not match */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
-    int64_t bytes_staged;      /* bytes that went through a host bounce buffer */
+    int64_t bytes_staged;          /* bytes that went through a host bounce buffer */
     int64_t bytes_by_transport[4]; /* indexed by weft_transport_t (AUTO: host to host) */
 } weft_comm_counters_t;
 

@@ -12,8 +12,8 @@
 
 static pending_t **bucket(weft_comm_t *c, int peer, uint64_t key, uint32_t v, int kind)
 {
-    uint64_t h = key * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)v << 20) ^ ((uint64_t)peer << 8) ^
-                 (uint64_t)kind;
+    uint64_t h =
+        key * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)v << 20) ^ ((uint64_t)peer << 8) ^ (uint64_t)kind;
     h ^= h >> 29;
     return &c->table[h % WEFT_COMM_BUCKETS];
 }
@@ -174,9 +174,15 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
      * picks a transport that reads them where they are. */
     int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
     msg_hdr_t *m = calloc(1, sizeof *m + (eager ? d->bytes : 0));
-    *m = (msg_hdr_t){.type = MSG_ACTIVATE, .src = c->rank, .key = d->key,
-                     .version = act->version, .rows = d->rows, .cols = d->cols,
-                     .elem = (int32_t)d->elem, .eager = eager, .bytes = (int64_t)d->bytes};
+    *m = (msg_hdr_t){.type = MSG_ACTIVATE,
+                     .src = c->rank,
+                     .key = d->key,
+                     .version = act->version,
+                     .rows = d->rows,
+                     .cols = d->cols,
+                     .elem = (int32_t)d->elem,
+                     .eager = eager,
+                     .bytes = (int64_t)d->bytes};
     weft_xfer_describe(c, x->copy, m);
     atomic_fetch_add(&c->n_act, 1);
     if (eager) {
@@ -233,8 +239,9 @@ static int shape_matches(weft_comm_t *c, const weft_data_t *d, const msg_hdr_t *
 {
     if (m->rows == d->rows && m->cols == d->cols && (size_t)m->elem == d->elem) return 1;
     weft_error("rejected data %llu v%u from rank %d: it is %d x %d of %d-byte elements, this "
-               "rank declared %d x %d of %zu-byte elements", (unsigned long long)m->key,
-               m->version, m->src, m->rows, m->cols, m->elem, d->rows, d->cols, d->elem);
+               "rank declared %d x %d of %zu-byte elements",
+               (unsigned long long)m->key, m->version, m->src, m->rows, m->cols, m->elem, d->rows,
+               d->cols, d->elem);
     atomic_fetch_add(&c->n_rejected, 1);
     return 0;
 }
@@ -273,15 +280,15 @@ static int start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
         /* Tell a rendezvous sender, or it would wait for a GET forever. */
         if (!m->eager) {
             msg_hdr_t *r = calloc(1, sizeof *r);
-            *r = (msg_hdr_t){.type = MSG_REJECT, .src = c->rank, .key = m->key, .version = m->version};
+            *r = (msg_hdr_t){
+                .type = MSG_REJECT, .src = c->rank, .key = m->key, .version = m->version};
             weft_comm_send_ctrl(c, r, m->src);
         }
         free(m);
         weft_comm_task_done(c, t, WEFT_ERR_INVALID);
         return 0;
     }
-    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests)
-        return throttle(c, t, m) == 0;
+    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return throttle(c, t, m) == 0;
     int target = recv_device(c, t);
     weft_data_copy_t *cp = NULL;
     int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);

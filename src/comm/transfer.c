@@ -164,7 +164,8 @@ int weft_xfer_choose(weft_comm_t *c, const msg_hdr_t *m, int target)
     return WEFT_TRANSPORT_MPI; /* device paths compiled out: host to host */
 #else
     weft_device_t *t = local_dev(c, target);
-    int mpi_ok = mpi_reads(c, m->on_device, m->dev_caps) && mpi_reads(c, t != NULL, t ? t->caps : 0);
+    int mpi_ok =
+        mpi_reads(c, m->on_device, m->dev_caps) && mpi_reads(c, t != NULL, t ? t->caps : 0);
     int ipc_ok = m->on_device && m->ipc_len > 0 && m->node == c->node_of[c->rank] &&
                  ipc_device(c, m->dev_type, target) != NULL;
     int want = c->cfg.transport;
@@ -198,7 +199,8 @@ void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x)
     weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net recv", "net",
                      "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
                      (unsigned long long)d->key, d->bytes,
-                     x->rendezvous ? transport_name(x->counter) : "eager", x->peer, x->copy->device);
+                     x->rendezvous ? transport_name(x->counter) : "eager", x->peer,
+                     x->copy->device);
     if (x->rendezvous) {
         c->ndata_inflight--;
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
@@ -240,14 +242,16 @@ int weft_xfer_eager_in(weft_comm_t *c, xfer_t *x, const void *payload)
     weft_device_t *dev = local_dev(c, cp->device);
     if (!dev) {
         size_t col = (size_t)d->rows * d->elem;
-        for (int j = 0; j < d->cols; j++) memcpy(col_ptr(d, cp->ptr, cp->ld, j), (const char *)payload + j * col, col);
+        for (int j = 0; j < d->cols; j++)
+            memcpy(col_ptr(d, cp->ptr, cp->ld, j), (const char *)payload + j * col, col);
         return WEFT_SUCCESS;
     }
     /* A small tile for a device consumer goes to the device now, so the
      * task finds it there instead of re-staging a host copy. */
     weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
     weft_event_t ev;
-    int rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols, d->elem);
+    int rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols,
+                                  d->elem);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
     if (rc == WEFT_SUCCESS) {
         rc = dev->ops->event_sync(dev, &ev);
@@ -274,9 +278,13 @@ static void send_get(weft_comm_t *c, xfer_t *x, int mode, int tag, int chunk_col
 {
     const weft_data_t *d = x->t->flow[0].data;
     msg_hdr_t *g = calloc(1, sizeof *g);
-    *g = (msg_hdr_t){.type = MSG_GET, .src = c->rank, .key = d->key,
-                     .version = ((weft_comm_action_t *)x->t->action)->version, .mode = mode,
-                     .tag = tag, .chunk_cols = chunk_cols};
+    *g = (msg_hdr_t){.type = MSG_GET,
+                     .src = c->rank,
+                     .key = d->key,
+                     .version = ((weft_comm_action_t *)x->t->action)->version,
+                     .mode = mode,
+                     .tag = tag,
+                     .chunk_cols = chunk_cols};
     atomic_fetch_add(&c->n_get, 1);
     weft_comm_send_ctrl(c, g, x->peer);
 }
@@ -359,8 +367,9 @@ static int chunk_copy(weft_comm_t *c, xfer_t *x, int k, int to_device)
     int dev = x->copy->device, w = chunk_width(d, x->chunk_cols, k);
     int stream = to_device ? WEFT_STREAM_IN : WEFT_STREAM_OUT;
     weft_event_t ev;
-    int rc = to_device ? x->dev->ops->copy_async(x->dev, stream, tile, dev, host, 0, d->rows, w, d->elem)
-                       : x->dev->ops->copy_async(x->dev, stream, host, 0, tile, dev, d->rows, w, d->elem);
+    int rc = to_device
+                 ? x->dev->ops->copy_async(x->dev, stream, tile, dev, host, 0, d->rows, w, d->elem)
+                 : x->dev->ops->copy_async(x->dev, stream, host, 0, tile, dev, d->rows, w, d->elem);
     if (rc == WEFT_SUCCESS) rc = x->dev->ops->event_record(x->dev, stream, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     return weft_comm_wait_device(c, x->dev, ev, chunk_copied, x, NULL, &x->status);
@@ -431,7 +440,8 @@ static void staged_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get)
             chunk_host_mpi(c, x, k, 0);
             continue;
         }
-        weft_region_t tile = {col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols), x->copy->ld};
+        weft_region_t tile = {col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols),
+                              x->copy->ld};
         weft_region_t host = {bounce_chunk(x, k), d->rows};
         weft_event_t ev;
         int w = chunk_width(d, x->chunk_cols, k);
@@ -455,7 +465,9 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
     xfer_t *x = a;
     const weft_data_t *d = x->copy->data;
     msg_hdr_t *m = calloc(1, sizeof *m);
-    *m = (msg_hdr_t){.type = MSG_DONE, .src = c->rank, .key = d->key,
+    *m = (msg_hdr_t){.type = MSG_DONE,
+                     .src = c->rank,
+                     .key = d->key,
                      .version = ((weft_comm_action_t *)x->t->action)->version};
     weft_comm_send_ctrl(c, m, x->peer);
     weft_xfer_recv_finished(c, x);
@@ -470,8 +482,8 @@ static int ipc_recv_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *m)
     weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
     weft_event_t ev;
     /* The mapped zone is device memory of the peer: name `by` as its side. */
-    int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index,
-                                 d->rows, d->cols, d->elem);
+    int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
+                                 d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc == WEFT_SUCCESS) rc = weft_comm_wait_device(c, by, ev, ipc_pulled, x, NULL, &x->status);
     return rc;

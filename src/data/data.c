@@ -9,20 +9,22 @@
 size_t weft_dtype_size(weft_dtype_t t)
 {
     switch (t) {
-    case WEFT_DOUBLE: return sizeof(double);
-    case WEFT_FLOAT: return sizeof(float);
-    case WEFT_BYTE: return 1;
+    case WEFT_DOUBLE:
+        return sizeof(double);
+    case WEFT_FLOAT:
+        return sizeof(float);
+    case WEFT_BYTE:
+        return 1;
     }
     return 0;
 }
 
-weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type,
-                              int rows, int cols, int owner_rank)
+weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
+                              int cols, int owner_rank)
 {
     size_t elem = weft_dtype_size(type);
     if (elem == 0 || rows <= 0 || cols <= 0) {
-        weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows,
-                   cols);
+        weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows, cols);
         return NULL;
     }
     weft_data_t *d = calloc(1, sizeof *d);
@@ -49,7 +51,10 @@ void weft_data_destroy(weft_data_t *d)
     free(d);
 }
 
-void weft_data_retain(weft_data_t *d) { atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed); }
+void weft_data_retain(weft_data_t *d)
+{
+    atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+}
 
 void weft_data_unref(weft_data_t *d)
 {

@@ -28,7 +28,7 @@ typedef enum weft_mem_owner {
 
 typedef enum weft_xfer_status {
     WEFT_XFER_NONE = 0,
-    WEFT_XFER_UNDER = 1,   /* bytes are arriving: not readable yet */
+    WEFT_XFER_UNDER = 1, /* bytes are arriving: not readable yet */
     WEFT_XFER_COMPLETE = 2
 } weft_xfer_status_t;
 
@@ -49,8 +49,8 @@ typedef struct weft_data_copy {
     weft_copy_free_fn free_fn; /* NULL for MANAGED */
     void *allocator;           /* argument of free_fn: zone, device, ... */
     weft_xfer_status_t xfer;
-    void *zone_ptr; /* per-tile device allocations: the block the zone counted */
-    uint64_t last_task;        /* sequence number of the task that last used it */
+    void *zone_ptr;     /* per-tile device allocations: the block the zone counted */
+    uint64_t last_task; /* sequence number of the task that last used it */
     struct weft_data_copy *lru_prev, *lru_next; /* device LRU lists */
     int lru_list;                               /* which list, -1 none */
 } weft_data_copy_t;
@@ -67,8 +67,8 @@ struct weft_data {
     int home_device; /* device index on the owner rank (0 = host) */
     weft_dtype_t type;
     int rows, cols;
-    size_t elem;  /* bytes of one element */
-    size_t bytes; /* rows * cols * elem: the contiguous size */
+    size_t elem;      /* bytes of one element */
+    size_t bytes;     /* rows * cols * elem: the contiguous size */
     uint32_t version; /* newest version known on this rank */
     int flags;
     weft_spin_t lock;
@@ -79,7 +79,7 @@ struct weft_data {
     struct weft_task *last_writer;
     struct weft_task **readers;
     int nreaders, readers_cap;
-    uint64_t stf_epoch; /* taskpool epoch that last touched it (stf layer) */
+    uint64_t stf_epoch;                /* taskpool epoch that last touched it (stf layer) */
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
     void *stf; /* remote-dependency record, owned by the stf layer */
@@ -88,8 +88,8 @@ struct weft_data {
 size_t weft_dtype_size(weft_dtype_t t);
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
-weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type,
-                              int rows, int cols, int owner_rank);
+weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
+                              int cols, int owner_rank);
 /* Frees the data and every copy (readers must be 0; asserted). */
 void weft_data_destroy(weft_data_t *d);
 void weft_data_retain(weft_data_t *d);

@@ -42,31 +42,24 @@ struct weft_zone {
     zone_block_t *free_head;
     size_t nfree;
     size_t used, peak;
-    zone_slot_t *slots; /* index of live blocks */
-    size_t nslots;      /* power of two */
+    zone_slot_t *slots;  /* index of live blocks */
+    size_t nslots;       /* power of two */
     unsigned slot_shift; /* 64 - log2(nslots), for multiplicative hashing */
     size_t nlive;
 };
 
 /* The statistics take the lock through a const handle; the zone object itself
  * is never const (it comes from calloc), so casting it back is well defined. */
-static void zone_lock(const weft_zone_t *z)
-{
-    pthread_mutex_lock(&((weft_zone_t *)z)->lock);
-}
+static void zone_lock(const weft_zone_t *z) { pthread_mutex_lock(&((weft_zone_t *)z)->lock); }
 
-static void zone_unlock(const weft_zone_t *z)
-{
-    pthread_mutex_unlock(&((weft_zone_t *)z)->lock);
-}
+static void zone_unlock(const weft_zone_t *z) { pthread_mutex_unlock(&((weft_zone_t *)z)->lock); }
 
 /* ---- index of live blocks ------------------------------------------------ */
 
 static unsigned log2_pow2(size_t n)
 {
     unsigned k = 0;
-    while (((size_t)1 << k) < n)
-        k++;
+    while (((size_t)1 << k) < n) k++;
     return k;
 }
 
@@ -80,8 +73,7 @@ static size_t index_home(const weft_zone_t *z, size_t key)
 static int index_alloc(weft_zone_t *z, size_t nslots)
 {
     zone_slot_t *slots = calloc(nslots, sizeof(*slots));
-    if (slots == NULL)
-        return WEFT_ZONE_ERR_NOMEM;
+    if (slots == NULL) return WEFT_ZONE_ERR_NOMEM;
     z->slots = slots;
     z->nslots = nslots;
     z->slot_shift = 64u - log2_pow2(nslots);
@@ -93,8 +85,7 @@ static void index_insert(weft_zone_t *z, zone_block_t *b)
 {
     size_t mask = z->nslots - 1;
     size_t i = index_home(z, b->offset);
-    while (z->slots[i].block != NULL)
-        i = (i + 1) & mask;
+    while (z->slots[i].block != NULL) i = (i + 1) & mask;
     z->slots[i].key = b->offset;
     z->slots[i].block = b;
     z->nlive++;
@@ -104,16 +95,14 @@ static void index_insert(weft_zone_t *z, zone_block_t *b)
  * probe sequences stay short. Done before any change so malloc can fail cleanly. */
 static int index_reserve(weft_zone_t *z)
 {
-    if ((z->nlive + 1) * 2 <= z->nslots)
-        return WEFT_ZONE_OK;
+    if ((z->nlive + 1) * 2 <= z->nslots) return WEFT_ZONE_OK;
     zone_slot_t *old = z->slots;
     size_t old_n = z->nslots;
     if (index_alloc(z, old_n * 2) != WEFT_ZONE_OK)
         return WEFT_ZONE_ERR_NOMEM; /* index_alloc left the old table in place */
     z->nlive = 0;
     for (size_t i = 0; i < old_n; i++) {
-        if (old[i].block != NULL)
-            index_insert(z, old[i].block);
+        if (old[i].block != NULL) index_insert(z, old[i].block);
     }
     free(old);
     return WEFT_ZONE_OK;
@@ -124,8 +113,7 @@ static size_t index_find(const weft_zone_t *z, size_t key)
 {
     size_t mask = z->nslots - 1;
     for (size_t i = index_home(z, key); z->slots[i].block != NULL; i = (i + 1) & mask) {
-        if (z->slots[i].key == key)
-            return i;
+        if (z->slots[i].key == key) return i;
     }
     return z->nslots;
 }
@@ -138,12 +126,10 @@ static void index_remove_at(weft_zone_t *z, size_t hole)
     size_t j = hole;
     for (;;) {
         j = (j + 1) & mask;
-        if (z->slots[j].block == NULL)
-            break;
+        if (z->slots[j].block == NULL) break;
         size_t home = index_home(z, z->slots[j].key);
         int stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-        if (stays)
-            continue;
+        if (stays) continue;
         z->slots[hole] = z->slots[j];
         hole = j;
     }
@@ -158,8 +144,7 @@ static void free_list_push(weft_zone_t *z, zone_block_t *b)
     b->is_free = 1;
     b->free_prev = NULL;
     b->free_next = z->free_head;
-    if (z->free_head != NULL)
-        z->free_head->free_prev = b;
+    if (z->free_head != NULL) z->free_head->free_prev = b;
     z->free_head = b;
     z->nfree++;
 }
@@ -170,8 +155,7 @@ static void free_list_remove(weft_zone_t *z, zone_block_t *b)
         b->free_prev->free_next = b->free_next;
     else
         z->free_head = b->free_next;
-    if (b->free_next != NULL)
-        b->free_next->free_prev = b->free_prev;
+    if (b->free_next != NULL) b->free_next->free_prev = b->free_prev;
     b->free_prev = b->free_next = NULL;
     b->is_free = 0;
     z->nfree--;
@@ -186,8 +170,7 @@ static void block_split(weft_zone_t *z, zone_block_t *b, size_t need, zone_block
     spare->size = b->size - need;
     spare->prev = b;
     spare->next = b->next;
-    if (b->next != NULL)
-        b->next->prev = spare;
+    if (b->next != NULL) b->next->prev = spare;
     b->next = spare;
     b->size = need;
     free_list_push(z, spare);
@@ -199,8 +182,7 @@ static void block_merge_next(weft_zone_t *z, zone_block_t *b)
     zone_block_t *n = b->next;
     b->size += n->size;
     b->next = n->next;
-    if (n->next != NULL)
-        n->next->prev = b;
+    if (n->next != NULL) n->next->prev = b;
     free_list_remove(z, n);
     free(n);
 }
@@ -210,11 +192,9 @@ static zone_block_t *best_fit(const weft_zone_t *z, size_t need)
 {
     zone_block_t *best = NULL;
     for (zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
-        if (b->size < need || (best != NULL && b->size >= best->size))
-            continue;
+        if (b->size < need || (best != NULL && b->size >= best->size)) continue;
         best = b;
-        if (b->size == need)
-            break;
+        if (b->size == need) break;
     }
     return best;
 }
@@ -224,12 +204,10 @@ static zone_block_t *best_fit(const weft_zone_t *z, size_t need)
 /* Usable aligned span of [base, base + size), or 0 when there is none. */
 static size_t aligned_span(uintptr_t addr, size_t size, size_t alignment, uintptr_t *start)
 {
-    if (addr > UINTPTR_MAX - (alignment - 1))
-        return 0;
+    if (addr > UINTPTR_MAX - (alignment - 1)) return 0;
     uintptr_t s = (addr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     size_t pad = (size_t)(s - addr);
-    if (pad >= size)
-        return 0;
+    if (pad >= size) return 0;
     *start = s;
     return (size - pad) & ~(alignment - 1);
 }
@@ -240,20 +218,15 @@ int weft_zone_create(void *base, size_t size, size_t alignment, weft_zone_t **ou
         return WEFT_ZONE_ERR_INVALID;
     uintptr_t start = 0;
     size_t capacity = aligned_span((uintptr_t)base, size, alignment, &start);
-    if (capacity == 0)
-        return WEFT_ZONE_ERR_INVALID;
+    if (capacity == 0) return WEFT_ZONE_ERR_INVALID;
 
     zone_block_t *all = NULL;
     weft_zone_t *z = calloc(1, sizeof(*z));
-    if (z == NULL)
-        goto err_zone;
-    if (index_alloc(z, ZONE_INDEX_MIN_SLOTS) != WEFT_ZONE_OK)
-        goto err_index;
+    if (z == NULL) goto err_zone;
+    if (index_alloc(z, ZONE_INDEX_MIN_SLOTS) != WEFT_ZONE_OK) goto err_index;
     all = calloc(1, sizeof(*all));
-    if (all == NULL)
-        goto err_block;
-    if (pthread_mutex_init(&z->lock, NULL) != 0)
-        goto err_mutex;
+    if (all == NULL) goto err_block;
+    if (pthread_mutex_init(&z->lock, NULL) != 0) goto err_mutex;
 
     z->start = start;
     z->capacity = capacity;
@@ -276,8 +249,7 @@ err_zone:
 
 void weft_zone_destroy(weft_zone_t *z)
 {
-    if (z == NULL)
-        return;
+    if (z == NULL) return;
     zone_block_t *b = z->head;
     while (b != NULL) {
         zone_block_t *next = b->next;
@@ -291,30 +263,25 @@ void weft_zone_destroy(weft_zone_t *z)
 
 void *weft_zone_malloc(weft_zone_t *z, size_t bytes)
 {
-    if (z == NULL || bytes == 0 || bytes > z->capacity)
-        return NULL;
+    if (z == NULL || bytes == 0 || bytes > z->capacity) return NULL;
     size_t need = (bytes + (z->alignment - 1)) & ~(z->alignment - 1);
     void *ptr = NULL;
     zone_block_t *spare = NULL;
 
     zone_lock(z);
     zone_block_t *b = best_fit(z, need);
-    if (b == NULL)
-        goto unlock;
+    if (b == NULL) goto unlock;
     /* Get every resource first so a failure leaves the zone untouched. */
-    if (b->size > need && (spare = malloc(sizeof(*spare))) == NULL)
-        goto unlock;
+    if (b->size > need && (spare = malloc(sizeof(*spare))) == NULL) goto unlock;
     if (index_reserve(z) != WEFT_ZONE_OK) {
         free(spare);
         goto unlock;
     }
-    if (spare != NULL)
-        block_split(z, b, need, spare);
+    if (spare != NULL) block_split(z, b, need, spare);
     free_list_remove(z, b);
     index_insert(z, b);
     z->used += b->size;
-    if (z->used > z->peak)
-        z->peak = z->used;
+    if (z->used > z->peak) z->peak = z->used;
     ptr = (void *)(z->start + b->offset);
 unlock:
     zone_unlock(z);
@@ -323,10 +290,8 @@ unlock:
 
 int weft_zone_free(weft_zone_t *z, void *ptr)
 {
-    if (z == NULL)
-        return WEFT_ZONE_ERR_INVALID;
-    if (ptr == NULL)
-        return WEFT_ZONE_OK;
+    if (z == NULL) return WEFT_ZONE_ERR_INVALID;
+    if (ptr == NULL) return WEFT_ZONE_OK;
     uintptr_t addr = (uintptr_t)ptr;
     if (addr < z->start || addr - z->start >= z->capacity)
         return WEFT_ZONE_ERR_INVALID; /* start and capacity never change */
@@ -335,16 +300,13 @@ int weft_zone_free(weft_zone_t *z, void *ptr)
     zone_block_t *b = NULL;
     zone_lock(z);
     size_t slot = index_find(z, (size_t)(addr - z->start));
-    if (slot == z->nslots)
-        goto unlock; /* interior pointer, already freed, or never handed out */
+    if (slot == z->nslots) goto unlock; /* interior pointer, already freed, or never handed out */
     b = z->slots[slot].block;
     index_remove_at(z, slot);
     z->used -= b->size;
     free_list_push(z, b);
-    if (b->next != NULL && b->next->is_free)
-        block_merge_next(z, b);
-    if (b->prev != NULL && b->prev->is_free)
-        block_merge_next(z, b->prev);
+    if (b->next != NULL && b->next->is_free) block_merge_next(z, b);
+    if (b->prev != NULL && b->prev->is_free) block_merge_next(z, b->prev);
     rc = WEFT_ZONE_OK;
 unlock:
     zone_unlock(z);
@@ -377,8 +339,7 @@ size_t weft_zone_largest_free(const weft_zone_t *z)
     size_t v = 0;
     zone_lock(z);
     for (const zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
-        if (b->size > v)
-            v = b->size;
+        if (b->size > v) v = b->size;
     }
     zone_unlock(z);
     return v;
@@ -404,14 +365,12 @@ static int validate_blocks(const weft_zone_t *z, size_t *nfree, size_t *nlive, s
         if (b->prev != prev || b->offset != expect || b->size == 0 ||
             (b->size & (z->alignment - 1)) != 0)
             return WEFT_ZONE_ERR_INVALID;
-        if (b->is_free && prev != NULL && prev->is_free)
-            return WEFT_ZONE_ERR_INVALID;
+        if (b->is_free && prev != NULL && prev->is_free) return WEFT_ZONE_ERR_INVALID;
         if (b->is_free) {
             (*nfree)++;
         } else {
             size_t slot = index_find(z, b->offset);
-            if (slot == z->nslots || z->slots[slot].block != b)
-                return WEFT_ZONE_ERR_INVALID;
+            if (slot == z->nslots || z->slots[slot].block != b) return WEFT_ZONE_ERR_INVALID;
             (*nlive)++;
             *used += b->size;
         }
@@ -424,8 +383,7 @@ static size_t count_free_list(const weft_zone_t *z)
 {
     size_t n = 0;
     for (const zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
-        if (!b->is_free || (b->free_next != NULL && b->free_next->free_prev != b))
-            return SIZE_MAX;
+        if (!b->is_free || (b->free_next != NULL && b->free_next->free_prev != b)) return SIZE_MAX;
         n++;
     }
     return n;
@@ -433,14 +391,12 @@ static size_t count_free_list(const weft_zone_t *z)
 
 int weft_zone_validate(const weft_zone_t *z)
 {
-    if (z == NULL)
-        return WEFT_ZONE_ERR_INVALID;
+    if (z == NULL) return WEFT_ZONE_ERR_INVALID;
     size_t nfree = 0, nlive = 0, used = 0;
     zone_lock(z);
     int rc = validate_blocks(z, &nfree, &nlive, &used);
-    if (rc == WEFT_ZONE_OK &&
-        (nfree != z->nfree || count_free_list(z) != nfree || nlive != z->nlive ||
-         used != z->used || z->used > z->peak))
+    if (rc == WEFT_ZONE_OK && (nfree != z->nfree || count_free_list(z) != nfree ||
+                               nlive != z->nlive || used != z->used || z->used > z->peak))
         rc = WEFT_ZONE_ERR_INVALID;
     zone_unlock(z);
     return rc;

@@ -41,8 +41,7 @@ enum {
  * host bookkeeping cannot be allocated. *out is untouched on error.
  * Any thread.
  */
-WEFT_ZONE_WUR int weft_zone_create(void *base, size_t size, size_t alignment,
-                                   weft_zone_t **out);
+WEFT_ZONE_WUR int weft_zone_create(void *base, size_t size, size_t alignment, weft_zone_t **out);
 
 /* Release the bookkeeping (not the region, which the caller owns). Blocks
  * still allocated are forgotten. NULL is ignored. No other thread may be using

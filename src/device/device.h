@@ -53,7 +53,7 @@ typedef struct weft_region {
 
 /* Capabilities a module sets in dev->caps at open. */
 enum {
-    WEFT_DEVCAP_IPC = 0x1,            /* ipc_export/ipc_import work */
+    WEFT_DEVCAP_IPC = 0x1,             /* ipc_export/ipc_import work */
     WEFT_DEVCAP_HOST_ADDRESSABLE = 0x2 /* host code (and any MPI) can dereference its memory */
 };
 
@@ -139,8 +139,8 @@ struct weft_device {
     int index;      /* weft device index on this rank (1..n) */
     int type_index; /* index among devices of its type */
     char name[32];
-    int nstreams;   /* set by open: IN, OUT, then the execution streams */
-    unsigned caps;  /* WEFT_DEVCAP_* set by open */
+    int nstreams;  /* set by open: IN, OUT, then the execution streams */
+    unsigned caps; /* WEFT_DEVCAP_* set by open */
     const weft_params_t *params;
     size_t workspace_bytes; /* per execution stream, parameter device_workspace */
     weft_zone_t *zone;

@@ -55,7 +55,9 @@ static int make_zone(weft_device_t *dev)
          * dereferences, and each copy gets its own allocation. */
         dev->zone_bytes = bytes;
         return weft_zone_create((void *)(uintptr_t)ZONE_ALIGNMENT, bytes, ZONE_ALIGNMENT,
-                                &dev->zone) == WEFT_ZONE_OK ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+                                &dev->zone) == WEFT_ZONE_OK
+                   ? WEFT_SUCCESS
+                   : WEFT_ERR_NOMEM;
     }
     int rc = dev->ops->mem_reserve(dev, bytes, &dev->zone_base);
     if (rc != WEFT_SUCCESS) {
@@ -122,8 +124,7 @@ static int module_count(const module_entry_t *m, const weft_params_t *p, int *co
     }
     if (want > present) {
         weft_error("%s=%lld asks for %lld %s devices but only %d %s present", m->param,
-                   (long long)want, (long long)want, m->what, present,
-                   present == 1 ? "is" : "are");
+                   (long long)want, (long long)want, m->what, present, present == 1 ? "is" : "are");
         return WEFT_ERR_NODEV;
     }
     *count = (int)want;

@@ -8,8 +8,8 @@
 #include "device/device.h"
 
 typedef struct weft_devices {
-    int n;                                 /* accelerators, indices 1..n */
-    weft_device_t *dev[WEFT_MAX_DEVICES];  /* dev[0] is NULL: the host */
+    int n;                                /* accelerators, indices 1..n */
+    weft_device_t *dev[WEFT_MAX_DEVICES]; /* dev[0] is NULL: the host */
     unsigned char peer[WEFT_MAX_DEVICES][WEFT_MAX_DEVICES];
 } weft_devices_t;
 

@@ -58,8 +58,7 @@ static int find_index(const char *name, size_t len)
     for (int i = 0; i < weft_param_count; i++) {
         const char *t = weft_param_table[i].name;
         size_t k = 0;
-        while (k < len && t[k] != '\0' && (t[k] == name[k] || (t[k] == '_' && name[k] == '-')))
-            k++;
+        while (k < len && t[k] != '\0' && (t[k] == name[k] || (t[k] == '_' && name[k] == '-'))) k++;
         if (k == len && t[k] == '\0') return i;
     }
     return -1;
@@ -118,8 +117,7 @@ static int size_shift(const char *sfx)
     static const struct {
         const char *text;
         int shift;
-    } known[] = {{"", 0},    {"k", 10},   {"kib", 10}, {"m", 20},
-                 {"mib", 20}, {"g", 30}, {"gib", 30}};
+    } known[] = {{"", 0}, {"k", 10}, {"kib", 10}, {"m", 20}, {"mib", 20}, {"g", 30}, {"gib", 30}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (text_ieq(sfx, strlen(sfx), known[i].text)) return known[i].shift;
     return -1;
@@ -132,13 +130,15 @@ static int parse_size(const char *s, int64_t *num, char *why)
     int too_large = 0;
     for (; isdigit((unsigned char)*c); c++) {
         int digit = *c - '0';
-        if (v > (INT64_MAX - digit) / 10) too_large = 1;
-        else v = v * 10 + digit;
+        if (v > (INT64_MAX - digit) / 10)
+            too_large = 1;
+        else
+            v = v * 10 + digit;
     }
     int shift = size_shift(c);
     if (c == s || shift < 0) {
-        snprintf(why, WHY_LEN,
-                 "'%s' is not a size (bytes, optional K|M|G or KiB|MiB|GiB suffix)", s);
+        snprintf(why, WHY_LEN, "'%s' is not a size (bytes, optional K|M|G or KiB|MiB|GiB suffix)",
+                 s);
         return WEFT_ERR_PARAM;
     }
     if (too_large || v > (INT64_MAX >> shift)) {
@@ -150,8 +150,8 @@ static int parse_size(const char *s, int64_t *num, char *why)
 }
 
 /* The choice s names, as index and as its spelling in the table. */
-static int parse_enum(const weft_param_def_t *d, const char *s, int64_t *num,
-                      const char **choice, size_t *choice_len, char *why)
+static int parse_enum(const weft_param_def_t *d, const char *s, int64_t *num, const char **choice,
+                      size_t *choice_len, char *why)
 {
     const char *c = d->choices;
     for (int index = 0;; index++) {
@@ -170,8 +170,7 @@ static int parse_enum(const weft_param_def_t *d, const char *s, int64_t *num,
 }
 
 /* Parses text for parameter d into a fresh value (text owned by *out). */
-static int parse_value(const weft_param_def_t *d, const char *text, param_value_t *out,
-                       char *why)
+static int parse_value(const weft_param_def_t *d, const char *text, param_value_t *out, char *why)
 {
     int64_t num = 0;
     const char *keep = text;
@@ -179,11 +178,20 @@ static int parse_value(const weft_param_def_t *d, const char *text, param_value_
     char digits[24];
     int rc = WEFT_SUCCESS;
     switch (d->kind) {
-    case WEFT_PARAM_INT: rc = parse_int(d, text, &num, why); break;
-    case WEFT_PARAM_BOOL: rc = parse_bool(text, &num, why); break;
-    case WEFT_PARAM_SIZE: rc = parse_size(text, &num, why); break;
-    case WEFT_PARAM_ENUM: rc = parse_enum(d, text, &num, &keep, &keep_len, why); break;
-    case WEFT_PARAM_STRING: break;
+    case WEFT_PARAM_INT:
+        rc = parse_int(d, text, &num, why);
+        break;
+    case WEFT_PARAM_BOOL:
+        rc = parse_bool(text, &num, why);
+        break;
+    case WEFT_PARAM_SIZE:
+        rc = parse_size(text, &num, why);
+        break;
+    case WEFT_PARAM_ENUM:
+        rc = parse_enum(d, text, &num, &keep, &keep_len, why);
+        break;
+    case WEFT_PARAM_STRING:
+        break;
     }
     if (rc != WEFT_SUCCESS) return rc;
     /* Numbers and booleans show in one spelling whatever the user typed. */

@@ -9,15 +9,15 @@
 #include <stdio.h>
 
 typedef enum weft_param_kind {
-    WEFT_PARAM_INT,    /* decimal integer within [min, max] */
-    WEFT_PARAM_BOOL,   /* 0/1, true/false, on/off, yes/no */
-    WEFT_PARAM_SIZE,   /* bytes, optional K/M/G suffix (powers of 1024) */
-    WEFT_PARAM_ENUM,   /* one of the '|'-separated choices */
-    WEFT_PARAM_STRING  /* free text */
+    WEFT_PARAM_INT,   /* decimal integer within [min, max] */
+    WEFT_PARAM_BOOL,  /* 0/1, true/false, on/off, yes/no */
+    WEFT_PARAM_SIZE,  /* bytes, optional K/M/G suffix (powers of 1024) */
+    WEFT_PARAM_ENUM,  /* one of the '|'-separated choices */
+    WEFT_PARAM_STRING /* free text */
 } weft_param_kind_t;
 
 typedef struct weft_param_def {
-    const char *name;    /* lower case, [a-z0-9_] */
+    const char *name; /* lower case, [a-z0-9_] */
     weft_param_kind_t kind;
     const char *defval;  /* default, in the same syntax as user input */
     int64_t min, max;    /* INT only */
@@ -35,8 +35,7 @@ void weft_params_destroy(weft_params_t *p);
  * options, removing the latter from argv (argc adjusted). An unknown
  * --weft- option or a malformed value returns WEFT_ERR_PARAM after logging
  * an error that names the option and the expected form. */
-int weft_params_load(weft_params_t *p, int *argc, char ***argv)
-    __attribute__((warn_unused_result));
+int weft_params_load(weft_params_t *p, int *argc, char ***argv) __attribute__((warn_unused_result));
 
 /* Sets one parameter from text; WEFT_ERR_PARAM on unknown name or bad value. */
 int weft_params_set(weft_params_t *p, const char *name, const char *value)

@@ -3,43 +3,78 @@
  * up. Defaults are written in user syntax and checked by weft_params_create. */
 #include "params/params.h"
 
-#define INT(n, d, lo, hi, h) {.name = n, .kind = WEFT_PARAM_INT, .defval = d, .min = lo, .max = hi, .help = h}
-#define BOOL(n, d, h) {.name = n, .kind = WEFT_PARAM_BOOL, .defval = d, .help = h}
-#define SIZE(n, d, h) {.name = n, .kind = WEFT_PARAM_SIZE, .defval = d, .help = h}
-#define ENUM(n, d, c, h) {.name = n, .kind = WEFT_PARAM_ENUM, .defval = d, .choices = c, .help = h}
-#define STRING(n, d, h) {.name = n, .kind = WEFT_PARAM_STRING, .defval = d, .help = h}
+#define INT(n, d, lo, hi, h)                                                                       \
+    {                                                                                              \
+        .name = n, .kind = WEFT_PARAM_INT, .defval = d, .min = lo, .max = hi, .help = h            \
+    }
+#define BOOL(n, d, h)                                                                              \
+    {                                                                                              \
+        .name = n, .kind = WEFT_PARAM_BOOL, .defval = d, .help = h                                 \
+    }
+#define SIZE(n, d, h)                                                                              \
+    {                                                                                              \
+        .name = n, .kind = WEFT_PARAM_SIZE, .defval = d, .help = h                                 \
+    }
+#define ENUM(n, d, c, h)                                                                           \
+    {                                                                                              \
+        .name = n, .kind = WEFT_PARAM_ENUM, .defval = d, .choices = c, .help = h                   \
+    }
+#define STRING(n, d, h)                                                                            \
+    {                                                                                              \
+        .name = n, .kind = WEFT_PARAM_STRING, .defval = d, .help = h                               \
+    }
 
 const weft_param_def_t weft_param_table[] = {
-    INT("cores", "0", 0, 4096, "worker threads a rank; 0 = one per core of the rank's share of the node"),
+    INT("cores", "0", 0, 4096,
+        "worker threads a rank; 0 = one per core of the rank's share of the node"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
     BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
     BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
-    INT("sched_window", "4096", 2, 1073741824, "pending tasks past which the inserting thread runs ready tasks itself"),
+    INT("sched_window", "4096", 2, 1073741824,
+        "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
     INT("device_cuda_enabled", "0", -1, 64, "CUDA devices to use; -1 = all present, 0 = none"),
     INT("device_emu_enabled", "0", 0, 64, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100, "percent of each device's memory weft may take"),
-    SIZE("device_memory_limit", "0", "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
-    INT("device_peer_mask", "-1", -1, 65535, "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
-    INT("device_streams", "2", 1, 6, "execution streams per accelerator (plus one stage-in and one stage-out)"),
-    SIZE("device_workspace", "16M", "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
-    ENUM("device_alloc", "zone", "zone|tile", "device memory: one zone split best-fit (zone), or one allocation per tile (tile)"),
+    SIZE("device_memory_limit", "0",
+         "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
+    INT("device_peer_mask", "-1", -1, 65535,
+        "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
+    INT("device_streams", "2", 1, 6,
+        "execution streams per accelerator (plus one stage-in and one stage-out)"),
+    SIZE("device_workspace", "16M",
+         "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
+    ENUM("device_alloc", "zone", "zone|tile",
+         "device memory: one zone split best-fit (zone), or one allocation per tile (tile)"),
     SIZE("device_emu_memory", "1G", "memory of one emulated accelerator (its shared-memory zone)"),
     SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
-    INT("watchdog_s", "0", 0, 86400, "seconds without any progress before each rank reports what it waits for; 0 = off"),
+    INT("watchdog_s", "0", 0, 86400,
+        "seconds without any progress before each rank reports what it waits for; 0 = off"),
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
-    INT("progress", "-1", -1, 1, "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
-    ENUM("comm_gpu_aware", "auto", "auto|on|off", "send from and receive into device memory; auto: on when compiled in and the rank has accelerators"),
-    ENUM("comm_gpu_aware_send", "auto", "auto|on|off", "sends read device memory (auto: as comm_gpu_aware)"),
-    ENUM("comm_gpu_aware_recv", "auto", "auto|on|off", "receives land in the consumer's device memory (auto: as comm_gpu_aware)"),
-    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged", "transport for tiles in device memory; auto: ipc on one node, else mpi when it reads device memory, else staged"),
-    ENUM("comm_mpi_device", "auto", "auto|yes|no", "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
-    SIZE("comm_staged_chunk", "4M", "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
-    INT("comm_max_requests", "16", 1, 1024, "network tile transfers in flight at most a rank (more wait, by priority)"),
+    INT("progress", "-1", -1, 1,
+        "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
+    ENUM("comm_gpu_aware", "auto", "auto|on|off",
+         "send from and receive into device memory; auto: on when compiled in and the rank has "
+         "accelerators"),
+    ENUM("comm_gpu_aware_send", "auto", "auto|on|off",
+         "sends read device memory (auto: as comm_gpu_aware)"),
+    ENUM("comm_gpu_aware_recv", "auto", "auto|on|off",
+         "receives land in the consumer's device memory (auto: as comm_gpu_aware)"),
+    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged",
+         "transport for tiles in device memory; auto: ipc on one node, else mpi when it reads "
+         "device memory, else staged"),
+    ENUM("comm_mpi_device", "auto", "auto|yes|no",
+         "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
+    SIZE("comm_staged_chunk", "4M",
+         "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
+    INT("comm_max_requests", "16", 1, 1024,
+        "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "", "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank"),
-    INT("trace_buffer_events", "1048576", 1, 268435456, "slices kept per trace track (worker, stream, comm); later ones are dropped with a warning"),
+    INT("trace_buffer_events", "1048576", 1, 268435456,
+        "slices kept per trace track (worker, stream, comm); later ones are dropped with a "
+        "warning"),
 };
 
 const int weft_param_count = (int)(sizeof weft_param_table / sizeof weft_param_table[0]);

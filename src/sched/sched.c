@@ -29,7 +29,7 @@ struct weft_sched {
     atomic_int nsleeping; /* workers in (or entering) the wait below */
     atomic_int nspinning; /* idle workers still polling the queues */
     atomic_int stop;
-    atomic_uint rr;       /* round robin for pushes from other threads */
+    atomic_uint rr; /* round robin for pushes from other threads */
     atomic_ullong steals;
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
@@ -39,7 +39,10 @@ static _Thread_local int self_id = -1;
 
 int weft_sched_self(void) { return self_id; }
 int weft_sched_nworkers(const weft_sched_t *s) { return s->nworkers; }
-uint64_t weft_sched_steals(const weft_sched_t *s) { return atomic_load(&((weft_sched_t *)s)->steals); }
+uint64_t weft_sched_steals(const weft_sched_t *s)
+{
+    return atomic_load(&((weft_sched_t *)s)->steals);
+}
 
 static void wake_one(weft_sched_t *s)
 {

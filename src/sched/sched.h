@@ -16,7 +16,7 @@ typedef void (*weft_sched_exec_fn)(void *arg, weft_task_t *t, int worker);
 typedef struct weft_sched_config {
     int nworkers;
     int steal;
-    hwloc_topology_t topo; /* NULL: no binding */
+    hwloc_topology_t topo;       /* NULL: no binding */
     hwloc_const_cpuset_t cpuset; /* PUs of this rank; worker i on the i-th core */
     weft_sched_exec_fn exec;
     void *exec_arg;

@@ -69,7 +69,10 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     return t;
 }
 
-void weft_task_retain(weft_task_t *t) { atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed); }
+void weft_task_retain(weft_task_t *t)
+{
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
 
 void weft_task_unref(weft_task_t *t)
 {

@@ -35,9 +35,9 @@ struct weft_task {
     uint64_t seq; /* insertion number within the context */
     weft_task_kind_t kind;
     int priority;
-    int device; /* device index it runs on (0 = host) */
-    int worker; /* worker that released it, for locality; -1 none */
-    int affinity; /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
+    int device;     /* device index it runs on (0 = host) */
+    int worker;     /* worker that released it, for locality; -1 none */
+    int affinity;   /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
     int64_t est_ns; /* estimated run time where it was placed (device selection) */
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
@@ -46,9 +46,9 @@ struct weft_task {
     unsigned char values[WEFT_MAX_VALUES * WEFT_MAX_VALUE_BYTES];
     void *workspace; /* per-task scratch on its device, set by the device */
     size_t workspace_bytes;
-    void *stream;    /* device stream handle while it runs */
+    void *stream; /* device stream handle while it runs */
     void *blas, *solver;
-    void *action;    /* runtime action argument (comm layer) */
+    void *action; /* runtime action argument (comm layer) */
 
     atomic_int ndeps; /* unfinished predecessors + 1 while inserting */
     atomic_int refs;

@@ -26,7 +26,8 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
         c = d->copies[0];
         if (!c) {
             void *p = weft_host_alloc(d->bytes);
-            if (p) c = weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
+            if (p)
+                c = weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
             if (!c) weft_host_free(NULL, p, d->bytes);
         }
         if (c) weft_data_copy_reader_acquire_locked(c);

@@ -19,18 +19,18 @@ struct weft_context {
     weft_params_t *params;
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
-    int mpi_started; /* weft called MPI_Init and will finalize it */
-    MPI_Comm comm;   /* weft's own duplicate of MPI_COMM_WORLD */
+    int mpi_started;            /* weft called MPI_Init and will finalize it */
+    MPI_Comm comm;              /* weft's own duplicate of MPI_COMM_WORLD */
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;
-    int ndevices; /* accelerators, device indices 1..ndevices */
-    struct weft_devices *devices;                    /* device/registry.h */
-    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES];    /* stf/devmgr.h, [0] NULL */
+    int ndevices;                                 /* accelerators, device indices 1..ndevices */
+    struct weft_devices *devices;                 /* device/registry.h */
+    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* stf/devmgr.h, [0] NULL */
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
-    weft_comm_t *comm_engine; /* NULL on a single rank */
+    weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
@@ -43,7 +43,7 @@ struct weft_context {
     weft_data_t **live;
     int nlive, live_cap;
     int leak_report, show_stats;
-    long insert_window; /* pending tasks past which the inserting thread helps */
+    long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
     int trace_main, trace_worker0, trace_comm; /* tracks (workers consecutive) */
 };

@@ -77,8 +77,8 @@ static void devcopy_free(void *allocator, void *ptr, size_t bytes)
     lru_unlink_locked(m, c);
     pthread_mutex_unlock(&m->lru_lock);
     if (weft_zone_free(m->dev->zone, c->zone_ptr ? c->zone_ptr : ptr) != WEFT_ZONE_OK)
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "copy of %zu bytes at %p is not in the zone",
-                 bytes, ptr);
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "copy of %zu bytes at %p is not in the zone", bytes,
+                 ptr);
     if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, ptr, bytes);
     atomic_fetch_sub(&m->live_copies, 1);
 }
@@ -267,12 +267,18 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
     if (!fn) {
         weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};
         weft_region_t rs = {.ptr = src->ptr, .ld = src->ld};
-        return by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows,
-                                   d->cols, d->elem);
+        return by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows, d->cols,
+                                   d->elem);
     }
-    weft_stage_t s = {.dst = dst->ptr, .dst_ld = dst->ld, .dst_device = dst->device,
-                      .src = src->ptr, .src_ld = src->ld, .src_device = src->device,
-                      .rows = d->rows, .cols = d->cols, .elem = d->elem,
+    weft_stage_t s = {.dst = dst->ptr,
+                      .dst_ld = dst->ld,
+                      .dst_device = dst->device,
+                      .src = src->ptr,
+                      .src_ld = src->ld,
+                      .src_device = src->device,
+                      .rows = d->rows,
+                      .cols = d->cols,
+                      .elem = d->elem,
                       .stream = by->ops->stream_handle(by, stream)};
     if (!s.stream) {
         /* No stream to enqueue on: what the stream holds lands first. */
@@ -389,8 +395,8 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
     weft_data_unlock(d);
     if (fresh) weft_host_free(NULL, fresh, d->bytes);
     if (rc == WEFT_ERR_INTERNAL)
-        weft_error("data %llu: no copy holds its newest version v%u",
-                   (unsigned long long)d->key, d->version);
+        weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
+                   d->version);
     return rc;
 }
 

@@ -44,7 +44,7 @@ struct weft_inflight {
 };
 
 #define INFLIGHT_PER_STREAM 4
-#define IDLE_WAIT_MAX_NS 20000           /* polling period ceiling while work is in flight */
+#define IDLE_WAIT_MAX_NS 20000          /* polling period ceiling while work is in flight */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
 
 static int64_t now_ns(void)
@@ -216,8 +216,8 @@ static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
         f->has_xfer_ev = rc == WEFT_SUCCESS;
     }
     if (rc != WEFT_SUCCESS) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s",
-                 t->cls->name, (unsigned long long)t->seq, weft_strerror(rc));
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", t->cls->name,
+                 (unsigned long long)t->seq, weft_strerror(rc));
         if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
         f->has_xfer_ev = 0;
         undo_stage(m, f);
@@ -228,8 +228,8 @@ static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->start_ns = now_ns();
     f->rc = dev->ops->launch(dev, f->stream, t, weft_devselect_body(m->ctx, t, dev->index));
     if (f->rc != WEFT_SUCCESS)
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s",
-                 t->cls->name, (unsigned long long)t->seq, weft_strerror(f->rc));
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
+                 (unsigned long long)t->seq, weft_strerror(f->rc));
     /* Even after a failed launch: wait for what the body enqueued. */
     f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
     return WEFT_SUCCESS;
@@ -271,10 +271,12 @@ static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     publish(m, t, rc == WEFT_SUCCESS);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(now_ns() - f->start_ns));
-    weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns,
-                     weft_trace_now(), t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
-                     t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key : 0ULL,
-                     m->dev->index, (unsigned long long)t->seq);
+    weft_trace_slice(
+        m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns, weft_trace_now(),
+        t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
+        t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key
+                  : 0ULL,
+        m->dev->index, (unsigned long long)t->seq);
     finish_task(m, t, rc);
 }
 
@@ -492,7 +494,9 @@ static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
         snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
-                 s == WEFT_STREAM_IN ? " (in)" : s == WEFT_STREAM_OUT ? " (out)" : "");
+                 s == WEFT_STREAM_IN    ? " (in)"
+                 : s == WEFT_STREAM_OUT ? " (out)"
+                                        : "");
         int rc = weft_trace_track(ctx->trace, name);
         (void)rc; /* consecutive ids: first + 1 + s */
     }

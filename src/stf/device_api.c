@@ -39,10 +39,11 @@ void weft_devstats_print(weft_context_t *ctx)
     for (int i = 1; i <= ctx->devices->n; i++) {
         weft_device_counters_t c;
         if (weft_device_counters_get(ctx, i, &c) != WEFT_SUCCESS) continue;
-        weft_log_stats(i, "%s: %lld tasks (busy %.3f s), H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
+        weft_log_stats(i,
+                       "%s: %lld tasks (busy %.3f s), H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
                        "%lld evictions (%lld write-backs), peak %.1f of %.1f MiB",
-                       ctx->devices->dev[i]->name, (long long)c.tasks, c.busy_ns * 1e-9, mib(c.bytes_h2d),
-                       mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
+                       ctx->devices->dev[i]->name, (long long)c.tasks, c.busy_ns * 1e-9,
+                       mib(c.bytes_h2d), mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
                        (long long)c.writebacks, mib(c.mem_peak), mib(c.mem_capacity));
     }
 }
@@ -120,15 +121,17 @@ static int drop_runtime_copy(weft_data_t *d, int device)
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
     if (!d || !ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
-        weft_error("weft_data_register_device: %s", !d || !ptr ? "NULL data or pointer"
+        weft_error("weft_data_register_device: %s",
+                   !d || !ptr     ? "NULL data or pointer"
                    : ld < d->rows ? "ld is smaller than the rows of the tile"
-                   : "device index out of range (1..weft_ndevices)");
+                                  : "device index out of range (1..weft_ndevices)");
         return WEFT_ERR_INVALID;
     }
     int rc = drop_runtime_copy(d, device);
     if (rc != WEFT_SUCCESS) {
         weft_error("weft_data_register_device: data %llu already has a copy in use or a user "
-                   "copy on device %d", (unsigned long long)d->key, device);
+                   "copy on device %d",
+                   (unsigned long long)d->key, device);
         return rc;
     }
     weft_data_lock(d);

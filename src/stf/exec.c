@@ -106,11 +106,14 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker)
 {
     weft_context_t *ctx = arg;
     uint64_t t0 = weft_trace_stamp(ctx->trace);
-    if (ctx->trace) weft_trace_thread_track = worker >= 0 ? ctx->trace_worker0 + worker : ctx->trace_main;
+    if (ctx->trace)
+        weft_trace_thread_track = worker >= 0 ? ctx->trace_worker0 + worker : ctx->trace_main;
     int rc = run_body_on_host(ctx, t);
-    weft_trace_slice(ctx->trace, weft_trace_thread_track, t0, weft_trace_now(), t->cls->name, "task",
-                     "\"key\":%llu,\"device\":0,\"seq\":%llu",
-                     t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key : 0ULL,
+    weft_trace_slice(ctx->trace, weft_trace_thread_track, t0, weft_trace_now(), t->cls->name,
+                     "task", "\"key\":%llu,\"device\":0,\"seq\":%llu",
+                     t->nflows
+                         ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key
+                         : 0ULL,
                      (unsigned long long)t->seq);
     weft_devexec_host_done(ctx, t);
     weft_exec_finish(ctx, t, rc);

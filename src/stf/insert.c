@@ -39,8 +39,8 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
 {
     const char *name = t->cls->name;
     if (t->nvalues == WEFT_MAX_VALUES || bytes > WEFT_MAX_VALUE_BYTES || (!ptr && bytes)) {
-        weft_error("insert %s: value argument %d: at most %d values of at most %d bytes", name,
-                   pos, WEFT_MAX_VALUES, WEFT_MAX_VALUE_BYTES);
+        weft_error("insert %s: value argument %d: at most %d values of at most %d bytes", name, pos,
+                   WEFT_MAX_VALUES, WEFT_MAX_VALUE_BYTES);
         return WEFT_ERR_INVALID;
     }
     int off = t->nvalues ? t->value_off[t->nvalues - 1] + t->value_len[t->nvalues - 1] : 0;
@@ -68,7 +68,8 @@ static int parse_args(weft_task_t *t, int *tags, va_list ap)
             rc = add_flow(t, tag, va_arg(ap, weft_data_t *), pos);
         } else {
             weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
-                       "WEFT_VALUE, WEFT_PRIORITY or 0 to end)", t->cls->name, pos, tag);
+                       "WEFT_VALUE, WEFT_PRIORITY or 0 to end)",
+                       t->cls->name, pos, tag);
             rc = WEFT_ERR_INVALID;
         }
         if (rc != WEFT_SUCCESS) return rc;

@@ -50,9 +50,9 @@ static int report_data(weft_data_t *d, const char *when)
         weft_data_copy_t *c = d->copies[dev];
         if (!c || c->owner == WEFT_MEM_MANAGED) continue;
         weft_error("leak at %s: data %llu (%d x %d) copy on device %d: %s v%u, %d readers, "
-                   "last task #%llu", when, (unsigned long long)d->key, d->rows, d->cols, dev,
-                   state_name(c->state), c->version, c->readers,
-                   (unsigned long long)c->last_task);
+                   "last task #%llu",
+                   when, (unsigned long long)d->key, d->rows, d->cols, dev, state_name(c->state),
+                   c->version, c->readers, (unsigned long long)c->last_task);
         n++;
     }
     return n;
@@ -73,8 +73,9 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int
             int visiting = ctx->nranks > 1 && d->owner_rank != ctx->rank;
             if (!c || (c->readers == 0 && !(visiting && c->owner == WEFT_MEM_RUNTIME))) continue;
             weft_error("leak at the end of taskpool %s: data %llu (%d x %d) copy on device %d: "
-                       "%s v%u, %d readers, last task #%llu%s", name, (unsigned long long)d->key,
-                       d->rows, d->cols, dev, state_name(c->state), c->version, c->readers,
+                       "%s v%u, %d readers, last task #%llu%s",
+                       name, (unsigned long long)d->key, d->rows, d->cols, dev,
+                       state_name(c->state), c->version, c->readers,
                        (unsigned long long)c->last_task,
                        c->readers ? "" : " (a copy of another rank's tile left here)");
             leaks++;

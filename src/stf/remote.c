@@ -38,7 +38,10 @@ static int holds(const weft_remote_rec_t *r, int rank)
     return (r->holders[rank / 64] >> (rank % 64)) & 1;
 }
 
-static void add_holder(weft_remote_rec_t *r, int rank) { r->holders[rank / 64] |= 1ULL << (rank % 64); }
+static void add_holder(weft_remote_rec_t *r, int rank)
+{
+    r->holders[rank / 64] |= 1ULL << (rank % 64);
+}
 
 static void only_holder(weft_context_t *ctx, weft_remote_rec_t *r, int rank)
 {
@@ -74,8 +77,8 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     act->device = device;
     a->action = act;
     a->nflows = 1;
-    a->flow[0] = (weft_flow_t){.data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W,
-                               .out_version = version};
+    a->flow[0] = (weft_flow_t){
+        .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
     weft_data_retain(d);
     return weft_insert_local(tp, a);
 }
@@ -132,7 +135,8 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
         if (!(t->flow[i].mode & WEFT_W)) continue;
         weft_remote_rec_t *r = t->flow[i].data->stf;
         int first = 1;
-        for (int j = 0; j < i; j++) first &= t->flow[j].data != t->flow[i].data || !(t->flow[j].mode & WEFT_W);
+        for (int j = 0; j < i; j++)
+            first &= t->flow[j].data != t->flow[i].data || !(t->flow[j].mode & WEFT_W);
         if (first) r->version++;
         r->writer = exec_rank;
         only_holder(ctx, r, exec_rank);

@@ -8,8 +8,8 @@
 
 /* The same on every rank for a given data (d->stf). */
 typedef struct weft_remote_rec {
-    uint32_t version; /* newest version in the whole run */
-    int writer;       /* rank that wrote it; -1: the owner's initial data */
+    uint32_t version;   /* newest version in the whole run */
+    int writer;         /* rank that wrote it; -1: the owner's initial data */
     uint64_t holders[]; /* bitset of ranks holding the newest version */
 } weft_remote_rec_t;
 

@@ -73,11 +73,12 @@ int weft_seqcheck_verify(weft_taskpool_t *tp)
     long k = first_divergence(tp, ctx->comm, ctx->rank, ctx->nranks);
     if (k < tp->nseq)
         weft_error("taskpool %s: ranks inserted different task sequences; first divergent task "
-                   "is #%ld, which this rank inserted as '%s'", tp->name, k, tp->seq_name[k]);
+                   "is #%ld, which this rank inserted as '%s'",
+                   tp->name, k, tp->seq_name[k]);
     else
         weft_error("taskpool %s: ranks inserted different task sequences; first divergent task "
-                   "is #%ld, which this rank never inserted (it inserted %ld tasks)", tp->name, k,
-                   tp->nseq);
+                   "is #%ld, which this rank never inserted (it inserted %ld tasks)",
+                   tp->name, k, tp->nseq);
     return WEFT_ERR_MISMATCH;
 }
 

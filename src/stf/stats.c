@@ -13,13 +13,15 @@ void weft_stats_print(weft_context_t *ctx)
     weft_log_stats(-1, "rank %d: %lld tasks on %d cores + %d devices", ctx->rank,
                    (long long)s.tasks_run, ctx->ncores, ctx->ndevices);
     if (!ctx->comm_engine) return;
-    weft_log_stats(-1, "rank %d: network: %lld activations (%lld eager), sent %.1f MiB (%.1f from "
+    weft_log_stats(-1,
+                   "rank %d: network: %lld activations (%lld eager), sent %.1f MiB (%.1f from "
                    "device memory), received %.1f MiB (%.1f into device memory): host %.1f, mpi "
-                   "%.1f, ipc %.1f, staged %.1f MiB; %.1f MiB through bounce buffers", ctx->rank,
-                   (long long)s.activations_sent, (long long)s.eager_sent, mib(s.net_bytes_sent),
-                   mib(s.net_bytes_from_device), mib(s.net_bytes_received),
+                   "%.1f, ipc %.1f, staged %.1f MiB; %.1f MiB through bounce buffers",
+                   ctx->rank, (long long)s.activations_sent, (long long)s.eager_sent,
+                   mib(s.net_bytes_sent), mib(s.net_bytes_from_device), mib(s.net_bytes_received),
                    mib(s.net_bytes_into_device), mib(s.net_bytes_host), mib(s.net_bytes_mpi),
-                   mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport), mib(s.net_bytes_staged));
+                   mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport),
+                   mib(s.net_bytes_staged));
 }
 
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)

@@ -11,15 +11,15 @@
 struct weft_taskpool {
     weft_context_t *ctx;
     char name[64];
-    atomic_long pending; /* inserted here and not completed */
-    atomic_long nrun;    /* tasks run by this rank */
-    long ninserted_local; /* body tasks kept by this rank (main thread) */
-    _Atomic double flops_done; /* estimated flops of the finished tasks */
+    atomic_long pending;         /* inserted here and not completed */
+    atomic_long nrun;            /* tasks run by this rank */
+    long ninserted_local;        /* body tasks kept by this rank (main thread) */
+    _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;
-    uint64_t epoch;      /* tags data touched since the last wait */
+    uint64_t epoch; /* tags data touched since the last wait */
     weft_data_t **touched;
     int ntouched, touched_cap;
     /* Insertion log for the cross-rank sequence check (nranks > 1). */

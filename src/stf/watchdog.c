@@ -23,16 +23,19 @@ static int64_t progress_mark(weft_context_t *ctx)
 {
     weft_stats_t st;
     if (weft_stats_get(ctx, &st) != 0) return 0;
-    return st.tasks_run + st.net_bytes_sent + st.net_bytes_received + atomic_load(&ctx->actions_done);
+    return st.tasks_run + st.net_bytes_sent + st.net_bytes_received +
+           atomic_load(&ctx->actions_done);
 }
 
 static void print_progress(weft_taskpool_t *tp, double t0)
 {
     double el = now_s() - t0;
     double gf = el > 0 ? atomic_load(&tp->flops_done) / el * 1e-9 : 0;
-    fprintf(stderr, "weft[0] progress: %s: %ld / %ld tasks of this rank done, %ld pending, "
-            "%.1f s, %.2f GFLOPS\n", tp->name, (long)atomic_load(&tp->nrun),
-            (long)tp->ninserted_local, (long)atomic_load(&tp->pending), el, gf);
+    fprintf(stderr,
+            "weft[0] progress: %s: %ld / %ld tasks of this rank done, %ld pending, "
+            "%.1f s, %.2f GFLOPS\n",
+            tp->name, (long)atomic_load(&tp->nrun), (long)tp->ninserted_local,
+            (long)atomic_load(&tp->pending), el, gf);
 }
 
 /* A task that has not finished and the inputs it still lacks. */
@@ -70,7 +73,8 @@ static void report_stall(weft_taskpool_t *tp, double idle)
 {
     weft_context_t *ctx = tp->ctx;
     weft_error("stall: taskpool %s: no task completed and no transfer progressed for %.0f s; "
-               "%ld tasks pending here", tp->name, idle, (long)atomic_load(&tp->pending));
+               "%ld tasks pending here",
+               tp->name, idle, (long)atomic_load(&tp->pending));
     const weft_task_t *seen[32];
     int shown = 0;
     for (int i = 0; i < tp->ntouched && shown < 32; i++) {

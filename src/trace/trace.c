@@ -234,10 +234,14 @@ static size_t utf8_len(const unsigned char *s)
     unsigned char c = s[0], lo = 0x80, hi = 0xBF;
     size_t n;
     if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) n = 3;
-    else if (c >= 0xF0 && c <= 0xF4) n = 4;
-    else return 0;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4;
+    else
+        return 0;
     if (c == 0xE0) lo = 0xA0;
     if (c == 0xED) hi = 0x9F;
     if (c == 0xF0) lo = 0x90;
@@ -316,8 +320,10 @@ static size_t scan_digits(const char *s, size_t i)
 static size_t scan_number(const char *s, size_t i)
 {
     if (s[i] == '-') i++;
-    if (s[i] == '0') i++;
-    else if (!(i = scan_digits(s, i))) return 0;
+    if (s[i] == '0')
+        i++;
+    else if (!(i = scan_digits(s, i)))
+        return 0;
     if (s[i] == '.' && !(i = scan_digits(s, i + 1))) return 0;
     if (s[i] == 'e' || s[i] == 'E') {
         i++;
@@ -398,16 +404,24 @@ static void put_slice(FILE *f, const weft_trace_t *tr, int rank, int tid, const 
  * pid/tid numbers, sorted by rank and registration order. */
 static void put_metadata(FILE *f, const weft_trace_t *tr, int rank, int ntracks)
 {
-    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-               "\"args\":{\"name\":\"rank %d\"}},\n", rank, rank);
-    fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-               "\"args\":{\"sort_index\":%d}}", rank, rank);
+    fprintf(f,
+            "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+            "\"args\":{\"name\":\"rank %d\"}},\n",
+            rank, rank);
+    fprintf(f,
+            "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+            "\"args\":{\"sort_index\":%d}}",
+            rank, rank);
     for (int k = 0; k < ntracks; k++) {
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                   "\"args\":{\"name\":", rank, k);
+        fprintf(f,
+                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                "\"args\":{\"name\":",
+                rank, k);
         put_string(f, tr->tracks[k]->name);
-        fprintf(f, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                   "\"args\":{\"sort_index\":%d}}", rank, k, k);
+        fprintf(f,
+                "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                "\"args\":{\"sort_index\":%d}}",
+                rank, k, k);
     }
 }
 
@@ -431,7 +445,8 @@ static void warn_dropped(const weft_trace_t *tr)
         int64_t d = atomic_load_explicit(&tr->tracks[k]->dropped, memory_order_relaxed);
         if (d > 0)
             weft_warn("trace: track '%s' dropped %" PRId64 " slices past %" PRId64
-                      " (raise trace_buffer_events)", tr->tracks[k]->name, d, tr->max_events);
+                      " (raise trace_buffer_events)",
+                      tr->tracks[k]->name, d, tr->max_events);
     }
 }
 

@@ -52,8 +52,7 @@ typedef struct weft_trace weft_trace_t;
  * Returns 0 and sets *out; WEFT_ERR_INVALID for max_events < 1 or a NULL out;
  * WEFT_ERR_NOMEM. *out is untouched on error. Any one thread.
  */
-WEFT_TRACE_WUR int weft_trace_create(const char *prefix, int64_t max_events,
-                                     weft_trace_t **out);
+WEFT_TRACE_WUR int weft_trace_create(const char *prefix, int64_t max_events, weft_trace_t **out);
 
 /* Free the trace and its records; NULL is ignored. No thread may be
  * recording. */
@@ -110,10 +109,10 @@ void weft_trace_record(weft_trace_t *tr, int track, uint64_t t0_ns, uint64_t t1_
  * inline variadic functions, and the one-branch cost when tracing is off is
  * the point; tr is evaluated once, the other arguments only when tracing.
  */
-#define weft_trace_slice(tr, ...)                                              \
-    do {                                                                       \
-        weft_trace_t *weft_trace_tr_ = (tr);                                   \
-        if (weft_trace_tr_) weft_trace_record(weft_trace_tr_, __VA_ARGS__);    \
+#define weft_trace_slice(tr, ...)                                                                  \
+    do {                                                                                           \
+        weft_trace_t *weft_trace_tr_ = (tr);                                                       \
+        if (weft_trace_tr_) weft_trace_record(weft_trace_tr_, __VA_ARGS__);                        \
     } while (0)
 
 /* Make ns (a weft_trace_now value) time zero in the file, for instance the

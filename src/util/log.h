@@ -14,8 +14,7 @@ int weft_log_level(void);
 
 /* device < 0 means "no device" (host side code). Messages go to stderr,
  * except WEFT_LOG_INFO which goes to stdout. */
-void weft_log(int level, int device, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void weft_log(int level, int device, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Statistics asked for by the user (show_stats): always printed, to
  * stdout, as "weft[rank.device] stats: ...". */
@@ -26,9 +25,9 @@ void weft_log_stats(int device, const char *fmt, ...) __attribute__((format(prin
 
 /* Hot-path debug output compiles out of release builds. */
 #ifdef WEFT_DEBUG_LOG
-#define weft_debug(dev, ...)                                                   \
-    do {                                                                       \
-        if (weft_log_level() >= WEFT_LOG_DEBUG) weft_log(WEFT_LOG_DEBUG, dev, __VA_ARGS__); \
+#define weft_debug(dev, ...)                                                                       \
+    do {                                                                                           \
+        if (weft_log_level() >= WEFT_LOG_DEBUG) weft_log(WEFT_LOG_DEBUG, dev, __VA_ARGS__);        \
     } while (0)
 #else
 #define weft_debug(dev, ...) ((void)(dev))

@@ -12,9 +12,14 @@ static inline void weft_cpu_relax(void)
 #endif
 }
 
-typedef struct { atomic_int v; } weft_spin_t;
+typedef struct {
+    atomic_int v;
+} weft_spin_t;
 
-#define WEFT_SPIN_INIT { 0 }
+#define WEFT_SPIN_INIT                                                                             \
+    {                                                                                              \
+        0                                                                                          \
+    }
 
 static inline void weft_spin_init(weft_spin_t *s) { atomic_init(&s->v, 0); }
 
@@ -22,8 +27,7 @@ static inline void weft_spin_lock(weft_spin_t *s)
 {
     for (;;) {
         if (!atomic_exchange_explicit(&s->v, 1, memory_order_acquire)) return;
-        while (atomic_load_explicit(&s->v, memory_order_relaxed))
-            weft_cpu_relax();
+        while (atomic_load_explicit(&s->v, memory_order_relaxed)) weft_cpu_relax();
     }
 }
 

@@ -3,18 +3,31 @@
 const char *weft_strerror(int status)
 {
     switch (status) {
-    case WEFT_SUCCESS: return "success";
-    case WEFT_AGAIN: return "in progress";
-    case WEFT_ERR_INVALID: return "invalid argument";
-    case WEFT_ERR_NOMEM: return "out of host memory";
-    case WEFT_ERR_PARAM: return "unknown parameter or malformed value";
-    case WEFT_ERR_NODEV: return "requested device is absent";
-    case WEFT_ERR_DEVMEM: return "out of device memory";
-    case WEFT_ERR_MPI: return "MPI error";
-    case WEFT_ERR_UNSUPPORTED: return "operation not supported";
-    case WEFT_ERR_MISMATCH: return "ranks inserted different task sequences";
-    case WEFT_ERR_TASK: return "a task body failed";
-    case WEFT_ERR_INTERNAL: return "internal error";
-    default: return "unknown status";
+    case WEFT_SUCCESS:
+        return "success";
+    case WEFT_AGAIN:
+        return "in progress";
+    case WEFT_ERR_INVALID:
+        return "invalid argument";
+    case WEFT_ERR_NOMEM:
+        return "out of host memory";
+    case WEFT_ERR_PARAM:
+        return "unknown parameter or malformed value";
+    case WEFT_ERR_NODEV:
+        return "requested device is absent";
+    case WEFT_ERR_DEVMEM:
+        return "out of device memory";
+    case WEFT_ERR_MPI:
+        return "MPI error";
+    case WEFT_ERR_UNSUPPORTED:
+        return "operation not supported";
+    case WEFT_ERR_MISMATCH:
+        return "ranks inserted different task sequences";
+    case WEFT_ERR_TASK:
+        return "a task body failed";
+    case WEFT_ERR_INTERNAL:
+        return "internal error";
+    default:
+        return "unknown status";
     }
 }

@@ -42,10 +42,10 @@ static int zero_body(weft_task_t *t)
 
 static int gemm_body(weft_task_t *t)
 {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 0),
-                weft_task_cols(t, 0), weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 1),
-                (int)weft_task_ld(t, 1), weft_task_ptr(t, 2), (int)weft_task_ld(t, 2), 1.0,
-                weft_task_ptr(t, 0), (int)weft_task_ld(t, 0));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 0), weft_task_cols(t, 0),
+                weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 1), (int)weft_task_ld(t, 1),
+                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2), 1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0));
     return 0;
 }
 
@@ -53,7 +53,9 @@ static const weft_task_class_t fill_cls = {.name = "fill", .body = {[WEFT_DEV_CP
 static const weft_task_class_t zero_cls = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero_body}};
 static const weft_task_class_t gemm_cls = {.name = "gemm", .body = {[WEFT_DEV_CPU] = gemm_body}};
 
-typedef struct { const char *name, *aware, *transport; } mode_t_;
+typedef struct {
+    const char *name, *aware, *transport;
+} mode_t_;
 
 static uint64_t checksum(weft_matrix_t *C)
 {
@@ -129,10 +131,13 @@ static int run(const mode_t_ *mode, int nb, uint64_t *sum, weft_stats_t *st)
 
 static int check_path(const mode_t_ *m, const weft_stats_t *s)
 {
-    if (strcmp(m->aware, "off") == 0) return s->net_bytes_from_device == 0 && s->net_bytes_into_device == 0;
+    if (strcmp(m->aware, "off") == 0)
+        return s->net_bytes_from_device == 0 && s->net_bytes_into_device == 0;
     int moved = s->net_bytes_from_device > 0 && s->net_bytes_into_device > 0;
-    if (strcmp(m->transport, "mpi") == 0) return moved && s->net_bytes_staged == 0 && s->net_bytes_mpi > 0;
-    if (strcmp(m->transport, "ipc") == 0) return moved && s->net_bytes_staged == 0 && s->net_bytes_ipc > 0;
+    if (strcmp(m->transport, "mpi") == 0)
+        return moved && s->net_bytes_staged == 0 && s->net_bytes_mpi > 0;
+    if (strcmp(m->transport, "ipc") == 0)
+        return moved && s->net_bytes_staged == 0 && s->net_bytes_ipc > 0;
     if (strcmp(m->transport, "staged") == 0) return moved && s->net_bytes_staged > 0;
     return moved && s->net_bytes_staged == 0; /* auto: a transport exists on one node */
 }
@@ -148,8 +153,10 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!getenv("WEFT_DEVICE_EMU_ENABLED")) setenv("WEFT_DEVICE_EMU_ENABLED", "2", 1);
-    static const mode_t_ modes[] = {{"off", "off", "auto"}, {"auto", "on", "auto"},
-                                    {"mpi", "on", "mpi"},   {"ipc", "on", "ipc"},
+    static const mode_t_ modes[] = {{"off", "off", "auto"},
+                                    {"auto", "on", "auto"},
+                                    {"mpi", "on", "mpi"},
+                                    {"ipc", "on", "ipc"},
                                     {"staged", "on", "staged"}};
     uint64_t ref = 0;
     int bad = 0;
@@ -160,12 +167,12 @@ int main(int argc, char **argv)
         if (i == 0) ref = sum;
         int path = !check_paths || check_path(&modes[i], &st);
         printf("rank %d nb %d %-6s checksum %016llx from-device %lld into-device %lld staged %lld "
-               "mpi %lld ipc %lld staged-transport %lld host %lld evictions %ld: %s\n", rank, nb,
-               modes[i].name,
-               (unsigned long long)sum, (long long)st.net_bytes_from_device,
-               (long long)st.net_bytes_into_device, (long long)st.net_bytes_staged,
-               (long long)st.net_bytes_mpi, (long long)st.net_bytes_ipc,
-               (long long)st.net_bytes_staged_transport, (long long)st.net_bytes_host, evictions,
+               "mpi %lld ipc %lld staged-transport %lld host %lld evictions %ld: %s\n",
+               rank, nb, modes[i].name, (unsigned long long)sum,
+               (long long)st.net_bytes_from_device, (long long)st.net_bytes_into_device,
+               (long long)st.net_bytes_staged, (long long)st.net_bytes_mpi,
+               (long long)st.net_bytes_ipc, (long long)st.net_bytes_staged_transport,
+               (long long)st.net_bytes_host, evictions,
                !failed && sum == ref && path ? "ok" : "WRONG");
         bad |= failed || sum != ref || !path;
     }

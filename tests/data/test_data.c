@@ -8,13 +8,13 @@
 
 static int checks, failures;
 
-#define CHECK(cond)                                                             \
-    do {                                                                        \
-        checks++;                                                               \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 static int frees;

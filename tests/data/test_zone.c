@@ -39,10 +39,7 @@ static uint64_t rng_next(uint64_t *s)
     return *s = x;
 }
 
-static size_t round_up(size_t n, size_t a)
-{
-    return (n + a - 1) & ~(a - 1);
-}
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 
 static void *buffer_new(size_t size)
 {
@@ -101,15 +98,15 @@ static void test_best_fit(void)
         CHECK(p[i] != NULL);
     }
     CHECK(p[0] == buf && p[2] == buf + 4 * U && p[4] == buf + 6 * U);
-    CHECK(weft_zone_free(z, p[0]) == 0); /* 3-unit hole */
-    CHECK(weft_zone_free(z, p[2]) == 0); /* 1-unit hole */
-    CHECK(weft_zone_free(z, p[4]) == 0); /* 2-unit hole */
+    CHECK(weft_zone_free(z, p[0]) == 0);   /* 3-unit hole */
+    CHECK(weft_zone_free(z, p[2]) == 0);   /* 1-unit hole */
+    CHECK(weft_zone_free(z, p[4]) == 0);   /* 2-unit hole */
     CHECK(weft_zone_nblocks_free(z) == 4); /* three holes and the tail */
 
-    CHECK(weft_zone_malloc(z, U) == buf + 4 * U);      /* 1 unit -> 1-unit hole */
-    CHECK(weft_zone_malloc(z, U + 1) == buf + 6 * U);  /* 2 units -> 2-unit hole */
-    CHECK(weft_zone_malloc(z, 2 * U) == buf);          /* 2 units -> 3-unit hole */
-    CHECK(weft_zone_malloc(z, U) == buf + 2 * U);      /* 1 unit -> its remainder */
+    CHECK(weft_zone_malloc(z, U) == buf + 4 * U);     /* 1 unit -> 1-unit hole */
+    CHECK(weft_zone_malloc(z, U + 1) == buf + 6 * U); /* 2 units -> 2-unit hole */
+    CHECK(weft_zone_malloc(z, 2 * U) == buf);         /* 2 units -> 3-unit hole */
+    CHECK(weft_zone_malloc(z, U) == buf + 2 * U);     /* 1 unit -> its remainder */
     CHECK(weft_zone_nblocks_free(z) == 1);
     CHECK(weft_zone_largest_free(z) == (N - 9) * U);
     CHECK(weft_zone_validate(z) == 0);
@@ -128,8 +125,7 @@ static void test_merge(void)
     for (int o = 0; o < 6; o++) {
         weft_zone_t *z = zone_new(buf, 3 * U, U);
         void *p[3];
-        for (int i = 0; i < 3; i++)
-            CHECK((p[i] = weft_zone_malloc(z, U)) == buf + i * U);
+        for (int i = 0; i < 3; i++) CHECK((p[i] = weft_zone_malloc(z, U)) == buf + i * U);
         CHECK(weft_zone_nblocks_free(z) == 0);
         CHECK(weft_zone_largest_free(z) == 0);
         int freed[3] = {0, 0, 0};
@@ -139,8 +135,7 @@ static void test_merge(void)
             freed[i] = 1;
             /* free runs = free blocks after merging */
             size_t runs = 0;
-            for (int j = 0; j < 3; j++)
-                runs += freed[j] && (j == 0 || !freed[j - 1]);
+            for (int j = 0; j < 3; j++) runs += freed[j] && (j == 0 || !freed[j - 1]);
             CHECK(weft_zone_nblocks_free(z) == runs);
             CHECK(weft_zone_validate(z) == 0);
         }
@@ -184,8 +179,7 @@ static void test_exhaustion(void)
     CHECK(weft_zone_malloc(z, 0) == NULL);
     CHECK(weft_zone_malloc(z, U * N + 1) == NULL);
     CHECK(weft_zone_malloc(z, SIZE_MAX) == NULL); /* no overflow when rounding */
-    for (int i = 0; i < N; i++)
-        CHECK((p[i] = weft_zone_malloc(z, U)) != NULL);
+    for (int i = 0; i < N; i++) CHECK((p[i] = weft_zone_malloc(z, U)) != NULL);
     CHECK(weft_zone_malloc(z, 1) == NULL);
     CHECK(weft_zone_largest_free(z) == 0);
     CHECK(weft_zone_free(z, p[7]) == 0);
@@ -213,8 +207,8 @@ static void test_bad_free(void)
     CHECK(weft_zone_free(z, a + U) == -1);       /* aligned, but inside a */
     CHECK(weft_zone_free(z, b + U) == -1);       /* start of the free tail */
     CHECK(weft_zone_free(NULL, a) == -1);
-    CHECK(weft_zone_free(z, NULL) == 0);         /* no-op, as free(NULL) */
-    CHECK(weft_zone_used(z) == 3 * U);           /* rejected frees changed nothing */
+    CHECK(weft_zone_free(z, NULL) == 0); /* no-op, as free(NULL) */
+    CHECK(weft_zone_used(z) == 3 * U);   /* rejected frees changed nothing */
     CHECK(weft_zone_validate(z) == 0);
 
     CHECK(weft_zone_free(z, a) == 0);
@@ -258,16 +252,15 @@ typedef struct {
     size_t size; /* rounded */
 } live_t;
 
-static void shadow_check_new(const live_t *live, size_t n, uintptr_t lo, uintptr_t hi,
-                             live_t b)
+static void shadow_check_new(const live_t *live, size_t n, uintptr_t lo, uintptr_t hi, live_t b)
 {
     CHECK(b.addr >= lo && b.addr + b.size <= hi);
     for (size_t i = 0; i < n; i++)
         CHECK(b.addr + b.size <= live[i].addr || live[i].addr + live[i].size <= b.addr);
 }
 
-static void stress_alloc(weft_zone_t *z, live_t *live, size_t *n, size_t *sum,
-                         uint64_t *rng, uintptr_t lo)
+static void stress_alloc(weft_zone_t *z, live_t *live, size_t *n, size_t *sum, uint64_t *rng,
+                         uintptr_t lo)
 {
     size_t bytes = 1 + rng_next(rng) % 8192;
     size_t need = round_up(bytes, 64);
@@ -306,11 +299,9 @@ static void test_random_stress(void)
         peak = sum > peak ? sum : peak;
         CHECK(weft_zone_used(z) == sum);
         CHECK(weft_zone_peak(z) == peak);
-        if (op % 97 == 0)
-            CHECK(weft_zone_validate(z) == 0);
+        if (op % 97 == 0) CHECK(weft_zone_validate(z) == 0);
     }
-    while (n > 0)
-        CHECK(weft_zone_free(z, (void *)live[--n].addr) == 0);
+    while (n > 0) CHECK(weft_zone_free(z, (void *)live[--n].addr) == 0);
     CHECK(weft_zone_used(z) == 0);
     CHECK(weft_zone_nblocks_free(z) == 1 && weft_zone_largest_free(z) == SIZE);
     CHECK(weft_zone_validate(z) == 0);
@@ -332,8 +323,7 @@ typedef struct {
  * freeing: a block handed to two threads at once would be overwritten. */
 static void worker_release(weft_zone_t *z, unsigned char *p, size_t bytes, unsigned char tag)
 {
-    for (size_t k = 0; k < bytes; k += 61)
-        CHECK(p[k] == tag);
+    for (size_t k = 0; k < bytes; k += 61) CHECK(p[k] == tag);
     CHECK(p[bytes - 1] == tag);
     CHECK(weft_zone_free(z, p) == 0);
 }
@@ -354,12 +344,10 @@ static void *worker(void *varg)
         }
         len[i] = 1 + rng_next(&rng) % 4096;
         ptr[i] = weft_zone_malloc(arg->z, len[i]);
-        if (ptr[i] != NULL)
-            memset(ptr[i], tag, len[i]);
+        if (ptr[i] != NULL) memset(ptr[i], tag, len[i]);
     }
     for (size_t i = 0; i < THREAD_LIVE; i++) {
-        if (ptr[i] != NULL)
-            worker_release(arg->z, ptr[i], len[i], tag);
+        if (ptr[i] != NULL) worker_release(arg->z, ptr[i], len[i], tag);
     }
     return NULL;
 }
@@ -376,8 +364,7 @@ static void test_threads(void)
         args[t] = (worker_arg_t){z, t};
         CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0);
     }
-    for (unsigned t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    for (unsigned t = 0; t < THREADS; t++) CHECK(pthread_join(th[t], NULL) == 0);
     CHECK(weft_zone_used(z) == 0);
     CHECK(weft_zone_peak(z) > 0 && weft_zone_peak(z) <= SIZE);
     CHECK(weft_zone_nblocks_free(z) == 1 && weft_zone_largest_free(z) == SIZE);

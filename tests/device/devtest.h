@@ -17,13 +17,13 @@
 
 static int devtest_checks, devtest_failures;
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        devtest_checks++;                                                           \
-        if (!(cond)) {                                                              \
-            devtest_failures++;                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        devtest_checks++;                                                                          \
+        if (!(cond)) {                                                                             \
+            devtest_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 /* Prints the result line; the exit status of the test. */
@@ -47,8 +47,7 @@ static inline weft_context_t *devtest_init(int *argc, char ***argv, int want)
         exit(skip ? 77 : 1);
     }
     if (weft_ndevices(ctx) < want) {
-        fprintf(stderr, "this test needs %d devices, weft opened %d\n", want,
-                weft_ndevices(ctx));
+        fprintf(stderr, "this test needs %d devices, weft opened %d\n", want, weft_ndevices(ctx));
         int rc = weft_fini(ctx);
         (void)rc;
         exit(skip ? 77 : 1);

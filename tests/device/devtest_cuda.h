@@ -30,9 +30,9 @@ static inline int devtest_cuda_gemm3(weft_task_t *t, cublasOperation_t tb, doubl
 {
     int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
     return devtest_ok(cublasDgemm(devtest_blas(t), CUBLAS_OP_N, tb, m, n, k, &alpha,
-                                  weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
-                                  weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), &beta,
-                                  weft_task_ptr(t, 2), (int)weft_task_ld(t, 2)));
+                                  weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
+                                  (int)weft_task_ld(t, 1), &beta, weft_task_ptr(t, 2),
+                                  (int)weft_task_ld(t, 2)));
 }
 
 /* dst (flow 1) = src (flow 0), device to device on the task's stream. */
@@ -42,8 +42,10 @@ static inline int devtest_cuda_copy2(weft_task_t *t)
     return cudaMemcpy2DAsync(weft_task_ptr(t, 1), (size_t)weft_task_ld(t, 1) * e,
                              weft_task_ptr(t, 0), (size_t)weft_task_ld(t, 0) * e,
                              (size_t)weft_task_rows(t, 0) * e, (size_t)weft_task_cols(t, 0),
-                             cudaMemcpyDeviceToDevice, (cudaStream_t)weft_task_stream(t)) ==
-                   cudaSuccess ? 0 : -1;
+                             cudaMemcpyDeviceToDevice,
+                             (cudaStream_t)weft_task_stream(t)) == cudaSuccess
+               ? 0
+               : -1;
 }
 
 /* X (flow 0) = the fill pattern of value 0's seed, made on the host and
@@ -60,8 +62,7 @@ static inline int devtest_cuda_fill1(weft_task_t *t)
     size_t e = sizeof(double);
     cudaError_t err = cudaMemcpy2DAsync(weft_task_ptr(t, 0), (size_t)weft_task_ld(t, 0) * e, h,
                                         (size_t)m * e, (size_t)m * e, (size_t)n,
-                                        cudaMemcpyHostToDevice,
-                                        (cudaStream_t)weft_task_stream(t));
+                                        cudaMemcpyHostToDevice, (cudaStream_t)weft_task_stream(t));
     free(h);
     return err == cudaSuccess ? 0 : -1;
 }
@@ -78,18 +79,19 @@ static inline int devtest_cuda_potrf1(weft_task_t *t)
     char *ws = weft_task_workspace(t, 256 + sizeof(double) * (size_t)lwork);
     if (!ws) return -1;
     return cusolverDnDpotrf(s, CUBLAS_FILL_MODE_LOWER, n, a, lda, (double *)(ws + 256), lwork,
-                            (int *)ws) == CUSOLVER_STATUS_SUCCESS ? 0 : -1;
+                            (int *)ws) == CUSOLVER_STATUS_SUCCESS
+               ? 0
+               : -1;
 }
 
 /* A_ik (flow 1) = A_ik L_kk^-T (flow 0). */
 static inline int devtest_cuda_trsm2(weft_task_t *t)
 {
     double one = 1.0;
-    return devtest_ok(cublasDtrsm(devtest_blas(t), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER,
-                                  CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, weft_task_rows(t, 1),
-                                  weft_task_cols(t, 1), &one, weft_task_ptr(t, 0),
-                                  (int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
-                                  (int)weft_task_ld(t, 1)));
+    return devtest_ok(cublasDtrsm(
+        devtest_blas(t), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+        CUBLAS_DIAG_NON_UNIT, weft_task_rows(t, 1), weft_task_cols(t, 1), &one, weft_task_ptr(t, 0),
+        (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1)));
 }
 
 /* A_ii (flow 1) -= A_ik A_ik^T (flow 0). */

@@ -50,8 +50,9 @@ static void workload(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)
                 rc =
                     weft_insert_task(tp, &devtest_gemm_dev, WEFT_R, tmp, WEFT_R, weft_tile(A, i, i),
                                      WEFT_RW | WEFT_AFFINITY, weft_tile(C, i, j), 0);
-            if (rc == 0) rc = weft_insert_task(tp, &devtest_copy, WEFT_R, tmp, WEFT_W,
-                                               weft_tile(A, (i + 1) % T, j), 0);
+            if (rc == 0)
+                rc = weft_insert_task(tp, &devtest_copy, WEFT_R, tmp, WEFT_W,
+                                      weft_tile(A, (i + 1) % T, j), 0);
             weft_data_release(tmp);
         }
     CHECK(rc == 0);

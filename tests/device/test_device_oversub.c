@@ -12,8 +12,10 @@
 static int potrf_body(weft_task_t *t)
 {
     int n = weft_task_rows(t, 0);
-    return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0),
-                          (int)weft_task_ld(t, 0)) == 0 ? 0 : -1;
+    return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0)) ==
+                   0
+               ? 0
+               : -1;
 }
 
 /* flow 0: A_kk (R), flow 1: A_ik (RW): A_ik = A_ik L_kk^-T */
@@ -28,19 +30,19 @@ static int trsm_body(weft_task_t *t)
 /* flow 0: A_ik (R), flow 1: A_ii (RW): A_ii -= A_ik A_ik^T */
 static int syrk_body(weft_task_t *t)
 {
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1),
-                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), 1.0,
-                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1), weft_task_cols(t, 0),
+                -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), 1.0, weft_task_ptr(t, 1),
+                (int)weft_task_ld(t, 1));
     return 0;
 }
 
 /* flow 0: A_ik (R), flow 1: A_jk (R), flow 2: A_ij (RW): A_ij -= A_ik A_jk^T */
 static int gemm_body(weft_task_t *t)
 {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2),
-                weft_task_cols(t, 2), weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0),
-                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0,
-                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2), weft_task_cols(t, 2),
+                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
+                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1), 1.0, weft_task_ptr(t, 2),
+                (int)weft_task_ld(t, 2));
     return 0;
 }
 
@@ -149,8 +151,8 @@ int main(int argc, char **argv)
         tasks += c.tasks;
         CHECK(c.mem_peak <= c.mem_capacity && c.mem_capacity <= limit);
     }
-    printf("%lld tasks, %lld evictions, %lld write-backs\n", (long long)tasks,
-           (long long)evictions, (long long)writebacks);
+    printf("%lld tasks, %lld evictions, %lld write-backs\n", (long long)tasks, (long long)evictions,
+           (long long)writebacks);
     CHECK(tasks == T * (T + 1) * (T + 2) / 6);
     CHECK(evictions > 0 && writebacks > 0);
     weft_taskpool_free(tp);

@@ -46,8 +46,8 @@ int main(int argc, char **argv)
     double *p = malloc(sizeof(double) * NB * NB), *ref = calloc(NB * NB, sizeof(double));
     for (int i = 0; i < K; i++) {
         devtest_fill_array(p, NB, NB, NB, 1.0 + i);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, NB, NB, NB, 1.0, p, NB, p, NB,
-                    0.0, ref, NB);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, NB, NB, NB, 1.0, p, NB, p, NB, 0.0,
+                    ref, NB);
         double *q = weft_data_host_ptr(weft_tile(M, 2 * i + 1, 0), NULL);
         double *pp = weft_data_host_ptr(weft_tile(M, 2 * i, 0), NULL);
         CHECK(q && pp && devtest_maxdiff(q, NB, ref, NB, NB, NB) < 1e-9 * NB);

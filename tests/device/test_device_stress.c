@@ -5,8 +5,8 @@
 #include "devtest.h"
 
 #define NB 48
-#define T 6      /* tiles per dimension */
-#define CHAIN 8  /* GEMMs per chain */
+#define T 6     /* tiles per dimension */
+#define CHAIN 8 /* GEMMs per chain */
 #define WAVES 2
 
 static double *tile_of(weft_matrix_t *M, int i, int j)
@@ -56,8 +56,8 @@ static int insert_gemm(weft_taskpool_t *tp, weft_matrix_t *A, weft_matrix_t *B, 
     for (int i = 0; i < T && rc == 0; i++)
         for (int k = 0; k < T && rc == 0; k++)
             rc = weft_insert_task(tp, &devtest_gemm, WEFT_R, weft_tile(A, i, k), WEFT_R,
-                                  weft_tile(B, k, 0), WEFT_RW, weft_tile(C, i, 0),
-                                  WEFT_PRIORITY, T - k, 0);
+                                  weft_tile(B, k, 0), WEFT_RW, weft_tile(C, i, 0), WEFT_PRIORITY,
+                                  T - k, 0);
     return rc;
 }
 

@@ -11,13 +11,13 @@
 
 static int checks, failures;
 
-#define CHECK(cond)                                                             \
-    do {                                                                        \
-        checks++;                                                               \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *rc)
@@ -53,8 +53,8 @@ static void copies_and_kernels(weft_device_t *dev)
     weft_task_t *t = weft_task_alloc(NULL);
     t->action = d;
     CHECK(o->launch(dev, WEFT_STREAM_IN, t, sleepy_body) == 0);
-    CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){back, 8}, 0,
-                        (weft_region_t){d, 5}, dev->index, 5, 3, sizeof(double)) == 0);
+    CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){back, 8}, 0, (weft_region_t){d, 5},
+                        dev->index, 5, 3, sizeof(double)) == 0);
     weft_event_t ev;
     CHECK(o->event_record(dev, WEFT_STREAM_IN, &ev) == 0);
     CHECK(o->event_sync(dev, &ev) == 0);
@@ -99,8 +99,8 @@ static void emu_devices(void)
 {
     weft_params_t *p;
     int rc;
-    const char *kv[] = {"device_emu_enabled", "3", "device_memory_limit", "1M",
-                        "device_cuda_enabled", "0", NULL};
+    const char *kv[] = {
+        "device_emu_enabled", "3", "device_memory_limit", "1M", "device_cuda_enabled", "0", NULL};
     weft_devices_t *ds = open_with(&p, kv, &rc);
     CHECK(rc == 0 && ds && ds->n == 3);
     if (rc == 0) {
@@ -119,8 +119,15 @@ static void peer_mask(void)
     weft_params_t *p;
     int rc;
     /* Devices 1 and 3 may copy directly; device 2 may not. */
-    const char *kv[] = {"device_emu_enabled", "3", "device_peer_mask", "5",
-                        "device_memory_limit", "1M", "device_cuda_enabled", "0", NULL};
+    const char *kv[] = {"device_emu_enabled",
+                        "3",
+                        "device_peer_mask",
+                        "5",
+                        "device_memory_limit",
+                        "1M",
+                        "device_cuda_enabled",
+                        "0",
+                        NULL};
     weft_devices_t *ds = open_with(&p, kv, &rc);
     CHECK(rc == 0);
     if (rc == 0) {
@@ -140,8 +147,8 @@ static void absent(void)
     weft_devices_t *ds = open_with(&p, kv, &rc);
     CHECK(rc == WEFT_ERR_NODEV && ds == NULL);
     weft_params_destroy(p);
-    const char *kv2[] = {"device_emu_enabled", "2", "device_memory_limit", "100",
-                         "device_cuda_enabled", "0", NULL};
+    const char *kv2[] = {
+        "device_emu_enabled", "2", "device_memory_limit", "100", "device_cuda_enabled", "0", NULL};
     ds = open_with(&p, kv2, &rc); /* a zone too small to hold anything */
     CHECK(rc == WEFT_ERR_DEVMEM && ds == NULL);
     weft_params_destroy(p);

@@ -46,8 +46,7 @@ static double pattern(int i, int j, int salt) { return i + 1000.0 * j + 0.25 * s
 static void fill(double *h, int64_t ld, int rows, int cols, int salt)
 {
     for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++)
-            h[i + j * ld] = pattern(i, j, salt);
+        for (int i = 0; i < rows; i++) h[i + j * ld] = pattern(i, j, salt);
 }
 
 /* Every element of the tile matches; padding rows [rows, ld) kept pad. */
@@ -55,11 +54,9 @@ static int same(const double *h, int64_t ld, int rows, int cols, int salt, doubl
 {
     for (int j = 0; j < cols; j++) {
         for (int i = 0; i < rows; i++)
-            if (h[i + j * ld] != pattern(i, j, salt))
-                return 0;
+            if (h[i + j * ld] != pattern(i, j, salt)) return 0;
         for (int64_t i = rows; i < ld; i++)
-            if (h[i + j * ld] != pad)
-                return 0;
+            if (h[i + j * ld] != pad) return 0;
     }
     return 1;
 }
@@ -97,8 +94,8 @@ static void open_device(weft_device_t *dev, int ordinal)
     CHECK(weft_zone_create(base, ZONE_BYTES, 256, &dev->zone) == WEFT_ZONE_OK);
     dev->zone_base = base;
     dev->zone_bytes = ZONE_BYTES;
-    printf("device %d: %zu MiB free of %zu MiB, zone of %zu MiB at %p\n", ordinal,
-           free_b >> 20, total >> 20, ZONE_BYTES >> 20, base);
+    printf("device %d: %zu MiB free of %zu MiB, zone of %zu MiB at %p\n", ordinal, free_b >> 20,
+           total >> 20, ZONE_BYTES >> 20, base);
 }
 
 static void close_device(weft_device_t *dev)
@@ -121,8 +118,7 @@ static void test_strided_round_trip(weft_device_t *dev)
     double *h = malloc(sizeof(double) * LDH * C), *out = malloc(sizeof(double) * LDO * C);
     CHECK(h != NULL && out != NULL);
     fill(h, LDH, R, C, 1);
-    for (int i = 0; i < LDO * C; i++)
-        out[i] = -7.0;
+    for (int i = 0; i < LDO * C; i++) out[i] = -7.0;
     CHECK(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_SUCCESS);
     CHECK(weft_cuda_host_is_pinned(out) == 1);
     CHECK(weft_cuda_host_is_pinned(h) == 0);
@@ -135,13 +131,12 @@ static void test_strided_round_trip(weft_device_t *dev)
     CHECK(a != NULL && b != NULL && c != NULL);
     int d = dev->index, x0 = WEFT_STREAM_EXEC0, x1 = WEFT_STREAM_EXEC0 + 1;
 
-    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(a, LDA), d, region(h, LDH), 0, R, C,
-                          e) == WEFT_SUCCESS);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(a, LDA), d, region(h, LDH), 0, R, C, e) ==
+          WEFT_SUCCESS);
     weft_event_t ev;
     CHECK(ops->event_record(dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS);
     int rc, polls = 0;
-    while ((rc = ops->event_query(dev, &ev)) == WEFT_AGAIN)
-        polls++;
+    while ((rc = ops->event_query(dev, &ev)) == WEFT_AGAIN) polls++;
     CHECK(rc == WEFT_SUCCESS);
     ops->event_destroy(dev, &ev);
     printf("H2D strided done after %d polls returning WEFT_AGAIN\n", polls);
@@ -150,19 +145,17 @@ static void test_strided_round_trip(weft_device_t *dev)
     wait_event(dev, x0);
     CHECK(ops->copy_async(dev, x1, region(c, LDC), d, region(b, R), d, R, C, e) == 0);
     wait_event(dev, x1);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(out, LDO), 0, region(c, LDC), d, R,
-                          C, e) == 0);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(out, LDO), 0, region(c, LDC), d, R, C, e) ==
+          0);
     wait_event(dev, WEFT_STREAM_OUT);
     CHECK(same(out, LDO, R, C, 1, -7.0));
 
     /* Contiguous both ways (the 1D path): pageable host, B reused. */
     fill(h, R, R, C, 2);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(b, R), d, region(h, R), 0, R, C, e) ==
-          0);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(b, R), d, region(h, R), 0, R, C, e) == 0);
     wait_event(dev, WEFT_STREAM_IN);
     memset(h, 0, e * R * C);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(h, R), 0, region(b, R), d, R, C, e) ==
-          0);
+    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(h, R), 0, region(b, R), d, R, C, e) == 0);
     wait_event(dev, WEFT_STREAM_OUT);
     CHECK(same(h, R, R, C, 2, 0.0));
 
@@ -196,12 +189,9 @@ static void test_bad_arguments(weft_device_t *dev)
     CHECK(a != NULL);
     weft_event_t ev;
     printf("(the next lines are expected errors)\n");
-    CHECK(ops->copy_async(dev, 99, region(a, 2), 1, region(h, 2), 0, 2, 2, 8) ==
-          WEFT_ERR_INVALID);
-    CHECK(ops->copy_async(dev, 0, region(a, 2), 1, region(h, 2), 0, 0, 2, 8) ==
-          WEFT_ERR_INVALID);
-    CHECK(ops->copy_async(dev, 0, region(a, 1), 1, region(h, 2), 0, 2, 2, 8) ==
-          WEFT_ERR_INVALID);
+    CHECK(ops->copy_async(dev, 99, region(a, 2), 1, region(h, 2), 0, 2, 2, 8) == WEFT_ERR_INVALID);
+    CHECK(ops->copy_async(dev, 0, region(a, 2), 1, region(h, 2), 0, 0, 2, 8) == WEFT_ERR_INVALID);
+    CHECK(ops->copy_async(dev, 0, region(a, 1), 1, region(h, 2), 0, 2, 2, 8) == WEFT_ERR_INVALID);
     CHECK(ops->event_record(dev, -1, &ev) == WEFT_ERR_INVALID);
     CHECK(ops->ipc_import(dev, h, 3, (void **)&a) == WEFT_ERR_INVALID);
     CHECK(weft_cuda_host_register(NULL, 8) == WEFT_ERR_INVALID);
@@ -225,18 +215,14 @@ static void test_ipc_export(weft_device_t *dev)
  * (the layout of apps/potrf_cuda.h). */
 static int smoke_potrf(weft_task_t *t)
 {
-    if (t->stream == NULL || t->blas == NULL || t->solver == NULL)
-        return -2;
-    if (weft_task_workspace(t, t->workspace_bytes + 1) != NULL)
-        return -3;
+    if (t->stream == NULL || t->blas == NULL || t->solver == NULL) return -2;
+    if (weft_task_workspace(t, t->workspace_bytes + 1) != NULL) return -3;
     cusolverDnHandle_t h = weft_task_solver_handle(t);
     int n = weft_task_rows(t, 0), lda = (int)weft_task_ld(t, 0), lwork = 0;
     double *a = weft_task_ptr(t, 0);
-    if (cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork) != 0)
-        return -4;
+    if (cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork) != 0) return -4;
     unsigned char *ws = weft_task_workspace(t, 256 + sizeof(double) * (size_t)lwork);
-    if (ws == NULL)
-        return -5;
+    if (ws == NULL) return -5;
     if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, (double *)(ws + 256), lwork,
                          (int *)ws) != CUSOLVER_STATUS_SUCCESS)
         return -6;
@@ -250,11 +236,11 @@ static int smoke_lwork(weft_task_t *t)
     static const int nb[] = {256, 512, 1024, 2048};
     for (size_t i = 0; i < sizeof nb / sizeof nb[0]; i++) {
         int lwork = 0;
-        if (cusolverDnDpotrf_bufferSize(weft_task_solver_handle(t), CUBLAS_FILL_MODE_LOWER,
-                                        nb[i], weft_task_ptr(t, 0), nb[i], &lwork) != 0)
+        if (cusolverDnDpotrf_bufferSize(weft_task_solver_handle(t), CUBLAS_FILL_MODE_LOWER, nb[i],
+                                        weft_task_ptr(t, 0), nb[i], &lwork) != 0)
             return -1;
-        printf("cusolverDnDpotrf workspace for a %d x %d tile: %zu bytes (+256 devInfo)\n",
-               nb[i], nb[i], sizeof(double) * (size_t)lwork);
+        printf("cusolverDnDpotrf workspace for a %d x %d tile: %zu bytes (+256 devInfo)\n", nb[i],
+               nb[i], sizeof(double) * (size_t)lwork);
     }
     return 0;
 }
@@ -271,8 +257,7 @@ typedef struct smoke_task {
 static smoke_task_t smoke_task(const weft_task_class_t *cls, void *ptr, int64_t ld, int rows,
                                int cols, int device)
 {
-    smoke_task_t s = {calloc(1, sizeof *s.t), calloc(1, sizeof *s.data),
-                      calloc(1, sizeof *s.copy)};
+    smoke_task_t s = {calloc(1, sizeof *s.t), calloc(1, sizeof *s.data), calloc(1, sizeof *s.copy)};
     CHECK(s.t != NULL && s.data != NULL && s.copy != NULL);
     s.data->rows = rows;
     s.data->cols = cols;
@@ -322,10 +307,8 @@ static void test_launch(weft_device_t *dev)
     CHECK(info == 0);
     double err = 0.0;
     for (int j = 0; j < N; j++)
-        for (int i = j; i < N; i++)
-            err = fmax(err, fabs(h[i + j * LD] - ref[i + j * LD]));
-    printf("launch: cusolverDnDpotrf n=%d on stream %d, max |L - L_lapack| = %.3g\n", N, x,
-           err);
+        for (int i = j; i < N; i++) err = fmax(err, fabs(h[i + j * LD] - ref[i + j * LD]));
+    printf("launch: cusolverDnDpotrf n=%d on stream %d, max |L - L_lapack| = %.3g\n", N, x, err);
     CHECK(err < 1e-10);
 
     printf("(the next lines are expected errors)\n");
@@ -362,16 +345,15 @@ static void test_peer(weft_device_t *dev0, weft_device_t *dev1)
     void *b = weft_zone_malloc(dev1->zone, sizeof(double) * LD1 * C);
     CHECK(a != NULL && b != NULL);
     int d0 = dev0->index, d1 = dev1->index;
-    CHECK(ops->copy_async(dev0, WEFT_STREAM_IN, region(a, LD0), d0, region(h, LDH), 0, R, C,
-                          8) == 0);
+    CHECK(ops->copy_async(dev0, WEFT_STREAM_IN, region(a, LD0), d0, region(h, LDH), 0, R, C, 8) ==
+          0);
     wait_event(dev0, WEFT_STREAM_IN);
-    CHECK(ops->copy_async(dev1, WEFT_STREAM_IN, region(b, LD1), d1, region(a, LD0), d0, R, C,
-                          8) == 0);
+    CHECK(ops->copy_async(dev1, WEFT_STREAM_IN, region(b, LD1), d1, region(a, LD0), d0, R, C, 8) ==
+          0);
     wait_event(dev1, WEFT_STREAM_IN);
-    for (int i = 0; i < LDH * C; i++)
-        h[i] = -1.0;
-    CHECK(ops->copy_async(dev1, WEFT_STREAM_OUT, region(h, LDH), 0, region(b, LD1), d1, R,
-                          C, 8) == 0);
+    for (int i = 0; i < LDH * C; i++) h[i] = -1.0;
+    CHECK(ops->copy_async(dev1, WEFT_STREAM_OUT, region(h, LDH), 0, region(b, LD1), d1, R, C, 8) ==
+          0);
     wait_event(dev1, WEFT_STREAM_OUT);
     CHECK(same(h, LDH, R, C, 3, -1.0));
     CHECK(weft_zone_free(dev0->zone, a) == 0 && weft_zone_free(dev1->zone, b) == 0);
@@ -403,7 +385,6 @@ int main(void)
         printf("one GPU: peer copy not tested\n");
     }
     close_device(&dev[0]);
-    printf("test_cuda_smoke: %d checks passed on %d GPU(s)\n", checks_passed,
-           count >= 2 ? 2 : 1);
+    printf("test_cuda_smoke: %d checks passed on %d GPU(s)\n", checks_passed, count >= 2 ? 2 : 1);
     return 0;
 }

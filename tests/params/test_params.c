@@ -10,12 +10,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static weft_params_t *fresh(void)
@@ -100,8 +100,16 @@ static void test_env(void)
 static void test_argv_removal(void)
 {
     weft_params_t *p = fresh();
-    char *argv[] = {"prog", "a", "--weft-cores=5", "b", "--weft-debug_verbose", "2", "c",
-                    "--weft-device-emu-enabled", "4", NULL};
+    char *argv[] = {"prog",
+                    "a",
+                    "--weft-cores=5",
+                    "b",
+                    "--weft-debug_verbose",
+                    "2",
+                    "c",
+                    "--weft-device-emu-enabled",
+                    "4",
+                    NULL};
     int argc;
     CHECK(load(p, &argc, argv) == WEFT_SUCCESS);
     CHECK(argc == 4);
@@ -165,8 +173,18 @@ static void test_size(void)
                 {"2gib", INT64_C(2) << 30},
                 {"3KiB", 3 << 10},
                 {"8589934591G", INT64_C(8589934591) << 30}};
-    static const char *bad[] = {"-1",  "12X", "", "K", "1.5M", " 12", "12 ", "+5", "4MB",
-                                "99999999999999999999", "8589934592G", "9223372036854775808"};
+    static const char *bad[] = {"-1",
+                                "12X",
+                                "",
+                                "K",
+                                "1.5M",
+                                " 12",
+                                "12 ",
+                                "+5",
+                                "4MB",
+                                "99999999999999999999",
+                                "8589934592G",
+                                "9223372036854775808"};
     weft_params_t *p = fresh();
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         CHECK(weft_params_set(p, "device_memory_limit", good[i].text) == WEFT_SUCCESS);
@@ -254,7 +272,8 @@ static void test_print(void)
     char line[512];
     int lines = 0, saw_cores = 0;
     while (fgets(line, sizeof line, f) != NULL) {
-        CHECK(strncmp(line, weft_param_table[lines].name, strlen(weft_param_table[lines].name)) == 0);
+        CHECK(strncmp(line, weft_param_table[lines].name, strlen(weft_param_table[lines].name)) ==
+              0);
         if (strncmp(line, "cores ", 6) == 0) saw_cores = strstr(line, " 12 ") != NULL;
         lines++;
     }

@@ -13,7 +13,11 @@
 #define NDATA 12
 #define MAXF 4
 
-typedef struct { int nflows; int idx[MAXF]; int mode[MAXF]; } spec_t;
+typedef struct {
+    int nflows;
+    int idx[MAXF];
+    int mode[MAXF];
+} spec_t;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -68,8 +72,8 @@ static int insert(weft_taskpool_t *tp, weft_data_t **d, uint64_t id, const spec_
     int m[MAXF + 1] = {0};
     for (int i = 0; i < s->nflows; i++) m[i] = s->mode[i];
     return weft_insert_task(tp, &cls, WEFT_VALUE, &id, sizeof id, WEFT_VALUE, s, sizeof *s,
-                            WEFT_PRIORITY, (int)(id % 7), m[0], x[0], m[1], x[1], m[2], x[2],
-                            m[3], x[3], 0);
+                            WEFT_PRIORITY, (int)(id % 7), m[0], x[0], m[1], x[1], m[2], x[2], m[3],
+                            x[3], 0);
 }
 
 static int run_case(weft_context_t *ctx, unsigned seed, int ntasks)

@@ -12,7 +12,11 @@
 #define NDATA 24
 #define MAXF 3
 
-typedef struct { int nflows; int idx[MAXF]; int mode[MAXF]; } spec_t;
+typedef struct {
+    int nflows;
+    int idx[MAXF];
+    int mode[MAXF];
+} spec_t;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -96,8 +100,8 @@ int main(int argc, char **argv)
         d[i] = weft_data_new(ctx, WEFT_BYTE, 8 * len[i], 1, (int)(next(&seed) % (unsigned)nranks));
         uint64_t s0 = (uint64_t)i * 977;
         for (int w = 0; w < len[i]; w++) ref[i][w] = s0 + (uint64_t)w;
-        if (!d[i] || weft_insert_task(tp, &init_cls, WEFT_W | WEFT_AFFINITY, d[i], WEFT_VALUE,
-                                      &s0, sizeof s0, 0))
+        if (!d[i] || weft_insert_task(tp, &init_cls, WEFT_W | WEFT_AFFINITY, d[i], WEFT_VALUE, &s0,
+                                      sizeof s0, 0))
             return 1;
     }
     int ntasks = 3000;
@@ -111,8 +115,8 @@ int main(int argc, char **argv)
             x[i] = d[s.idx[i]];
             m[i] = s.mode[i];
         }
-        if (weft_insert_task(tp, &cls, WEFT_VALUE, &id, sizeof id, WEFT_VALUE, &s, sizeof s,
-                             m[0], x[0], m[1], x[1], m[2], x[2], 0))
+        if (weft_insert_task(tp, &cls, WEFT_VALUE, &id, sizeof id, WEFT_VALUE, &s, sizeof s, m[0],
+                             x[0], m[1], x[1], m[2], x[2], 0))
             return 1;
         uint64_t *v[MAXF];
         int l[MAXF];
@@ -140,7 +144,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < NDATA; i++) weft_data_release(d[i]);
     if (weft_fini(ctx) != 0) bad = 1;
     printf("test_dist_dag rank %d/%d: %d own tiles checked, %lld tasks run here, %lld "
-           "activations sent: %s\n", rank, nranks, checked, (long long)st.tasks_run,
-           (long long)st.activations_sent, bad ? "FAILED" : "PASSED");
+           "activations sent: %s\n",
+           rank, nranks, checked, (long long)st.tasks_run, (long long)st.activations_sent,
+           bad ? "FAILED" : "PASSED");
     return bad;
 }

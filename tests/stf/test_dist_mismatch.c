@@ -22,8 +22,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) rc |= weft_insert_task(tp, &a_cls, WEFT_W | WEFT_AFFINITY, d[k], 0);
     for (int k = 2; k < 8; k++) {
         const weft_task_class_t *c = (k == 3 && rank == 1) ? &b_cls : &a_cls;
-        rc |= weft_insert_task(tp, c, WEFT_RW | WEFT_AFFINITY, d[k % 2], WEFT_R,
-                               d[(k + 1) % 2], 0);
+        rc |= weft_insert_task(tp, c, WEFT_RW | WEFT_AFFINITY, d[k % 2], WEFT_R, d[(k + 1) % 2], 0);
     }
     int w = weft_taskpool_wait(tp);
     int ok = rc == 0 && w == WEFT_ERR_MISMATCH;

@@ -134,9 +134,12 @@ static int jp_number(jp_t *p, double *out)
 {
     const char *s = p->s + p->i, *start = s;
     if (*s == '-') s++;
-    if (*s == '0') s++;
-    else if (*s >= '1' && *s <= '9') s = digits(s);
-    else return 0;
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        s = digits(s);
+    else
+        return 0;
     if (*s == '.') {
         if (digits(s + 1) == s + 1) return 0;
         s = digits(s + 1);
@@ -232,13 +235,16 @@ static int jp_value(jp_t *p, obj_kind_t kind, event_t *ev, const target_t *t)
     char c = p->s[p->i];
     int ok = 0;
     if (++p->depth > 32) return 0;
-    if (c == '{') ok = jp_object(p, kind, ev);
-    else if (c == '[') ok = jp_array(p, kind == OBJ_EVENT ? OBJ_EVENT : OBJ_OTHER);
-    else if (c == '"') ok = jp_string(p, t->str, t->strsz);
-    else if (c == '-' || (c >= '0' && c <= '9')) ok = jp_number(p, t->num);
+    if (c == '{')
+        ok = jp_object(p, kind, ev);
+    else if (c == '[')
+        ok = jp_array(p, kind == OBJ_EVENT ? OBJ_EVENT : OBJ_OTHER);
+    else if (c == '"')
+        ok = jp_string(p, t->str, t->strsz);
+    else if (c == '-' || (c >= '0' && c <= '9'))
+        ok = jp_number(p, t->num);
     for (int w = 0; w < 3 && !ok && c >= 'a' && c <= 'z'; w++)
-        if (strncmp(p->s + p->i, words[w], strlen(words[w])) == 0)
-            ok = 1, p->i += strlen(words[w]);
+        if (strncmp(p->s + p->i, words[w], strlen(words[w])) == 0) ok = 1, p->i += strlen(words[w]);
     p->depth--;
     return ok;
 }
@@ -251,7 +257,8 @@ static void record_event(summary_t *sum, const event_t *ev)
     if (tid < 0 || tid >= MAX_TRACKS) return;
     if (strcmp(ev->ph, "M") == 0) {
         if (strcmp(ev->name, "process_name") == 0)
-            sum->meta_process++, snprintf(sum->process_name, sizeof sum->process_name, "%s", ev->argname);
+            sum->meta_process++,
+                snprintf(sum->process_name, sizeof sum->process_name, "%s", ev->argname);
         else if (strcmp(ev->name, "thread_name") == 0)
             snprintf(sum->track_name[tid], sizeof sum->track_name[tid], "%s", ev->argname);
         else if (strcmp(ev->name, "thread_sort_index") == 0)
@@ -298,8 +305,9 @@ static int parse_file(const char *path, int rank, summary_t *sum)
 static void test_parser_rejects(void)
 {
     static const char *const bad[] = {
-        "{\"a\":1,}", "{\"a\" 1}", "[1 2]", "{\"a\":\"x\ny\"}", "{\"a\":01}", "{\"a\":1.}",
-        "{\"a\":\"\\x\"}", "{\"a\":\"\xC3\"}", "{\"a\":tru}", "{\"a\":[1,2}", "{\"a\":1}}",
+        "{\"a\":1,}",  "{\"a\" 1}",    "[1 2]",           "{\"a\":\"x\ny\"}",
+        "{\"a\":01}",  "{\"a\":1.}",   "{\"a\":\"\\x\"}", "{\"a\":\"\xC3\"}",
+        "{\"a\":tru}", "{\"a\":[1,2}", "{\"a\":1}}",
     };
     static const target_t none;
     summary_t *sum = malloc(sizeof *sum);
@@ -407,8 +415,7 @@ static void test_cost(const char *prefix)
                          "\"key\":%d,\"device\":%d,\"bytes\":%zu,\"transport\":\"ipc\"", i, 1,
                          (size_t)1 << 20);
     uint64_t t1 = weft_trace_now();
-    for (int i = 0; i < NSLICES; i++)
-        weft_trace_slice(tr, t, t0, t0 + 1, "gemm", "task", NULL);
+    for (int i = 0; i < NSLICES; i++) weft_trace_slice(tr, t, t0, t0 + 1, "gemm", "task", NULL);
     uint64_t t2 = weft_trace_now();
     for (int i = 0; i < NSLICES; i++)
         weft_trace_slice(off, t, weft_trace_stamp(off), weft_trace_stamp(off), "gemm", "task",
@@ -416,8 +423,8 @@ static void test_cost(const char *prefix)
     uint64_t t3 = weft_trace_now();
     CHECK(weft_trace_count(tr, "task") == 2 * NSLICES && weft_trace_dropped(tr) == 0);
     printf("one thread: %.0f ns a slice with 4 args, %.0f ns without args, "
-           "%.1f ns with tracing off\n", (double)(t1 - t0) / NSLICES, (double)(t2 - t1) / NSLICES,
-           (double)(t3 - t2) / NSLICES);
+           "%.1f ns with tracing off\n",
+           (double)(t1 - t0) / NSLICES, (double)(t2 - t1) / NSLICES, (double)(t3 - t2) / NSLICES);
     weft_trace_destroy(tr);
 }
 
@@ -428,7 +435,8 @@ static void test_threads(const char *prefix)
     CHECK(weft_trace_create(prefix, 1 << 20, &tr) == 0 && tr);
     record_concurrently(tr);
     CHECK(weft_trace_count(tr, NULL) == (int64_t)NTHREADS * NSLICES);
-    for (int c = 0; c < 4; c++) CHECK(weft_trace_count(tr, cats[c]) == (int64_t)NTHREADS * NSLICES / 4);
+    for (int c = 0; c < 4; c++)
+        CHECK(weft_trace_count(tr, cats[c]) == (int64_t)NTHREADS * NSLICES / 4);
     CHECK(weft_trace_count(tr, "nothing") == 0 && weft_trace_dropped(tr) == 0);
     uint64_t t0 = weft_trace_now();
     CHECK(weft_trace_write(tr, 3) == 0);
@@ -465,7 +473,8 @@ static void test_edges(const char *prefix)
     CHECK(t == 0 && weft_trace_track(tr, NULL) == WEFT_ERR_INVALID);
     uint64_t base = weft_trace_now();
     for (int i = 0; i < 15; i++)
-        weft_trace_slice(tr, t, base + 10u * i, base + 10u * i + 5, "gemm", "task", "\"key\":%d", i);
+        weft_trace_slice(tr, t, base + 10u * i, base + 10u * i + 5, "gemm", "task", "\"key\":%d",
+                         i);
     weft_trace_slice(tr, 7, base, base + 1, "no such track", "task", NULL);
     CHECK(weft_trace_count(tr, "task") == 10 && weft_trace_dropped(tr) == 5);
     weft_trace_destroy(tr);
@@ -476,11 +485,12 @@ static void test_edges(const char *prefix)
     weft_trace_set_origin(tr, base + 1500); /* this slice starts 1.5 us early */
     /* A name cut inside a two-byte character, an unescaped quote and a
      * control character in args, args cut at the field size. */
-    weft_trace_slice(tr, 0, base + 3000, base + 4000,
-                     "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
-                     "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
-                     "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9",
-                     "evict", "\"key\":%d,\"who\":\"%s\",\"pad\":\"%080d\"", 42, "a\"b\n", 0);
+    weft_trace_slice(
+        tr, 0, base + 3000, base + 4000,
+        "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
+        "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
+        "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9",
+        "evict", "\"key\":%d,\"who\":\"%s\",\"pad\":\"%080d\"", 42, "a\"b\n", 0);
     CHECK(weft_trace_write(tr, 0) == 0);
     weft_trace_destroy(tr);
     summary_t *sum = calloc(1, sizeof *sum);

@@ -14,8 +14,8 @@ _Static_assert(sizeof(cudaEvent_t) <= sizeof(void *), "a cudaEvent_t must fit a 
 static int cuda_copy_args_ok(const weft_device_t *dev, weft_region_t dst, weft_region_t src,
                              int rows, int cols, size_t elem)
 {
-    if (dst.ptr != NULL && src.ptr != NULL && rows > 0 && cols > 0 && elem > 0 &&
-        dst.ld >= rows && src.ld >= rows)
+    if (dst.ptr != NULL && src.ptr != NULL && rows > 0 && cols > 0 && elem > 0 && dst.ld >= rows &&
+        src.ld >= rows)
         return 1;
     weft_log(WEFT_LOG_ERROR, dev->index,
              "cuda copy_async: bad region (dst %p ld %lld, src %p ld %lld, %d x %d of %zu B): "
@@ -34,20 +34,16 @@ int weft_cuda_copy_async(weft_device_t *dev, int stream, weft_region_t dst, int 
 {
     (void)dst_dev;
     (void)src_dev;
-    if (!cuda_copy_args_ok(dev, dst, src, rows, cols, elem))
-        return WEFT_ERR_INVALID;
+    if (!cuda_copy_args_ok(dev, dst, src, rows, cols, elem)) return WEFT_ERR_INVALID;
     int rc = weft_cuda_check_stream(dev, stream, "copy_async");
-    if (rc == WEFT_SUCCESS)
-        rc = weft_cuda_use(dev);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc == WEFT_SUCCESS) rc = weft_cuda_use(dev);
+    if (rc != WEFT_SUCCESS) return rc;
     cudaStream_t s = weft_cuda_priv(dev)->stream[stream];
     size_t width = (size_t)rows * elem;
     if (dst.ld == rows && src.ld == rows)
-        return weft_cuda_check(dev,
-                               cudaMemcpyAsync(dst.ptr, src.ptr, width * (size_t)cols,
-                                               cudaMemcpyDefault, s),
-                               "cudaMemcpyAsync");
+        return weft_cuda_check(
+            dev, cudaMemcpyAsync(dst.ptr, src.ptr, width * (size_t)cols, cudaMemcpyDefault, s),
+            "cudaMemcpyAsync");
     return weft_cuda_check(dev,
                            cudaMemcpy2DAsync(dst.ptr, (size_t)dst.ld * elem, src.ptr,
                                              (size_t)src.ld * elem, width, (size_t)cols,
@@ -63,8 +59,7 @@ static int cuda_event_get(weft_device_t *dev, cudaEvent_t *out)
     weft_cuda_dev_t *c = weft_cuda_priv(dev);
     cudaEvent_t e = NULL;
     pthread_mutex_lock(&c->pool_lock);
-    if (c->npool > 0)
-        e = c->pool[--c->npool];
+    if (c->npool > 0) e = c->pool[--c->npool];
     c->nevents_out++;
     pthread_mutex_unlock(&c->pool_lock);
     int rc = WEFT_SUCCESS;
@@ -100,8 +95,7 @@ static void cuda_event_put(weft_device_t *dev, cudaEvent_t e)
         e = NULL;
     }
     pthread_mutex_unlock(&c->pool_lock);
-    if (e != NULL)
-        (void)weft_cuda_check(dev, cudaEventDestroy(e), "cudaEventDestroy");
+    if (e != NULL) (void)weft_cuda_check(dev, cudaEventDestroy(e), "cudaEventDestroy");
 }
 
 void weft_cuda_event_pool_drain(weft_device_t *dev)
@@ -114,21 +108,18 @@ void weft_cuda_event_pool_drain(weft_device_t *dev)
     c->pool = NULL;
     c->npool = c->pool_cap = 0;
     if (c->nevents_out != 0)
-        weft_log(WEFT_LOG_WARN, dev->index,
-                 "cuda close: %d events recorded and never destroyed", c->nevents_out);
+        weft_log(WEFT_LOG_WARN, dev->index, "cuda close: %d events recorded and never destroyed",
+                 c->nevents_out);
     pthread_mutex_unlock(&c->pool_lock);
 }
 
 int weft_cuda_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 {
     int rc = weft_cuda_check_stream(dev, stream, "event_record");
-    if (rc == WEFT_SUCCESS)
-        rc = weft_cuda_use(dev);
+    if (rc == WEFT_SUCCESS) rc = weft_cuda_use(dev);
     cudaEvent_t e = NULL;
-    if (rc == WEFT_SUCCESS)
-        rc = cuda_event_get(dev, &e);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc == WEFT_SUCCESS) rc = cuda_event_get(dev, &e);
+    if (rc != WEFT_SUCCESS) return rc;
     rc = weft_cuda_check(dev, cudaEventRecord(e, weft_cuda_priv(dev)->stream[stream]),
                          "cudaEventRecord");
     if (rc != WEFT_SUCCESS) {
@@ -145,27 +136,23 @@ int weft_cuda_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 int weft_cuda_event_query(weft_device_t *dev, weft_event_t *ev)
 {
     int rc = weft_cuda_use(dev);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     cudaError_t err = cudaEventQuery((cudaEvent_t)ev->handle);
-    if (err == cudaErrorNotReady)
-        return WEFT_AGAIN;
+    if (err == cudaErrorNotReady) return WEFT_AGAIN;
     return weft_cuda_check(dev, err, "cudaEventQuery");
 }
 
 int weft_cuda_event_sync(weft_device_t *dev, weft_event_t *ev)
 {
     int rc = weft_cuda_use(dev);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     return weft_cuda_check(dev, cudaEventSynchronize((cudaEvent_t)ev->handle),
                            "cudaEventSynchronize");
 }
 
 void weft_cuda_event_destroy(weft_device_t *dev, weft_event_t *ev)
 {
-    if (ev->handle == NULL)
-        return;
+    if (ev->handle == NULL) return;
     cuda_event_put(dev, (cudaEvent_t)ev->handle);
     ev->handle = NULL;
 }
@@ -181,23 +168,21 @@ int weft_cuda_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes)
     cudaIpcMemHandle_t h;
     int rc = weft_cuda_use(dev);
     if (rc == WEFT_SUCCESS)
-        rc = weft_cuda_check(dev, cudaIpcGetMemHandle(&h, dev->zone_base),
-                             "cudaIpcGetMemHandle");
-    if (rc != WEFT_SUCCESS)
-        return rc;
+        rc = weft_cuda_check(dev, cudaIpcGetMemHandle(&h, dev->zone_base), "cudaIpcGetMemHandle");
+    if (rc != WEFT_SUCCESS) return rc;
     memcpy(handle, &h, sizeof h);
     *handle_bytes = sizeof h;
     return WEFT_SUCCESS;
 }
 
-int weft_cuda_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes,
-                         void **base)
+int weft_cuda_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base)
 {
     cudaIpcMemHandle_t h;
     if (handle_bytes != sizeof h) {
         weft_log(WEFT_LOG_ERROR, dev->index,
                  "cuda ipc_import: a handle of %zu bytes, a CUDA IPC handle has %zu "
-                 "(was it exported by another device type?)", handle_bytes, sizeof h);
+                 "(was it exported by another device type?)",
+                 handle_bytes, sizeof h);
         return WEFT_ERR_INVALID;
     }
     memcpy(&h, handle, sizeof h);
@@ -206,8 +191,7 @@ int weft_cuda_ipc_import(weft_device_t *dev, const void *handle, size_t handle_b
     if (rc == WEFT_SUCCESS)
         rc = weft_cuda_check(dev, cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
                              "cudaIpcOpenMemHandle");
-    if (rc == WEFT_SUCCESS)
-        *base = p;
+    if (rc == WEFT_SUCCESS) *base = p;
     return rc;
 }
 

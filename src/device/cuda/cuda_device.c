@@ -21,8 +21,7 @@ static int cuda_probe(int *count)
         return WEFT_SUCCESS;
     }
     int rc = weft_cuda_check(NULL, err, "cudaGetDeviceCount");
-    if (rc == WEFT_SUCCESS)
-        *count = n;
+    if (rc == WEFT_SUCCESS) *count = n;
     return rc;
 }
 
@@ -30,8 +29,7 @@ static int cuda_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_b
 {
     size_t f = 0, t = 0;
     int rc = weft_cuda_use(dev);
-    if (rc == WEFT_SUCCESS)
-        rc = weft_cuda_check(dev, cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+    if (rc == WEFT_SUCCESS) rc = weft_cuda_check(dev, cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
     if (rc == WEFT_SUCCESS) {
         *free_bytes = f;
         *total_bytes = t;
@@ -45,16 +43,14 @@ static int cuda_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
     int rc = weft_cuda_use(dev);
     if (rc == WEFT_SUCCESS)
         rc = weft_cuda_check(dev, cudaMalloc(&p, bytes), "cudaMalloc (device zone)");
-    if (rc == WEFT_SUCCESS)
-        *base = p;
+    if (rc == WEFT_SUCCESS) *base = p;
     return rc;
 }
 
 static void cuda_mem_release(weft_device_t *dev, void *base, size_t bytes)
 {
     (void)bytes;
-    if (base == NULL || weft_cuda_use(dev) != WEFT_SUCCESS)
-        return;
+    if (base == NULL || weft_cuda_use(dev) != WEFT_SUCCESS) return;
     (void)weft_cuda_check(dev, cudaFree(base), "cudaFree (device zone)");
 }
 
@@ -63,12 +59,9 @@ static void cuda_mem_release(weft_device_t *dev, void *base, size_t bytes)
 static int cuda_exec_streams(const weft_device_t *dev)
 {
     int64_t n = WEFT_CUDA_EXEC_STREAMS_DEFAULT;
-    if (dev->params != NULL)
-        n = weft_params_int(dev->params, "device_streams");
-    if (n < 1)
-        n = 1;
-    if (n > WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0)
-        n = WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0;
+    if (dev->params != NULL) n = weft_params_int(dev->params, "device_streams");
+    if (n < 1) n = 1;
+    if (n > WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0) n = WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0;
     return (int)n;
 }
 
@@ -95,8 +88,8 @@ static int cuda_open_exec(weft_device_t *dev, weft_cuda_dev_t *c, int s)
 {
     int rc = weft_cuda_check_blas(dev, cublasCreate(&c->blas[s]), "cublasCreate");
     if (rc == WEFT_SUCCESS)
-        rc = weft_cuda_check_blas(dev, cublasSetStream(c->blas[s], c->stream[s]),
-                                  "cublasSetStream");
+        rc =
+            weft_cuda_check_blas(dev, cublasSetStream(c->blas[s], c->stream[s]), "cublasSetStream");
     if (rc == WEFT_SUCCESS)
         rc = weft_cuda_check_solver(dev, cusolverDnCreate(&c->solver[s]), "cusolverDnCreate");
     if (rc == WEFT_SUCCESS)
@@ -116,8 +109,7 @@ static void cuda_teardown(weft_device_t *dev, weft_cuda_dev_t *c)
         if (c->workspace[s] != NULL)
             (void)weft_cuda_check(dev, cudaFree(c->workspace[s]), "cudaFree (workspace)");
         if (c->solver[s] != NULL)
-            (void)weft_cuda_check_solver(dev, cusolverDnDestroy(c->solver[s]),
-                                         "cusolverDnDestroy");
+            (void)weft_cuda_check_solver(dev, cusolverDnDestroy(c->solver[s]), "cusolverDnDestroy");
         if (c->blas[s] != NULL)
             (void)weft_cuda_check_blas(dev, cublasDestroy(c->blas[s]), "cublasDestroy");
         if (c->stream[s] != NULL)
@@ -129,12 +121,12 @@ static int cuda_open_ordinal(weft_device_t *dev, int index)
 {
     int count = 0;
     int rc = cuda_probe(&count);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     if (index < 0 || index >= count) {
         weft_log(WEFT_LOG_ERROR, dev->index,
                  "cuda: device %d asked for but %d visible (check device_cuda_enabled "
-                 "and CUDA_VISIBLE_DEVICES)", index, count);
+                 "and CUDA_VISIBLE_DEVICES)",
+                 index, count);
         return WEFT_ERR_NODEV;
     }
     return weft_cuda_check(dev, cudaSetDevice(index), "cudaSetDevice");
@@ -143,11 +135,9 @@ static int cuda_open_ordinal(weft_device_t *dev, int index)
 static int cuda_open(weft_device_t *dev, int index)
 {
     int rc = cuda_open_ordinal(dev, index);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     weft_cuda_dev_t *c = calloc(1, sizeof *c);
-    if (c == NULL)
-        return WEFT_ERR_NOMEM;
+    if (c == NULL) return WEFT_ERR_NOMEM;
     c->ordinal = index;
     c->workspace_bytes = dev->workspace_bytes;
     if (pthread_mutex_init(&c->pool_lock, NULL) != 0) {
@@ -158,8 +148,7 @@ static int cuda_open(weft_device_t *dev, int index)
     rc = cuda_open_streams(dev, c, nstreams);
     for (int s = WEFT_STREAM_EXEC0; s < nstreams && rc == WEFT_SUCCESS; s++)
         rc = cuda_open_exec(dev, c, s);
-    if (rc != WEFT_SUCCESS)
-        goto undo_resources;
+    if (rc != WEFT_SUCCESS) goto undo_resources;
     dev->priv = c;
     dev->nstreams = nstreams;
     dev->caps = WEFT_DEVCAP_IPC;
@@ -177,8 +166,7 @@ undo_resources:
 static void cuda_close(weft_device_t *dev)
 {
     weft_cuda_dev_t *c = weft_cuda_priv(dev);
-    if (c == NULL)
-        return;
+    if (c == NULL) return;
     if (weft_cuda_use(dev) == WEFT_SUCCESS) {
         for (int s = 0; s < dev->nstreams; s++)
             (void)weft_cuda_check(dev, cudaStreamSynchronize(c->stream[s]),
@@ -195,25 +183,22 @@ static void cuda_close(weft_device_t *dev)
 
 static int cuda_can_access_peer(weft_device_t *dev, weft_device_t *peer)
 {
-    if (peer == NULL || peer->ops == NULL || peer->ops->type != WEFT_DEV_CUDA ||
-        peer->priv == NULL)
+    if (peer == NULL || peer->ops == NULL || peer->ops->type != WEFT_DEV_CUDA || peer->priv == NULL)
         return 0;
     int me = weft_cuda_priv(dev)->ordinal, other = weft_cuda_priv(peer)->ordinal;
-    if (me == other)
-        return 1;
+    if (me == other) return 1;
     int can = 0;
-    if (weft_cuda_check(dev, cudaDeviceCanAccessPeer(&can, me, other),
-                        "cudaDeviceCanAccessPeer") != WEFT_SUCCESS || !can)
+    if (weft_cuda_check(dev, cudaDeviceCanAccessPeer(&can, me, other), "cudaDeviceCanAccessPeer") !=
+            WEFT_SUCCESS ||
+        !can)
         return 0;
-    if (weft_cuda_use(dev) != WEFT_SUCCESS)
-        return 0;
+    if (weft_cuda_use(dev) != WEFT_SUCCESS) return 0;
     cudaError_t err = cudaDeviceEnablePeerAccess(other, 0);
     if (err == cudaErrorPeerAccessAlreadyEnabled) {
         (void)cudaGetLastError();
         err = cudaSuccess;
     }
-    if (weft_cuda_check(dev, err, "cudaDeviceEnablePeerAccess") != WEFT_SUCCESS)
-        return 0;
+    if (weft_cuda_check(dev, err, "cudaDeviceEnablePeerAccess") != WEFT_SUCCESS) return 0;
     weft_debug(dev->index, "cuda: peer access %d -> %d enabled", me, other);
     return 1;
 }
@@ -230,8 +215,7 @@ static int cuda_launch(weft_device_t *dev, int stream, struct weft_task *t, weft
     }
     weft_cuda_dev_t *c = weft_cuda_priv(dev);
     int rc = weft_cuda_use(dev);
-    if (rc != WEFT_SUCCESS)
-        return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     t->stream = c->stream[stream];
     t->blas = c->blas[stream];
     t->solver = c->solver[stream];

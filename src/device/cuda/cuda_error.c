@@ -29,8 +29,7 @@ static int cuda_status_of(cudaError_t err)
 
 int weft_cuda_check(const weft_device_t *dev, cudaError_t err, const char *call)
 {
-    if (err == cudaSuccess)
-        return WEFT_SUCCESS;
+    if (err == cudaSuccess) return WEFT_SUCCESS;
     (void)cudaGetLastError(); /* the failed call also left it as the last error */
     weft_log(WEFT_LOG_ERROR, cuda_dev_index(dev), "%s failed: %s (%s)", call,
              cudaGetErrorString(err), cudaGetErrorName(err));
@@ -39,12 +38,10 @@ int weft_cuda_check(const weft_device_t *dev, cudaError_t err, const char *call)
 
 int weft_cuda_check_blas(const weft_device_t *dev, cublasStatus_t st, const char *call)
 {
-    if (st == CUBLAS_STATUS_SUCCESS)
-        return WEFT_SUCCESS;
+    if (st == CUBLAS_STATUS_SUCCESS) return WEFT_SUCCESS;
     weft_log(WEFT_LOG_ERROR, cuda_dev_index(dev), "%s failed: %s (%s)", call,
              cublasGetStatusString(st), cublasGetStatusName(st));
-    if (st == CUBLAS_STATUS_ALLOC_FAILED)
-        return WEFT_ERR_DEVMEM;
+    if (st == CUBLAS_STATUS_ALLOC_FAILED) return WEFT_ERR_DEVMEM;
     return st == CUBLAS_STATUS_INVALID_VALUE ? WEFT_ERR_INVALID : WEFT_ERR_INTERNAL;
 }
 
@@ -74,21 +71,18 @@ static const char *cuda_solver_message(cusolverStatus_t st)
 
 int weft_cuda_check_solver(const weft_device_t *dev, cusolverStatus_t st, const char *call)
 {
-    if (st == CUSOLVER_STATUS_SUCCESS)
-        return WEFT_SUCCESS;
-    weft_log(WEFT_LOG_ERROR, cuda_dev_index(dev), "%s failed: %s (cusolverStatus_t %d)",
-             call, cuda_solver_message(st), (int)st);
-    if (st == CUSOLVER_STATUS_ALLOC_FAILED)
-        return WEFT_ERR_DEVMEM;
+    if (st == CUSOLVER_STATUS_SUCCESS) return WEFT_SUCCESS;
+    weft_log(WEFT_LOG_ERROR, cuda_dev_index(dev), "%s failed: %s (cusolverStatus_t %d)", call,
+             cuda_solver_message(st), (int)st);
+    if (st == CUSOLVER_STATUS_ALLOC_FAILED) return WEFT_ERR_DEVMEM;
     return st == CUSOLVER_STATUS_INVALID_VALUE ? WEFT_ERR_INVALID : WEFT_ERR_INTERNAL;
 }
 
 int weft_cuda_check_stream(const weft_device_t *dev, int stream, const char *op)
 {
-    if (stream >= 0 && stream < dev->nstreams)
-        return WEFT_SUCCESS;
-    weft_log(WEFT_LOG_ERROR, dev->index, "cuda %s: stream %d out of range [0, %d)", op,
-             stream, dev->nstreams);
+    if (stream >= 0 && stream < dev->nstreams) return WEFT_SUCCESS;
+    weft_log(WEFT_LOG_ERROR, dev->index, "cuda %s: stream %d out of range [0, %d)", op, stream,
+             dev->nstreams);
     return WEFT_ERR_INVALID;
 }
 
@@ -98,8 +92,7 @@ int weft_cuda_check_stream(const weft_device_t *dev, int stream, const char *op)
 int weft_cuda_use(const weft_device_t *dev)
 {
     int ordinal = weft_cuda_priv(dev)->ordinal, current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current == ordinal)
-        return WEFT_SUCCESS;
+    if (cudaGetDevice(&current) == cudaSuccess && current == ordinal) return WEFT_SUCCESS;
     return weft_cuda_check(dev, cudaSetDevice(ordinal), "cudaSetDevice");
 }
 
@@ -128,7 +121,8 @@ int weft_cuda_host_unregister(void *ptr)
     if (err == cudaErrorHostMemoryNotRegistered) {
         (void)cudaGetLastError();
         weft_error("weft_cuda_host_unregister: %p was not registered "
-                   "(pass the pointer given to weft_cuda_host_register)", ptr);
+                   "(pass the pointer given to weft_cuda_host_register)",
+                   ptr);
         return WEFT_ERR_INVALID;
     }
     return weft_cuda_check(NULL, err, "cudaHostUnregister");

@@ -57,8 +57,7 @@ void weft_cuda_event_destroy(weft_device_t *dev, weft_event_t *ev);
 /* Destroys the pooled events; called by close with the device current. */
 void weft_cuda_event_pool_drain(weft_device_t *dev);
 int weft_cuda_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes);
-int weft_cuda_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes,
-                         void **base);
+int weft_cuda_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base);
 int weft_cuda_ipc_close(weft_device_t *dev, void *base);
 
 #endif /* WEFT_DEVICE_CUDA_CUDA_INTERNAL_H */

@@ -210,8 +210,7 @@ static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_by
         size_t avail = (size_t)fs.f_bavail * (size_t)fs.f_frsize;
         if (avail < bytes) {
             weft_log(WEFT_LOG_INFO, dev->index,
-                     "emu: %s has %zu bytes free, less than device_emu_memory", EMU_SHM_DIR,
-                     avail);
+                     "emu: %s has %zu bytes free, less than device_emu_memory", EMU_SHM_DIR, avail);
             bytes = avail;
         }
     }
@@ -236,8 +235,8 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
     if (ftruncate(fd, (off_t)bytes) == 0)
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes,
-                 e->shm_name, strerror(errno));
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes, e->shm_name,
+                 strerror(errno));
         close(fd);
         shm_unlink(e->shm_name);
         e->shm_name[0] = '\0';
@@ -265,8 +264,13 @@ static int emu_copy_async(weft_device_t *dev, int stream, weft_region_t dst, int
 {
     emu_op_t *op = calloc(1, sizeof *op);
     if (!op) return WEFT_ERR_NOMEM;
-    *op = (emu_op_t){.kind = EMU_OP_COPY, .stream = stream, .dst = dst, .src = src,
-                     .rows = rows, .cols = cols, .elem = elem};
+    *op = (emu_op_t){.kind = EMU_OP_COPY,
+                     .stream = stream,
+                     .dst = dst,
+                     .src = src,
+                     .rows = rows,
+                     .cols = cols,
+                     .elem = elem};
     return enqueue(dev, op);
 }
 
@@ -355,8 +359,7 @@ static int emu_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes
     return WEFT_SUCCESS;
 }
 
-static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes,
-                          void **base)
+static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base)
 {
     emu_dev_t *e = dev->priv;
     char name[WEFT_IPC_HANDLE_MAX];
