@@ -19,6 +19,11 @@
 
 #include "weft/weft.h"
 
+#ifdef WEFT_TEST_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#endif
+
 static int fill_body(weft_task_t *t)
 {
     double *a = weft_task_ptr(t, 0);
@@ -49,9 +54,61 @@ static int gemm_body(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t fill_cls = {.name = "fill", .body = {[WEFT_DEV_CPU] = fill_body}};
-static const weft_task_class_t zero_cls = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero_body}};
-static const weft_task_class_t gemm_cls = {.name = "gemm", .body = {[WEFT_DEV_CPU] = gemm_body}};
+#ifdef WEFT_TEST_CUDA
+/* The same kernels on a GPU: fill computed on the host and copied in on
+ * the task's stream (the tile is small), zero by cudaMemset2DAsync, gemm by
+ * cuBLAS. */
+static int fill_cuda(weft_task_t *t)
+{
+    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0), ij[2];
+    weft_task_value(t, 0, ij);
+    double *h = malloc(sizeof *h * (size_t)rows * (size_t)cols);
+    if (!h) return -1;
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            h[i + j * rows] =
+                (double)((ij[0] * 131 + ij[1] * 71 + i * 7 + j * 3) % 97) / 97.0 - 0.5;
+    cudaStream_t s = weft_task_stream(t);
+    int rc = cudaMemcpy2DAsync(weft_task_ptr(t, 0), sizeof(double) * (size_t)weft_task_ld(t, 0), h,
+                               sizeof(double) * (size_t)rows, sizeof(double) * (size_t)rows, cols,
+                               cudaMemcpyHostToDevice, s) == cudaSuccess &&
+                     cudaStreamSynchronize(s) == cudaSuccess
+                 ? 0
+                 : -1;
+    free(h);
+    return rc;
+}
+
+static int zero_cuda(weft_task_t *t)
+{
+    return cudaMemset2DAsync(weft_task_ptr(t, 0), sizeof(double) * (size_t)weft_task_ld(t, 0), 0,
+                             sizeof(double) * (size_t)weft_task_rows(t, 0), weft_task_cols(t, 0),
+                             weft_task_stream(t)) == cudaSuccess
+               ? 0
+               : -1;
+}
+
+static int gemm_cuda(weft_task_t *t)
+{
+    const double one = 1.0;
+    return cublasDgemm(weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_T, weft_task_rows(t, 0),
+                       weft_task_cols(t, 0), weft_task_cols(t, 1), &one, weft_task_ptr(t, 1),
+                       (int)weft_task_ld(t, 1), weft_task_ptr(t, 2), (int)weft_task_ld(t, 2), &one,
+                       weft_task_ptr(t, 0), (int)weft_task_ld(t, 0)) == CUBLAS_STATUS_SUCCESS
+               ? 0
+               : -1;
+}
+#define CUDA_BODY(fn) fn
+#else
+#define CUDA_BODY(fn) NULL
+#endif
+
+static const weft_task_class_t fill_cls = {
+    .name = "fill", .body = {[WEFT_DEV_CPU] = fill_body, [WEFT_DEV_CUDA] = CUDA_BODY(fill_cuda)}};
+static const weft_task_class_t zero_cls = {
+    .name = "zero", .body = {[WEFT_DEV_CPU] = zero_body, [WEFT_DEV_CUDA] = CUDA_BODY(zero_cuda)}};
+static const weft_task_class_t gemm_cls = {
+    .name = "gemm", .body = {[WEFT_DEV_CPU] = gemm_body, [WEFT_DEV_CUDA] = CUDA_BODY(gemm_cuda)}};
 
 typedef struct {
     const char *name, *aware, *transport;
@@ -160,7 +217,12 @@ int main(int argc, char **argv)
                                     {"staged", "on", "staged"}};
     uint64_t ref = 0;
     int bad = 0;
+    /* On CUDA, MPI reads device memory only when it is GPU-aware. */
+    const char *cuda = getenv("WEFT_DEVICE_CUDA_ENABLED");
+    const char *mpidev = getenv("WEFT_COMM_MPI_DEVICE");
+    int skip_mpi = cuda && atoi(cuda) != 0 && !(mpidev && strcmp(mpidev, "yes") == 0);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (skip_mpi && strcmp(modes[i].name, "mpi") == 0) continue;
         uint64_t sum = 0;
         weft_stats_t st = {0};
         int failed = run(&modes[i], nb, &sum, &st);
