@@ -46,7 +46,8 @@ struct weft_inflight {
 
 #define INFLIGHT_PER_STREAM 4
 #define IDLE_SPIN_YIELDS 200               /* yields of an idle manager before it sleeps */
-#define IDLE_WAIT_MAX_NS 20000          /* polling period ceiling while work is in flight */
+#define IDLE_YIELD_CREDIT 1000           /* yield-polls of in-flight work before timed sleeps */
+#define IDLE_WAIT_NS 50000               /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
 
 static int64_t now_ns(void)
@@ -426,12 +427,18 @@ static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
             pthread_mutex_lock(&m->lock);
         }
         while (!m->stop && weft_heap_empty(&m->ready)) pthread_cond_wait(&m->cond, &m->lock);
+    } else if (s->backoff_ns < IDLE_YIELD_CREDIT) {
+        /* Work in flight: poll again soon. A timed sleep this short would
+         * last the kernel's timer slack (about 50 us) instead: yield. */
+        s->backoff_ns++;
+        pthread_mutex_unlock(&m->lock);
+        sched_yield();
+        pthread_mutex_lock(&m->lock);
     } else {
-        s->backoff_ns = s->backoff_ns ? s->backoff_ns * 2 : 2000;
-        if (s->backoff_ns > IDLE_WAIT_MAX_NS) s->backoff_ns = IDLE_WAIT_MAX_NS;
+        /* Long kernels: poll at the timer slack's pace. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        int64_t ns = ts.tv_nsec + s->backoff_ns;
+        int64_t ns = ts.tv_nsec + IDLE_WAIT_NS;
         ts.tv_sec += ns / 1000000000LL;
         ts.tv_nsec = ns % 1000000000LL;
         pthread_cond_timedwait(&m->cond, &m->lock, &ts);
