@@ -358,8 +358,9 @@ static char *bounce_chunk(const xfer_t *x, int k)
     return (char *)x->bounce->ptr + (size_t)k * x->chunk_cols * d->rows * d->elem;
 }
 
-/* Receiver: a device copy of chunk k from the bounce buffer into the tile. */
-static int chunk_copy(weft_comm_t *c, xfer_t *x, int k, int to_device)
+/* A device copy of chunk k between the bounce buffer and the tile (into
+ * the tile: receiver; out of it: sender); done(c, x, k + 1) follows it. */
+static int chunk_copy(weft_comm_t *c, xfer_t *x, int k, int to_device, weft_comm_cb_fn done)
 {
     const weft_data_t *d = x->copy->data;
     weft_region_t tile = {col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols), x->copy->ld};
@@ -372,7 +373,26 @@ static int chunk_copy(weft_comm_t *c, xfer_t *x, int k, int to_device)
                  : x->dev->ops->copy_async(x->dev, stream, host, 0, tile, dev, d->rows, w, d->elem);
     if (rc == WEFT_SUCCESS) rc = x->dev->ops->event_record(x->dev, stream, &ev);
     if (rc != WEFT_SUCCESS) return rc;
-    return weft_comm_wait_device(c, x->dev, ev, chunk_copied, x, NULL, &x->status);
+    return weft_comm_wait_device(c, x->dev, ev, done, x, (void *)(intptr_t)(k + 1), &x->status);
+}
+
+/* Chunks, tags and bounce buffer of a staged transfer (tag < 0: new tags). */
+static int staged_prepare(weft_comm_t *c, xfer_t *x, int chunk_cols, int tag)
+{
+    const weft_data_t *d = x->copy->data;
+    x->chunk_cols = chunk_cols;
+    x->nchunks = x->left = nchunks_of(d, chunk_cols);
+    x->tag = tag >= 0 ? tag : weft_comm_next_tags(c, x->nchunks);
+    x->dev = local_dev(c, x->copy->device);
+    if (!x->dev) return WEFT_SUCCESS; /* a host copy: chunks go straight to MPI */
+    x->bounce = bounce_get(c, d->bytes, x->dev);
+    if (!x->bounce) {
+        weft_error("staged transfer of data %llu: no host memory for a %zu-byte bounce buffer",
+                   (unsigned long long)d->key, d->bytes);
+        return WEFT_ERR_NOMEM;
+    }
+    atomic_fetch_add(&c->n_staged, (long long)d->bytes);
+    return WEFT_SUCCESS;
 }
 
 /* Receiver, device target: chunk k arrived in the bounce buffer. */
@@ -380,7 +400,7 @@ static void staged_chunk_arrived(weft_comm_t *c, void *a, void *b)
 {
     xfer_t *x = a;
     int k = (int)(intptr_t)b - 1;
-    if (chunk_copy(c, x, k, 1) != WEFT_SUCCESS) {
+    if (chunk_copy(c, x, k, 1, chunk_copied) != WEFT_SUCCESS) {
         x->status = WEFT_ERR_INTERNAL;
         chunk_over(c, x, NULL);
     }
@@ -391,13 +411,11 @@ static void staged_recv_start(weft_comm_t *c, xfer_t *x)
     const weft_data_t *d = x->copy->data;
     size_t col = (size_t)d->rows * d->elem;
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
-    x->chunk_cols = chunk / col > 0 ? (int)(chunk / col) : 1;
-    x->nchunks = x->left = nchunks_of(d, x->chunk_cols);
-    x->tag = weft_comm_next_tags(c, x->nchunks);
-    x->dev = local_dev(c, x->copy->device);
-    if (x->dev) {
-        x->bounce = bounce_get(c, d->bytes, x->dev);
-        atomic_fetch_add(&c->n_staged, (long long)d->bytes);
+    if (staged_prepare(c, x, chunk / col > 0 ? (int)(chunk / col) : 1, -1) != WEFT_SUCCESS) {
+        x->status = WEFT_ERR_NOMEM;
+        x->left = 1;
+        chunk_over(c, x, NULL);
+        return;
     }
     for (int k = 0; k < x->nchunks; k++) {
         if (!x->dev) {
@@ -427,30 +445,19 @@ static void staged_chunk_ready(weft_comm_t *c, void *a, void *b)
 static void staged_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get)
 {
     const weft_data_t *d = x->copy->data;
-    x->chunk_cols = get->chunk_cols > 0 ? get->chunk_cols : d->cols;
-    x->nchunks = x->left = nchunks_of(d, x->chunk_cols);
-    x->tag = get->tag;
-    x->dev = local_dev(c, x->copy->device);
-    if (x->dev) {
-        x->bounce = bounce_get(c, d->bytes, x->dev);
-        atomic_fetch_add(&c->n_staged, (long long)d->bytes);
+    if (staged_prepare(c, x, get->chunk_cols > 0 ? get->chunk_cols : d->cols, get->tag) !=
+        WEFT_SUCCESS) {
+        x->status = WEFT_ERR_NOMEM;
+        x->left = 1;
+        chunk_over(c, x, NULL);
+        return;
     }
     for (int k = 0; k < x->nchunks; k++) {
         if (!x->dev) {
             chunk_host_mpi(c, x, k, 0);
             continue;
         }
-        weft_region_t tile = {col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols),
-                              x->copy->ld};
-        weft_region_t host = {bounce_chunk(x, k), d->rows};
-        weft_event_t ev;
-        int w = chunk_width(d, x->chunk_cols, k);
-        int rc = x->dev->ops->copy_async(x->dev, WEFT_STREAM_OUT, host, 0, tile, x->copy->device,
-                                         d->rows, w, d->elem);
-        if (rc == WEFT_SUCCESS) rc = x->dev->ops->event_record(x->dev, WEFT_STREAM_OUT, &ev);
-        if (rc == WEFT_SUCCESS)
-            rc = weft_comm_wait_device(c, x->dev, ev, staged_chunk_ready, x,
-                                       (void *)(intptr_t)(k + 1), &x->status);
+        int rc = chunk_copy(c, x, k, 0, staged_chunk_ready);
         if (rc != WEFT_SUCCESS) {
             x->status = rc;
             chunk_over(c, x, NULL);
