@@ -2,7 +2,6 @@
 
 #include <cblas.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "stf/devmgr.h"
 #include "stf/comm_glue.h"
@@ -53,12 +52,7 @@ static int choose_cpuset(weft_context_t *ctx)
         hwloc_bitmap_copy(ctx->cpuset, all);
     if (!hwloc_bitmap_isequal(ctx->cpuset, all)) return WEFT_SUCCESS;
 
-    MPI_Comm node;
-    int lrank = 0, lsize = 1;
-    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &lrank);
-    MPI_Comm_size(node, &lsize);
-    MPI_Comm_free(&node);
+    int lrank = ctx->local_rank, lsize = ctx->local_size; /* found by start_mpi */
     int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE);
     if (lsize <= 1 || ncores < lsize) return WEFT_SUCCESS;
     int share = ncores / lsize;
@@ -245,12 +239,12 @@ int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 
 int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)
 {
-    for (int i = 0; i < weft_param_count; i++) {
-        if (strcmp(weft_param_table[i].name, name) != 0) continue;
-        if (weft_param_table[i].kind == WEFT_PARAM_STRING) return WEFT_ERR_PARAM;
-        *out = weft_params_int(ctx->params, name);
-        return WEFT_SUCCESS;
+    const weft_param_def_t *def = weft_params_find(name);
+    if (!def) {
+        weft_error("unknown parameter '%s' (run weft-info for the list)", name);
+        return WEFT_ERR_PARAM;
     }
-    weft_error("unknown parameter '%s' (run weft-info for the list)", name);
-    return WEFT_ERR_PARAM;
+    if (def->kind == WEFT_PARAM_STRING) return WEFT_ERR_PARAM;
+    *out = weft_params_int(ctx->params, name);
+    return WEFT_SUCCESS;
 }
