@@ -10,6 +10,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /* ---- request table: every MPI request in flight and what to do after ---- */
@@ -134,13 +135,7 @@ static void backoff(weft_comm_t *c, int idle)
         sched_yield();
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 200 * 1000;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = weft_deadline_in(200 * 1000);
     pthread_mutex_lock(&c->qlock);
     if (!c->qhead && !atomic_load(&c->stop)) pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);

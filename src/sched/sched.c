@@ -30,7 +30,6 @@ struct weft_sched {
     atomic_int nspinning; /* idle workers still polling the queues */
     atomic_int stop;
     atomic_uint rr; /* round robin for pushes from other threads */
-    atomic_ullong steals;
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
 };
@@ -38,11 +37,6 @@ struct weft_sched {
 static _Thread_local int self_id = -1;
 
 int weft_sched_self(void) { return self_id; }
-int weft_sched_nworkers(const weft_sched_t *s) { return s->nworkers; }
-uint64_t weft_sched_steals(const weft_sched_t *s)
-{
-    return atomic_load(&((weft_sched_t *)s)->steals);
-}
 
 static void wake_one(weft_sched_t *s)
 {
@@ -120,10 +114,7 @@ static weft_task_t *find_work(weft_sched_t *s, worker_t *me)
     for (int k = 1; k < s->nworkers; k++) {
         worker_t *v = &s->workers[(me->id + k) % s->nworkers];
         t = pop_from(v);
-        if (t) {
-            atomic_fetch_add_explicit(&s->steals, 1, memory_order_relaxed);
-            return t;
-        }
+        if (t) return t;
     }
     return NULL;
 }

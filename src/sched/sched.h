@@ -40,8 +40,4 @@ int weft_sched_help(weft_sched_t *s);
 /* Index of the calling worker, -1 on any other thread. */
 int weft_sched_self(void);
 
-/* Tasks pushed and stolen so far (statistics, tests). */
-uint64_t weft_sched_steals(const weft_sched_t *s);
-int weft_sched_nworkers(const weft_sched_t *s);
-
 #endif

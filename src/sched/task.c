@@ -61,7 +61,6 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->succ_cap = 4;
     t->succ = t->succ_inline;
     t->next = NULL;
-    t->worker = -1;
     t->affinity = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->workspace_bytes = 0;

@@ -36,7 +36,6 @@ struct weft_task {
     weft_task_kind_t kind;
     int priority;
     int device;     /* device index it runs on (0 = host) */
-    int worker;     /* worker that released it, for locality; -1 none */
     int affinity;   /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
     int64_t est_ns; /* estimated run time where it was placed (device selection) */
     int nflows;
@@ -78,6 +77,15 @@ void weft_task_pool_fini(weft_task_pool_t *p);
 
 /* From the pool (NULL: plain malloc/free); owner thread only. */
 weft_task_t *weft_task_alloc(weft_task_pool_t *pool);
+
+/* First flow index that names the same data as flow i: a task may list a
+ * tile twice, and must then use one copy and publish one new version. */
+static inline int weft_task_first_flow_of(const weft_task_t *t, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (t->flow[j].data == t->flow[i].data) return j;
+    return i;
+}
 void weft_task_retain(weft_task_t *t);
 /* Drops a reference; the last one releases the data references and frees. */
 void weft_task_unref(weft_task_t *t);

@@ -15,11 +15,6 @@ weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
     return src == 0 ? WEFT_XFER_H2D : dst == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
 }
 
-static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
-{
-    return weft_data_copy_is_newest_locked(d, c);
-}
-
 /* Another thread is moving bytes into a copy we need: wait a little. */
 static void pause_briefly(void)
 {
@@ -99,9 +94,9 @@ static int data_tryretain(weft_data_t *d)
  * holds the same newest version. */
 static int copy_clean_locked(const weft_data_t *d, const weft_data_copy_t *c)
 {
-    if (!copy_newest(d, c)) return 1;
+    if (!weft_data_copy_is_newest_locked(d, c)) return 1;
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
-        if (d->copies[i] != c && copy_newest(d, d->copies[i])) return 1;
+        if (d->copies[i] != c && weft_data_copy_is_newest_locked(d, d->copies[i])) return 1;
     return 0;
 }
 
@@ -316,7 +311,7 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
 static weft_data_copy_t *host_target_locked(weft_data_t *d, void **fresh, int *rc)
 {
     weft_data_copy_t *h = d->copies[0];
-    if (copy_newest(d, h)) {
+    if (weft_data_copy_is_newest_locked(d, h)) {
         *rc = WEFT_SUCCESS;
         return NULL;
     }

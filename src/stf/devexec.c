@@ -15,6 +15,7 @@
 #include "stf/devmgr.h"
 #include "trace/trace.h"
 #include "stf/exec.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /* A transfer into a device copy, finished when its event is. */
@@ -45,33 +46,14 @@ struct weft_inflight {
 };
 
 #define INFLIGHT_PER_STREAM 4
-#define IDLE_SPIN_YIELDS 200               /* yields of an idle manager before it sleeps */
-#define IDLE_YIELD_CREDIT 1000           /* yield-polls of in-flight work before timed sleeps */
-#define IDLE_WAIT_NS 50000               /* then the polling period */
+#define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
+#define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
+#define IDLE_WAIT_NS 50000              /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int first_flow_of(const weft_task_t *t, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (t->flow[j].data == t->flow[i].data) return j;
-    return i;
-}
-
-static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
-{
-    return weft_data_copy_is_newest_locked(d, c);
-}
 
 static int reads(const weft_task_t *t, int i)
 {
-    return (t->flow[i].mode & WEFT_R) && first_flow_of(t, i) == i;
+    return (t->flow[i].mode & WEFT_R) && weft_task_first_flow_of(t, i) == i;
 }
 
 /* ---- stage-in ------------------------------------------------------------ */
@@ -80,7 +62,7 @@ static void unpin_flows(weft_task_t *t, int upto)
 {
     for (int i = 0; i < upto; i++) {
         weft_flow_t *f = &t->flow[i];
-        if (!f->copy || first_flow_of(t, i) != i) continue;
+        if (!f->copy || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(f->data);
         weft_data_copy_reader_release_locked(f->copy);
         weft_data_unlock(f->data);
@@ -92,7 +74,7 @@ static void unpin_flows(weft_task_t *t, int upto)
 static int pin_flows(weft_devmgr_t *m, weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) {
-        int first = first_flow_of(t, i);
+        int first = weft_task_first_flow_of(t, i);
         if (first != i) {
             t->flow[i].copy = t->flow[first].copy;
             continue;
@@ -113,9 +95,10 @@ static weft_data_copy_t *pick_source_locked(weft_devmgr_t *m, weft_data_t *d)
     weft_devices_t *ds = m->ctx->devices;
     int dev = m->dev->index;
     for (int k = 1; k <= ds->n; k++)
-        if (k != dev && weft_devices_peer(ds, dev, k) && copy_newest(d, d->copies[k]))
+        if (k != dev && weft_devices_peer(ds, dev, k) &&
+            weft_data_copy_is_newest_locked(d, d->copies[k]))
             return d->copies[k];
-    return copy_newest(d, d->copies[0]) ? d->copies[0] : NULL;
+    return weft_data_copy_is_newest_locked(d, d->copies[0]) ? d->copies[0] : NULL;
 }
 
 /* Under d's lock: the source with a reader taken, staging the newest
@@ -155,7 +138,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     weft_data_copy_t *c = fl->copy, *src = NULL;
     weft_device_t *dev = m->dev;
     weft_data_lock(d);
-    if (copy_newest(d, c)) {
+    if (weft_data_copy_is_newest_locked(d, c)) {
         weft_data_unlock(d);
         return WEFT_SUCCESS;
     }
@@ -228,7 +211,7 @@ static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     }
     t->device = dev->index;
     f->phase = PHASE_EXEC;
-    f->start_ns = now_ns();
+    f->start_ns = weft_clock_ns();
     f->rc = dev->ops->launch(dev, f->stream, t, weft_devselect_body(m->ctx, t, dev->index));
     if (f->rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
@@ -245,7 +228,7 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
     int dev = m->dev->index;
     for (int i = 0; i < t->nflows; i++) {
         weft_flow_t *f = &t->flow[i];
-        if (!f->copy || first_flow_of(t, i) != i) continue;
+        if (!f->copy || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_t *d = f->data;
         weft_data_lock(d);
         if (ran && (f->mode & WEFT_W))
@@ -273,7 +256,7 @@ static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     finish_transfers(m, f, rc == WEFT_SUCCESS);
     publish(m, t, rc == WEFT_SUCCESS);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
-    atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(now_ns() - f->start_ns));
+    atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(weft_clock_ns() - f->start_ns));
     weft_trace_slice(
         m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns, weft_trace_now(),
         t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
@@ -361,7 +344,7 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         s->blocked_since = 0;
         return 1;
     }
-    int64_t now = now_ns();
+    int64_t now = weft_clock_ns();
     if (!s->blocked_since) s->blocked_since = now;
     /* Its own cached tiles may split the free space: empty the zone first. */
     s->defrag = 1;
@@ -436,11 +419,7 @@ static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
         pthread_mutex_lock(&m->lock);
     } else {
         /* Long kernels: poll at the timer slack's pace. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        int64_t ns = ts.tv_nsec + IDLE_WAIT_NS;
-        ts.tv_sec += ns / 1000000000LL;
-        ts.tv_nsec = ns % 1000000000LL;
+        struct timespec ts = weft_deadline_in(IDLE_WAIT_NS);
         pthread_cond_timedwait(&m->cond, &m->lock, &ts);
     }
     int go_on = !(m->stop && weft_heap_empty(&m->ready) && idle);

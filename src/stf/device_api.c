@@ -69,16 +69,12 @@ int weft_data_set_device(weft_data_t *d, int device)
     return WEFT_SUCCESS;
 }
 
-static int copy_newest(const weft_data_t *d, const weft_data_copy_t *c)
-{
-    return weft_data_copy_is_newest_locked(d, c);
-}
-
 int weft_devexec_flush_data(weft_data_t *d)
 {
     if (!d->ctx || d->ctx->ndevices == 0) return WEFT_SUCCESS;
     weft_data_lock(d);
-    int need = !copy_newest(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
+    int need =
+        !weft_data_copy_is_newest_locked(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
     weft_data_unlock(d);
     return need ? weft_devcopy_to_host(d, NULL) : WEFT_SUCCESS;
 }
@@ -101,7 +97,7 @@ static int drop_runtime_copy(weft_data_t *d, int device)
 {
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[device];
-    int lone = c && copy_newest(d, c) && weft_data_valid_copies_locked(d) == 1;
+    int lone = c && weft_data_copy_is_newest_locked(d, c) && weft_data_valid_copies_locked(d) == 1;
     weft_data_unlock(d);
     if (lone) {
         int rc = weft_devcopy_to_host(d, NULL);

@@ -47,15 +47,6 @@ void weft_exec_action_done(void *arg, weft_task_t *t, int status)
     weft_exec_finish(arg, t, status);
 }
 
-/* First flow index that names the same data as flow i: a task may list a
- * tile twice, and must then use one copy and publish one new version. */
-static int first_flow_of(const weft_task_t *t, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (t->flow[j].data == t->flow[i].data) return j;
-    return i;
-}
-
 /* The host copy a CPU body uses for flow i: the newest version for a read
  * (pushed out of the device that holds it), created for a written tile
  * that has no host memory yet (a NEW tile's first writer). */
@@ -78,7 +69,7 @@ static void publish_flows(weft_task_t *t, int ran)
         weft_data_t *d = f->data;
         weft_data_lock(d);
         weft_data_copy_reader_release_locked(f->copy);
-        if (ran && (f->mode & WEFT_W) && first_flow_of(t, i) == i)
+        if (ran && (f->mode & WEFT_W) && weft_task_first_flow_of(t, i) == i)
             weft_data_written_at_locked(d, f->copy->device,
                                         f->out_version ? f->out_version : d->version + 1);
         weft_data_unlock(d);

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sched/sched.h"
 #include "sched/task.h"
@@ -13,6 +12,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
@@ -188,11 +188,7 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     if (!t) return WEFT_ERR_NOMEM;
     t->cls = cls;
     t->tp = tp;
-    if (tp->t_first == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        tp->t_first = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    }
+    if (tp->t_first == 0) tp->t_first = weft_clock_s();
     int tags[WEFT_MAX_FLOWS];
     va_list ap;
     va_start(ap, cls);

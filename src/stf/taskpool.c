@@ -1,7 +1,6 @@
 #include "stf/taskpool.h"
 
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 
 #include "sched/task.h"
@@ -9,6 +8,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
@@ -88,9 +88,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     }
     if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched, tp->ntouched, tp->name);
     reset_tracking(tp);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double el = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - tp->t_first;
+    double el = weft_clock_s() - tp->t_first;
     double f = atomic_exchange(&tp->flops_done, 0.0);
     tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
     tp->t_first = 0;

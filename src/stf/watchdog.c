@@ -9,14 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/log.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Everything that moves when the rank makes progress. */
 static int64_t progress_mark(weft_context_t *ctx)
@@ -29,7 +23,7 @@ static int64_t progress_mark(weft_context_t *ctx)
 
 static void print_progress(weft_taskpool_t *tp, double t0)
 {
-    double el = now_s() - t0;
+    double el = weft_clock_s() - t0;
     double gf = el > 0 ? atomic_load(&tp->flops_done) / el * 1e-9 : 0;
     fprintf(stderr,
             "weft[0] progress: %s: %ld / %ld tasks of this rank done, %ld pending, "
@@ -97,7 +91,7 @@ void weft_watchdog_wait(weft_taskpool_t *tp)
     int wd = (int)weft_params_int(ctx->params, "watchdog_s");
     int64_t prog = weft_params_int(ctx->params, "progress");
     int show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
-    double t0 = now_s(), last_move = t0, next_line = t0 + 1.0;
+    double t0 = weft_clock_s(), last_move = t0, next_line = t0 + 1.0;
     int64_t mark = progress_mark(ctx);
     int reported = 0;
     pthread_mutex_lock(&tp->lock);
@@ -106,15 +100,9 @@ void weft_watchdog_wait(weft_taskpool_t *tp)
             pthread_cond_wait(&tp->done, &tp->lock);
             continue;
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 250 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = weft_deadline_in(250 * 1000000LL);
         pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
-        double now = now_s();
+        double now = weft_clock_s();
         int64_t m = progress_mark(ctx);
         if (m != mark) {
             mark = m;

@@ -21,7 +21,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
+
+#include "util/clock.h"
 
 #if defined(__GNUC__)
 #define WEFT_TRACE_WUR __attribute__((warn_unused_result))
@@ -68,12 +69,7 @@ void weft_trace_destroy(weft_trace_t *tr);
 WEFT_TRACE_WUR int weft_trace_track(weft_trace_t *tr, const char *name);
 
 /* CLOCK_MONOTONIC in nanoseconds. Any thread. */
-static inline uint64_t weft_trace_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static inline uint64_t weft_trace_now(void) { return (uint64_t)weft_clock_ns(); }
 
 /* weft_trace_now when tracing is on, 0 when off: lets a call site take its
  * start time without paying for the clock when nothing will be recorded. */
