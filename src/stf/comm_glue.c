@@ -18,22 +18,10 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
 {
     weft_context_t *ctx = arg;
     weft_data_copy_t *c = NULL;
-    if (device > 0) {
-        int rc = weft_devcopy_get(ctx->devmgr[device], d, &c);
-        if (rc != WEFT_SUCCESS) return rc;
-    } else {
-        weft_data_lock(d);
-        c = d->copies[0];
-        if (!c) {
-            void *p = weft_host_alloc(d->bytes);
-            if (p)
-                c = weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
-            if (!c) weft_host_free(NULL, p, d->bytes);
-        }
-        if (c) weft_data_copy_reader_acquire_locked(c);
-        weft_data_unlock(d);
-        if (!c) return WEFT_ERR_NOMEM;
-    }
+    /* A write-only flow of the host: the host copy, created when absent. */
+    int rc = device > 0 ? weft_devcopy_get(ctx->devmgr[device], d, &c)
+                        : weft_devcopy_host_flow(d, WEFT_W, &c);
+    if (rc != WEFT_SUCCESS) return rc;
     /* Not readable until the bytes are in (weft_data_copied_locked). */
     weft_data_lock(d);
     c->xfer = WEFT_XFER_UNDER;
