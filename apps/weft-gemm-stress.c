@@ -47,6 +47,7 @@
 #endif
 
 #include "app_devices.h"
+#include "app_flags.h"
 
 #define GS_NAME "weft-gemm-stress"
 /* Largest accepted relative Frobenius error of a chain against its CBLAS
@@ -294,32 +295,7 @@ static void gs_usage(FILE *out)
             (long long)gs_defaults.seed, GS_ERROR_MAX);
 }
 
-static int gs_parse_int(const char *flag, const char *s, int64_t min, int64_t max, int64_t *out,
-                        int verbose)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno == 0 && end != s && *end == '\0' && v >= min && v <= max) {
-        *out = v;
-        return 0;
-    }
-    if (verbose) {
-        const char *what = min == 1 ? "a positive integer" : "a non-negative integer";
-        fprintf(stderr, GS_NAME ": %s expects %s", flag, what);
-        if (max < INT32_MAX) fprintf(stderr, " <= %lld", (long long)max);
-        fprintf(stderr, ", got '%s'\n", s);
-    }
-    return -1;
-}
-
-typedef struct gs_flag {
-    const char *name;
-    size_t offset; /* of the int64_t field in gs_opts_t */
-    int64_t min, max;
-} gs_flag_t;
-
-static const gs_flag_t gs_flags[] = {
+static const app_flag_t gs_flags[] = {
     {"-t", offsetof(gs_opts_t, nb), 1, GS_TILE_MAX},
     {"--depth", offsetof(gs_opts_t, depth), 1, 1 << 20},
     {"--width", offsetof(gs_opts_t, width), 1, 1 << 20},
@@ -329,31 +305,6 @@ static const gs_flag_t gs_flags[] = {
     {"-c", offsetof(gs_opts_t, cores), 1, 4096},
     {"--seed", offsetof(gs_opts_t, seed), 0, INT64_MAX},
 };
-
-/* The flag argv[*i] names and its value ("--long=value" or the next
- * argument, *i advanced). NULL with *value NULL for an unknown option, NULL
- * with *value "" when the value is missing. */
-static const gs_flag_t *gs_flag_at(int argc, char **argv, int *i, const char **value)
-{
-    const char *a = argv[*i];
-    *value = NULL;
-    for (size_t f = 0; f < sizeof gs_flags / sizeof gs_flags[0]; f++) {
-        size_t len = strlen(gs_flags[f].name);
-        if (strncmp(a, gs_flags[f].name, len) != 0) continue;
-        if (a[len] == '=' && a[1] == '-') {
-            *value = a + len + 1;
-            return &gs_flags[f];
-        }
-        if (a[len] != '\0') continue;
-        if (*i + 1 >= argc) {
-            *value = "";
-            return NULL;
-        }
-        *value = argv[++*i];
-        return &gs_flags[f];
-    }
-    return NULL;
-}
 
 /* Before weft_init: -h/--help (returns 1), --probe-gpus (returns 2), -c,
  * which reaches weft_init as WEFT_CORES, and -g, which sets the device count
@@ -373,15 +324,16 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
             if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
             continue;
         }
-        const gs_flag_t *f = gs_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f =
+            app_flag_at(gs_flags, sizeof gs_flags / sizeof gs_flags[0], argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
             /* a malformed value is reported after weft_init */
-            if (gs_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
+            if (app_parse_int(GS_NAME, "-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
             continue;
         }
         if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
-        if (gs_parse_int("-c", value, f->min, f->max, &cores, 1) != 0) return -1;
+        if (app_parse_int(GS_NAME, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (setenv("WEFT_CORES", text, 1) != 0) {
@@ -401,7 +353,8 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
             o->check = 1;
             continue;
         }
-        const gs_flag_t *f = gs_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f =
+            app_flag_at(gs_flags, sizeof gs_flags / sizeof gs_flags[0], argc, argv, &i, &value);
         if (f == NULL) {
             if (verbose && value != NULL)
                 fprintf(stderr, GS_NAME ": %s needs a value (see --help)\n", argv[i]);
@@ -410,7 +363,7 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (gs_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+        if (app_parse_int(GS_NAME, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
     }
     return 0;
 }

@@ -26,6 +26,7 @@
 #include <weft/weft.h>
 
 #include "app_devices.h"
+#include "app_flags.h"
 #include "potrf_kernels.h"
 
 #define POTRF_RESIDUAL_MAX 60.0
@@ -62,34 +63,7 @@ static void potrf_usage(FILE *out)
             (long long)potrf_defaults.seed, POTRF_RESIDUAL_MAX);
 }
 
-/* Parses s as a decimal integer in [min, max]; prints an error naming the
- * flag otherwise (when verbose). */
-static int potrf_parse_int(const char *flag, const char *s, int64_t min, int64_t max, int64_t *out,
-                           int verbose)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno == 0 && end != s && *end == '\0' && v >= min && v <= max) {
-        *out = v;
-        return 0;
-    }
-    if (verbose) {
-        const char *what = min == 1 ? "a positive integer" : "a non-negative integer";
-        fprintf(stderr, "weft-potrf: %s expects %s", flag, what);
-        if (max < INT32_MAX) fprintf(stderr, " <= %lld", (long long)max);
-        fprintf(stderr, ", got '%s'\n", s);
-    }
-    return -1;
-}
-
-typedef struct potrf_flag {
-    const char *name;
-    size_t offset; /* of the int64_t field in potrf_opts_t */
-    int64_t min, max;
-} potrf_flag_t;
-
-static const potrf_flag_t potrf_flags[] = {
+static const app_flag_t potrf_flags[] = {
     {"-N", offsetof(potrf_opts_t, n), 1, INT32_MAX},
     {"-t", offsetof(potrf_opts_t, nb), 1, INT32_MAX / 2},
     {"-P", offsetof(potrf_opts_t, p), 1, 1 << 20},
@@ -99,31 +73,6 @@ static const potrf_flag_t potrf_flags[] = {
     {"--seed", offsetof(potrf_opts_t, seed), 0, INT64_MAX},
     {"--nruns", offsetof(potrf_opts_t, nruns), 1, 1000000},
 };
-
-/* The flag that argv[*i] names, its value in *value (from "--long=value"
- * or the next argument, *i advanced). NULL with *value NULL for an unknown
- * option, NULL with *value set to "" when the value is missing. */
-static const potrf_flag_t *potrf_flag_at(int argc, char **argv, int *i, const char **value)
-{
-    const char *a = argv[*i];
-    *value = NULL;
-    for (size_t f = 0; f < sizeof potrf_flags / sizeof potrf_flags[0]; f++) {
-        size_t len = strlen(potrf_flags[f].name);
-        if (strncmp(a, potrf_flags[f].name, len) != 0) continue;
-        if (a[len] == '=' && a[1] == '-') {
-            *value = a + len + 1;
-            return &potrf_flags[f];
-        }
-        if (a[len] != '\0') continue;
-        if (*i + 1 >= argc) {
-            *value = "";
-            return NULL;
-        }
-        *value = argv[++*i];
-        return &potrf_flags[f];
-    }
-    return NULL;
-}
 
 /* Before weft_init: handles -h/--help (returns 1), --probe-gpus (returns
  * 2), -c, which must reach weft_init as WEFT_CORES, and -g, which sets the
@@ -144,16 +93,18 @@ static int potrf_prescan(int argc, char **argv, appdev_t *dev)
             if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
             continue;
         }
-        const potrf_flag_t *f = potrf_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f = app_flag_at(potrf_flags, sizeof potrf_flags / sizeof potrf_flags[0],
+                                          argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
             /* a malformed value is reported after weft_init */
-            if (potrf_parse_int("-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
+            if (app_parse_int("weft-potrf", "-g", value, f->min, f->max, &dev->g, 0) != 0)
+                dev->g = -1;
             continue;
         }
         if (f == NULL || strcmp(f->name, "-c") != 0)
             continue; /* unknown or missing values are reported after weft_init */
         int64_t cores;
-        if (potrf_parse_int("-c", value, f->min, f->max, &cores, 1) != 0) return -1;
+        if (app_parse_int("weft-potrf", "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (setenv("WEFT_CORES", text, 1) != 0) {
@@ -174,7 +125,8 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
             o->check = 1;
             continue;
         }
-        const potrf_flag_t *f = potrf_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f = app_flag_at(potrf_flags, sizeof potrf_flags / sizeof potrf_flags[0],
+                                          argc, argv, &i, &value);
         if (f == NULL) {
             if (verbose && value != NULL)
                 fprintf(stderr, "weft-potrf: %s needs a value (see --help)\n", argv[i]);
@@ -183,7 +135,8 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (potrf_parse_int(f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+        if (app_parse_int("weft-potrf", f->name, value, f->min, f->max, dst, verbose) != 0)
+            return -1;
     }
     return 0;
 }
