@@ -27,6 +27,7 @@
 #include <weft/weft.h>
 
 #include "potrf_cuda.h" /* CUDA bodies, empty without WEFT_APP_HAVE_CUDA */
+#include "potrf_matrix.h"
 
 /* [WEFT_DEV_CUDA] = fn, in a class's body list when the CUDA bodies exist. */
 #ifdef WEFT_APP_HAVE_CUDA
@@ -45,25 +46,6 @@ typedef struct potrf_tile_arg {
     int64_t row0; /* global index of the tile's first row */
     int64_t col0; /* global index of the tile's first column */
 } potrf_tile_arg_t;
-
-static inline uint64_t potrf_mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Element (i, j) of the symmetric test matrix: a counter-based hash of
- * (seed, max(i,j), min(i,j)) mapped to [-0.5, 0.5), plus n on the diagonal,
- * which makes the matrix diagonally dominant, hence SPD. */
-static inline double potrf_elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
-{
-    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
-    uint64_t h = potrf_mix64(potrf_mix64(potrf_mix64(seed) + hi) + lo);
-    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
-    return i == j ? v + (double)n : v;
-}
 
 /* ---- cost estimates (flops of the LAPACK counts) ---------------------- */
 

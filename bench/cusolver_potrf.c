@@ -4,8 +4,8 @@
  *
  * The matrix is the one weft-potrf factorizes: element (i,j) a hash of
  * (seed, max(i,j), min(i,j)) in [-0.5, 0.5), plus N on the diagonal
- * (diagonally dominant, hence SPD); the generator is a copy of potrf_elem in
- * apps/potrf_kernels.h (as in bench/lapacke_potrf.c). Lower Cholesky,
+ * (diagonally dominant, hence SPD); the generator is apps/potrf_matrix.h,
+ * shared with weft-potrf. Lower Cholesky,
  * column-major, lda = N, generated once on the host and copied once to the
  * GPU (a pristine copy there, copied device to device before each run).
  * Timed with CUDA events around cusolverDnDpotrf alone (the matrix already
@@ -28,21 +28,7 @@
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 
-static uint64_t mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
-{
-    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
-    uint64_t h = mix64(mix64(mix64(seed) + hi) + lo);
-    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
-    return i == j ? v + (double)n : v;
-}
+#include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 
 #define CUDA_OK(call)                                                                              \
     do {                                                                                           \
@@ -73,7 +59,7 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
     /* Lower triangle only: dpotrf('L') never reads the upper one. */
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < j; i++) h[i + j * n] = 0.0;
-        for (int64_t i = j; i < n; i++) h[i + j * n] = elem(seed, n, i, j);
+        for (int64_t i = j; i < n; i++) h[i + j * n] = potrf_elem(seed, n, i, j);
     }
     CUDA_OK(cudaSetDevice(device));
     struct cudaDeviceProp prop;

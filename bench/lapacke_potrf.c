@@ -5,9 +5,8 @@
  *
  * The matrix is the one weft-potrf factorizes: element (i,j) a hash of
  * (seed, max(i,j), min(i,j)) in [-0.5, 0.5), plus N on the diagonal
- * (diagonally dominant, hence SPD); the generator below is a copy of
- * potrf_elem in apps/potrf_kernels.h, kept here so bench/ does not build
- * against a header of an application. Lower Cholesky, column-major, lda = N.
+ * (diagonally dominant, hence SPD); the generator is apps/potrf_matrix.h,
+ * shared with weft-potrf. Lower Cholesky, column-major, lda = N.
  * Only the factorization is timed; the matrix is regenerated for each run.
  * Prints one line a run, in weft-potrf's format:
  *   [****] TIME(s) <t> : LAPACKE_dpotrf threads= <T> N= <n> : <gflops> gflops
@@ -23,21 +22,7 @@
 #include <cblas.h> /* OpenBLAS's: declares openblas_get_num_threads */
 #include <lapacke.h>
 
-static uint64_t mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
-{
-    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
-    uint64_t h = mix64(mix64(mix64(seed) + hi) + lo);
-    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
-    return i == j ? v + (double)n : v;
-}
+#include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 
 static double now_s(void)
 {
@@ -71,7 +56,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < nruns; r++) {
         /* Lower triangle only: dpotrf('L') never reads the upper one. */
         for (int64_t j = 0; j < n; j++)
-            for (int64_t i = j; i < n; i++) a[i + j * n] = elem(seed, n, i, j);
+            for (int64_t i = j; i < n; i++) a[i + j * n] = potrf_elem(seed, n, i, j);
         double t0 = now_s();
         lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, a, (lapack_int)n);
         double t = now_s() - t0;

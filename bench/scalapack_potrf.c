@@ -6,9 +6,8 @@
  *
  * The matrix is the one weft-potrf factorizes: element (i,j) a hash of
  * (seed, max(i,j), min(i,j)) in [-0.5, 0.5), plus N on the diagonal
- * (diagonally dominant, hence SPD); the generator is a copy of potrf_elem in
- * apps/potrf_kernels.h (bench/ does not build against an application's
- * header). Each rank generates its own block-cyclic part (nothing is
+ * (diagonally dominant, hence SPD); the generator is apps/potrf_matrix.h,
+ * shared with weft-potrf. Each rank generates its own block-cyclic part (nothing is
  * scattered). Lower Cholesky. Only pdpotrf is timed, between two barriers;
  * the matrix is regenerated for each run. Prints one line a run on rank 0,
  * in weft-potrf's format:
@@ -26,6 +25,8 @@
 
 #include <mpi.h>
 
+#include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
+
 /* BLACS and ScaLAPACK (Fortran symbols; no installed header declares them). */
 void Cblacs_pinfo(int *mypnum, int *nprocs);
 void Cblacs_get(int icontxt, int what, int *val);
@@ -41,22 +42,6 @@ void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const in
 void pdpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *ia,
               const int *ja, const int *desca, double *b, const int *ib, const int *jb,
               const int *descb, int *info);
-
-static uint64_t mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
-{
-    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
-    uint64_t h = mix64(mix64(mix64(seed) + hi) + lo);
-    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
-    return i == j ? v + (double)n : v;
-}
 
 static double now_s(void)
 {
@@ -82,7 +67,8 @@ static void fill(const grid_t *g, uint64_t seed, int n, int nb, int mloc, int nl
     for (int jl = 0; jl < nloc; jl++) {
         int64_t j = global_index(jl, nb, g->mycol, g->npcol);
         for (int il = 0; il < mloc; il++)
-            a[il + (int64_t)jl * lld] = elem(seed, n, global_index(il, nb, g->myrow, g->nprow), j);
+            a[il + (int64_t)jl * lld] =
+                potrf_elem(seed, n, global_index(il, nb, g->myrow, g->nprow), j);
     }
 }
 
@@ -103,7 +89,7 @@ static double check(const grid_t *g, uint64_t seed, int n, int nb, int mloc, con
         for (int il = 0; il < mloc; il++) {
             int64_t i = global_index(il, nb, g->myrow, g->nprow);
             double s = 0.0;
-            for (int64_t j = 0; j < n; j++) s += elem(seed, n, i, j);
+            for (int64_t j = 0; j < n; j++) s += potrf_elem(seed, n, i, j);
             b[il] = s;
         }
     pdpotrs_("L", &n, &one, a, &one, &one, desca, b, &one, &one, descb, &info);
