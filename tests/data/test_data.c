@@ -6,16 +6,7 @@
 
 #include "data/data.h"
 
-static int checks, failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
+#include "../check.h"
 
 static int frees;
 static void *last_allocator;

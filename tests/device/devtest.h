@@ -15,23 +15,14 @@
 #include "devtest_cuda.h"
 #include "weft/weft.h"
 
-static int devtest_checks, devtest_failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        devtest_checks++;                                                                          \
-        if (!(cond)) {                                                                             \
-            devtest_failures++;                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
+#include "../check.h"
 
 /* Prints the result line; the exit status of the test. */
 static inline int devtest_result(const char *name)
 {
-    printf("%s: %d checks, %d failures: %s\n", name, devtest_checks, devtest_failures,
-           devtest_failures ? "FAILED" : "PASSED");
-    return devtest_failures ? 1 : 0;
+    printf("%s: %d checks, %d failures: %s\n", name, checks, failures,
+           failures ? "FAILED" : "PASSED");
+    return failures ? 1 : 0;
 }
 
 /* weft_init that insists on at least `want` devices: the test's

@@ -9,16 +9,7 @@
 #include "device/registry.h"
 #include "sched/task.h"
 
-static int checks, failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
+#include "../check.h"
 
 static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *rc)
 {

@@ -8,15 +8,7 @@
 #include "params/params.h"
 #include "weft/weft.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "../check.h"
 
 static weft_params_t *fresh(void)
 {
