@@ -107,45 +107,84 @@ static double check(const grid_t *g, uint64_t seed, int n, int nb, int mloc, con
     return all;
 }
 
+typedef struct opts {
+    long long n, nb, p, q, nruns;
+    uint64_t seed;
+    int check;
+} opts_t;
+
+/* The flags; 0, or -1 for a malformed command line. */
+static int parse(int argc, char **argv, opts_t *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (v == NULL) return -1;
+        char *end = NULL;
+        long long x = strtoll(v, &end, 10);
+        if (end == v || *end != '\0' || x < 0)
+            return -1;
+        else if (strcmp(a, "-N") == 0)
+            o->n = x;
+        else if (strcmp(a, "-t") == 0)
+            o->nb = x;
+        else if (strcmp(a, "-P") == 0)
+            o->p = x;
+        else if (strcmp(a, "-Q") == 0)
+            o->q = x;
+        else if (strcmp(a, "--nruns") == 0)
+            o->nruns = x;
+        else if (strcmp(a, "--seed") == 0)
+            o->seed = (uint64_t)x;
+        else
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+/* nruns factorizations of a freshly generated matrix, each timed between
+ * two barriers and printed by rank 0; 0, or 1 when pdpotrf failed. */
+static int timed_runs(grid_t *g, uint64_t seed, int ni, int nbi, int mloc, int nloc, int lld,
+                      int *desca, double *a, long long nruns)
+{
+    int rank = 0, one = 1, info = 0, rc = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (long long r = 0; r < nruns && rc == 0; r++) {
+        fill(g, seed, ni, nbi, mloc, nloc, lld, a);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = now_s();
+        pdpotrf_("L", &ni, a, &one, &one, desca, &info);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = now_s() - t0;
+        if (info != 0) {
+            if (rank == 0) fprintf(stderr, "scalapack_potrf: pdpotrf info = %d\n", info);
+            rc = 1;
+            break;
+        }
+        double nn = (double)ni;
+        if (rank == 0)
+            printf("[****] TIME(s) %.6f : pdpotrf PxQ= %d %d NB= %d N= %d : %.2f gflops\n", t,
+                   g->nprow, g->npcol, nbi, ni, nn * nn * nn / 3.0 / t * 1e-9);
+        fflush(stdout);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    long long n = 8192, nb = 128, p = 1, q = -1, nruns = 1;
-    uint64_t seed = 42;
-    int do_check = 0, bad = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--check") == 0) {
-            do_check = 1;
-            continue;
-        }
-        if (v == NULL) {
-            bad = 1;
-            break;
-        }
-        char *end = NULL;
-        long long x = strtoll(v, &end, 10);
-        if (end == v || *end != '\0' || x < 0)
-            bad = 1;
-        else if (strcmp(a, "-N") == 0)
-            n = x;
-        else if (strcmp(a, "-t") == 0)
-            nb = x;
-        else if (strcmp(a, "-P") == 0)
-            p = x;
-        else if (strcmp(a, "-Q") == 0)
-            q = x;
-        else if (strcmp(a, "--nruns") == 0)
-            nruns = x;
-        else if (strcmp(a, "--seed") == 0)
-            seed = (uint64_t)x;
-        else
-            bad = 1;
-        i++;
-    }
+    opts_t o = {.n = 8192, .nb = 128, .p = 1, .q = -1, .nruns = 1, .seed = 42};
+    int bad = parse(argc, argv, &o) != 0;
+    long long n = o.n, nb = o.nb, p = o.p, q = o.q, nruns = o.nruns;
+    uint64_t seed = o.seed;
+    int do_check = o.check;
     if (q < 0 && p > 0) q = nranks / p;
     if (bad || n < 1 || n > INT32_MAX / 2 || nb < 1 || nb > n || nruns < 1 || p < 1 ||
         p * q != nranks) {
@@ -159,7 +198,7 @@ int main(int argc, char **argv)
     }
 
     grid_t g;
-    int ni = (int)n, nbi = (int)nb, zero = 0, one = 1, info = 0;
+    int ni = (int)n, nbi = (int)nb, zero = 0, info = 0;
     Cblacs_get(0, 0, &g.ctx);
     Cblacs_gridinit(&g.ctx, "Row", (int)p, (int)q);
     Cblacs_gridinfo(g.ctx, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
@@ -172,25 +211,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "scalapack_potrf: rank %d: descinit info %d or no memory\n", rank, info);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int rc = 0;
-    for (long long r = 0; r < nruns && rc == 0; r++) {
-        fill(&g, seed, ni, nbi, mloc, nloc, lld, a);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now_s();
-        pdpotrf_("L", &ni, a, &one, &one, desca, &info);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t = now_s() - t0;
-        if (info != 0) {
-            if (rank == 0) fprintf(stderr, "scalapack_potrf: pdpotrf info = %d\n", info);
-            rc = 1;
-            break;
-        }
-        double nn = (double)n;
-        if (rank == 0)
-            printf("[****] TIME(s) %.6f : pdpotrf PxQ= %d %d NB= %d N= %d : %.2f gflops\n", t,
-                   g.nprow, g.npcol, nbi, ni, nn * nn * nn / 3.0 / t * 1e-9);
-        fflush(stdout);
-    }
+    int rc = timed_runs(&g, seed, ni, nbi, mloc, nloc, lld, desca, a, nruns);
     if (rc == 0 && do_check) {
         double err = check(&g, seed, ni, nbi, mloc, desca, a);
         int passed = err < 1e-8;
