@@ -48,19 +48,67 @@
         }                                                                                          \
     } while (0)
 
-static int run(int64_t n, uint64_t seed, int nruns, int device)
+/* The device state of the timed runs. */
+typedef struct potrf_dev {
+    cusolverDnHandle_t solver;
+    cudaStream_t stream;
+    double *d, *d0, *work; /* matrix, its pristine copy, cuSOLVER workspace */
+    int *dinfo;
+    int lwork;
+    cudaEvent_t e1, e2;
+} potrf_dev_t;
+
+/* nruns factorizations of a fresh copy of d0, each timed with events
+ * around cusolverDnDpotrf alone; the best time in *best. */
+static int timed_runs(const potrf_dev_t *p, int64_t n, size_t bytes, int nruns, double *best)
+{
+    double nn = (double)n, flops = nn * nn * nn / 3.0;
+    for (int r = 0; r < nruns; r++) {
+        CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
+        CUDA_OK(cudaEventRecord(p->e1, p->stream));
+        SOLVER_OK(cusolverDnDpotrf(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n, p->work,
+                                   p->lwork, p->dinfo));
+        CUDA_OK(cudaEventRecord(p->e2, p->stream));
+        int info = -1;
+        CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
+        CUDA_OK(cudaStreamSynchronize(p->stream));
+        if (info != 0) {
+            fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
+            return 1;
+        }
+        float ms = 0.0f;
+        CUDA_OK(cudaEventElapsedTime(&ms, p->e1, p->e2));
+        double t = ms * 1e-3;
+        if (t < *best) *best = t;
+        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
+               flops / t * 1e-9);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* The test matrix in host memory, lower triangle only (dpotrf('L') never
+ * reads the upper one); NULL after a message when memory is short. */
+static double *host_matrix(int64_t n, uint64_t seed)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    double *h = malloc(bytes), *d = NULL, *d0 = NULL;
+    double *h = malloc(bytes);
     if (h == NULL) {
         fprintf(stderr, "cusolver_potrf: cannot allocate %zu bytes of host memory\n", bytes);
-        return 1;
+        return NULL;
     }
-    /* Lower triangle only: dpotrf('L') never reads the upper one. */
     for (int64_t j = 0; j < n; j++) {
         for (int64_t i = 0; i < j; i++) h[i + j * n] = 0.0;
         for (int64_t i = j; i < n; i++) h[i + j * n] = potrf_elem(seed, n, i, j);
     }
+    return h;
+}
+
+static int run(int64_t n, uint64_t seed, int nruns, int device)
+{
+    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
+    double *h = host_matrix(n, seed), *d = NULL, *d0 = NULL;
+    if (h == NULL) return 1;
     CUDA_OK(cudaSetDevice(device));
     struct cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, device));
@@ -90,27 +138,8 @@ static int run(int64_t n, uint64_t seed, int nruns, int device)
     float ms_h2d = 0.0f;
     CUDA_OK(cudaEventElapsedTime(&ms_h2d, e0, e1));
     double nn = (double)n, flops = nn * nn * nn / 3.0, best = 1e300;
-    for (int r = 0; r < nruns; r++) {
-        CUDA_OK(cudaMemcpyAsync(d, d0, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA_OK(cudaEventRecord(e1, stream));
-        SOLVER_OK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, work, lwork,
-                                   dinfo));
-        CUDA_OK(cudaEventRecord(e2, stream));
-        int info = -1;
-        CUDA_OK(cudaMemcpyAsync(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost, stream));
-        CUDA_OK(cudaStreamSynchronize(stream));
-        if (info != 0) {
-            fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
-            return 1;
-        }
-        float ms = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&ms, e1, e2));
-        double t = ms * 1e-3;
-        if (t < best) best = t;
-        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
-               flops / t * 1e-9);
-        fflush(stdout);
-    }
+    potrf_dev_t pd = {solver, stream, d, d0, work, dinfo, lwork, e1, e2};
+    if (timed_runs(&pd, n, bytes, nruns, &best) != 0) return 1;
     CUDA_OK(cudaEventRecord(e2, stream));
     CUDA_OK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
     CUDA_OK(cudaEventRecord(e3, stream));
