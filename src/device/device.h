@@ -24,9 +24,10 @@ struct weft_task;
 typedef struct weft_device weft_device_t;
 
 /* Streams of an accelerator: stage-in, stage-out, then execution streams
- * WEFT_STREAM_EXEC0 .. dev->nstreams - 1. */
+ * WEFT_STREAM_EXEC0 .. dev->nstreams - 1, the last of which may be the
+ * urgent one (dev->urgent_stream). */
 enum { WEFT_STREAM_IN = 0, WEFT_STREAM_OUT = 1, WEFT_STREAM_EXEC0 = 2 };
-#define WEFT_MAX_STREAMS 8
+#define WEFT_MAX_STREAMS 10
 
 /* An event marks a point in a stream; query says whether work before it is
  * done. Opaque storage big enough for a cudaEvent_t or an emu counter.
@@ -96,6 +97,10 @@ typedef struct weft_device_ops {
     int (*event_query)(weft_device_t *dev, weft_event_t *ev);
     int (*event_sync)(weft_device_t *dev, weft_event_t *ev);
     void (*event_destroy)(weft_device_t *dev, weft_event_t *ev);
+    /* Work enqueued on `stream` after this call starts once the work before
+     * ev (recorded on another stream of the same device) is done; the
+     * caller does not wait. */
+    int (*stream_wait)(weft_device_t *dev, int stream, weft_event_t *ev);
     /* Runs the task's body on `stream`: sets t->stream, t->blas, t->solver,
      * t->workspace and t->workspace_bytes, then calls body (cuda: on the
      * calling thread, the body enqueues its kernels on the stream and its
@@ -139,7 +144,9 @@ struct weft_device {
     int index;      /* weft device index on this rank (1..n) */
     int type_index; /* index among devices of its type */
     char name[32];
-    int nstreams;  /* set by open: IN, OUT, then the execution streams */
+    int nstreams;      /* set by open: IN, OUT, then the execution streams */
+    int urgent_stream; /* set by open: the execution stream whose kernels the
+                          device schedules first (the critical path), -1 none */
     unsigned caps; /* WEFT_DEVCAP_* set by open */
     const weft_params_t *params;
     size_t workspace_bytes; /* per execution stream, parameter device_workspace */
@@ -151,5 +158,19 @@ struct weft_device {
     void *mgr;  /* core state: the device manager (stf layer) */
     weft_device_stats_t stats;
 };
+
+/* The execution streams the parameters ask for (device_streams, the
+ * default when p is NULL) and whether one more, urgent, stream comes after
+ * them (device_urgent_stream); open calls this and sets nstreams and
+ * urgent_stream from it. */
+static inline int weft_device_exec_streams(const weft_params_t *p, int dflt, int *urgent)
+{
+    int n = p ? (int)weft_params_int(p, "device_streams") : dflt;
+    int max = WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0 - 1;
+    if (n < 1) n = 1;
+    if (n > max) n = max;
+    *urgent = p ? (int)weft_params_int(p, "device_urgent_stream") != 0 : 0;
+    return n;
+}
 
 #endif

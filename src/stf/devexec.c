@@ -1,12 +1,15 @@
 /* The device managers: one thread per accelerator takes the tasks chosen
  * for its device by priority and drives each without blocking on the
  * device: its flows get copies on the device (pinned by readers), then the
- * copies of the newest versions and the body are enqueued back to back on
- * one execution stream, then, once the stream passed the kernel, readers
- * are released and written flows become the newest version on the device.
- * Several tasks are in flight on several streams, so copies of one overlap
- * the kernels of others. A task whose input is still arriving for another
- * task waits for that transfer's event (streams do not order each other). */
+ * copies of the newest versions go on the stage-in stream (or, with
+ * device_prefetch=0, on the task's execution stream) and the body on an
+ * execution stream behind them, then, once the stream passed the kernel,
+ * readers are released and written flows become the newest version on the
+ * device. Up to device_inflight tasks a stream are in flight, so the
+ * inputs of the next tasks arrive while the kernels of earlier ones run;
+ * a task that outranks all running work takes the urgent stream. A task
+ * whose input is still arriving for another task waits for that
+ * transfer's event (streams do not order each other). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +35,8 @@ typedef enum { PHASE_WAIT, PHASE_EXEC } phase_t;
 struct weft_inflight {
     weft_task_t *task;
     phase_t phase;
-    int stream;
+    int stream;           /* the kernel's */
+    int copy_stream;      /* the stage-in copies' */
     weft_event_t xfer_ev; /* after the stage-in copies */
     weft_event_t ev;      /* after the kernel */
     int has_xfer_ev, has_event;
@@ -45,7 +49,6 @@ struct weft_inflight {
     weft_inflight_t *next;
 };
 
-#define INFLIGHT_PER_STREAM 4
 #define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
 #define IDLE_WAIT_NS 50000              /* then the polling period */
@@ -150,7 +153,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     }
     weft_data_unlock(d);
     if (rc != WEFT_SUCCESS) return rc;
-    rc = weft_devcopy_enqueue(dev, f->stream, d, c, src);
+    rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
     if (rc == WEFT_SUCCESS)
         atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
                          (long long)d->bytes);
@@ -176,7 +179,7 @@ static void undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_event_t ev;
-    if (dev->ops->event_record(dev, f->stream, &ev) == WEFT_SUCCESS) {
+    if (dev->ops->event_record(dev, f->copy_stream, &ev) == WEFT_SUCCESS) {
         int rc = dev->ops->event_sync(dev, &ev);
         (void)rc; /* the task fails anyway */
         dev->ops->event_destroy(dev, &ev);
@@ -185,22 +188,60 @@ static void undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
     unpin_flows(f->task, f->task->nflows);
 }
 
-/* Copies then kernel on one execution stream, back to back: no round trip
- * through this thread between them. */
+/* The execution stream of t. The urgent stream takes a task that outranks
+ * everything running on the other execution streams (with a right-looking
+ * factorization: the next panel while the trailing update runs), as long
+ * as those have work, so that its kernels get the device first; the
+ * others take turns. */
+static int pick_stream(weft_devmgr_t *m, const weft_task_t *t)
+{
+    weft_device_t *dev = m->dev;
+    int urgent = dev->urgent_stream;
+    int nplain = dev->nstreams - WEFT_STREAM_EXEC0 - (urgent >= 0);
+    if (urgent >= 0) {
+        int on_urgent = 0, on_plain = 0, top = 0;
+        for (const weft_inflight_t *f = m->inflight; f; f = f->next) {
+            if (f->phase != PHASE_EXEC) continue;
+            if (f->stream == urgent) {
+                on_urgent++;
+            } else if (!on_plain++ || f->task->priority > top) {
+                top = f->task->priority;
+            }
+        }
+        if (on_plain > 0 && t->priority > top && on_urgent < m->inflight_per_stream) return urgent;
+    }
+    return WEFT_STREAM_EXEC0 + m->next_exec++ % nplain;
+}
+
+/* The stage-in copies of f on the stage-in stream (prefetch: they start
+ * now, beside the kernels in flight) or on f's execution stream; either
+ * way f's kernel starts after them. */
+static int stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_device_t *dev = m->dev;
+    weft_task_t *t = f->task;
+    f->copy_stream = m->prefetch ? WEFT_STREAM_IN : f->stream;
+    int rc = WEFT_SUCCESS;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
+    if (rc != WEFT_SUCCESS || f->nxfer == 0) return rc;
+    rc = dev->ops->event_record(dev, f->copy_stream, &f->xfer_ev);
+    f->has_xfer_ev = rc == WEFT_SUCCESS;
+    if (rc == WEFT_SUCCESS && f->copy_stream != f->stream)
+        rc = dev->ops->stream_wait(dev, f->stream, &f->xfer_ev);
+    return rc;
+}
+
+/* Copies then kernel, enqueued back to back: no round trip through this
+ * thread between them. */
 static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
-    f->stream = WEFT_STREAM_EXEC0 + m->next_exec++ % (dev->nstreams - WEFT_STREAM_EXEC0);
+    f->stream = pick_stream(m, t);
     f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
     f->xfer_bytes = 0;
-    int rc = WEFT_SUCCESS;
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
-    if (rc == WEFT_SUCCESS && f->nxfer > 0) {
-        rc = dev->ops->event_record(dev, f->stream, &f->xfer_ev);
-        f->has_xfer_ev = rc == WEFT_SUCCESS;
-    }
+    int rc = stage_inputs(m, f);
     if (rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
@@ -286,7 +327,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         /* The copies landed: other tasks of this device may read them now. */
         dev->ops->event_destroy(dev, &f->xfer_ev);
         f->has_xfer_ev = 0;
-        weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->stream, f->xfer_t0,
+        weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->copy_stream, f->xfer_t0,
                          weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
                          f->nxfer, (long long)f->xfer_bytes);
         finish_transfers(m, f, 1);
@@ -490,9 +531,10 @@ static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
         snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
-                 s == WEFT_STREAM_IN    ? " (in)"
-                 : s == WEFT_STREAM_OUT ? " (out)"
-                                        : "");
+                 s == WEFT_STREAM_IN            ? " (in)"
+                 : s == WEFT_STREAM_OUT         ? " (out)"
+                 : s == dev->urgent_stream ? " (urgent)"
+                                                : "");
         int rc = weft_trace_track(ctx->trace, name);
         (void)rc; /* consecutive ids: first + 1 + s */
     }
@@ -506,7 +548,9 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     m->ctx = ctx;
     m->dev = dev;
     m->trace_track = trace_tracks(ctx, dev);
-    m->max_inflight = INFLIGHT_PER_STREAM * (dev->nstreams - WEFT_STREAM_EXEC0);
+    m->inflight_per_stream = (int)weft_params_int(ctx->params, "device_inflight");
+    m->prefetch = (int)weft_params_int(ctx->params, "device_prefetch");
+    m->max_inflight = m->inflight_per_stream * (dev->nstreams - WEFT_STREAM_EXEC0);
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);
     pthread_mutex_init(&m->lru_lock, NULL);
@@ -541,8 +585,9 @@ int weft_devexec_start(weft_context_t *ctx)
     for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
         rc = mgr_start(ctx, ds->dev[i]);
         weft_device_t *dev = ds->dev[i];
-        weft_log(WEFT_LOG_INFO, i, "%s: zone of %zu MiB, %d execution streams", dev->name,
-                 dev->zone_bytes >> 20, dev->nstreams - WEFT_STREAM_EXEC0);
+        weft_log(WEFT_LOG_INFO, i, "%s: zone of %zu MiB, %d execution streams%s", dev->name,
+                 dev->zone_bytes >> 20, dev->nstreams - WEFT_STREAM_EXEC0,
+                 dev->urgent_stream >= 0 ? " (one urgent)" : "");
     }
     if (rc != WEFT_SUCCESS) {
         weft_devexec_stop(ctx);

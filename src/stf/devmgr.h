@@ -32,6 +32,8 @@ typedef struct weft_devmgr {
     /* Tasks between stage-in and publication (manager thread only). */
     weft_inflight_t *inflight;
     int ninflight, max_inflight;
+    int inflight_per_stream; /* parameter device_inflight */
+    int prefetch;            /* parameter device_prefetch */
     int next_exec; /* round robin over the execution streams */
     /* Runtime-owned copies on this device, least recently used first. */
     pthread_mutex_t lru_lock;

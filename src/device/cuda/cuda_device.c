@@ -56,25 +56,18 @@ static void cuda_mem_release(weft_device_t *dev, void *base, size_t bytes)
 
 /* ---- open and close -------------------------------------------------- */
 
-static int cuda_exec_streams(const weft_device_t *dev)
-{
-    int64_t n = WEFT_CUDA_EXEC_STREAMS_DEFAULT;
-    if (dev->params != NULL) n = weft_params_int(dev->params, "device_streams");
-    if (n < 1) n = 1;
-    if (n > WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0) n = WEFT_MAX_STREAMS - WEFT_STREAM_EXEC0;
-    return (int)n;
-}
-
-/* Streams IN and OUT at the highest priority, execution streams at the
- * lowest (cudaDeviceGetStreamPriorityRange: "greatest" is numerically
- * smallest). Priorities order kernels only; copies use the copy engines. */
+/* Streams IN and OUT at the highest priority (copies only: priorities
+ * order kernels, copies use the copy engines), the execution streams at
+ * the lowest, and the urgent one, if asked for, at the highest, so that
+ * the block scheduler serves its kernels before theirs
+ * (cudaDeviceGetStreamPriorityRange: "greatest" is numerically smallest). */
 static int cuda_open_streams(weft_device_t *dev, weft_cuda_dev_t *c, int nstreams)
 {
     int least = 0, greatest = 0;
     int rc = weft_cuda_check(dev, cudaDeviceGetStreamPriorityRange(&least, &greatest),
                              "cudaDeviceGetStreamPriorityRange");
     for (int s = 0; s < nstreams && rc == WEFT_SUCCESS; s++) {
-        int prio = s < WEFT_STREAM_EXEC0 ? greatest : least;
+        int prio = s < WEFT_STREAM_EXEC0 || s == dev->urgent_stream ? greatest : least;
         rc = weft_cuda_check(
             dev, cudaStreamCreateWithPriority(&c->stream[s], cudaStreamNonBlocking, prio),
             "cudaStreamCreateWithPriority");
@@ -144,7 +137,11 @@ static int cuda_open(weft_device_t *dev, int index)
         free(c);
         return WEFT_ERR_NOMEM;
     }
-    int nstreams = WEFT_STREAM_EXEC0 + cuda_exec_streams(dev);
+    int urgent = 0;
+    int nstreams = WEFT_STREAM_EXEC0 +
+                   weft_device_exec_streams(dev->params, WEFT_CUDA_EXEC_STREAMS_DEFAULT, &urgent);
+    dev->urgent_stream = urgent ? nstreams : -1;
+    nstreams += urgent;
     rc = cuda_open_streams(dev, c, nstreams);
     for (int s = WEFT_STREAM_EXEC0; s < nstreams && rc == WEFT_SUCCESS; s++)
         rc = cuda_open_exec(dev, c, s);
@@ -266,6 +263,7 @@ const weft_device_ops_t weft_cuda_ops = {
     .event_query = weft_cuda_event_query,
     .event_sync = weft_cuda_event_sync,
     .event_destroy = weft_cuda_event_destroy,
+    .stream_wait = weft_cuda_stream_wait,
     .launch = cuda_launch,
     .can_access_peer = cuda_can_access_peer,
     .ipc_export = weft_cuda_ipc_export,

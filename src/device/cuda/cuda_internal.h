@@ -54,6 +54,7 @@ int weft_cuda_event_record(weft_device_t *dev, int stream, weft_event_t *ev);
 int weft_cuda_event_query(weft_device_t *dev, weft_event_t *ev);
 int weft_cuda_event_sync(weft_device_t *dev, weft_event_t *ev);
 void weft_cuda_event_destroy(weft_device_t *dev, weft_event_t *ev);
+int weft_cuda_stream_wait(weft_device_t *dev, int stream, weft_event_t *ev);
 /* Destroys the pooled events; called by close with the device current. */
 void weft_cuda_event_pool_drain(weft_device_t *dev);
 int weft_cuda_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes);

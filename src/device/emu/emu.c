@@ -158,7 +158,12 @@ static int emu_open(weft_device_t *dev, int index)
     emu_dev_t *e = calloc(1, sizeof *e);
     if (!e) return WEFT_ERR_NOMEM;
     dev->priv = e;
-    dev->nstreams = WEFT_STREAM_EXEC0 + (int)weft_params_int(dev->params, "device_streams");
+    int urgent = 0;
+    dev->nstreams = WEFT_STREAM_EXEC0 + weft_device_exec_streams(dev->params, 2, &urgent);
+    /* The urgent stream exists (the managers' choice of stream is the same
+     * code as on CUDA) but runs in the one queue like the others. */
+    dev->urgent_stream = urgent ? dev->nstreams : -1;
+    dev->nstreams += urgent;
     dev->caps = WEFT_DEVCAP_IPC | WEFT_DEVCAP_HOST_ADDRESSABLE;
     e->shm_fd = -1;
     pthread_mutex_init(&e->lock, NULL);
@@ -341,6 +346,16 @@ static void emu_event_destroy(weft_device_t *dev, weft_event_t *ev)
     ev->ticket = 0;
 }
 
+/* One thread runs the ops of every stream in the order they were
+ * enqueued, so whatever was recorded before ev is done before anything
+ * enqueued after this call starts: the wait holds already. A failure
+ * before ev shows in the events of its own stream. */
+static int emu_stream_wait(weft_device_t *dev, int stream, weft_event_t *ev)
+{
+    (void)ev;
+    return stream >= 0 && stream < dev->nstreams ? WEFT_SUCCESS : WEFT_ERR_INVALID;
+}
+
 /* Every emu device lives in this process's memory: any two can copy. */
 static int emu_can_access_peer(weft_device_t *dev, weft_device_t *peer)
 {
@@ -444,6 +459,7 @@ const weft_device_ops_t weft_emu_ops = {
     .event_query = emu_event_query,
     .event_sync = emu_event_sync,
     .event_destroy = emu_event_destroy,
+    .stream_wait = emu_stream_wait,
     .launch = emu_launch,
     .can_access_peer = emu_can_access_peer,
     .ipc_export = emu_ipc_export,
