@@ -111,5 +111,80 @@ static int potrf_cuda_gemm(weft_task_t *t)
         "cublasDgemm");
 }
 
+/* ---- residual check (--check) on the GPU --------------------------------- */
+
+/* tmp (k x k, ld k) := the lower triangle of the diagonal factor l, zeros
+ * above (cuSOLVER leaves A's upper triangle in the factor's tile): cleared,
+ * then the triangle packed and unpacked. tmp comes first in the workspace,
+ * the packed triangle after it. */
+static int potrf_cuda_lower_copy(weft_task_t *t, const double *l, int ldl, int k, double **tmp)
+{
+    size_t full = (size_t)k * (size_t)k, packed = (size_t)k * ((size_t)k + 1) / 2;
+    double *ws = weft_task_workspace(t, (full + packed) * sizeof(double));
+    if (ws == NULL) {
+        fprintf(stderr,
+                "weft-potrf: the GPU residual check of %d x %d tiles needs %zu bytes of "
+                "workspace; raise --weft-device_workspace\n",
+                k, k, (full + packed) * sizeof(double));
+        return -1;
+    }
+    cublasHandle_t h = (cublasHandle_t)weft_task_blas_handle(t);
+    if (cudaMemsetAsync(ws, 0, full * sizeof(double), (cudaStream_t)weft_task_stream(t)) !=
+        cudaSuccess) {
+        fprintf(stderr, "weft-potrf: cudaMemsetAsync of the check's workspace failed\n");
+        return -1;
+    }
+    if (potrf_cuda_blas_ok(cublasDtrttp(h, CUBLAS_FILL_MODE_LOWER, k, l, ldl, ws + full),
+                           "cublasDtrttp") != 0 ||
+        potrf_cuda_blas_ok(cublasDtpttr(h, CUBLAS_FILL_MODE_LOWER, k, ws + full, ws, k),
+                           "cublasDtpttr") != 0)
+        return -1;
+    *tmp = ws;
+    return 0;
+}
+
+/* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n). Lower
+ * part of R -= L L^T, as potrf_cpu_resid_syrk. */
+static int potrf_cuda_resid_syrk(weft_task_t *t)
+{
+    int tri;
+    weft_task_value(t, 0, &tri);
+    const double *l = weft_task_ptr(t, 0);
+    int ldl = potrf_cuda_ld(t, 0), n = weft_task_rows(t, 1), k = weft_task_cols(t, 0);
+    double *tmp = NULL;
+    if (tri && potrf_cuda_lower_copy(t, l, ldl, k, &tmp) != 0) return -1;
+    if (tri) {
+        l = tmp;
+        ldl = k;
+    }
+    const double mone = -1.0, one = 1.0;
+    return potrf_cuda_blas_ok(cublasDsyrk((cublasHandle_t)weft_task_blas_handle(t),
+                                          CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &mone, l, ldl,
+                                          &one, weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
+                              "cublasDsyrk (check)");
+}
+
+/* flow 0: L[m][k] R, flow 1: L[n][k] R, flow 2: R[m][n] RW; value 0: int
+ * tri (k == n: L[n][n] is lower triangular). R -= L[m][k] L[n][k]^T. */
+static int potrf_cuda_resid_gemm(weft_task_t *t)
+{
+    int tri;
+    weft_task_value(t, 0, &tri);
+    const double *b = weft_task_ptr(t, 1);
+    int ldb = potrf_cuda_ld(t, 1), k = weft_task_cols(t, 0);
+    double *tmp = NULL;
+    if (tri && potrf_cuda_lower_copy(t, b, ldb, k, &tmp) != 0) return -1;
+    if (tri) {
+        b = tmp;
+        ldb = k;
+    }
+    const double mone = -1.0, one = 1.0;
+    return potrf_cuda_blas_ok(
+        cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_T,
+                    weft_task_rows(t, 2), weft_task_cols(t, 2), k, &mone, weft_task_ptr(t, 0),
+                    potrf_cuda_ld(t, 0), b, ldb, &one, weft_task_ptr(t, 2), potrf_cuda_ld(t, 2)),
+        "cublasDgemm (check)");
+}
+
 #endif /* WEFT_APP_HAVE_CUDA */
 #endif /* WEFT_APPS_POTRF_CUDA_H */

@@ -12,8 +12,9 @@
  * classes (potrf, trsm, syrk, gemm) also run on accelerators: on CUDA
  * devices the cuSOLVER/cuBLAS bodies of potrf_cuda.h (when built with the
  * CUDA toolkit, WEFT_APP_HAVE_CUDA), on emu devices their CPU bodies as the
- * emulated device's kernels. The fill and check classes run on the host
- * (an emu device, which runs CPU bodies, may run them too); the prefetch
+ * emulated device's kernels. So do the two O(N^3) classes of the check
+ * (resid_syrk, resid_gemm); fill and the other check classes run on the
+ * host (an emu device, which runs CPU bodies, may run them too); the prefetch
  * class only brings a tile to its home accelerator before the timing. */
 #ifndef WEFT_APPS_POTRF_KERNELS_H
 #define WEFT_APPS_POTRF_KERNELS_H
@@ -172,7 +173,7 @@ static const weft_task_class_t potrf_class_prefetch = {
     .body = {[WEFT_DEV_EMU] = potrf_nop, POTRF_CUDA_BODY(potrf_nop)},
     .flops = NULL};
 
-/* ---- residual kernels (--check, CPU only) ----------------------------- */
+/* ---- residual kernels (--check; the CUDA ones are in potrf_cuda.h) ----- */
 
 /* dst (n x n, ld n) := the lower triangle of src, zeros above. */
 static void potrf_copy_lower(int n, const double *src, int64_t lds, double *dst)
@@ -288,13 +289,14 @@ static int potrf_cpu_sum_copy(weft_task_t *t)
     return 0;
 }
 
+/* The O(N^3) part of the check runs where the factor is, GPUs included. */
 static const weft_task_class_t potrf_class_resid_syrk = {
     .name = "resid_syrk",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk},
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk, POTRF_CUDA_BODY(potrf_cuda_resid_syrk)},
     .flops = potrf_flops_syrk};
 static const weft_task_class_t potrf_class_resid_gemm = {
     .name = "resid_gemm",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm},
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm, POTRF_CUDA_BODY(potrf_cuda_resid_gemm)},
     .flops = potrf_flops_gemm};
 static const weft_task_class_t potrf_class_resid_norm = {
     .name = "resid_norm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_norm}, .flops = NULL};

@@ -34,7 +34,7 @@
 
 typedef struct potrf_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
-    int check;
+    int check; /* 1: every run, 2: the first run only (--check-first) */
 } potrf_opts_t;
 
 static const potrf_opts_t potrf_defaults = {
@@ -57,6 +57,7 @@ static void potrf_usage(FILE *out)
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
             "  --check       check ||A - L L^T|| / (||A|| N eps) < %g against the original\n"
+            "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
             (long long)potrf_defaults.n, (long long)potrf_defaults.nb,
@@ -121,8 +122,8 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
     *o = potrf_defaults;
     for (int i = 1; i < argc; i++) {
         const char *value;
-        if (strcmp(argv[i], "--check") == 0) {
-            o->check = 1;
+        if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--check-first") == 0) {
+            o->check = strcmp(argv[i], "--check") == 0 ? 1 : 2;
             continue;
         }
         const app_flag_t *f = app_flag_at(potrf_flags, sizeof potrf_flags / sizeof potrf_flags[0],
@@ -353,10 +354,10 @@ static double potrf_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One run: generate, factorize (timed), report, check. 0, a weft error, or
- * 1 for a failed check. */
+/* Run number r: generate, factorize (timed), report, check. 0, a weft
+ * error, or 1 for a failed check. */
 static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
-                     const potrf_opts_t *o)
+                     const potrf_opts_t *o, int64_t r)
 {
     int verbose = weft_rank(ctx) == 0;
     int rc = potrf_insert_fill(tp, A, o);
@@ -378,7 +379,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
         printf("[****] TIME(s) %.6f : dpotrf PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n", t,
                (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
                n * n * n / 3.0 / t / 1e9);
-    if (!o->check) return 0;
+    if (!o->check || (o->check == 2 && r > 0)) return 0;
 
     double resid = 0.0;
     rc = potrf_residual(ctx, tp, A, o, &resid);
@@ -406,7 +407,7 @@ static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
         goto free_matrix;
     }
     for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
-        rc = potrf_run(ctx, tp, A, o);
+        rc = potrf_run(ctx, tp, A, o, r);
         fflush(stdout);
     }
     weft_taskpool_free(tp);

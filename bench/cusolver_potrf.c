@@ -1,13 +1,16 @@
 /* cusolver_potrf: the peer of weft-potrf -g 1, cusolverDnDpotrf on one GPU.
  *
- * Usage: cusolver_potrf [-N n] [--seed s] [--nruns r] [--device d]
+ * Usage: cusolver_potrf [-N n] [--seed s] [--nruns r] [--device d] [--check]
  *
  * The matrix is the one weft-potrf factorizes: element (i,j) a hash of
  * (seed, max(i,j), min(i,j)) in [-0.5, 0.5), plus N on the diagonal
  * (diagonally dominant, hence SPD); the generator is apps/potrf_matrix.h,
  * shared with weft-potrf. Lower Cholesky,
- * column-major, lda = N, generated once on the host and copied once to the
- * GPU (a pristine copy there, copied device to device before each run).
+ * column-major, lda = N, generated once on the host (by OpenMP threads) and
+ * copied once to the GPU, to a pristine copy there, copied device to device
+ * before each run. When the GPU cannot hold the matrix twice (N = 98304
+ * takes 77 GB), the matrix is uploaded again from the host before each run
+ * instead, outside the timing, and a line says so.
  * Timed with CUDA events around cusolverDnDpotrf alone (the matrix already
  * in device memory, as weft-potrf's timing starts with its tiles on the
  * devices). One line a run in weft-potrf's format:
@@ -16,10 +19,16 @@
  * matrix (pageable memory) and the best figure counting them too. Exit 1 on
  * a CUDA error or info != 0.
  *
- * Build: gcc -std=c11 -O2 -I<cuda>/include cusolver_potrf.c -L<cuda>/lib64
- *        -lcusolver -lcudart (or nvcc -O2 cusolver_potrf.c -lcusolver). */
+ * --check: after the first run, the factor is copied to the host and
+ * checked with bench/potrf_vcheck.h, an O(N^2) test against a random
+ * vector; prints "residual = <r> : PASSED" (r < 60) or ": FAILED" (exit 1).
+ *
+ * Build: gcc -std=c11 -O2 -fopenmp -I<cuda>/include cusolver_potrf.c
+ *        -L<cuda>/lib64 -lcusolver -lcudart (or nvcc -O2 -Xcompiler -fopenmp
+ *        cusolver_potrf.c -lcusolver). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +38,7 @@
 #include <cusolverDn.h>
 
 #include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
+#include "potrf_vcheck.h"         /* the O(N^2) check of --check */
 
 #define CUDA_OK(call)                                                                              \
     do {                                                                                           \
@@ -48,47 +58,37 @@
         }                                                                                          \
     } while (0)
 
+/* The command line. */
+typedef struct potrf_opts {
+    int64_t n;
+    uint64_t seed;
+    int nruns, device, check;
+} potrf_opts_t;
+
 /* The device state of the timed runs. */
 typedef struct potrf_dev {
     cusolverDnHandle_t solver;
     cudaStream_t stream;
-    double *d, *d0, *work; /* matrix, its pristine copy, cuSOLVER workspace */
+    double *d, *d0, *work; /* matrix, its pristine copy (NULL: none), workspace */
     int *dinfo;
     int lwork;
-    cudaEvent_t e1, e2;
+    cudaEvent_t e[4]; /* e[1], e[2] around each run; all four around the copies */
 } potrf_dev_t;
 
-/* nruns factorizations of a fresh copy of d0, each timed with events
- * around cusolverDnDpotrf alone; the best time in *best. */
-static int timed_runs(const potrf_dev_t *p, int64_t n, size_t bytes, int nruns, double *best)
+/* The lower triangle of the test matrix into h, zeros above (dpotrf('L')
+ * never reads them). A column a thread: this is N^2 hashes, minutes on one
+ * core at N = 98304. */
+static void host_fill(double *h, int64_t n, uint64_t seed)
 {
-    double nn = (double)n, flops = nn * nn * nn / 3.0;
-    for (int r = 0; r < nruns; r++) {
-        CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
-        CUDA_OK(cudaEventRecord(p->e1, p->stream));
-        SOLVER_OK(cusolverDnDpotrf(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n, p->work,
-                                   p->lwork, p->dinfo));
-        CUDA_OK(cudaEventRecord(p->e2, p->stream));
-        int info = -1;
-        CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
-        CUDA_OK(cudaStreamSynchronize(p->stream));
-        if (info != 0) {
-            fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
-            return 1;
-        }
-        float ms = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&ms, p->e1, p->e2));
-        double t = ms * 1e-3;
-        if (t < *best) *best = t;
-        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
-               flops / t * 1e-9);
-        fflush(stdout);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < j; i++) h[i + j * n] = 0.0;
+        for (int64_t i = j; i < n; i++) h[i + j * n] = potrf_elem(seed, n, i, j);
     }
-    return 0;
 }
 
-/* The test matrix in host memory, lower triangle only (dpotrf('L') never
- * reads the upper one); NULL after a message when memory is short. */
+/* The test matrix in host memory; NULL after a message when memory is
+ * short. */
 static double *host_matrix(int64_t n, uint64_t seed)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
@@ -97,94 +97,219 @@ static double *host_matrix(int64_t n, uint64_t seed)
         fprintf(stderr, "cusolver_potrf: cannot allocate %zu bytes of host memory\n", bytes);
         return NULL;
     }
-    for (int64_t j = 0; j < n; j++) {
-        for (int64_t i = 0; i < j; i++) h[i + j * n] = 0.0;
-        for (int64_t i = j; i < n; i++) h[i + j * n] = potrf_elem(seed, n, i, j);
-    }
+    host_fill(h, n, seed);
     return h;
 }
 
-static int run(int64_t n, uint64_t seed, int nruns, int device)
+/* The pristine copy d0 if the device has room for it, allocated last so
+ * that it only takes what the run itself leaves; p->d0 = NULL otherwise,
+ * after a line saying that the host copy will be uploaded before each run. */
+static int alloc_pristine(potrf_dev_t *p, size_t bytes)
+{
+    cudaError_t e = cudaMalloc((void **)&p->d0, bytes);
+    if (e == cudaSuccess) return 0;
+    if (e != cudaErrorMemoryAllocation) CUDA_OK(e);
+    (void)cudaGetLastError(); /* clear the failed allocation's error */
+    p->d0 = NULL;
+    printf("cusolver_potrf: no room on the device for a pristine copy (%.1f GB): the matrix is "
+           "uploaded from the host before each run (untimed)\n",
+           (double)bytes * 1e-9);
+    return 0;
+}
+
+/* Handle, stream, matrix, workspace, info, events, pristine copy. */
+static int dev_setup(potrf_dev_t *p, int64_t n, int device)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    double *h = host_matrix(n, seed), *d = NULL, *d0 = NULL;
-    if (h == NULL) return 1;
+    memset(p, 0, sizeof *p);
     CUDA_OK(cudaSetDevice(device));
+    SOLVER_OK(cusolverDnCreate(&p->solver));
+    CUDA_OK(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
+    SOLVER_OK(cusolverDnSetStream(p->solver, p->stream));
+    CUDA_OK(cudaMalloc((void **)&p->d, bytes));
+    SOLVER_OK(cusolverDnDpotrf_bufferSize(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n,
+                                          &p->lwork));
+    CUDA_OK(cudaMalloc((void **)&p->work, (size_t)p->lwork * sizeof(double) + 256));
+    CUDA_OK(cudaMalloc((void **)&p->dinfo, sizeof(int)));
+    for (int k = 0; k < 4; k++) CUDA_OK(cudaEventCreate(&p->e[k]));
+    return alloc_pristine(p, bytes);
+}
+
+/* What dev_setup made, also when it stopped half way (p zeroed first). */
+static void dev_free(potrf_dev_t *p)
+{
+    for (int k = 0; k < 4; k++)
+        if (p->e[k] != NULL) cudaEventDestroy(p->e[k]);
+    cudaFree(p->dinfo);
+    cudaFree(p->work);
+    cudaFree(p->d);
+    cudaFree(p->d0);
+    if (p->solver != NULL) cusolverDnDestroy(p->solver);
+    if (p->stream != NULL) cudaStreamDestroy(p->stream);
+}
+
+/* The matrix to factorize into p->d before run r: from d0 on the device,
+ * or, without d0, from the host (run 0 finds it there already). */
+static int restore(const potrf_dev_t *p, const double *h, size_t bytes, int r)
+{
+    if (p->d0 != NULL)
+        CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
+    else if (r > 0)
+        CUDA_OK(cudaMemcpyAsync(p->d, h, bytes, cudaMemcpyHostToDevice, p->stream));
+    return 0;
+}
+
+/* One factorization of p->d, timed with events around cusolverDnDpotrf
+ * alone; the time in *t. */
+static int one_run(const potrf_dev_t *p, int64_t n, double *t)
+{
+    CUDA_OK(cudaEventRecord(p->e[1], p->stream));
+    SOLVER_OK(cusolverDnDpotrf(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n, p->work,
+                               p->lwork, p->dinfo));
+    CUDA_OK(cudaEventRecord(p->e[2], p->stream));
+    int info = -1;
+    CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
+    CUDA_OK(cudaStreamSynchronize(p->stream));
+    if (info != 0) {
+        fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
+        return 1;
+    }
+    float ms = 0.0f;
+    CUDA_OK(cudaEventElapsedTime(&ms, p->e[1], p->e[2]));
+    *t = ms * 1e-3;
+    return 0;
+}
+
+/* --check: the factor in p->d against the matrix of seed, through h; h is
+ * the only pristine copy without d0, so it is generated again then. */
+static int check_factor(const potrf_dev_t *p, double *h, int64_t n, uint64_t seed)
+{
+    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
+    CUDA_OK(cudaMemcpyAsync(h, p->d, bytes, cudaMemcpyDeviceToHost, p->stream));
+    CUDA_OK(cudaStreamSynchronize(p->stream));
+    potrf_vcheck_dense_t l = {h, n};
+    double resid = potrf_vcheck(seed, n, potrf_vcheck_dense_col, &l);
+    if (resid < 0.0) {
+        fprintf(stderr, "cusolver_potrf: no host memory for the check\n");
+        return 1;
+    }
+    int passed = resid < POTRF_VCHECK_MAX;
+    printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    fflush(stdout);
+    if (p->d0 == NULL) host_fill(h, n, seed);
+    return passed ? 0 : 1;
+}
+
+/* nruns factorizations of a fresh copy of the matrix, the first one
+ * checked with --check; the best time in *best. */
+static int timed_runs(const potrf_dev_t *p, double *h, const potrf_opts_t *o, double *best)
+{
+    int64_t n = o->n;
+    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
+    double nn = (double)n, flops = nn * nn * nn / 3.0;
+    for (int r = 0; r < o->nruns; r++) {
+        double t = 0.0;
+        if (restore(p, h, bytes, r) != 0 || one_run(p, n, &t) != 0) return 1;
+        if (t < *best) *best = t;
+        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
+               flops / t * 1e-9);
+        fflush(stdout);
+        if (r == 0 && o->check && check_factor(p, h, n, o->seed) != 0) return 1;
+    }
+    return 0;
+}
+
+/* One copy of bytes, host to device or back, timed between events a and
+ * b; the time in *ms. */
+static int timed_copy(const potrf_dev_t *p, void *dst, const void *src, size_t bytes,
+                      enum cudaMemcpyKind kind, int a, int b, float *ms)
+{
+    CUDA_OK(cudaEventRecord(p->e[a], p->stream));
+    CUDA_OK(cudaMemcpyAsync(dst, src, bytes, kind, p->stream));
+    CUDA_OK(cudaEventRecord(p->e[b], p->stream));
+    CUDA_OK(cudaStreamSynchronize(p->stream));
+    CUDA_OK(cudaEventElapsedTime(ms, p->e[a], p->e[b]));
+    return 0;
+}
+
+static int run_on(potrf_dev_t *p, double *h, const potrf_opts_t *o)
+{
+    int64_t n = o->n;
+    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
     struct cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, device));
-    cusolverDnHandle_t solver;
-    cudaStream_t stream;
-    SOLVER_OK(cusolverDnCreate(&solver));
-    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    SOLVER_OK(cusolverDnSetStream(solver, stream));
-    CUDA_OK(cudaMalloc((void **)&d, bytes));
-    CUDA_OK(cudaMalloc((void **)&d0, bytes));
-    int lwork = 0, *dinfo = NULL;
-    double *work = NULL;
-    SOLVER_OK(
-        cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, (int)n, d, (int)n, &lwork));
-    CUDA_OK(cudaMalloc((void **)&work, (size_t)lwork * sizeof(double) + 256));
-    CUDA_OK(cudaMalloc((void **)&dinfo, sizeof(int)));
-    cudaEvent_t e0, e1, e2, e3;
-    CUDA_OK(cudaEventCreate(&e0));
-    CUDA_OK(cudaEventCreate(&e1));
-    CUDA_OK(cudaEventCreate(&e2));
-    CUDA_OK(cudaEventCreate(&e3));
-    printf("cusolver_potrf: %s, N= %lld, lwork %d doubles\n", prop.name, (long long)n, lwork);
-    CUDA_OK(cudaEventRecord(e0, stream));
-    CUDA_OK(cudaMemcpyAsync(d0, h, bytes, cudaMemcpyHostToDevice, stream));
-    CUDA_OK(cudaEventRecord(e1, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
-    float ms_h2d = 0.0f;
-    CUDA_OK(cudaEventElapsedTime(&ms_h2d, e0, e1));
+    CUDA_OK(cudaGetDeviceProperties(&prop, o->device));
+    printf("cusolver_potrf: %s, N= %lld, lwork %d doubles\n", prop.name, (long long)n, p->lwork);
+    float ms_h2d = 0.0f, ms_d2h = 0.0f;
+    double *first = p->d0 != NULL ? p->d0 : p->d; /* where run 0 finds the matrix */
+    if (timed_copy(p, first, h, bytes, cudaMemcpyHostToDevice, 0, 1, &ms_h2d) != 0) return 1;
     double nn = (double)n, flops = nn * nn * nn / 3.0, best = 1e300;
-    potrf_dev_t pd = {solver, stream, d, d0, work, dinfo, lwork, e1, e2};
-    if (timed_runs(&pd, n, bytes, nruns, &best) != 0) return 1;
-    CUDA_OK(cudaEventRecord(e2, stream));
-    CUDA_OK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_OK(cudaEventRecord(e3, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
-    float ms_d2h = 0.0f;
-    CUDA_OK(cudaEventElapsedTime(&ms_d2h, e2, e3));
+    if (timed_runs(p, h, o, &best) != 0) return 1;
+    if (timed_copy(p, h, p->d, bytes, cudaMemcpyDeviceToHost, 2, 3, &ms_d2h) != 0) return 1;
     double t_all = best + (ms_h2d + ms_d2h) * 1e-3;
     printf("cusolver_potrf: copies H2D %.3f s, D2H %.3f s (%.1f GB/s each way); best run with "
            "them: %.6f s, %.2f gflops\n",
            ms_h2d * 1e-3, ms_d2h * 1e-3, (double)bytes * 2e-6 / (ms_h2d + ms_d2h), t_all,
            flops / t_all * 1e-9);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaEventDestroy(e2);
-    cudaEventDestroy(e3);
-    cudaFree(dinfo);
-    cudaFree(work);
-    cudaFree(d);
-    cudaFree(d0);
-    cusolverDnDestroy(solver);
-    cudaStreamDestroy(stream);
+    return 0;
+}
+
+static int run(const potrf_opts_t *o)
+{
+    double *h = host_matrix(o->n, o->seed);
+    if (h == NULL) return 1;
+    potrf_dev_t p;
+    int rc = dev_setup(&p, o->n, o->device);
+    if (rc == 0) rc = run_on(&p, h, o);
+    dev_free(&p);
     free(h);
+    return rc;
+}
+
+/* A whole unsigned decimal number in *v; -1 when s is anything else. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9') return -1;
+    *v = x;
+    return 0;
+}
+
+/* The options into o; -1 on an unknown option, a missing or bad value. */
+static int parse(int argc, char **argv, potrf_opts_t *o)
+{
+    for (int i = 1; i < argc; i++) {
+        uint64_t v = 0;
+        if (strcmp(argv[i], "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0) return -1;
+        if (strcmp(argv[i], "--seed") == 0)
+            o->seed = v;
+        else if (v > INT32_MAX)
+            return -1; /* N, r and d are ints for CUDA */
+        else if (strcmp(argv[i], "-N") == 0)
+            o->n = (int64_t)v;
+        else if (strcmp(argv[i], "--nruns") == 0)
+            o->nruns = (int)v;
+        else if (strcmp(argv[i], "--device") == 0)
+            o->device = (int)v;
+        else
+            return -1;
+        i++;
+    }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int64_t n = 8192;
-    uint64_t seed = 42;
-    int nruns = 1, device = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-N") == 0)
-            n = atoll(argv[i + 1]);
-        else if (strcmp(argv[i], "--seed") == 0)
-            seed = strtoull(argv[i + 1], NULL, 10);
-        else if (strcmp(argv[i], "--nruns") == 0)
-            nruns = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--device") == 0)
-            device = atoi(argv[i + 1]);
-        else
-            n = -1;
-    }
-    if (n < 1 || n > 2147483647 || nruns < 1 || device < 0 || argc % 2 == 0) {
-        fprintf(stderr, "usage: %s [-N n] [--seed s] [--nruns r] [--device d]\n", argv[0]);
+    potrf_opts_t o = {.n = 8192, .seed = 42, .nruns = 1, .device = 0, .check = 0};
+    if (parse(argc, argv, &o) != 0 || o.n < 1 || o.nruns < 1) {
+        fprintf(stderr, "usage: %s [-N n] [--seed s] [--nruns r] [--device d] [--check]\n",
+                argv[0]);
         return 2;
     }
-    return run(n, seed, nruns, device);
+    return run(&o);
 }
