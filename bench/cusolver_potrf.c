@@ -24,7 +24,7 @@
  * vector; prints "residual = <r> : PASSED" (r < 60) or ": FAILED" (exit 1).
  *
  * Build: gcc -std=c11 -O2 -fopenmp -I<cuda>/include cusolver_potrf.c
- *        -L<cuda>/lib64 -lcusolver -lcudart (or nvcc -O2 -Xcompiler -fopenmp
+ *        -L<cuda>/lib64 -lcusolver -lcudart -lm (or nvcc -O2 -Xcompiler -fopenmp
  *        cusolver_potrf.c -lcusolver). */
 #define _POSIX_C_SOURCE 200809L
 
@@ -76,7 +76,7 @@ typedef struct potrf_dev {
 } potrf_dev_t;
 
 /* The lower triangle of the test matrix into h, zeros above (dpotrf('L')
- * never reads them). A column a thread: this is N^2 hashes, minutes on one
+ * never reads them). A column a thread: N^2/2 hashes, over a minute on one
  * core at N = 98304. */
 static void host_fill(double *h, int64_t n, uint64_t seed)
 {

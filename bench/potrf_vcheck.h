@@ -30,6 +30,7 @@
 #define WEFT_BENCH_POTRF_VCHECK_H
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -76,26 +77,6 @@ static inline const double *potrf_vcheck_cyclic_col(void *arg, int64_t j)
     return c->local[b % c->ndev] + lcol * c->ld;
 }
 
-/* sqrt without libm: the bench build lines link no -lm, and gcc keeps a
- * call to libm's sqrt (for errno) even where it inlines the instruction.
- * Scaling by powers of 4 into [1, 4) is exact; Newton's iteration from 1.5
- * then converges quadratically, to full precision in 6 steps. */
-static inline double potrf_vcheck_sqrt(double v)
-{
-    if (!(v > 0.0) || v > DBL_MAX) return v; /* 0, NaN and inf as they are */
-    double s = 1.0, r = 1.5;
-    while (v >= 4.0) {
-        v *= 0.25;
-        s *= 2.0;
-    }
-    while (v < 1.0) {
-        v *= 4.0;
-        s *= 0.5;
-    }
-    for (int k = 0; k < 6; k++) r = 0.5 * (r + v / r);
-    return r * s;
-}
-
 /* Entry i of x, in [-0.5, 0.5) like the elements of A0. */
 static inline double potrf_vcheck_x(int64_t i)
 {
@@ -125,8 +106,8 @@ static inline double potrf_vcheck_ax(uint64_t seed, int64_t n, const double *x, 
 /* y = L^T x: y_j is the dot product of column j (from the diagonal down)
  * with x, so each thread writes its own y_j and reads contiguous memory.
  * Dynamic schedule: the columns shorten from left to right. */
-static inline void potrf_vcheck_ltx(int64_t n, potrf_vcheck_col_fn col, void *arg,
-                                    const double *x, double *y)
+static inline void potrf_vcheck_ltx(int64_t n, potrf_vcheck_col_fn col, void *arg, const double *x,
+                                    double *y)
 {
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t j = 0; j < n; j++) {
@@ -141,8 +122,8 @@ static inline void potrf_vcheck_ltx(int64_t n, potrf_vcheck_col_fn col, void *ar
  * threads write the same entry, and sweeps the columns j < r1 adding
  * L(r0:r1, j) y_j. The strips are taken bottom first, the longest first,
  * for a better balance. */
-static inline void potrf_vcheck_ly(int64_t n, potrf_vcheck_col_fn col, void *arg,
-                                   const double *y, double *z)
+static inline void potrf_vcheck_ly(int64_t n, potrf_vcheck_col_fn col, void *arg, const double *y,
+                                   double *z)
 {
     int64_t nstrips = (n + POTRF_VCHECK_ROWS - 1) / POTRF_VCHECK_ROWS;
 #pragma omp parallel for schedule(dynamic, 1)
@@ -181,8 +162,8 @@ static inline double potrf_vcheck(uint64_t seed, int64_t n, potrf_vcheck_col_fn 
     }
     free(v);
     double eps = DBL_EPSILON / 2.0; /* 2^-53, LAPACK's dlamch('e') */
-    return potrf_vcheck_sqrt(r2) /
-           (potrf_vcheck_sqrt(fro2) * potrf_vcheck_sqrt(x2) * (double)n * eps);
+    return sqrt(r2) /
+           (sqrt(fro2) * sqrt(x2) * (double)n * eps);
 }
 
 #endif
