@@ -179,11 +179,11 @@ static int potrf_cuda_resid_gemm(weft_task_t *t)
         ldb = k;
     }
     const double mone = -1.0, one = 1.0;
-    return potrf_cuda_blas_ok(
-        cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_T,
-                    weft_task_rows(t, 2), weft_task_cols(t, 2), k, &mone, weft_task_ptr(t, 0),
-                    potrf_cuda_ld(t, 0), b, ldb, &one, weft_task_ptr(t, 2), potrf_cuda_ld(t, 2)),
-        "cublasDgemm (check)");
+    return potrf_cuda_blas_ok(cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N,
+                                          CUBLAS_OP_T, weft_task_rows(t, 2), weft_task_cols(t, 2),
+                                          k, &mone, weft_task_ptr(t, 0), potrf_cuda_ld(t, 0), b,
+                                          ldb, &one, weft_task_ptr(t, 2), potrf_cuda_ld(t, 2)),
+                              "cublasDgemm (check)");
 }
 
 #endif /* WEFT_APP_HAVE_CUDA */

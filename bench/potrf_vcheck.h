@@ -162,8 +162,7 @@ static inline double potrf_vcheck(uint64_t seed, int64_t n, potrf_vcheck_col_fn 
     }
     free(v);
     double eps = DBL_EPSILON / 2.0; /* 2^-53, LAPACK's dlamch('e') */
-    return sqrt(r2) /
-           (sqrt(fro2) * sqrt(x2) * (double)n * eps);
+    return sqrt(r2) / (sqrt(fro2) * sqrt(x2) * (double)n * eps);
 }
 
 #endif

@@ -147,7 +147,7 @@ struct weft_device {
     int nstreams;      /* set by open: IN, OUT, then the execution streams */
     int urgent_stream; /* set by open: the execution stream whose kernels the
                           device schedules first (the critical path), -1 none */
-    unsigned caps; /* WEFT_DEVCAP_* set by open */
+    unsigned caps;     /* WEFT_DEVCAP_* set by open */
     const weft_params_t *params;
     size_t workspace_bytes; /* per execution stream, parameter device_workspace */
     weft_zone_t *zone;

@@ -531,10 +531,10 @@ static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
         snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
-                 s == WEFT_STREAM_IN            ? " (in)"
-                 : s == WEFT_STREAM_OUT         ? " (out)"
+                 s == WEFT_STREAM_IN       ? " (in)"
+                 : s == WEFT_STREAM_OUT    ? " (out)"
                  : s == dev->urgent_stream ? " (urgent)"
-                                                : "");
+                                           : "");
         int rc = weft_trace_track(ctx->trace, name);
         (void)rc; /* consecutive ids: first + 1 + s */
     }

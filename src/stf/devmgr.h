@@ -34,7 +34,7 @@ typedef struct weft_devmgr {
     int ninflight, max_inflight;
     int inflight_per_stream; /* parameter device_inflight */
     int prefetch;            /* parameter device_prefetch */
-    int next_exec; /* round robin over the execution streams */
+    int next_exec;           /* round robin over the execution streams */
     /* Runtime-owned copies on this device, least recently used first. */
     pthread_mutex_t lru_lock;
     weft_data_copy_t *lru_head, *lru_tail;

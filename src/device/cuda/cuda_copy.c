@@ -157,10 +157,9 @@ int weft_cuda_stream_wait(weft_device_t *dev, int stream, weft_event_t *ev)
     int rc = weft_cuda_check_stream(dev, stream, "stream_wait");
     if (rc == WEFT_SUCCESS) rc = weft_cuda_use(dev);
     if (rc != WEFT_SUCCESS) return rc;
-    return weft_cuda_check(dev,
-                           cudaStreamWaitEvent(weft_cuda_priv(dev)->stream[stream],
-                                               (cudaEvent_t)ev->handle, 0),
-                           "cudaStreamWaitEvent");
+    return weft_cuda_check(
+        dev, cudaStreamWaitEvent(weft_cuda_priv(dev)->stream[stream], (cudaEvent_t)ev->handle, 0),
+        "cudaStreamWaitEvent");
 }
 
 void weft_cuda_event_destroy(weft_device_t *dev, weft_event_t *ev)
