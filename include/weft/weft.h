@@ -117,11 +117,14 @@ WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
 /* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
  * that device type (emu devices run CPU bodies); set to 0, its tasks stay
- * on the host. Matrix tiles get home devices cyclically over the rank's
- * devices; NEW and registered data have none: their tasks go where they
+ * on the host. Matrix tiles get home devices by local tile row, dealt
+ * back and forth over the rank's devices (0 1 1 0 0 1 ... with two); NEW and registered data have none: their tasks go where they
  * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
  * out of range. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
+/* The data's home device (0 = host, 1..weft_ndevices), -1 when it has none
+ * (or data is NULL). */
+WEFT_API int weft_data_device(const weft_data_t *data);
 
 /* Device memory the user already holds (from cudaMalloc for a CUDA device;
  * any memory of this process for an emu device) becomes data's MANAGED copy

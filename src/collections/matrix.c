@@ -87,6 +87,19 @@ weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
     return A->tiles[(size_t)j * A->mt + i];
 }
 
+/* The home device of the tiles of local tile row r: a tile's updates run
+ * where it lives, and each device gets whole rows, dealt out back and
+ * forth (0 1 .. g-1 g-1 .. 1 0 0 1 ..) rather than round robin: in a
+ * lower-triangular factorization the work of a row grows with its index,
+ * and plain round robin gives the last device the largest row of every
+ * round (55% of the work to one of two devices with 16 tile rows; the
+ * reflected order 50.6%). */
+static int home_device(int r, int g)
+{
+    int k = r % (2 * g);
+    return 1 + (k < g ? k : 2 * g - 1 - k);
+}
+
 /* Creates every handle; `attach` gives local tiles their memory. */
 typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 
@@ -102,10 +115,8 @@ static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[(size_t)j * A->mt + i] = d;
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
-            /* Home devices cyclic over the rank's local tile rows: a tile's
-             * updates run where it lives, and each device gets whole rows. */
             if (rank == ctx->rank && ctx->ndevices > 0) {
-                d->home_device = 1 + (i / A->P) % ctx->ndevices;
+                d->home_device = home_device(i / A->P, ctx->ndevices);
                 d->flags |= WEFT_DATA_HOMED;
             }
             if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;

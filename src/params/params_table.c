@@ -26,7 +26,8 @@
 
 const weft_param_def_t weft_param_table[] = {
     INT("cores", "0", 0, 4096,
-        "worker threads a rank; 0 = one per core of the rank's share of the node"),
+        "worker threads a rank; 0 = one per core of the rank's share of the node, less one per "
+        "accelerator and one for the comm thread when the rank uses accelerators"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
     BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
@@ -42,7 +43,7 @@ const weft_param_def_t weft_param_table[] = {
          "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
     INT("device_peer_mask", "-1", -1, 65535,
         "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
-    INT("device_streams", "2", 1, 6,
+    INT("device_streams", "4", 1, 6,
         "execution streams per accelerator (plus one stage-in and one stage-out)"),
     BOOL("device_urgent_stream", "1",
          "one more execution stream at the device's highest priority, for tasks that outrank "

@@ -69,6 +69,11 @@ static int start_workers(weft_context_t *ctx)
     int cores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
     int64_t want = weft_params_int(ctx->params, "cores");
     ctx->ncores = want > 0 ? (int)want : (cores > 0 ? cores : 1);
+    /* Left to choose, the workers leave a core to each device manager and
+     * to the comm thread: those poll, and a worker woken on their core
+     * would delay the next kernel launch or message. */
+    int reserve = ctx->ndevices + (ctx->nranks > 1);
+    if (want <= 0 && ctx->ndevices > 0 && ctx->ncores > reserve) ctx->ncores -= reserve;
     weft_sched_config_t cfg = {
         .nworkers = ctx->ncores,
         .steal = (int)weft_params_int(ctx->params, "sched_steal"),

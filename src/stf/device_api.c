@@ -69,6 +69,11 @@ int weft_data_set_device(weft_data_t *d, int device)
     return WEFT_SUCCESS;
 }
 
+int weft_data_device(const weft_data_t *d)
+{
+    return d && (d->flags & WEFT_DATA_HOMED) ? d->home_device : -1;
+}
+
 int weft_devexec_flush_data(weft_data_t *d)
 {
     if (!d->ctx || d->ctx->ndevices == 0) return WEFT_SUCCESS;

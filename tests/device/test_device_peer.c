@@ -1,5 +1,5 @@
 /* nvlink-like: tiles produced on one device and read on another. Tile
- * rows alternate between devices 1 and 2 (matrix home devices); a fill
+ * rows alternate between devices 1 and 2 (set as home devices); a fill
  * task with affinity on row 2i writes P on device 1, a GEMM with affinity
  * on row 2i+1 reads it on device 2. With peer access the bytes go device
  * to device (D2D > 0); with device_peer_mask=0 they stage through host
@@ -16,10 +16,12 @@ int main(int argc, char **argv)
     CHECK(weft_param_get_int(ctx, "device_peer_mask", &mask) == 0);
     int peer = mask != 0;
     int ndev = weft_ndevices(ctx);
-    /* 2K rows of tiles with ndev = 2: even rows on device 1, odd on 2. */
+    /* 2K rows of tiles with ndev = 2: even rows homed on device 1, odd on 2. */
     weft_matrix_t *M = weft_matrix_new(ctx, WEFT_DOUBLE, (int64_t)NB * 2 * K, NB, NB, NB, 1, 1);
-    for (int i = 0; i < 2 * K; i++)
+    for (int i = 0; i < 2 * K; i++) {
         memset(weft_data_host_ptr(weft_tile(M, i, 0), NULL), 0, sizeof(double) * NB * NB);
+        CHECK(weft_data_set_device(weft_tile(M, i, 0), 1 + i % ndev) == 0);
+    }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "peer");
     int rc = 0;
     for (int i = 0; i < K && rc == 0; i++) {
