@@ -16,16 +16,20 @@
 #                    w2    weft-potrf, 1 rank x 2 GPUs
 #                    won   weft-potrf, 2 ranks x 1 GPU, comm_gpu_aware=on
 #                    woff  the same with comm_gpu_aware=off (tiles through host)
-#   -r <runs>      timed runs a cell, the median is reported (default 3)
-#   --nb "<N>:<NB> ..."  weft tile size per N (default: 2048 up to N=32768,
-#                  4096 above); --mg-tile <T> cusolverMg's column block (1024)
+#   -r <runs>      timed runs a cell, the median is reported (default 3); each
+#                  process does one more run first, checked and not counted
+#                  (warm-up: CUDA loads kernels at first use; not for woff,
+#                  whose runs take minutes at the largest N)
+#   --nb "<N>:<NB> ..."  weft tile size per N (default: 2048 up to N=65536,
+#                  3072 above: bench/gpu_tune.sh); --mg-tile <T> cusolverMg's
+#                  column block (default 1024; 256..2048 tried at N=32768)
 #   --weft "<args>"  extra weft-potrf arguments for every weft cell
 #   --timeout <s>  a cell is cut after s seconds (default 400)
 #   --table-only   print the table and draw the plot from results.csv
 #
 # Each cell is one process (two ranks for won/woff) doing -r timed runs of
 # the same matrix (apps/potrf_matrix.h), each run's matrix already on the
-# GPUs when its clock starts; the first run of every cell is checked
+# GPUs when its clock starts; the first (warm-up) run of every cell is checked
 # (weft: --check-first, ||A - L L^T|| / (||A|| N eps); the peers: --check,
 # ||(A - L L^T) x|| / (||A|| ||x|| N eps) for a random x), and a cell whose
 # check did not pass is marked '!' in the table. GFLOPS = N^3/3 / time.
@@ -73,7 +77,7 @@ nb_for() { # N -> weft tile size
     for kv in $nbmap; do
         [ "${kv%%:*}" = "$1" ] && { echo "${kv#*:}"; return; }
     done
-    if [ "$1" -le 32768 ]; then echo 2048; else echo 4096; fi
+    if [ "$1" -le 65536 ]; then echo 2048; else echo 3072; fi
 }
 
 build_all() {
@@ -98,11 +102,13 @@ build_all() {
 cell_cmd() {
     local n=$1 cfg=$2 nb potrf ws
     nb=$(nb_for "$n")
-    potrf="$build/apps/weft-potrf -N $n -t $nb --nruns $runs --check-first"
+    local r=$((runs + 1))
+    [ "$cfg" = woff ] && r=$runs
+    potrf="$build/apps/weft-potrf -N $n -t $nb --nruns $r --check-first"
     ws="--weft-device_workspace=256M $weft_extra"
     case $cfg in
-    dn) echo "$build/peers/cusolver_potrf -N $n --nruns $runs --check" ;;
-    mg) echo "$build/peers/cusolvermg_potrf -N $n -G 2 -T $mg_tile --nruns $runs --check" ;;
+    dn) echo "$build/peers/cusolver_potrf -N $n --nruns $r --check" ;;
+    mg) echo "$build/peers/cusolvermg_potrf -N $n -G 2 -T $mg_tile --nruns $r --check" ;;
     w1) echo "$potrf -g 1 $ws" ;;
     w2) echo "$potrf -g 2 $ws" ;;
     won) echo "mpiexec -n 2 --bind-to none $potrf -P 2 -Q 1 -g 1 $ws --weft-comm_gpu_aware=on" ;;
@@ -120,7 +126,10 @@ run_cell() {
     local t0=$SECONDS
     timeout "$cell_timeout" $cmd >>"$log" 2>&1
     rc=$?
-    gf=$(awk '/^\[\*\*\*\*\] TIME/ { print $(NF - 1) }' "$log" | tr '\n' ' ')
+    local skip=1
+    [ "$cfg" = woff ] && skip=0
+    gf=$(awk -v skip=$skip '/^\[\*\*\*\*\] TIME/ && ++k > skip { print $(NF - 1) }' "$log" |
+        tr '\n' ' ')
     med=$(printf '%s\n' $gf | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }')
     if grep -q '^residual = .* : PASSED' "$log"; then chk=PASSED
     elif grep -q '^residual = .* : FAILED' "$log"; then chk=FAILED
