@@ -13,6 +13,7 @@ Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 import argparse
 import json
+import re
 import sys
 
 TASK_COLOURS = ["#ff7f0e", "#2ca02c", "#bcbd22", "#17becf", "#8c564b", "#e377c2",
@@ -154,12 +155,18 @@ def main():
     ap.add_argument("--title", help="title above the plot")
     ap.add_argument("--window", type=parse_window, metavar="START:END",
                     help="show only this time range, in ms")
+    ap.add_argument("--tracks", metavar="REGEX",
+                    help="show only the tracks whose name matches (e.g. 'cuda')")
     opts = ap.parse_args()
     try:
         import matplotlib  # noqa: F401  (only checks it is there)
     except ImportError:
         sys.exit("trace_timeline.py needs matplotlib (Debian: apt-get install python3-matplotlib)")
     tracks, procs, order, slices = load(opts.traces)
+    if opts.tracks:
+        keep = re.compile(opts.tracks)
+        tracks = {k: v for k, v in tracks.items() if keep.search(v)}
+        slices = [s for s in slices if (s[0], s[1]) in tracks]
     draw(opts.out, tracks, procs, order, slices, opts.title, opts.window)
     print("%s: %d slices, %d tracks" % (opts.out, len(slices), len(rows_of(tracks, procs, order, slices)[0])))
 
