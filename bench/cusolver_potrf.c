@@ -39,24 +39,8 @@
 
 #include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 #include "potrf_vcheck.h"         /* the O(N^2) check of --check */
-
-#define CUDA_OK(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "cusolver_potrf: %s failed: %s\n", #call, cudaGetErrorString(e_));     \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-#define SOLVER_OK(call)                                                                            \
-    do {                                                                                           \
-        cusolverStatus_t s_ = (call);                                                              \
-        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "cusolver_potrf: %s failed: status %d\n", #call, (int)s_);             \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#define PEER_NAME "cusolver_potrf"
+#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
 
 /* The command line. */
 typedef struct potrf_opts {
@@ -263,17 +247,6 @@ static int run(const potrf_opts_t *o)
     dev_free(&p);
     free(h);
     return rc;
-}
-
-/* A whole unsigned decimal number in *v; -1 when s is anything else. */
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9') return -1;
-    *v = x;
-    return 0;
 }
 
 /* The options into o; -1 on an unknown option, a missing or bad value. */

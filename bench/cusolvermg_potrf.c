@@ -47,26 +47,10 @@
 
 #include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 #include "potrf_vcheck.h"         /* the O(N^2) check of --check */
+#define PEER_NAME "cusolvermg_potrf"
+#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
 
 #define MG_MAX_GPUS 64
-
-#define CUDA_OK(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "cusolvermg_potrf: %s failed: %s\n", #call, cudaGetErrorString(e_));   \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-#define SOLVER_OK(call)                                                                            \
-    do {                                                                                           \
-        cusolverStatus_t s_ = (call);                                                              \
-        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "cusolvermg_potrf: %s failed: status %d\n", #call, (int)s_);           \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 /* The command line. */
 typedef struct mg_opts {
@@ -335,17 +319,6 @@ static int run(const mg_opts_t *o)
     return rc;
 }
 
-/* A whole unsigned decimal number in *v; -1 when s is anything else. */
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9') return -1;
-    *v = x;
-    return 0;
-}
-
 /* The options into o; -1 after a message on an unknown option, a missing
  * or bad value. */
 static int parse(int argc, char **argv, mg_opts_t *o)
@@ -364,7 +337,7 @@ static int parse(int argc, char **argv, mg_opts_t *o)
         }
         if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0 ||
             (strcmp(a, "--seed") != 0 && v > INT32_MAX)) {
-            fprintf(stderr, "cusolvermg_potrf: %s needs a value from 0 to %s\n", a,
+            fprintf(stderr, "cusolvermg_potrf: %s needs a whole number up to %s\n", a,
                     strcmp(a, "--seed") == 0 ? "2^64-1" : "2^31-1");
             return -1;
         }
