@@ -576,10 +576,36 @@ static int check_run(const char *prefix, int nranks, long ntasks)
     return !(ok && tasks == ntasks);
 }
 
+/* --track-slices PREFIX NRANKS WORD MIN MAX: the slices on the tracks whose
+ * name holds WORD, over all ranks, number from MIN to MAX (which device
+ * stream the managers chose, as Perfetto shows it). */
+static int check_tracks(const char *prefix, int nranks, const char *word, long min, long max)
+{
+    summary_t *sum = calloc(1, sizeof *sum);
+    long n = 0;
+    int ok = sum != NULL;
+    for (int r = 0; ok && r < nranks; r++) {
+        char file[512];
+        snprintf(file, sizeof file, "%s.rank%d.json", prefix, r);
+        memset(sum, 0, sizeof *sum);
+        ok = parse_file(file, r, sum) && sum->pid_ok;
+        for (int t = 0; ok && t < MAX_TRACKS; t++)
+            if (strstr(sum->track_name[t], word)) n += sum->x_count[t];
+        if (!ok) fprintf(stderr, "%s: not a valid trace\n", file);
+    }
+    free(sum);
+    int pass = ok && n >= min && n <= max;
+    printf("test_trace --track-slices: %ld slices on tracks named '*%s*' (expected %ld..%ld): %s\n",
+           n, word, min, max, pass ? "PASSED" : "FAILED");
+    return !pass;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--check") == 0)
         return check_run(argv[2], atoi(argv[3]), atol(argv[4]));
+    if (argc == 7 && strcmp(argv[1], "--track-slices") == 0)
+        return check_tracks(argv[2], atoi(argv[3]), argv[4], atol(argv[5]), atol(argv[6]));
     const char *prefix = argc > 1 ? argv[1] : "/tmp/weft_trace_unit";
     char path[480];
     test_parser_rejects();
