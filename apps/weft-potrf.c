@@ -75,14 +75,32 @@ static const app_flag_t potrf_flags[] = {
     {"--nruns", offsetof(potrf_opts_t, nruns), 1, 1000000},
 };
 
+/* With accelerators, each execution stream's scratch memory must hold
+ * cusolverDnDpotrf's work array for an nb x nb tile and, for the check on
+ * the GPU, a tile and its packed lower triangle: 2.5 tiles and 1 MiB cover
+ * both. Unless the user set device_workspace, it is raised to that before
+ * weft_init (the default, 16M, is enough up to nb of about 700). */
+static int potrf_size_workspace(int argc, char **argv, const appdev_t *dev, int64_t nb)
+{
+    const char *var = "WEFT_DEVICE_WORKSPACE";
+    if (dev->g <= 0 || appdev_weft_opt(argc, argv, "device_workspace") != NULL || getenv(var))
+        return 0;
+    int64_t need = 5 * nb * nb * (int64_t)sizeof(double) / 2 + (1 << 20);
+    if (need <= 16 << 20) return 0;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)need);
+    return appdev_setenv(dev->prog, var, text);
+}
+
 /* Before weft_init: handles -h/--help (returns 1), --probe-gpus (returns
- * 2), -c, which must reach weft_init as WEFT_CORES, and -g, which sets the
- * device count of its type (app_devices.h). Other options are parsed after
- * weft_init. */
+ * 2), -c, which must reach weft_init as WEFT_CORES, -g, which sets the
+ * device count of its type (app_devices.h), and -t, which sizes the
+ * devices' workspace. Other options are parsed after weft_init. */
 static int potrf_prescan(int argc, char **argv, appdev_t *dev)
 {
     dev->prog = "weft-potrf";
     dev->g = -1;
+    int64_t nb = potrf_defaults.nb;
     if (appdev_probe_asked(argc, argv)) return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
@@ -96,6 +114,11 @@ static int potrf_prescan(int argc, char **argv, appdev_t *dev)
         }
         const app_flag_t *f = app_flag_at(potrf_flags, sizeof potrf_flags / sizeof potrf_flags[0],
                                           argc, argv, &i, &value);
+        if (f != NULL && strcmp(f->name, "-t") == 0) {
+            if (app_parse_int("weft-potrf", "-t", value, f->min, f->max, &nb, 0) != 0)
+                nb = potrf_defaults.nb; /* reported after weft_init */
+            continue;
+        }
         if (f != NULL && strcmp(f->name, "-g") == 0) {
             /* a malformed value is reported after weft_init */
             if (app_parse_int("weft-potrf", "-g", value, f->min, f->max, &dev->g, 0) != 0)
@@ -113,7 +136,8 @@ static int potrf_prescan(int argc, char **argv, appdev_t *dev)
             return -1;
         }
     }
-    return appdev_prepare(dev, argc, argv);
+    if (appdev_prepare(dev, argc, argv) != 0) return -1;
+    return potrf_size_workspace(argc, argv, dev, nb);
 }
 
 /* After weft_init (its --weft-* options are gone from argv). */

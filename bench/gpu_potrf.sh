@@ -20,8 +20,8 @@
 #                  process does one more run first, checked and not counted
 #                  (warm-up: CUDA loads kernels at first use; not for woff,
 #                  whose runs take minutes at the largest N)
-#   --nb "<N>:<NB> ..."  weft tile size per N (default: 2048 up to N=65536,
-#                  3072 above: bench/gpu_tune.sh); --mg-tile <T> cusolverMg's
+#   --nb "<N>:<NB> ..."  weft tile size per N (default 2048 for every N, the
+#                  best in bench/gpu_tune.sh's sweeps); --mg-tile <T> cusolverMg's
 #                  column block (default 1024; 256..2048 tried at N=32768)
 #   --weft "<args>"  extra weft-potrf arguments for every weft cell
 #   --timeout <s>  a cell is cut after s seconds (default 400)
@@ -31,7 +31,8 @@
 # the same matrix (apps/potrf_matrix.h), each run's matrix already on the
 # GPUs when its clock starts; the first (warm-up) run of every cell is checked
 # (weft: --check-first, ||A - L L^T|| / (||A|| N eps); the peers: --check,
-# ||(A - L L^T) x|| / (||A|| ||x|| N eps) for a random x), and a cell whose
+# sqrt(N) ||(A - L L^T) x|| / (||A|| ||x|| N eps) for a random x, an O(N^2)
+# estimate of the same residual: bench/potrf_vcheck.h), and a cell whose
 # check did not pass is marked '!' in the table. GFLOPS = N^3/3 / time.
 # A cell run again replaces its line in results.csv, so a long table can be
 # made in several calls (-n / -c subsets). This prints figures; it never
@@ -77,7 +78,7 @@ nb_for() { # N -> weft tile size
     for kv in $nbmap; do
         [ "${kv%%:*}" = "$1" ] && { echo "${kv#*:}"; return; }
     done
-    if [ "$1" -le 65536 ]; then echo 2048; else echo 3072; fi
+    echo 2048
 }
 
 build_all() {
@@ -130,7 +131,9 @@ run_cell() {
     [ "$cfg" = woff ] && skip=0
     gf=$(awk -v skip=$skip '/^\[\*\*\*\*\] TIME/ && ++k > skip { print $(NF - 1) }' "$log" |
         tr '\n' ' ')
-    med=$(printf '%s\n' $gf | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }')
+    # the middle value (the lower middle of an even count); "-" when none
+    med=$(printf '%s\n' $gf | awk 'NF' | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }')
     if grep -q '^residual = .* : PASSED' "$log"; then chk=PASSED
     elif grep -q '^residual = .* : FAILED' "$log"; then chk=FAILED
     else chk=none; fi

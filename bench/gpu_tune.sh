@@ -4,7 +4,9 @@
 # device_urgent_stream, device_streams, device_inflight), the tile size,
 # cusolverMg's column block, small tiles (NB=512: runtime overhead, tasks
 # a second) and traces of the 2-GPU and 2-rank runs. One process a line,
-# side by side in one run; logs and traces go to the output folder.
+# side by side in one run; logs and traces go to the output folder. Lines
+# without a stream count run the defaults of the tree (the README's sweep
+# ran when they were 2 streams and tile rows dealt round robin over GPUs).
 #
 # Usage: bench/gpu_tune.sh [BUILD_DIR] [OUT_DIR]   (defaults ./build-gpu ./gpu-tune)
 # Needs the peers built by bench/gpu_potrf.sh (it builds them when missing).
@@ -19,8 +21,9 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 potrf=$build/apps/weft-potrf
 ws=--weft-device_workspace=256M
-old="--weft-device_prefetch=0 --weft-device_urgent_stream=0"
-pf="--weft-device_urgent_stream=0"
+s2="--weft-device_streams=2"
+old="--weft-device_prefetch=0 --weft-device_urgent_stream=0 $s2"
+pf="--weft-device_urgent_stream=0 $s2"
 
 # line LABEL COMMAND...: runs it (cut at 120 s), prints the gflops of its
 # runs, tasks a second for weft lines (from N and NB), and its check.
@@ -46,11 +49,11 @@ echo "--- 1 GPU, N=32768"
 line "cusolverDn N=32768" "$build/peers/cusolver_potrf" -N 32768 --nruns 3 --check
 line "w1 NB=2048 old (copies on exec, no urgent)" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws $old
 line "w1 NB=2048 prefetch" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws $pf
-line "w1 NB=2048 prefetch+urgent" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws --check-first
+line "w1 NB=2048 prefetch+urgent" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws $s2 --check-first
 line "w1 NB=2048 +urgent streams=4" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws --weft-device_streams=4
 line "w1 NB=2048 +urgent streams=1" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws --weft-device_streams=1
-line "w1 NB=1024 +urgent" $potrf -N 32768 -t 1024 -g 1 --nruns 3 $ws
-line "w1 NB=4096 +urgent" $potrf -N 32768 -t 4096 -g 1 --nruns 3 $ws
+line "w1 NB=1024 +urgent" $potrf -N 32768 -t 1024 -g 1 --nruns 3 $ws $s2
+line "w1 NB=4096 +urgent" $potrf -N 32768 -t 4096 -g 1 --nruns 3 $ws $s2
 echo "--- 2 GPUs, one process"
 line "w2 N=65536 NB=2048 old" $potrf -N 65536 -t 2048 -g 2 --nruns 2 $ws $old
 line "w2 N=65536 NB=2048 new" $potrf -N 65536 -t 2048 -g 2 --nruns 2 $ws
@@ -65,7 +68,7 @@ done
 line "cusolverMg N=65536 T=1024" "$build/peers/cusolvermg_potrf" -N 65536 -G 2 -T 1024 --nruns 2 --check
 echo "--- runtime overhead, 1 GPU, N=65536"
 line "w1 N=65536 NB=2048" $potrf -N 65536 -t 2048 -g 1 --nruns 1 $ws
-line "w1 N=65536 NB=512 streams=2 inflight=4" $potrf -N 65536 -t 512 -g 1 --nruns 1 $ws
+line "w1 N=65536 NB=512 streams=2 inflight=4" $potrf -N 65536 -t 512 -g 1 --nruns 1 $ws $s2
 line "w1 N=65536 NB=512 streams=6 inflight=8" $potrf -N 65536 -t 512 -g 1 --nruns 1 $ws --weft-device_streams=6 --weft-device_inflight=8
 line "w1 N=65536 NB=1024 streams=4" $potrf -N 65536 -t 1024 -g 1 --nruns 1 $ws --weft-device_streams=4
 echo "--- 2 ranks x 1 GPU, N=65536, NB=4096"

@@ -5,21 +5,22 @@
  * the factorization itself: too slow on one host at N = 98304. This one
  * applies both sides to one pseudo-random vector x instead:
  *
- *   r = ||A0 x - L (L^T x)||_2 / (||A0||_F ||x||_2 N eps),  eps = 2^-53
+ *   r = sqrt(N) ||A0 x - L (L^T x)||_2 / (||A0||_F ||x||_2 N eps),  eps = 2^-53
  *
  * which is O(N^2): A0 x with A0 regenerated element by element (nothing of
  * N^2 size is stored besides L), and two triangular products with L.
  *
- * Why it is a valid test. With E = A0 - L L^T, ||E x||_2 <= ||E||_F ||x||_2,
- * so r is at most the matrix residual: a factor that passes weft-potrf's
- * check passes this one, and the same threshold applies, r < 60
- * (POTRF_VCHECK_MAX, weft-potrf's POTRF_RESIDUAL_MAX). Conversely a wrong
- * factor has E != 0, and E x = 0 only when x lies in the null space of E, a
- * set of measure zero: x is a hash of its index, unrelated to E, so a wrong
- * factor shows with overwhelming probability, and with a residual far above
- * the threshold (a change of 1e-6 in one element of L at N = 300 already
- * gives r in the thousands). A NaN anywhere in L makes r NaN, which fails
- * the r < 60 comparison as it should.
+ * Why it is a valid test. With E = A0 - L L^T and x of independent entries,
+ * the expected ||E x||^2 is ||E||_F^2 ||x||^2 / N: the sqrt(N) makes r an
+ * estimate of the matrix residual, so the same threshold keeps its meaning,
+ * r < 60 (POTRF_VCHECK_MAX, weft-potrf's POTRF_RESIDUAL_MAX); without it a
+ * fixed threshold would be sqrt(N) times looser. A wrong factor has E != 0,
+ * and E x = 0 only when x lies in the null space of E, a set of measure
+ * zero: x is a hash of its index, unrelated to E, so a wrong factor shows
+ * with overwhelming probability, and with a residual far above the
+ * threshold (a change of 1e-6 in one element of L at N = 300 already gives
+ * r in the thousands). A NaN anywhere in L makes r NaN, which fails the
+ * r < 60 comparison as it should.
  *
  * L is read through a column accessor, so that one code serves both a
  * plain column-major array and the column block cyclic layout of
@@ -162,7 +163,7 @@ static inline double potrf_vcheck(uint64_t seed, int64_t n, potrf_vcheck_col_fn 
     }
     free(v);
     double eps = DBL_EPSILON / 2.0; /* 2^-53, LAPACK's dlamch('e') */
-    return sqrt(r2) / (sqrt(fro2) * sqrt(x2) * (double)n * eps);
+    return sqrt((double)n) * sqrt(r2) / (sqrt(fro2) * sqrt(x2) * (double)n * eps);
 }
 
 #endif

@@ -118,7 +118,8 @@ WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
  * that device type (emu devices run CPU bodies); set to 0, its tasks stay
  * on the host. Matrix tiles get home devices by local tile row, dealt
- * back and forth over the rank's devices (0 1 1 0 0 1 ... with two); NEW and registered data have none: their tasks go where they
+ * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
+ * two); NEW and registered data have none: their tasks go where they
  * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
  * out of range. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);

@@ -89,7 +89,7 @@ weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
 
 /* The home device of the tiles of local tile row r: a tile's updates run
  * where it lives, and each device gets whole rows, dealt out back and
- * forth (0 1 .. g-1 g-1 .. 1 0 0 1 ..) rather than round robin: in a
+ * forth (devices 1 2 .. g g .. 2 1 1 2 ..) rather than round robin: in a
  * lower-triangular factorization the work of a row grows with its index,
  * and plain round robin gives the last device the largest row of every
  * round (55% of the work to one of two devices with 16 tile rows; the

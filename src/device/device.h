@@ -23,10 +23,12 @@
 struct weft_task;
 typedef struct weft_device weft_device_t;
 
-/* Streams of an accelerator: stage-in, stage-out, then execution streams
- * WEFT_STREAM_EXEC0 .. dev->nstreams - 1, the last of which may be the
- * urgent one (dev->urgent_stream). */
-enum { WEFT_STREAM_IN = 0, WEFT_STREAM_OUT = 1, WEFT_STREAM_EXEC0 = 2 };
+/* Streams of an accelerator: stage-in (the comm engine's receives),
+ * stage-out (write-backs, sends), prefetch (the device manager's stage-in
+ * copies, apart so that neither waits behind the other's), then execution
+ * streams WEFT_STREAM_EXEC0 .. dev->nstreams - 1, the last of which may be
+ * the urgent one (dev->urgent_stream). */
+enum { WEFT_STREAM_IN = 0, WEFT_STREAM_OUT = 1, WEFT_STREAM_PREFETCH = 2, WEFT_STREAM_EXEC0 = 3 };
 #define WEFT_MAX_STREAMS 10
 
 /* An event marks a point in a stream; query says whether work before it is

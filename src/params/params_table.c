@@ -49,10 +49,11 @@ const weft_param_def_t weft_param_table[] = {
          "one more execution stream at the device's highest priority, for tasks that outrank "
          "every task running on the others (the next panel: lookahead)"),
     BOOL("device_prefetch", "1",
-         "stage-in copies go on the stage-in stream as soon as a task is started, while earlier "
+         "stage-in copies go on a prefetch stream as soon as a task is started, while earlier "
          "kernels run (execution streams wait for them); 0: on the task's execution stream"),
     INT("device_inflight", "4", 1, 64,
-        "tasks started ahead (inputs staged, kernel queued) per execution stream"),
+        "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
+        "over all of a device's execution streams"),
     SIZE("device_workspace", "16M",
          "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
     ENUM("device_alloc", "zone", "zone|tile",

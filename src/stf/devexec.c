@@ -1,7 +1,7 @@
 /* The device managers: one thread per accelerator takes the tasks chosen
  * for its device by priority and drives each without blocking on the
  * device: its flows get copies on the device (pinned by readers), then the
- * copies of the newest versions go on the stage-in stream (or, with
+ * copies of the newest versions go on the prefetch stream (or, with
  * device_prefetch=0, on the task's execution stream) and the body on an
  * execution stream behind them, then, once the stream passed the kernel,
  * readers are released and written flows become the newest version on the
@@ -213,14 +213,14 @@ static int pick_stream(weft_devmgr_t *m, const weft_task_t *t)
     return WEFT_STREAM_EXEC0 + m->next_exec++ % nplain;
 }
 
-/* The stage-in copies of f on the stage-in stream (prefetch: they start
- * now, beside the kernels in flight) or on f's execution stream; either
- * way f's kernel starts after them. */
+/* The stage-in copies of f on the prefetch stream (they start now, beside
+ * the kernels in flight) or on f's execution stream; either way f's kernel
+ * starts after them. */
 static int stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
-    f->copy_stream = m->prefetch ? WEFT_STREAM_IN : f->stream;
+    f->copy_stream = m->prefetch ? WEFT_STREAM_PREFETCH : f->stream;
     int rc = WEFT_SUCCESS;
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
@@ -323,14 +323,18 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         return 1;
     }
     int progress = 0;
-    if (f->has_xfer_ev && dev->ops->event_query(dev, &f->xfer_ev) != WEFT_AGAIN) {
-        /* The copies landed: other tasks of this device may read them now. */
+    int xrc = f->has_xfer_ev ? dev->ops->event_query(dev, &f->xfer_ev) : WEFT_AGAIN;
+    if (xrc != WEFT_AGAIN) {
+        /* The copies landed (other tasks of this device may read them now),
+         * or failed: on another stream than the kernel's, so the task
+         * fails here and the destinations stay stale. */
         dev->ops->event_destroy(dev, &f->xfer_ev);
         f->has_xfer_ev = 0;
         weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->copy_stream, f->xfer_t0,
                          weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
                          f->nxfer, (long long)f->xfer_bytes);
-        finish_transfers(m, f, 1);
+        finish_transfers(m, f, xrc == WEFT_SUCCESS);
+        if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
         progress = 1;
     }
     int rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
@@ -531,10 +535,11 @@ static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
         snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
-                 s == WEFT_STREAM_IN       ? " (in)"
-                 : s == WEFT_STREAM_OUT    ? " (out)"
-                 : s == dev->urgent_stream ? " (urgent)"
-                                           : "");
+                 s == WEFT_STREAM_IN         ? " (in)"
+                 : s == WEFT_STREAM_OUT      ? " (out)"
+                 : s == WEFT_STREAM_PREFETCH ? " (prefetch)"
+                 : s == dev->urgent_stream   ? " (urgent)"
+                                             : "");
         int rc = weft_trace_track(ctx->trace, name);
         (void)rc; /* consecutive ids: first + 1 + s */
     }

@@ -7,7 +7,7 @@
 #define T 8
 #define REPS 4
 
-#define WEFT_TEST_MAX_DEV 8
+#define WEFT_TEST_MAX_DEV 64
 
 static atomic_int misplaced;
 
@@ -72,7 +72,8 @@ static void without_affinity(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_
  * rows are dealt so that every device gets about as much of a lower
  * triangle's work (row i weighs (i+1)^2). 8 rows on 2 devices: 106 and 98
  * (round robin: 84 and 120); on 4 devices, two rows each: 65 to 41 (round
- * robin: 26 to 80). */
+ * robin: 26 to 80). Other device counts (a GPU machine's) deal 8 rows in
+ * partial rounds: only the whole-rows property is checked there. */
 static void check_home_balance(weft_context_t *ctx, weft_matrix_t *C)
 {
     int ndev = weft_ndevices(ctx);
@@ -89,7 +90,8 @@ static void check_home_balance(weft_context_t *ctx, weft_matrix_t *C)
         hi = work[d] > hi ? work[d] : hi;
     }
     printf("tile rows' work per device: min %.0f max %.0f\n", lo, hi);
-    CHECK(hi <= (ndev <= 2 ? 1.1 : 1.6) * lo);
+    /* Rows come in rounds of 2 x ndev; the bound holds for whole rounds. */
+    if (T % (2 * ndev) == 0) CHECK(hi <= (ndev <= 2 ? 1.1 : 1.6) * lo);
 }
 
 static void with_affinity(weft_context_t *ctx, weft_matrix_t *A, weft_matrix_t *C)

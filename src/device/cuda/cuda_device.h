@@ -3,9 +3,11 @@
  *
  * One weft device per CUDA ordinal (index 0-based within the type = the
  * ordinal under CUDA_VISIBLE_DEVICES). open creates:
- *   - stream WEFT_STREAM_IN and WEFT_STREAM_OUT at the highest stream
- *     priority, then `device_streams` execution streams at the lowest
- *     (4 when dev->params is NULL), all non-blocking (cudaStreamNonBlocking);
+ *   - streams WEFT_STREAM_IN, WEFT_STREAM_OUT and WEFT_STREAM_PREFETCH at
+ *     the highest stream priority, then `device_streams` execution streams
+ *     at the lowest (4 when dev->params is NULL) and, with
+ *     device_urgent_stream, one more at the highest, all non-blocking
+ *     (cudaStreamNonBlocking);
  *   - per execution stream: one cuBLAS handle and one cuSOLVER handle bound
  *     to it, and a workspace of dev->workspace_bytes (none when 0) allocated
  *     at open, before the caller reserves the zone from what is left.
