@@ -1,6 +1,7 @@
 /* task_overhead: the cost of an empty weft task, insertion plus execution.
  *
- * Usage: task_overhead [-n ntasks] [-r reps] [-p nodata|spread|chain] [--weft-cores=N ...]
+ * Usage: task_overhead [-n ntasks] [-r reps] [-p nodata|spread|chain|device]
+ *                      [--weft-cores=N ...]
  *
  * Three patterns, each timed from the first weft_insert_task to the return
  * of weft_taskpool_wait, best of reps (the first run also warms the
@@ -9,7 +10,12 @@
  *   spread  - task i RW on tile i % 1024: dependency tracking, yet parallel
  *             (chains of depth ntasks/1024, 1024 of them side by side);
  *   chain   - every task RW on one tile: each task waits for the previous,
- *             so this is the latency of completion -> release -> run.
+ *             so this is the latency of completion -> release -> run;
+ *   device  - as spread, with the tiles homed on the accelerators (run
+ *             only when the parameters open some, e.g.
+ *             --weft-device_emu_enabled=1): every task goes through a device
+ *             manager (pin, stage, an empty kernel, events, publication),
+ *             the runtime's cost per task on an accelerator.
  * bench/starpu_overhead.c is the same program on StarPU; task_overhead.sh
  * runs both and prints the ratios. One line per pattern on stdout:
  *   RESULT <runtime> <pattern> cores=<c> ntasks=<n> best_s=<t> insert_s=<t>
@@ -33,6 +39,11 @@ static int empty_body(weft_task_t *t)
 
 static const weft_task_class_t empty_class = {
     .name = "empty", .body = {[WEFT_DEV_CPU] = empty_body}, .flops = NULL};
+/* The same on accelerators: a kernel body that enqueues nothing. */
+static const weft_task_class_t empty_dev_class = {
+    .name = "empty",
+    .body = {[WEFT_DEV_EMU] = empty_body, [WEFT_DEV_CUDA] = empty_body},
+    .flops = NULL};
 
 static double now_s(void)
 {
@@ -44,16 +55,16 @@ static double now_s(void)
 /* tiles == NULL: no data; otherwise task i is RW on tiles[i % ntiles]. One
  * fresh taskpool per run, as an application would; its creation is not
  * timed. Returns 0 and the times, or a weft status. */
-static int run_once(weft_context_t *ctx, weft_data_t **tiles, int ntiles, long ntasks,
-                    double *total_s, double *insert_s)
+static int run_once(weft_context_t *ctx, const weft_task_class_t *cls, weft_data_t **tiles,
+                    int ntiles, long ntasks, double *total_s, double *insert_s)
 {
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "overhead");
     if (tp == NULL) return WEFT_ERR_NOMEM;
     int rc = 0;
     double t0 = now_s();
     for (long i = 0; i < ntasks && rc == 0; i++)
-        rc = tiles ? weft_insert_task(tp, &empty_class, WEFT_RW, tiles[i % ntiles], 0)
-                   : weft_insert_task(tp, &empty_class, 0);
+        rc = tiles ? weft_insert_task(tp, cls, WEFT_RW, tiles[i % ntiles], 0)
+                   : weft_insert_task(tp, cls, 0);
     double t1 = now_s();
     int wrc = weft_taskpool_wait(tp); /* always wait: tasks already inserted run */
     double t2 = now_s();
@@ -86,7 +97,7 @@ int main(int argc, char **argv)
     }
     if (ntasks < 1 || reps < 1) {
         fprintf(stderr,
-                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain] "
+                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain|device] "
                 "[--weft-<param>=<value>]\n",
                 argv[0]);
         weft_fini(ctx);
@@ -96,25 +107,50 @@ int main(int argc, char **argv)
     /* User-owned host tiles of one double: registering them (MANAGED) keeps
      * allocation out of the measure; an empty body never touches them. */
     static double mem[NTILES];
-    weft_data_t *tiles[NTILES];
+    weft_data_t *tiles[NTILES], *dtiles[NTILES];
+    int ndev = weft_ndevices(ctx);
     for (int i = 0; i < NTILES; i++)
         if ((tiles[i] = weft_data_register(ctx, WEFT_DOUBLE, &mem[i], 1, 1, 1)) == NULL) {
             fprintf(stderr, "weft_data_register failed\n");
             return 1;
         }
+    /* Device tiles: NEW, so that no host copy is written back at the end;
+     * an untimed first write creates each on its home device. */
+    for (int i = 0; i < NTILES && ndev > 0; i++)
+        if ((dtiles[i] = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0)) == NULL ||
+            weft_data_set_device(dtiles[i], 1 + i % ndev) != 0) {
+            fprintf(stderr, "device tiles: weft_data_new failed\n");
+            return 1;
+        }
+    if (ndev > 0) {
+        weft_taskpool_t *tp = weft_taskpool_new(ctx, "create");
+        int rc = tp ? 0 : WEFT_ERR_NOMEM;
+        for (int i = 0; i < NTILES && rc == 0; i++)
+            rc = weft_insert_task(tp, &empty_dev_class, WEFT_W, dtiles[i], 0);
+        if (tp && weft_taskpool_wait(tp) != 0) rc = WEFT_ERR_INTERNAL;
+        if (tp) weft_taskpool_free(tp);
+        if (rc != 0) {
+            fprintf(stderr, "device tiles: %s\n", weft_strerror(rc));
+            return 1;
+        }
+    }
 
     static const struct {
         const char *name;
         int ntiles; /* 0: no data */
-    } patterns[] = {{"nodata", 0}, {"spread", NTILES}, {"chain", 1}};
+        int device;
+    } patterns[] = {
+        {"nodata", 0, 0}, {"spread", NTILES, 0}, {"chain", 1, 0}, {"device", NTILES, 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
         if (only && strcmp(only, patterns[p].name) != 0) continue;
+        if (patterns[p].device && ndev == 0) continue;
+        const weft_task_class_t *cls = patterns[p].device ? &empty_dev_class : &empty_class;
+        weft_data_t **use = patterns[p].ntiles ? (patterns[p].device ? dtiles : tiles) : NULL;
         double best = 1e300, best_ins = 0;
         for (int r = 0; r < reps && status == 0; r++) {
             double tot, ins;
-            status = run_once(ctx, patterns[p].ntiles ? tiles : NULL, patterns[p].ntiles, ntasks,
-                              &tot, &ins);
+            status = run_once(ctx, cls, use, patterns[p].ntiles, ntasks, &tot, &ins);
             if (status == 0 && tot < best) {
                 best = tot;
                 best_ins = ins;
@@ -128,7 +164,10 @@ int main(int argc, char **argv)
                weft_ncores(ctx), ntasks, best, best_ins);
         fflush(stdout);
     }
-    for (int i = 0; i < NTILES; i++) weft_data_release(tiles[i]);
+    for (int i = 0; i < NTILES; i++) {
+        weft_data_release(tiles[i]);
+        if (ndev > 0) weft_data_release(dtiles[i]);
+    }
     int frc = weft_fini(ctx);
     return status != 0 || frc != 0;
 }
