@@ -556,6 +556,17 @@ static void write_demo(const char *prefix)
     }
 }
 
+/* The trace file of rank r of a real run (PREFIX.rank<r>.json) into sum;
+ * 0 after a message when it is not a valid trace of that rank. */
+static int parse_rank_file(const char *prefix, int r, summary_t *sum)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s.rank%d.json", prefix, r);
+    int ok = parse_file(file, r, sum) && sum->pid_ok;
+    if (!ok) fprintf(stderr, "%s: not a valid trace\n", file);
+    return ok;
+}
+
 /* --check PREFIX NRANKS NTASKS: the trace files of a real run parse as
  * JSON and hold NTASKS task slices over all ranks. */
 static int check_run(const char *prefix, int nranks, long ntasks)
@@ -564,11 +575,8 @@ static int check_run(const char *prefix, int nranks, long ntasks)
     long tasks = 0;
     int ok = sum != NULL;
     for (int r = 0; ok && r < nranks; r++) {
-        char file[512];
-        snprintf(file, sizeof file, "%s.rank%d.json", prefix, r);
-        ok = parse_file(file, r, sum) && sum->pid_ok;
+        ok = parse_rank_file(prefix, r, sum);
         tasks += sum->cat_task;
-        if (!ok) fprintf(stderr, "%s: not a valid trace\n", file);
     }
     free(sum);
     printf("test_trace --check: %d files, %ld task slices (expected %ld): %s\n", nranks, tasks,
@@ -585,13 +593,9 @@ static int check_tracks(const char *prefix, int nranks, const char *word, long m
     long n = 0;
     int ok = sum != NULL;
     for (int r = 0; ok && r < nranks; r++) {
-        char file[512];
-        snprintf(file, sizeof file, "%s.rank%d.json", prefix, r);
-        memset(sum, 0, sizeof *sum);
-        ok = parse_file(file, r, sum) && sum->pid_ok;
+        ok = parse_rank_file(prefix, r, sum);
         for (int t = 0; ok && t < MAX_TRACKS; t++)
             if (strstr(sum->track_name[t], word)) n += sum->x_count[t];
-        if (!ok) fprintf(stderr, "%s: not a valid trace\n", file);
     }
     free(sum);
     int pass = ok && n >= min && n <= max;
