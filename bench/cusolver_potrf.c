@@ -172,16 +172,9 @@ static int check_factor(const potrf_dev_t *p, double *h, int64_t n, uint64_t see
     CUDA_OK(cudaMemcpyAsync(h, p->d, bytes, cudaMemcpyDeviceToHost, p->stream));
     CUDA_OK(cudaStreamSynchronize(p->stream));
     potrf_vcheck_dense_t l = {h, n};
-    double resid = potrf_vcheck(seed, n, potrf_vcheck_dense_col, &l);
-    if (resid < 0.0) {
-        fprintf(stderr, "cusolver_potrf: no host memory for the check\n");
-        return 1;
-    }
-    int passed = resid < POTRF_VCHECK_MAX;
-    printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
-    fflush(stdout);
+    int rc = potrf_vcheck_report(PEER_NAME, potrf_vcheck(seed, n, potrf_vcheck_dense_col, &l));
     if (p->d0 == NULL) host_fill(h, n, seed);
-    return passed ? 0 : 1;
+    return rc;
 }
 
 /* nruns factorizations of a fresh copy of the matrix, the first one

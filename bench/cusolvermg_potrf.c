@@ -265,17 +265,11 @@ static int mg_check(mg_t *m)
         CUDA_OK(cudaMemcpy(m->h[p], m->d[p], local_bytes(m), cudaMemcpyDeviceToHost));
     }
     potrf_vcheck_cyclic_t l = {m->h, m->n, m->t, m->g};
-    double resid = potrf_vcheck(m->seed, m->n, potrf_vcheck_cyclic_col, &l);
-    if (resid < 0.0) {
-        fprintf(stderr, "cusolvermg_potrf: no host memory for the check\n");
-        return 1;
-    }
-    int passed = resid < POTRF_VCHECK_MAX;
-    printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
-    fflush(stdout);
+    int rc =
+        potrf_vcheck_report(PEER_NAME, potrf_vcheck(m->seed, m->n, potrf_vcheck_cyclic_col, &l));
     for (int p = 0; p < m->g; p++)
         if (m->d0[p] == NULL) mg_fill(m, p);
-    return passed ? 0 : 1;
+    return rc;
 }
 
 static int mg_runs(mg_t *m, const mg_opts_t *o)

@@ -33,6 +33,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../apps/potrf_matrix.h"
@@ -164,6 +165,22 @@ static inline double potrf_vcheck(uint64_t seed, int64_t n, potrf_vcheck_col_fn 
     free(v);
     double eps = DBL_EPSILON / 2.0; /* 2^-53, LAPACK's dlamch('e') */
     return sqrt((double)n) * sqrt(r2) / (sqrt(fro2) * sqrt(x2) * (double)n * eps);
+}
+
+/* Prints weft-potrf's check line for resid ("residual = r : PASSED" when
+ * r < POTRF_VCHECK_MAX, else FAILED) and returns 0 when it passed, 1
+ * otherwise; a negative resid (no memory for the check) is reported as
+ * such, for program prog. */
+static inline int potrf_vcheck_report(const char *prog, double resid)
+{
+    if (resid < 0.0) {
+        fprintf(stderr, "%s: no host memory for the check\n", prog);
+        return 1;
+    }
+    int passed = resid < POTRF_VCHECK_MAX;
+    printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    fflush(stdout);
+    return passed ? 0 : 1;
 }
 
 #endif
