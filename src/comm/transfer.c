@@ -406,15 +406,22 @@ static void staged_chunk_arrived(weft_comm_t *c, void *a, void *b)
     }
 }
 
+/* No bounce buffer for x: it ends now, failed (the one chunk_over call
+ * that finishes a transfer). */
+static void staged_nomem(weft_comm_t *c, xfer_t *x)
+{
+    x->status = WEFT_ERR_NOMEM;
+    x->left = 1;
+    chunk_over(c, x, NULL);
+}
+
 static void staged_recv_start(weft_comm_t *c, xfer_t *x)
 {
     const weft_data_t *d = x->copy->data;
     size_t col = (size_t)d->rows * d->elem;
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
     if (staged_prepare(c, x, chunk / col > 0 ? (int)(chunk / col) : 1, -1) != WEFT_SUCCESS) {
-        x->status = WEFT_ERR_NOMEM;
-        x->left = 1;
-        chunk_over(c, x, NULL);
+        staged_nomem(c, x);
         return;
     }
     for (int k = 0; k < x->nchunks; k++) {
@@ -447,9 +454,7 @@ static void staged_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get)
     const weft_data_t *d = x->copy->data;
     if (staged_prepare(c, x, get->chunk_cols > 0 ? get->chunk_cols : d->cols, get->tag) !=
         WEFT_SUCCESS) {
-        x->status = WEFT_ERR_NOMEM;
-        x->left = 1;
-        chunk_over(c, x, NULL);
+        staged_nomem(c, x);
         return;
     }
     for (int k = 0; k < x->nchunks; k++) {

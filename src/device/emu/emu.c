@@ -153,6 +153,18 @@ static void free_workspaces(emu_dev_t *e)
     for (int s = 0; s < WEFT_MAX_STREAMS; s++) free(e->streams[s].workspace);
 }
 
+/* What open made besides the thread: workspaces, lock and conditions. */
+static void free_state(weft_device_t *dev)
+{
+    emu_dev_t *e = dev->priv;
+    free_workspaces(e);
+    pthread_cond_destroy(&e->idle);
+    pthread_cond_destroy(&e->work);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    dev->priv = NULL;
+}
+
 static int emu_open(weft_device_t *dev, int index)
 {
     emu_dev_t *e = calloc(1, sizeof *e);
@@ -174,12 +186,7 @@ static int emu_open(weft_device_t *dev, int index)
     return WEFT_SUCCESS;
 
 undo_workspaces:
-    free_workspaces(e);
-    pthread_cond_destroy(&e->idle);
-    pthread_cond_destroy(&e->work);
-    pthread_mutex_destroy(&e->lock);
-    free(e);
-    dev->priv = NULL;
+    free_state(dev);
     return WEFT_ERR_NOMEM;
 }
 
@@ -194,12 +201,7 @@ static void emu_close(weft_device_t *dev)
     pthread_join(e->thread, NULL);
     for (int i = 0; i < EMU_MAX_IMPORTS; i++)
         if (e->imports[i].base) munmap(e->imports[i].base, e->imports[i].bytes);
-    free_workspaces(e);
-    pthread_cond_destroy(&e->idle);
-    pthread_cond_destroy(&e->work);
-    pthread_mutex_destroy(&e->lock);
-    free(e);
-    dev->priv = NULL;
+    free_state(dev);
 }
 
 /* ---- memory ------------------------------------------------------------ */
