@@ -80,6 +80,51 @@ static int run_once(weft_context_t *ctx, const weft_task_class_t *cls, weft_data
     return rc ? rc : wrc;
 }
 
+/* Device tiles: NEW, so that no host copy is written back at the end;
+ * an untimed first write creates each on its home device (dealt over the
+ * ndev devices). 0, or 1 after a message. */
+static int make_device_tiles(weft_context_t *ctx, int ndev, weft_data_t **dtiles)
+{
+    for (int i = 0; i < NTILES; i++)
+        if ((dtiles[i] = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0)) == NULL ||
+            weft_data_set_device(dtiles[i], 1 + i % ndev) != 0) {
+            fprintf(stderr, "device tiles: weft_data_new failed\n");
+            return 1;
+        }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "create");
+    int rc = tp ? 0 : WEFT_ERR_NOMEM;
+    for (int i = 0; i < NTILES && rc == 0; i++)
+        rc = weft_insert_task(tp, &empty_dev_class, WEFT_W, dtiles[i], 0);
+    if (tp && weft_taskpool_wait(tp) != 0) rc = WEFT_ERR_INTERNAL;
+    if (tp) weft_taskpool_free(tp);
+    if (rc != 0) fprintf(stderr, "device tiles: %s\n", weft_strerror(rc));
+    return rc != 0;
+}
+
+/* Best of reps runs of one pattern, printed as its RESULT line; 0 or the
+ * weft status of a failed run (reported). */
+static int run_pattern(weft_context_t *ctx, const char *name, const weft_task_class_t *cls,
+                       weft_data_t **tiles, int ntiles, long ntasks, int reps)
+{
+    double best = 1e300, best_ins = 0;
+    for (int r = 0; r < reps; r++) {
+        double tot, ins;
+        int status = run_once(ctx, cls, tiles, ntiles, ntasks, &tot, &ins);
+        if (status != 0) {
+            fprintf(stderr, "%s: %s\n", name, weft_strerror(status));
+            return status;
+        }
+        if (tot < best) {
+            best = tot;
+            best_ins = ins;
+        }
+    }
+    printf("RESULT weft %s cores=%d ntasks=%ld best_s=%.6f insert_s=%.6f\n", name, weft_ncores(ctx),
+           ntasks, best, best_ins);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv); /* takes the --weft-* options */
@@ -114,26 +159,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "weft_data_register failed\n");
             return 1;
         }
-    /* Device tiles: NEW, so that no host copy is written back at the end;
-     * an untimed first write creates each on its home device. */
-    for (int i = 0; i < NTILES && ndev > 0; i++)
-        if ((dtiles[i] = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0)) == NULL ||
-            weft_data_set_device(dtiles[i], 1 + i % ndev) != 0) {
-            fprintf(stderr, "device tiles: weft_data_new failed\n");
-            return 1;
-        }
-    if (ndev > 0) {
-        weft_taskpool_t *tp = weft_taskpool_new(ctx, "create");
-        int rc = tp ? 0 : WEFT_ERR_NOMEM;
-        for (int i = 0; i < NTILES && rc == 0; i++)
-            rc = weft_insert_task(tp, &empty_dev_class, WEFT_W, dtiles[i], 0);
-        if (tp && weft_taskpool_wait(tp) != 0) rc = WEFT_ERR_INTERNAL;
-        if (tp) weft_taskpool_free(tp);
-        if (rc != 0) {
-            fprintf(stderr, "device tiles: %s\n", weft_strerror(rc));
-            return 1;
-        }
-    }
+    if (ndev > 0 && make_device_tiles(ctx, ndev, dtiles) != 0) return 1;
 
     static const struct {
         const char *name;
@@ -143,26 +169,11 @@ int main(int argc, char **argv)
         {"nodata", 0, 0}, {"spread", NTILES, 0}, {"chain", 1, 0}, {"device", NTILES, 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
-        if (only && strcmp(only, patterns[p].name) != 0) continue;
-        if (patterns[p].device && ndev == 0) continue;
+        if ((only && strcmp(only, patterns[p].name) != 0) || (patterns[p].device && ndev == 0))
+            continue;
         const weft_task_class_t *cls = patterns[p].device ? &empty_dev_class : &empty_class;
         weft_data_t **use = patterns[p].ntiles ? (patterns[p].device ? dtiles : tiles) : NULL;
-        double best = 1e300, best_ins = 0;
-        for (int r = 0; r < reps && status == 0; r++) {
-            double tot, ins;
-            status = run_once(ctx, cls, use, patterns[p].ntiles, ntasks, &tot, &ins);
-            if (status == 0 && tot < best) {
-                best = tot;
-                best_ins = ins;
-            }
-        }
-        if (status != 0) {
-            fprintf(stderr, "%s: %s\n", patterns[p].name, weft_strerror(status));
-            break;
-        }
-        printf("RESULT weft %s cores=%d ntasks=%ld best_s=%.6f insert_s=%.6f\n", patterns[p].name,
-               weft_ncores(ctx), ntasks, best, best_ins);
-        fflush(stdout);
+        status = run_pattern(ctx, patterns[p].name, cls, use, patterns[p].ntiles, ntasks, reps);
     }
     for (int i = 0; i < NTILES; i++) {
         weft_data_release(tiles[i]);
