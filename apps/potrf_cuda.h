@@ -50,6 +50,19 @@ static int potrf_cuda_ld(const weft_task_t *t, int f)
     return ld > INT_MAX ? -1 : (int)ld;
 }
 
+/* Scratch of a body: weft_task_workspace(t, bytes), or NULL after saying
+ * which step needs how much. */
+static void *potrf_cuda_scratch(weft_task_t *t, size_t bytes, const char *what, int n)
+{
+    void *ws = weft_task_workspace(t, bytes);
+    if (ws == NULL)
+        fprintf(stderr,
+                "weft-potrf: %s of %d x %d tiles needs %zu bytes of workspace; raise "
+                "--weft-device_workspace\n",
+                what, n, n, bytes);
+    return ws;
+}
+
 /* flow 0: A[k][k] RW; its lower Cholesky factor in place. */
 static int potrf_cuda_potrf(weft_task_t *t)
 {
@@ -61,14 +74,8 @@ static int potrf_cuda_potrf(weft_task_t *t)
             "cusolverDnDpotrf_bufferSize") != 0)
         return -1;
     size_t bytes = POTRF_CUDA_INFO_BYTES + (size_t)lwork * sizeof(double);
-    unsigned char *ws = weft_task_workspace(t, bytes);
-    if (ws == NULL) {
-        fprintf(stderr,
-                "weft-potrf: cusolverDnDpotrf of a %d x %d tile needs %zu bytes of "
-                "workspace; raise --weft-device_workspace\n",
-                n, n, bytes);
-        return -1;
-    }
+    unsigned char *ws = potrf_cuda_scratch(t, bytes, "cusolverDnDpotrf", n);
+    if (ws == NULL) return -1;
     return potrf_cuda_solver_ok(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda,
                                                  (double *)(ws + POTRF_CUDA_INFO_BYTES), lwork,
                                                  (int *)ws),
@@ -85,6 +92,75 @@ static int potrf_cuda_trsm(weft_task_t *t)
                     weft_task_cols(t, 1), &one, weft_task_ptr(t, 0), potrf_cuda_ld(t, 0),
                     weft_task_ptr(t, 1), potrf_cuda_ld(t, 1)),
         "cublasDtrsm");
+}
+
+/* flow 0: L[k][k] R, flow 1: D[k] W; D[k] := L[k][k]^-1 with zeros above:
+ * D cleared, L's lower triangle packed into the workspace and unpacked
+ * into D (cuSOLVER leaves A's upper triangle in L's tile), then inverted in
+ * place by cusolverDnXtrtri. The packed triangle and trtri's devInfo and
+ * work array share the workspace: one stream orders them. */
+static int potrf_cuda_trtri(weft_task_t *t)
+{
+    cusolverDnHandle_t h = (cusolverDnHandle_t)weft_task_solver_handle(t);
+    cublasHandle_t b = (cublasHandle_t)weft_task_blas_handle(t);
+    int n = weft_task_rows(t, 0), ldl = potrf_cuda_ld(t, 0), ldd = potrf_cuda_ld(t, 1);
+    const double *l = weft_task_ptr(t, 0);
+    double *d = weft_task_ptr(t, 1);
+    size_t dev_bytes = 0, host_bytes = 0;
+    if (potrf_cuda_solver_ok(cusolverDnXtrtri_bufferSize(h, CUBLAS_FILL_MODE_LOWER,
+                                                         CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, d,
+                                                         ldd, &dev_bytes, &host_bytes),
+                             "cusolverDnXtrtri_bufferSize") != 0)
+        return -1;
+    if (host_bytes != 0) {
+        fprintf(stderr, "weft-potrf: cusolverDnXtrtri asks for %zu bytes of host workspace\n",
+                host_bytes);
+        return -1;
+    }
+    size_t packed = (size_t)n * ((size_t)n + 1) / 2 * sizeof(double);
+    size_t need = POTRF_CUDA_INFO_BYTES + dev_bytes > packed ? POTRF_CUDA_INFO_BYTES + dev_bytes
+                                                             : packed;
+    unsigned char *ws = potrf_cuda_scratch(t, need, "inverting the diagonal factor", n);
+    if (ws == NULL) return -1;
+    if (cudaMemset2DAsync(d, (size_t)ldd * sizeof(double), 0, (size_t)n * sizeof(double), n,
+                          (cudaStream_t)weft_task_stream(t)) != cudaSuccess) {
+        fprintf(stderr, "weft-potrf: cudaMemset2DAsync of an inverse tile failed\n");
+        return -1;
+    }
+    if (potrf_cuda_blas_ok(cublasDtrttp(b, CUBLAS_FILL_MODE_LOWER, n, l, ldl, (double *)ws),
+                           "cublasDtrttp") != 0 ||
+        potrf_cuda_blas_ok(cublasDtpttr(b, CUBLAS_FILL_MODE_LOWER, n, (double *)ws, d, ldd),
+                           "cublasDtpttr") != 0)
+        return -1;
+    return potrf_cuda_solver_ok(cusolverDnXtrtri(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT,
+                                                 n, CUDA_R_64F, d, ldd, ws + POTRF_CUDA_INFO_BYTES,
+                                                 dev_bytes, NULL, 0, (int *)ws),
+                                "cusolverDnXtrtri");
+}
+
+/* flow 0: D[k] = L[k][k]^-1 R, flow 1: A[m][k] RW; A[m][k] := A[m][k] D^T.
+ * One GEMM into the workspace and a copy back: cuBLAS's TRSM of such tiles
+ * runs at a fraction of its GEMM rate (bench/cublas_tile_rate.c). */
+static int potrf_cuda_trsm_inv(weft_task_t *t)
+{
+    const double one = 1.0, zero = 0.0;
+    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1), ldb = potrf_cuda_ld(t, 1);
+    double *bk = weft_task_ptr(t, 1);
+    double *x = potrf_cuda_scratch(t, (size_t)m * (size_t)n * sizeof(double),
+                                   "the TRSM by an inverted factor", n);
+    if (x == NULL) return -1;
+    if (potrf_cuda_blas_ok(cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N,
+                                       CUBLAS_OP_T, m, n, n, &one, bk, ldb, weft_task_ptr(t, 0),
+                                       potrf_cuda_ld(t, 0), &zero, x, m),
+                           "cublasDgemm (trsm_inv)") != 0)
+        return -1;
+    if (cudaMemcpy2DAsync(bk, (size_t)ldb * sizeof(double), x, (size_t)m * sizeof(double),
+                          (size_t)m * sizeof(double), n, cudaMemcpyDeviceToDevice,
+                          (cudaStream_t)weft_task_stream(t)) != cudaSuccess) {
+        fprintf(stderr, "weft-potrf: cudaMemcpy2DAsync of a TRSM result failed\n");
+        return -1;
+    }
+    return 0;
 }
 
 /* flow 0: A[m][k] R, flow 1: A[m][m] RW; A[m][m] -= A[m][k] A[m][k]^T. */
@@ -120,14 +196,9 @@ static int potrf_cuda_gemm(weft_task_t *t)
 static int potrf_cuda_lower_copy(weft_task_t *t, const double *l, int ldl, int k, double **tmp)
 {
     size_t full = (size_t)k * (size_t)k, packed = (size_t)k * ((size_t)k + 1) / 2;
-    double *ws = weft_task_workspace(t, (full + packed) * sizeof(double));
-    if (ws == NULL) {
-        fprintf(stderr,
-                "weft-potrf: the GPU residual check of %d x %d tiles needs %zu bytes of "
-                "workspace; raise --weft-device_workspace\n",
-                k, k, (full + packed) * sizeof(double));
-        return -1;
-    }
+    double *ws = potrf_cuda_scratch(t, (full + packed) * sizeof(double),
+                                    "the GPU residual check", k);
+    if (ws == NULL) return -1;
     cublasHandle_t h = (cublasHandle_t)weft_task_blas_handle(t);
     if (cudaMemsetAsync(ws, 0, full * sizeof(double), (cudaStream_t)weft_task_stream(t)) !=
         cudaSuccess) {

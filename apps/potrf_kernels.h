@@ -9,7 +9,8 @@
  * so partial tiles (N not a multiple of NB) need no special case.
  *
  * Bodies per device type: every class has its CPU body. The factorization
- * classes (potrf, trsm, syrk, gemm) also run on accelerators: on CUDA
+ * classes (potrf, trsm, syrk, gemm; trtri and trsm_inv, the TRSM by an
+ * inverted diagonal factor of --trsm-inv) also run on accelerators: on CUDA
  * devices the cuSOLVER/cuBLAS bodies of potrf_cuda.h (when built with the
  * CUDA toolkit, WEFT_APP_HAVE_CUDA), on emu devices their CPU bodies as the
  * emulated device's kernels. So do the two O(N^3) classes of the check
@@ -62,6 +63,13 @@ static double potrf_flops_trsm(const weft_task_t *t)
     return m * n * n;
 }
 
+/* LAPACK's count for dtrtri of order n. */
+static double potrf_flops_trtri(const weft_task_t *t)
+{
+    double n = weft_task_rows(t, 0);
+    return n * n * n / 3.0 + 2.0 * n / 3.0;
+}
+
 static double potrf_flops_syrk(const weft_task_t *t)
 {
     double n = weft_task_rows(t, 1), k = weft_task_cols(t, 0);
@@ -75,6 +83,13 @@ static double potrf_flops_gemm(const weft_task_t *t)
 }
 
 /* ---- factorization kernels ------------------------------------------- */
+
+/* dst (n x n) := the lower triangle of src, zeros above. */
+static void potrf_copy_lower(int n, const double *src, int64_t lds, double *dst, int64_t ldd)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) dst[i + j * ldd] = i >= j ? src[i + j * lds] : 0.0;
+}
 
 /* flow 0: A[k][k] RW. Fails (negative) when the tile is not SPD. */
 static int potrf_cpu_potrf(weft_task_t *t)
@@ -96,6 +111,33 @@ static int potrf_cpu_potrf(weft_task_t *t)
 static int potrf_cpu_trsm(weft_task_t *t)
 {
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                weft_task_rows(t, 1), weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 0),
+                (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    return 0;
+}
+
+/* flow 0: L[k][k] R, flow 1: D[k] W; D[k] := L[k][k]^-1, lower triangular
+ * with zeros above, so that the panel's TRSMs become multiplications
+ * (--trsm-inv). Fails when the factor is singular. */
+static int potrf_cpu_trtri(weft_task_t *t)
+{
+    int n = weft_task_rows(t, 0);
+    double *d = weft_task_ptr(t, 1);
+    int64_t ldd = weft_task_ld(t, 1);
+    potrf_copy_lower(n, weft_task_ptr(t, 0), weft_task_ld(t, 0), d, ldd);
+    lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, d, (lapack_int)ldd);
+    if (info != 0) {
+        fprintf(stderr, "weft-potrf: dtrtri of a diagonal factor returned info=%d\n", (int)info);
+        return -1;
+    }
+    return 0;
+}
+
+/* flow 0: D[k] = L[k][k]^-1 R, flow 1: A[m][k] RW; A[m][k] := A[m][k] D^T,
+ * the TRSM of potrf_cpu_trsm by the inverted factor. */
+static int potrf_cpu_trsm_inv(weft_task_t *t)
+{
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
                 weft_task_rows(t, 1), weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 0),
                 (int)weft_task_ld(t, 0), weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
     return 0;
@@ -155,6 +197,17 @@ static const weft_task_class_t potrf_class_trsm = {.name = "trsm",
                                                             [WEFT_DEV_EMU] = potrf_cpu_trsm,
                                                             POTRF_CUDA_BODY(potrf_cuda_trsm)},
                                                    .flops = potrf_flops_trsm};
+static const weft_task_class_t potrf_class_trtri = {.name = "trtri",
+                                                    .body = {[WEFT_DEV_CPU] = potrf_cpu_trtri,
+                                                             [WEFT_DEV_EMU] = potrf_cpu_trtri,
+                                                             POTRF_CUDA_BODY(potrf_cuda_trtri)},
+                                                    .flops = potrf_flops_trtri};
+static const weft_task_class_t potrf_class_trsm_inv = {
+    .name = "trsm_inv",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_trsm_inv,
+             [WEFT_DEV_EMU] = potrf_cpu_trsm_inv,
+             POTRF_CUDA_BODY(potrf_cuda_trsm_inv)},
+    .flops = potrf_flops_trsm};
 static const weft_task_class_t potrf_class_syrk = {.name = "syrk",
                                                    .body = {[WEFT_DEV_CPU] = potrf_cpu_syrk,
                                                             [WEFT_DEV_EMU] = potrf_cpu_syrk,
@@ -175,13 +228,6 @@ static const weft_task_class_t potrf_class_prefetch = {
 
 /* ---- residual kernels (--check; the CUDA ones are in potrf_cuda.h) ----- */
 
-/* dst (n x n, ld n) := the lower triangle of src, zeros above. */
-static void potrf_copy_lower(int n, const double *src, int64_t lds, double *dst)
-{
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) dst[i + (int64_t)j * n] = i >= j ? src[i + j * lds] : 0.0;
-}
-
 /* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n, so only
  * the lower triangle of L[n][n] is L). Lower part of R -= L L^T. */
 static int potrf_cpu_resid_syrk(weft_task_t *t)
@@ -195,7 +241,7 @@ static int potrf_cpu_resid_syrk(weft_task_t *t)
     if (tri) {
         tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
         if (tmp == NULL) return -1;
-        potrf_copy_lower(k, l, ldl, tmp);
+        potrf_copy_lower(k, l, ldl, tmp, k);
         l = tmp;
         ldl = k;
     }
@@ -218,7 +264,7 @@ static int potrf_cpu_resid_gemm(weft_task_t *t)
     if (tri) {
         tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
         if (tmp == NULL) return -1;
-        potrf_copy_lower(k, b, ldb, tmp);
+        potrf_copy_lower(k, b, ldb, tmp, k);
         b = tmp;
         ldb = k;
     }

@@ -34,11 +34,13 @@
 
 typedef struct potrf_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
+    int64_t trsm_inv; /* 1: TRSMs by inverted diagonal factors; -1: 1 with -g > 0 */
     int check; /* 1: every run, 2: the first run only (--check-first) */
 } potrf_opts_t;
 
 static const potrf_opts_t potrf_defaults = {
-    .n = 4096, .nb = 256, .p = 1, .q = 1, .g = 0, .cores = -1, .nruns = 1, .seed = 42, .check = 0};
+    .n = 4096, .nb = 256, .p = 1, .q = 1, .g = 0, .cores = -1, .nruns = 1, .seed = 42, .trsm_inv = -1,
+    .check = 0};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -56,6 +58,9 @@ static void potrf_usage(FILE *out)
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
+            "  --trsm-inv <0|1>  1: invert each diagonal factor once (trtri task) and apply\n"
+            "                it to the panel by multiplication instead of a TRSM per tile\n"
+            "                (default 1 with -g > 0, 0 without)\n"
             "  --check       check ||A - L L^T|| / (||A|| N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -73,6 +78,7 @@ static const app_flag_t potrf_flags[] = {
     {"-c", offsetof(potrf_opts_t, cores), 1, 4096},
     {"--seed", offsetof(potrf_opts_t, seed), 0, INT64_MAX},
     {"--nruns", offsetof(potrf_opts_t, nruns), 1, 1000000},
+    {"--trsm-inv", offsetof(potrf_opts_t, trsm_inv), 0, 1},
 };
 
 /* With accelerators, each execution stream's scratch memory must hold
@@ -163,6 +169,8 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
         if (app_parse_int("weft-potrf", f->name, value, f->min, f->max, dst, verbose) != 0)
             return -1;
     }
+    /* cuBLAS's TRSM of a tile runs at a fraction of its GEMM rate. */
+    if (o->trsm_inv < 0) o->trsm_inv = o->g > 0;
     return 0;
 }
 
@@ -238,15 +246,32 @@ static int potrf_insert_fill(weft_taskpool_t *tp, weft_matrix_t *A, const potrf_
  * > gemm. */
 static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonus; }
 
-static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, int k)
+/* The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by a TRSM
+ * a tile, or with dinv (--trsm-inv) by one trtri task that inverts L[k][k]
+ * into dinv[k] and a multiplication a tile. */
+static int potrf_insert_panel(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv, int k)
+{
+    int nt = weft_matrix_nt(A), rc = 0;
+    weft_data_t *akk = weft_tile(A, k, k), *factor = akk;
+    const weft_task_class_t *solve = &potrf_class_trsm;
+    if (dinv != NULL) {
+        rc = weft_insert_task(tp, &potrf_class_trtri, WEFT_R | WEFT_AFFINITY, akk, WEFT_W, dinv[k],
+                              WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
+        factor = dinv[k];
+        solve = &potrf_class_trsm_inv;
+    }
+    for (int m = k + 1; m < nt && rc >= 0; m++)
+        rc = weft_insert_task(tp, solve, WEFT_R, factor, WEFT_RW | WEFT_AFFINITY,
+                              weft_tile(A, m, k), WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
+    return rc;
+}
+
+static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv, int k)
 {
     int nt = weft_matrix_nt(A);
-    weft_data_t *akk = weft_tile(A, k, k);
-    int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, akk, WEFT_PRIORITY,
-                              potrf_prio(nt, k, 3), 0);
-    for (int m = k + 1; m < nt && rc >= 0; m++)
-        rc = weft_insert_task(tp, &potrf_class_trsm, WEFT_R, akk, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, m, k), WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
+    int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, weft_tile(A, k, k),
+                              WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
+    if (rc >= 0) rc = potrf_insert_panel(tp, A, dinv, k);
     for (int m = k + 1; m < nt && rc >= 0; m++) {
         weft_data_t *amk = weft_tile(A, m, k);
         rc = weft_insert_task(tp, &potrf_class_syrk, WEFT_R, amk, WEFT_RW | WEFT_AFFINITY,
@@ -259,10 +284,10 @@ static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, int k)
     return rc < 0 ? rc : 0;
 }
 
-static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A)
+static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv)
 {
     for (int k = 0; k < weft_matrix_nt(A); k++) {
-        int rc = potrf_insert_step(tp, A, k);
+        int rc = potrf_insert_step(tp, A, dinv, k);
         if (rc < 0) return rc;
     }
     return 0;
@@ -381,7 +406,7 @@ static double potrf_now(void)
 /* Run number r: generate, factorize (timed), report, check. 0, a weft
  * error, or 1 for a failed check. */
 static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
-                     const potrf_opts_t *o, int64_t r)
+                     weft_data_t **dinv, const potrf_opts_t *o, int64_t r)
 {
     int verbose = weft_rank(ctx) == 0;
     int rc = potrf_insert_fill(tp, A, o);
@@ -392,7 +417,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
     appdev_snap_t before;
     appdev_snapshot(ctx, &before);
     double t0 = potrf_now();
-    rc = potrf_insert_factorization(tp, A);
+    rc = potrf_insert_factorization(tp, A, dinv);
     rc = potrf_finish(tp, rc, "dpotrf", verbose);
     double t = potrf_now() - t0;
     if (rc < 0) return rc;
@@ -413,6 +438,38 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
     return passed ? 0 : 1;
 }
 
+/* With --trsm-inv: one NEW tile a diagonal tile for its inverted factor,
+ * held at the end by the diagonal tile's rank; created where its trtri task
+ * first writes it (on the diagonal tile's device). NULL without, or *rc
+ * set on failure. */
+static weft_data_t **potrf_new_inverses(weft_context_t *ctx, weft_matrix_t *A,
+                                        const potrf_opts_t *o, int *rc)
+{
+    if (!o->trsm_inv) return NULL;
+    int nt = weft_matrix_nt(A);
+    weft_data_t **dinv = calloc((size_t)nt, sizeof *dinv);
+    for (int k = 0; dinv != NULL && k < nt; k++) {
+        dinv[k] = weft_data_new(ctx, WEFT_DOUBLE, weft_matrix_tile_rows(A, k),
+                                weft_matrix_tile_cols(A, k), weft_matrix_tile_rank(A, k, k));
+        if (dinv[k] == NULL) {
+            while (k-- > 0) weft_data_release(dinv[k]);
+            free(dinv);
+            dinv = NULL;
+        }
+    }
+    if (dinv == NULL) {
+        if (weft_rank(ctx) == 0) fprintf(stderr, "weft-potrf: cannot create the inverse tiles\n");
+        *rc = 1;
+    }
+    return dinv;
+}
+
+static void potrf_free_inverses(weft_data_t **dinv, int nt)
+{
+    for (int k = 0; dinv != NULL && k < nt; k++) weft_data_release(dinv[k]);
+    free(dinv);
+}
+
 static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
 {
     int verbose = weft_rank(ctx) == 0, rc = 0;
@@ -424,18 +481,20 @@ static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
                     (long long)o->n, (long long)o->n, (long long)o->nb);
         return 1;
     }
-    weft_taskpool_t *tp = weft_taskpool_new(ctx, "potrf");
+    weft_data_t **dinv = potrf_new_inverses(ctx, A, o, &rc);
+    weft_taskpool_t *tp = rc == 0 ? weft_taskpool_new(ctx, "potrf") : NULL;
     if (tp == NULL) {
-        if (verbose) fprintf(stderr, "weft-potrf: cannot create the taskpool\n");
+        if (verbose && rc == 0) fprintf(stderr, "weft-potrf: cannot create the taskpool\n");
         rc = 1;
         goto free_matrix;
     }
     for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
-        rc = potrf_run(ctx, tp, A, o, r);
+        rc = potrf_run(ctx, tp, A, dinv, o, r);
         fflush(stdout);
     }
     weft_taskpool_free(tp);
 free_matrix:
+    potrf_free_inverses(dinv, weft_matrix_nt(A));
     weft_matrix_free(A);
     return rc == 0 ? 0 : 1;
 }

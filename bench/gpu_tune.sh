@@ -8,20 +8,29 @@
 # without a stream count run the defaults of the tree (the README's sweep
 # ran when they were 2 streams and tile rows dealt round robin over GPUs).
 #
-# Usage: bench/gpu_tune.sh [BUILD_DIR] [OUT_DIR]   (defaults ./build-gpu ./gpu-tune)
+# Usage: bench/gpu_tune.sh [BUILD_DIR] [OUT_DIR] [SECTION ...]
+#   (defaults ./build-gpu ./gpu-tune, every section); sections: w1 w2 mg
+#   overhead ranks inv (the TRSM by inverted diagonal factors, --trsm-inv,
+#   against a TRSM a tile and the peers).
 # Needs the peers built by bench/gpu_potrf.sh (it builds them when missing).
 # This prints figures; it never fails on a timing (it is not a test).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-./build-gpu}
 out=${2:-./gpu-tune}
+shift $(($# < 2 ? $# : 2))
+sections=${*:-"w1 w2 mg overhead ranks inv"}
+# want SECTION: whether the command line asked for it.
+want() { case " $sections " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 mkdir -p "$out"
 "$here/gpu_potrf.sh" -B "$build" -o "$out/peers" -n "" -c "" >/dev/null 2>&1
 [ -x "$build/peers/cusolvermg_potrf" ] || { cat "$out/peers/build.log"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 potrf=$build/apps/weft-potrf
-ws=--weft-device_workspace=256M
 s2="--weft-device_streams=2"
+# The sections before "inv" ran with a TRSM a tile (before --trsm-inv).
+solve="--trsm-inv 0"
+ws="--weft-device_workspace=256M $solve"
 old="--weft-device_prefetch=0 --weft-device_urgent_stream=0 $s2"
 pf="--weft-device_urgent_stream=0 $s2"
 
@@ -45,6 +54,7 @@ line() {
 }
 
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
+if want w1; then
 echo "--- 1 GPU, N=32768"
 line "cusolverDn N=32768" "$build/peers/cusolver_potrf" -N 32768 --nruns 3 --check
 line "w1 NB=2048 old (copies on exec, no urgent)" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws $old
@@ -54,6 +64,8 @@ line "w1 NB=2048 +urgent streams=4" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws -
 line "w1 NB=2048 +urgent streams=1" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $ws --weft-device_streams=1
 line "w1 NB=1024 +urgent" $potrf -N 32768 -t 1024 -g 1 --nruns 3 $ws $s2
 line "w1 NB=4096 +urgent" $potrf -N 32768 -t 4096 -g 1 --nruns 3 $ws $s2
+fi
+if want w2; then
 echo "--- 2 GPUs, one process"
 line "w2 N=65536 NB=2048 old" $potrf -N 65536 -t 2048 -g 2 --nruns 2 $ws $old
 line "w2 N=65536 NB=2048 new" $potrf -N 65536 -t 2048 -g 2 --nruns 2 $ws
@@ -61,17 +73,36 @@ line "w2 N=65536 NB=4096 old" $potrf -N 65536 -t 4096 -g 2 --nruns 2 $ws $old
 line "w2 N=65536 NB=4096 new" $potrf -N 65536 -t 4096 -g 2 --nruns 2 $ws --weft-trace=$out/w2-65536
 line "w2 N=98304 NB=4096 new" $potrf -N 98304 -t 4096 -g 2 --nruns 2 $ws --check-first
 line "w2 N=98304 NB=3072 new" $potrf -N 98304 -t 3072 -g 2 --nruns 2 $ws
+fi
+if want mg; then
 echo "--- cusolverMg, 2 GPUs"
 for t in 256 512 1024 2048; do
     line "cusolverMg N=32768 T=$t" "$build/peers/cusolvermg_potrf" -N 32768 -G 2 -T $t --nruns 2
 done
 line "cusolverMg N=65536 T=1024" "$build/peers/cusolvermg_potrf" -N 65536 -G 2 -T 1024 --nruns 2 --check
+fi
+if want overhead; then
 echo "--- runtime overhead, 1 GPU, N=65536"
 line "w1 N=65536 NB=2048" $potrf -N 65536 -t 2048 -g 1 --nruns 1 $ws
 line "w1 N=65536 NB=512 streams=2 inflight=4" $potrf -N 65536 -t 512 -g 1 --nruns 1 $ws $s2
 line "w1 N=65536 NB=512 streams=6 inflight=8" $potrf -N 65536 -t 512 -g 1 --nruns 1 $ws --weft-device_streams=6 --weft-device_inflight=8
 line "w1 N=65536 NB=1024 streams=4" $potrf -N 65536 -t 1024 -g 1 --nruns 1 $ws --weft-device_streams=4
+fi
+if want ranks; then
 echo "--- 2 ranks x 1 GPU, N=65536, NB=4096"
 line "won bind-to none" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 4096 -P 2 -Q 1 -g 1 --nruns 2 $ws --weft-show_stats=1 --weft-trace=$out/won-65536
 line "won bind-to none -c 4" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 4096 -P 2 -Q 1 -g 1 -c 4 --nruns 2 $ws
 line "woff bind-to none" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 4096 -P 2 -Q 1 -g 1 --nruns 1 $ws --weft-comm_gpu_aware=off
+fi
+if want inv; then
+echo "--- TRSM by inverted diagonal factors (--trsm-inv 1, the default with GPUs) against a TRSM a tile"
+line "cusolverDn N=32768" "$build/peers/cusolver_potrf" -N 32768 --nruns 3
+line "w1 N=32768 trsm-inv 0" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $solve
+line "w1 N=32768 trsm-inv 1" $potrf -N 32768 -t 2048 -g 1 --nruns 3 --check-first
+line "w2 N=65536 trsm-inv 0" $potrf -N 65536 -t 2048 -g 2 --nruns 3 $solve
+line "w2 N=65536 trsm-inv 1" $potrf -N 65536 -t 2048 -g 2 --nruns 3 --check-first
+line "cusolverMg N=65536 T=1024" "$build/peers/cusolvermg_potrf" -N 65536 -G 2 -T 1024 --nruns 2
+line "w2 N=98304 trsm-inv 1" $potrf -N 98304 -t 2048 -g 2 --nruns 2 --check-first
+line "w1 N=65536 NB=512 trsm-inv 1 streams=6 inflight=8" $potrf -N 65536 -t 512 -g 1 --nruns 1 --weft-device_streams=6 --weft-device_inflight=8
+line "won N=65536 NB=2048 trsm-inv 1" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 2048 -P 2 -Q 1 -g 1 --nruns 2
+fi
