@@ -34,7 +34,7 @@
 
 typedef struct potrf_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
-    int64_t trsm_inv; /* 1: TRSMs by inverted diagonal factors; -1: 1 with -g > 0 */
+    int64_t trsm_inv; /* 1, 2: TRSMs by inverted diagonal factors; -1: 2 with -g > 0 */
     int check; /* 1: every run, 2: the first run only (--check-first) */
 } potrf_opts_t;
 
@@ -58,9 +58,10 @@ static void potrf_usage(FILE *out)
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
-            "  --trsm-inv <0|1>  1: invert each diagonal factor once (trtri task) and apply\n"
-            "                it to the panel by multiplication instead of a TRSM per tile\n"
-            "                (default 1 with -g > 0, 0 without)\n"
+            "  --trsm-inv <m> 0: a TRSM a panel tile; 1: each diagonal factor inverted\n"
+            "                once (trtri task) and applied to the panel by multiplication;\n"
+            "                2: the same but the first tile below the diagonal by TRSM\n"
+            "                (default 2 with -g > 0, 0 without)\n"
             "  --check       check ||A - L L^T|| / (||A|| N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -78,7 +79,7 @@ static const app_flag_t potrf_flags[] = {
     {"-c", offsetof(potrf_opts_t, cores), 1, 4096},
     {"--seed", offsetof(potrf_opts_t, seed), 0, INT64_MAX},
     {"--nruns", offsetof(potrf_opts_t, nruns), 1, 1000000},
-    {"--trsm-inv", offsetof(potrf_opts_t, trsm_inv), 0, 1},
+    {"--trsm-inv", offsetof(potrf_opts_t, trsm_inv), 0, 2},
 };
 
 /* With accelerators, each execution stream's scratch memory must hold
@@ -170,7 +171,7 @@ static int potrf_parse(int argc, char **argv, potrf_opts_t *o, int verbose)
             return -1;
     }
     /* cuBLAS's TRSM of a tile runs at a fraction of its GEMM rate. */
-    if (o->trsm_inv < 0) o->trsm_inv = o->g > 0;
+    if (o->trsm_inv < 0) o->trsm_inv = o->g > 0 ? 2 : 0;
     return 0;
 }
 
@@ -248,30 +249,34 @@ static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonu
 
 /* The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by a TRSM
  * a tile, or with dinv (--trsm-inv) by one trtri task that inverts L[k][k]
- * into dinv[k] and a multiplication a tile. */
-static int potrf_insert_panel(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv, int k)
+ * into dinv[k] and a multiplication a tile; --trsm-inv 2 keeps the TRSM for
+ * A[k+1][k], the tile on the critical path (the next diagonal tile waits for
+ * it), so that the inversion overlaps that TRSM instead of preceding it. */
+static int potrf_insert_panel(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
+                              int inv_mode, int k)
 {
     int nt = weft_matrix_nt(A), rc = 0;
-    weft_data_t *akk = weft_tile(A, k, k), *factor = akk;
-    const weft_task_class_t *solve = &potrf_class_trsm;
-    if (dinv != NULL) {
+    weft_data_t *akk = weft_tile(A, k, k);
+    int first_inv = k + (inv_mode == 2 ? 2 : 1); /* the first tile multiplied */
+    if (dinv != NULL && first_inv < nt)
         rc = weft_insert_task(tp, &potrf_class_trtri, WEFT_R | WEFT_AFFINITY, akk, WEFT_W, dinv[k],
                               WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
-        factor = dinv[k];
-        solve = &potrf_class_trsm_inv;
+    for (int m = k + 1; m < nt && rc >= 0; m++) {
+        int direct = dinv == NULL || m < first_inv;
+        rc = weft_insert_task(tp, direct ? &potrf_class_trsm : &potrf_class_trsm_inv, WEFT_R,
+                              direct ? akk : dinv[k], WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, k),
+                              WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
     }
-    for (int m = k + 1; m < nt && rc >= 0; m++)
-        rc = weft_insert_task(tp, solve, WEFT_R, factor, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, m, k), WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
     return rc;
 }
 
-static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv, int k)
+static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
+                             int inv_mode, int k)
 {
     int nt = weft_matrix_nt(A);
     int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, weft_tile(A, k, k),
                               WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
-    if (rc >= 0) rc = potrf_insert_panel(tp, A, dinv, k);
+    if (rc >= 0) rc = potrf_insert_panel(tp, A, dinv, inv_mode, k);
     for (int m = k + 1; m < nt && rc >= 0; m++) {
         weft_data_t *amk = weft_tile(A, m, k);
         rc = weft_insert_task(tp, &potrf_class_syrk, WEFT_R, amk, WEFT_RW | WEFT_AFFINITY,
@@ -284,10 +289,11 @@ static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t 
     return rc < 0 ? rc : 0;
 }
 
-static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv)
+static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
+                                      int inv_mode)
 {
     for (int k = 0; k < weft_matrix_nt(A); k++) {
-        int rc = potrf_insert_step(tp, A, dinv, k);
+        int rc = potrf_insert_step(tp, A, dinv, inv_mode, k);
         if (rc < 0) return rc;
     }
     return 0;
@@ -417,7 +423,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
     appdev_snap_t before;
     appdev_snapshot(ctx, &before);
     double t0 = potrf_now();
-    rc = potrf_insert_factorization(tp, A, dinv);
+    rc = potrf_insert_factorization(tp, A, dinv, (int)o->trsm_inv);
     rc = potrf_finish(tp, rc, "dpotrf", verbose);
     double t = potrf_now() - t0;
     if (rc < 0) return rc;

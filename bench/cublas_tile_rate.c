@@ -8,6 +8,9 @@
  * Usage: cublas_tile_rate [-t nb] [-n big] [-s maxstreams] [-c count] [-k kernels]
  *   -t  tile size (default 2048)          -n  order of the large DGEMM (16384)
  *   -s  streams tried, 1..s (default 6)   -c  tile calls a measurement (240)
+ *   -r  1: random tiles and matrices instead of the identity and zeros
+ *       (the power a GEMM draws, and with it the clock, depends on the
+ *       data: zeros flatter the rate)
  *   -d  seconds: only the large DGEMM, again and again for that long, one
  *       line a call (does the rate hold under sustained load?)
  *   -k  comma list of kernels (default all):
@@ -20,18 +23,19 @@
  *       trsmgemm  the TRSM as a GEMM by an inverted factor into scratch,
  *                 copied back (nb^3 useful)
  *       trtri     cusolverDnXtrtri, lower: the inverted factor (nb^3 / 3)
+ *       trsmid    the inverted factor as a TRSM of the identity, as
+ *                 weft-potrf's trtri task does it (nb^3 / 3 useful)
  *       potrf     cusolverDnDpotrf, lower         (nb^3 / 3)
  *       gemmbatch cublasDgemmBatched, 16 tile GEMMs a call (2 nb^3 each)
  * The rate printed counts the flops the Cholesky needs from that step (the
  * column above), so the lines of one step compare directly.
  *
  * Each call reads and writes its own tiles (a pool of 3 x 16 tiles cycled
- * through), so caches see a realistic working set. The tiles hold the
- * identity (positive definite, so POTRF runs its whole course). One line per
- * measurement:
- *   RESULT <kernel> tiles nb=<nb> streams=<s> tflops=<r>
- *   RESULT dgemm big n=<n> tflops=<r>
- *   RESULT sustained t=<s since start> n=<n> tflops=<r>   (with -d)
+ * through), so caches see a realistic working set (set_pools says what
+ * they hold). One line per measurement ("random" with -r 1):
+ *   RESULT <kernel> tiles nb=<nb> [random] streams=<s> tflops=<r>
+ *   RESULT dgemm big n=<n> [random] tflops=<r>
+ *   RESULT sustained t=<s since start> n=<n> [random] tflops=<r>   (with -d)
  * Build: gcc -std=c11 -O2 -I<cuda>/include cublas_tile_rate.c
  *        -L<cuda>/lib64 -lcusolver -lcublas -lcudart */
 #define _POSIX_C_SOURCE 200809L
@@ -159,6 +163,25 @@ static int call_trtri(rate_ctx_t *r, int k, int p)
     return 0;
 }
 
+/* X := L^-1 as weft-potrf's trtri body: the identity (cleared, then the
+ * bytes of 1.0 set down the diagonal by 2D memsets), then a TRSM. */
+static int call_trsmid(rate_ctx_t *r, int k, int p)
+{
+    int nb = r->nb;
+    double *x = r->tile[2 * POOL + p];
+    unsigned char bytes[sizeof one];
+    memcpy(bytes, &one, sizeof one);
+    size_t col = (size_t)nb * sizeof(double);
+    CUDA_OK(cudaMemset2DAsync(x, col, 0, col, nb, r->stream[k]));
+    for (size_t i = 0; i < sizeof one; i++)
+        if (bytes[i] != 0)
+            CUDA_OK(cudaMemset2DAsync((unsigned char *)x + i, col + sizeof(double), bytes[i], 1,
+                                      nb, r->stream[k]));
+    BLAS_OK(cublasDtrsm(r->blas[k], CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                        CUBLAS_DIAG_NON_UNIT, nb, nb, &one, r->tile[p], nb, x, nb));
+    return 0;
+}
+
 /* All POOL tile GEMMs of the pool in one batched call (p unused). */
 static int call_gemmbatch(rate_ctx_t *r, int k, int p)
 {
@@ -194,6 +217,7 @@ static const kernel_t kernels[] = {
     {"trmm", call_trmm, 1.0},
     {"trsmgemm", call_trsmgemm, 1.0},
     {"trtri", call_trtri, 1.0 / 3.0},
+    {"trsmid", call_trsmid, 1.0 / 3.0},
     {"potrf", call_potrf, 1.0 / 3.0},
     {"gemmbatch", call_gemmbatch, 2.0 * POOL},
 };
@@ -228,48 +252,108 @@ static int time_tiles(rate_ctx_t *r, const kernel_t *kern, int s, int count, dou
     return 0;
 }
 
-/* One n x n x n DGEMM (after one untimed call), its rate in *tflops. */
-static int time_big(cublasHandle_t h, cudaStream_t st, int n, double *tflops)
+/* Random doubles in [-1, 1) from a 64-bit xorshift: reproducible, no
+ * library. */
+static double next_random(uint64_t *x)
 {
-    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    double *a = NULL, *b = NULL, *c = NULL;
-    CUDA_OK(cudaMalloc((void **)&a, bytes));
-    CUDA_OK(cudaMalloc((void **)&b, bytes));
-    CUDA_OK(cudaMalloc((void **)&c, bytes));
-    CUDA_OK(cudaMemsetAsync(a, 0, bytes, st));
-    CUDA_OK(cudaMemsetAsync(b, 0, bytes, st));
-    CUDA_OK(cudaMemsetAsync(c, 0, bytes, st));
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return (double)(*x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* count doubles of device memory: zeros, or (-r) random values copied up
+ * in chunks of one random host block. */
+static int fill_big(double *dev, size_t count, int random, cudaStream_t st)
+{
+    if (!random) {
+        CUDA_OK(cudaMemsetAsync(dev, 0, count * sizeof(double), st));
+        return 0;
+    }
+    size_t chunk = (size_t)8 << 20;
+    double *host = malloc(chunk * sizeof *host);
+    if (host == NULL) return 1;
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < chunk; i++) host[i] = next_random(&x);
+    for (size_t at = 0; at < count; at += chunk) {
+        size_t n = count - at < chunk ? count - at : chunk;
+        if (cudaMemcpy(dev + at, host, n * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess) {
+            free(host);
+            fprintf(stderr, PEER_NAME ": filling the large matrices failed\n");
+            return 1;
+        }
+    }
+    free(host);
+    return 0;
+}
+
+/* The large DGEMM: n x n matrices a, b, c, filled once (zeros or -r). */
+typedef struct big {
+    double *a, *b, *c;
+    int n;
+} big_t;
+
+static int big_setup(big_t *g, int n, int random, cudaStream_t st)
+{
+    size_t count = (size_t)n * (size_t)n;
+    memset(g, 0, sizeof *g);
+    g->n = n;
+    CUDA_OK(cudaMalloc((void **)&g->a, count * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&g->b, count * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&g->c, count * sizeof(double)));
+    if (fill_big(g->a, count, random, st) != 0 || fill_big(g->b, count, random, st) != 0 ||
+        fill_big(g->c, count, 0, st) != 0)
+        return 1;
+    CUDA_OK(cudaStreamSynchronize(st));
+    return 0;
+}
+
+static void big_free(big_t *g)
+{
+    cudaFree(g->a);
+    cudaFree(g->b);
+    cudaFree(g->c);
+}
+
+/* One timed n x n x n DGEMM, its rate in *tflops. */
+static int big_time(const big_t *g, cublasHandle_t h, cudaStream_t st, double *tflops)
+{
+    int n = g->n;
     cudaEvent_t e0, e1;
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
-    for (int rep = 0; rep < 2; rep++) {
-        CUDA_OK(cudaEventRecord(e0, st));
-        BLAS_OK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, a, n, b, n, &one, c, n));
-        CUDA_OK(cudaEventRecord(e1, st));
-    }
+    CUDA_OK(cudaEventRecord(e0, st));
+    BLAS_OK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, g->a, n, g->b, n, &one, g->c,
+                        n));
+    CUDA_OK(cudaEventRecord(e1, st));
     CUDA_OK(cudaEventSynchronize(e1));
     float ms = 0.0f;
     CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
     *tflops = 2.0 * (double)n * n * n / (ms * 1e-3) * 1e-12;
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
-    CUDA_OK(cudaFree(a));
-    CUDA_OK(cudaFree(b));
-    CUDA_OK(cudaFree(c));
     return 0;
 }
 
-/* The large DGEMM timed call by call for the given seconds (sustained
- * load: clocks and power settle), one line a call. */
-static int time_sustained(cublasHandle_t h, cudaStream_t st, int n, double seconds)
+/* The large DGEMM: one untimed call, then timed calls, one line each, for
+ * `seconds` (0: one timed call; longer runs show whether clocks and power
+ * hold the rate under sustained load). */
+static int time_big(cublasHandle_t h, cudaStream_t st, int n, int random, double seconds)
 {
+    big_t g;
     double tf = 0.0, t = 0.0;
-    while (t < seconds) {
-        if (time_big(h, st, n, &tf) != 0) return 1;
-        t += 2.0 * (double)n * n * n / (tf * 1e12) * 2.0; /* both calls of time_big */
-        printf("RESULT sustained t=%.2f n=%d tflops=%.2f\n", t, n, tf);
+    if (big_setup(&g, n, random, st) != 0 || big_time(&g, h, st, &tf) != 0) return 1;
+    do {
+        if (big_time(&g, h, st, &tf) != 0) return 1;
+        t += 2.0 * (double)n * n * n / (tf * 1e12);
+        if (seconds > 0.0)
+            printf("RESULT sustained t=%.2f n=%d%s tflops=%.2f\n", t, n, random ? " random" : "",
+                   tf);
+        else
+            printf("RESULT dgemm big n=%d%s tflops=%.2f\n", n, random ? " random" : "", tf);
         fflush(stdout);
-    }
+    } while (t < seconds);
+    big_free(&g);
     return 0;
 }
 
@@ -283,8 +367,36 @@ static int set_identity(double *tile, int nb, const double *ones)
     return 0;
 }
 
+/* The pools' starting values: A and B tiles the identity, or (-r) random
+ * values with nb added down the diagonal (well conditioned for the TRSMs,
+ * which read A as a factor); C tiles the identity, set again before each
+ * kernel (POTRF and TRTRI need them positive definite / triangular). */
+static int set_pools(rate_ctx_t *r, int random, int c_only)
+{
+    int nb = r->nb;
+    size_t count = (size_t)nb * (size_t)nb;
+    double *host = malloc(count * sizeof *host), *ones = malloc((size_t)nb * sizeof *ones);
+    int rc = host == NULL || ones == NULL;
+    for (int i = 0; i < nb && !rc; i++) ones[i] = 1.0;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = c_only ? 2 * POOL : 0; i < 3 * POOL && !rc; i++) {
+        if (!random || i >= 2 * POOL) {
+            rc = set_identity(r->tile[i], nb, ones);
+            continue;
+        }
+        for (size_t e = 0; e < count; e++) host[e] = next_random(&x);
+        for (int d = 0; d < nb; d++) host[(size_t)d * nb + d] += nb;
+        rc = cudaMemcpy(r->tile[i], host, count * sizeof(double), cudaMemcpyHostToDevice) !=
+             cudaSuccess;
+    }
+    free(host);
+    free(ones);
+    if (rc) fprintf(stderr, PEER_NAME ": setting the tile pools failed\n");
+    return rc;
+}
+
 /* Streams, handles, potrf workspaces and the tile pool. */
-static int setup(rate_ctx_t *r, int nb, int smax)
+static int setup(rate_ctx_t *r, int nb, int smax, int random)
 {
     memset(r, 0, sizeof *r);
     r->nb = nb;
@@ -295,14 +407,9 @@ static int setup(rate_ctx_t *r, int nb, int smax)
         SOLVER_OK(cusolverDnCreate(&r->solver[k]));
         SOLVER_OK(cusolverDnSetStream(r->solver[k], r->stream[k]));
     }
-    double *ones = malloc((size_t)nb * sizeof *ones);
-    if (ones == NULL) return 1;
-    for (int i = 0; i < nb; i++) ones[i] = 1.0;
-    for (int i = 0; i < 3 * POOL; i++) {
+    for (int i = 0; i < 3 * POOL; i++)
         CUDA_OK(cudaMalloc((void **)&r->tile[i], (size_t)nb * (size_t)nb * sizeof(double)));
-        if (set_identity(r->tile[i], nb, ones) != 0) return 1;
-    }
-    free(ones);
+    if (set_pools(r, random, 0) != 0) return 1;
     SOLVER_OK(cusolverDnDpotrf_bufferSize(r->solver[0], CUBLAS_FILL_MODE_LOWER, nb, r->tile[0], nb,
                                           &r->lwork));
     size_t tri_dev = 0, tri_host = 0;
@@ -341,58 +448,66 @@ static int parse_kernels(char *list, int on[NKERNELS])
     return 0;
 }
 
-static int parse(int argc, char **argv, int *nb, int *big, int *smax, int *count, int on[NKERNELS],
-                 double *sustain)
+typedef struct rate_opts {
+    int nb, big, smax, count, random, on[NKERNELS];
+    double sustain;
+} rate_opts_t;
+
+static int parse(int argc, char **argv, rate_opts_t *o)
 {
-    for (int i = 0; i < NKERNELS; i++) on[i] = 1;
+    *o = (rate_opts_t){.nb = 2048, .big = 16384, .smax = 6, .count = 240};
+    for (int i = 0; i < NKERNELS; i++) o->on[i] = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         int v = atoi(argv[i + 1]);
         if (strcmp(argv[i], "-t") == 0)
-            *nb = v;
+            o->nb = v;
         else if (strcmp(argv[i], "-n") == 0)
-            *big = v;
+            o->big = v;
         else if (strcmp(argv[i], "-s") == 0)
-            *smax = v;
+            o->smax = v;
         else if (strcmp(argv[i], "-c") == 0)
-            *count = v;
+            o->count = v;
+        else if (strcmp(argv[i], "-r") == 0)
+            o->random = v;
         else if (strcmp(argv[i], "-d") == 0)
-            *sustain = atof(argv[i + 1]);
+            o->sustain = atof(argv[i + 1]);
         else if (strcmp(argv[i], "-k") == 0) {
-            if (parse_kernels(argv[i + 1], on) != 0) return -1;
+            if (parse_kernels(argv[i + 1], o->on) != 0) return -1;
         } else
             return -1;
     }
-    if (argc % 2 == 0 || *nb < 2 || *big < 1 || *smax < 1 || *smax > MAX_STREAMS || *count < 1 ||
-        *sustain < 0.0)
+    if (argc % 2 == 0 || o->nb < 2 || o->big < 1 || o->smax < 1 || o->smax > MAX_STREAMS ||
+        o->count < 1 || o->sustain < 0.0 || o->random < 0 || o->random > 1)
         return -1;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int nb = 2048, big = 16384, smax = 6, count = 240, on[NKERNELS];
-    double sustain = 0.0;
-    if (parse(argc, argv, &nb, &big, &smax, &count, on, &sustain) != 0) {
+    rate_opts_t o;
+    if (parse(argc, argv, &o) != 0) {
         fprintf(stderr,
-                "usage: %s [-t nb] [-n big] [-s maxstreams (1..%d)] [-c count] [-d seconds] "
-                "[-k gemm,syrk,syrkx,syrk2,trsm,trmm,trsmgemm,trtri,potrf,gemmbatch]\n",
+                "usage: %s [-t nb] [-n big] [-s maxstreams (1..%d)] [-c count] [-r 0|1] "
+                "[-d seconds] "
+                "[-k gemm,syrk,syrkx,syrk2,trsm,trmm,trsmgemm,trtri,trsmid,potrf,gemmbatch]\n",
                 argv[0], MAX_STREAMS);
         return 2;
     }
     rate_ctx_t r;
-    if (setup(&r, nb, smax) != 0) return 1;
-    if (sustain > 0.0) return time_sustained(r.blas[0], r.stream[0], big, sustain);
+    if (setup(&r, o.nb, o.smax, o.random) != 0) return 1;
+    if (o.sustain > 0.0) return time_big(r.blas[0], r.stream[0], o.big, o.random, o.sustain);
     double tf = 0.0;
+    const char *data = o.random ? " random" : "";
     for (int i = 0; i < NKERNELS; i++) {
-        if (!on[i]) continue;
+        if (!o.on[i]) continue;
+        if (set_pools(&r, o.random, 1) != 0) return 1;
         if (time_tiles(&r, &kernels[i], 1, POOL, &tf) != 0) return 1; /* warm-up */
-        for (int s = 1; s <= smax; s++) {
-            if (time_tiles(&r, &kernels[i], s, count, &tf) != 0) return 1;
-            printf("RESULT %s tiles nb=%d streams=%d tflops=%.2f\n", kernels[i].name, nb, s, tf);
+        for (int s = 1; s <= o.smax; s++) {
+            if (time_tiles(&r, &kernels[i], s, o.count, &tf) != 0) return 1;
+            printf("RESULT %s tiles nb=%d%s streams=%d tflops=%.2f\n", kernels[i].name, o.nb,
+                   data, s, tf);
             fflush(stdout);
         }
     }
-    if (time_big(r.blas[0], r.stream[0], big, &tf) != 0) return 1;
-    printf("RESULT dgemm big n=%d tflops=%.2f\n", big, tf);
-    return 0;
+    return time_big(r.blas[0], r.stream[0], o.big, o.random, 0.0);
 }

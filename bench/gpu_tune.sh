@@ -95,14 +95,19 @@ line "won bind-to none -c 4" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 4096
 line "woff bind-to none" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 4096 -P 2 -Q 1 -g 1 --nruns 1 $ws --weft-comm_gpu_aware=off
 fi
 if want inv; then
-echo "--- TRSM by inverted diagonal factors (--trsm-inv 1, the default with GPUs) against a TRSM a tile"
+echo "--- TRSM by inverted diagonal factors (--trsm-inv 2, the default with GPUs) against a TRSM a tile"
 line "cusolverDn N=32768" "$build/peers/cusolver_potrf" -N 32768 --nruns 3
-line "w1 N=32768 trsm-inv 0" $potrf -N 32768 -t 2048 -g 1 --nruns 3 $solve
-line "w1 N=32768 trsm-inv 1" $potrf -N 32768 -t 2048 -g 1 --nruns 3 --check-first
-line "w2 N=65536 trsm-inv 0" $potrf -N 65536 -t 2048 -g 2 --nruns 3 $solve
-line "w2 N=65536 trsm-inv 1" $potrf -N 65536 -t 2048 -g 2 --nruns 3 --check-first
-line "cusolverMg N=65536 T=1024" "$build/peers/cusolvermg_potrf" -N 65536 -G 2 -T 1024 --nruns 2
-line "w2 N=98304 trsm-inv 1" $potrf -N 98304 -t 2048 -g 2 --nruns 2 --check-first
-line "w1 N=65536 NB=512 trsm-inv 1 streams=6 inflight=8" $potrf -N 65536 -t 512 -g 1 --nruns 1 --weft-device_streams=6 --weft-device_inflight=8
-line "won N=65536 NB=2048 trsm-inv 1" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 2048 -P 2 -Q 1 -g 1 --nruns 2
+for m in 0 1 2; do
+    line "w1 N=32768 trsm-inv $m" $potrf -N 32768 -t 2048 -g 1 --nruns 3 --trsm-inv $m --check-first
+done
+line "cusolverMg N=65536 T=1024" "$build/peers/cusolvermg_potrf" -N 65536 -G 2 -T 1024 --nruns 3
+for m in 0 2; do
+    line "w2 N=65536 trsm-inv $m" $potrf -N 65536 -t 2048 -g 2 --nruns 3 --trsm-inv $m --check-first
+done
+for m in 0 2; do
+    line "w2 N=98304 trsm-inv $m" $potrf -N 98304 -t 2048 -g 2 --nruns 2 --trsm-inv $m --check-first
+done
+for m in 0 2; do
+    line "won N=65536 trsm-inv $m" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 2048 -P 2 -Q 1 -g 1 --nruns 3 --trsm-inv $m
+done
 fi
