@@ -42,17 +42,31 @@ sample() {
             return k ? a[int((k + 1) / 2)] : "-" }' "$out/$name.smi"
 }
 
+# SECTIONS (env): which parts run, default all: kernels sustained potrf
+want() { case " ${SECTIONS:-kernels sustained potrf} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if want kernels; then
 echo "--- tile kernels, nb=2048, zeros/identity then random data"
 for r in 0 1; do
     "$rate" -t 2048 -s 2 -r $r -k gemm,syrk,trsm,trsmgemm,trsmid,potrf | tee "$out/tiles-r$r.log"
 done
 echo "--- tile GEMMs nb=512: one a call and 16 a batched call"
 "$rate" -t 512 -s 4 -c 4000 -k gemm,gemmbatch | tee "$out/tiles-512.log"
+fi
+if want sustained; then
 echo "--- large DGEMM (n=32768, random) sustained 20 s on all $ngpu GPUs at once"
-run_all() { for g in $(seq 0 $((ngpu - 1))); do CUDA_VISIBLE_DEVICES=$g "$rate" -n 32768 -r 1 -d 20 & done; wait; }
+# (waits for its own processes only: sample's nvidia-smi runs meanwhile)
+run_all() {
+    local pids="" g
+    for g in $(seq 0 $((ngpu - 1))); do
+        CUDA_VISIBLE_DEVICES=$g "$rate" -n 32768 -r 1 -d 20 &
+        pids="$pids $!"
+    done
+    wait $pids
+}
 sample sustained run_all | awk '/^RESULT/ { n++; s += $NF; if (min == "" || $NF < min) min = $NF }
     !/^RESULT/ { print } END { printf "sustained: %d calls, mean %.2f, min %.2f TFLOP/s a GPU\n", n, s / n, min }'
-if [ -x "$potrf" ]; then
+fi
+if want potrf && [ -x "$potrf" ]; then
     echo "--- weft-potrf N=98304 NB=2048 (2 runs each, matrix on the GPUs before the clock)"
     sample w1-98304 "$potrf" -N 98304 -t 2048 -g 1 --nruns 2
     [ "$ngpu" -ge 2 ] && sample w2-98304 "$potrf" -N 98304 -t 2048 -g 2 --nruns 2
