@@ -184,6 +184,43 @@ static int potrf_cuda_gemm(weft_task_t *t)
         "cublasDgemm");
 }
 
+/* n GEMM tasks of one shape (weft batches them: device_batch): one
+ * cublasDgemmBatched. Its pointer arrays (A, B, C of each task) go to the
+ * stream's workspace by a copy from this stack array, which CUDA stages
+ * before returning (pageable source), so the array may go out of scope. */
+#define POTRF_CUDA_BATCH_MAX 64
+static int potrf_cuda_gemm_batch(weft_task_t *const *ts, int n)
+{
+    const double mone = -1.0, one = 1.0;
+    weft_task_t *t = ts[0];
+    if (n > POTRF_CUDA_BATCH_MAX) {
+        fprintf(stderr, "weft-potrf: a batch of %d GEMMs (at most %d)\n", n,
+                POTRF_CUDA_BATCH_MAX);
+        return -1;
+    }
+    double *ptrs[3 * POTRF_CUDA_BATCH_MAX];
+    for (int i = 0; i < n; i++) {
+        ptrs[i] = weft_task_ptr(ts[i], 0);
+        ptrs[n + i] = weft_task_ptr(ts[i], 1);
+        ptrs[2 * n + i] = weft_task_ptr(ts[i], 2);
+    }
+    size_t bytes = 3 * (size_t)n * sizeof ptrs[0];
+    double **dev = potrf_cuda_scratch(t, bytes, "a batch of GEMMs", weft_task_rows(t, 2));
+    if (dev == NULL) return -1;
+    if (cudaMemcpyAsync(dev, ptrs, bytes, cudaMemcpyHostToDevice,
+                        (cudaStream_t)weft_task_stream(t)) != cudaSuccess) {
+        fprintf(stderr, "weft-potrf: copying a GEMM batch's pointers failed\n");
+        return -1;
+    }
+    return potrf_cuda_blas_ok(
+        cublasDgemmBatched((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N, CUBLAS_OP_T,
+                           weft_task_rows(t, 2), weft_task_cols(t, 2), weft_task_cols(t, 0), &mone,
+                           (const double *const *)dev, potrf_cuda_ld(t, 0),
+                           (const double *const *)dev + n, potrf_cuda_ld(t, 1), &one, dev + 2 * n,
+                           potrf_cuda_ld(t, 2), n),
+        "cublasDgemmBatched");
+}
+
 /* ---- residual check (--check) on the GPU --------------------------------- */
 
 /* tmp (k x k, ld k) := the lower triangle of the diagonal factor l, zeros

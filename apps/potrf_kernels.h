@@ -163,6 +163,14 @@ static int potrf_cpu_gemm(weft_task_t *t)
     return 0;
 }
 
+/* A batch of GEMM tasks of one shape on an emulated device: one after the
+ * other (what the batch path of a device manager needs to be tested by). */
+static int potrf_cpu_gemm_batch(weft_task_t *const *ts, int n)
+{
+    for (int i = 0; i < n; i++) potrf_cpu_gemm(ts[i]);
+    return 0;
+}
+
 /* flow 0: a tile W; value 0: potrf_tile_arg_t. Writes the whole tile of the
  * test matrix (both triangles of a diagonal tile). */
 static int potrf_cpu_fill(weft_task_t *t)
@@ -213,11 +221,14 @@ static const weft_task_class_t potrf_class_syrk = {.name = "syrk",
                                                             [WEFT_DEV_EMU] = potrf_cpu_syrk,
                                                             POTRF_CUDA_BODY(potrf_cuda_syrk)},
                                                    .flops = potrf_flops_syrk};
-static const weft_task_class_t potrf_class_gemm = {.name = "gemm",
-                                                   .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm,
-                                                            [WEFT_DEV_EMU] = potrf_cpu_gemm,
-                                                            POTRF_CUDA_BODY(potrf_cuda_gemm)},
-                                                   .flops = potrf_flops_gemm};
+/* Small GEMMs also go out in batches (device_batch, device_batch_elems). */
+static const weft_task_class_t potrf_class_gemm = {
+    .name = "gemm",
+    .body = {[WEFT_DEV_CPU] = potrf_cpu_gemm,
+             [WEFT_DEV_EMU] = potrf_cpu_gemm,
+             POTRF_CUDA_BODY(potrf_cuda_gemm)},
+    .flops = potrf_flops_gemm,
+    .batch = {[WEFT_DEV_EMU] = potrf_cpu_gemm_batch, POTRF_CUDA_BODY(potrf_cuda_gemm_batch)}};
 static const weft_task_class_t potrf_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
 /* Accelerators only: with -g 0 no prefetch task is inserted. */

@@ -211,10 +211,22 @@ typedef int (*weft_body_fn)(weft_task_t *task);
  * selection); may be NULL. */
 typedef double (*weft_flops_fn)(const weft_task_t *task);
 
+/* A batch body enqueues the work of n tasks of one class in one go (e.g.
+ * one cublasDgemmBatched for n small GEMMs): the tasks' flows have the same
+ * shapes and leading dimensions, and all share the stream, library handles
+ * and workspace of tasks[0]. Returns 0, or a negative value that fails
+ * every task of the batch. */
+typedef int (*weft_batch_fn)(weft_task_t *const *tasks, int n);
+
 typedef struct weft_task_class {
     const char *name;
     weft_body_fn body[WEFT_DEV_TYPES]; /* NULL: cannot run on that type */
     weft_flops_fn flops;
+    /* Optional, per accelerator type: a device manager holding several
+     * ready tasks of this class with the same shapes, each flow of at most
+     * device_batch_elems elements, launches up to device_batch of them by
+     * one call of this instead of one body each. */
+    weft_batch_fn batch[WEFT_DEV_TYPES];
 } weft_task_class_t;
 
 /* Access modes and argument tags of weft_insert_task. */
@@ -286,6 +298,7 @@ typedef struct weft_device_counters {
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
     int64_t busy_ns; /* summed time from kernel launch to completion seen */
+    int64_t batches, batched_tasks; /* batch-body calls, and the tasks they ran */
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */

@@ -139,6 +139,7 @@ typedef struct weft_device_stats {
     atomic_llong evictions;
     atomic_llong writebacks; /* evictions that first copied a dirty copy to host */
     atomic_llong busy_ns;
+    atomic_llong batches, batched_tasks;
 } weft_device_stats_t;
 
 struct weft_device {

@@ -54,6 +54,12 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_inflight", "4", 1, 64,
         "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
         "over all of a device's execution streams"),
+    INT("device_batch", "16", 1, 64,
+        "most ready tasks of one class and shape a device manager launches by one call of "
+        "the class's batch body (1: never batch)"),
+    INT("device_batch_elems", "262144", 0, 1073741824,
+        "tasks batch only when each of their tiles has at most this many elements (small "
+        "kernels, which alone leave most of a GPU idle; 512 x 512 by default)"),
     SIZE("device_workspace", "16M",
          "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
     ENUM("device_alloc", "zone", "zone|tile",

@@ -48,6 +48,10 @@ struct weft_task {
     void *stream; /* device stream handle while it runs */
     void *blas, *solver;
     void *action; /* runtime action argument (comm layer) */
+    /* A batch's first task carries the batch while its launch runs. */
+    struct weft_task *const *batch;
+    int nbatch;
+    weft_batch_fn batch_fn;
 
     atomic_int ndeps; /* unfinished predecessors + 1 while inserting */
     atomic_int refs;

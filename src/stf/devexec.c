@@ -9,45 +9,19 @@
  * inputs of the next tasks arrive while the kernels of earlier ones run;
  * a task that outranks all running work takes the urgent stream. A task
  * whose input is still arriving for another task waits for that
- * transfer's event (streams do not order each other). */
+ * transfer's event (streams do not order each other). Small tasks of a
+ * class with a batch body go out several at a time, by one call of it
+ * (devbatch: kernels too small to fill the device alone). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "stf/devmgr.h"
+#include "stf/devinflight.h"
 #include "trace/trace.h"
 #include "stf/exec.h"
 #include "util/clock.h"
 #include "util/log.h"
-
-/* A transfer into a device copy, finished when its event is. */
-typedef struct weft_xfer_rec {
-    weft_data_t *data;
-    weft_data_copy_t *src, *dst;
-    uint32_t version;
-} weft_xfer_rec_t;
-
-/* WAIT: flows pinned, some copy still receiving another task's transfer.
- * EXEC: copies and kernel enqueued on one execution stream. */
-typedef enum { PHASE_WAIT, PHASE_EXEC } phase_t;
-
-struct weft_inflight {
-    weft_task_t *task;
-    phase_t phase;
-    int stream;           /* the kernel's */
-    int copy_stream;      /* the stage-in copies' */
-    weft_event_t xfer_ev; /* after the stage-in copies */
-    weft_event_t ev;      /* after the kernel */
-    int has_xfer_ev, has_event;
-    int rc; /* a launch error, reported once the stream is past it */
-    int nxfer;
-    weft_xfer_rec_t xfer[WEFT_MAX_FLOWS];
-    int64_t start_ns;
-    uint64_t xfer_t0; /* trace: when the stage-in copies were enqueued */
-    int64_t xfer_bytes;
-    weft_inflight_t *next;
-};
 
 #define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
@@ -175,7 +149,7 @@ static void finish_transfers(weft_devmgr_t *m, weft_inflight_t *f, int ok)
 }
 
 /* A failed stage-in: what was enqueued lands before anything is reused. */
-static void undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
+void weft_devexec_undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_event_t ev;
@@ -193,7 +167,7 @@ static void undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
  * factorization: the next panel while the trailing update runs), as long
  * as those have work, so that its kernels get the device first; the
  * others take turns. */
-static int pick_stream(weft_devmgr_t *m, const weft_task_t *t)
+int weft_devexec_pick_stream(weft_devmgr_t *m, const weft_task_t *t)
 {
     weft_device_t *dev = m->dev;
     int urgent = dev->urgent_stream;
@@ -216,7 +190,7 @@ static int pick_stream(weft_devmgr_t *m, const weft_task_t *t)
 /* The stage-in copies of f on the prefetch stream (they start now, beside
  * the kernels in flight) or on f's execution stream; either way f's kernel
  * starts after them. */
-static int stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
+int weft_devexec_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
@@ -234,20 +208,20 @@ static int stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
 
 /* Copies then kernel, enqueued back to back: no round trip through this
  * thread between them. */
-static int stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
+int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
-    f->stream = pick_stream(m, t);
+    f->stream = weft_devexec_pick_stream(m, t);
     f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
     f->xfer_bytes = 0;
-    int rc = stage_inputs(m, f);
+    int rc = weft_devexec_stage_inputs(m, f);
     if (rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
         if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
         f->has_xfer_ev = 0;
-        undo_stage(m, f);
+        weft_devexec_undo_stage(m, f);
         return rc;
     }
     t->device = dev->index;
@@ -281,7 +255,7 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
     }
 }
 
-static void finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
+void weft_devexec_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
     if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
@@ -304,7 +278,7 @@ static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
         t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key
                   : 0ULL,
         m->dev->index, (unsigned long long)t->seq);
-    finish_task(m, t, rc);
+    weft_devexec_finish_task(m, t, rc);
 }
 
 /* Polls f's events; returns 1 when it made progress, and sets *done when
@@ -313,11 +287,20 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
 {
     weft_device_t *dev = m->dev;
     *done = 0;
+    if (f->phase == PHASE_DONE) {
+        *done = 1;
+        return 1;
+    }
+    if (f->phase == PHASE_READY) return 0; /* launch_batches takes it */
     if (f->phase == PHASE_WAIT) {
         if (inputs_arriving(f->task)) return 0;
-        int rc = stage_and_launch(m, f);
+        if (weft_devbatch_body(m, f->task) != NULL) {
+            f->phase = PHASE_READY;
+            return 1;
+        }
+        int rc = weft_devexec_stage_and_launch(m, f);
         if (rc != WEFT_SUCCESS) {
-            finish_task(m, f->task, rc);
+            weft_devexec_finish_task(m, f->task, rc);
             *done = 1;
         }
         return 1;
@@ -337,11 +320,22 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
         progress = 1;
     }
-    int rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
-    if (rc == WEFT_AGAIN) return progress;
-    if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
+    int rc;
+    if (f->batch && f->batch->tasks[0] != f->task) {
+        if (!f->batch->done) return progress; /* the batch's first task polls */
+        rc = f->batch->rc;
+    } else {
+        rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
+        if (rc == WEFT_AGAIN) return progress;
+        if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
+        if (f->batch) {
+            f->batch->done = 1;
+            f->batch->rc = rc == WEFT_SUCCESS ? f->rc : rc;
+        }
+    }
     if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
     exec_done(m, f, rc);
+    weft_devbatch_release(f->batch);
     *done = 1;
     return 1;
 }
@@ -361,7 +355,8 @@ static int progress_inflight(weft_devmgr_t *m)
             pp = &f->next;
         }
     }
-    return progress;
+    /* The tasks this pass found launchable and held for batches. */
+    return progress + weft_devbatch_launch(m);
 }
 
 /* ---- the manager thread ------------------------------------------------- */
@@ -425,7 +420,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         s->blocked_since = 0;
         if (rc != WEFT_SUCCESS) {
             free(f);
-            finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
+            weft_devexec_finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
             continue;
         }
         f->task = t;
@@ -555,6 +550,8 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     m->trace_track = trace_tracks(ctx, dev);
     m->inflight_per_stream = (int)weft_params_int(ctx->params, "device_inflight");
     m->prefetch = (int)weft_params_int(ctx->params, "device_prefetch");
+    m->batch_max = (int)weft_params_int(ctx->params, "device_batch");
+    m->batch_elems = weft_params_int(ctx->params, "device_batch_elems");
     m->max_inflight = m->inflight_per_stream * (dev->nstreams - WEFT_STREAM_EXEC0);
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);

@@ -34,6 +34,8 @@ typedef struct weft_devmgr {
     int ninflight, max_inflight;
     int inflight_per_stream; /* parameter device_inflight */
     int prefetch;            /* parameter device_prefetch */
+    int batch_max;           /* parameter device_batch */
+    int64_t batch_elems;     /* parameter device_batch_elems */
     int next_exec;           /* round robin over the execution streams */
     /* Runtime-owned copies on this device, least recently used first. */
     pthread_mutex_t lru_lock;

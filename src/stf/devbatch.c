@@ -1,0 +1,151 @@
+/* Batches of small tasks on a device: the records a manager's pass found
+ * launchable and held (PHASE_READY) go out several at a time, tasks of
+ * one class whose flows have the same shapes by one call of the class's
+ * batch body (e.g. one cublasDgemmBatched): a 512 x 512 GEMM alone leaves
+ * most of an H200 idle whatever the number of streams (about 20 TFLOP/s),
+ * 16 in one call reach 45 (bench/cublas_tile_rate.c). Each task keeps its
+ * own record (stage-in, publication); the batch's first record polls the
+ * one event after the call and hands its result to the others. */
+#include <stdlib.h>
+
+#include "stf/devinflight.h"
+#include "trace/trace.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+void weft_devbatch_release(weft_batch_t *b)
+{
+    if (b && --b->refs == 0) free(b);
+}
+
+/* The batch body t would go out with on this device, or NULL: batching
+ * off, none for this device type, or a tile too large (a large kernel
+ * fills the device alone, and a batch would only delay its first task). */
+weft_batch_fn weft_devbatch_body(const weft_devmgr_t *m, const weft_task_t *t)
+{
+    if (m->batch_max < 2) return NULL;
+    weft_batch_fn fn = t->cls->batch[m->dev->ops->type];
+    for (int i = 0; fn && i < t->nflows; i++)
+        if ((int64_t)t->flow[i].data->rows * t->flow[i].data->cols > m->batch_elems) fn = NULL;
+    return fn;
+}
+
+/* Whether b may share a batch with a: one class, and every flow of the
+ * same shape and leading dimension (what a batched library call needs). */
+static int batch_fits(const weft_task_t *a, const weft_task_t *b)
+{
+    if (a->cls != b->cls || a->nflows != b->nflows) return 0;
+    for (int i = 0; i < a->nflows; i++) {
+        const weft_flow_t *x = &a->flow[i], *y = &b->flow[i];
+        if (x->data->rows != y->data->rows || x->data->cols != y->data->cols ||
+            x->copy->ld != y->copy->ld)
+            return 0;
+    }
+    return 1;
+}
+
+/* The body that launch runs for a batch's first task: the device fields
+ * launch set on it go to the others, then the batch body runs them all. */
+static int batch_trampoline(weft_task_t *first)
+{
+    for (int i = 1; i < first->nbatch; i++) {
+        weft_task_t *t = first->batch[i];
+        t->stream = first->stream;
+        t->blas = first->blas;
+        t->solver = first->solver;
+        t->workspace = first->workspace;
+        t->workspace_bytes = first->workspace_bytes;
+    }
+    return first->batch_fn(first->batch, first->nbatch);
+}
+
+/* A stage-in failure of a batch member: its task fails, the others go on. */
+static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
+{
+    weft_device_t *dev = m->dev;
+    weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", f->task->cls->name,
+             (unsigned long long)f->task->seq, weft_strerror(rc));
+    if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
+    f->has_xfer_ev = 0;
+    weft_devexec_undo_stage(m, f);
+    weft_devexec_finish_task(m, f->task, rc);
+    f->phase = PHASE_DONE;
+}
+
+/* Stages the n records of group on one stream and launches their tasks by
+ * one batch-body call; only the first records an event. */
+static void launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_batch_fn fn)
+{
+    weft_device_t *dev = m->dev;
+    weft_batch_t *b = malloc(sizeof *b + (size_t)n * sizeof b->tasks[0]);
+    if (!b) {
+        for (int i = 0; i < n; i++) batch_drop(m, group[i], WEFT_ERR_NOMEM);
+        return;
+    }
+    *b = (weft_batch_t){.refs = 0};
+    int stream = weft_devexec_pick_stream(m, group[0]->task);
+    int64_t now = weft_clock_ns();
+    for (int i = 0; i < n; i++) {
+        weft_inflight_t *f = group[i];
+        f->stream = stream;
+        f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
+        f->xfer_bytes = 0;
+        int rc = weft_devexec_stage_inputs(m, f);
+        if (rc != WEFT_SUCCESS) {
+            batch_drop(m, f, rc);
+            continue;
+        }
+        f->task->device = dev->index;
+        f->phase = PHASE_EXEC;
+        f->start_ns = now;
+        f->batch = b;
+        b->tasks[b->n] = f->task;
+        group[b->n++] = f; /* the staged ones, in batch order */
+    }
+    if (b->n == 0) {
+        free(b);
+        return;
+    }
+    weft_task_t *first = b->tasks[0];
+    first->batch = b->tasks;
+    first->nbatch = b->n;
+    first->batch_fn = fn;
+    b->refs = b->n;
+    int rc = dev->ops->launch(dev, stream, first, batch_trampoline);
+    if (rc != WEFT_SUCCESS)
+        weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
+                 first->cls->name, weft_strerror(rc));
+    for (int i = 0; i < b->n; i++) group[i]->rc = rc;
+    group[0]->has_event = dev->ops->event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;
+    atomic_fetch_add(&dev->stats.batches, 1);
+    atomic_fetch_add(&dev->stats.batched_tasks, b->n);
+}
+
+/* Launches the records held READY: those that fit together go out in
+ * batches of up to device_batch, in the order they started; one left
+ * alone goes out by its own body. Returns the tasks launched. */
+int weft_devbatch_launch(weft_devmgr_t *m)
+{
+    int launched = 0;
+    weft_inflight_t *group[64];
+    int cap = m->batch_max < 64 ? m->batch_max : 64;
+    for (weft_inflight_t *lead = m->inflight; lead; lead = lead->next) {
+        if (lead->phase != PHASE_READY) continue;
+        int n = 0;
+        group[n++] = lead;
+        for (weft_inflight_t *f = lead->next; f && n < cap; f = f->next)
+            if (f->phase == PHASE_READY && batch_fits(lead->task, f->task)) group[n++] = f;
+        launched += n;
+        if (n > 1) {
+            launch_group(m, group, n, weft_devbatch_body(m, lead->task));
+            continue;
+        }
+        int rc = weft_devexec_stage_and_launch(m, lead);
+        if (rc != WEFT_SUCCESS) {
+            weft_devexec_finish_task(m, lead->task, rc);
+            lead->phase = PHASE_DONE;
+        }
+    }
+    return launched;
+}
+
