@@ -11,7 +11,8 @@
 # Usage: bench/gpu_tune.sh [BUILD_DIR] [OUT_DIR] [SECTION ...]
 #   (defaults ./build-gpu ./gpu-tune, every section); sections: w1 w2 mg
 #   overhead ranks inv (the TRSM by inverted diagonal factors, --trsm-inv,
-#   against a TRSM a tile and the peers).
+#   against a TRSM a tile and the peers) batch (small tiles with and without
+#   batched GEMMs, beside NB=2048).
 # Needs the peers built by bench/gpu_potrf.sh (it builds them when missing).
 # This prints figures; it never fails on a timing (it is not a test).
 set -u
@@ -19,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-./build-gpu}
 out=${2:-./gpu-tune}
 shift $(($# < 2 ? $# : 2))
-sections=${*:-"w1 w2 mg overhead ranks inv"}
+sections=${*:-"w1 w2 mg overhead ranks inv batch"}
 # want SECTION: whether the command line asked for it.
 want() { case " $sections " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 mkdir -p "$out"
@@ -110,4 +111,12 @@ done
 for m in 0 2; do
     line "won N=65536 trsm-inv $m" mpiexec -n 2 --bind-to none $potrf -N 65536 -t 2048 -P 2 -Q 1 -g 1 --nruns 3 --trsm-inv $m
 done
+fi
+if want batch; then
+echo "--- small tiles: GEMMs in batches (device_batch, default 16) or one a call, 1 GPU, N=65536"
+many="--weft-device_streams=6 --weft-device_inflight=8"
+line "w1 N=65536 NB=2048" $potrf -N 65536 -t 2048 -g 1 --nruns 3
+line "w1 N=65536 NB=512 no batches" $potrf -N 65536 -t 512 -g 1 --nruns 3 $many --weft-device_batch=1
+line "w1 N=65536 NB=512 batches" $potrf -N 65536 -t 512 -g 1 --nruns 3 $many --check-first
+line "w1 N=65536 NB=512 batches, default streams" $potrf -N 65536 -t 512 -g 1 --nruns 3
 fi
