@@ -167,8 +167,10 @@ static int potrf_cpu_gemm(weft_task_t *t)
  * other (what the batch path of a device manager needs to be tested by). */
 static int potrf_cpu_gemm_batch(weft_task_t *const *ts, int n)
 {
-    for (int i = 0; i < n; i++) potrf_cpu_gemm(ts[i]);
-    return 0;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (potrf_cpu_gemm(ts[i]) != 0) rc = -1;
+    return rc;
 }
 
 /* flow 0: a tile W; value 0: potrf_tile_arg_t. Writes the whole tile of the

@@ -213,9 +213,9 @@ typedef double (*weft_flops_fn)(const weft_task_t *task);
 
 /* A batch body enqueues the work of n tasks of one class in one go (e.g.
  * one cublasDgemmBatched for n small GEMMs): the tasks' flows have the same
- * shapes and leading dimensions, and all share the stream, library handles
- * and workspace of tasks[0]. Returns 0, or a negative value that fails
- * every task of the batch. */
+ * shapes and leading dimensions (their values and priorities may differ),
+ * and all share the stream, library handles and workspace of tasks[0].
+ * Returns 0, or a negative value that fails every task of the batch. */
 typedef int (*weft_batch_fn)(weft_task_t *const *tasks, int n);
 
 typedef struct weft_task_class {
@@ -298,7 +298,7 @@ typedef struct weft_device_counters {
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
     int64_t busy_ns; /* summed time from kernel launch to completion seen */
-    int64_t batches, batched_tasks; /* batch-body calls, and the tasks they ran */
+    int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */

@@ -63,6 +63,9 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->next = NULL;
     t->affinity = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
+    t->batch = NULL;
+    t->nbatch = 0;
+    t->batch_fn = NULL;
     t->workspace_bytes = 0;
     t->pool = pool;
     return t;

@@ -72,21 +72,34 @@ static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     f->phase = PHASE_DONE;
 }
 
-/* Stages the n records of group on one stream and launches their tasks by
- * one batch-body call; only the first records an event. */
-static void launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_batch_fn fn)
+/* Whether f may still be staged now: a task launched earlier in this pass
+ * (a member of this batch too) may have begun a transfer into a copy f
+ * reads, and only that task's stream orders it; f then goes back to WAIT
+ * rather than copying the same bytes again. */
+static int still_ready(weft_inflight_t *f)
+{
+    if (!weft_devexec_inputs_arriving(f->task)) return 1;
+    f->phase = PHASE_WAIT;
+    return 0;
+}
+
+/* Stages the records of group on one stream and launches their tasks by
+ * one batch-body call; only the first records an event. Returns the tasks
+ * launched. */
+static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_batch_fn fn)
 {
     weft_device_t *dev = m->dev;
     weft_batch_t *b = malloc(sizeof *b + (size_t)n * sizeof b->tasks[0]);
     if (!b) {
         for (int i = 0; i < n; i++) batch_drop(m, group[i], WEFT_ERR_NOMEM);
-        return;
+        return 0;
     }
     *b = (weft_batch_t){.refs = 0};
     int stream = weft_devexec_pick_stream(m, group[0]->task);
     int64_t now = weft_clock_ns();
     for (int i = 0; i < n; i++) {
         weft_inflight_t *f = group[i];
+        if (!still_ready(f)) continue;
         f->stream = stream;
         f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
         f->xfer_bytes = 0;
@@ -104,7 +117,7 @@ static void launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_
     }
     if (b->n == 0) {
         free(b);
-        return;
+        return 0;
     }
     weft_task_t *first = b->tasks[0];
     first->batch = b->tasks;
@@ -115,31 +128,44 @@ static void launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_
     if (rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));
-    for (int i = 0; i < b->n; i++) group[i]->rc = rc;
     group[0]->has_event = dev->ops->event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;
-    atomic_fetch_add(&dev->stats.batches, 1);
-    atomic_fetch_add(&dev->stats.batched_tasks, b->n);
+    if (!group[0]->has_event) {
+        /* Nothing says when the device is done with the batch (an emu
+         * kernel may still read it): it fails, and b is never freed. */
+        weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: no event after it", b->n,
+                 first->cls->name);
+        if (rc == WEFT_SUCCESS) rc = WEFT_ERR_INTERNAL;
+        b->refs++;
+    }
+    b->launch_rc = rc;
+    for (int i = 0; i < b->n; i++) group[i]->rc = rc;
+    if (rc == WEFT_SUCCESS) {
+        atomic_fetch_add(&dev->stats.batches, 1);
+        atomic_fetch_add(&dev->stats.batched_tasks, b->n);
+    }
+    return b->n;
 }
 
 /* Launches the records held READY: those that fit together go out in
  * batches of up to device_batch, in the order they started; one left
- * alone goes out by its own body. Returns the tasks launched. */
+ * alone goes out by its own body; one whose input started arriving in
+ * this pass goes back to WAIT. Returns the tasks launched. */
 int weft_devbatch_launch(weft_devmgr_t *m)
 {
     int launched = 0;
     weft_inflight_t *group[64];
     int cap = m->batch_max < 64 ? m->batch_max : 64;
     for (weft_inflight_t *lead = m->inflight; lead; lead = lead->next) {
-        if (lead->phase != PHASE_READY) continue;
+        if (lead->phase != PHASE_READY || !still_ready(lead)) continue;
         int n = 0;
         group[n++] = lead;
         for (weft_inflight_t *f = lead->next; f && n < cap; f = f->next)
             if (f->phase == PHASE_READY && batch_fits(lead->task, f->task)) group[n++] = f;
-        launched += n;
         if (n > 1) {
-            launch_group(m, group, n, weft_devbatch_body(m, lead->task));
+            launched += launch_group(m, group, n, weft_devbatch_body(m, lead->task));
             continue;
         }
+        launched++;
         int rc = weft_devexec_stage_and_launch(m, lead);
         if (rc != WEFT_SUCCESS) {
             weft_devexec_finish_task(m, lead->task, rc);
@@ -148,4 +174,3 @@ int weft_devbatch_launch(weft_devmgr_t *m)
     }
     return launched;
 }
-

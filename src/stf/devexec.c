@@ -95,7 +95,7 @@ static int acquire_source_locked(weft_devmgr_t *m, weft_data_t *d, weft_data_cop
 
 /* 1 while a copy t reads is receiving bytes for another task: only that
  * task's stream orders them, so t waits for its transfer event. */
-static int inputs_arriving(const weft_task_t *t)
+int weft_devexec_inputs_arriving(const weft_task_t *t)
 {
     int busy = 0;
     for (int i = 0; i < t->nflows && !busy; i++) {
@@ -291,9 +291,9 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         *done = 1;
         return 1;
     }
-    if (f->phase == PHASE_READY) return 0; /* launch_batches takes it */
+    if (f->phase == PHASE_READY) return 0; /* weft_devbatch_launch takes it */
     if (f->phase == PHASE_WAIT) {
-        if (inputs_arriving(f->task)) return 0;
+        if (weft_devexec_inputs_arriving(f->task)) return 0;
         if (weft_devbatch_body(m, f->task) != NULL) {
             f->phase = PHASE_READY;
             return 1;
@@ -329,8 +329,11 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         if (rc == WEFT_AGAIN) return progress;
         if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
         if (f->batch) {
+            /* The kernel's outcome, not this task's own stage-in (each
+             * member reports its own through its rc). */
             f->batch->done = 1;
-            f->batch->rc = rc == WEFT_SUCCESS ? f->rc : rc;
+            f->batch->rc = rc == WEFT_SUCCESS ? f->batch->launch_rc : rc;
+            f->task->batch = NULL;
         }
     }
     if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);

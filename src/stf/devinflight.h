@@ -23,7 +23,8 @@ typedef enum { PHASE_WAIT, PHASE_READY, PHASE_EXEC, PHASE_DONE } phase_t;
  * polls the kernel's event and hands the result to the others. */
 typedef struct weft_batch {
     int refs; /* records still holding it */
-    int done, rc;
+    int done, rc;  /* set by the first record once the kernel's event is */
+    int launch_rc; /* what the launch of the batch body returned */
     int n;
     weft_task_t *tasks[];
 } weft_batch_t;
@@ -51,6 +52,8 @@ struct weft_inflight {
 /* The execution stream for t (the urgent one for a task that outranks
  * the running work, else round robin). */
 int weft_devexec_pick_stream(weft_devmgr_t *m, const weft_task_t *t);
+/* 1 while a copy t reads is receiving bytes for another task. */
+int weft_devexec_inputs_arriving(const weft_task_t *t);
 /* Enqueues f's stage-in copies; f's stream waits for them. */
 int weft_devexec_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f);
 /* Stream, copies and f's own body, enqueued; f in EXEC on success. */
