@@ -152,6 +152,8 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
  * this pass goes back to WAIT. Returns the tasks launched. */
 int weft_devbatch_launch(weft_devmgr_t *m)
 {
+    if (m->nheld == 0) return 0; /* no walk of the in-flight list this pass */
+    m->nheld = 0;                /* each held record leaves READY below */
     int launched = 0;
     weft_inflight_t *group[64];
     int cap = m->batch_max < 64 ? m->batch_max : 64;

@@ -296,6 +296,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         if (weft_devexec_inputs_arriving(f->task)) return 0;
         if (weft_devbatch_body(m, f->task) != NULL) {
             f->phase = PHASE_READY;
+            m->nheld++;
             return 1;
         }
         int rc = weft_devexec_stage_and_launch(m, f);

@@ -36,6 +36,7 @@ typedef struct weft_devmgr {
     int prefetch;            /* parameter device_prefetch */
     int batch_max;           /* parameter device_batch */
     int64_t batch_elems;     /* parameter device_batch_elems */
+    int nheld;               /* records held READY for batches this pass */
     int next_exec;           /* round robin over the execution streams */
     /* Runtime-owned copies on this device, least recently used first. */
     pthread_mutex_t lru_lock;
