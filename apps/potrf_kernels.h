@@ -241,25 +241,38 @@ static const weft_task_class_t potrf_class_prefetch = {
 
 /* ---- residual kernels (--check; the CUDA ones are in potrf_cuda.h) ----- */
 
+/* The factor tile of flow f of a residual task as a dense matrix in *l
+ * (leading dimension *ld): the tile itself, or, when value 0 (int tri)
+ * says it is a diagonal factor, whose upper triangle is not L, a copy of
+ * its lower triangle with zeros above in *tmp, which the caller frees.
+ * -1 when that copy cannot be allocated. */
+static int potrf_resid_factor(weft_task_t *t, int f, const double **l, int64_t *ld, double **tmp)
+{
+    int tri;
+    weft_task_value(t, 0, &tri);
+    *l = weft_task_ptr(t, f);
+    *ld = weft_task_ld(t, f);
+    *tmp = NULL;
+    if (!tri) return 0;
+    int k = weft_task_cols(t, f);
+    *tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
+    if (*tmp == NULL) return -1;
+    potrf_copy_lower(k, *l, *ld, *tmp, k);
+    *l = *tmp;
+    *ld = k;
+    return 0;
+}
+
 /* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n, so only
  * the lower triangle of L[n][n] is L). Lower part of R -= L L^T. */
 static int potrf_cpu_resid_syrk(weft_task_t *t)
 {
-    int tri;
-    weft_task_value(t, 0, &tri);
-    const double *l = weft_task_ptr(t, 0);
-    int64_t ldl = weft_task_ld(t, 0);
-    int n = weft_task_rows(t, 1), k = weft_task_cols(t, 0);
-    double *tmp = NULL;
-    if (tri) {
-        tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
-        if (tmp == NULL) return -1;
-        potrf_copy_lower(k, l, ldl, tmp, k);
-        l = tmp;
-        ldl = k;
-    }
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, l, (int)ldl, 1.0,
-                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    const double *l;
+    int64_t ldl;
+    double *tmp;
+    if (potrf_resid_factor(t, 0, &l, &ldl, &tmp) != 0) return -1;
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1), weft_task_cols(t, 0),
+                -1.0, l, (int)ldl, 1.0, weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
     free(tmp);
     return 0;
 }
@@ -268,22 +281,13 @@ static int potrf_cpu_resid_syrk(weft_task_t *t)
  * tri (k == n: L[n][n] is lower triangular). R -= L[m][k] L[n][k]^T. */
 static int potrf_cpu_resid_gemm(weft_task_t *t)
 {
-    int tri;
-    weft_task_value(t, 0, &tri);
-    const double *b = weft_task_ptr(t, 1);
-    int64_t ldb = weft_task_ld(t, 1);
-    int k = weft_task_cols(t, 0);
-    double *tmp = NULL;
-    if (tri) {
-        tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
-        if (tmp == NULL) return -1;
-        potrf_copy_lower(k, b, ldb, tmp, k);
-        b = tmp;
-        ldb = k;
-    }
+    const double *b;
+    int64_t ldb;
+    double *tmp;
+    if (potrf_resid_factor(t, 1, &b, &ldb, &tmp) != 0) return -1;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2), weft_task_cols(t, 2),
-                k, -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), b, (int)ldb, 1.0,
-                weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
+                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), b,
+                (int)ldb, 1.0, weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
     free(tmp);
     return 0;
 }
