@@ -6,8 +6,9 @@
  *
  * Each body only enqueues work on weft_task_stream(t) and never waits for
  * it (the one copy from host memory, a GEMM batch's pointer arrays, is
- * discussed at potrf_cuda_gemm_batch); tiles are column-major with the shapes and leading
- * dimensions that weft_task_rows/cols/ld give, as in the CPU bodies.
+ * discussed at potrf_cuda_gemm_batch); tiles are column-major with the
+ * shapes and leading dimensions that weft_task_rows/cols/ld give, as in the
+ * CPU bodies.
  *
  * Workspace layout (potrf): weft_task_workspace(t, bytes) is scratch device
  * memory owned by the task's execution stream (parameter device_workspace,
@@ -200,8 +201,7 @@ static int potrf_cuda_gemm_batch(weft_task_t *const *ts, int n)
     const double mone = -1.0, one = 1.0;
     weft_task_t *t = ts[0];
     if (n > POTRF_CUDA_BATCH_MAX) {
-        fprintf(stderr, "weft-potrf: a batch of %d GEMMs (at most %d)\n", n,
-                POTRF_CUDA_BATCH_MAX);
+        fprintf(stderr, "weft-potrf: a batch of %d GEMMs (at most %d)\n", n, POTRF_CUDA_BATCH_MAX);
         return -1;
     }
     double *ptrs[3 * POTRF_CUDA_BATCH_MAX];
@@ -236,8 +236,8 @@ static int potrf_cuda_gemm_batch(weft_task_t *const *ts, int n)
 static int potrf_cuda_lower_copy(weft_task_t *t, const double *l, int ldl, int k, double **tmp)
 {
     size_t full = (size_t)k * (size_t)k, packed = (size_t)k * ((size_t)k + 1) / 2;
-    double *ws = potrf_cuda_scratch(t, (full + packed) * sizeof(double),
-                                    "the GPU residual check", k);
+    double *ws =
+        potrf_cuda_scratch(t, (full + packed) * sizeof(double), "the GPU residual check", k);
     if (ws == NULL) return -1;
     cublasHandle_t h = (cublasHandle_t)weft_task_blas_handle(t);
     if (cudaMemsetAsync(ws, 0, full * sizeof(double), (cudaStream_t)weft_task_stream(t)) !=

@@ -35,12 +35,19 @@
 typedef struct potrf_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
     int64_t trsm_inv; /* 1, 2: TRSMs by inverted diagonal factors; -1: 2 with -g > 0 */
-    int check; /* 1: every run, 2: the first run only (--check-first) */
+    int check;        /* 1: every run, 2: the first run only (--check-first) */
 } potrf_opts_t;
 
-static const potrf_opts_t potrf_defaults = {
-    .n = 4096, .nb = 256, .p = 1, .q = 1, .g = 0, .cores = -1, .nruns = 1, .seed = 42, .trsm_inv = -1,
-    .check = 0};
+static const potrf_opts_t potrf_defaults = {.n = 4096,
+                                            .nb = 256,
+                                            .p = 1,
+                                            .q = 1,
+                                            .g = 0,
+                                            .cores = -1,
+                                            .nruns = 1,
+                                            .seed = 42,
+                                            .trsm_inv = -1,
+                                            .check = 0};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -411,8 +418,8 @@ static double potrf_now(void)
 
 /* Run number r: generate, factorize (timed), report, check. 0, a weft
  * error, or 1 for a failed check. */
-static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
-                     weft_data_t **dinv, const potrf_opts_t *o, int64_t r)
+static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
+                     const potrf_opts_t *o, int64_t r)
 {
     int verbose = weft_rank(ctx) == 0;
     int rc = potrf_insert_fill(tp, A, o);

@@ -101,8 +101,8 @@ static int call_syrk(rate_ctx_t *r, int k, int p)
 static int call_syrkx(rate_ctx_t *r, int k, int p)
 {
     int nb = r->nb;
-    BLAS_OK(cublasDsyrkx(r->blas[k], CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, nb, nb, &mone,
-                         r->tile[p], nb, r->tile[p], nb, &one, r->tile[2 * POOL + p], nb));
+    BLAS_OK(cublasDsyrkx(r->blas[k], CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, nb, nb, &mone, r->tile[p],
+                         nb, r->tile[p], nb, &one, r->tile[2 * POOL + p], nb));
     return 0;
 }
 
@@ -116,8 +116,8 @@ static int call_syrk2(rate_ctx_t *r, int k, int p)
                         c, nb));
     BLAS_OK(cublasDgemm(r->blas[k], CUBLAS_OP_N, CUBLAS_OP_T, rest, h, nb, &mone, a + h, nb, a, nb,
                         &one, c + h, nb));
-    BLAS_OK(cublasDsyrk(r->blas[k], CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rest, nb, &mone, a + h,
-                        nb, &one, c + h + (size_t)h * nb, nb));
+    BLAS_OK(cublasDsyrk(r->blas[k], CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rest, nb, &mone, a + h, nb,
+                        &one, c + h + (size_t)h * nb, nb));
     return 0;
 }
 
@@ -158,8 +158,8 @@ static int call_trtri(rate_ctx_t *r, int k, int p)
 {
     int nb = r->nb;
     SOLVER_OK(cusolverDnXtrtri(r->solver[k], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, nb,
-                               CUDA_R_64F, r->tile[2 * POOL + p], nb, r->work[k] + 1,
-                               r->work_bytes, NULL, 0, (int *)r->work[k]));
+                               CUDA_R_64F, r->tile[2 * POOL + p], nb, r->work[k] + 1, r->work_bytes,
+                               NULL, 0, (int *)r->work[k]));
     return 0;
 }
 
@@ -175,8 +175,8 @@ static int call_trsmid(rate_ctx_t *r, int k, int p)
     CUDA_OK(cudaMemset2DAsync(x, col, 0, col, nb, r->stream[k]));
     for (size_t i = 0; i < sizeof one; i++)
         if (bytes[i] != 0)
-            CUDA_OK(cudaMemset2DAsync((unsigned char *)x + i, col + sizeof(double), bytes[i], 1,
-                                      nb, r->stream[k]));
+            CUDA_OK(cudaMemset2DAsync((unsigned char *)x + i, col + sizeof(double), bytes[i], 1, nb,
+                                      r->stream[k]));
     BLAS_OK(cublasDtrsm(r->blas[k], CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                         CUBLAS_DIAG_NON_UNIT, nb, nb, &one, r->tile[p], nb, x, nb));
     return 0;
@@ -187,10 +187,9 @@ static int call_gemmbatch(rate_ctx_t *r, int k, int p)
 {
     (void)p;
     int nb = r->nb;
-    BLAS_OK(cublasDgemmBatched(r->blas[k], CUBLAS_OP_N, CUBLAS_OP_T, nb, nb, nb, &mone,
-                               (const double *const *)r->batch, nb,
-                               (const double *const *)r->batch + POOL, nb, &one,
-                               r->batch + 2 * POOL, nb, POOL));
+    BLAS_OK(cublasDgemmBatched(
+        r->blas[k], CUBLAS_OP_N, CUBLAS_OP_T, nb, nb, nb, &mone, (const double *const *)r->batch,
+        nb, (const double *const *)r->batch + POOL, nb, &one, r->batch + 2 * POOL, nb, POOL));
     return 0;
 }
 
@@ -323,8 +322,8 @@ static int big_time(const big_t *g, cublasHandle_t h, cudaStream_t st, double *t
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
     CUDA_OK(cudaEventRecord(e0, st));
-    BLAS_OK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, g->a, n, g->b, n, &one, g->c,
-                        n));
+    BLAS_OK(
+        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, g->a, n, g->b, n, &one, g->c, n));
     CUDA_OK(cudaEventRecord(e1, st));
     CUDA_OK(cudaEventSynchronize(e1));
     float ms = 0.0f;
@@ -504,8 +503,8 @@ int main(int argc, char **argv)
         if (time_tiles(&r, &kernels[i], 1, POOL, &tf) != 0) return 1; /* warm-up */
         for (int s = 1; s <= o.smax; s++) {
             if (time_tiles(&r, &kernels[i], s, o.count, &tf) != 0) return 1;
-            printf("RESULT %s tiles nb=%d%s streams=%d tflops=%.2f\n", kernels[i].name, o.nb,
-                   data, s, tf);
+            printf("RESULT %s tiles nb=%d%s streams=%d tflops=%.2f\n", kernels[i].name, o.nb, data,
+                   s, tf);
             fflush(stdout);
         }
     }

@@ -297,7 +297,7 @@ typedef struct weft_device_counters {
     int64_t writebacks;                       /* dirty copies written to host before eviction */
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
-    int64_t busy_ns; /* summed time from kernel launch to completion seen */
+    int64_t busy_ns;                /* summed time from kernel launch to completion seen */
     int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
 } weft_device_counters_t;
 

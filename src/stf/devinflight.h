@@ -22,7 +22,7 @@ typedef enum { PHASE_WAIT, PHASE_READY, PHASE_EXEC, PHASE_DONE } phase_t;
 /* The tasks launched by one batch-body call; its first task's record
  * polls the kernel's event and hands the result to the others. */
 typedef struct weft_batch {
-    int refs; /* records still holding it */
+    int refs;      /* records still holding it */
     int done, rc;  /* set by the first record once the kernel's event is */
     int launch_rc; /* what the launch of the batch body returned */
     int n;

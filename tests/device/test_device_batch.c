@@ -68,16 +68,14 @@ static int gate_body(weft_task_t *t)
 }
 
 static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_CPU] = gate_body}};
-static const weft_task_class_t axpy = {.name = "axpy",
-                                       .body = {[WEFT_DEV_EMU] = axpy_body},
-                                       .batch = {[WEFT_DEV_EMU] = axpy_batch}};
+static const weft_task_class_t axpy = {
+    .name = "axpy", .body = {[WEFT_DEV_EMU] = axpy_body}, .batch = {[WEFT_DEV_EMU] = axpy_batch}};
 static const weft_task_class_t axpy_fail = {.name = "axpy_fail",
                                             .body = {[WEFT_DEV_EMU] = axpy_body},
                                             .batch = {[WEFT_DEV_EMU] = failing_batch}};
 
 /* The gate, then T tasks of cls on device 1 reading G: 0 or the first error. */
-static int run(weft_context_t *ctx, const weft_task_class_t *cls, weft_data_t *g,
-               weft_data_t **y)
+static int run(weft_context_t *ctx, const weft_task_class_t *cls, weft_data_t *g, weft_data_t **y)
 {
     weft_taskpool_t *tp = weft_taskpool_new(ctx, cls->name);
     int rc = weft_insert_task(tp, &gate, WEFT_W, g, 0);
