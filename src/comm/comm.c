@@ -44,8 +44,8 @@ void *weft_comm_alloc(weft_comm_t *c, size_t bytes)
 
 typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
 
-static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type,
-                int peer, int tag, req_cb_t cb)
+static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type, int peer,
+                int tag, req_cb_t cb)
 {
     if (reserve_request(c) != WEFT_SUCCESS) {
         weft_error("comm: no memory to track one more MPI request (%d in flight)", c->nreq);

@@ -116,7 +116,7 @@ typedef struct xfer {
     weft_device_t *dev; /* device whose streams do the copies */
     uint64_t t0;        /* trace: when the transfer started */
     int status;
-    int dev_status; /* a device event of it failed (set by the engine's poll) */
+    int dev_status;   /* a device event of it failed (set by the engine's poll) */
     int fetch_listed; /* receiver: in the table as PEND_FETCH (an ABORT finds it) */
     int get_sent;     /* receiver: the GET left, the sender's bytes may be coming */
 } xfer_t;

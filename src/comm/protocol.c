@@ -71,10 +71,9 @@ void weft_comm_table_clear(weft_comm_t *c)
 
 void weft_comm_table_dump(weft_comm_t *c)
 {
-    static const char *what[] = {"receive waits for the activation of",
-                                 "activation arrived, no receive inserted yet for",
-                                 "send waits for the GET (or DONE) of",
-                                 "receive waits for the bytes of"};
+    static const char *what[] = {
+        "receive waits for the activation of", "activation arrived, no receive inserted yet for",
+        "send waits for the GET (or DONE) of", "receive waits for the bytes of"};
     int n = 0;
     for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
         for (pending_t *p = c->table[i]; p; p = p->next)
@@ -377,8 +376,8 @@ static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int repl
     action_block_t *blk = weft_comm_block(t);
     if (what)
         weft_error("receive of data %llu v%u from rank %d: %s (%s)",
-                   (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer,
-                   what, weft_strerror(status));
+                   (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
+                   weft_strerror(status));
     if (rendezvous)
         weft_comm_send_notice(c, t, reply, 0, task_ends, t, (void *)(intptr_t)status);
     else

@@ -343,10 +343,10 @@ static int mpi_post_tile(weft_comm_t *c, xfer_t *x, int recv, int tag)
     const weft_data_t *d = x->copy->data;
     int rc = cols_type(d, x->copy->ld, d->cols, &act->dtype);
     if (rc != WEFT_SUCCESS) return rc;
-    rc = recv ? weft_comm_irecv(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x,
-                                NULL)
-              : weft_comm_isend(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x,
-                                NULL);
+    rc =
+        recv
+            ? weft_comm_irecv(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x, NULL)
+            : weft_comm_isend(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x, NULL);
     if (rc != WEFT_SUCCESS) {
         MPI_Type_free(&act->dtype);
         return rc;
@@ -548,8 +548,7 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
     xfer_t *x = a;
     if (x->dev_status != WEFT_SUCCESS && x->status == WEFT_SUCCESS) {
         weft_error("receive of data %llu from rank %d: the ipc pull failed (%s)",
-                   (unsigned long long)x->copy->data->key, x->peer,
-                   weft_strerror(x->dev_status));
+                   (unsigned long long)x->copy->data->key, x->peer, weft_strerror(x->dev_status));
         x->status = x->dev_status;
     }
     x->left++;
@@ -569,7 +568,8 @@ static int ipc_recv_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *m)
     int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
                                  d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
-    if (rc == WEFT_SUCCESS) rc = weft_comm_wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
+    if (rc == WEFT_SUCCESS)
+        rc = weft_comm_wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
     if (rc == WEFT_SUCCESS) x->left++;
     return rc;
 }

@@ -25,14 +25,16 @@ int weft_failure_check_inputs(weft_task_t *t)
     return t->cancelled;
 }
 
-/* Appends " data K, L <verb>" for t's flows of the mode asked. */
+/* Appends "data K, L <verb>" for t's flows of the mode asked, after a
+ * comma when something precedes it in the parentheses. */
 static size_t list_flows(const weft_task_t *t, int written, char *buf, size_t len, size_t n)
 {
     int k = 0;
+    const char *lead = buf[len - 1] == '(' ? "data " : ", data ";
     for (int i = 0; i < t->nflows && len < n; i++) {
         if (weft_task_first_flow_of(t, i) != i || ((t->flow[i].mode & WEFT_W) != 0) != written)
             continue;
-        len += (size_t)snprintf(buf + len, n - len, "%s%llu", k++ ? ", " : " data ",
+        len += (size_t)snprintf(buf + len, n - len, "%s%llu", k++ ? ", " : lead,
                                 (unsigned long long)t->flow[i].data->key);
     }
     if (k && len < n) len += (size_t)snprintf(buf + len, n - len, written ? " written" : " read");
