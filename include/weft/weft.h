@@ -39,6 +39,7 @@ typedef enum weft_status {
     WEFT_ERR_MISMATCH = -8,    /* ranks inserted different task sequences */
     WEFT_ERR_TASK = -9,        /* a task body returned an error */
     WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft */
+    WEFT_ERR_CANCELLED = -11,  /* a task did not run: a task it depends on failed */
 } weft_status_t;
 
 /* A static, human readable description of a status. Any thread. */
@@ -205,7 +206,9 @@ typedef enum weft_device_type {
     WEFT_DEV_TYPES = 4
 } weft_device_type_t;
 
-/* A body returns 0, or a negative value that fails the taskpool. */
+/* A body returns 0, or a non-zero value that fails the task: the tasks that
+ * depend on it are cancelled and the taskpool's wait returns WEFT_ERR_TASK
+ * on every rank (docs/SEMANTICS.md section 3). */
 typedef int (*weft_body_fn)(weft_task_t *task);
 /* Estimated floating point operations of a task (for GFLOPS and device
  * selection); may be NULL. */
@@ -252,9 +255,14 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
 
-/* Blocks until every task inserted in tp has run and every final version is
- * back on its owner. Returns the first error (a failed body, a mismatch
- * between ranks). The taskpool can take new tasks afterwards. */
+/* Blocks until every task inserted in tp has run (or was cancelled) and
+ * every final version is back on its owner. A task that failed cancels the
+ * tasks that depend on it, on every rank; every rank's wait then logs one
+ * line naming the failed task and returns WEFT_ERR_TASK
+ * (docs/SEMANTICS.md section 3). Also WEFT_ERR_MISMATCH when ranks inserted
+ * different sequences. Collective when the context has several ranks.
+ * The taskpool (and others of the context) can take new tasks afterwards:
+ * each wait returns its own taskpool's outcome. */
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
 WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
 
@@ -283,6 +291,11 @@ typedef struct weft_stats {
     int64_t net_bytes_ipc;         /* pulled by the ipc transport */
     int64_t net_bytes_staged_transport; /* received by the staged transport */
     int64_t net_bytes_host;             /* received host to host */
+    /* Failures (docs/SEMANTICS.md section 3): tasks of this rank that
+     * failed (body, device or transfer error), and tasks that did not run
+     * because a task they depend on failed. */
+    int64_t tasks_failed;
+    int64_t tasks_cancelled;
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);

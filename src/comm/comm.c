@@ -11,27 +11,91 @@
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 /* ---- request table: every MPI request in flight and what to do after ---- */
 
-int weft_comm_post(weft_comm_t *c, MPI_Request r, weft_comm_cb_fn cb, void *a, void *b)
+/* Room for one more request, made before posting it: a request MPI has
+ * taken must always be tracked. */
+static int reserve_request(weft_comm_t *c)
 {
-    if (c->nreq == c->req_cap) {
-        int cap = c->req_cap ? c->req_cap * 2 : 64;
-        MPI_Request *rq = realloc(c->reqs, sizeof *rq * (size_t)cap);
-        if (rq) c->reqs = rq;
-        req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
-        if (cb2) c->cbs = cb2;
-        int *ix = realloc(c->idx, sizeof *ix * (size_t)cap);
-        if (ix) c->idx = ix;
-        if (!rq || !cb2 || !ix) return WEFT_ERR_NOMEM;
-        c->req_cap = cap;
+    if (c->nreq < c->req_cap) return WEFT_SUCCESS;
+    int cap = c->req_cap ? c->req_cap * 2 : 64;
+    MPI_Request *rq = realloc(c->reqs, sizeof *rq * (size_t)cap);
+    if (rq) c->reqs = rq;
+    req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
+    if (cb2) c->cbs = cb2;
+    int *ix = realloc(c->idx, sizeof *ix * (size_t)cap);
+    if (ix) c->idx = ix;
+    if (!rq || !cb2 || !ix) return WEFT_ERR_NOMEM;
+    c->req_cap = cap;
+    return WEFT_SUCCESS;
+}
+
+void *weft_comm_alloc(weft_comm_t *c, size_t bytes)
+{
+    if (weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)) {
+        weft_error("comm: allocation of %zu bytes fails (fault_inject)", bytes);
+        return NULL;
+    }
+    return calloc(1, bytes);
+}
+
+typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
+
+static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type, int peer,
+                int tag, req_cb_t cb)
+{
+    if (reserve_request(c) != WEFT_SUCCESS) {
+        weft_error("comm: no memory to track one more MPI request (%d in flight)", c->nreq);
+        return WEFT_ERR_NOMEM;
+    }
+    if (kind != POST_CTRL_RECV && weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_POST, NULL)) {
+        weft_error("comm: MPI_%s to rank %d (tag %d) fails (fault_inject)",
+                   kind == POST_SEND ? "Isend" : "Irecv", peer, tag);
+        return WEFT_ERR_MPI;
+    }
+    MPI_Request r;
+    int err = kind == POST_SEND ? MPI_Isend(buf, count, type, peer, tag, c->cfg.comm, &r)
+                                : MPI_Irecv(buf, count, type, peer, tag, c->cfg.comm, &r);
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(err, msg, &len);
+        weft_error("comm: MPI_%s to rank %d (tag %d) failed: %s",
+                   kind == POST_SEND ? "Isend" : "Irecv", peer, tag, msg);
+        return WEFT_ERR_MPI;
     }
     c->reqs[c->nreq] = r;
-    c->cbs[c->nreq] = (req_cb_t){.fn = cb, .a = a, .b = b};
+    c->cbs[c->nreq] = cb;
     c->nreq++;
     return WEFT_SUCCESS;
+}
+
+int weft_comm_isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                    int tag, weft_comm_cb_fn cb, void *a, void *b)
+{
+    return post(c, POST_SEND, (void *)buf, count, type, dest, tag,
+                (req_cb_t){.fn = cb, .a = a, .b = b});
+}
+
+int weft_comm_irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
+                    weft_comm_cb_fn cb, void *a, void *b)
+{
+    return post(c, POST_RECV, buf, count, type, src, tag, (req_cb_t){.fn = cb, .a = a, .b = b});
+}
+
+int weft_comm_irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a)
+{
+    return post(c, POST_CTRL_RECV, buf, count, MPI_BYTE, MPI_ANY_SOURCE, WEFT_COMM_CTRL_TAG,
+                (req_cb_t){.fn = cb, .a = a});
+}
+
+void weft_comm_cancel_recvs(weft_comm_t *c, const void *x)
+{
+    for (int i = 0; i < c->nreq; i++)
+        if (c->cbs[i].fn && c->cbs[i].a == x) MPI_Cancel(&c->reqs[i]);
 }
 
 /* Tests every request once; runs the callbacks of the finished ones.
@@ -156,6 +220,7 @@ static void *engine_main(void *arg)
         moved |= progress_requests(c) > 0;
         moved |= progress_devices(c) > 0;
         moved |= weft_comm_start_throttled(c);
+        weft_comm_ctrl_repost(c);
         if (atomic_exchange(&c->dump, 0)) weft_comm_table_dump(c);
         idle = moved ? 0 : idle + 1;
         backoff(c, idle);
@@ -184,6 +249,9 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     if (!c) return WEFT_ERR_NOMEM;
     c->cfg = *cfg;
     if (c->cfg.max_requests <= 0) c->cfg.max_requests = 16;
+    /* MPI errors come back as return codes: the engine fails the transfer
+     * they belong to instead of aborting the job. */
+    MPI_Comm_set_errhandler(cfg->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(cfg->comm, &c->rank);
     MPI_Comm_size(cfg->comm, &c->nranks);
     int flag = 0;

@@ -53,6 +53,7 @@ typedef struct weft_comm_config {
     void *copy_arg;
     struct weft_trace *trace; /* NULL: no trace */
     int trace_track;
+    struct weft_fault *fault; /* fault_inject rules (util/fault.h), NULL: none */
 } weft_comm_config_t;
 
 /* What a SEND or RECV task carries (t->action). */
@@ -63,6 +64,11 @@ typedef struct weft_comm_action {
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
     void *xfer;         /* the engine's transfer state */
 } weft_comm_action_t;
+
+/* A zeroed action with room for the engine's state of its transfer, so
+ * that the engine needs no allocation to track it, to end it or to tell
+ * the peer it failed. Freed with free(). NULL when out of memory. */
+weft_comm_action_t *weft_comm_action_new(void);
 
 typedef struct weft_comm_counters {
     int64_t activations_sent, eager_sent, gets_sent;
@@ -78,7 +84,9 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     __attribute__((warn_unused_result));
 /* Stops the thread; every rank must have finished its transfers. */
 void weft_comm_destroy(weft_comm_t *c);
-/* Hands a released SEND/RECV task to the engine (any thread). */
+/* Hands a released SEND/RECV task to the engine (any thread). A SEND with
+ * t->cancelled set sends no bytes: its activation tells the receiver that
+ * the version was not produced, and the RECV there ends cancelled. */
 void weft_comm_submit(weft_comm_t *c, weft_task_t *t);
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out);
 /* Asks the engine to log what it waits for (the stall watchdog). */

@@ -13,7 +13,9 @@
 #define WEFT_COMM_NCTRL 16 /* control receives kept posted */
 #define WEFT_COMM_BUCKETS 4096
 
-enum { MSG_ACTIVATE = 1, MSG_GET = 2, MSG_DONE = 3, MSG_REJECT = 4 };
+/* CANCEL: the receiver will not fetch (its receive failed); ABORT: the
+ * sender failed after a GET, no more bytes will come. */
+enum { MSG_ACTIVATE = 1, MSG_GET = 2, MSG_DONE = 3, MSG_REJECT = 4, MSG_CANCEL = 5, MSG_ABORT = 6 };
 
 /* A control message; an eager activation's payload follows it. */
 typedef struct msg_hdr {
@@ -22,7 +24,8 @@ typedef struct msg_hdr {
     uint64_t key;
     uint32_t version;
     int32_t rows, cols, elem;
-    int32_t eager; /* ACTIVATE: payload follows */
+    int32_t eager;  /* ACTIVATE: payload follows */
+    int32_t failed; /* ACTIVATE: the version was not produced; nothing follows */
     int64_t bytes;
     /* ACTIVATE: where the sender's bytes are. */
     int32_t on_device; /* in an accelerator's memory */
@@ -49,15 +52,24 @@ typedef struct req_cb {
  * version, kind): a RECV task waiting for its activation, an activation
  * waiting for its RECV task, or a SEND task waiting for the GET (or, for
  * ipc, the DONE). */
-enum { PEND_RECV_TASK = 0, PEND_ACTIVATION = 1, PEND_SEND = 2 };
+enum { PEND_RECV_TASK = 0, PEND_ACTIVATION = 1, PEND_SEND = 2, PEND_FETCH = 3 };
 typedef struct pending {
     int kind, peer;
     uint64_t key;
     uint32_t version;
     weft_task_t *task;
-    msg_hdr_t *act; /* owned copy of an early activation (+ payload) */
+    msg_hdr_t *act; /* an activation received (+ payload), in the same allocation */
     struct pending *next;
 } pending_t;
+
+/* Activations this rank could not keep (no memory), so that their RECV
+ * task, arriving later, fails instead of waiting. */
+#define WEFT_COMM_LOST 64
+typedef struct lost_act {
+    int peer, eager;
+    uint64_t key;
+    uint32_t version;
+} lost_act_t;
 
 typedef struct ctrl_slot {
     msg_hdr_t *buf;
@@ -98,12 +110,28 @@ typedef struct xfer {
     int mode, peer, tag;
     int rendezvous; /* counted in ndata_inflight (receiver) */
     int counter;    /* receiver: transport counter the bytes go to (AUTO: host to host) */
-    int chunk_cols, nchunks, left; /* chunks (or events) still to finish */
+    int chunk_cols, nchunks;
+    int left; /* parts posted and not over: chunks, device events, a notice */
     bounce_t *bounce;
     weft_device_t *dev; /* device whose streams do the copies */
     uint64_t t0;        /* trace: when the transfer started */
     int status;
+    int dev_status;   /* a device event of it failed (set by the engine's poll) */
+    int fetch_listed; /* receiver: in the table as PEND_FETCH (an ABORT finds it) */
+    int get_sent;     /* receiver: the GET left, the sender's bytes may be coming */
 } xfer_t;
+
+/* A SEND/RECV action and the engine's state for it, in one allocation
+ * (weft_comm_action_new): the transfer, its table entry and a message
+ * buffer for the notice that ends it. */
+typedef struct action_block {
+    weft_comm_action_t act;
+    xfer_t x;
+    pending_t p;
+    msg_hdr_t notice;
+} action_block_t;
+
+static inline action_block_t *weft_comm_block(weft_task_t *t) { return t->action; }
 
 struct weft_comm {
     weft_comm_config_t cfg;
@@ -134,24 +162,52 @@ struct weft_comm {
     unsigned char (*zone_handle)[WEFT_IPC_HANDLE_MAX];
     size_t *zone_handle_len;
     int warned_transport;
+    lost_act_t lost[WEFT_COMM_LOST];
+    int nlost;
+    int ctrl_reposts; /* control receives to post again (a post failed) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[4];
 };
 
-int weft_comm_post(weft_comm_t *c, MPI_Request r, weft_comm_cb_fn cb, void *a, void *b);
+/* Posts a send or a receive and records cb(c, a, b) for its completion.
+ * Tile-transfer posts count as the fault site comm_post. On failure (no
+ * room to track it, an injected fault, an MPI error) nothing is posted and
+ * an error status returns; the caller ends the transfer. */
+int weft_comm_isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                    int tag, weft_comm_cb_fn cb, void *a, void *b);
+int weft_comm_irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
+                    weft_comm_cb_fn cb, void *a, void *b);
+/* The control-plane receive, not a fault site. */
+int weft_comm_irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
+/* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */
+void *weft_comm_alloc(weft_comm_t *c, size_t bytes);
+/* Cancels the receives posted for x (cb argument a == x): they complete,
+ * cancelled, on the next turns. */
+void weft_comm_cancel_recvs(weft_comm_t *c, const void *x);
 /* Polls ev of dev on the engine's turns and calls fn(c, a, b) once the
  * work before it is over; a failure is stored in *status first. */
 int weft_comm_wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
                           void *a, void *b, int *status);
 int weft_comm_ctrl_start(weft_comm_t *c);
+/* Posts again the control receives whose post failed (engine turns). */
+void weft_comm_ctrl_repost(weft_comm_t *c);
 void weft_comm_ctrl_stop(weft_comm_t *c);
+/* Sends m (allocated; freed once sent, or on failure) to dest. */
 int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest);
+/* Sends t's notice buffer (type, failed, tag filled from the arguments) to
+ * the peer of t's action and calls cb(c, a, b) once it left, or at once
+ * when it could not be posted (logged: the peer is not told). */
+void weft_comm_send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
+                           void *a, void *b);
 void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t);
 int weft_comm_start_throttled(weft_comm_t *c);
 void weft_comm_table_clear(weft_comm_t *c);
 void weft_comm_table_dump(weft_comm_t *c);
 void weft_comm_task_done(weft_comm_t *c, weft_task_t *t, int status);
 int weft_comm_next_tags(weft_comm_t *c, int n);
+/* Receiver: x enters (1) or leaves (0) the table as a fetch in progress,
+ * so that an ABORT from its sender finds it. */
+void weft_comm_xfer_listed(weft_comm_t *c, xfer_t *x, int listed);
 
 /* ---- transfer.c: moving the bytes ---------------------------------------- */
 
@@ -166,6 +222,13 @@ void weft_xfer_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get);
 int weft_xfer_eager_in(weft_comm_t *c, xfer_t *x, const void *payload);
 /* Fills the location fields of an activation for the sender's copy. */
 void weft_xfer_describe(weft_comm_t *c, const weft_data_copy_t *cp, msg_hdr_t *m);
+/* Both ends: one part of x is over (a chunk, an event, a notice): the
+ * last one finishes x. */
+void weft_xfer_part_done(weft_comm_t *c, xfer_t *x);
+/* A failure after x started: x->status set, the peer told (ABORT from the
+ * sender, CANCEL from the receiver, whose own posted receives are
+ * cancelled), x ends once its posted parts are over. */
+void weft_xfer_fail(weft_comm_t *c, xfer_t *x, int status, const char *what);
 /* Both ends: the transfer of x is over (status in x->status). */
 void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x);
 void weft_xfer_send_finished(weft_comm_t *c, xfer_t *x);

@@ -30,15 +30,32 @@ static pending_t *table_take(weft_comm_t *c, int kind, int peer, uint64_t key, u
     return NULL;
 }
 
-static pending_t *table_put(weft_comm_t *c, int kind, int peer, uint64_t key, uint32_t v)
+/* Enters p (the caller's storage) under its key. */
+static void table_put(weft_comm_t *c, pending_t *p, int kind, int peer, uint64_t key, uint32_t v)
 {
-    pending_t *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
-    *p = (pending_t){.kind = kind, .peer = peer, .key = key, .version = v};
+    p->kind = kind;
+    p->peer = peer;
+    p->key = key;
+    p->version = v;
     pending_t **b = bucket(c, peer, key, v, kind);
     p->next = *b;
     *b = p;
-    return p;
+}
+
+/* Removes p itself (a transfer that ends before its message came). */
+static void table_remove(weft_comm_t *c, pending_t *p)
+{
+    for (pending_t **pp = bucket(c, p->peer, p->key, p->version, p->kind); *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            return;
+        }
+}
+
+weft_comm_action_t *weft_comm_action_new(void)
+{
+    action_block_t *b = calloc(1, sizeof *b);
+    return b ? &b->act : NULL;
 }
 
 void weft_comm_table_clear(weft_comm_t *c)
@@ -47,17 +64,16 @@ void weft_comm_table_clear(weft_comm_t *c)
         while (c->table[i]) {
             pending_t *p = c->table[i];
             c->table[i] = p->next;
-            free(p->act);
-            free(p);
+            if (p->kind == PEND_ACTIVATION) free(p); /* the others live in their action */
         }
     }
 }
 
 void weft_comm_table_dump(weft_comm_t *c)
 {
-    static const char *what[] = {"receive waits for the activation of",
-                                 "activation arrived, no receive inserted yet for",
-                                 "send waits for the GET (or DONE) of"};
+    static const char *what[] = {
+        "receive waits for the activation of", "activation arrived, no receive inserted yet for",
+        "send waits for the GET (or DONE) of", "receive waits for the bytes of"};
     int n = 0;
     for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
         for (pending_t *p = c->table[i]; p; p = p->next)
@@ -87,10 +103,8 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b);
 
 static int post_ctrl_recv(weft_comm_t *c, int slot)
 {
-    MPI_Request r;
     ctrl_slot_t *s = &c->ctrl[slot];
-    MPI_Irecv(s->buf, (int)s->bytes, MPI_BYTE, MPI_ANY_SOURCE, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
-    return weft_comm_post(c, r, on_ctrl, s, NULL);
+    return weft_comm_irecv_ctrl(c, s->buf, (int)s->bytes, on_ctrl, s);
 }
 
 int weft_comm_ctrl_start(weft_comm_t *c)
@@ -101,6 +115,23 @@ int weft_comm_ctrl_start(weft_comm_t *c)
         if (!c->ctrl[i].buf || post_ctrl_recv(c, i) != 0) return WEFT_ERR_NOMEM;
     }
     return WEFT_SUCCESS;
+}
+
+/* A slot whose receive could not be posted is marked by bytes' top bit
+ * and tried again on the next turns: control messages keep flowing
+ * through the other slots meanwhile. */
+#define CTRL_IDLE ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+void weft_comm_ctrl_repost(weft_comm_t *c)
+{
+    for (int i = 0; i < WEFT_COMM_NCTRL && c->ctrl_reposts > 0; i++) {
+        if (!(c->ctrl[i].bytes & CTRL_IDLE)) continue;
+        c->ctrl[i].bytes &= ~CTRL_IDLE;
+        if (post_ctrl_recv(c, i) == WEFT_SUCCESS)
+            c->ctrl_reposts--;
+        else
+            c->ctrl[i].bytes |= CTRL_IDLE;
+    }
 }
 
 void weft_comm_ctrl_stop(weft_comm_t *c)
@@ -122,9 +153,39 @@ static size_t msg_bytes(const msg_hdr_t *m)
 
 int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest)
 {
-    MPI_Request r;
-    MPI_Isend(m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
-    return weft_comm_post(c, r, free_buf, m, NULL);
+    int rc = weft_comm_isend(c, m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, free_buf,
+                             m, NULL);
+    if (rc != WEFT_SUCCESS) free(m);
+    return rc;
+}
+
+static const char *msg_name(int type)
+{
+    static const char *names[] = {"?", "activation", "GET", "DONE", "REJECT", "CANCEL", "ABORT"};
+    return type > 0 && type <= MSG_ABORT ? names[type] : "?";
+}
+
+void weft_comm_send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
+                           void *a, void *b)
+{
+    action_block_t *blk = weft_comm_block(t);
+    const weft_data_t *d = t->flow[0].data;
+    msg_hdr_t *m = &blk->notice;
+    *m = (msg_hdr_t){.type = type,
+                     .src = c->rank,
+                     .key = d->key,
+                     .version = blk->act.version,
+                     .failed = type == MSG_ACTIVATE,
+                     .tag = tag};
+    /* The peer waits for this message: one more try if the post fails. */
+    for (int attempt = 0; attempt < 2; attempt++)
+        if (weft_comm_isend(c, m, (int)sizeof *m, MPI_BYTE, blk->act.peer, WEFT_COMM_CTRL_TAG, cb,
+                            a, b) == WEFT_SUCCESS)
+            return;
+    weft_error("comm: could not send the %s of data %llu v%u to rank %d: that rank is not told "
+               "and may wait for it",
+               msg_name(type), (unsigned long long)d->key, blk->act.version, blk->act.peer);
+    cb(c, a, b);
 }
 
 /* ---- sending side ------------------------------------------------------------ */
@@ -146,23 +207,74 @@ static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
     return c->cfg.host_copy(c->cfg.copy_arg, d, 0, out);
 }
 
+static void task_ends(weft_comm_t *c, void *a, void *b)
+{
+    weft_comm_task_done(c, a, (int)(intptr_t)b);
+}
+
+/* A SEND that cannot send its tile (its version was not produced, or a
+ * failure here): the receiver gets an activation marked failed, and the
+ * SEND ends with status once that left. */
+static void send_failed(weft_comm_t *c, weft_task_t *t, int status, const char *what)
+{
+    action_block_t *blk = weft_comm_block(t);
+    if (blk->x.copy) {
+        weft_data_t *d = t->flow[0].data;
+        weft_data_lock(d);
+        weft_data_copy_reader_release_locked(blk->x.copy);
+        weft_data_unlock(d);
+        blk->x.copy = NULL;
+    }
+    if (what)
+        weft_error("send of data %llu v%u to rank %d: %s (%s): the receive there fails",
+                   (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
+                   weft_strerror(status));
+    weft_comm_send_notice(c, t, MSG_ACTIVATE, 0, task_ends, t, (void *)(intptr_t)status);
+}
+
 static void eager_sent(weft_comm_t *c, void *a, void *b)
 {
     free(b);
     weft_xfer_send_finished(c, a);
 }
 
+static msg_hdr_t *new_activation(weft_comm_t *c, const weft_task_t *t, int eager)
+{
+    const weft_data_t *d = t->flow[0].data;
+    msg_hdr_t *m = weft_comm_alloc(c, sizeof *m + (eager ? d->bytes : 0));
+    if (!m) return NULL;
+    *m = (msg_hdr_t){.type = MSG_ACTIVATE,
+                     .src = c->rank,
+                     .key = d->key,
+                     .version = ((const weft_comm_action_t *)t->action)->version,
+                     .rows = d->rows,
+                     .cols = d->cols,
+                     .elem = (int32_t)d->elem,
+                     .eager = eager,
+                     .bytes = (int64_t)d->bytes};
+    if (!eager) return m;
+    const weft_data_copy_t *cp = weft_comm_block((weft_task_t *)t)->x.copy;
+    size_t col = (size_t)d->rows * d->elem;
+    for (int j = 0; j < d->cols; j++)
+        memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
+               col);
+    return m;
+}
+
 static void handle_send(weft_comm_t *c, weft_task_t *t)
 {
-    weft_comm_action_t *act = t->action;
+    action_block_t *blk = weft_comm_block(t);
+    weft_comm_action_t *act = &blk->act;
     weft_data_t *d = t->flow[0].data;
-    xfer_t *x = calloc(1, sizeof *x);
-    int rc = x ? send_copy(c, d, &x->copy) : WEFT_ERR_NOMEM;
+    xfer_t *x = &blk->x;
+    if (t->cancelled) {
+        send_failed(c, t, WEFT_ERR_CANCELLED, NULL);
+        return;
+    }
+    int rc = send_copy(c, d, &x->copy);
     if (rc != WEFT_SUCCESS) {
-        weft_error("send of data %llu v%u: no copy at the newest version (%s)",
-                   (unsigned long long)d->key, act->version, weft_strerror(rc));
-        free(x);
-        weft_comm_task_done(c, t, WEFT_ERR_INTERNAL);
+        x->copy = NULL;
+        send_failed(c, t, rc, "no copy at the newest version");
         return;
     }
     x->t = t;
@@ -173,52 +285,50 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     /* Tiles in device memory always take the rendezvous: the receiver
      * picks a transport that reads them where they are. */
     int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
-    msg_hdr_t *m = calloc(1, sizeof *m + (eager ? d->bytes : 0));
-    *m = (msg_hdr_t){.type = MSG_ACTIVATE,
-                     .src = c->rank,
-                     .key = d->key,
-                     .version = act->version,
-                     .rows = d->rows,
-                     .cols = d->cols,
-                     .elem = (int32_t)d->elem,
-                     .eager = eager,
-                     .bytes = (int64_t)d->bytes};
-    weft_xfer_describe(c, x->copy, m);
-    atomic_fetch_add(&c->n_act, 1);
-    if (eager) {
-        const weft_data_copy_t *cp = x->copy;
-        size_t col = (size_t)d->rows * d->elem;
-        for (int j = 0; j < d->cols; j++)
-            memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
-                   col);
-        atomic_fetch_add(&c->n_eager, 1);
-        atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-        MPI_Request r;
-        MPI_Isend(m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG, c->cfg.comm, &r);
-        weft_comm_post(c, r, eager_sent, x, m);
+    msg_hdr_t *m = new_activation(c, t, eager);
+    if (!m) {
+        send_failed(c, t, WEFT_ERR_NOMEM, "no memory for the activation");
         return;
     }
-    pending_t *p = table_put(c, PEND_SEND, act->peer, d->key, act->version);
-    p->task = t;
-    weft_comm_send_ctrl(c, m, act->peer);
+    weft_xfer_describe(c, x->copy, m);
+    if (eager) {
+        rc = weft_comm_isend(c, m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG,
+                             eager_sent, x, m);
+    } else {
+        blk->p.task = t;
+        table_put(c, &blk->p, PEND_SEND, act->peer, d->key, act->version);
+        rc = weft_comm_send_ctrl(c, m, act->peer);
+        if (rc != WEFT_SUCCESS) table_remove(c, &blk->p);
+    }
+    if (rc != WEFT_SUCCESS) {
+        if (eager) free(m);
+        send_failed(c, t, rc, "posting the activation failed");
+        return;
+    }
+    atomic_fetch_add(&c->n_act, 1);
+    if (eager) {
+        atomic_fetch_add(&c->n_eager, 1);
+        atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
+    }
 }
 
-static void on_get(weft_comm_t *c, const msg_hdr_t *m)
+/* GET, DONE, REJECT or CANCEL for a send waiting for it. */
+static void on_reply(weft_comm_t *c, const msg_hdr_t *m)
 {
     pending_t *p = table_take(c, PEND_SEND, m->src, m->key, m->version);
     if (!p) {
         weft_error("%s from rank %d for data %llu v%u that this rank never announced",
-                   m->type == MSG_GET ? "GET" : "DONE", m->src, (unsigned long long)m->key,
-                   m->version);
+                   msg_name(m->type), m->src, (unsigned long long)m->key, m->version);
         return;
     }
     weft_task_t *t = p->task;
-    free(p);
-    xfer_t *x = ((weft_comm_action_t *)t->action)->xfer;
-    if (m->type == MSG_REJECT) {
-        weft_error("rank %d rejected data %llu v%u (shape mismatch): send failed", m->src,
-                   (unsigned long long)m->key, m->version);
-        x->status = WEFT_ERR_INVALID;
+    xfer_t *x = &weft_comm_block(t)->x;
+    if (m->type == MSG_REJECT || m->type == MSG_CANCEL) {
+        if (m->type == MSG_REJECT)
+            weft_error("rank %d rejected data %llu v%u (shape mismatch): send failed", m->src,
+                       (unsigned long long)m->key, m->version);
+        /* CANCEL: the receive failed there, which reports it. */
+        x->status = m->type == MSG_REJECT ? WEFT_ERR_INVALID : WEFT_ERR_CANCELLED;
         weft_xfer_send_finished(c, x);
         return;
     }
@@ -231,6 +341,18 @@ static void on_get(weft_comm_t *c, const msg_hdr_t *m)
         return;
     }
     weft_xfer_send_start(c, x, m);
+}
+
+/* ABORT: the sender failed after our GET; the receives posted for the
+ * bytes are cancelled and the receive ends failed. */
+static void on_abort(weft_comm_t *c, const msg_hdr_t *m)
+{
+    pending_t *p = table_take(c, PEND_FETCH, m->src, m->key, m->version);
+    if (!p) return; /* the bytes were all in already */
+    xfer_t *x = &weft_comm_block(p->task)->x;
+    x->fetch_listed = 0;
+    if (x->status == WEFT_SUCCESS) x->status = WEFT_ERR_CANCELLED;
+    weft_comm_cancel_recvs(c, x);
 }
 
 /* ---- receiving side ------------------------------------------------------------ */
@@ -246,7 +368,23 @@ static int shape_matches(weft_comm_t *c, const weft_data_t *d, const msg_hdr_t *
     return 0;
 }
 
-static int throttle(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
+/* A RECV that ends before fetching: a rendezvous sender is told (REJECT
+ * or CANCEL) so that it does not wait for a GET, then t ends. */
+static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int reply, int status,
+                        const char *what)
+{
+    action_block_t *blk = weft_comm_block(t);
+    if (what)
+        weft_error("receive of data %llu v%u from rank %d: %s (%s)",
+                   (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
+                   weft_strerror(status));
+    if (rendezvous)
+        weft_comm_send_notice(c, t, reply, 0, task_ends, t, (void *)(intptr_t)status);
+    else
+        weft_comm_task_done(c, t, status);
+}
+
+static int throttle(weft_comm_t *c, pending_t *in)
 {
     if (c->nthrottled == c->throttled_cap) {
         int cap = c->throttled_cap ? c->throttled_cap * 2 : 64;
@@ -255,10 +393,7 @@ static int throttle(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
         c->throttled = v;
         c->throttled_cap = cap;
     }
-    pending_t *p = calloc(1, sizeof *p);
-    if (!p) return WEFT_ERR_NOMEM;
-    *p = (pending_t){.task = t, .act = m, .peer = m->src};
-    c->throttled[c->nthrottled++] = p;
+    c->throttled[c->nthrottled++] = in;
     return WEFT_SUCCESS;
 }
 
@@ -271,36 +406,25 @@ static int recv_device(weft_comm_t *c, const weft_task_t *t)
     return act->device;
 }
 
-/* Both halves are here: the RECV task and its activation. Returns 1 when
- * it must be retried later (over the limit, or device memory busy). */
-static int start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
+/* The receive of in->act into a copy of in->task: eager bytes copied now,
+ * a rendezvous started. Returns 1 when it must be retried later. */
+static int recv_into_copy(weft_comm_t *c, pending_t *in)
 {
+    weft_task_t *t = in->task;
+    msg_hdr_t *m = in->act;
     weft_data_t *d = t->flow[0].data;
-    if (!shape_matches(c, d, m)) {
-        /* Tell a rendezvous sender, or it would wait for a GET forever. */
-        if (!m->eager) {
-            msg_hdr_t *r = calloc(1, sizeof *r);
-            *r = (msg_hdr_t){
-                .type = MSG_REJECT, .src = c->rank, .key = m->key, .version = m->version};
-            weft_comm_send_ctrl(c, r, m->src);
-        }
-        free(m);
-        weft_comm_task_done(c, t, WEFT_ERR_INVALID);
-        return 0;
-    }
-    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return throttle(c, t, m) == 0;
+    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return 2;
     int target = recv_device(c, t);
     weft_data_copy_t *cp = NULL;
     int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
-    if (rc == WEFT_AGAIN) return throttle(c, t, m) == 0;
-    xfer_t *x = rc == WEFT_SUCCESS ? calloc(1, sizeof *x) : NULL;
-    if (!x) {
-        weft_error("no memory on device %d to receive data %llu: %s", target,
-                   (unsigned long long)d->key, weft_strerror(rc));
-        free(m);
-        weft_comm_task_done(c, t, rc ? rc : WEFT_ERR_NOMEM);
+    if (rc == WEFT_AGAIN) return 2;
+    if (rc != WEFT_SUCCESS) {
+        char what[64];
+        snprintf(what, sizeof what, "no memory on device %d for it", target);
+        recv_failed(c, t, !m->eager, MSG_CANCEL, rc, what);
         return 0;
     }
+    xfer_t *x = &weft_comm_block(t)->x;
     *x = (xfer_t){.t = t, .copy = cp, .peer = m->src, .t0 = weft_trace_stamp(c->cfg.trace)};
     ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
@@ -314,7 +438,26 @@ static int start_recv(weft_comm_t *c, weft_task_t *t, msg_hdr_t *m)
         c->ndata_inflight++;
         weft_xfer_recv_start(c, x, m);
     }
-    free(m);
+    return 0;
+}
+
+/* Both halves are here: the RECV task (in->task) and its activation
+ * (in->act). Returns 1 when it must be retried later (over the limit, or
+ * device memory busy); otherwise in is freed. */
+static int start_recv(weft_comm_t *c, pending_t *in)
+{
+    weft_task_t *t = in->task;
+    msg_hdr_t *m = in->act;
+    int again = 0;
+    if (m->failed)
+        weft_comm_task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
+    else if (!shape_matches(c, t->flow[0].data, m))
+        recv_failed(c, t, !m->eager, MSG_REJECT, WEFT_ERR_INVALID, NULL);
+    else
+        again = recv_into_copy(c, in);
+    if (again && throttle(c, in) == WEFT_SUCCESS) return 1;
+    if (again) recv_failed(c, t, !m->eager, MSG_CANCEL, WEFT_ERR_NOMEM, "no memory to queue it");
+    free(in);
     return 0;
 }
 
@@ -328,43 +471,80 @@ int weft_comm_start_throttled(weft_comm_t *c)
             if (c->throttled[i]->task->priority > c->throttled[best]->task->priority) best = i;
         pending_t *p = c->throttled[best];
         c->throttled[best] = c->throttled[--c->nthrottled];
-        weft_task_t *t = p->task;
-        msg_hdr_t *m = p->act;
-        free(p);
-        if (!start_recv(c, t, m)) started = 1;
+        if (!start_recv(c, p)) started = 1;
     }
     return started;
+}
+
+/* An activation that could not be kept: its RECV fails now if it waits,
+ * or when it arrives (the lost list). */
+static void activation_lost(weft_comm_t *c, const msg_hdr_t *m, pending_t *waiting)
+{
+    if (waiting) {
+        recv_failed(c, waiting->task, !m->eager && !m->failed, MSG_CANCEL, WEFT_ERR_NOMEM,
+                    "no memory to keep its activation");
+        return;
+    }
+    if (c->nlost == WEFT_COMM_LOST) {
+        weft_error("comm: activation of data %llu v%u from rank %d lost (no memory, and %d lost "
+                   "already): its receive will not complete",
+                   (unsigned long long)m->key, m->version, m->src, WEFT_COMM_LOST);
+        return;
+    }
+    c->lost[c->nlost++] = (lost_act_t){
+        .peer = m->src, .eager = m->eager || m->failed, .key = m->key, .version = m->version};
 }
 
 static void on_activation(weft_comm_t *c, const msg_hdr_t *m)
 {
     size_t bytes = msg_bytes(m);
-    msg_hdr_t *copy = malloc(bytes);
-    memcpy(copy, m, bytes);
-    pending_t *p = table_take(c, PEND_RECV_TASK, m->src, m->key, m->version);
-    if (p) {
-        weft_task_t *t = p->task;
-        free(p);
-        start_recv(c, t, copy);
+    pending_t *waiting = table_take(c, PEND_RECV_TASK, m->src, m->key, m->version);
+    pending_t *in = weft_comm_alloc(c, sizeof *in + bytes);
+    if (!in) {
+        activation_lost(c, m, waiting);
         return;
     }
-    p = table_put(c, PEND_ACTIVATION, m->src, m->key, m->version);
-    p->act = copy;
+    in->act = (msg_hdr_t *)(in + 1);
+    memcpy(in->act, m, bytes);
+    if (waiting) {
+        in->task = waiting->task;
+        start_recv(c, in);
+        return;
+    }
+    table_put(c, in, PEND_ACTIVATION, m->src, m->key, m->version);
+}
+
+/* Whether the activation of t's data was lost here; then t fails. */
+static int recv_was_lost(weft_comm_t *c, weft_task_t *t)
+{
+    const weft_comm_action_t *act = t->action;
+    uint64_t key = t->flow[0].data->key;
+    for (int i = 0; i < c->nlost; i++) {
+        lost_act_t *l = &c->lost[i];
+        if (l->peer != act->peer || l->key != key || l->version != act->version) continue;
+        int rendezvous = !l->eager;
+        *l = c->lost[--c->nlost];
+        recv_failed(c, t, rendezvous, MSG_CANCEL, WEFT_ERR_NOMEM,
+                    "its activation arrived when no memory was left to keep it");
+        return 1;
+    }
+    return 0;
 }
 
 static void handle_recv(weft_comm_t *c, weft_task_t *t)
 {
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
-    pending_t *p = table_take(c, PEND_ACTIVATION, act->peer, d->key, act->version);
-    if (p) {
-        msg_hdr_t *m = p->act;
-        free(p);
-        start_recv(c, t, m);
+    if (c->nlost && recv_was_lost(c, t)) return;
+    pending_t *in = table_take(c, PEND_ACTIVATION, act->peer, d->key, act->version);
+    if (in) {
+        in->task = t;
+        start_recv(c, in);
         return;
     }
-    p = table_put(c, PEND_RECV_TASK, act->peer, d->key, act->version);
+    pending_t *p = &weft_comm_block(t)->p;
     p->task = t;
+    table_put(c, p, PEND_RECV_TASK, act->peer, d->key, act->version);
 }
 
 static void on_ctrl(weft_comm_t *c, void *a, void *b)
@@ -373,11 +553,18 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
     msg_hdr_t *m = s->buf;
     if (m->type == MSG_ACTIVATE)
         on_activation(c, m);
-    else if (m->type == MSG_GET || m->type == MSG_DONE || m->type == MSG_REJECT)
-        on_get(c, m);
+    else if (m->type == MSG_ABORT)
+        on_abort(c, m);
+    else if (m->type >= MSG_GET && m->type <= MSG_CANCEL)
+        on_reply(c, m);
     else
         weft_error("unknown control message type %d from rank %d", m->type, m->src);
-    post_ctrl_recv(c, (int)(s - c->ctrl));
+    int slot = (int)(s - c->ctrl);
+    if (post_ctrl_recv(c, slot) != WEFT_SUCCESS) {
+        weft_error("comm: control receive %d could not be posted again; retrying", slot);
+        s->bytes |= CTRL_IDLE;
+        c->ctrl_reposts++;
+    }
 }
 
 void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t)
@@ -386,4 +573,17 @@ void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t)
         handle_send(c, t);
     else
         handle_recv(c, t);
+}
+
+void weft_comm_xfer_listed(weft_comm_t *c, xfer_t *x, int listed)
+{
+    pending_t *p = &weft_comm_block(x->t)->p;
+    const weft_data_t *d = x->t->flow[0].data;
+    if (listed && !x->fetch_listed) {
+        p->task = x->t;
+        table_put(c, p, PEND_FETCH, x->peer, d->key, weft_comm_block(x->t)->act.version);
+    } else if (!listed && x->fetch_listed) {
+        table_remove(c, p);
+    }
+    x->fetch_listed = listed;
 }

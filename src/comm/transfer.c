@@ -12,6 +12,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 static weft_device_t *local_dev(weft_comm_t *c, int index)
@@ -19,13 +20,19 @@ static weft_device_t *local_dev(weft_comm_t *c, int index)
     return index > 0 && index <= c->cfg.ndevices ? c->cfg.devices[index] : NULL;
 }
 
-/* Columns [j0, j0 + n) of a copy with leading dimension ld, for MPI. */
-static MPI_Datatype cols_type(const weft_data_t *d, int64_t ld, int n)
+/* n columns of a copy with leading dimension ld, for MPI. */
+static int cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out)
 {
     MPI_Datatype t;
-    MPI_Type_vector(n, (int)((size_t)d->rows * d->elem), (int)((size_t)ld * d->elem), MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    return t;
+    if (MPI_Type_vector(n, (int)((size_t)d->rows * d->elem), (int)((size_t)ld * d->elem), MPI_BYTE,
+                        &t) != MPI_SUCCESS)
+        return WEFT_ERR_MPI;
+    if (MPI_Type_commit(&t) != MPI_SUCCESS) {
+        MPI_Type_free(&t);
+        return WEFT_ERR_MPI;
+    }
+    *out = t;
+    return WEFT_SUCCESS;
 }
 
 static char *col_ptr(const weft_data_t *d, void *base, int64_t ld, int j)
@@ -201,12 +208,14 @@ void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x)
                      (unsigned long long)d->key, d->bytes,
                      x->rendezvous ? transport_name(x->counter) : "eager", x->peer,
                      x->copy->device);
-    if (x->rendezvous) {
-        c->ndata_inflight--;
+    weft_comm_xfer_listed(c, x, 0);
+    if (x->rendezvous) c->ndata_inflight--;
+    if (x->rendezvous && x->status == WEFT_SUCCESS) {
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
         atomic_fetch_add(&c->n_by_transport[x->counter], (long long)d->bytes);
     }
-    if (x->copy->device > 0) atomic_fetch_add(&c->n_into_dev, (long long)d->bytes);
+    if (x->copy->device > 0 && x->status == WEFT_SUCCESS)
+        atomic_fetch_add(&c->n_into_dev, (long long)d->bytes);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(x->copy);
     if (x->status == WEFT_SUCCESS) weft_data_copied_locked(d, x->copy->device, act->version);
@@ -214,7 +223,6 @@ void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x)
     bounce_put(c, x->bounce);
     int status = x->status;
     act->xfer = NULL;
-    free(x);
     weft_comm_task_done(c, t, status);
 }
 
@@ -231,8 +239,40 @@ void weft_xfer_send_finished(weft_comm_t *c, xfer_t *x)
     bounce_put(c, x->bounce);
     int status = x->status;
     ((weft_comm_action_t *)t->action)->xfer = NULL;
-    free(x);
     weft_comm_task_done(c, t, status);
+}
+
+void weft_xfer_part_done(weft_comm_t *c, xfer_t *x)
+{
+    if (--x->left > 0) return;
+    if (x->t->kind == WEFT_TASK_RECV)
+        weft_xfer_recv_finished(c, x);
+    else
+        weft_xfer_send_finished(c, x);
+}
+
+static void notice_left(weft_comm_t *c, void *a, void *b) { weft_xfer_part_done(c, a); }
+
+void weft_xfer_fail(weft_comm_t *c, xfer_t *x, int status, const char *what)
+{
+    int recv = x->t->kind == WEFT_TASK_RECV;
+    const weft_data_t *d = x->t->flow[0].data;
+    weft_error("%s of data %llu v%u %s rank %d: %s (%s)", recv ? "receive" : "send",
+               (unsigned long long)d->key, ((weft_comm_action_t *)x->t->action)->version,
+               recv ? "from" : "to", x->peer, what, weft_strerror(status));
+    if (x->status != WEFT_SUCCESS) return; /* the peer was told at the first failure */
+    x->status = status;
+    int type = MSG_ABORT;
+    if (recv) {
+        /* After the GET the sender's bytes are on their way: they land
+         * and are dropped. Before it, nothing will come: the receives
+         * posted are cancelled and the sender told not to wait. */
+        if (x->get_sent) return;
+        weft_comm_cancel_recvs(c, x);
+        type = MSG_CANCEL;
+    }
+    x->left++;
+    weft_comm_send_notice(c, x->t, type, x->tag, notice_left, x, NULL);
 }
 
 int weft_xfer_eager_in(weft_comm_t *c, xfer_t *x, const void *payload)
@@ -262,22 +302,22 @@ int weft_xfer_eager_in(weft_comm_t *c, xfer_t *x, const void *payload)
 
 /* ---- mpi: addresses straight to MPI ------------------------------------------ */
 
-static void mpi_recv_done(weft_comm_t *c, void *a, void *b)
+static void mpi_part_done(weft_comm_t *c, void *a, void *b)
 {
     MPI_Type_free(&((weft_comm_action_t *)((xfer_t *)a)->t->action)->dtype);
-    weft_xfer_recv_finished(c, a);
+    weft_xfer_part_done(c, a);
 }
 
-static void mpi_send_done(weft_comm_t *c, void *a, void *b)
-{
-    MPI_Type_free(&((weft_comm_action_t *)((xfer_t *)a)->t->action)->dtype);
-    weft_xfer_send_finished(c, a);
-}
-
+/* Receiver: the GET naming the transport and the tags the bytes come
+ * with; from then on the sender sends. */
 static void send_get(weft_comm_t *c, xfer_t *x, int mode, int tag, int chunk_cols)
 {
     const weft_data_t *d = x->t->flow[0].data;
-    msg_hdr_t *g = calloc(1, sizeof *g);
+    msg_hdr_t *g = weft_comm_alloc(c, sizeof *g);
+    if (!g) {
+        weft_xfer_fail(c, x, WEFT_ERR_NOMEM, "no memory for the GET");
+        return;
+    }
     *g = (msg_hdr_t){.type = MSG_GET,
                      .src = c->rank,
                      .key = d->key,
@@ -285,30 +325,52 @@ static void send_get(weft_comm_t *c, xfer_t *x, int mode, int tag, int chunk_col
                      .mode = mode,
                      .tag = tag,
                      .chunk_cols = chunk_cols};
+    weft_comm_xfer_listed(c, x, 1);
+    int rc = weft_comm_send_ctrl(c, g, x->peer);
+    if (rc != WEFT_SUCCESS) {
+        weft_comm_xfer_listed(c, x, 0);
+        weft_xfer_fail(c, x, rc, "posting the GET failed");
+        return;
+    }
+    x->get_sent = 1;
     atomic_fetch_add(&c->n_get, 1);
-    weft_comm_send_ctrl(c, g, x->peer);
+}
+
+/* The whole tile by one MPI operation (recv: receive, else send). */
+static int mpi_post_tile(weft_comm_t *c, xfer_t *x, int recv, int tag)
+{
+    weft_comm_action_t *act = x->t->action;
+    const weft_data_t *d = x->copy->data;
+    int rc = cols_type(d, x->copy->ld, d->cols, &act->dtype);
+    if (rc != WEFT_SUCCESS) return rc;
+    rc =
+        recv
+            ? weft_comm_irecv(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x, NULL)
+            : weft_comm_isend(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x, NULL);
+    if (rc != WEFT_SUCCESS) {
+        MPI_Type_free(&act->dtype);
+        return rc;
+    }
+    x->left++;
+    return WEFT_SUCCESS;
 }
 
 static void mpi_recv_start(weft_comm_t *c, xfer_t *x)
 {
-    weft_comm_action_t *act = x->t->action;
-    const weft_data_t *d = x->copy->data;
     x->tag = weft_comm_next_tags(c, 1);
-    act->dtype = cols_type(d, x->copy->ld, d->cols);
-    MPI_Request r;
-    MPI_Irecv(x->copy->ptr, 1, act->dtype, x->peer, x->tag, c->cfg.comm, &r);
-    weft_comm_post(c, r, mpi_recv_done, x, NULL);
+    int rc = mpi_post_tile(c, x, 1, x->tag);
+    if (rc != WEFT_SUCCESS) {
+        weft_xfer_fail(c, x, rc, "posting the receive failed");
+        return;
+    }
     send_get(c, x, WEFT_TRANSPORT_MPI, x->tag, 0);
 }
 
 static void mpi_send_start(weft_comm_t *c, xfer_t *x, int tag)
 {
-    weft_comm_action_t *act = x->t->action;
-    const weft_data_t *d = x->copy->data;
-    act->dtype = cols_type(d, x->copy->ld, d->cols);
-    MPI_Request r;
-    MPI_Isend(x->copy->ptr, 1, act->dtype, x->peer, tag, c->cfg.comm, &r);
-    weft_comm_post(c, r, mpi_send_done, x, NULL);
+    x->tag = tag;
+    int rc = mpi_post_tile(c, x, 0, tag);
+    if (rc != WEFT_SUCCESS) weft_xfer_fail(c, x, rc, "posting the send of the bytes failed");
 }
 
 /* ---- staged: chunks of columns through host bounce buffers ------------------ */
@@ -326,30 +388,45 @@ static int chunk_width(const weft_data_t *d, int chunk_cols, int k)
 
 static void chunk_over(weft_comm_t *c, void *a, void *b)
 {
-    xfer_t *x = a;
     if (b) MPI_Type_free((MPI_Datatype *)b), free(b);
-    if (--x->left > 0) return;
-    if (x->t->kind == WEFT_TASK_RECV)
-        weft_xfer_recv_finished(c, x);
-    else
-        weft_xfer_send_finished(c, x);
+    weft_xfer_part_done(c, a);
 }
 
-static void chunk_copied(weft_comm_t *c, void *a, void *b) { chunk_over(c, a, NULL); }
+/* A device copy of a chunk is over: a failure of it fails x. */
+static int chunk_copy_ok(weft_comm_t *c, xfer_t *x)
+{
+    if (x->dev_status != WEFT_SUCCESS && x->status == WEFT_SUCCESS)
+        weft_xfer_fail(c, x, x->dev_status, "a device copy of a chunk failed");
+    return x->status == WEFT_SUCCESS;
+}
+
+static void chunk_copied(weft_comm_t *c, void *a, void *b)
+{
+    chunk_copy_ok(c, a);
+    weft_xfer_part_done(c, a);
+}
 
 /* Chunk k straight between MPI and a host copy (no bounce needed). */
-static void chunk_host_mpi(weft_comm_t *c, xfer_t *x, int k, int recv)
+static int chunk_host_mpi(weft_comm_t *c, xfer_t *x, int k, int recv)
 {
     const weft_data_t *d = x->copy->data;
-    MPI_Datatype *t = malloc(sizeof *t);
-    *t = cols_type(d, x->copy->ld, chunk_width(d, x->chunk_cols, k));
+    MPI_Datatype *t = weft_comm_alloc(c, sizeof *t);
+    if (!t) return WEFT_ERR_NOMEM;
+    int rc = cols_type(d, x->copy->ld, chunk_width(d, x->chunk_cols, k), t);
+    if (rc != WEFT_SUCCESS) {
+        free(t);
+        return rc;
+    }
     void *p = col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols);
-    MPI_Request r;
-    if (recv)
-        MPI_Irecv(p, 1, *t, x->peer, x->tag + k, c->cfg.comm, &r);
-    else
-        MPI_Isend(p, 1, *t, x->peer, x->tag + k, c->cfg.comm, &r);
-    weft_comm_post(c, r, chunk_over, x, t);
+    rc = recv ? weft_comm_irecv(c, p, 1, *t, x->peer, x->tag + k, chunk_over, x, t)
+              : weft_comm_isend(c, p, 1, *t, x->peer, x->tag + k, chunk_over, x, t);
+    if (rc != WEFT_SUCCESS) {
+        MPI_Type_free(t);
+        free(t);
+        return rc;
+    }
+    x->left++;
+    return WEFT_SUCCESS;
 }
 
 static char *bounce_chunk(const xfer_t *x, int k)
@@ -373,7 +450,15 @@ static int chunk_copy(weft_comm_t *c, xfer_t *x, int k, int to_device, weft_comm
                  : x->dev->ops->copy_async(x->dev, stream, host, 0, tile, dev, d->rows, w, d->elem);
     if (rc == WEFT_SUCCESS) rc = x->dev->ops->event_record(x->dev, stream, &ev);
     if (rc != WEFT_SUCCESS) return rc;
-    return weft_comm_wait_device(c, x->dev, ev, done, x, (void *)(intptr_t)(k + 1), &x->status);
+    rc = weft_comm_wait_device(c, x->dev, ev, done, x, (void *)(intptr_t)(k + 1), &x->dev_status);
+    if (rc != WEFT_SUCCESS) {
+        int sync = x->dev->ops->event_sync(x->dev, &ev); /* nothing may still write the bounce */
+        (void)sync;
+        x->dev->ops->event_destroy(x->dev, &ev);
+        return rc;
+    }
+    x->left++;
+    return WEFT_SUCCESS;
 }
 
 /* Chunks, tags and bounce buffer of a staged transfer (tag < 0: new tags). */
@@ -381,16 +466,14 @@ static int staged_prepare(weft_comm_t *c, xfer_t *x, int chunk_cols, int tag)
 {
     const weft_data_t *d = x->copy->data;
     x->chunk_cols = chunk_cols;
-    x->nchunks = x->left = nchunks_of(d, chunk_cols);
+    x->nchunks = nchunks_of(d, chunk_cols);
     x->tag = tag >= 0 ? tag : weft_comm_next_tags(c, x->nchunks);
     x->dev = local_dev(c, x->copy->device);
     if (!x->dev) return WEFT_SUCCESS; /* a host copy: chunks go straight to MPI */
-    x->bounce = bounce_get(c, d->bytes, x->dev);
-    if (!x->bounce) {
-        weft_error("staged transfer of data %llu: no host memory for a %zu-byte bounce buffer",
-                   (unsigned long long)d->key, d->bytes);
-        return WEFT_ERR_NOMEM;
-    }
+    x->bounce = weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)
+                    ? NULL
+                    : bounce_get(c, d->bytes, x->dev);
+    if (!x->bounce) return WEFT_ERR_NOMEM;
     atomic_fetch_add(&c->n_staged, (long long)d->bytes);
     return WEFT_SUCCESS;
 }
@@ -400,39 +483,31 @@ static void staged_chunk_arrived(weft_comm_t *c, void *a, void *b)
 {
     xfer_t *x = a;
     int k = (int)(intptr_t)b - 1;
-    if (chunk_copy(c, x, k, 1, chunk_copied) != WEFT_SUCCESS) {
-        x->status = WEFT_ERR_INTERNAL;
-        chunk_over(c, x, NULL);
-    }
+    int rc = x->status == WEFT_SUCCESS ? chunk_copy(c, x, k, 1, chunk_copied) : WEFT_SUCCESS;
+    if (rc != WEFT_SUCCESS) weft_xfer_fail(c, x, rc, "the device copy of a chunk failed");
+    weft_xfer_part_done(c, x);
 }
 
-/* No bounce buffer for x: it ends now, failed (the one chunk_over call
- * that finishes a transfer). */
-static void staged_nomem(weft_comm_t *c, xfer_t *x)
-{
-    x->status = WEFT_ERR_NOMEM;
-    x->left = 1;
-    chunk_over(c, x, NULL);
-}
-
+/* Posts the receives of every chunk, then the GET; a failure stops it. */
 static void staged_recv_start(weft_comm_t *c, xfer_t *x)
 {
     const weft_data_t *d = x->copy->data;
     size_t col = (size_t)d->rows * d->elem;
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
-    if (staged_prepare(c, x, chunk / col > 0 ? (int)(chunk / col) : 1, -1) != WEFT_SUCCESS) {
-        staged_nomem(c, x);
-        return;
-    }
-    for (int k = 0; k < x->nchunks; k++) {
+    int rc = staged_prepare(c, x, chunk / col > 0 ? (int)(chunk / col) : 1, -1);
+    for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++) {
         if (!x->dev) {
-            chunk_host_mpi(c, x, k, 1);
+            rc = chunk_host_mpi(c, x, k, 1);
             continue;
         }
-        MPI_Request r;
         int bytes = (int)(chunk_width(d, x->chunk_cols, k) * col);
-        MPI_Irecv(bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k, c->cfg.comm, &r);
-        weft_comm_post(c, r, staged_chunk_arrived, x, (void *)(intptr_t)(k + 1));
+        rc = weft_comm_irecv(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
+                             staged_chunk_arrived, x, (void *)(intptr_t)(k + 1));
+        if (rc == WEFT_SUCCESS) x->left++;
+    }
+    if (rc != WEFT_SUCCESS) {
+        weft_xfer_fail(c, x, rc, "posting a staged receive failed (or no bounce buffer)");
+        return;
     }
     send_get(c, x, WEFT_TRANSPORT_STAGED, x->tag, x->chunk_cols);
 }
@@ -443,46 +518,42 @@ static void staged_chunk_ready(weft_comm_t *c, void *a, void *b)
     xfer_t *x = a;
     const weft_data_t *d = x->copy->data;
     int k = (int)(intptr_t)b - 1;
-    MPI_Request r;
     int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
-    MPI_Isend(bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k, c->cfg.comm, &r);
-    weft_comm_post(c, r, chunk_over, x, NULL);
+    if (chunk_copy_ok(c, x)) {
+        int rc = weft_comm_isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
+                                 chunk_over, x, NULL);
+        if (rc == WEFT_SUCCESS)
+            x->left++;
+        else
+            weft_xfer_fail(c, x, rc, "posting the send of a chunk failed");
+    }
+    weft_xfer_part_done(c, x);
 }
 
 static void staged_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get)
 {
     const weft_data_t *d = x->copy->data;
-    if (staged_prepare(c, x, get->chunk_cols > 0 ? get->chunk_cols : d->cols, get->tag) !=
-        WEFT_SUCCESS) {
-        staged_nomem(c, x);
-        return;
-    }
-    for (int k = 0; k < x->nchunks; k++) {
-        if (!x->dev) {
-            chunk_host_mpi(c, x, k, 0);
-            continue;
-        }
-        int rc = chunk_copy(c, x, k, 0, staged_chunk_ready);
-        if (rc != WEFT_SUCCESS) {
-            x->status = rc;
-            chunk_over(c, x, NULL);
-        }
-    }
+    int rc = staged_prepare(c, x, get->chunk_cols > 0 ? get->chunk_cols : d->cols, get->tag);
+    for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++)
+        rc = x->dev ? chunk_copy(c, x, k, 0, staged_chunk_ready) : chunk_host_mpi(c, x, k, 0);
+    if (rc != WEFT_SUCCESS) weft_xfer_fail(c, x, rc, "starting the staged send failed");
 }
 
 /* ---- ipc: pull from the sender's mapped zone ------------------------------- */
 
+/* The pull is over (failed or not): DONE lets the sender drop its reader;
+ * the receive ends once that message left. */
 static void ipc_pulled(weft_comm_t *c, void *a, void *b)
 {
     xfer_t *x = a;
-    const weft_data_t *d = x->copy->data;
-    msg_hdr_t *m = calloc(1, sizeof *m);
-    *m = (msg_hdr_t){.type = MSG_DONE,
-                     .src = c->rank,
-                     .key = d->key,
-                     .version = ((weft_comm_action_t *)x->t->action)->version};
-    weft_comm_send_ctrl(c, m, x->peer);
-    weft_xfer_recv_finished(c, x);
+    if (x->dev_status != WEFT_SUCCESS && x->status == WEFT_SUCCESS) {
+        weft_error("receive of data %llu from rank %d: the ipc pull failed (%s)",
+                   (unsigned long long)x->copy->data->key, x->peer, weft_strerror(x->dev_status));
+        x->status = x->dev_status;
+    }
+    x->left++;
+    weft_comm_send_notice(c, x->t, MSG_DONE, 0, notice_left, x, NULL);
+    weft_xfer_part_done(c, x);
 }
 
 static int ipc_recv_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *m)
@@ -497,7 +568,9 @@ static int ipc_recv_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *m)
     int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
                                  d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
-    if (rc == WEFT_SUCCESS) rc = weft_comm_wait_device(c, by, ev, ipc_pulled, x, NULL, &x->status);
+    if (rc == WEFT_SUCCESS)
+        rc = weft_comm_wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
+    if (rc == WEFT_SUCCESS) x->left++;
     return rc;
 }
 

@@ -83,6 +83,7 @@ struct weft_data {
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
     void *stf; /* remote-dependency record, owned by the stf layer */
+    int lost;  /* under lock: its last writer failed or was cancelled (stf/failure.c) */
 };
 
 size_t weft_dtype_size(weft_dtype_t t);

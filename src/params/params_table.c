@@ -88,6 +88,9 @@ const weft_param_def_t weft_param_table[] = {
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "", "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank"),
+    STRING("fault_inject", "",
+           "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
+           "(sites task, comm_alloc, comm_post; e.g. task:gemm:3@1)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,
         "slices kept per trace track (worker, stream, comm); later ones are dropped with a "
         "warning"),

@@ -63,6 +63,9 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->next = NULL;
     t->affinity = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
+    t->body_fn = NULL;
+    t->body_rc = 0;
+    t->cancelled = 0;
     t->batch = NULL;
     t->nbatch = 0;
     t->batch_fn = NULL;

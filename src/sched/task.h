@@ -47,7 +47,10 @@ struct weft_task {
     size_t workspace_bytes;
     void *stream; /* device stream handle while it runs */
     void *blas, *solver;
-    void *action; /* runtime action argument (comm layer) */
+    void *action;         /* runtime action argument (comm layer) */
+    weft_body_fn body_fn; /* the body a device launch runs (through the exec layer) */
+    int body_rc;          /* what the body returned (or the injected failure) */
+    int cancelled;        /* a version it reads was not produced: it ends without running */
     /* A batch's first task carries the batch while its launch runs. */
     struct weft_task *const *batch;
     int nbatch;

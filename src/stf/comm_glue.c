@@ -80,5 +80,6 @@ int weft_comm_glue_config(weft_context_t *ctx, weft_comm_config_t *cfg)
     cfg->recv_copy = recv_copy;
     cfg->host_copy = host_copy;
     cfg->copy_arg = ctx;
+    cfg->fault = ctx->fault;
     return WEFT_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include "stf/devmgr.h"
 #include "stf/comm_glue.h"
 #include "stf/exec.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 void weft_context_fail(weft_context_t *ctx, int status)
@@ -167,6 +168,8 @@ weft_context_t *weft_init(int *argc, char ***argv)
     ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
     ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
     if (start_mpi(ctx, argc, argv) != 0) goto undo_params;
+    if (weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault))
+        goto undo_mpi;
     if (hwloc_topology_init(&ctx->topo) != 0 || hwloc_topology_load(ctx->topo) != 0) {
         weft_error("hwloc could not read the machine topology");
         goto undo_mpi;
@@ -196,6 +199,7 @@ undo_blas:
 undo_topo:
     hwloc_topology_destroy(ctx->topo);
 undo_mpi:
+    weft_fault_destroy(ctx->fault);
     stop_mpi(ctx);
 undo_params:
     weft_params_destroy(ctx->params);
@@ -223,6 +227,7 @@ int weft_fini(weft_context_t *ctx)
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);
+    weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     free(ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);

@@ -36,6 +36,8 @@ struct weft_context {
     uint64_t next_key; /* data created (main thread): names data across ranks */
     int blas_threads_saved;
     atomic_int error; /* first error seen by a worker, 0 if none */
+    struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
+    atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
     atomic_llong actions_done; /* network SEND/RECV tasks finished */
     /* Live data, for the leak report (main thread + destroy under lock). */

@@ -10,7 +10,9 @@
 
 #include "stf/devinflight.h"
 #include "trace/trace.h"
+#include "stf/taskpool.h"
 #include "util/clock.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 void weft_devbatch_release(weft_batch_t *b)
@@ -56,7 +58,19 @@ static int batch_trampoline(weft_task_t *first)
         t->workspace = first->workspace;
         t->workspace_bytes = first->workspace_bytes;
     }
-    return first->batch_fn(first->batch, first->nbatch);
+    /* Each member is a body started: an injected failure of any fails the
+     * call, as a batch body's own error would. */
+    int injected = 0;
+    for (int i = 0; i < first->nbatch; i++)
+        injected |= weft_fault_hit(first->tp->ctx->fault, WEFT_FAULT_TASK, first->cls->name);
+    int rc = WEFT_FAULT_RC;
+    if (injected)
+        weft_error("batch of %d %s tasks: failure injected (fault_inject): returns %d",
+                   first->nbatch, first->cls->name, rc);
+    else
+        rc = first->batch_fn(first->batch, first->nbatch);
+    for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
+    return rc;
 }
 
 /* A stage-in failure of a batch member: its task fails, the others go on. */

@@ -227,7 +227,8 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     t->device = dev->index;
     f->phase = PHASE_EXEC;
     f->start_ns = weft_clock_ns();
-    f->rc = dev->ops->launch(dev, f->stream, t, weft_devselect_body(m->ctx, t, dev->index));
+    t->body_fn = weft_devselect_body(m->ctx, t, dev->index);
+    f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
     if (f->rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(f->rc));

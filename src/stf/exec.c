@@ -4,12 +4,21 @@
 #include "sched/sched.h"
 #include "stf/context.h"
 #include "stf/devmgr.h"
+#include "stf/failure.h"
 #include "stf/taskpool.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 void weft_exec_ready(void *arg, weft_task_t *t)
 {
     weft_context_t *ctx = arg;
+    /* A body that will not run goes to a worker, which ends it at once
+     * (no device memory, no transfer for it); a send of a version never
+     * produced goes on to the engine, which tells the receiver. */
+    if (t->kind != WEFT_TASK_RECV && weft_failure_check_inputs(t) && t->kind == WEFT_TASK_BODY) {
+        weft_sched_push(ctx->sched, t, weft_sched_self());
+        return;
+    }
     /* Network sends and receives go to the comm engine, never to workers. */
     if (t->kind != WEFT_TASK_BODY) {
         /* Network sends and receives belong to the comm engine. */
@@ -28,9 +37,11 @@ static void add_flops(weft_taskpool_t *tp, double f)
 
 void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
-    if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+    weft_failure_task_end(ctx, t, rc);
     weft_taskpool_t *tp = t->tp;
-    if (t->kind == WEFT_TASK_BODY) {
+    if (rc == WEFT_ERR_CANCELLED) {
+        /* It did not run: neither a task run nor an action done. */
+    } else if (t->kind == WEFT_TASK_BODY) {
         atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
         if (t->cls->flops) add_flops(tp, t->cls->flops(t));
@@ -76,17 +87,32 @@ static void publish_flows(weft_task_t *t, int ran)
     }
 }
 
+int weft_exec_call_body(weft_task_t *t)
+{
+    int rc;
+    if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
+        weft_error("task %s #%llu: failure injected (fault_inject): returns %d without running",
+                   t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
+        rc = WEFT_FAULT_RC;
+    } else {
+        rc = t->body_fn(t);
+    }
+    t->body_rc = rc;
+    return rc;
+}
+
 static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
 {
     int rc = WEFT_SUCCESS;
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) rc = host_flow_copy(t, i);
-    weft_body_fn body = t->cls->body[WEFT_DEV_CPU];
-    if (rc == WEFT_SUCCESS && !body) {
+    t->body_fn = t->cls->body[WEFT_DEV_CPU];
+    if (rc == WEFT_SUCCESS && !t->body_fn) {
         weft_error("task %s has no CPU body", t->cls->name);
         rc = WEFT_ERR_INTERNAL;
     }
-    if (rc == WEFT_SUCCESS && body(t) != 0) {
-        weft_error("task %s #%llu failed", t->cls->name, (unsigned long long)t->seq);
+    if (rc == WEFT_SUCCESS && weft_exec_call_body(t) != 0) {
+        weft_error("task %s #%llu failed: its body returned %d", t->cls->name,
+                   (unsigned long long)t->seq, t->body_rc);
         rc = WEFT_ERR_TASK;
     }
     publish_flows(t, rc == WEFT_SUCCESS);
@@ -96,6 +122,11 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
 void weft_exec_task(void *arg, weft_task_t *t, int worker)
 {
     weft_context_t *ctx = arg;
+    if (t->cancelled) {
+        weft_devexec_host_done(ctx, t);
+        weft_exec_finish(ctx, t, WEFT_ERR_CANCELLED);
+        return;
+    }
     uint64_t t0 = weft_trace_stamp(ctx->trace);
     if (ctx->trace)
         weft_trace_thread_track = worker >= 0 ? ctx->trace_worker0 + worker : ctx->trace_main;

@@ -14,6 +14,9 @@ void weft_exec_ready(void *arg, weft_task_t *t);
  * dropped, taskpool told. Any thread. */
 struct weft_context;
 void weft_exec_finish(struct weft_context *ctx, weft_task_t *t, int rc);
+/* Runs t->body_fn, or fails it when fault_inject says so; the result is
+ * kept in t->body_rc for the failure report. Host and device launches. */
+int weft_exec_call_body(weft_task_t *t);
 /* The comm engine's completion callback for SEND/RECV tasks. */
 void weft_exec_action_done(void *arg, weft_task_t *t, int status);
 

@@ -62,7 +62,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
                          uint32_t version, int priority, int device)
 {
     weft_task_t *a = weft_task_alloc(&tp->ctx->task_pool);
-    weft_comm_action_t *act = calloc(1, sizeof *act);
+    weft_comm_action_t *act = weft_comm_action_new();
     if (!a || !act) {
         if (a) weft_task_unref(a);
         free(act);

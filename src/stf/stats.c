@@ -29,6 +29,8 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
     if (!ctx || !out) return WEFT_ERR_INVALID;
     memset(out, 0, sizeof *out);
     out->tasks_run = atomic_load(&ctx->tasks_run);
+    out->tasks_failed = atomic_load(&ctx->tasks_failed);
+    out->tasks_cancelled = atomic_load(&ctx->tasks_cancelled);
     if (ctx->comm_engine) {
         weft_comm_counters_t c;
         weft_comm_counters(ctx->comm_engine, &c);

@@ -82,6 +82,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     }
     weft_watchdog_wait(tp);
     weft_devexec_flush(tp);
+    int rc = weft_failure_exchange(tp);
     if (ctx->nranks > 1) {
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
@@ -92,7 +93,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     double f = atomic_exchange(&tp->flops_done, 0.0);
     tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
     tp->t_first = 0;
-    return atomic_load(&ctx->error);
+    return rc;
 }
 
 double weft_taskpool_gflops(const weft_taskpool_t *tp) { return tp ? tp->last_gflops : 0.0; }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "stf/context.h"
+#include "stf/failure.h"
 
 struct weft_taskpool {
     weft_context_t *ctx;
@@ -28,6 +29,7 @@ struct weft_taskpool {
     const char **seq_name; /* class name of each task */
     long nseq, seq_cap;
     int mismatch; /* the sequence check failed: tasks may never finish */
+    weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
 };
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */

@@ -27,6 +27,8 @@ const char *weft_strerror(int status)
         return "a task body failed";
     case WEFT_ERR_INTERNAL:
         return "internal error";
+    case WEFT_ERR_CANCELLED:
+        return "cancelled: a task it depends on failed";
     default:
         return "unknown status";
     }

@@ -1,0 +1,114 @@
+#include "stf/failure.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "stf/taskpool.h"
+#include "util/log.h"
+
+static int writes(const weft_task_t *t, int i)
+{
+    return (t->flow[i].mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
+}
+
+int weft_failure_check_inputs(weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows && !t->cancelled; i++) {
+        if (!(t->flow[i].mode & WEFT_R)) continue;
+        weft_data_t *d = t->flow[i].data;
+        weft_data_lock(d);
+        t->cancelled = d->lost;
+        weft_data_unlock(d);
+    }
+    return t->cancelled;
+}
+
+/* Appends "data K, L <verb>" for t's flows of the mode asked, after a
+ * comma when something precedes it in the parentheses. */
+static size_t list_flows(const weft_task_t *t, int written, char *buf, size_t len, size_t n)
+{
+    int k = 0;
+    const char *lead = buf[len - 1] == '(' ? "data " : ", data ";
+    for (int i = 0; i < t->nflows && len < n; i++) {
+        if (weft_task_first_flow_of(t, i) != i || ((t->flow[i].mode & WEFT_W) != 0) != written)
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s%llu", k++ ? ", " : lead,
+                                (unsigned long long)t->flow[i].data->key);
+    }
+    if (k && len < n) len += (size_t)snprintf(buf + len, n - len, written ? " written" : " read");
+    return len;
+}
+
+/* "task gemm #12 returned -42 (data 7 written, data 3, 5 read)". */
+static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
+{
+    size_t len;
+    if (t->kind != WEFT_TASK_BODY) {
+        const weft_comm_action_t *a = t->action;
+        int send = t->kind == WEFT_TASK_SEND;
+        snprintf(buf, n, "%s of data %llu v%u %s rank %d failed: %s", send ? "send" : "receive",
+                 (unsigned long long)t->flow[0].data->key, a->version, send ? "to" : "from",
+                 a->peer, weft_strerror(rc));
+        return;
+    }
+    if (t->body_rc != 0)
+        len = (size_t)snprintf(buf, n, "task %s #%llu returned %d (", t->cls->name,
+                               (unsigned long long)t->seq, t->body_rc);
+    else
+        len = (size_t)snprintf(buf, n, "task %s #%llu failed: %s (", t->cls->name,
+                               (unsigned long long)t->seq, weft_strerror(rc));
+    if (len < n) len = list_flows(t, 1, buf, len, n);
+    if (len < n) len = list_flows(t, 0, buf, len, n);
+    if (len + 2 <= n) memcpy(buf + len, ")", 2);
+}
+
+void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        if (!writes(t, i)) continue;
+        weft_data_t *d = t->flow[i].data;
+        weft_data_lock(d);
+        d->lost = rc != WEFT_SUCCESS;
+        weft_data_unlock(d);
+    }
+    if (rc == WEFT_SUCCESS) return;
+    weft_failure_rec_t *rec = &t->tp->fail;
+    if (rc == WEFT_ERR_CANCELLED) {
+        atomic_fetch_add(&rec->ncancelled, 1);
+        atomic_fetch_add(&ctx->tasks_cancelled, 1);
+        return;
+    }
+    atomic_fetch_add(&rec->nfailed, 1);
+    atomic_fetch_add(&ctx->tasks_failed, 1);
+    weft_context_fail(ctx, WEFT_ERR_TASK);
+    if (!atomic_exchange(&rec->claimed, 1)) describe(t, rc, rec->what, sizeof rec->what);
+}
+
+int weft_failure_exchange(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    weft_failure_rec_t *rec = &tp->fail;
+    int first = atomic_load(&rec->nfailed) > 0 ? ctx->rank : INT_MAX;
+    if (ctx->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    int rc = WEFT_SUCCESS;
+    if (first != INT_MAX) {
+        if (ctx->nranks > 1) MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm);
+        rec->what[sizeof rec->what - 1] = '\0';
+        weft_error("taskpool %s failed: rank %d: %s; %ld tasks cancelled here", tp->name, first,
+                   rec->what, (long)atomic_load(&rec->ncancelled));
+        weft_context_fail(ctx, WEFT_ERR_TASK);
+        rc = WEFT_ERR_TASK;
+    }
+    for (int i = 0; i < tp->ntouched; i++) {
+        weft_data_t *d = tp->touched[i];
+        weft_data_lock(d);
+        d->lost = 0;
+        weft_data_unlock(d);
+    }
+    atomic_store(&rec->claimed, 0);
+    atomic_store(&rec->nfailed, 0);
+    atomic_store(&rec->ncancelled, 0);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* Failed tasks (docs/SEMANTICS.md section 3): a task that fails marks what
+ * it would have written as lost; a task that reads a lost version is
+ * cancelled (ends without running and marks its own outputs lost), a send
+ * of one tells the receiver, whose receive ends cancelled; after the local
+ * wait, one collective exchange tells every rank which task failed. */
+#ifndef WEFT_STF_FAILURE_H
+#define WEFT_STF_FAILURE_H
+
+#include <stdatomic.h>
+
+/* Per taskpool and rank, reset by each wait. */
+typedef struct weft_failure_rec {
+    atomic_int claimed; /* the first failure here is (being) described */
+    char what[400];     /* its description, written by the one that claimed */
+    atomic_long nfailed, ncancelled;
+} weft_failure_rec_t;
+
+struct weft_task;
+struct weft_context;
+struct weft_taskpool;
+
+/* Before t is released to run: 1 when a version it reads was not produced
+ * (t->cancelled is then set). Any thread. */
+int weft_failure_check_inputs(struct weft_task *t);
+/* t ended with rc (0, WEFT_ERR_CANCELLED or an error): its written data
+ * become lost or produced, and the counters and the first failure's
+ * description are updated. Called before t's successors are released. */
+void weft_failure_task_end(struct weft_context *ctx, struct weft_task *t, int rc);
+/* After the local wait of tp, collective over the context's ranks: the
+ * lowest failing rank's description reaches every rank, which logs it and
+ * returns WEFT_ERR_TASK; WEFT_SUCCESS when no task failed anywhere. Lost
+ * marks of tp's data are cleared (they keep their last good version). */
+int weft_failure_exchange(struct weft_taskpool *tp);
+
+#endif

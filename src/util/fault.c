@@ -1,0 +1,112 @@
+#include "util/fault.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "weft/weft.h"
+
+static const char *const site_names[WEFT_FAULT_NSITES] = {
+    [WEFT_FAULT_TASK] = "task",
+    [WEFT_FAULT_COMM_ALLOC] = "comm_alloc",
+    [WEFT_FAULT_COMM_POST] = "comm_post",
+};
+
+const char *weft_fault_site_name(weft_fault_site_t site)
+{
+    return site >= 0 && site < WEFT_FAULT_NSITES ? site_names[site] : "?";
+}
+
+static int parse_long(const char *s, long min, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min) return -1;
+    *out = v;
+    return 0;
+}
+
+static int bad(const char *rule, const char *why)
+{
+    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
+               "comm_alloc, comm_post, N >= 1; e.g. task:gemm:3@1)",
+               rule, why);
+    return WEFT_ERR_PARAM;
+}
+
+/* One rule, "SITE[:CLASS]:N[@RANK]", written into r; *mine is 1 when it
+ * applies on this rank. */
+static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
+{
+    char rule[160];
+    snprintf(rule, sizeof rule, "%s", text);
+    long at = -1;
+    char *sep = strchr(text, '@');
+    if (sep) {
+        *sep = '\0';
+        if (parse_long(sep + 1, 0, &at) != 0) return bad(rule, "has a malformed rank after '@'");
+    }
+    char *colon = strchr(text, ':'), *last = strrchr(text, ':');
+    if (!colon) return bad(rule, "has no ':N'");
+    *colon = '\0';
+    int site = -1;
+    for (int s = 0; s < WEFT_FAULT_NSITES; s++)
+        if (strcmp(text, site_names[s]) == 0) site = s;
+    if (site < 0) return bad(rule, "names an unknown site");
+    r->cls[0] = '\0';
+    if (last != colon) {
+        *last = '\0';
+        if (site != WEFT_FAULT_TASK) return bad(rule, "gives a class to a site other than task");
+        if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof r->cls)
+            return bad(rule, "has an empty or too long class name");
+        snprintf(r->cls, sizeof r->cls, "%s", colon + 1);
+    }
+    if (parse_long(last + 1, 1, &r->nth) != 0) return bad(rule, "has a malformed count N");
+    r->site = (weft_fault_site_t)site;
+    atomic_init(&r->seen, 0);
+    *mine = at < 0 || at == rank;
+    return WEFT_SUCCESS;
+}
+
+int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+{
+    *out = NULL;
+    if (!spec || !*spec) return WEFT_SUCCESS;
+    weft_fault_t *f = calloc(1, sizeof *f);
+    char *copy = strdup(spec);
+    int rc = f && copy ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+    char *save = NULL;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && rc == WEFT_SUCCESS;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (f->nrules == WEFT_FAULT_MAX_RULES) {
+            weft_error("fault_inject: more than %d rules", WEFT_FAULT_MAX_RULES);
+            rc = WEFT_ERR_PARAM;
+            break;
+        }
+        int mine = 0;
+        rc = parse_rule(tok, rank, &f->rule[f->nrules], &mine);
+        if (rc == WEFT_SUCCESS && mine) f->armed[f->rule[f->nrules++].site] = 1;
+    }
+    free(copy);
+    if (rc != WEFT_SUCCESS || f->nrules == 0) {
+        free(f);
+        return rc;
+    }
+    *out = f;
+    return WEFT_SUCCESS;
+}
+
+void weft_fault_destroy(weft_fault_t *f) { free(f); }
+
+int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls)
+{
+    int hit = 0;
+    for (int i = 0; i < f->nrules; i++) {
+        weft_fault_rule_t *r = &f->rule[i];
+        if (r->site != site || (r->cls[0] && (!cls || strcmp(r->cls, cls) != 0))) continue;
+        if (atomic_fetch_add(&r->seen, 1) + 1 == r->nth) hit = 1;
+    }
+    return hit;
+}

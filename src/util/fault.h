@@ -1,0 +1,62 @@
+/* Failure injection for tests: the parameter fault_inject names places
+ * where the n-th occurrence on a rank must fail, so that CI exercises the
+ * failure paths. Off (an empty spec) it costs one NULL test a site.
+ *
+ * Spec: comma-separated rules SITE[:CLASS]:N[@RANK]
+ *   task:N          the N-th task body this rank starts returns
+ *                   WEFT_FAULT_RC instead of running
+ *   task:CLASS:N    the N-th body of task class CLASS
+ *   comm_alloc:N    the N-th allocation of the comm engine fails
+ *   comm_post:N     the N-th MPI post of a tile transfer fails as if MPI
+ *                   had returned an error
+ * With @RANK the rule applies on that rank only. N counts from 1. */
+#ifndef WEFT_UTIL_FAULT_H
+#define WEFT_UTIL_FAULT_H
+
+#include <stdatomic.h>
+
+/* Places that can be made to fail; a new site is a new value here and a
+ * name in fault.c's table. */
+typedef enum weft_fault_site {
+    WEFT_FAULT_TASK = 0,       /* a task body starts */
+    WEFT_FAULT_COMM_ALLOC = 1, /* the comm engine allocates host memory */
+    WEFT_FAULT_COMM_POST = 2,  /* the comm engine posts a send or receive */
+    WEFT_FAULT_NSITES
+} weft_fault_site_t;
+
+/* What an injected task failure returns: recognisable in messages. */
+#define WEFT_FAULT_RC (-42)
+
+#define WEFT_FAULT_MAX_RULES 8
+
+typedef struct weft_fault_rule {
+    weft_fault_site_t site;
+    char cls[64]; /* task class name; empty: any */
+    long nth;
+    atomic_long seen; /* occurrences counted so far */
+} weft_fault_rule_t;
+
+typedef struct weft_fault {
+    int nrules;
+    int armed[WEFT_FAULT_NSITES]; /* a rule of this rank names the site */
+    weft_fault_rule_t rule[WEFT_FAULT_MAX_RULES];
+} weft_fault_t;
+
+/* Parses spec for this rank. *out is NULL when no rule applies here (the
+ * zero-cost case). WEFT_ERR_PARAM after logging the malformed part. */
+int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+    __attribute__((warn_unused_result));
+void weft_fault_destroy(weft_fault_t *f);
+
+/* 1 when this occurrence of site (for task class cls, may be NULL) must
+ * fail. Any thread. */
+int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls);
+
+static inline int weft_fault_hit(weft_fault_t *f, weft_fault_site_t site, const char *cls)
+{
+    return f && f->armed[site] && weft_fault_hit_slow(f, site, cls);
+}
+
+const char *weft_fault_site_name(weft_fault_site_t site);
+
+#endif
