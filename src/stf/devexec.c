@@ -585,14 +585,23 @@ static void mgr_stop(weft_devmgr_t *m)
 
 int weft_devexec_start(weft_context_t *ctx)
 {
-    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ctx->devices);
-    if (rc != WEFT_SUCCESS) return rc;
-    weft_devices_t *ds = ctx->devices;
+    weft_devices_t *ds = NULL;
+    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ds);
+    /* Collective: entered by every rank, also after a failed opening. */
+    int src = weft_devshare_count(ctx, rc == WEFT_SUCCESS ? ds : NULL);
+    if (rc == WEFT_SUCCESS) rc = src;
+    if (rc == WEFT_SUCCESS) rc = weft_devices_make_zones(ds);
+    if (rc != WEFT_SUCCESS) {
+        weft_devices_close(ds);
+        return rc;
+    }
+    ctx->devices = ds;
     for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
         rc = mgr_start(ctx, ds->dev[i]);
         weft_device_t *dev = ds->dev[i];
-        weft_log(WEFT_LOG_INFO, i, "%s: zone of %zu MiB, %d execution streams%s", dev->name,
-                 dev->zone_bytes >> 20, dev->nstreams - WEFT_STREAM_EXEC0,
+        weft_log(WEFT_LOG_INFO, i,
+                 "%s: zone of %zu MiB (1 of %d on the device), %d execution streams%s", dev->name,
+                 dev->zone_bytes >> 20, dev->share.sharers, dev->nstreams - WEFT_STREAM_EXEC0,
                  dev->urgent_stream >= 0 ? " (one urgent)" : "");
     }
     if (rc != WEFT_SUCCESS) {

@@ -60,6 +60,16 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
 /* A host task ended: its estimate leaves the host's load. */
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
 
+/* ---- devshare.c: devices shared by the ranks of a node ----------------- */
+
+/* Collective over the ranks of this rank's node (all of them must call
+ * it, ds NULL for a rank whose device opening failed: it counts as a rank
+ * without devices). Sets each device's share: how many devices of the
+ * node's ranks carry its identity and the least free memory they saw.
+ * A non-zero status (logged) when this rank cannot take part fully. */
+int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
+    __attribute__((warn_unused_result));
+
 /* ---- devselect.c: where a task runs ---------------------------------- */
 
 /* The device index (0 host) that runs t: its affinity data's home device
