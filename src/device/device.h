@@ -63,6 +63,9 @@ enum {
 /* Room for an exported IPC handle (a cudaIpcMemHandle_t, a shm name). */
 #define WEFT_IPC_HANDLE_MAX 128
 
+/* Every allocation of a device zone is rounded up to this. */
+#define WEFT_ZONE_ALIGNMENT 256
+
 /* Room for the name of a physical device (module prefix and UUID). */
 #define WEFT_DEVICE_KEY_MAX 48
 

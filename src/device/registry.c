@@ -23,7 +23,6 @@ static const module_entry_t modules[] = {
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
-#define ZONE_ALIGNMENT 256
 /* Of the free memory, what the driver keeps for itself (1/20). */
 #define DRIVER_SHARE_DIV 20
 
@@ -40,7 +39,7 @@ size_t weft_device_zone_share(const weft_zone_share_in_t *in)
     size_t avail = in->free_min > room ? in->free_min - room : 0;
     size_t share = (budget < avail ? budget : avail) / k;
     if (in->limit > 0 && share > in->limit) share = in->limit;
-    return share & ~(size_t)(ZONE_ALIGNMENT - 1);
+    return share & ~(size_t)(WEFT_ZONE_ALIGNMENT - 1);
 }
 
 static size_t zone_bytes(const weft_device_t *dev)
@@ -59,7 +58,7 @@ static size_t zone_bytes(const weft_device_t *dev)
 static int make_zone(weft_device_t *dev)
 {
     size_t bytes = zone_bytes(dev);
-    if (bytes < ZONE_ALIGNMENT) {
+    if (bytes < WEFT_ZONE_ALIGNMENT) {
         weft_error("%s: no memory for its zone: %zu bytes in all, %zu free, shared by %d "
                    "rank%s of the node, %zu bytes kept for each outside its zone (raise "
                    "device_memory_use or device_memory_limit, or run fewer ranks a device)",
@@ -72,7 +71,7 @@ static int make_zone(weft_device_t *dev)
         /* The zone only counts: it hands out offsets in a range nobody
          * dereferences, and each copy gets its own allocation. */
         dev->zone_bytes = bytes;
-        return weft_zone_create((void *)(uintptr_t)ZONE_ALIGNMENT, bytes, ZONE_ALIGNMENT,
+        return weft_zone_create((void *)(uintptr_t)WEFT_ZONE_ALIGNMENT, bytes, WEFT_ZONE_ALIGNMENT,
                                 &dev->zone) == WEFT_ZONE_OK
                    ? WEFT_SUCCESS
                    : WEFT_ERR_NOMEM;
@@ -83,7 +82,7 @@ static int make_zone(weft_device_t *dev)
         return rc;
     }
     dev->zone_bytes = bytes;
-    if (weft_zone_create(dev->zone_base, bytes, ZONE_ALIGNMENT, &dev->zone) != WEFT_ZONE_OK) {
+    if (weft_zone_create(dev->zone_base, bytes, WEFT_ZONE_ALIGNMENT, &dev->zone) != WEFT_ZONE_OK) {
         dev->ops->mem_release(dev, dev->zone_base, bytes);
         dev->zone_base = NULL;
         return WEFT_ERR_NOMEM;
