@@ -74,7 +74,9 @@ WEFT_API int weft_ndevices(const weft_context_t *ctx);
 WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
 
 /* Parameter access by name (the names weft-info lists). Returns
- * WEFT_ERR_PARAM for an unknown name or malformed value. */
+ * WEFT_ERR_PARAM for an unknown name, a malformed value or a number
+ * outside the parameter's range (weft-info shows it; docs/SEMANTICS.md
+ * 5.4), after an error naming the parameter, the value and the range. */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
 WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
@@ -295,7 +297,9 @@ typedef struct weft_device_counters {
     int64_t bytes_d2d;                        /* peer copies into it from another device */
     int64_t evictions;                        /* copies dropped to make room */
     int64_t writebacks;                       /* dirty copies written to host before eviction */
-    int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
+    /* bytes of its memory zone: this rank's share of a device that ranks of
+     * the node share (docs/SEMANTICS.md 5.1) */
+    int64_t mem_capacity, mem_used, mem_peak;
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
     int64_t busy_ns;                /* summed time from kernel launch to completion seen */
     int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
