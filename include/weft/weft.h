@@ -289,7 +289,9 @@ typedef struct weft_stats {
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
 
-/* Counters of accelerator `index` (1..weft_ndevices) since weft_init. */
+/* Counters of accelerator `index` (1..weft_ndevices) since weft_init.
+ * mem_capacity is this rank's zone: its share of a device that ranks of
+ * the node share (docs/SEMANTICS.md 5.1). */
 typedef struct weft_device_counters {
     int64_t tasks;                            /* task bodies run there */
     int64_t bytes_h2d;                        /* host to device */
@@ -297,9 +299,7 @@ typedef struct weft_device_counters {
     int64_t bytes_d2d;                        /* peer copies into it from another device */
     int64_t evictions;                        /* copies dropped to make room */
     int64_t writebacks;                       /* dirty copies written to host before eviction */
-    /* bytes of its memory zone: this rank's share of a device that ranks of
-     * the node share (docs/SEMANTICS.md 5.1) */
-    int64_t mem_capacity, mem_used, mem_peak;
+    int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
     int64_t busy_ns;                /* summed time from kernel launch to completion seen */
     int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
