@@ -75,7 +75,9 @@ WEFT_API int weft_ndevices(const weft_context_t *ctx);
 WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
 
 /* Parameter access by name (the names weft-info lists). Returns
- * WEFT_ERR_PARAM for an unknown name or malformed value. */
+ * WEFT_ERR_PARAM for an unknown name, a malformed value or a number
+ * outside the parameter's range (weft-info shows it; docs/SEMANTICS.md
+ * 5.4), after an error naming the parameter, the value and the range. */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
 WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
@@ -300,7 +302,9 @@ typedef struct weft_stats {
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
 
-/* Counters of accelerator `index` (1..weft_ndevices) since weft_init. */
+/* Counters of accelerator `index` (1..weft_ndevices) since weft_init.
+ * mem_capacity is this rank's zone: its share of a device that ranks of
+ * the node share (docs/SEMANTICS.md 5.1). */
 typedef struct weft_device_counters {
     int64_t tasks;                            /* task bodies run there */
     int64_t bytes_h2d;                        /* host to device */

@@ -63,6 +63,12 @@ enum {
 /* Room for an exported IPC handle (a cudaIpcMemHandle_t, a shm name). */
 #define WEFT_IPC_HANDLE_MAX 128
 
+/* Every allocation of a device zone is rounded up to this. */
+#define WEFT_ZONE_ALIGNMENT 256
+
+/* Room for the name of a physical device (module prefix and UUID). */
+#define WEFT_DEVICE_KEY_MAX 48
+
 typedef struct weft_device_ops {
     const char *name;
     weft_device_type_t type;
@@ -78,6 +84,12 @@ typedef struct weft_device_ops {
     void (*close)(weft_device_t *dev);
     /* Physical memory of the device (free and total bytes). */
     int (*mem_info)(weft_device_t *dev, size_t *free_bytes, size_t *total_bytes);
+    /* Writes a name of the physical device that every process of the node
+     * computes alike for the same device and differently for another one
+     * (cuda: its UUID; emu: its index, since emu device i of each rank
+     * models one device of the node): ranks that share a device split its
+     * memory. A NUL-terminated string of at most WEFT_DEVICE_KEY_MAX bytes. */
+    int (*identity)(weft_device_t *dev, char *key, size_t len);
     /* Raw memory for the device zone (one large block), and its release. */
     int (*mem_reserve)(weft_device_t *dev, size_t bytes, void **base);
     void (*mem_release)(weft_device_t *dev, void *base, size_t bytes);
@@ -142,6 +154,14 @@ typedef struct weft_device_stats {
     atomic_llong batches, batched_tasks;
 } weft_device_stats_t;
 
+/* What the ranks of the node found about one physical device before any
+ * of them reserved its zone (weft_devshare_count), and the zone it gives. */
+typedef struct weft_device_share {
+    int sharers;     /* devices of the node's ranks with this identity (>= 1) */
+    size_t total;    /* the device's memory */
+    size_t free_min; /* the least free memory any of them measured */
+} weft_device_share_t;
+
 struct weft_device {
     const weft_device_ops_t *ops;
     int index;      /* weft device index on this rank (1..n) */
@@ -152,7 +172,11 @@ struct weft_device {
                           device schedules first (the critical path), -1 none */
     unsigned caps;     /* WEFT_DEVCAP_* set by open */
     const weft_params_t *params;
-    size_t workspace_bytes; /* per execution stream, parameter device_workspace */
+    size_t workspace_bytes;    /* per execution stream, parameter device_workspace */
+    size_t headroom_bytes;     /* set by open: device memory the rank will still use
+                                  outside its zone (library workspaces made on first
+                                  use, context growth), 0 when none */
+    weft_device_share_t share; /* set before the zone is made (1 sharer by default) */
     weft_zone_t *zone;
     int per_tile; /* device_alloc=tile: zone_base is NULL, the zone only counts */
     void *zone_base;

@@ -23,30 +23,47 @@ static const module_entry_t modules[] = {
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
-#define ZONE_ALIGNMENT 256
+/* Of the free memory, what the driver keeps for itself (1/20). */
+#define DRIVER_SHARE_DIV 20
 
-/* The zone size: device_memory_use percent of the device's memory, no more
- * than most of what is free (other processes may share the device: tests
- * run side by side), capped by device_memory_limit. */
-static size_t zone_bytes(weft_device_t *dev)
+size_t weft_device_zone_share(const weft_zone_share_in_t *in)
 {
-    size_t free_b = 0, total = 0;
-    if (dev->ops->mem_info(dev, &free_b, &total) != WEFT_SUCCESS) return 0;
-    double use = (double)weft_params_int(dev->params, "device_memory_use") / 100.0;
-    size_t bytes = (size_t)((double)total * use);
-    size_t avail = free_b / 100 * 95; /* the driver keeps some for itself */
-    if (bytes > avail) bytes = avail;
-    size_t limit = (size_t)weft_params_int(dev->params, "device_memory_limit");
-    if (limit > 0 && bytes > limit) bytes = limit;
-    return bytes;
+    size_t k = in->sharers > 1 ? (size_t)in->sharers : 1;
+    /* floor(total * use / 100) without overflow */
+    size_t budget =
+        in->total / 100 * (size_t)in->use_pct + in->total % 100 * (size_t)in->use_pct / 100;
+    /* Free memory was measured before the node's zones were reserved, but
+     * maybe before another rank opened the device: each rank keeps room for
+     * its own library workspaces and context beside the zones. */
+    size_t room = in->free_min / DRIVER_SHARE_DIV + k * in->headroom;
+    size_t avail = in->free_min > room ? in->free_min - room : 0;
+    size_t share = (budget < avail ? budget : avail) / k;
+    if (in->limit > 0 && share > in->limit) share = in->limit;
+    return share & ~(size_t)(WEFT_ZONE_ALIGNMENT - 1);
+}
+
+static size_t zone_bytes(const weft_device_t *dev)
+{
+    weft_zone_share_in_t in = {
+        .total = dev->share.total,
+        .free_min = dev->share.free_min,
+        .headroom = dev->headroom_bytes,
+        .limit = (size_t)weft_params_int(dev->params, "device_memory_limit"),
+        .use_pct = (int)weft_params_int(dev->params, "device_memory_use"),
+        .sharers = dev->share.sharers,
+    };
+    return weft_device_zone_share(&in);
 }
 
 static int make_zone(weft_device_t *dev)
 {
     size_t bytes = zone_bytes(dev);
-    if (bytes < ZONE_ALIGNMENT) {
-        weft_error("%s: no memory for its zone (device_memory_use / device_memory_limit)",
-                   dev->name);
+    if (bytes < WEFT_ZONE_ALIGNMENT) {
+        weft_error("%s: no memory for its zone: %zu bytes in all, %zu free, shared by %d "
+                   "rank%s of the node, %zu bytes kept for each outside its zone (raise "
+                   "device_memory_use or device_memory_limit, or run fewer ranks a device)",
+                   dev->name, dev->share.total, dev->share.free_min, dev->share.sharers,
+                   dev->share.sharers == 1 ? "" : "s", dev->headroom_bytes);
         return WEFT_ERR_DEVMEM;
     }
     dev->per_tile = weft_params_int(dev->params, "device_alloc") == 1;
@@ -54,7 +71,7 @@ static int make_zone(weft_device_t *dev)
         /* The zone only counts: it hands out offsets in a range nobody
          * dereferences, and each copy gets its own allocation. */
         dev->zone_bytes = bytes;
-        return weft_zone_create((void *)(uintptr_t)ZONE_ALIGNMENT, bytes, ZONE_ALIGNMENT,
+        return weft_zone_create((void *)(uintptr_t)WEFT_ZONE_ALIGNMENT, bytes, WEFT_ZONE_ALIGNMENT,
                                 &dev->zone) == WEFT_ZONE_OK
                    ? WEFT_SUCCESS
                    : WEFT_ERR_NOMEM;
@@ -65,11 +82,31 @@ static int make_zone(weft_device_t *dev)
         return rc;
     }
     dev->zone_bytes = bytes;
-    if (weft_zone_create(dev->zone_base, bytes, ZONE_ALIGNMENT, &dev->zone) != WEFT_ZONE_OK) {
+    if (weft_zone_create(dev->zone_base, bytes, WEFT_ZONE_ALIGNMENT, &dev->zone) != WEFT_ZONE_OK) {
         dev->ops->mem_release(dev, dev->zone_base, bytes);
         dev->zone_base = NULL;
         return WEFT_ERR_NOMEM;
     }
+    return WEFT_SUCCESS;
+}
+
+int weft_devices_make_zones(weft_devices_t *ds)
+{
+    for (int i = 1; i <= ds->n; i++) {
+        int rc = make_zone(ds->dev[i]);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    return WEFT_SUCCESS;
+}
+
+/* The device alone on the node until weft_devshare_count says otherwise:
+ * its memory as this rank sees it after opening it. */
+static int measure(weft_device_t *dev)
+{
+    size_t free_b = 0, total = 0;
+    int rc = dev->ops->mem_info(dev, &free_b, &total);
+    if (rc != WEFT_SUCCESS) return rc;
+    dev->share = (weft_device_share_t){.sharers = 1, .total = total, .free_min = free_b};
     return WEFT_SUCCESS;
 }
 
@@ -94,8 +131,10 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, const weft_devic
         free(dev);
         return rc;
     }
-    rc = make_zone(dev);
+    rc = measure(dev);
     if (rc != WEFT_SUCCESS) {
+        weft_error("could not read the memory of %s device %d: %s", ops->name, type_index,
+                   weft_strerror(rc));
         ops->close(dev);
         free(dev);
         return rc;

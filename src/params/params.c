@@ -85,7 +85,8 @@ static int parse_int(const weft_param_def_t *d, const char *s, int64_t *num, cha
         return WEFT_ERR_PARAM;
     }
     if (errno == ERANGE || v < d->min || v > d->max) {
-        snprintf(why, WHY_LEN, "%s is outside [%" PRId64 ", %" PRId64 "]", s, d->min, d->max);
+        snprintf(why, WHY_LEN, "%s is outside the allowed range [%" PRId64 ", %" PRId64 "]", s,
+                 d->min, d->max);
         return WEFT_ERR_PARAM;
     }
     *num = v;
@@ -123,7 +124,30 @@ static int size_shift(const char *sfx)
     return -1;
 }
 
-static int parse_size(const char *s, int64_t *num, char *why)
+/* A size as the user would write it: the largest suffix that divides it
+ * exactly, so that a range reads "[4K, 1G]". */
+static void size_text(int64_t v, char *buf, size_t len)
+{
+    static const char sfx[] = {'G', 'M', 'K'};
+    for (int i = 0; i < 3; i++) {
+        int shift = 30 - 10 * i;
+        if (v != 0 && v % ((int64_t)1 << shift) == 0) {
+            snprintf(buf, len, "%" PRId64 "%c", v >> shift, sfx[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%" PRId64, v);
+}
+
+static void size_range_text(const weft_param_def_t *d, char *buf, size_t len)
+{
+    char lo[32], hi[32];
+    size_text(d->min, lo, sizeof lo);
+    size_text(d->max, hi, sizeof hi);
+    snprintf(buf, len, "[%s, %s]", lo, hi);
+}
+
+static int parse_size(const weft_param_def_t *d, const char *s, int64_t *num, char *why)
 {
     const char *c = s;
     int64_t v = 0;
@@ -141,8 +165,10 @@ static int parse_size(const char *s, int64_t *num, char *why)
                  s);
         return WEFT_ERR_PARAM;
     }
-    if (too_large || v > (INT64_MAX >> shift)) {
-        snprintf(why, WHY_LEN, "'%s' is too large (at most %" PRId64 " bytes)", s, INT64_MAX);
+    if (too_large || v > (INT64_MAX >> shift) || (v << shift) < d->min || (v << shift) > d->max) {
+        char range[80];
+        size_range_text(d, range, sizeof range);
+        snprintf(why, WHY_LEN, "'%s' is outside the allowed range %s (bytes)", s, range);
         return WEFT_ERR_PARAM;
     }
     *num = v << shift;
@@ -185,7 +211,7 @@ static int parse_value(const weft_param_def_t *d, const char *text, param_value_
         rc = parse_bool(text, &num, why);
         break;
     case WEFT_PARAM_SIZE:
-        rc = parse_size(text, &num, why);
+        rc = parse_size(d, text, &num, why);
         break;
     case WEFT_PARAM_ENUM:
         rc = parse_enum(d, text, &num, &keep, &keep_len, why);
@@ -447,12 +473,17 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 /* The help line with the accepted values appended where the kind has them. */
 static void print_help(const weft_param_def_t *d, FILE *out)
 {
-    if (d->kind == WEFT_PARAM_INT)
+    char range[80];
+    if (d->kind == WEFT_PARAM_INT) {
         fprintf(out, "%s [%" PRId64 ", %" PRId64 "]\n", d->help, d->min, d->max);
-    else if (d->kind == WEFT_PARAM_ENUM)
+    } else if (d->kind == WEFT_PARAM_SIZE) {
+        size_range_text(d, range, sizeof range);
+        fprintf(out, "%s %s\n", d->help, range);
+    } else if (d->kind == WEFT_PARAM_ENUM) {
         fprintf(out, "%s (%s)\n", d->help, d->choices);
-    else
+    } else {
         fprintf(out, "%s\n", d->help);
+    }
 }
 
 void weft_params_print(const weft_params_t *p, FILE *out)

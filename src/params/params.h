@@ -11,7 +11,7 @@
 typedef enum weft_param_kind {
     WEFT_PARAM_INT,   /* decimal integer within [min, max] */
     WEFT_PARAM_BOOL,  /* 0/1, true/false, on/off, yes/no */
-    WEFT_PARAM_SIZE,  /* bytes, optional K/M/G suffix (powers of 1024) */
+    WEFT_PARAM_SIZE,  /* bytes within [min, max], optional K/M/G suffix (powers of 1024) */
     WEFT_PARAM_ENUM,  /* one of the '|'-separated choices */
     WEFT_PARAM_STRING /* free text */
 } weft_param_kind_t;
@@ -20,7 +20,7 @@ typedef struct weft_param_def {
     const char *name; /* lower case, [a-z0-9_] */
     weft_param_kind_t kind;
     const char *defval;  /* default, in the same syntax as user input */
-    int64_t min, max;    /* INT only */
+    int64_t min, max;    /* INT and SIZE: the values the runtime can carry */
     const char *choices; /* ENUM only, e.g. "auto|on|off" */
     const char *help;    /* one line */
 } weft_param_def_t;
@@ -37,7 +37,9 @@ void weft_params_destroy(weft_params_t *p);
  * an error that names the option and the expected form. */
 int weft_params_load(weft_params_t *p, int *argc, char ***argv) __attribute__((warn_unused_result));
 
-/* Sets one parameter from text; WEFT_ERR_PARAM on unknown name or bad value. */
+/* Sets one parameter from text; WEFT_ERR_PARAM on unknown name or bad value
+ * (malformed, or a number outside the parameter's [min, max]: the error
+ * names the parameter, the value and the range). */
 int weft_params_set(weft_params_t *p, const char *name, const char *value)
     __attribute__((warn_unused_result));
 

@@ -1,7 +1,15 @@
 /* Every runtime parameter, one line each. Adding a parameter is adding a line
  * here: the registry, the env and command line parsing and weft-info pick it
- * up. Defaults are written in user syntax and checked by weft_params_create. */
+ * up. Defaults are written in user syntax and checked by weft_params_create.
+ * Every INT and SIZE parameter has bounds that the runtime can carry: a
+ * value outside them is refused when it is set, with the range named,
+ * instead of failing later inside MPI or an allocation. */
 #include "params/params.h"
+
+#define KIB (INT64_C(1) << 10)
+#define MIB (INT64_C(1) << 20)
+#define GIB (INT64_C(1) << 30)
+#define TIB (INT64_C(1) << 40)
 
 #define INT(n, d, lo, hi, h)                                                                       \
     {                                                                                              \
@@ -11,9 +19,9 @@
     {                                                                                              \
         .name = n, .kind = WEFT_PARAM_BOOL, .defval = d, .help = h                                 \
     }
-#define SIZE(n, d, h)                                                                              \
+#define SIZE(n, d, lo, hi, h)                                                                      \
     {                                                                                              \
-        .name = n, .kind = WEFT_PARAM_SIZE, .defval = d, .help = h                                 \
+        .name = n, .kind = WEFT_PARAM_SIZE, .defval = d, .min = lo, .max = hi, .help = h           \
     }
 #define ENUM(n, d, c, h)                                                                           \
     {                                                                                              \
@@ -36,11 +44,16 @@ const weft_param_def_t weft_param_table[] = {
         "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
-    INT("device_cuda_enabled", "0", -1, 64, "CUDA devices to use; -1 = all present, 0 = none"),
-    INT("device_emu_enabled", "0", 0, 64, "emulated accelerators to create"),
-    INT("device_memory_use", "90", 1, 100, "percent of each device's memory weft may take"),
-    SIZE("device_memory_limit", "0",
-         "cap on weft's memory per device in bytes (K/M/G); 0 = no cap"),
+    /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
+    INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),
+    INT("device_emu_enabled", "0", 0, 16, "emulated accelerators to create"),
+    INT("device_memory_use", "90", 1, 100,
+        "percent of each device's memory weft may take, split among the ranks of the node "
+        "that use the device"),
+    /* A cap: any value above the device's memory is no cap, so none is refused. */
+    SIZE("device_memory_limit", "0", 0, INT64_MAX,
+         "cap on the zone of each device of this rank in bytes (K/M/G), after the split of "
+         "device_memory_use; 0 = no cap"),
     INT("device_peer_mask", "-1", -1, 65535,
         "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
     INT("device_streams", "4", 1, 6,
@@ -60,12 +73,17 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_batch_elems", "262144", 0, 1073741824,
         "tasks batch only when each of their tiles has at most this many elements (small "
         "kernels, which alone leave most of a GPU idle; 512 x 512 by default)"),
-    SIZE("device_workspace", "16M",
+    SIZE("device_workspace", "16M", 0, 16 * GIB,
          "scratch bytes per execution stream for task bodies (weft_task_workspace)"),
     ENUM("device_alloc", "zone", "zone|tile",
          "device memory: one zone split best-fit (zone), or one allocation per tile (tile)"),
-    SIZE("device_emu_memory", "1G", "memory of one emulated accelerator (its shared-memory zone)"),
-    SIZE("comm_eager_limit", "64K", "tiles up to this size travel inside the activation message"),
+    SIZE("device_emu_memory", "1G", 4 * KIB, TIB,
+         "memory of one emulated accelerator of the node, split among the node's ranks that "
+         "use it (each rank's share is a shared-memory zone)"),
+    /* Each rank keeps 16 control receives of this size posted (memory), and
+     * MPI counts them as int. */
+    SIZE("comm_eager_limit", "64K", 0, 64 * MIB,
+         "tiles up to this size travel inside the activation message"),
     INT("watchdog_s", "0", 0, 86400,
         "seconds without any progress before each rank reports what it waits for; 0 = off"),
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
@@ -83,7 +101,7 @@ const weft_param_def_t weft_param_table[] = {
          "device memory, else staged"),
     ENUM("comm_mpi_device", "auto", "auto|yes|no",
          "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
-    SIZE("comm_staged_chunk", "4M",
+    SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
          "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),

@@ -197,6 +197,54 @@ static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, int *rc)
     return p;
 }
 
+/* Zone bytes a flow's data takes on the device: none when the copy there
+ * is the user's memory (MANAGED), which the zone does not hold. */
+static size_t zone_need(int dev, weft_data_t *d)
+{
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[dev];
+    int managed = c && c->owner == WEFT_MEM_MANAGED;
+    weft_data_unlock(d);
+    size_t a = WEFT_ZONE_ALIGNMENT;
+    return managed ? 0 : (d->bytes + a - 1) / a * a;
+}
+
+int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
+{
+    size_t need = 0, capacity = weft_zone_capacity(m->dev->zone);
+    int ntiles = 0;
+    for (int i = 0; i < t->nflows; i++) {
+        if (weft_task_first_flow_of(t, i) != i) continue;
+        need += zone_need(m->dev->index, t->flow[i].data);
+        ntiles++;
+    }
+    if (need <= capacity) return WEFT_SUCCESS;
+    weft_log(WEFT_LOG_ERROR, m->dev->index,
+             "task %s #%llu needs %zu bytes of device memory for its %d tiles, but the zone of "
+             "%s holds %zu bytes even when empty: it can never run there (raise "
+             "device_memory_use, device_memory_limit or device_emu_memory, run fewer ranks on "
+             "the device, or use smaller tiles)",
+             t->cls->name, (unsigned long long)t->seq, need, ntiles, m->dev->name, capacity);
+    return WEFT_ERR_DEVMEM;
+}
+
+int weft_devcopy_pinned(weft_devmgr_t *m)
+{
+    int pinned = 0;
+    pthread_mutex_lock(&m->lru_lock);
+    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+        weft_data_t *d = c->data;
+        if (!weft_spin_trylock(&d->lock)) {
+            pinned++; /* busy now: someone is using it */
+            continue;
+        }
+        pinned += c->readers > 0 || c->xfer == WEFT_XFER_UNDER;
+        weft_data_unlock(d);
+    }
+    pthread_mutex_unlock(&m->lru_lock);
+    return pinned;
+}
+
 int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 {
     int dev = m->dev->index;

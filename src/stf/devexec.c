@@ -26,7 +26,7 @@
 #define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
 #define IDLE_WAIT_NS 50000              /* then the polling period */
-#define DEVMEM_PATIENCE_NS 2000000000LL /* a task that never fits fails after this */
+#define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
 
 static int reads(const weft_task_t *t, int i)
 {
@@ -382,7 +382,10 @@ static weft_task_t *pop_ready(weft_devmgr_t *m)
 }
 
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
- * none in flight for long, the task can never fit: it fails. */
+ * none in flight, the zone is emptied once (its own cached tiles may
+ * split the free space); if the task still does not fit and nothing on
+ * the device is held by anyone (a send, a peer's copy), nothing will ever
+ * free room: it fails at once. Copies held elsewhere get a while. */
 static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
 {
     if (m->ninflight > 0) {
@@ -390,15 +393,21 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         return 1;
     }
     int64_t now = weft_clock_ns();
-    if (!s->blocked_since) s->blocked_since = now;
-    /* Its own cached tiles may split the free space: empty the zone first. */
+    int defragged = s->blocked_since != 0;
+    if (!defragged) s->blocked_since = now;
     s->defrag = 1;
-    if (now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
+    if (!defragged) return 1;
+    int pinned = weft_devcopy_pinned(m);
+    if (pinned > 0 && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
-             "task %s #%llu: its tiles do not fit in the %zu bytes of %s's zone and nothing "
-             "more can be evicted (raise device_memory_limit / device_memory_use)",
-             t->cls->name, (unsigned long long)t->seq, m->dev->zone_bytes, m->dev->name);
+             "task %s #%llu: its tiles do not fit in the free part of %s's zone (%zu of %zu "
+             "bytes free) and nothing more can be evicted%s (raise device_memory_limit / "
+             "device_memory_use)",
+             t->cls->name, (unsigned long long)t->seq, m->dev->name,
+             weft_zone_largest_free(m->dev->zone), m->dev->zone_bytes,
+             pinned ? ": its copies stayed in use" : "");
     s->blocked_since = 0;
+    s->defrag = 0;
     return 0;
 }
 
@@ -415,7 +424,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             (void)er; /* a failed write-back was logged; the task retries below */
         }
         weft_inflight_t *f = calloc(1, sizeof *f);
-        int rc = f ? pin_flows(m, t) : WEFT_ERR_NOMEM;
+        int rc = f ? weft_devcopy_task_fits(m, t) : WEFT_ERR_NOMEM;
+        if (rc == WEFT_SUCCESS) rc = pin_flows(m, t);
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
             s->blocked = t;
             free(f);
@@ -586,14 +596,23 @@ static void mgr_stop(weft_devmgr_t *m)
 
 int weft_devexec_start(weft_context_t *ctx)
 {
-    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ctx->devices);
-    if (rc != WEFT_SUCCESS) return rc;
-    weft_devices_t *ds = ctx->devices;
+    weft_devices_t *ds = NULL;
+    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ds);
+    /* Collective: entered by every rank, also after a failed opening. */
+    int src = weft_devshare_count(ctx, rc == WEFT_SUCCESS ? ds : NULL);
+    if (rc == WEFT_SUCCESS) rc = src;
+    if (rc == WEFT_SUCCESS) rc = weft_devices_make_zones(ds);
+    if (rc != WEFT_SUCCESS) {
+        weft_devices_close(ds);
+        return rc;
+    }
+    ctx->devices = ds;
     for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
         rc = mgr_start(ctx, ds->dev[i]);
         weft_device_t *dev = ds->dev[i];
-        weft_log(WEFT_LOG_INFO, i, "%s: zone of %zu MiB, %d execution streams%s", dev->name,
-                 dev->zone_bytes >> 20, dev->nstreams - WEFT_STREAM_EXEC0,
+        weft_log(WEFT_LOG_INFO, i,
+                 "%s: zone of %zu MiB (1 of %d on the device), %d execution streams%s", dev->name,
+                 dev->zone_bytes >> 20, dev->share.sharers, dev->nstreams - WEFT_STREAM_EXEC0,
                  dev->urgent_stream >= 0 ? " (one urgent)" : "");
     }
     if (rc != WEFT_SUCCESS) {

@@ -60,6 +60,16 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
 /* A host task ended: its estimate leaves the host's load. */
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
 
+/* ---- devshare.c: devices shared by the ranks of a node ----------------- */
+
+/* Collective over the ranks of this rank's node (all of them must call
+ * it, ds NULL for a rank whose device opening failed: it counts as a rank
+ * without devices). Sets each device's share: how many devices of the
+ * node's ranks carry its identity and the least free memory they saw.
+ * A non-zero status (logged) when this rank cannot take part fully. */
+int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
+    __attribute__((warn_unused_result));
+
 /* ---- devselect.c: where a task runs ---------------------------------- */
 
 /* The device index (0 host) that runs t: its affinity data's home device
@@ -88,6 +98,14 @@ void weft_devexec_flush(struct weft_taskpool *tp);
  * on the device can be freed. Any thread; not with d locked. */
 int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
+/* WEFT_SUCCESS when the tiles of t fit in m's zone when it is empty; else
+ * WEFT_ERR_DEVMEM after an error naming the task, the bytes its tiles
+ * need and the zone's capacity: the task can never run on that device. */
+int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
+    __attribute__((warn_unused_result));
+/* Copies of m's device that some task, transfer or send holds now (they
+ * cannot be evicted until it lets go). Manager thread. */
+int weft_devcopy_pinned(weft_devmgr_t *m);
 /* Makes the host copy of d hold the newest version (allocating it for a
  * device-only data), writing it back from the device that holds it. With
  * out non-NULL a reader is taken on the host copy for the caller. Waits

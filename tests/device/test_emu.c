@@ -17,6 +17,12 @@ static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *
     for (int i = 0; kv[i] && *rc == 0; i += 2) *rc = weft_params_set(*p, kv[i], kv[i + 1]);
     weft_devices_t *ds = NULL;
     if (*rc == 0) *rc = weft_devices_open(*p, 0, &ds);
+    /* Alone: no other rank shares the devices, the zones follow at once. */
+    if (*rc == 0) *rc = weft_devices_make_zones(ds);
+    if (*rc != 0 && ds) {
+        weft_devices_close(ds);
+        ds = NULL;
+    }
     return ds;
 }
 
@@ -134,7 +140,7 @@ static void absent(void)
     weft_params_t *p;
     int rc;
     /* More CUDA devices than any machine here has, or no cuda module. */
-    const char *kv[] = {"device_cuda_enabled", "64", NULL};
+    const char *kv[] = {"device_cuda_enabled", "16", NULL};
     weft_devices_t *ds = open_with(&p, kv, &rc);
     CHECK(rc == WEFT_ERR_NODEV && ds == NULL);
     weft_params_destroy(p);

@@ -37,6 +37,33 @@ static int cuda_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_b
     return rc;
 }
 
+/* The UUID: the same in every process whatever CUDA_VISIBLE_DEVICES says,
+ * and distinct for MIG instances of one GPU (which have their own memory). */
+static int cuda_identity(weft_device_t *dev, char *key, size_t len)
+{
+    struct cudaDeviceProp prop;
+    int rc = weft_cuda_check(dev, cudaGetDeviceProperties(&prop, weft_cuda_priv(dev)->ordinal),
+                             "cudaGetDeviceProperties");
+    if (rc != WEFT_SUCCESS) return rc;
+    int n = snprintf(key, len, "cuda-");
+    for (int i = 0; i < 16 && n > 0 && (size_t)n < len; i++)
+        n += snprintf(key + n, len - (size_t)n, "%02x", (unsigned char)prop.uuid.bytes[i]);
+    return n > 0 && (size_t)n < len ? WEFT_SUCCESS : WEFT_ERR_INVALID;
+}
+
+/* What a rank still takes on its GPU outside its zone once open: the
+ * context's growth and the workspaces cuBLAS and cuSOLVER allocate on
+ * first use, for each execution stream, plus the task workspaces of a
+ * rank that opens the GPU after another one measured its free memory. */
+#define CUDA_HEADROOM_CONTEXT ((size_t)512 << 20)
+#define CUDA_HEADROOM_PER_STREAM ((size_t)32 << 20)
+
+static size_t cuda_headroom(size_t workspace_bytes, int nstreams)
+{
+    size_t nexec = (size_t)(nstreams - WEFT_STREAM_EXEC0);
+    return CUDA_HEADROOM_CONTEXT + nexec * (CUDA_HEADROOM_PER_STREAM + workspace_bytes);
+}
+
 static int cuda_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
 {
     void *p = NULL;
@@ -149,6 +176,7 @@ static int cuda_open(weft_device_t *dev, int index)
     dev->priv = c;
     dev->nstreams = nstreams;
     dev->caps = WEFT_DEVCAP_IPC;
+    dev->headroom_bytes = cuda_headroom(c->workspace_bytes, nstreams);
     weft_debug(dev->index, "cuda: device %d open, %d execution streams, %zu B workspace each",
                index, nstreams - WEFT_STREAM_EXEC0, c->workspace_bytes);
     return WEFT_SUCCESS;
@@ -254,6 +282,7 @@ const weft_device_ops_t weft_cuda_ops = {
     .open = cuda_open,
     .close = cuda_close,
     .mem_info = cuda_mem_info,
+    .identity = cuda_identity,
     .mem_reserve = cuda_mem_reserve,
     .mem_release = cuda_mem_release,
     .mem_alloc_tile = cuda_mem_reserve, /* a cudaMalloc either way */

@@ -4,8 +4,10 @@
  * copies and kernels run on its own thread, asynchronously for the caller
  * and in order per stream; an event is a ticket in a stream. Kernels are
  * task bodies run on that thread (a CPU body serves as the emu kernel). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,9 @@
 #define EMU_MAX_DEVICES 64
 #define EMU_MAX_IMPORTS 16
 #define EMU_SHM_DIR "/dev/shm"
+/* Segment names: the owner's pid first, so that a later process can tell
+ * the segments of processes that died without releasing them. */
+#define EMU_SHM_PREFIX "weft-emu-"
 
 typedef enum { EMU_OP_COPY, EMU_OP_KERNEL } emu_op_kind_t;
 
@@ -165,8 +170,35 @@ static void free_state(weft_device_t *dev)
     dev->priv = NULL;
 }
 
+/* Removes the segments of processes that no longer exist (a rank killed
+ * before its weft_fini): a segment lives until it is unlinked, and a
+ * killed rank's zone would otherwise hold memory of the node for good.
+ * Another user's live process answers EPERM and keeps its segment. */
+static void sweep_stale_segments(weft_device_t *dev)
+{
+    DIR *dir = opendir(EMU_SHM_DIR);
+    if (!dir) return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        long pid = 0;
+        if (strncmp(e->d_name, EMU_SHM_PREFIX, sizeof EMU_SHM_PREFIX - 1) != 0 ||
+            sscanf(e->d_name + sizeof EMU_SHM_PREFIX - 1, "%ld-", &pid) != 1 || pid <= 0 ||
+            pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char name[300];
+        snprintf(name, sizeof name, "/%s", e->d_name);
+        if (shm_unlink(name) == 0)
+            weft_log(WEFT_LOG_INFO, dev->index,
+                     "emu: removed %s%s, left by process %ld which no longer exists", EMU_SHM_DIR,
+                     name, pid);
+    }
+    closedir(dir);
+}
+
 static int emu_open(weft_device_t *dev, int index)
 {
+    sweep_stale_segments(dev);
     emu_dev_t *e = calloc(1, sizeof *e);
     if (!e) return WEFT_ERR_NOMEM;
     dev->priv = e;
@@ -225,13 +257,24 @@ static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_by
     return WEFT_SUCCESS;
 }
 
+/* emu device i of every rank models device i of the node. */
+static int emu_identity(weft_device_t *dev, char *key, size_t len)
+{
+    int n = snprintf(key, len, "emu%d", dev->type_index);
+    return n > 0 && (size_t)n < len ? WEFT_SUCCESS : WEFT_ERR_INVALID;
+}
+
 static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
 {
     emu_dev_t *e = dev->priv;
     static atomic_uint serial;
     /* Unique per process, device and zone, so that tests running side by
-     * side and several contexts in one process never collide. */
-    snprintf(e->shm_name, sizeof e->shm_name, "/weft-emu-%ld-%d-%u", (long)getpid(),
+     * side and several contexts in one process never collide. The name stays
+     * until mem_release: other ranks of the node open it (ipc_import) when
+     * their first tile from this zone arrives, at any time of the run, so
+     * it cannot be unlinked once mapped; a killed owner's segment is swept
+     * by the next open on the node (sweep_stale_segments). */
+    snprintf(e->shm_name, sizeof e->shm_name, "/" EMU_SHM_PREFIX "%ld-%d-%u", (long)getpid(),
              dev->type_index, atomic_fetch_add(&serial, 1));
     int fd = shm_open(e->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
@@ -452,6 +495,7 @@ const weft_device_ops_t weft_emu_ops = {
     .open = emu_open,
     .close = emu_close,
     .mem_info = emu_mem_info,
+    .identity = emu_identity,
     .mem_reserve = emu_mem_reserve,
     .mem_release = emu_mem_release,
     .mem_alloc_tile = emu_mem_alloc_tile,

@@ -1,0 +1,107 @@
+/* Ranks of one node that use the same physical device split its memory:
+ * one collective over the node's ranks tells each rank how many devices
+ * of the node carry the identity of each of its own (a GPU's UUID, an emu
+ * device's index) and the least free memory any of them measured, before
+ * any of them reserves a zone. Without it, the first rank would take most
+ * of a shared GPU and the others could not even create their library
+ * handles. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stf/devmgr.h"
+#include "util/log.h"
+
+/* What one rank contributes: its devices, or a failure marker (ok = 0)
+ * when its own opening failed, so that the others never wait for it. */
+typedef struct devshare_dev {
+    char key[WEFT_DEVICE_KEY_MAX];
+    uint64_t free_bytes;
+} devshare_dev_t;
+
+typedef struct devshare_rec {
+    int32_t ok;
+    int32_t n;
+    devshare_dev_t dev[WEFT_MAX_DEVICES - 1];
+} devshare_rec_t;
+
+/* This rank's record; ok = 0 when it has no devices to show or one of
+ * them cannot name itself. */
+static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    if (!ds) return WEFT_SUCCESS;
+    for (int i = 1; i <= ds->n; i++) {
+        weft_device_t *dev = ds->dev[i];
+        int rc = dev->ops->identity(dev, rec->dev[i - 1].key, WEFT_DEVICE_KEY_MAX);
+        if (rc != WEFT_SUCCESS) {
+            weft_error("%s: cannot tell which physical device it is: %s", dev->name,
+                       weft_strerror(rc));
+            return rc;
+        }
+        rec->dev[i - 1].key[WEFT_DEVICE_KEY_MAX - 1] = '\0';
+        rec->dev[i - 1].free_bytes = dev->share.free_min;
+    }
+    rec->n = ds->n;
+    rec->ok = 1;
+    return WEFT_SUCCESS;
+}
+
+/* Counts, over the records of the node's ranks that opened their devices,
+ * the devices named like dev, and the least free memory among them. */
+static void count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec)
+{
+    int sharers = 0;
+    uint64_t free_min = dev->share.free_min;
+    for (int r = 0; r < nrec; r++) {
+        if (!all[r].ok) continue;
+        for (int j = 0; j < all[r].n; j++) {
+            if (strncmp(all[r].dev[j].key, key, WEFT_DEVICE_KEY_MAX) != 0) continue;
+            sharers++;
+            if (all[r].dev[j].free_bytes < free_min) free_min = all[r].dev[j].free_bytes;
+        }
+    }
+    dev->share.sharers = sharers > 0 ? sharers : 1;
+    dev->share.free_min = (size_t)free_min;
+}
+
+static int gather_node(MPI_Comm comm, const devshare_rec_t *mine, devshare_rec_t **all, int *nrec)
+{
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return WEFT_ERR_MPI;
+    int size = 0;
+    MPI_Comm_size(node, &size);
+    *all = calloc((size_t)size, sizeof **all);
+    if (!*all) {
+        /* The other ranks are in the collective already and this rank has
+         * nowhere to receive: ending the job is the only way not to leave
+         * them waiting. */
+        weft_error("out of memory for the device records of %d ranks: ending the job", size);
+        MPI_Abort(comm, EXIT_FAILURE);
+        return WEFT_ERR_NOMEM;
+    }
+    int rc = MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, *all, (int)sizeof *mine, MPI_BYTE,
+                           node) == MPI_SUCCESS
+                 ? WEFT_SUCCESS
+                 : WEFT_ERR_MPI;
+    MPI_Comm_free(&node);
+    *nrec = size;
+    return rc;
+}
+
+int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
+{
+    devshare_rec_t mine;
+    int rc = fill_record(ds, &mine);
+    if (rc != WEFT_SUCCESS) mine.ok = 0;
+    devshare_rec_t *all = NULL;
+    int nrec = 0;
+    int grc = gather_node(ctx->comm, &mine, &all, &nrec);
+    if (rc == WEFT_SUCCESS) rc = grc;
+    if (rc == WEFT_SUCCESS && ds) {
+        for (int i = 1; i <= ds->n; i++) count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec);
+    }
+    free(all);
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* Emulated device memory left by a killed process (issue 13, item 11): a
+ * child opens an emu device (its zone is a POSIX shared-memory segment
+ * named after its pid) and is killed with SIGKILL, so nothing releases the
+ * segment: it is still in /dev/shm. The next opening of an emu device on
+ * the node, here by the parent, removes it, and leaves alone the segment
+ * of a process that is alive (the parent's own, and one planted under the
+ * pid of a live process). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device/registry.h"
+
+#include "../check.h"
+
+/* Segments in /dev/shm whose name starts with weft-emu-<pid>-. */
+static int segments_of(long pid)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "weft-emu-%ld-", pid);
+    DIR *dir = opendir("/dev/shm");
+    if (!dir) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(dir);
+    return n;
+}
+
+static weft_devices_t *open_emu(weft_params_t **p)
+{
+    weft_devices_t *ds = NULL;
+    int rc = weft_params_create(p);
+    if (rc == 0) rc = weft_params_set(*p, "device_emu_enabled", "1");
+    if (rc == 0) rc = weft_params_set(*p, "device_cuda_enabled", "0");
+    if (rc == 0) rc = weft_params_set(*p, "device_emu_memory", "1M");
+    if (rc == 0) rc = weft_devices_open(*p, 0, &ds);
+    if (rc == 0) rc = weft_devices_make_zones(ds);
+    if (rc != 0) {
+        fprintf(stderr, "could not open an emu device: %s\n", weft_strerror(rc));
+        exit(1);
+    }
+    return ds;
+}
+
+/* A segment named as the emu module names them, for a given pid. */
+static void plant(long pid, const char *tail)
+{
+    char name[96];
+    snprintf(name, sizeof name, "/weft-emu-%ld-%s", pid, tail);
+    int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+}
+
+int main(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        weft_params_t *p;
+        weft_devices_t *ds = open_emu(&p);
+        (void)ds;
+        raise(SIGKILL); /* dies holding its segment */
+        _exit(2);
+    }
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    CHECK(segments_of(child) == 1); /* left behind */
+    /* A live process's segment (the parent's pid is alive) must stay. */
+    long live = (long)getppid();
+    plant(live, "0-99");
+    weft_params_t *p;
+    weft_devices_t *ds = open_emu(&p);
+    CHECK(segments_of(child) == 0);    /* swept */
+    CHECK(segments_of(getpid()) == 1); /* this process's own zone */
+    CHECK(segments_of(live) == 1);     /* alive: kept */
+    weft_devices_close(ds);
+    weft_params_destroy(p);
+    CHECK(segments_of(getpid()) == 0); /* released at close */
+    char name[96];
+    snprintf(name, sizeof name, "/weft-emu-%ld-0-99", live);
+    CHECK(shm_unlink(name) == 0);
+    printf("emu_shm_sweep: %d checks, %d failures: %s\n", checks, failures,
+           failures ? "FAILED" : "PASSED");
+    return failures ? 1 : 0;
+}
