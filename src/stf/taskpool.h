@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "stf/context.h"
+#include "stf/seqlog.h"
 
 struct weft_taskpool {
     weft_context_t *ctx;
@@ -22,12 +23,9 @@ struct weft_taskpool {
     uint64_t epoch; /* tags data touched since the last wait */
     weft_data_t **touched;
     int ntouched, touched_cap;
-    /* Insertion log for the cross-rank sequence check (nranks > 1). */
-    uint64_t seq_hash;
-    uint64_t *seq_log;     /* running hash after each task */
-    const char **seq_name; /* class name of each task */
-    long nseq, seq_cap;
-    int mismatch; /* the sequence check failed: tasks may never finish */
+    weft_seqlog_t seq; /* insertion log for the cross-rank sequence check (nranks > 1) */
+    int mismatch;      /* the sequence check failed: tasks may never finish */
+    long number;       /* creation order in the context, from 1 */
 };
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
