@@ -157,7 +157,8 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
                                int nb, int P, int Q)
 {
     if (ctx)
-        weft_seqcheck_call(ctx, "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
+        weft_seqcheck_call(ctx,
+                           "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
                            (int)type, (long long)m, (long long)n, mb, nb, P, Q);
     weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
     if (!A) return NULL;

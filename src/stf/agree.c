@@ -146,8 +146,7 @@ int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_ou
     int64_t v[2 * AG_FIELDS], r[2 * AG_FIELDS];
     encode(ctx, mine, v);
     MPI_Request req;
-    if (MPI_Iallreduce(v, r, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm, &req) !=
-        MPI_SUCCESS) {
+    if (MPI_Iallreduce(v, r, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm, &req) != MPI_SUCCESS) {
         weft_error("%s: the agreement between ranks failed in MPI", mine->where);
         return WEFT_ERR_MPI;
     }

@@ -11,8 +11,8 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
                            int owner_rank)
 {
     if (!ctx) return NULL;
-    weft_seqcheck_call(ctx, "weft_data_new(type %d, %d x %d, owner rank %d)", (int)type, rows,
-                       cols, owner_rank);
+    weft_seqcheck_call(ctx, "weft_data_new(type %d, %d x %d, owner rank %d)", (int)type, rows, cols,
+                       owner_rank);
     if (owner_rank < 0 || owner_rank >= ctx->nranks) {
         weft_error("weft_data_new: owner rank %d is not in [0, %d)", owner_rank, ctx->nranks);
         return NULL;

@@ -14,7 +14,7 @@ typedef struct weft_seqlog {
     uint64_t *log;                   /* running hash after each entry */
     const char **name;               /* static name of each entry (task class) */
     char (*detail)[WEFT_SEQ_DETAIL]; /* or a description, when entries have one */
-    int lost; /* entries whose name could not be kept (out of memory) */
+    int lost;                        /* entries whose name could not be kept (out of memory) */
 } weft_seqlog_t;
 
 #endif
