@@ -279,7 +279,9 @@ WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_tas
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
 /* Frees tp. Tasks inserted since its last wait are first waited for, after
  * an error that names the taskpool (weft_fini then returns
- * WEFT_ERR_INVALID). Collective in that case. */
+ * WEFT_ERR_INVALID). Collective in that case. A taskpool whose wait
+ * returned WEFT_ERR_MISMATCH is released by weft_fini instead (its tasks
+ * may still be held). */
 WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
 
 /* Tasks run by this rank in tp so far. */

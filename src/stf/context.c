@@ -319,9 +319,10 @@ int weft_fini(weft_context_t *ctx)
         weft_comm_destroy(ctx->comm_engine);
     }
     weft_sched_destroy(ctx->sched);
-    weft_context_free_taskpools(ctx);
+    weft_context_free_taskpools(ctx, 0);
     if (ctx->leak_report) (void)weft_context_leak_report(ctx, "weft_fini");
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
+    weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx);
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     int rc = atomic_load(&ctx->error);

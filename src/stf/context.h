@@ -83,7 +83,10 @@ void weft_context_remove_taskpool(weft_context_t *ctx, struct weft_taskpool *tp)
  * not waited for, then a wait for each in creation order (collective, as
  * the user's waits). Returns WEFT_ERR_INVALID when there was one. */
 int weft_context_wait_forgotten(weft_context_t *ctx);
-/* Frees the taskpools the user did not free (after the workers stopped). */
-void weft_context_free_taskpools(weft_context_t *ctx);
+/* Frees the taskpools the user did not free: those the ranks agreed on
+ * (mismatched 0) once the workers stopped, then (mismatched 1) those whose
+ * tasks may still be held by a device or the comm engine, once every
+ * thread is stopped. */
+void weft_context_free_taskpools(weft_context_t *ctx, int mismatched);
 
 #endif

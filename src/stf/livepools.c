@@ -55,9 +55,17 @@ int weft_context_wait_forgotten(weft_context_t *ctx)
     return WEFT_ERR_INVALID;
 }
 
-void weft_context_free_taskpools(weft_context_t *ctx)
+void weft_context_free_taskpools(weft_context_t *ctx, int mismatched)
 {
-    while (ctx->ntaskpools > 0) weft_taskpool_free(ctx->taskpools[ctx->ntaskpools - 1]);
+    for (int i = ctx->ntaskpools - 1; i >= 0; i--) {
+        weft_taskpool_t *tp = ctx->taskpools[i];
+        if (tp->mismatch != mismatched) continue;
+        if (mismatched)
+            weft_taskpool_destroy(tp);
+        else
+            weft_taskpool_free(tp);
+    }
+    if (ctx->ntaskpools > 0) return;
     free(ctx->taskpools);
     ctx->taskpools = NULL;
     ctx->taskpools_cap = 0;

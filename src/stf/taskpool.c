@@ -109,9 +109,22 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 
 double weft_taskpool_gflops(const weft_taskpool_t *tp) { return tp ? tp->last_gflops : 0.0; }
 
+void weft_taskpool_destroy(weft_taskpool_t *tp)
+{
+    weft_context_remove_taskpool(tp->ctx, tp);
+    free(tp->touched);
+    weft_seqlog_free(&tp->seq);
+    pthread_cond_destroy(&tp->done);
+    pthread_mutex_destroy(&tp->lock);
+    free(tp);
+}
+
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
     if (!tp) return;
+    /* Tasks of a taskpool the ranks disagreed on may still run, or never:
+     * weft_fini destroys it once no thread can touch it. */
+    if (tp->mismatch) return;
     /* Whether tasks were inserted since the last wait, not whether some are
      * pending here: every rank must make the same implicit wait. */
     if (tp->t_first > 0 && !tp->mismatch) {
@@ -123,12 +136,7 @@ void weft_taskpool_free(weft_taskpool_t *tp)
             weft_error("taskpool %s: the wait at its free failed", tp->name);
     }
     if (!tp->mismatch) reset_tracking(tp);
-    weft_context_remove_taskpool(tp->ctx, tp);
-    free(tp->touched);
-    weft_seqlog_free(&tp->seq);
-    pthread_cond_destroy(&tp->done);
-    pthread_mutex_destroy(&tp->lock);
-    free(tp);
+    weft_taskpool_destroy(tp);
 }
 
 int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)

@@ -30,6 +30,8 @@ struct weft_taskpool {
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
 void weft_taskpool_task_done(weft_taskpool_t *tp);
+/* Frees tp's memory only: no wait, no reset of the data it touched. */
+void weft_taskpool_destroy(weft_taskpool_t *tp);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
 

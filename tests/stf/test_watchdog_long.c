@@ -33,8 +33,8 @@ int main(int argc, char **argv)
     const double *h = weft_data_host_ptr(d, NULL);
     int ok = rc == 0 && h && *h == 42.0;
     weft_data_release(d);
+    const char *where = weft_ndevices(ctx) ? "emu" : "host";
     rc = weft_fini(ctx);
-    printf("test_watchdog_long (%s): %s\n", weft_ndevices(ctx) ? "emu" : "host",
-           ok && rc == 0 ? "PASSED" : "FAILED");
+    printf("test_watchdog_long (%s): %s\n", where, ok && rc == 0 ? "PASSED" : "FAILED");
     return !(ok && rc == 0);
 }
