@@ -49,16 +49,29 @@ WEFT_API const char *weft_strerror(int status);
 
 typedef struct weft_context weft_context_t;
 
-/* Reads parameters (defaults, then env WEFT_<NAME>, then --weft-<name>=value
- * on the command line, which are removed from argv), starts MPI if the
- * application did not, binds and starts the workers and opens the devices.
- * Returns NULL after printing an error that names the problem (unknown
- * parameter, malformed value, device asked for and absent, ...). */
+/* Starts MPI if the application did not, reads parameters (defaults, then
+ * env WEFT_<NAME>, then --weft-<name>=value on the command line, which are
+ * removed from argv), binds and starts the workers, opens the trace file
+ * and the devices. Collective: after each step the ranks agree, so when a
+ * step fails on any rank (unknown parameter, malformed value, device asked
+ * for and absent, trace path not writable, ...) every rank prints
+ * "weft_init failed on rank R: <that rank's message>", undoes what it
+ * started (MPI included, when weft started it) and returns NULL; none
+ * hangs (docs/SEMANTICS.md section 4). */
 WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
-/* Waits for nothing: every taskpool must have been waited for. Stops
- * workers and devices, prints the statistics and the leak report when
- * asked, finalizes MPI when weft started it. Returns the first error seen. */
+/* Collective. A taskpool with tasks not waited for is named in an error
+ * and waited for (in creation order, on every rank); taskpools not freed
+ * are freed (their handles become invalid). The ranks then agree that all
+ * reached weft_fini: a rank still in a taskpool wait, or with different
+ * data creations, is reported on every rank. Stops workers and devices,
+ * writes the trace, prints the statistics and the leak report when asked,
+ * finalizes MPI when weft started it. Returns the first error of the run
+ * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
+ * earlier), else WEFT_ERR_INVALID for a taskpool not waited for or a
+ * trace file that could not be written, else 0. After a disagreement no
+ * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL.
+ * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
 
 WEFT_API int weft_rank(const weft_context_t *ctx);
@@ -258,14 +271,25 @@ WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_tas
                                              ...);
 
 /* Blocks until every task inserted in tp has run (or was cancelled) and
- * every final version is back on its owner. A task that failed cancels the
- * tasks that depend on it, on every rank; every rank's wait then logs one
- * line naming the failed task and returns WEFT_ERR_TASK
- * (docs/SEMANTICS.md section 3). Also WEFT_ERR_MISMATCH when ranks inserted
- * different sequences. Collective when the context has several ranks.
- * The taskpool (and others of the context) can take new tasks afterwards:
- * each wait returns its own taskpool's outcome. */
+ * every final version is back on its owner. Collective: it starts with the
+ * agreement of the ranks (docs/SEMANTICS.md section 4); when they are at
+ * different points (another taskpool's wait, weft_fini) or inserted
+ * different tasks or created different data (class, data, modes, shapes,
+ * owners, grid), every rank logs where each rank is or the first divergent
+ * entry, and returns WEFT_ERR_MISMATCH without waiting for the tasks (they
+ * may never run); every later wait then returns WEFT_ERR_MISMATCH at once.
+ * A task that failed cancels the tasks that depend on it, on every rank;
+ * every rank's wait then logs one line naming the failed task and returns
+ * WEFT_ERR_TASK (section 3). With watchdog_s set, a stalled wait says what
+ * it waits for (section 6). WEFT_ERR_INVALID for tp NULL. The taskpool (and
+ * others of the context) can take new tasks afterwards: each wait returns
+ * its own taskpool's outcome. */
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
+/* Frees tp. Tasks inserted since its last wait are first waited for, after
+ * an error that names the taskpool (weft_fini then returns
+ * WEFT_ERR_INVALID). Collective in that case. A taskpool whose wait
+ * returned WEFT_ERR_MISMATCH is released by weft_fini instead (its tasks
+ * may still be held). */
 WEFT_API void weft_taskpool_free(weft_taskpool_t *tp);
 
 /* Tasks run by this rank in tp so far. */

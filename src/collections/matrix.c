@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "stf/context.h"
+#include "stf/seqcheck.h"
 #include "util/log.h"
 
 struct weft_matrix {
@@ -155,6 +156,10 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
                                int nb, int P, int Q)
 {
+    if (ctx)
+        weft_seqcheck_call(ctx,
+                           "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
+                           (int)type, (long long)m, (long long)n, mb, nb, P, Q);
     weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
     if (!A) return NULL;
     if (make_tiles(A, attach_runtime, NULL) != 0) {
@@ -168,6 +173,10 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
 weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
+    if (ctx)
+        weft_seqcheck_call(ctx,
+                           "weft_matrix_wrap(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
+                           (int)type, (long long)m, (long long)n, mb, nb, P, Q);
     if (!ptr || lda < m) {
         weft_error("matrix wrap: %s", !ptr ? "NULL pointer" : "lda is smaller than m");
         return NULL;

@@ -3,9 +3,11 @@
 #include <cblas.h>
 #include <stdlib.h>
 
-#include "stf/devmgr.h"
+#include "stf/agree.h"
 #include "stf/comm_glue.h"
+#include "stf/devmgr.h"
 #include "stf/exec.h"
+#include "stf/seqcheck.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -115,14 +117,21 @@ static int start_comm(weft_context_t *ctx)
     return rc;
 }
 
-/* The trace (parameter trace=FILE): tracks for the main thread, the
- * workers and the comm thread; devices add theirs when they start. Ranks
- * align their clocks after a barrier. */
+/* The trace (parameter trace=FILE): the file is opened now, so that a
+ * path that cannot be written fails weft_init rather than the end of the
+ * run; tracks for the main thread, the workers and the comm thread;
+ * devices add theirs when they start. */
 static int start_trace(weft_context_t *ctx)
 {
     int rc = weft_trace_create(weft_params_str(ctx->params, "trace"),
                                weft_params_int(ctx->params, "trace_buffer_events"), &ctx->trace);
     if (rc != WEFT_SUCCESS || !ctx->trace) return rc;
+    rc = weft_trace_open(ctx->trace, ctx->rank);
+    if (rc != WEFT_SUCCESS) {
+        weft_trace_destroy(ctx->trace);
+        ctx->trace = NULL;
+        return rc;
+    }
     int ncores = (int)weft_params_int(ctx->params, "cores");
     if (ncores <= 0)
         ncores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
@@ -134,18 +143,17 @@ static int start_trace(weft_context_t *ctx)
         if (w == 0) ctx->trace_worker0 = t;
     }
     ctx->trace_comm = weft_trace_track(ctx->trace, "comm");
-    MPI_Barrier(ctx->comm);
-    weft_trace_set_origin(ctx->trace, weft_trace_now());
     return WEFT_SUCCESS;
 }
 
-static void write_trace(weft_context_t *ctx)
+static int write_trace(weft_context_t *ctx)
 {
-    if (!ctx->trace) return;
-    if (weft_trace_write(ctx->trace, ctx->rank) != WEFT_SUCCESS)
-        weft_error("could not write the trace file");
+    if (!ctx->trace) return WEFT_SUCCESS;
+    int rc = weft_trace_write(ctx->trace, ctx->rank);
+    if (rc != WEFT_SUCCESS) weft_error("weft_fini: the trace could not be written");
     weft_trace_destroy(ctx->trace);
     ctx->trace = NULL;
+    return rc;
 }
 
 static void stop_mpi(weft_context_t *ctx)
@@ -154,86 +162,187 @@ static void stop_mpi(weft_context_t *ctx)
     if (ctx->mpi_started) MPI_Finalize();
 }
 
-weft_context_t *weft_init(int *argc, char ***argv)
+/* Step 1: parameters. A failure is kept for the agreement, never returned
+ * early: the other ranks would wait for this one in MPI. */
+static int load_params(weft_context_t *ctx, int *argc, char ***argv)
 {
-    weft_context_t *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return NULL;
-    ctx->comm = MPI_COMM_NULL;
-    weft_task_pool_init(&ctx->task_pool);
-    pthread_mutex_init(&ctx->live_lock, NULL);
-    if (weft_params_create(&ctx->params) != 0) goto undo_ctx;
-    if (weft_params_load(ctx->params, argc, argv) != 0) goto undo_params;
+    int rc = weft_params_create(&ctx->params);
+    if (rc != WEFT_SUCCESS) {
+        weft_error("out of host memory for the parameters");
+        return rc;
+    }
+    rc = weft_params_load(ctx->params, argc, argv);
     weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
     ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
     ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
     ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
-    if (start_mpi(ctx, argc, argv) != 0) goto undo_params;
-    if (weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault))
-        goto undo_mpi;
-    if (hwloc_topology_init(&ctx->topo) != 0 || hwloc_topology_load(ctx->topo) != 0) {
+    if (rc == WEFT_SUCCESS)
+        rc =
+            weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault);
+    return rc;
+}
+
+/* Step 2: the machine, BLAS threads and the trace file; undoes itself on
+ * failure. */
+static int start_host(weft_context_t *ctx)
+{
+    if (hwloc_topology_init(&ctx->topo) != 0) {
         weft_error("hwloc could not read the machine topology");
-        goto undo_mpi;
+        return WEFT_ERR_INTERNAL;
     }
-    if (choose_cpuset(ctx) != 0) goto undo_topo;
+    int rc = WEFT_ERR_INTERNAL;
+    if (hwloc_topology_load(ctx->topo) != 0) {
+        weft_error("hwloc could not read the machine topology");
+        goto undo_topo;
+    }
+    if ((rc = choose_cpuset(ctx)) != WEFT_SUCCESS) goto undo_cpuset;
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
     ctx->blas_threads_saved = openblas_get_num_threads();
     openblas_set_num_threads(1);
-    if (start_trace(ctx) != 0) goto undo_blas;
-    if (weft_devexec_start(ctx) != 0) goto undo_trace;
-    if (start_workers(ctx) != 0) {
-        weft_error("could not start %d worker threads", ctx->ncores);
-        goto undo_devices;
-    }
-    if (start_comm(ctx) != 0) goto undo_workers;
-    return ctx;
+    if ((rc = start_trace(ctx)) != WEFT_SUCCESS) goto undo_blas;
+    return WEFT_SUCCESS;
 
-undo_workers:
-    weft_sched_destroy(ctx->sched);
-undo_devices:
-    weft_devexec_stop(ctx);
-undo_trace:
-    weft_trace_destroy(ctx->trace);
 undo_blas:
     openblas_set_num_threads(ctx->blas_threads_saved);
+undo_cpuset:
     hwloc_bitmap_free(ctx->cpuset);
 undo_topo:
     hwloc_topology_destroy(ctx->topo);
-undo_mpi:
-    weft_fault_destroy(ctx->fault);
-    stop_mpi(ctx);
+    return rc;
+}
+
+static void stop_host(weft_context_t *ctx)
+{
+    weft_trace_destroy(ctx->trace);
+    ctx->trace = NULL;
+    openblas_set_num_threads(ctx->blas_threads_saved);
+    hwloc_bitmap_free(ctx->cpuset);
+    hwloc_topology_destroy(ctx->topo);
+}
+
+/* Step 4: workers and the comm thread; undoes itself on failure. */
+static int start_threads(weft_context_t *ctx)
+{
+    int rc = start_workers(ctx);
+    if (rc != WEFT_SUCCESS) {
+        weft_error("could not start %d worker threads", ctx->ncores);
+        return rc;
+    }
+    rc = start_comm(ctx);
+    if (rc != WEFT_SUCCESS) weft_sched_destroy(ctx->sched);
+    return rc;
+}
+
+static void stop_threads(weft_context_t *ctx)
+{
+    weft_comm_destroy(ctx->comm_engine);
+    ctx->comm_engine = NULL;
+    weft_sched_destroy(ctx->sched);
+}
+
+/* After each step of weft_init every rank learns whether any rank failed,
+ * and all print the failing rank's own words. */
+static int init_agree(weft_context_t *ctx, int step, const char *what, int rc)
+{
+    weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
+    snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
+    weft_agree_outcome_t out;
+    int arc = weft_agree(ctx, &v, &out);
+    if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
+    if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
+        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
+    else
+        weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);
+    return arc;
+}
+
+/* MPI starts first, so that every later failure can be agreed on; each
+ * failure-prone step ends with an agreement that every rank enters. */
+weft_context_t *weft_init(int *argc, char ***argv)
+{
+    weft_context_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        weft_error("weft_init: out of host memory");
+        return NULL;
+    }
+    ctx->comm = MPI_COMM_NULL;
+    weft_task_pool_init(&ctx->task_pool);
+    pthread_mutex_init(&ctx->live_lock, NULL);
+    weft_log_clear_last_error();
+    if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
+    int rc = load_params(ctx, argc, argv);
+    if (init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
+    rc = start_host(ctx);
+    if (init_agree(ctx, 2, "topology and trace file", rc) != WEFT_SUCCESS) {
+        if (rc == WEFT_SUCCESS) stop_host(ctx);
+        goto undo_params;
+    }
+    /* The ranks left the agreement together: the traces share an origin. */
+    weft_trace_set_origin(ctx->trace, weft_trace_now());
+    rc = weft_devexec_start(ctx);
+    if (init_agree(ctx, 3, "devices", rc) != WEFT_SUCCESS) {
+        if (rc == WEFT_SUCCESS) weft_devexec_stop(ctx);
+        goto undo_host;
+    }
+    rc = start_threads(ctx);
+    if (init_agree(ctx, 4, "workers and comm", rc) != WEFT_SUCCESS) {
+        if (rc == WEFT_SUCCESS) stop_threads(ctx);
+        goto undo_devices;
+    }
+    return ctx;
+
+undo_devices:
+    weft_devexec_stop(ctx);
+undo_host:
+    stop_host(ctx);
 undo_params:
+    weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
+    stop_mpi(ctx);
 undo_ctx:
     pthread_mutex_destroy(&ctx->live_lock);
+    weft_task_pool_fini(&ctx->task_pool);
     free(ctx);
     return NULL;
 }
 
+/* Taskpools not waited for are waited for first (all ranks in the same
+ * order), then the ranks agree that all reached weft_fini: only then is
+ * the barrier safe. After a disagreement no collective runs at all. */
 int weft_fini(weft_context_t *ctx)
 {
-    if (!ctx) return WEFT_ERR_INVALID;
+    if (!ctx) {
+        weft_error("weft_fini: NULL context (weft_init failed or was not called)");
+        return WEFT_ERR_INVALID;
+    }
+    (void)weft_context_wait_forgotten(ctx);
+    if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
     if (ctx->comm_engine) {
         /* Every rank's transfers are over once all reach this point. */
-        MPI_Barrier(ctx->comm);
+        if (!ctx->diverged) MPI_Barrier(ctx->comm);
         weft_comm_destroy(ctx->comm_engine);
     }
     weft_sched_destroy(ctx->sched);
-    int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
+    weft_context_free_taskpools(ctx, 0);
+    if (ctx->leak_report) (void)weft_context_leak_report(ctx, "weft_fini");
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
-    write_trace(ctx);
+    weft_context_free_taskpools(ctx, 1);
+    int trc = write_trace(ctx);
+    if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     int rc = atomic_load(&ctx->error);
+    if (rc == WEFT_SUCCESS) rc = ctx->misuse;
     openblas_set_num_threads(ctx->blas_threads_saved);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
+    weft_seqlog_free(&ctx->calls);
     free(ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     free(ctx);
-    (void)leaks;
     return rc;
 }
 

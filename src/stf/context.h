@@ -12,6 +12,7 @@
 #include "data/data.h"
 #include "params/params.h"
 #include "sched/sched.h"
+#include "stf/seqlog.h"
 #include "trace/trace.h"
 #include "weft/weft.h"
 
@@ -40,6 +41,17 @@ struct weft_context {
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
     atomic_llong actions_done; /* network SEND/RECV tasks finished */
+    atomic_long tasks_running; /* bodies started and not finished (host and devices) */
+    /* Agreement between ranks (stf/agree.h), main thread. */
+    long nagree;         /* agreements passed */
+    int diverged;        /* an agreement found the ranks out of step: no collective is safe */
+    int misuse;          /* a call weft_fini reports: taskpool not waited for, trace not written */
+    weft_seqlog_t calls; /* data and matrix creations since the last agreement */
+    /* Taskpools not freed yet, in creation order (main thread): weft_fini
+     * waits for those with tasks not waited for, then frees them. */
+    struct weft_taskpool **taskpools;
+    int ntaskpools, taskpools_cap;
+    long taskpools_made; /* numbers taskpools from 1 */
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_data_t **live;
@@ -65,5 +77,18 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
+
+/* The live taskpools (stf/livepools.c). Add assigns tp its number. */
+int weft_context_add_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
+void weft_context_remove_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
+/* weft_fini's first step: an error naming each live taskpool with tasks
+ * not waited for, then a wait for each in creation order (collective, as
+ * the user's waits). Returns WEFT_ERR_INVALID when there was one. */
+int weft_context_wait_forgotten(weft_context_t *ctx);
+/* Frees the taskpools the user did not free: those the ranks agreed on
+ * (mismatched 0) once the workers stopped, then (mismatched 1) those whose
+ * tasks may still be held by a device or the comm engine, once every
+ * thread is stopped. */
+void weft_context_free_taskpools(weft_context_t *ctx, int mismatched);
 
 #endif

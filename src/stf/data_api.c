@@ -4,12 +4,15 @@
 
 #include "stf/context.h"
 #include "stf/devmgr.h"
+#include "stf/seqcheck.h"
 #include "util/log.h"
 
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                            int owner_rank)
 {
     if (!ctx) return NULL;
+    weft_seqcheck_call(ctx, "weft_data_new(type %d, %d x %d, owner rank %d)", (int)type, rows, cols,
+                       owner_rank);
     if (owner_rank < 0 || owner_rank >= ctx->nranks) {
         weft_error("weft_data_new: owner rank %d is not in [0, %d)", owner_rank, ctx->nranks);
         return NULL;
@@ -28,6 +31,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
                                 int cols, int64_t ld)
 {
     if (!ctx) return NULL;
+    weft_seqcheck_call(ctx, "weft_data_register(type %d, %d x %d)", (int)type, rows, cols);
     if (!ptr || ld < rows) {
         weft_error("weft_data_register: %s", !ptr ? "NULL pointer" : "ld smaller than rows");
         return NULL;

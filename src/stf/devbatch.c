@@ -125,6 +125,7 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
         f->task->device = dev->index;
         f->phase = PHASE_EXEC;
         f->start_ns = now;
+        atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
         f->batch = b;
         b->tasks[b->n] = f->task;
         group[b->n++] = f; /* the staged ones, in batch order */

@@ -228,6 +228,7 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->phase = PHASE_EXEC;
     f->start_ns = weft_clock_ns();
     t->body_fn = weft_devselect_body(m->ctx, t, dev->index);
+    atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
     if (f->rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
@@ -268,6 +269,7 @@ void weft_devexec_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)
 {
     weft_task_t *t = f->task;
+    atomic_fetch_sub(&m->ctx->tasks_running, 1);
     if (rc == WEFT_SUCCESS) rc = f->rc;
     finish_transfers(m, f, rc == WEFT_SUCCESS);
     publish(m, t, rc == WEFT_SUCCESS);

@@ -173,7 +173,7 @@ static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
 {
     weft_context_t *ctx = tp->ctx;
     int exec_rank = weft_remote_exec_rank(t, aff);
-    *rc = weft_seqcheck_log(tp, t);
+    *rc = weft_seqcheck_log(tp, t, exec_rank);
     if (*rc == WEFT_SUCCESS) *rc = weft_remote_infer(tp, t, exec_rank);
     return exec_rank == ctx->rank;
 }

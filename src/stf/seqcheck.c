@@ -1,8 +1,10 @@
 #include "stf/seqcheck.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stf/agree.h"
 #include "util/log.h"
 
 static uint64_t fold(uint64_t h, uint64_t v)
@@ -18,72 +20,188 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t)
+static int seqlog_grow(weft_seqlog_t *l, int with_detail)
 {
-    if (tp->nseq == tp->seq_cap) {
-        long cap = tp->seq_cap ? tp->seq_cap * 2 : 1024;
-        uint64_t *l = realloc(tp->seq_log, sizeof *l * (size_t)cap);
-        if (l) tp->seq_log = l;
-        const char **n = realloc(tp->seq_name, sizeof *n * (size_t)cap);
-        if (n) tp->seq_name = n;
-        if (!l || !n) return WEFT_ERR_NOMEM;
-        tp->seq_cap = cap;
+    long cap = l->cap ? l->cap * 2 : 256;
+    uint64_t *h = realloc(l->log, sizeof *h * (size_t)cap);
+    if (h) l->log = h;
+    const char **n = realloc(l->name, sizeof *n * (size_t)cap);
+    if (n) l->name = n;
+    char(*d)[WEFT_SEQ_DETAIL] = l->detail;
+    if (with_detail) {
+        d = realloc(l->detail, sizeof *d * (size_t)cap);
+        if (d) l->detail = d;
     }
-    uint64_t h = fold(tp->seq_hash, hash_str(t->cls->name));
-    for (int i = 0; i < t->nflows; i++)
-        h = fold(h, t->flow[i].data->key * 4 + (uint64_t)t->flow[i].mode);
-    tp->seq_hash = h;
-    tp->seq_log[tp->nseq] = h;
-    tp->seq_name[tp->nseq] = t->cls->name;
-    tp->nseq++;
+    if (!h || !n || (with_detail && !d)) return WEFT_ERR_NOMEM;
+    l->cap = cap;
     return WEFT_SUCCESS;
 }
 
-/* Rank 0 finds the first position where a rank's running hash differs
- * from its own; every rank then names its task at that position. */
-static long first_divergence(weft_taskpool_t *tp, MPI_Comm comm, int rank, int nranks)
+/* The hash always moves, so ranks compare all they did; the entry itself
+ * is kept to name a divergence, and counted as lost when memory lacks. */
+static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const char *detail)
 {
-    long n = tp->nseq, maxn = 0;
-    MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, comm);
-    uint64_t *mine = calloc((size_t)maxn + 1, sizeof *mine);
-    uint64_t *all = rank == 0 ? calloc(((size_t)maxn + 1) * (size_t)nranks, sizeof *all) : NULL;
-    if (n) memcpy(mine, tp->seq_log, sizeof *mine * (size_t)n);
-    MPI_Gather(mine, (int)maxn + 1, MPI_UINT64_T, all, (int)maxn + 1, MPI_UINT64_T, 0, comm);
+    l->hash = fold(l->hash, entry);
+    if (l->n == l->cap && seqlog_grow(l, detail != NULL) != WEFT_SUCCESS) {
+        l->lost++;
+        return WEFT_ERR_NOMEM;
+    }
+    l->log[l->n] = l->hash;
+    l->name[l->n] = name;
+    if (detail) snprintf(l->detail[l->n], WEFT_SEQ_DETAIL, "%s", detail);
+    l->n++;
+    return WEFT_SUCCESS;
+}
+
+static void seqlog_clear(weft_seqlog_t *l)
+{
+    l->n = 0;
+    l->hash = 0;
+    l->lost = 0;
+}
+
+void weft_seqlog_free(weft_seqlog_t *l)
+{
+    free(l->log);
+    free(l->name);
+    free(l->detail);
+    *l = (weft_seqlog_t){0};
+}
+
+int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
+{
+    uint64_t h = fold(hash_str(t->cls->name), (uint64_t)exec_rank);
+    for (int i = 0; i < t->nflows; i++) {
+        const weft_data_t *d = t->flow[i].data;
+        h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
+        h = fold(h, (uint64_t)d->owner_rank);
+        h = fold(h, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+    }
+    return seqlog_add(&tp->seq, h, t->cls->name, NULL);
+}
+
+void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
+{
+    char text[WEFT_SEQ_DETAIL];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (seqlog_add(&ctx->calls, hash_str(text), NULL, text) != WEFT_SUCCESS)
+        weft_warn("out of memory keeping '%s' for the check across ranks", text);
+}
+
+/* Rank 0 finds the first position where any rank's running hash differs
+ * from its own and which ranks differ there; every rank learns both. */
+static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
+{
+    long n = l->n, maxn = 0;
+    MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
+    size_t row = (size_t)maxn + 1;
+    uint64_t *mine = calloc(row, sizeof *mine);
+    uint64_t *all = ctx->rank == 0 ? calloc(row * (size_t)ctx->nranks, sizeof *all) : NULL;
+    if (!mine || (ctx->rank == 0 && !all)) {
+        weft_error("out of memory comparing the ranks' sequences: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    if (n) memcpy(mine, l->log, sizeof *mine * (size_t)n);
+    MPI_Gather(mine, (int)row, MPI_UINT64_T, all, (int)row, MPI_UINT64_T, 0, ctx->comm);
     long first = maxn;
-    for (int r = 1; rank == 0 && r < nranks; r++)
+    for (int r = 1; ctx->rank == 0 && r < ctx->nranks; r++)
         for (long k = 0; k < first; k++)
-            if (all[(size_t)r * (maxn + 1) + k] != all[k]) {
+            if (all[(size_t)r * row + (size_t)k] != all[k]) {
                 first = k;
                 break;
             }
-    MPI_Bcast(&first, 1, MPI_LONG, 0, comm);
+    for (int r = 0; ctx->rank == 0 && r < ctx->nranks; r++)
+        differs[r] = first < maxn && all[(size_t)r * row + (size_t)first] != all[first];
+    MPI_Bcast(&first, 1, MPI_LONG, 0, ctx->comm);
+    MPI_Bcast(differs, ctx->nranks, MPI_INT, 0, ctx->comm);
     free(mine);
     free(all);
     return first;
 }
 
-int weft_seqcheck_verify(weft_taskpool_t *tp)
+static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
 {
-    weft_context_t *ctx = tp->ctx;
-    uint64_t v[2] = {tp->seq_hash, ~tp->seq_hash}, m[2];
-    long n[2] = {tp->nseq, -tp->nseq}, nm[2];
-    MPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MAX, ctx->comm);
-    MPI_Allreduce(n, nm, 2, MPI_LONG, MPI_MAX, ctx->comm);
-    if (m[0] == ~m[1] && nm[0] == -nm[1]) return WEFT_SUCCESS;
-    long k = first_divergence(tp, ctx->comm, ctx->rank, ctx->nranks);
-    if (k < tp->nseq)
-        weft_error("taskpool %s: ranks inserted different task sequences; first divergent task "
-                   "is #%ld, which this rank inserted as '%s'",
-                   tp->name, k, tp->seq_name[k]);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < nranks && len + 16 < n; r++)
+        if (differs[r]) len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
+}
+
+/* what: "task" or "data creation"; subject: the taskpool's words. */
+static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const char *subject,
+                             const char *verb, const char *what)
+{
+    int *differs = calloc((size_t)ctx->nranks, sizeof *differs);
+    if (!differs) {
+        weft_error("out of memory comparing the ranks' sequences: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    long k = first_divergence(ctx, l, differs);
+    char ranks[256];
+    list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
+    const char *mine = k >= l->n ? NULL : l->detail ? l->detail[k] : l->name[k];
+    if (mine)
+        weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
+                   "as '%s' (ranks differing there from rank 0: %s)",
+                   subject, verb, what, what, k, verb, mine, ranks);
     else
-        weft_error("taskpool %s: ranks inserted different task sequences; first divergent task "
-                   "is #%ld, which this rank never inserted (it inserted %ld tasks)",
-                   tp->name, k, tp->nseq);
+        weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
+                   "%s (it %s %ld; ranks differing there from rank 0: %s)",
+                   subject, verb, what, what, k, verb, verb, l->n, ranks);
+    free(differs);
     return WEFT_ERR_MISMATCH;
 }
 
-void weft_seqcheck_reset(weft_taskpool_t *tp)
+/* The agreement and, when the ranks are at the same point with different
+ * histories, the first difference named (collectives all ranks enter,
+ * since all saw the same outcome). */
+static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
-    tp->nseq = 0;
-    tp->seq_hash = 0;
+    v->call_hash = ctx->calls.hash;
+    v->ncalls = ctx->calls.n + ctx->calls.lost;
+    weft_agree_outcome_t out;
+    int rc = weft_agree(ctx, v, &out);
+    if (rc == WEFT_SUCCESS && !out.same_calls)
+        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation");
+    if (out.same_point && tp && !out.same_tasks) {
+        char subject[96];
+        snprintf(subject, sizeof subject, "taskpool %s", tp->name);
+        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task");
+        if (rc == WEFT_SUCCESS) rc = trc;
+    }
+    if (rc == WEFT_SUCCESS) {
+        seqlog_clear(&ctx->calls);
+        return WEFT_SUCCESS;
+    }
+    /* No collective is safe any more: the ranks are not in step. */
+    ctx->diverged = 1;
+    weft_context_fail(ctx, rc);
+    return rc;
 }
+
+int weft_seqcheck_verify(weft_taskpool_t *tp)
+{
+    weft_agree_vote_t v = {
+        .point = WEFT_AGREE_WAIT,
+        .ordinal = tp->number,
+        .task_hash = tp->seq.hash,
+        .ntasks = tp->seq.n + tp->seq.lost,
+    };
+    snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
+             tp->name, tp->number);
+    int rc = check(tp->ctx, &v, tp);
+    if (rc != WEFT_SUCCESS) tp->mismatch = 1;
+    return rc;
+}
+
+int weft_seqcheck_fini(weft_context_t *ctx)
+{
+    weft_agree_vote_t v = {.point = WEFT_AGREE_FINI};
+    snprintf(v.where, sizeof v.where, "weft_fini");
+    return check(ctx, &v, NULL);
+}
+
+void weft_seqcheck_reset(weft_taskpool_t *tp) { seqlog_clear(&tp->seq); }

@@ -21,6 +21,13 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
+    if (weft_context_add_taskpool(ctx, tp) != WEFT_SUCCESS) {
+        weft_error("taskpool %s: out of host memory", tp->name);
+        pthread_cond_destroy(&tp->done);
+        pthread_mutex_destroy(&tp->lock);
+        free(tp);
+        return NULL;
+    }
     return tp;
 }
 
@@ -68,15 +75,20 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 {
     if (!tp) return WEFT_ERR_INVALID;
     weft_context_t *ctx = tp->ctx;
+    if (ctx->diverged) {
+        /* Its tasks may wait for transfers that will never come. */
+        weft_error("taskpool %s is not waited for: the ranks are out of step since an earlier "
+                   "disagreement (see above)",
+                   tp->name);
+        tp->mismatch = 1;
+        return WEFT_ERR_MISMATCH;
+    }
     if (ctx->nranks > 1) {
-        /* Compare sequences before waiting: a divergence would otherwise
-         * leave a receive waiting forever. */
+        /* The agreement comes first, before any other collective and any
+         * transfer: ranks elsewhere would otherwise leave this one
+         * waiting forever. */
         int rc = weft_seqcheck_verify(tp);
-        if (rc != WEFT_SUCCESS) {
-            weft_context_fail(ctx, rc);
-            tp->mismatch = 1;
-            return rc;
-        }
+        if (rc != WEFT_SUCCESS) return rc;
         rc = weft_remote_flush(tp);
         if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
     }
@@ -98,22 +110,34 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 
 double weft_taskpool_gflops(const weft_taskpool_t *tp) { return tp ? tp->last_gflops : 0.0; }
 
-void weft_taskpool_free(weft_taskpool_t *tp)
+void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
-    if (!tp) return;
-    if (atomic_load(&tp->pending) > 0 && !tp->mismatch) {
-        weft_error("taskpool %s freed with %ld tasks pending: waiting for them", tp->name,
-                   (long)atomic_load(&tp->pending));
-        int rc = weft_taskpool_wait(tp);
-        (void)rc;
-    }
-    if (!tp->mismatch) reset_tracking(tp);
+    weft_context_remove_taskpool(tp->ctx, tp);
     free(tp->touched);
-    free(tp->seq_log);
-    free(tp->seq_name);
+    weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);
     pthread_mutex_destroy(&tp->lock);
     free(tp);
+}
+
+void weft_taskpool_free(weft_taskpool_t *tp)
+{
+    if (!tp) return;
+    /* Tasks of a taskpool the ranks disagreed on may still run, or never:
+     * weft_fini destroys it once no thread can touch it. */
+    if (tp->mismatch) return;
+    /* Whether tasks were inserted since the last wait, not whether some are
+     * pending here: every rank must make the same implicit wait. */
+    if (tp->t_first > 0 && !tp->mismatch) {
+        weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
+                   "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
+                   tp->name, (long)atomic_load(&tp->pending));
+        tp->ctx->misuse = WEFT_ERR_INVALID;
+        if (weft_taskpool_wait(tp) != WEFT_SUCCESS)
+            weft_error("taskpool %s: the wait at its free failed", tp->name);
+    }
+    if (!tp->mismatch) reset_tracking(tp);
+    weft_taskpool_destroy(tp);
 }
 
 int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)

@@ -8,6 +8,7 @@
 
 #include "stf/context.h"
 #include "stf/failure.h"
+#include "stf/seqlog.h"
 
 struct weft_taskpool {
     weft_context_t *ctx;
@@ -23,17 +24,16 @@ struct weft_taskpool {
     uint64_t epoch; /* tags data touched since the last wait */
     weft_data_t **touched;
     int ntouched, touched_cap;
-    /* Insertion log for the cross-rank sequence check (nranks > 1). */
-    uint64_t seq_hash;
-    uint64_t *seq_log;     /* running hash after each task */
-    const char **seq_name; /* class name of each task */
-    long nseq, seq_cap;
-    int mismatch; /* the sequence check failed: tasks may never finish */
+    weft_seqlog_t seq;       /* insertion log for the cross-rank sequence check (nranks > 1) */
+    int mismatch;            /* the sequence check failed: tasks may never finish */
+    long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
 };
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
 void weft_taskpool_task_done(weft_taskpool_t *tp);
+/* Frees tp's memory only: no wait, no reset of the data it touched. */
+void weft_taskpool_destroy(weft_taskpool_t *tp);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
 

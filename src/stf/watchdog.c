@@ -1,7 +1,9 @@
 /* Waiting for a taskpool with an eye open: a progress line on rank 0 once a
  * second (parameter progress) and a stall watchdog (watchdog_s): with no
- * task completed and no byte moved for that long, the rank says what it
- * waits for, and with watchdog_abort ends the run with a non-zero exit. */
+ * task running, none completed and no byte moved for that long, the rank
+ * says what it waits for, and with watchdog_abort ends the run with a
+ * non-zero exit. A long task is not a stall: while a body runs (on a
+ * worker or a device) the rank is making progress. */
 #include "stf/watchdog.h"
 
 #include <stdio.h>
@@ -66,8 +68,8 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
 static void report_stall(weft_taskpool_t *tp, double idle)
 {
     weft_context_t *ctx = tp->ctx;
-    weft_error("stall: taskpool %s: no task completed and no transfer progressed for %.0f s; "
-               "%ld tasks pending here",
+    weft_error("stall: taskpool %s: no task running, none completed and no transfer progressed "
+               "for %.0f s; %ld tasks pending here",
                tp->name, idle, (long)atomic_load(&tp->pending));
     const weft_task_t *seen[32];
     int shown = 0;
@@ -104,7 +106,7 @@ void weft_watchdog_wait(weft_taskpool_t *tp)
         pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
         double now = weft_clock_s();
         int64_t m = progress_mark(ctx);
-        if (m != mark) {
+        if (m != mark || atomic_load(&ctx->tasks_running) > 0) {
             mark = m;
             last_move = now;
             reported = 0;

@@ -12,6 +12,7 @@ _Thread_local int weft_trace_thread_track = -1;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
 #include "weft/weft.h"
@@ -40,6 +41,8 @@ typedef struct trace_track {
 
 struct weft_trace {
     char *prefix;
+    char *path; /* prefix.rank<N>.json once opened */
+    FILE *file; /* opened by weft_trace_open, written and closed by weft_trace_write */
     int64_t max_events;
     uint64_t origin;
     pthread_mutex_t lock; /* serializes track registration only */
@@ -129,8 +132,37 @@ void weft_trace_destroy(weft_trace_t *tr)
     int n = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
     for (int i = 0; i < n; i++) track_free(tr->tracks[i]);
     pthread_mutex_destroy(&tr->lock);
+    /* Opened and never written: the run did not get that far, and an
+     * empty file would pass for a trace. */
+    if (tr->file) {
+        fclose(tr->file);
+        unlink(tr->path);
+    }
+    free(tr->path);
     free(tr->prefix);
     free(tr);
+}
+
+int weft_trace_open(weft_trace_t *tr, int rank)
+{
+    if (!tr) return WEFT_SUCCESS;
+    if (tr->file) return WEFT_ERR_INVALID;
+    size_t len = strlen(tr->prefix) + 32;
+    char *path = malloc(len);
+    if (!path) return WEFT_ERR_NOMEM;
+    snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        weft_error("trace: cannot open '%s' for writing: %s (parameter trace: give a path "
+                   "in a writable directory)",
+                   path, strerror(errno));
+        free(path);
+        return WEFT_ERR_INVALID;
+    }
+    free(tr->path);
+    tr->path = path;
+    tr->file = f;
+    return WEFT_SUCCESS;
 }
 
 void weft_trace_set_origin(weft_trace_t *tr, uint64_t ns)
@@ -453,17 +485,13 @@ static void warn_dropped(const weft_trace_t *tr)
 int weft_trace_write(weft_trace_t *tr, int rank)
 {
     if (!tr) return WEFT_SUCCESS;
-    size_t len = strlen(tr->prefix) + 32;
-    char *path = malloc(len);
-    if (!path) return WEFT_ERR_NOMEM;
-    snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
-    int rc = WEFT_SUCCESS;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        weft_error("trace: cannot open '%s' for writing: %s", path, strerror(errno));
-        free(path);
-        return WEFT_ERR_INVALID;
+    if (!tr->file) {
+        int rc = weft_trace_open(tr, rank);
+        if (rc != WEFT_SUCCESS) return rc;
     }
+    FILE *f = tr->file;
+    tr->file = NULL;
+    int rc = WEFT_SUCCESS;
     /* Large buffer: the file is written in one go, often 100 MB or more. */
     setvbuf(f, NULL, _IOFBF, 1 << 20);
     flockfile(f);
@@ -471,10 +499,9 @@ int weft_trace_write(weft_trace_t *tr, int rank)
     funlockfile(f);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
-        weft_error("trace: writing '%s' failed: %s", path, strerror(errno));
+        weft_error("trace: writing '%s' failed: %s", tr->path, strerror(errno));
         rc = WEFT_ERR_INVALID;
     }
-    free(path);
     warn_dropped(tr);
     return rc;
 }

@@ -128,9 +128,19 @@ extern _Thread_local int weft_trace_thread_track;
  * each track. Slices recorded while it runs may be left out. Logs a warning
  * for tracks that dropped slices. Returns 0 (also for tr NULL, writing
  * nothing); WEFT_ERR_INVALID after logging when the file cannot be written.
- * One thread at a time.
+ * Writes to the file weft_trace_open opened (opening it itself otherwise)
+ * and closes it. One thread at a time.
  */
 WEFT_TRACE_WUR int weft_trace_write(weft_trace_t *tr, int rank);
+
+/*
+ * Open prefix.rank<rank>.json for writing now, so that a path that cannot
+ * be written is found at the start of a run, not after it. 0 for tr NULL;
+ * WEFT_ERR_INVALID after logging the path and errno text when it cannot be
+ * opened (or is open already); WEFT_ERR_NOMEM. weft_trace_destroy of a
+ * trace opened and never written removes the empty file.
+ */
+WEFT_TRACE_WUR int weft_trace_open(weft_trace_t *tr, int rank);
 
 /* Slices recorded so far whose category is cat, over all tracks; cat NULL
  * counts every slice. 0 for tr NULL. Any thread; O(slices). */

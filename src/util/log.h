@@ -3,6 +3,7 @@
 #define WEFT_UTIL_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum { WEFT_LOG_ERROR = 0, WEFT_LOG_WARN = 1, WEFT_LOG_INFO = 2, WEFT_LOG_DEBUG = 3 };
 
@@ -19,6 +20,13 @@ void weft_log(int level, int device, const char *fmt, ...) __attribute__((format
 /* Statistics asked for by the user (show_stats): always printed, to
  * stdout, as "weft[rank.device] stats: ...". */
 void weft_log_stats(int device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The longest message kept whole; longer ones are cut. */
+#define WEFT_LOG_LINE 1024
+/* Copies the message of the newest error line (any thread), "" if none
+ * since the last clear: a failure can then be told to the other ranks. */
+void weft_log_last_error(char *buf, size_t n);
+void weft_log_clear_last_error(void);
 
 #define weft_error(...) weft_log(WEFT_LOG_ERROR, -1, __VA_ARGS__)
 #define weft_warn(...) weft_log(WEFT_LOG_WARN, -1, __VA_ARGS__)

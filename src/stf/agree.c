@@ -1,0 +1,168 @@
+/* One MPI_Allreduce (MAX) of a fixed vector holding each field and its
+ * negation, so that every rank learns both the largest and the smallest
+ * value of each field: a field whose two ends differ is a disagreement.
+ * Only when something differs do the ranks, all knowing it, enter one
+ * more collective to learn who failed or where each rank is. */
+#include "stf/agree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+
+enum {
+    AG_POINT,
+    AG_ORDINAL,
+    AG_NAGREE,
+    AG_TASK_HI,
+    AG_TASK_LO,
+    AG_NTASKS,
+    AG_CALL_HI,
+    AG_CALL_LO,
+    AG_NCALLS,
+    AG_FAILRANK, /* the rank when its status is not 0, else nranks: its min names the failure */
+    AG_FIELDS
+};
+
+static void encode(const weft_context_t *ctx, const weft_agree_vote_t *v, int64_t *out)
+{
+    int64_t f[AG_FIELDS] = {
+        [AG_POINT] = v->point,
+        [AG_ORDINAL] = v->ordinal,
+        [AG_NAGREE] = ctx->nagree,
+        [AG_TASK_HI] = (int64_t)(v->task_hash >> 32),
+        [AG_TASK_LO] = (int64_t)(v->task_hash & 0xffffffffu),
+        [AG_NTASKS] = v->ntasks,
+        [AG_CALL_HI] = (int64_t)(v->call_hash >> 32),
+        [AG_CALL_LO] = (int64_t)(v->call_hash & 0xffffffffu),
+        [AG_NCALLS] = v->ncalls,
+        [AG_FAILRANK] = v->status != WEFT_SUCCESS ? ctx->rank : ctx->nranks,
+    };
+    for (int k = 0; k < AG_FIELDS; k++) {
+        out[k] = f[k];
+        out[AG_FIELDS + k] = -f[k];
+    }
+}
+
+static int same(const int64_t *r, int k) { return r[k] == -r[AG_FIELDS + k]; }
+
+/* Completes the collective; ranks arrive at their own pace, so with
+ * watchdog_s set a rank kept waiting says where it waits, once. */
+static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *where)
+{
+    int64_t wd = ctx->params ? weft_params_int(ctx->params, "watchdog_s") : 0;
+    double t0 = weft_clock_s();
+    int reported = 0;
+    for (long spins = 0;; spins++) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            weft_error("%s: the agreement between ranks failed in MPI", where);
+            return WEFT_ERR_MPI;
+        }
+        if (done) return WEFT_SUCCESS;
+        if (spins > 1000) {
+            struct timespec nap = {0, 100000};
+            nanosleep(&nap, NULL);
+        }
+        double waited = weft_clock_s() - t0;
+        if (wd > 0 && !reported && waited >= (double)wd) {
+            weft_error("stall: %s: waited %.0f s for every rank to reach this point (a rank "
+                       "still runs code of its own, or stopped before it)",
+                       where, waited);
+            reported = 1;
+        }
+    }
+}
+
+/* Every rank learns the failing rank's status and its own words. */
+static int share_failure(weft_context_t *ctx, const weft_agree_vote_t *mine,
+                         weft_agree_outcome_t *out)
+{
+    struct {
+        int status;
+        char msg[WEFT_LOG_LINE];
+    } f = {mine->status, ""};
+    if (ctx->rank == out->failed_rank) {
+        weft_log_last_error(f.msg, sizeof f.msg);
+        if (!f.msg[0]) snprintf(f.msg, sizeof f.msg, "%s", weft_strerror(mine->status));
+    }
+    if (MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, out->failed_rank, ctx->comm) != MPI_SUCCESS)
+        return WEFT_ERR_MPI;
+    out->failed_status = f.status;
+    memcpy(out->failed_msg, f.msg, sizeof f.msg);
+    return WEFT_SUCCESS;
+}
+
+/* "0,2-3": the ranks whose point reads the same as rank r0's. */
+static void rank_list(const char *all, int nranks, int r0, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int r = r0; r < nranks && len + 24 < n; r++) {
+        if (strcmp(all + (size_t)r * WEFT_AGREE_WHERE, all + (size_t)r0 * WEFT_AGREE_WHERE))
+            continue;
+        int e = r;
+        while (e + 1 < nranks && !strcmp(all + (size_t)(e + 1) * WEFT_AGREE_WHERE,
+                                         all + (size_t)r0 * WEFT_AGREE_WHERE))
+            e++;
+        len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
+        if (e > r) len += (size_t)snprintf(buf + len, n - len, "-%d", e);
+        r = e;
+    }
+}
+
+/* The ranks reached different points: each says where every rank is. */
+static int report_points(weft_context_t *ctx, const weft_agree_vote_t *mine)
+{
+    char *all = calloc((size_t)ctx->nranks, WEFT_AGREE_WHERE);
+    if (!all) {
+        /* The others are already in the gather: ending the job beats a hang. */
+        weft_error("out of memory naming the points the ranks reached: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    if (MPI_Allgather(mine->where, WEFT_AGREE_WHERE, MPI_CHAR, all, WEFT_AGREE_WHERE, MPI_CHAR,
+                      ctx->comm) != MPI_SUCCESS) {
+        free(all);
+        return WEFT_ERR_MPI;
+    }
+    weft_error("ranks are out of step: they reached different points of the program "
+               "(this rank is in %s)",
+               mine->where);
+    char ranks[256];
+    for (int r = 0; r < ctx->nranks; r++) {
+        int first = 1;
+        for (int q = 0; q < r && first; q++)
+            first = strcmp(all + (size_t)q * WEFT_AGREE_WHERE, all + (size_t)r * WEFT_AGREE_WHERE);
+        if (!first) continue;
+        rank_list(all, ctx->nranks, r, ranks, sizeof ranks);
+        weft_error("  rank %s: in %s", ranks, all + (size_t)r * WEFT_AGREE_WHERE);
+    }
+    free(all);
+    return WEFT_SUCCESS;
+}
+
+int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
+{
+    int64_t v[2 * AG_FIELDS], r[2 * AG_FIELDS];
+    encode(ctx, mine, v);
+    MPI_Request req;
+    if (MPI_Iallreduce(v, r, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm, &req) != MPI_SUCCESS) {
+        weft_error("%s: the agreement between ranks failed in MPI", mine->where);
+        return WEFT_ERR_MPI;
+    }
+    int rc = agree_complete(ctx, &req, mine->where);
+    if (rc != WEFT_SUCCESS) return rc;
+    ctx->nagree++;
+    int64_t failrank = -r[AG_FIELDS + AG_FAILRANK];
+    *out = (weft_agree_outcome_t){
+        .failed_rank = failrank < ctx->nranks ? (int)failrank : -1,
+        .same_point = same(r, AG_POINT) && same(r, AG_ORDINAL) && same(r, AG_NAGREE),
+        .same_tasks = same(r, AG_TASK_HI) && same(r, AG_TASK_LO) && same(r, AG_NTASKS),
+        .same_calls = same(r, AG_CALL_HI) && same(r, AG_CALL_LO) && same(r, AG_NCALLS),
+    };
+    /* Every rank saw the same reduction, so all enter the same collectives. */
+    if (out->failed_rank >= 0 && (rc = share_failure(ctx, mine, out)) != WEFT_SUCCESS) return rc;
+    if (!out->same_point && (rc = report_points(ctx, mine)) != WEFT_SUCCESS) return rc;
+    if (out->failed_rank >= 0) return out->failed_status;
+    return out->same_point ? WEFT_SUCCESS : WEFT_ERR_MISMATCH;
+}

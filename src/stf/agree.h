@@ -1,0 +1,53 @@
+/* The agreement between ranks: one collective that every rank enters at
+ * each point where the ranks must be in step (after each step of
+ * weft_init, at the start of weft_taskpool_wait and of weft_fini). Ranks
+ * that reached different points, or the same point with different
+ * histories or a failure, meet in it all the same and all find out, so a
+ * divergence becomes an error on every rank instead of a hang. */
+#ifndef WEFT_STF_AGREE_H
+#define WEFT_STF_AGREE_H
+
+#include <stdint.h>
+
+#include "stf/context.h"
+#include "util/log.h"
+
+typedef enum weft_agree_point {
+    WEFT_AGREE_INIT = 1, /* after a step of weft_init; ordinal: the step */
+    WEFT_AGREE_WAIT = 2, /* start of weft_taskpool_wait; ordinal: the taskpool's number */
+    WEFT_AGREE_FINI = 3, /* start of weft_fini */
+} weft_agree_point_t;
+
+#define WEFT_AGREE_WHERE 96
+
+/* What one rank brings to an agreement. */
+typedef struct weft_agree_vote {
+    weft_agree_point_t point;
+    long ordinal;
+    int status;         /* this rank's outcome so far, 0 when fine */
+    uint64_t task_hash; /* the taskpool's insertion sequence (WAIT) */
+    long ntasks;
+    uint64_t call_hash; /* data and matrix creations since the last agreement */
+    long ncalls;
+    char where[WEFT_AGREE_WHERE]; /* the point in words, for the report */
+} weft_agree_vote_t;
+
+/* What every rank learns from it (the same on every rank). */
+typedef struct weft_agree_outcome {
+    int failed_rank; /* lowest rank with a non-zero status, -1 if none */
+    int failed_status;
+    char failed_msg[WEFT_LOG_LINE]; /* that rank's last error message */
+    int same_point;                 /* point, ordinal and agreement count equal everywhere */
+    int same_tasks, same_calls;     /* hashes and counts equal everywhere */
+} weft_agree_outcome_t;
+
+/* Collective over ctx->comm. Fills out; when the ranks are at different
+ * points, logs on every rank where each rank is. Returns WEFT_SUCCESS when
+ * every rank is at the same point with status 0, the failed status when a
+ * rank failed, WEFT_ERR_MISMATCH when the points differ, WEFT_ERR_MPI when
+ * MPI failed. With watchdog_s set, a rank kept waiting in it that long
+ * says so. */
+int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
+    __attribute__((warn_unused_result));
+
+#endif

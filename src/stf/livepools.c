@@ -1,0 +1,72 @@
+/* The taskpools a context holds, so that weft_fini can neither drop tasks
+ * the user did not wait for nor leak a taskpool the user did not free. */
+#include <stdlib.h>
+
+#include "stf/context.h"
+#include "stf/taskpool.h"
+#include "util/log.h"
+
+int weft_context_add_taskpool(weft_context_t *ctx, weft_taskpool_t *tp)
+{
+    if (ctx->ntaskpools == ctx->taskpools_cap) {
+        int cap = ctx->taskpools_cap ? ctx->taskpools_cap * 2 : 8;
+        weft_taskpool_t **v = realloc(ctx->taskpools, sizeof *v * (size_t)cap);
+        if (!v) return WEFT_ERR_NOMEM;
+        ctx->taskpools = v;
+        ctx->taskpools_cap = cap;
+    }
+    ctx->taskpools[ctx->ntaskpools++] = tp;
+    tp->number = ++ctx->taskpools_made;
+    return WEFT_SUCCESS;
+}
+
+void weft_context_remove_taskpool(weft_context_t *ctx, weft_taskpool_t *tp)
+{
+    for (int i = 0; i < ctx->ntaskpools; i++) {
+        if (ctx->taskpools[i] != tp) continue;
+        for (int k = i + 1; k < ctx->ntaskpools; k++) ctx->taskpools[k - 1] = ctx->taskpools[k];
+        ctx->ntaskpools--;
+        return;
+    }
+}
+
+/* Tasks inserted since the last wait: the same answer on every rank in
+ * step, unlike the count of tasks still pending here. */
+static int has_unwaited(const weft_taskpool_t *tp) { return tp->t_first > 0 && !tp->mismatch; }
+
+int weft_context_wait_forgotten(weft_context_t *ctx)
+{
+    int forgotten = 0;
+    for (int i = 0; i < ctx->ntaskpools; i++) {
+        weft_taskpool_t *tp = ctx->taskpools[i];
+        if (!has_unwaited(tp)) continue;
+        weft_error("weft_fini: taskpool %s has tasks not waited for (%ld of them not finished "
+                   "on this rank): waiting for them now; call weft_taskpool_wait before "
+                   "weft_fini",
+                   tp->name, (long)atomic_load(&tp->pending));
+        forgotten++;
+        int rc = weft_taskpool_wait(tp);
+        if (rc != WEFT_SUCCESS)
+            weft_error("weft_fini: the wait for taskpool %s returned: %s", tp->name,
+                       weft_strerror(rc));
+    }
+    if (!forgotten) return WEFT_SUCCESS;
+    ctx->misuse = WEFT_ERR_INVALID;
+    return WEFT_ERR_INVALID;
+}
+
+void weft_context_free_taskpools(weft_context_t *ctx, int mismatched)
+{
+    for (int i = ctx->ntaskpools - 1; i >= 0; i--) {
+        weft_taskpool_t *tp = ctx->taskpools[i];
+        if (tp->mismatch != mismatched) continue;
+        if (mismatched)
+            weft_taskpool_destroy(tp);
+        else
+            weft_taskpool_free(tp);
+    }
+    if (ctx->ntaskpools > 0) return;
+    free(ctx->taskpools);
+    ctx->taskpools = NULL;
+    ctx->taskpools_cap = 0;
+}

@@ -1,0 +1,39 @@
+/* A trace that cannot be written at the end (its file is a link to
+ * /dev/full, which opens but takes no byte) makes weft_fini return an
+ * error naming the file. Skipped (77) without /dev/full. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "weft/weft.h"
+
+static int nop(weft_task_t *t) { return t ? 0 : 1; }
+
+static const weft_task_class_t cls = {.name = "nop", .body = {[WEFT_DEV_CPU] = nop}};
+
+int main(int argc, char **argv)
+{
+    if (access("/dev/full", W_OK) != 0) return 77;
+    char dir[] = "/tmp/weft_fini_trace_XXXXXX", prefix[64], file[96];
+    if (!mkdtemp(dir)) return 1;
+    snprintf(prefix, sizeof prefix, "%s/t", dir);
+    snprintf(file, sizeof file, "%s.rank0.json", prefix);
+    if (symlink("/dev/full", file) != 0) return 1;
+    setenv("WEFT_TRACE", prefix, 1);
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    int rc = ctx ? 0 : 1;
+    double x = 0;
+    weft_data_t *d = ctx ? weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1) : NULL;
+    weft_taskpool_t *tp = ctx ? weft_taskpool_new(ctx, "traced") : NULL;
+    if (tp) rc |= weft_insert_task(tp, &cls, WEFT_RW, d, 0);
+    if (tp) rc |= weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    int f = ctx ? weft_fini(ctx) : 0;
+    unlink(file);
+    rmdir(dir);
+    int ok = rc == 0 && f != 0;
+    printf("test_fini_trace: init and wait %d, weft_fini %d: %s\n", rc, f,
+           ok ? "PASSED" : "FAILED");
+    return !ok;
+}
