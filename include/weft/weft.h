@@ -130,10 +130,11 @@ WEFT_API void weft_data_release(weft_data_t *data);
  * into host memory, makes every device copy stale (what the user writes
  * through the pointer before the next taskpool is what its tasks read),
  * and returns the host memory (its leading dimension in *ld when ld is
- * not NULL). NULL after logging when the data is used by a taskpool not
- * yet waited for (the message names the data and the taskpool), when it
- * is acquired (weft_data_host_acquire), when this rank does not hold it,
- * or when a NEW data was never written. To read without invalidating the
+ * not NULL). NULL without a message for a data another rank owns (a probe
+ * for this rank's tiles); NULL after logging when the data is used by a
+ * taskpool not yet waited for (the message names the data and the
+ * taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
+ * data was never written. To read without invalidating the
  * device copies, use weft_data_host_acquire with WEFT_R. */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
 

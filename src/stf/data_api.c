@@ -80,6 +80,8 @@ void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
     if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;
     /* The host may write through the pointer: an acquire for read-write,
      * released at once, leaves every device copy stale. */
+    const char *tp = weft_data_busy_taskpool(d);
+    if (!tp && d->owner_rank != d->ctx->rank) return NULL; /* a probe for this rank's tiles */
     void *p = NULL;
     int64_t l = 0;
     if (weft_acquire_host(d, WEFT_RW, "weft_data_host_ptr", &p, &l) != WEFT_SUCCESS) return NULL;
