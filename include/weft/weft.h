@@ -4,7 +4,16 @@
  * returns a weft status (0 success, negative error, see weft_strerror).
  * Unless said otherwise a function is called from the thread that called
  * weft_init (the "main" thread); task bodies run on worker or device threads
- * and may only call the weft_task_* accessors. */
+ * and may only call the weft_task_* accessors. The contract (user memory,
+ * handles, failures) is docs/SEMANTICS.md.
+ *
+ * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
+ * carry a type tag that every call taking one checks first: a handle of
+ * another kind, NULL, or a released handle (one of the last 16384 given
+ * back per context) is refused with "argument N of CALL is a weft_matrix_t,
+ * not a weft_data_t: ..." on stderr; the call then returns
+ * WEFT_ERR_INVALID (int status), NULL (pointer), -1 (count or index) or
+ * nothing (void). */
 #ifndef WEFT_WEFT_H
 #define WEFT_WEFT_H
 
@@ -117,18 +126,61 @@ WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int 
                                     int owner_rank);
 
 /* Host memory that the user owns (MANAGED): weft reads and writes it in
- * place, never frees it. ld is the leading dimension in elements. */
+ * place, never frees it. ld is the leading dimension in elements. Between
+ * taskpools the memory holds the data's newest version (written back by
+ * weft_taskpool_wait) and the user may read and write it without any call:
+ * each wait leaves device copies of MANAGED data stale, so the next task
+ * on a device stages the data in again (the cost of this default; see
+ * weft_data_set_keep_device_copies to keep them). NULL after logging for
+ * a NULL pointer, ld < rows, or a bad type or size. */
 WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int rows, int cols, int64_t ld);
 
 /* Releases the handle once the tasks that use it are done (deferred).
- * Runtime-owned copies are freed; MANAGED memory is left to the user. */
+ * Runtime-owned copies are freed; MANAGED memory is left to the user. The
+ * handle is dead at once: a later call with it (a second release, an
+ * insertion) is refused with an error naming it as released. */
 WEFT_API void weft_data_release(weft_data_t *data);
 
-/* Makes the newest version available in host memory and returns it; NULL
- * when the data is not held by this rank. Call only outside any running
- * taskpool (after weft_taskpool_wait). */
+/* An acquire for read-write, released at once: brings the newest version
+ * into host memory, makes every device copy stale (what the user writes
+ * through the pointer before the next taskpool is what its tasks read),
+ * and returns the host memory (its leading dimension in *ld when ld is
+ * not NULL). NULL without a message for a data another rank owns (a probe
+ * for this rank's tiles); NULL after logging when the data is used by a
+ * taskpool not yet waited for (the message names the data and the
+ * taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
+ * data was never written. To read without invalidating the
+ * device copies, use weft_data_host_acquire with WEFT_R. */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
+
+/* Acquire and release of a data's host memory between taskpools (as
+ * StarPU's starpu_data_acquire/release), mode WEFT_R, WEFT_W or WEFT_RW:
+ * the acquire brings the newest version into host memory (not for WEFT_W,
+ * whose caller overwrites the whole tile; memory is allocated if the host
+ * has none), sets *ptr (and *ld when not NULL) and holds the data for the
+ * host: inserting a task that uses it fails until the release. The release
+ * of a WEFT_W or WEFT_RW acquire makes the host copy the only current one
+ * (device copies stale: the next task on a device stages it in again); of
+ * a WEFT_R acquire it changes nothing, and the device copies stay in use.
+ * The acquire returns WEFT_ERR_INVALID after logging for a bad mode or a
+ * NULL ptr, a data used by a taskpool not waited for (naming it), a data
+ * acquired already, a data this rank does not hold (a tile owned by
+ * another rank: acquire it there) or, to read, a NEW data never written;
+ * a transfer's status when the newest version could not come home. The
+ * release returns WEFT_ERR_INVALID for a data that is not acquired. */
+WEFT_API WEFT_NODISCARD int weft_data_host_acquire(weft_data_t *data, int mode, void **ptr,
+                                                   int64_t *ld);
+WEFT_API WEFT_NODISCARD int weft_data_host_release(weft_data_t *data);
+
+/* With keep non-zero, the device copies of MANAGED host data survive
+ * weft_taskpool_wait (no stage-in again in the next taskpool); the user
+ * then promises to write the host memory only between a
+ * weft_data_host_acquire (WEFT_W or WEFT_RW) and its release, otherwise
+ * tasks on devices may read an older device copy. 0 restores the default.
+ * Runtime-owned memory (weft_data_new, weft_matrix_new) keeps its device
+ * copies across waits anyway. Between taskpools. */
+WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
 
 /* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
@@ -193,18 +245,34 @@ WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, 
 
 /* Wraps a user matrix in LAPACK column-major layout (lda >= m) as MANAGED
  * strided tiles; weft never frees it. Only the tiles of this rank are
- * referenced; with P*Q == 1 the whole matrix is local. */
+ * referenced; with P*Q == 1 the whole matrix is local. Like
+ * weft_data_register memory, the user may read and write it between
+ * taskpools without any call (device copies are dropped at each wait). */
 WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int64_t lda, int64_t m, int64_t n, int mb, int nb, int P,
                                          int Q);
 
+/* Releases every tile (weft_data_release) and the matrix handle. */
 WEFT_API void weft_matrix_free(weft_matrix_t *A);
+
+/* weft_data_host_acquire / weft_data_host_release of every tile this rank
+ * holds (the memory of a wrapped matrix is then the user's array). All or
+ * nothing: on an error no tile stays acquired and the error of the first
+ * failing tile is returned. The release returns WEFT_ERR_INVALID when no
+ * local tile is acquired. */
+WEFT_API WEFT_NODISCARD int weft_matrix_host_acquire(weft_matrix_t *A, int mode);
+WEFT_API WEFT_NODISCARD int weft_matrix_host_release(weft_matrix_t *A);
+/* weft_data_set_keep_device_copies for every tile. */
+WEFT_API int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep);
 
 WEFT_API int weft_matrix_mt(const weft_matrix_t *A); /* tile rows */
 WEFT_API int weft_matrix_nt(const weft_matrix_t *A); /* tile columns */
 WEFT_API int weft_matrix_tile_rows(const weft_matrix_t *A, int i);
 WEFT_API int weft_matrix_tile_cols(const weft_matrix_t *A, int j);
+/* The rank holding tile (i, j); -1 after logging for a tile outside. */
 WEFT_API int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j);
+/* The handle of tile (i, j), to pass to weft_insert_task; NULL after
+ * logging for a tile outside the matrix. */
 WEFT_API weft_data_t *weft_tile(weft_matrix_t *A, int i, int j);
 
 /* ---- tasks ----------------------------------------------------------- */
@@ -266,7 +334,12 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
 /* Inserts one task: a list of (mode, weft_data_t *) pairs, (WEFT_VALUE, ptr,
  * bytes) triples and (WEFT_PRIORITY, int) pairs, ended by 0. Every rank
  * inserts the same sequence. Dependencies (read after write, write after
- * read, write after write) are inferred from the modes in insertion order. */
+ * read, write after write) are inferred from the modes in insertion order.
+ * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
+ * the pairs and triples after the class from 1) for a data argument that
+ * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
+ * j)), a data acquired by the host, a NEW data read before any write, an
+ * unknown tag, or too many flows or values; nothing is inserted then. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
 
@@ -348,13 +421,31 @@ WEFT_API int weft_device_counters_get(const weft_context_t *ctx, int index,
 
 /* ---- inside a task body ---------------------------------------------- */
 
+/* Every accessor checks its index (always on): a flow or value index out
+ * of range, or a value size that differs from the inserted one, logs an
+ * error naming the task, the call and the index, returns NULL / 0 /
+ * WEFT_ERR_INVALID, and fails the task: its completion is an error
+ * (weft_taskpool_wait returns WEFT_ERR_INVALID) even if the body returns 0. */
+
 /* Pointer of data flow i (in insertion order of the data arguments) on the
  * device the task runs on, and its leading dimension in elements. */
 WEFT_API void *weft_task_ptr(const weft_task_t *t, int flow);
 WEFT_API int64_t weft_task_ld(const weft_task_t *t, int flow);
 WEFT_API int weft_task_rows(const weft_task_t *t, int flow);
 WEFT_API int weft_task_cols(const weft_task_t *t, int flow);
-/* Value argument i (in insertion order of the values), copied into out. */
+/* Number of data flows and of value arguments of the task. */
+WEFT_API int weft_task_nflows(const weft_task_t *t);
+WEFT_API int weft_task_nvalues(const weft_task_t *t);
+/* Bytes of value argument i as inserted (0 after the error above). */
+WEFT_API size_t weft_task_value_size(const weft_task_t *t, int i);
+/* Value argument i (in insertion order of the values) copied into out,
+ * which holds `bytes`: WEFT_ERR_INVALID (and the task fails) when i is out
+ * of range or bytes differs from the size given at insertion. */
+WEFT_API WEFT_NODISCARD int weft_task_value_get(const weft_task_t *t, int i, void *out,
+                                                size_t bytes);
+/* Value argument i copied into out (as many bytes as were inserted);
+ * nothing is copied, and the task fails, for an index out of range.
+ * Prefer weft_task_value_get, which checks the size too. */
 WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
 WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
 /* Device index on this rank (0 = host) and, on an accelerator, its stream

@@ -3,11 +3,12 @@
  * names remote tiles too) but memory only for its own tiles. */
 #include <stdlib.h>
 
-#include "stf/context.h"
+#include "stf/data_api.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
 
 struct weft_matrix {
+    uint32_t tag; /* util/handle.h: WEFT_HANDLE_MATRIX; first field */
     weft_context_t *ctx;
     weft_dtype_t type;
     int64_t m, n;
@@ -18,7 +19,6 @@ struct weft_matrix {
 static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
                        int P, int Q)
 {
-    if (!ctx) return WEFT_ERR_INVALID;
     if (weft_dtype_size(type) == 0) {
         weft_error("matrix: unknown element type %d", (int)type);
         return WEFT_ERR_INVALID;
@@ -46,8 +46,15 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     if (check_shape(ctx, type, m, n, mb, nb, P, Q) != 0) return NULL;
     weft_matrix_t *A = calloc(1, sizeof *A);
     if (!A) return NULL;
-    *A = (weft_matrix_t){
-        .ctx = ctx, .type = type, .m = m, .n = n, .mb = mb, .nb = nb, .P = P, .Q = Q};
+    *A = (weft_matrix_t){.tag = WEFT_HANDLE_MATRIX,
+                         .ctx = ctx,
+                         .type = type,
+                         .m = m,
+                         .n = n,
+                         .mb = mb,
+                         .nb = nb,
+                         .P = P,
+                         .Q = Q};
     A->mt = (int)((m + mb - 1) / mb);
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
@@ -58,31 +65,52 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     return A;
 }
 
-int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j)
+/* The owner of tile (i, j), for tiles inside the matrix. */
+static int tile_rank(const weft_matrix_t *A, int i, int j)
 {
     return (i % A->P) * A->Q + (j % A->Q);
 }
 
-int weft_matrix_mt(const weft_matrix_t *A) { return A->mt; }
-int weft_matrix_nt(const weft_matrix_t *A) { return A->nt; }
+int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_tile_rank", 1)) return -1;
+    if (i < 0 || j < 0 || i >= A->mt || j >= A->nt) {
+        weft_error("weft_matrix_tile_rank: tile (%d, %d) outside the %d x %d tiles", i, j, A->mt,
+                   A->nt);
+        return -1;
+    }
+    return tile_rank(A, i, j);
+}
+
+int weft_matrix_mt(const weft_matrix_t *A)
+{
+    return weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_mt", 1) ? A->mt : -1;
+}
+
+int weft_matrix_nt(const weft_matrix_t *A)
+{
+    return weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_nt", 1) ? A->nt : -1;
+}
 
 int weft_matrix_tile_rows(const weft_matrix_t *A, int i)
 {
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_tile_rows", 1)) return -1;
     int64_t r = A->m - (int64_t)i * A->mb;
     return r < A->mb ? (int)r : A->mb;
 }
 
 int weft_matrix_tile_cols(const weft_matrix_t *A, int j)
 {
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_tile_cols", 1)) return -1;
     int64_t c = A->n - (int64_t)j * A->nb;
     return c < A->nb ? (int)c : A->nb;
 }
 
 weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
 {
-    if (!A || i < 0 || j < 0 || i >= A->mt || j >= A->nt) {
-        weft_error("weft_tile: tile (%d, %d) outside the %d x %d tiles", i, j, A ? A->mt : 0,
-                   A ? A->nt : 0);
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_tile", 1)) return NULL;
+    if (i < 0 || j < 0 || i >= A->mt || j >= A->nt) {
+        weft_error("weft_tile: tile (%d, %d) outside the %d x %d tiles", i, j, A->mt, A->nt);
         return NULL;
     }
     return A->tiles[(size_t)j * A->mt + i];
@@ -109,10 +137,9 @@ static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
     weft_context_t *ctx = A->ctx;
     for (int j = 0; j < A->nt; j++) {
         for (int i = 0; i < A->mt; i++) {
-            int rank = weft_matrix_tile_rank(A, i, j);
-            weft_data_t *d =
-                weft_data_create(ctx, ctx->next_key++, A->type, weft_matrix_tile_rows(A, i),
-                                 weft_matrix_tile_cols(A, j), rank);
+            int rank = tile_rank(A, i, j);
+            weft_data_t *d = weft_data_make(ctx, A->type, weft_matrix_tile_rows(A, i),
+                                            weft_matrix_tile_cols(A, j), rank);
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[(size_t)j * A->mt + i] = d;
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
@@ -156,10 +183,9 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
                                int nb, int P, int Q)
 {
-    if (ctx)
-        weft_seqcheck_call(ctx,
-                           "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
-                           (int)type, (long long)m, (long long)n, mb, nb, P, Q);
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
+    weft_seqcheck_call(ctx, "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
+                       (int)type, (long long)m, (long long)n, mb, nb, P, Q);
     weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
     if (!A) return NULL;
     if (make_tiles(A, attach_runtime, NULL) != 0) {
@@ -173,10 +199,9 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
 weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
-    if (ctx)
-        weft_seqcheck_call(ctx,
-                           "weft_matrix_wrap(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
-                           (int)type, (long long)m, (long long)n, mb, nb, P, Q);
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
+    weft_seqcheck_call(ctx, "weft_matrix_wrap(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
+                       (int)type, (long long)m, (long long)n, mb, nb, P, Q);
     if (!ptr || lda < m) {
         weft_error("matrix wrap: %s", !ptr ? "NULL pointer" : "lda is smaller than m");
         return NULL;
@@ -191,12 +216,75 @@ weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
     return A;
 }
 
+static void matrix_destroy(void *p)
+{
+    weft_matrix_t *A = p;
+    free(A->tiles);
+    free(A);
+}
+
 void weft_matrix_free(weft_matrix_t *A)
 {
-    if (!A) return;
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
-    free(A->tiles);
-    free(A);
+    /* Kept a while: a call with the freed matrix reads a released tag. */
+    A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
+    weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
+}
+
+/* ---- host access to the local tiles between taskpools ----------------- */
+
+static int local_tile(const weft_matrix_t *A, size_t k)
+{
+    return tile_rank(A, (int)(k % (size_t)A->mt), (int)(k / (size_t)A->mt)) == A->ctx->rank;
+}
+
+int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
+        return WEFT_ERR_INVALID;
+    size_t n = (size_t)A->mt * (size_t)A->nt, k;
+    int rc = WEFT_SUCCESS;
+    for (k = 0; k < n && rc == WEFT_SUCCESS; k++) {
+        void *p;
+        int64_t ld;
+        if (local_tile(A, k))
+            rc = weft_acquire_host(A->tiles[k], mode, "weft_matrix_host_acquire", &p, &ld);
+    }
+    if (rc == WEFT_SUCCESS) return rc;
+    /* All or nothing: the tiles acquired before the failing one go back. */
+    for (size_t u = 0; u + 1 < k; u++)
+        if (local_tile(A, u)) weft_acquire_end(A->tiles[u]);
+    return rc;
+}
+
+int weft_matrix_host_release(weft_matrix_t *A)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
+        return WEFT_ERR_INVALID;
+    size_t n = (size_t)A->mt * (size_t)A->nt;
+    int acquired = 0;
+    for (size_t k = 0; k < n; k++) acquired += local_tile(A, k) && A->tiles[k]->host_access;
+    if (acquired == 0) {
+        weft_error("weft_matrix_host_release: no tile of the matrix is acquired: call "
+                   "weft_matrix_host_acquire first");
+        return WEFT_ERR_INVALID;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (local_tile(A, k)) weft_acquire_end(A->tiles[k]);
+    return WEFT_SUCCESS;
+}
+
+int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_set_keep_device_copies", 1))
+        return WEFT_ERR_INVALID;
+    size_t n = (size_t)A->mt * (size_t)A->nt;
+    for (size_t k = 0; k < n; k++) {
+        int rc = weft_data_set_keep_device_copies(A->tiles[k], keep);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    return WEFT_SUCCESS;
 }

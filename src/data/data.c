@@ -29,6 +29,7 @@ weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype
     }
     weft_data_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;
+    d->tag = WEFT_HANDLE_DATA;
     d->key = key;
     d->ctx = ctx;
     d->type = type;
@@ -48,7 +49,10 @@ void weft_data_destroy(weft_data_t *d)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
     free(d->readers);
     free(d->stf);
-    free(d);
+    d->readers = NULL;
+    d->stf = NULL;
+    d->tag = weft_handle_released(WEFT_HANDLE_DATA);
+    weft_quarantine_put(d->quarantine, d, free);
 }
 
 void weft_data_retain(weft_data_t *d)
@@ -215,6 +219,13 @@ void weft_data_copy_set_current_locked(weft_data_t *d, int device)
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
         if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
     weft_data_copy_set_initial_locked(d, device);
+}
+
+void weft_data_host_only(weft_data_t *d)
+{
+    weft_data_lock(d);
+    if (copy_is_newest(d, d->copies[0])) weft_data_copy_set_current_locked(d, 0);
+    weft_data_unlock(d);
 }
 
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c) { c->readers++; }

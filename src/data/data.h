@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/handle.h"
+#include "util/quarantine.h"
 #include "util/spin.h"
 #include "weft/weft.h"
 
@@ -58,10 +60,14 @@ typedef struct weft_data_copy {
 enum {
     WEFT_DATA_NEW = 0x1,      /* scratch tile: no memory until first written */
     WEFT_DATA_RELEASED = 0x2, /* the user dropped the handle */
-    WEFT_DATA_HOMED = 0x4     /* home_device was chosen (0 then means the host) */
+    WEFT_DATA_HOMED = 0x4,    /* home_device was chosen (0 then means the host) */
+    /* The user keeps device copies of MANAGED host memory across waits and
+     * promises weft_data_host_acquire before writing that memory. */
+    WEFT_DATA_KEEP_DEVICE = 0x8
 };
 
 struct weft_data {
+    uint32_t tag; /* util/handle.h: WEFT_HANDLE_DATA, or released; first field */
     uint64_t key;
     int owner_rank;
     int home_device; /* device index on the owner rank (0 = host) */
@@ -82,8 +88,12 @@ struct weft_data {
     uint64_t stf_epoch;                /* taskpool epoch that last touched it (stf layer) */
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
-    void *stf; /* remote-dependency record, owned by the stf layer */
-    int lost;  /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    void *stf;       /* remote-dependency record, owned by the stf layer */
+    int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    /* Where the structure goes at destroy (NULL: freed at once), so that a
+     * handle used after its release reads a released tag, not freed memory. */
+    struct weft_quarantine *quarantine;
 };
 
 size_t weft_dtype_size(weft_dtype_t t);
@@ -91,7 +101,8 @@ size_t weft_dtype_size(weft_dtype_t t);
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                               int cols, int owner_rank);
-/* Frees the data and every copy (readers must be 0; asserted). */
+/* Frees every copy, then the structure (into d->quarantine when set);
+ * readers must be 0 (asserted). */
 void weft_data_destroy(weft_data_t *d);
 void weft_data_retain(weft_data_t *d);
 /* Drops one reference; the last one destroys the data. */
@@ -144,6 +155,12 @@ void weft_data_fix_owner_locked(weft_data_t *d);
  * contents): it becomes the newest, OWNED, every other copy INVALID. The
  * version number stays (all ranks agree on it). */
 void weft_data_copy_set_current_locked(weft_data_t *d, int device);
+
+/* Between taskpools, when the host copy holds the newest version: it
+ * becomes the only current copy (OWNED), every device copy INVALID, so
+ * that what the user writes into host memory is what the next task reads
+ * (docs/COHERENCY.md rule 9). Takes the lock. */
+void weft_data_host_only(weft_data_t *d);
 
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);

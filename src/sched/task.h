@@ -38,6 +38,9 @@ struct weft_task {
     int device;     /* device index it runs on (0 = host) */
     int affinity;   /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
     int64_t est_ns; /* estimated run time where it was placed (device selection) */
+    /* Its body called an accessor with a bad index or size: the task fails
+     * whatever the body returns (set on the body's thread, read at finish). */
+    atomic_int misuse;
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
     int nvalues;

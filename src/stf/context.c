@@ -265,7 +265,9 @@ weft_context_t *weft_init(int *argc, char ***argv)
         weft_error("weft_init: out of host memory");
         return NULL;
     }
+    ctx->tag = WEFT_HANDLE_CONTEXT;
     ctx->comm = MPI_COMM_NULL;
+    weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_log_clear_last_error();
@@ -302,6 +304,7 @@ undo_params:
 undo_ctx:
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
+    weft_quarantine_fini(&ctx->quarantine);
     free(ctx);
     return NULL;
 }
@@ -311,10 +314,7 @@ undo_ctx:
  * the barrier safe. After a disagreement no collective runs at all. */
 int weft_fini(weft_context_t *ctx)
 {
-    if (!ctx) {
-        weft_error("weft_fini: NULL context (weft_init failed or was not called)");
-        return WEFT_ERR_INVALID;
-    }
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
@@ -342,22 +342,42 @@ int weft_fini(weft_context_t *ctx)
     free(ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
+    weft_quarantine_fini(&ctx->quarantine);
+    ctx->tag = weft_handle_released(WEFT_HANDLE_CONTEXT);
     free(ctx);
     return rc;
 }
 
-int weft_rank(const weft_context_t *ctx) { return ctx->rank; }
-int weft_nranks(const weft_context_t *ctx) { return ctx->nranks; }
-int weft_ncores(const weft_context_t *ctx) { return ctx->ncores; }
-int weft_ndevices(const weft_context_t *ctx) { return ctx->ndevices; }
+int weft_rank(const weft_context_t *ctx)
+{
+    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_rank", 1) ? ctx->rank : -1;
+}
+
+int weft_nranks(const weft_context_t *ctx)
+{
+    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_nranks", 1) ? ctx->nranks : -1;
+}
+
+int weft_ncores(const weft_context_t *ctx)
+{
+    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_ncores", 1) ? ctx->ncores : -1;
+}
+
+int weft_ndevices(const weft_context_t *ctx)
+{
+    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_ndevices", 1) ? ctx->ndevices : -1;
+}
 
 int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 {
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1)) return WEFT_ERR_INVALID;
     return weft_params_set(ctx->params, name, value);
 }
 
 int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)
 {
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_get_int", 1))
+        return WEFT_ERR_INVALID;
     const weft_param_def_t *def = weft_params_find(name);
     if (!def) {
         weft_error("unknown parameter '%s' (run weft-info for the list)", name);

@@ -17,6 +17,7 @@
 #include "weft/weft.h"
 
 struct weft_context {
+    uint32_t tag; /* util/handle.h: WEFT_HANDLE_CONTEXT; first field */
     weft_params_t *params;
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
@@ -60,6 +61,7 @@ struct weft_context {
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
     int trace_main, trace_worker0, trace_comm; /* tracks (workers consecutive) */
+    weft_quarantine_t quarantine;              /* released handles, freed later */
 };
 
 /* The per-rank summary lines of show_stats. */

@@ -7,13 +7,16 @@
 
 int weft_device_type(const weft_context_t *ctx, int index)
 {
-    if (!ctx || index < 0 || index > ctx->ndevices) return -1;
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_type", 1)) return -1;
+    if (index < 0 || index > ctx->ndevices) return -1;
     return index == 0 ? WEFT_DEV_CPU : (int)ctx->devices->dev[index]->ops->type;
 }
 
 int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_counters_t *out)
 {
-    if (!ctx || !out || index < 1 || index > ctx->ndevices) return WEFT_ERR_INVALID;
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_counters_get", 1))
+        return WEFT_ERR_INVALID;
+    if (!out || index < 1 || index > ctx->ndevices) return WEFT_ERR_INVALID;
     weft_device_t *dev = ctx->devices->dev[index];
     weft_device_stats_t *s = &dev->stats;
     *out = (weft_device_counters_t){
@@ -54,7 +57,7 @@ void weft_devstats_print(weft_context_t *ctx)
 
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)
 {
-    if (!d) return WEFT_ERR_INVALID;
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1)) return WEFT_ERR_INVALID;
     d->stage_in = stage_in;
     d->stage_out = stage_out;
     d->stage_arg = arg;
@@ -63,9 +66,9 @@ int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn st
 
 int weft_data_set_device(weft_data_t *d, int device)
 {
-    if (!d || device < 0 || device > d->ctx->ndevices) {
-        weft_error("weft_data_set_device: device %d is not in [0, %d]", device,
-                   d ? d->ctx->ndevices : 0);
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_device", 1)) return WEFT_ERR_INVALID;
+    if (device < 0 || device > d->ctx->ndevices) {
+        weft_error("weft_data_set_device: device %d is not in [0, %d]", device, d->ctx->ndevices);
         return WEFT_ERR_INVALID;
     }
     d->home_device = device;
@@ -75,7 +78,8 @@ int weft_data_set_device(weft_data_t *d, int device)
 
 int weft_data_device(const weft_data_t *d)
 {
-    return d && (d->flags & WEFT_DATA_HOMED) ? d->home_device : -1;
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_device", 1)) return -1;
+    return (d->flags & WEFT_DATA_HOMED) ? d->home_device : -1;
 }
 
 int weft_devexec_flush_data(weft_data_t *d)
@@ -96,7 +100,10 @@ void weft_devexec_flush(weft_taskpool_t *tp)
         weft_data_t *d = tp->touched[i];
         if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
         int rc = weft_devexec_flush_data(d);
-        if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+        if (rc != WEFT_SUCCESS)
+            weft_context_fail(ctx, rc);
+        else if (!(d->flags & WEFT_DATA_KEEP_DEVICE))
+            weft_data_host_only(d); /* the user may write it before the next taskpool */
     }
 }
 
@@ -125,9 +132,11 @@ static int drop_runtime_copy(weft_data_t *d, int device)
 
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
-    if (!d || !ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
+        return WEFT_ERR_INVALID;
+    if (!ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
         weft_error("weft_data_register_device: %s",
-                   !d || !ptr     ? "NULL data or pointer"
+                   !ptr           ? "NULL pointer"
                    : ld < d->rows ? "ld is smaller than the rows of the tile"
                                   : "device index out of range (1..weft_ndevices)");
         return WEFT_ERR_INVALID;

@@ -37,6 +37,8 @@ static void add_flops(weft_taskpool_t *tp, double f)
 
 void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
+    /* The accessor logged the misuse; a body returning 0 must not hide it. */
+    if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
     weft_failure_task_end(ctx, t, rc);
     weft_taskpool_t *tp = t->tp;
     if (rc == WEFT_ERR_CANCELLED) {

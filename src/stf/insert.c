@@ -2,6 +2,7 @@
  * dependencies from the access modes in insertion order, release the task
  * when nothing precedes it. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,13 +16,16 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* pos counts the task's arguments after the class from 1: a (mode, data)
+ * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
+ * each make one. The handle is checked before anything is read from it:
+ * a matrix, a released data or a stray pointer is refused, not retained. */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 {
     const char *name = t->cls->name;
-    if (!d) {
-        weft_error("insert %s: argument %d is a NULL data", name, pos);
-        return WEFT_ERR_INVALID;
-    }
+    char call[96];
+    snprintf(call, sizeof call, "insert %s", name);
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, call, pos)) return WEFT_ERR_INVALID;
     if (t->nflows == WEFT_MAX_FLOWS) {
         weft_error("insert %s: more than %d data arguments", name, WEFT_MAX_FLOWS);
         return WEFT_ERR_INVALID;
@@ -53,7 +57,7 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
 
 static int parse_args(weft_task_t *t, int *tags, va_list ap)
 {
-    for (int pos = 0;; pos++) {
+    for (int pos = 1;; pos++) {
         int tag = va_arg(ap, int);
         if (tag == 0) return WEFT_SUCCESS;
         int rc;
@@ -88,9 +92,15 @@ static int check_flows(const weft_task_t *t)
                        (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
-        if (d->flags & WEFT_DATA_RELEASED) {
-            weft_error("insert %s: data %llu was already released", t->cls->name,
-                       (unsigned long long)d->key);
+        if (d->host_access) {
+            weft_error("insert %s: data %llu is acquired by the host (weft_data_host_acquire): "
+                       "call weft_data_host_release on it before inserting tasks that use it",
+                       t->cls->name, (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        }
+        if (d->ctx != t->tp->ctx) {
+            weft_error("insert %s: data %llu belongs to another weft context than the taskpool",
+                       t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
     }
@@ -180,8 +190,11 @@ static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
 
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
-    if (!tp || !cls || !cls->name) {
-        weft_error("insert: NULL taskpool or task class (or class without a name)");
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_insert_task", 1))
+        return WEFT_ERR_INVALID;
+    if (!cls || !cls->name) {
+        weft_error("argument 2 of weft_insert_task is %s: pass a weft_task_class_t with a name",
+                   cls ? "a task class without a name" : "NULL");
         return WEFT_ERR_INVALID;
     }
     weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);

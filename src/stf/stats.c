@@ -26,7 +26,8 @@ void weft_stats_print(weft_context_t *ctx)
 
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
 {
-    if (!ctx || !out) return WEFT_ERR_INVALID;
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_stats_get", 1)) return WEFT_ERR_INVALID;
+    if (!out) return WEFT_ERR_INVALID;
     memset(out, 0, sizeof *out);
     out->tasks_run = atomic_load(&ctx->tasks_run);
     out->tasks_failed = atomic_load(&ctx->tasks_failed);

@@ -1,36 +1,120 @@
-/* What a body sees of its task. Called on the thread running the body. */
-#include <assert.h>
+/* What a body sees of its task. Called on the thread running the body.
+ * Every index and size is checked (a compare, always on): a bad one is
+ * logged with the task's name, the call returns NULL or 0, and the task is
+ * marked so that its completion is an error whatever the body returns. */
 #include <string.h>
 
 #include "sched/task.h"
+#include "util/log.h"
+
+/* Logs the misuse and marks t as failed. */
+static void misuse(const weft_task_t *t, const char *call, const char *what, int index, int count)
+{
+    weft_error("task %s #%llu: %s(%d): %s (the task has %d): the task fails", t->cls->name,
+               (unsigned long long)t->seq, call, index, what, count);
+    atomic_store(&((weft_task_t *)t)->misuse, 1);
+}
+
+/* Flow `flow` of t, or NULL after logging. */
+static const weft_flow_t *flow_of(const weft_task_t *t, int flow, const char *call)
+{
+    if (!t) {
+        weft_error("%s: NULL task", call);
+        return NULL;
+    }
+    if (flow < 0 || flow >= t->nflows) {
+        misuse(t, call, "no such data flow", flow, t->nflows);
+        return NULL;
+    }
+    return &t->flow[flow];
+}
+
+/* Value `i` of t checked, or -1 after logging. */
+static int value_index(const weft_task_t *t, int i, const char *call)
+{
+    if (!t) {
+        weft_error("%s: NULL task", call);
+        return -1;
+    }
+    if (i < 0 || i >= t->nvalues) {
+        misuse(t, call, "no such value", i, t->nvalues);
+        return -1;
+    }
+    return i;
+}
 
 void *weft_task_ptr(const weft_task_t *t, int flow)
 {
-    assert(flow >= 0 && flow < t->nflows && t->flow[flow].copy);
-    return t->flow[flow].copy->ptr;
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_ptr");
+    return f && f->copy ? f->copy->ptr : NULL;
 }
 
 int64_t weft_task_ld(const weft_task_t *t, int flow)
 {
-    assert(flow >= 0 && flow < t->nflows && t->flow[flow].copy);
-    return t->flow[flow].copy->ld;
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_ld");
+    return f && f->copy ? f->copy->ld : 0;
 }
 
-int weft_task_rows(const weft_task_t *t, int flow) { return t->flow[flow].data->rows; }
-int weft_task_cols(const weft_task_t *t, int flow) { return t->flow[flow].data->cols; }
+int weft_task_rows(const weft_task_t *t, int flow)
+{
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_rows");
+    return f ? f->data->rows : 0;
+}
+
+int weft_task_cols(const weft_task_t *t, int flow)
+{
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_cols");
+    return f ? f->data->cols : 0;
+}
+
+int weft_task_nflows(const weft_task_t *t)
+{
+    if (!t) weft_error("weft_task_nflows: NULL task");
+    return t ? t->nflows : 0;
+}
+
+int weft_task_nvalues(const weft_task_t *t)
+{
+    if (!t) weft_error("weft_task_nvalues: NULL task");
+    return t ? t->nvalues : 0;
+}
+
+size_t weft_task_value_size(const weft_task_t *t, int i)
+{
+    return value_index(t, i, "weft_task_value_size") < 0 ? 0 : t->value_len[i];
+}
+
+int weft_task_value_get(const weft_task_t *t, int i, void *out, size_t bytes)
+{
+    if (value_index(t, i, "weft_task_value_get") < 0) return WEFT_ERR_INVALID;
+    if (bytes != t->value_len[i] || (!out && bytes)) {
+        weft_error("task %s #%llu: weft_task_value_get(%d): %zu bytes asked for a value of %u "
+                   "bytes%s: the task fails",
+                   t->cls->name, (unsigned long long)t->seq, i, bytes, (unsigned)t->value_len[i],
+                   out ? "" : " into NULL");
+        atomic_store(&((weft_task_t *)t)->misuse, 1);
+        return WEFT_ERR_INVALID;
+    }
+    memcpy(out, t->values + t->value_off[i], bytes);
+    return WEFT_SUCCESS;
+}
 
 void weft_task_value(const weft_task_t *t, int i, void *out)
 {
-    assert(i >= 0 && i < t->nvalues);
+    if (value_index(t, i, "weft_task_value") < 0) return;
+    if (!out) {
+        misuse(t, "weft_task_value", "NULL destination", i, t->nvalues);
+        return;
+    }
     memcpy(out, t->values + t->value_off[i], t->value_len[i]);
 }
 
-const weft_task_class_t *weft_task_class(const weft_task_t *t) { return t->cls; }
-int weft_task_device(const weft_task_t *t) { return t->device; }
-void *weft_task_stream(const weft_task_t *t) { return t->stream; }
-void *weft_task_blas_handle(const weft_task_t *t) { return t->blas; }
-void *weft_task_solver_handle(const weft_task_t *t) { return t->solver; }
+const weft_task_class_t *weft_task_class(const weft_task_t *t) { return t ? t->cls : NULL; }
+int weft_task_device(const weft_task_t *t) { return t ? t->device : -1; }
+void *weft_task_stream(const weft_task_t *t) { return t ? t->stream : NULL; }
+void *weft_task_blas_handle(const weft_task_t *t) { return t ? t->blas : NULL; }
+void *weft_task_solver_handle(const weft_task_t *t) { return t ? t->solver : NULL; }
 void *weft_task_workspace(const weft_task_t *t, size_t bytes)
 {
-    return bytes && bytes <= t->workspace_bytes ? t->workspace : NULL;
+    return t && bytes && bytes <= t->workspace_bytes ? t->workspace : NULL;
 }

@@ -13,9 +13,10 @@
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
 {
-    if (!ctx) return NULL;
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_taskpool_new", 1)) return NULL;
     weft_taskpool_t *tp = calloc(1, sizeof *tp);
     if (!tp) return NULL;
+    tp->tag = WEFT_HANDLE_TASKPOOL;
     tp->ctx = ctx;
     snprintf(tp->name, sizeof tp->name, "%s", name ? name : "taskpool");
     pthread_mutex_init(&tp->lock, NULL);
@@ -73,7 +74,8 @@ static void reset_tracking(weft_taskpool_t *tp)
 
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
-    if (!tp) return WEFT_ERR_INVALID;
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
+        return WEFT_ERR_INVALID;
     weft_context_t *ctx = tp->ctx;
     if (ctx->diverged) {
         /* Its tasks may wait for transfers that will never come. */
@@ -108,7 +110,11 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     return rc;
 }
 
-double weft_taskpool_gflops(const weft_taskpool_t *tp) { return tp ? tp->last_gflops : 0.0; }
+double weft_taskpool_gflops(const weft_taskpool_t *tp)
+{
+    return weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_gflops", 1) ? tp->last_gflops
+                                                                                  : 0.0;
+}
 
 void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
@@ -117,12 +123,15 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);
     pthread_mutex_destroy(&tp->lock);
-    free(tp);
+    /* Kept a while: a call with the freed taskpool reads a released tag. */
+    tp->tag = weft_handle_released(WEFT_HANDLE_TASKPOOL);
+    weft_quarantine_put(&tp->ctx->quarantine, tp, free);
 }
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
     if (!tp) return;
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */
     if (tp->mismatch) return;
@@ -142,5 +151,6 @@ void weft_taskpool_free(weft_taskpool_t *tp)
 
 int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)
 {
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_ntasks_run", 1)) return -1;
     return atomic_load(&((weft_taskpool_t *)tp)->nrun);
 }

@@ -11,6 +11,7 @@
 #include "stf/seqlog.h"
 
 struct weft_taskpool {
+    uint32_t tag; /* util/handle.h: WEFT_HANDLE_TASKPOOL; first field */
     weft_context_t *ctx;
     char name[64];
     atomic_long pending;         /* inserted here and not completed */

@@ -1,0 +1,144 @@
+/* The host's access to a data between taskpools (docs/SEMANTICS.md section
+ * 1): an acquire brings the newest version into the host copy and holds
+ * the data away from tasks; its release after a write leaves the host
+ * copy as the only current one, so the next task on a device stages it in
+ * again instead of reading an older device copy. */
+#include "stf/data_api.h"
+#include "stf/devmgr.h"
+#include "util/log.h"
+
+static int check_mode(int mode, const char *call)
+{
+    if (mode == WEFT_R || mode == WEFT_W || mode == WEFT_RW) return WEFT_SUCCESS;
+    weft_error("%s: mode 0x%x is not WEFT_R, WEFT_W or WEFT_RW", call, mode);
+    return WEFT_ERR_INVALID;
+}
+
+/* The data may be given to the host now: no taskpool still uses it, the
+ * host does not hold it already. */
+static int check_free(const weft_data_t *d, const char *call)
+{
+    const char *tp = weft_data_busy_taskpool(d);
+    if (tp) {
+        weft_error("%s: data %llu is used by taskpool \"%s\", which was not waited for: call "
+                   "weft_taskpool_wait on it first",
+                   call, (unsigned long long)d->key, tp);
+        return WEFT_ERR_INVALID;
+    }
+    if (d->host_access) {
+        weft_error("%s: data %llu is acquired by the host already: call weft_data_host_release "
+                   "first",
+                   call, (unsigned long long)d->key);
+        return WEFT_ERR_INVALID;
+    }
+    return WEFT_SUCCESS;
+}
+
+/* No copy of this rank holds contents the host could read. */
+static int not_held(const weft_data_t *d, const char *call)
+{
+    int rank = d->ctx->rank;
+    if (d->owner_rank != rank)
+        weft_error("%s: data %llu is held by rank %d, not by this rank %d: acquire it on its "
+                   "owner",
+                   call, (unsigned long long)d->key, d->owner_rank, rank);
+    else
+        weft_error("%s: data %llu has no contents yet (a NEW data that no task wrote): acquire "
+                   "it with WEFT_W, or write it with a task first",
+                   call, (unsigned long long)d->key);
+    return WEFT_ERR_INVALID;
+}
+
+/* Makes the host copy hold what the mode needs: the newest version to
+ * read, or memory to write (a write-only access skips the transfer). */
+static int bring_home(weft_data_t *d, int mode, const char *call)
+{
+    weft_data_lock(d);
+    int held = weft_data_newest_copy_locked(d, -1) != NULL;
+    int has_host = d->copies[0] != NULL;
+    weft_data_unlock(d);
+    int mine = d->owner_rank == d->ctx->rank;
+    if (!held && ((mode & WEFT_R) || !mine)) return not_held(d, call);
+    int rc = WEFT_SUCCESS;
+    if (mode & WEFT_R) {
+        rc = weft_devexec_flush_data(d);
+    } else if (!has_host) {
+        weft_data_copy_t *h = NULL;
+        rc = weft_devcopy_host_flow(d, WEFT_W, &h);
+        if (rc == WEFT_SUCCESS) {
+            weft_data_lock(d);
+            weft_data_copy_reader_release_locked(h);
+            weft_data_unlock(d);
+        }
+    }
+    if (rc != WEFT_SUCCESS)
+        weft_error("%s: data %llu: its newest version could not come to host memory: %s", call,
+                   (unsigned long long)d->key, weft_strerror(rc));
+    return rc;
+}
+
+int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
+{
+    int rc = check_mode(mode, call);
+    if (rc == WEFT_SUCCESS) rc = check_free(d, call);
+    if (rc == WEFT_SUCCESS) rc = bring_home(d, mode, call);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_data_lock(d);
+    weft_data_copy_t *h = d->copies[0];
+    int ok = h && (!(mode & WEFT_R) || weft_data_copy_is_newest_locked(d, h));
+    if (ok) {
+        *ptr = h->ptr;
+        *ld = h->ld;
+    }
+    weft_data_unlock(d);
+    if (!ok) {
+        weft_error("%s: data %llu: no host copy at its newest version v%u", call,
+                   (unsigned long long)d->key, d->version);
+        return WEFT_ERR_INTERNAL;
+    }
+    d->host_access = mode;
+    return WEFT_SUCCESS;
+}
+
+void weft_acquire_end(weft_data_t *d)
+{
+    if (d->host_access & WEFT_W) {
+        weft_data_lock(d);
+        weft_data_copy_set_current_locked(d, 0);
+        weft_data_unlock(d);
+        d->flags &= ~WEFT_DATA_NEW;
+    }
+    d->host_access = 0;
+}
+
+int weft_data_host_acquire(weft_data_t *d, int mode, void **ptr, int64_t *ld)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_acquire", 1))
+        return WEFT_ERR_INVALID;
+    if (!ptr) {
+        weft_error("weft_data_host_acquire: argument 3 is NULL: pass the address of a pointer "
+                   "to receive the host memory");
+        return WEFT_ERR_INVALID;
+    }
+    void *p = NULL;
+    int64_t l = 0;
+    int rc = weft_acquire_host(d, mode, "weft_data_host_acquire", &p, &l);
+    if (rc != WEFT_SUCCESS) return rc;
+    *ptr = p;
+    if (ld) *ld = l;
+    return WEFT_SUCCESS;
+}
+
+int weft_data_host_release(weft_data_t *d)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_release", 1))
+        return WEFT_ERR_INVALID;
+    if (!d->host_access) {
+        weft_error("weft_data_host_release: data %llu is not acquired: call "
+                   "weft_data_host_acquire first",
+                   (unsigned long long)d->key);
+        return WEFT_ERR_INVALID;
+    }
+    weft_acquire_end(d);
+    return WEFT_SUCCESS;
+}

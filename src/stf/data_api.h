@@ -1,0 +1,28 @@
+/* Data handles as the stf layer makes and checks them (data_api.c), and the
+ * host's access to user memory between taskpools (acquire.c). */
+#ifndef WEFT_STF_DATA_API_H
+#define WEFT_STF_DATA_API_H
+
+#include "stf/context.h"
+
+/* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
+ * sizes (logged). Main thread. */
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank);
+
+/* The name of a taskpool that uses d and was not waited for since, NULL
+ * when there is none. Main thread. */
+const char *weft_data_busy_taskpool(const weft_data_t *d);
+
+/* The host copy of d for the host to use in `mode` (WEFT_R, WEFT_W or
+ * WEFT_RW) between taskpools; `call` names the public call in messages.
+ * Sets *ptr and *ld on success; WEFT_ERR_INVALID (logged) for a data in
+ * use by a taskpool not waited for, already acquired, or not held by this
+ * rank; a transfer's status when the newest version could not come home. */
+int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
+    __attribute__((warn_unused_result));
+/* Ends the host access of d: after a write, the host copy becomes the only
+ * current one (device copies stale). */
+void weft_acquire_end(weft_data_t *d);
+
+#endif

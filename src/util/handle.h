@@ -1,0 +1,34 @@
+/* Type tags of the public handles (context, data, matrix, taskpool). Each
+ * handle structure starts with a uint32_t tag, so that a public call can
+ * tell which kind of handle it was given, and whether it was released,
+ * before it reads anything else. A released handle keeps its memory for a
+ * while (see quarantine.h) with its tag turned to the released form. */
+#ifndef WEFT_UTIL_HANDLE_H
+#define WEFT_UTIL_HANDLE_H
+
+#include <stdint.h>
+
+typedef enum weft_handle_kind {
+    WEFT_HANDLE_CONTEXT = 0x57460c01,
+    WEFT_HANDLE_DATA = 0x57460d02,
+    WEFT_HANDLE_MATRIX = 0x57460a03,
+    WEFT_HANDLE_TASKPOOL = 0x57460b04,
+} weft_handle_kind_t;
+
+/* OR-ed into a tag when the user gave the handle back. */
+#define WEFT_HANDLE_RELEASED 0x00800000u
+
+/* The released form of tag `kind`. */
+static inline uint32_t weft_handle_released(weft_handle_kind_t kind)
+{
+    return (uint32_t)kind | WEFT_HANDLE_RELEASED;
+}
+
+/* 1 when h is a live handle of `want`; otherwise logs "argument pos of
+ * call is <what h is>, not a <want>" with a hint on the fix, returns 0. */
+int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos);
+
+/* The public type name of a kind ("weft_data_t"). */
+const char *weft_handle_type_name(weft_handle_kind_t kind);
+
+#endif
