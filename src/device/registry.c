@@ -110,8 +110,18 @@ static int measure(weft_device_t *dev)
     return WEFT_SUCCESS;
 }
 
-static int open_one(weft_devices_t *ds, const weft_params_t *p, const weft_device_ops_t *ops,
-                    int type_index)
+/* The module's open, or the failure fault_inject asks for in its place. */
+static int open_device(weft_device_t *dev, weft_fault_t *fault)
+{
+    if (weft_fault_hit(fault, WEFT_FAULT_DEVICE_OPEN, NULL)) {
+        weft_error("fault_inject: opening %s fails (injected)", dev->name);
+        return WEFT_ERR_NODEV;
+    }
+    return dev->ops->open(dev, dev->type_index);
+}
+
+static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fault,
+                    const weft_device_ops_t *ops, int type_index)
 {
     if (ds->n + 1 >= WEFT_MAX_DEVICES) {
         weft_error("more than %d accelerators asked for in one process", WEFT_MAX_DEVICES - 1);
@@ -125,7 +135,7 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, const weft_devic
     dev->params = p;
     dev->workspace_bytes = (size_t)weft_params_int(p, "device_workspace");
     snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, type_index);
-    int rc = ops->open(dev, type_index);
+    int rc = open_device(dev, fault);
     if (rc != WEFT_SUCCESS) {
         weft_error("could not open %s device %d: %s", ops->name, type_index, weft_strerror(rc));
         free(dev);
@@ -187,7 +197,8 @@ static void find_peers(weft_devices_t *ds, const weft_params_t *p)
             if (!ds->peer[b][a]) ds->peer[a][b] = 0;
 }
 
-int weft_devices_open(const weft_params_t *p, int local_rank, weft_devices_t **out)
+int weft_devices_open(const weft_params_t *p, int local_rank, weft_fault_t *fault,
+                      weft_devices_t **out)
 {
     weft_devices_t *ds = calloc(1, sizeof *ds);
     if (!ds) return WEFT_ERR_NOMEM;
@@ -201,7 +212,7 @@ int weft_devices_open(const weft_params_t *p, int local_rank, weft_devices_t **o
         int shared = modules[m].ops && modules[m].ops->type != WEFT_DEV_EMU;
         int first = shared && present > count && count > 0 ? (local_rank * count) % present : 0;
         for (int i = 0; i < count && rc == WEFT_SUCCESS; i++)
-            rc = open_one(ds, p, modules[m].ops, (first + i) % (present > 0 ? present : 1));
+            rc = open_one(ds, p, fault, modules[m].ops, (first + i) % (present > 0 ? present : 1));
     }
     if (rc != WEFT_SUCCESS) {
         weft_devices_close(ds);

@@ -6,6 +6,7 @@
 #define WEFT_DEVICE_REGISTRY_H
 
 #include "device/device.h"
+#include "util/fault.h"
 
 typedef struct weft_devices {
     int n;                                /* accelerators, indices 1..n */
@@ -24,10 +25,11 @@ extern const weft_device_ops_t weft_cuda_ops;
  * in, is WEFT_ERR_NODEV after an error naming it), and measures each
  * device's memory (dev->share, one sharer). No zone yet: the ranks of the
  * node first count who shares which device (weft_devshare_count), then
- * weft_devices_make_zones. *out is set on success (n may be 0). Main
- * thread. */
-int weft_devices_open(const weft_params_t *p, int local_rank, weft_devices_t **out)
-    __attribute__((warn_unused_result));
+ * weft_devices_make_zones. fault (NULL: none) may fail an opening on
+ * purpose (fault_inject device_open). *out is set on success (n may be 0).
+ * Main thread. */
+int weft_devices_open(const weft_params_t *p, int local_rank, weft_fault_t *fault,
+                      weft_devices_t **out) __attribute__((warn_unused_result));
 /* Makes every device's zone, of weft_device_zone_share bytes.
  * WEFT_ERR_DEVMEM (after an error with the sizes) when a share is empty or
  * cannot be reserved. Main thread. */

@@ -599,7 +599,7 @@ static void mgr_stop(weft_devmgr_t *m)
 int weft_devexec_start(weft_context_t *ctx)
 {
     weft_devices_t *ds = NULL;
-    int rc = weft_devices_open(ctx->params, ctx->local_rank, &ds);
+    int rc = weft_devices_open(ctx->params, ctx->local_rank, ctx->fault, &ds);
     /* Collective: entered by every rank, also after a failed opening. */
     int src = weft_devshare_count(ctx, rc == WEFT_SUCCESS ? ds : NULL);
     if (rc == WEFT_SUCCESS) rc = src;

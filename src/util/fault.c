@@ -11,6 +11,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_TASK] = "task",
     [WEFT_FAULT_COMM_ALLOC] = "comm_alloc",
     [WEFT_FAULT_COMM_POST] = "comm_post",
+    [WEFT_FAULT_DEVICE_OPEN] = "device_open",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -31,7 +32,7 @@ static int parse_long(const char *s, long min, long *out)
 static int bad(const char *rule, const char *why)
 {
     weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
-               "comm_alloc, comm_post, N >= 1; e.g. task:gemm:3@1)",
+               "comm_alloc, comm_post, device_open, N >= 1; e.g. task:gemm:3@1)",
                rule, why);
     return WEFT_ERR_PARAM;
 }

@@ -9,6 +9,7 @@
  *   comm_alloc:N    the N-th allocation of the comm engine fails
  *   comm_post:N     the N-th MPI post of a tile transfer fails as if MPI
  *                   had returned an error
+ *   device_open:N   the N-th accelerator weft_init opens fails to open
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -18,9 +19,10 @@
 /* Places that can be made to fail; a new site is a new value here and a
  * name in fault.c's table. */
 typedef enum weft_fault_site {
-    WEFT_FAULT_TASK = 0,       /* a task body starts */
-    WEFT_FAULT_COMM_ALLOC = 1, /* the comm engine allocates host memory */
-    WEFT_FAULT_COMM_POST = 2,  /* the comm engine posts a send or receive */
+    WEFT_FAULT_TASK = 0,        /* a task body starts */
+    WEFT_FAULT_COMM_ALLOC = 1,  /* the comm engine allocates host memory */
+    WEFT_FAULT_COMM_POST = 2,   /* the comm engine posts a send or receive */
+    WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

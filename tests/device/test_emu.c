@@ -16,7 +16,7 @@ static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *
     *rc = weft_params_create(p);
     for (int i = 0; kv[i] && *rc == 0; i += 2) *rc = weft_params_set(*p, kv[i], kv[i + 1]);
     weft_devices_t *ds = NULL;
-    if (*rc == 0) *rc = weft_devices_open(*p, 0, &ds);
+    if (*rc == 0) *rc = weft_devices_open(*p, 0, NULL, &ds);
     /* Alone: no other rank shares the devices, the zones follow at once. */
     if (*rc == 0) *rc = weft_devices_make_zones(ds);
     if (*rc != 0 && ds) {

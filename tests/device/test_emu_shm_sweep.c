@@ -40,7 +40,7 @@ static weft_devices_t *open_emu(weft_params_t **p)
     if (rc == 0) rc = weft_params_set(*p, "device_emu_enabled", "1");
     if (rc == 0) rc = weft_params_set(*p, "device_cuda_enabled", "0");
     if (rc == 0) rc = weft_params_set(*p, "device_emu_memory", "1M");
-    if (rc == 0) rc = weft_devices_open(*p, 0, &ds);
+    if (rc == 0) rc = weft_devices_open(*p, 0, NULL, &ds);
     if (rc == 0) rc = weft_devices_make_zones(ds);
     if (rc != 0) {
         fprintf(stderr, "could not open an emu device: %s\n", weft_strerror(rc));

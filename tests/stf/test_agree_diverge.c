@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elapsed.h"
 #include "weft/weft.h"
 
 #define NB 8
@@ -84,6 +85,7 @@ static int check(weft_context_t *ctx, weft_matrix_t *A, int runs, int extra)
 
 int main(int argc, char **argv)
 {
+    elapsed_start();
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     int rank = weft_rank(ctx), P = 1, Q = weft_nranks(ctx), runs = 1, extra = 0;

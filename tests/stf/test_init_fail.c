@@ -5,18 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "elapsed.h"
 #include "weft/weft.h"
-
-static int env_rank(void)
-{
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (!r) r = getenv("PMIX_RANK");
-    return r ? atoi(r) : 0;
-}
 
 int main(int argc, char **argv)
 {
-    int rank = env_rank();
+    elapsed_start();
+    int rank = elapsed_rank();
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) {
         printf("test_init_fail rank %d: weft_init returned NULL\n", rank);
