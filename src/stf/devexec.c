@@ -229,10 +229,18 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->start_ns = weft_clock_ns();
     t->body_fn = weft_devselect_body(m->ctx, t, dev->index);
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
+    t->body_rc = 0;
     f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
-    if (f->rc != WEFT_SUCCESS)
+    if (f->rc != WEFT_SUCCESS && t->body_rc == f->rc) {
+        /* The body itself (run at launch on an accelerator with streams)
+         * returned its own code: say so, and fail the task as a body. */
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu failed: its body returned %d",
+                 t->cls->name, (unsigned long long)t->seq, t->body_rc);
+        f->rc = WEFT_ERR_TASK;
+    } else if (f->rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(f->rc));
+    }
     /* Even after a failed launch: wait for what the body enqueued. */
     f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
     return WEFT_SUCCESS;
