@@ -425,7 +425,8 @@ WEFT_API int weft_device_counters_get(const weft_context_t *ctx, int index,
  * of range, or a value size that differs from the inserted one, logs an
  * error naming the task, the call and the index, returns NULL / 0 /
  * WEFT_ERR_INVALID, and fails the task: its completion is an error
- * (weft_taskpool_wait returns WEFT_ERR_INVALID) even if the body returns 0. */
+ * (weft_taskpool_wait returns WEFT_ERR_TASK, docs/SEMANTICS.md section 3)
+ * even if the body returns 0. */
 
 /* Pointer of data flow i (in insertion order of the data arguments) on the
  * device the task runs on, and its leading dimension in elements. */
