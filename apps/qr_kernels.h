@@ -1,0 +1,258 @@
+/* Tile kernels, cost estimates and task classes of weft-geqrf's
+ * factorization (the flat-tree tile QR of Buttari et al., as PLASMA's
+ * dgeqrf): for each k, GEQRT factors A(k,k) into V and R with its
+ * triangular factor T(k,k); GEMQRT applies that Q^T to A(k,j), j > k; for
+ * each m > k, TSQRT couples R in A(k,k) with A(m,k) (V into A(m,k), T(m,k))
+ * and TSMQR applies it to the pair A(k,j), A(m,j).
+ *
+ * Header-only on purpose: apps/CMakeLists.txt builds every .c file of
+ * apps/ as its own program. Only weft-geqrf.c includes this file.
+ *
+ * Flows of the classes (column-major tiles, shapes from weft_task_rows/cols,
+ * so partial tiles need no special case; the inner block size ib is the
+ * rows of the T tile, at most the reflectors of the step):
+ *   geqrt:  0 A(k,k) RW, 1 T(k,k) W, 2 D(k) W (a copy of the factored tile)
+ *   gemqrt: 0 D(k) R (V), 1 T(k,k) R, 2 C(k,j) RW; value 0 char trans
+ *   tsqrt:  0 A(k,k) RW, 1 A(m,k) RW, 2 T(m,k) W
+ *   tsmqr:  0 A(m,k) R (V), 1 T(m,k) R, 2 C(k,j) RW, 3 C(m,j) RW; value 0
+ *           char trans
+ * gemqrt reads D(k), a copy of A(k,k) made by geqrt, rather than A(k,k)
+ * itself: the tsqrt tasks rewrite the R part of A(k,k), and reading the
+ * tile would make every tsqrt of the column wait for every gemqrt of the
+ * row (a write after read on the whole tile, although the V they read is
+ * never rewritten). The copy costs one tile move, not a flop count.
+ *
+ * Bodies: CPU (LAPACKE *_work) for every class, also the emu devices'
+ * kernels. CUDA: see qr_cuda.h. */
+#ifndef WEFT_APPS_QR_KERNELS_H
+#define WEFT_APPS_QR_KERNELS_H
+
+#include <lapacke.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <weft/weft.h>
+
+#include "qr_cuda.h" /* CUDA bodies, empty without WEFT_APP_HAVE_CUDA */
+#include "qr_matrix.h"
+
+#ifdef WEFT_APP_HAVE_CUDA
+#define QR_CUDA_BODY(fn) [WEFT_DEV_CUDA] = fn,
+#else
+#define QR_CUDA_BODY(fn)
+#endif
+
+/* What a fill or norm task needs to regenerate its tile: the seed, the
+ * matrix (qr_elem's which) and the tile's first row and column. */
+typedef struct qr_tile_arg {
+    uint64_t seed;
+    int64_t which, row0, col0;
+} qr_tile_arg_t;
+
+/* ---- LAPACK workspace ------------------------------------------------- */
+
+/* The LAPACKE *_work calls need ib * n doubles of scratch. A body on a
+ * device gets the stream's workspace (emu: host memory); a body on a CPU
+ * worker uses a buffer of its thread, kept between tasks (no malloc per
+ * task) and freed by the key's destructor when the worker exits. */
+static pthread_key_t qr_work_key;
+static pthread_once_t qr_work_once = PTHREAD_ONCE_INIT;
+static int qr_work_key_ok;
+
+typedef struct qr_work_buf {
+    size_t bytes;
+    double *p;
+} qr_work_buf_t;
+
+static void qr_work_free(void *v)
+{
+    qr_work_buf_t *b = v;
+    free(b->p);
+    free(b);
+}
+
+static void qr_work_key_init(void)
+{
+    qr_work_key_ok = pthread_key_create(&qr_work_key, qr_work_free) == 0;
+}
+
+static double *qr_thread_work(size_t bytes)
+{
+    pthread_once(&qr_work_once, qr_work_key_init);
+    if (!qr_work_key_ok) return NULL;
+    qr_work_buf_t *b = pthread_getspecific(qr_work_key);
+    if (b == NULL) {
+        if ((b = calloc(1, sizeof *b)) == NULL) return NULL;
+        if (pthread_setspecific(qr_work_key, b) != 0) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (b->bytes < bytes) {
+        double *p = realloc(b->p, bytes);
+        if (p == NULL) return NULL;
+        b->p = p;
+        b->bytes = bytes;
+    }
+    return b->p;
+}
+
+static double *qr_work(weft_task_t *t, int ib, int n)
+{
+    size_t bytes = sizeof(double) * (size_t)ib * (size_t)(n > 0 ? n : 1);
+    double *w = weft_task_workspace(t, bytes);
+    if (w == NULL) w = qr_thread_work(bytes);
+    if (w == NULL)
+        fprintf(stderr, "weft-geqrf: no memory for a %zu-byte LAPACK workspace\n", bytes);
+    return w;
+}
+
+static int qr_info_ok(lapack_int info, const char *call)
+{
+    if (info == 0) return 0;
+    fprintf(stderr, "weft-geqrf: %s returned info=%d\n", call, (int)info);
+    return -1;
+}
+
+/* The inner block size of a task whose T tile is flow f: T has ib rows. */
+static int qr_ib(const weft_task_t *t, int f) { return weft_task_rows(t, f); }
+
+/* ---- cost estimates (LAPACK's leading terms) ------------------------- */
+
+static double qr_flops_geqrt(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 0), n = weft_task_cols(t, 0);
+    return 2.0 * m * n * n - 2.0 * n * n * n / 3.0;
+}
+
+static double qr_flops_gemqrt(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    return 4.0 * m * n * k - 2.0 * n * k * k;
+}
+
+static double qr_flops_tsqrt(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);
+    return 2.0 * m * n * n;
+}
+
+static double qr_flops_tsmqr(const weft_task_t *t)
+{
+    double m = weft_task_rows(t, 3), n = weft_task_cols(t, 3), k = weft_task_cols(t, 0);
+    return 4.0 * m * n * k;
+}
+
+/* ---- factorization kernels ------------------------------------------- */
+
+static int qr_cpu_geqrt(weft_task_t *t)
+{
+    int m = weft_task_rows(t, 0), n = weft_task_cols(t, 0), ib = qr_ib(t, 1);
+    double *a = weft_task_ptr(t, 0), *w = qr_work(t, ib, n);
+    int64_t lda = weft_task_ld(t, 0);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, m, n, ib, a, (lapack_int)lda,
+                                          weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1), w);
+    if (qr_info_ok(info, "dgeqrt") != 0) return -1;
+    return LAPACKE_dlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, a, (lapack_int)lda, weft_task_ptr(t, 2),
+                               (lapack_int)weft_task_ld(t, 2)) == 0
+               ? 0
+               : -1;
+}
+
+static int qr_cpu_gemqrt(weft_task_t *t)
+{
+    char trans;
+    if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
+    int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    int ib = qr_ib(t, 1);
+    double *w = qr_work(t, ib, n);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, ib,
+                                           weft_task_ptr(t, 0), (lapack_int)weft_task_ld(t, 0),
+                                           weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1),
+                                           weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2), w);
+    return qr_info_ok(info, "dgemqrt");
+}
+
+static int qr_cpu_tsqrt(weft_task_t *t)
+{
+    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1), ib = qr_ib(t, 2);
+    double *w = qr_work(t, ib, n);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, 0, ib, weft_task_ptr(t, 0),
+                                          (lapack_int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
+                                          (lapack_int)weft_task_ld(t, 1), weft_task_ptr(t, 2),
+                                          (lapack_int)weft_task_ld(t, 2), w);
+    return qr_info_ok(info, "dtpqrt");
+}
+
+static int qr_cpu_tsmqr(weft_task_t *t)
+{
+    char trans;
+    if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
+    int m = weft_task_rows(t, 3), n = weft_task_cols(t, 3), k = weft_task_cols(t, 0);
+    int ib = qr_ib(t, 1);
+    double *w = qr_work(t, ib, n);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, 0, ib,
+                                           weft_task_ptr(t, 0), (lapack_int)weft_task_ld(t, 0),
+                                           weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1),
+                                           weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2),
+                                           weft_task_ptr(t, 3), (lapack_int)weft_task_ld(t, 3), w);
+    return qr_info_ok(info, "dtpmqrt");
+}
+
+/* flow 0: a tile W; value 0: qr_tile_arg_t. */
+static int qr_cpu_fill(weft_task_t *t)
+{
+    qr_tile_arg_t a;
+    if (weft_task_value_get(t, 0, &a, sizeof a) != 0) return -1;
+    double *p = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            p[i + j * ld] = qr_elem(a.seed, (int)a.which, a.row0 + i, a.col0 + j);
+    return 0;
+}
+
+/* flow 0: a tile R on its home device: only makes weft copy it there
+ * before the timing starts. */
+static int qr_nop(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+/* GEQRT and TSQRT have no CUDA body: cuSOLVER's geqrf gives Householder
+ * vectors and tau, not the compact-WY T factor that the updates need
+ * (there is no larft on the GPU), and it has no triangle-on-top-of-square
+ * (tpqrt) kernel at all. They run on the host; their tiles move. */
+static const weft_task_class_t qr_class_geqrt = {
+    .name = "geqrt",
+    .body = {[WEFT_DEV_CPU] = qr_cpu_geqrt, [WEFT_DEV_EMU] = qr_cpu_geqrt},
+    .flops = qr_flops_geqrt};
+static const weft_task_class_t qr_class_tsqrt = {
+    .name = "tsqrt",
+    .body = {[WEFT_DEV_CPU] = qr_cpu_tsqrt, [WEFT_DEV_EMU] = qr_cpu_tsqrt},
+    .flops = qr_flops_tsqrt};
+static const weft_task_class_t qr_class_gemqrt = {.name = "gemqrt",
+                                                  .body = {[WEFT_DEV_CPU] = qr_cpu_gemqrt,
+                                                           [WEFT_DEV_EMU] = qr_cpu_gemqrt,
+                                                           QR_CUDA_BODY(qr_cuda_gemqrt)},
+                                                  .flops = qr_flops_gemqrt};
+static const weft_task_class_t qr_class_tsmqr = {
+    .name = "tsmqr",
+    .body =
+        {[WEFT_DEV_CPU] = qr_cpu_tsmqr, [WEFT_DEV_EMU] = qr_cpu_tsmqr, QR_CUDA_BODY(qr_cuda_tsmqr)},
+    .flops = qr_flops_tsmqr};
+static const weft_task_class_t qr_class_fill = {
+    .name = "fill", .body = {[WEFT_DEV_CPU] = qr_cpu_fill}, .flops = NULL};
+static const weft_task_class_t qr_class_prefetch = {
+    .name = "prefetch", .body = {[WEFT_DEV_EMU] = qr_nop, QR_CUDA_BODY(qr_nop)}, .flops = NULL};
+
+#endif /* WEFT_APPS_QR_KERNELS_H */
