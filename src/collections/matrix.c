@@ -254,9 +254,11 @@ int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
             rc = weft_acquire_host(A->tiles[k], mode, "weft_matrix_host_acquire", &p, &ld);
     }
     if (rc == WEFT_SUCCESS) return rc;
-    /* All or nothing: the tiles acquired before the failing one go back. */
+    /* All or nothing: the tiles acquired before the failing one go back
+     * untouched (not a release: a write release would make their host
+     * copies current, and the user wrote nothing). */
     for (size_t u = 0; u + 1 < k; u++)
-        if (local_tile(A, u)) weft_acquire_end(A->tiles[u]);
+        if (local_tile(A, u)) A->tiles[u]->host_access = 0;
     return rc;
 }
 

@@ -70,7 +70,7 @@ static int batch_trampoline(weft_task_t *first)
     else
         rc = first->batch_fn(first->batch, first->nbatch);
     for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
-    return rc;
+    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_exec_call_body */
 }
 
 /* A stage-in failure of a batch member: its task fails, the others go on. */
@@ -140,7 +140,10 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     first->batch_fn = fn;
     b->refs = b->n;
     int rc = dev->ops->launch(dev, stream, first, batch_trampoline);
-    if (rc != WEFT_SUCCESS)
+    if (rc == WEFT_ERR_TASK && first->body_rc != 0)
+        weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks failed: its body returned %d",
+                 b->n, first->cls->name, first->body_rc);
+    else if (rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));
     group[0]->has_event = dev->ops->event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;

@@ -231,12 +231,11 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     t->body_rc = 0;
     f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
-    if (f->rc != WEFT_SUCCESS && t->body_rc == f->rc) {
+    if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu failed: its body returned %d",
                  t->cls->name, (unsigned long long)t->seq, t->body_rc);
-        f->rc = WEFT_ERR_TASK;
     } else if (f->rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(f->rc));

@@ -100,7 +100,10 @@ int weft_exec_call_body(weft_task_t *t)
         rc = t->body_fn(t);
     }
     t->body_rc = rc;
-    return rc;
+    /* A body's own code may collide with a weft status (-11 is both
+     * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and
+     * the failure line names body_rc. */
+    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
 }
 
 static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)

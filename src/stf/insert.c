@@ -201,7 +201,6 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     if (!t) return WEFT_ERR_NOMEM;
     t->cls = cls;
     t->tp = tp;
-    if (tp->t_first == 0) tp->t_first = weft_clock_s();
     int tags[WEFT_MAX_FLOWS];
     va_list ap;
     va_start(ap, cls);
@@ -209,9 +208,11 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_end(ap);
     if (rc == WEFT_SUCCESS) rc = check_flows(t);
     if (rc != WEFT_SUCCESS) {
+        /* Refused: nothing inserted, so nothing for a wait to wait for. */
         weft_task_unref(t);
         return rc;
     }
+    if (tp->t_first == 0) tp->t_first = weft_clock_s();
     t->device = 0;
     t->affinity = affinity_flow(tags, t->nflows);
     if (tp->ctx->nranks > 1 && !distribute(tp, t, affinity_flow(tags, t->nflows), &rc)) {

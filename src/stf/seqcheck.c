@@ -162,8 +162,10 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
     v->call_hash = ctx->calls.hash;
     v->ncalls = ctx->calls.n + ctx->calls.lost;
-    weft_agree_outcome_t out;
+    weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
+    /* An MPI failure leaves the outcome unknown: no further collective. */
+    if (rc == WEFT_ERR_MPI) return rc;
     if (rc == WEFT_SUCCESS && !out.same_calls)
         rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation");
     if (out.same_point && tp && !out.same_tasks) {

@@ -137,7 +137,7 @@ void weft_taskpool_free(weft_taskpool_t *tp)
     if (tp->mismatch) return;
     /* Whether tasks were inserted since the last wait, not whether some are
      * pending here: every rank must make the same implicit wait. */
-    if (tp->t_first > 0 && !tp->mismatch) {
+    if (tp->t_first > 0) {
         weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
                    "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
                    tp->name, (long)atomic_load(&tp->pending));
@@ -145,7 +145,10 @@ void weft_taskpool_free(weft_taskpool_t *tp)
         if (weft_taskpool_wait(tp) != WEFT_SUCCESS)
             weft_error("taskpool %s: the wait at its free failed", tp->name);
     }
-    if (!tp->mismatch) reset_tracking(tp);
+    /* The implicit wait may have found the ranks out of step: then too
+     * weft_fini destroys it, once no thread holds its tasks. */
+    if (tp->mismatch) return;
+    reset_tracking(tp);
     weft_taskpool_destroy(tp);
 }
 
