@@ -24,6 +24,8 @@
 
 #include <weft/weft.h>
 
+/* Needs GETRF_DIAG_L and GETRF_DIAG_U (getrf_kernels.h, included first). */
+
 static int getrf_cuda_blas_ok(cublasStatus_t st, const char *call)
 {
     if (st == CUBLAS_STATUS_SUCCESS) return 0;
@@ -151,8 +153,8 @@ static int getrf_cuda_product(weft_task_t *t, int diag, double *x)
     int m = weft_task_rows(t, 0), k = weft_task_cols(t, 0), n = weft_task_cols(t, 1);
     const double *l = weft_task_ptr(t, 0), *u = weft_task_ptr(t, 1);
     int ldl = getrf_cuda_ld(t, 0), ldu = getrf_cuda_ld(t, 1);
-    if (diag & 1) { /* GETRF_DIAG_L: m == k */
-        if (getrf_cuda_copy(t, k, n, u, ldu, x, diag & 2) != 0) return -1;
+    if (diag & GETRF_DIAG_L) { /* m == k */
+        if (getrf_cuda_copy(t, k, n, u, ldu, x, diag & GETRF_DIAG_U) != 0) return -1;
         return getrf_cuda_blas_ok(cublasDtrmm(getrf_cuda_blas(t), CUBLAS_SIDE_LEFT,
                                               CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
                                               k, n, &one, l, ldl, x, k, x, k),
@@ -166,7 +168,7 @@ static int getrf_cuda_product(weft_task_t *t, int diag, double *x)
 }
 
 /* flow 0: A[m][k] (L) R, flow 1: A[k][n] (U) R, flow 2: R[m][n] RW; value
- * 0: int diag (bit 1: L is a diagonal tile, bit 2: U is). R -= L U. The
+ * 0: int diag (GETRF_DIAG_*). R -= L U. The
  * workspace holds the product and, for a diagonal U, its packed triangle. */
 static int getrf_cuda_resid(weft_task_t *t)
 {

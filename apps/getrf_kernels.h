@@ -20,6 +20,10 @@
 
 #include <weft/weft.h>
 
+/* Which factor tiles of a resid task are diagonal tiles, whose other
+ * triangle is not part of the factor (value 0 of the task). */
+enum { GETRF_DIAG_L = 1, GETRF_DIAG_U = 2 };
+
 #include "getrf_cuda.h" /* CUDA bodies, empty without WEFT_APP_HAVE_CUDA */
 #include "lu_matrix.h"
 
@@ -223,10 +227,6 @@ static const weft_task_class_t getrf_class_info = {
     .name = "info", .body = {[WEFT_DEV_CPU] = getrf_cpu_info}, .flops = NULL};
 
 /* ---- residual kernels (--check) --------------------------------------- */
-
-/* Which factor tiles of a resid task are diagonal tiles, whose other
- * triangle is not part of the factor (value 0 of the task). */
-enum { GETRF_DIAG_L = 1, GETRF_DIAG_U = 2 };
 
 /* x (m x n, ld m) := the m x n matrix a, or only its upper triangle (zeros
  * below) when upper is set. */
