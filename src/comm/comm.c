@@ -1,3 +1,8 @@
+/* The comm engine's thread and its plumbing: the table of MPI requests in
+ * flight with what to run when each completes, the device events it
+ * polls, the queue that hands it SEND/RECV tasks, its start and end. The
+ * protocol is in protocol.c, the moving of bytes in xfer.c and the
+ * transports (transport.h). */
 #include "comm/comm.h"
 
 #include <errno.h>
@@ -24,7 +29,7 @@ static int reserve_request(weft_comm_t *c)
     int cap = c->req_cap ? c->req_cap * 2 : 64;
     MPI_Request *rq = realloc(c->reqs, sizeof *rq * (size_t)cap);
     if (rq) c->reqs = rq;
-    req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
+    weft_comm_req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
     if (cb2) c->cbs = cb2;
     int *ix = realloc(c->idx, sizeof *ix * (size_t)cap);
     if (ix) c->idx = ix;
@@ -33,7 +38,7 @@ static int reserve_request(weft_comm_t *c)
     return WEFT_SUCCESS;
 }
 
-void *weft_comm_alloc(weft_comm_t *c, size_t bytes)
+void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
 {
     if (weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)) {
         weft_error("comm: allocation of %zu bytes fails (fault_inject)", bytes);
@@ -45,7 +50,7 @@ void *weft_comm_alloc(weft_comm_t *c, size_t bytes)
 typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
 
 static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type, int peer,
-                int tag, req_cb_t cb)
+                int tag, weft_comm_req_cb_t cb)
 {
     if (reserve_request(c) != WEFT_SUCCESS) {
         weft_error("comm: no memory to track one more MPI request (%d in flight)", c->nreq);
@@ -73,26 +78,27 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
     return WEFT_SUCCESS;
 }
 
-int weft_comm_isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
-                    int tag, weft_comm_cb_fn cb, void *a, void *b)
+int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                     int tag, weft_comm_cb_fn cb, void *a, void *b)
 {
     return post(c, POST_SEND, (void *)buf, count, type, dest, tag,
-                (req_cb_t){.fn = cb, .a = a, .b = b});
+                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b});
 }
 
-int weft_comm_irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
-                    weft_comm_cb_fn cb, void *a, void *b)
+int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
+                     weft_comm_cb_fn cb, void *a, void *b)
 {
-    return post(c, POST_RECV, buf, count, type, src, tag, (req_cb_t){.fn = cb, .a = a, .b = b});
+    return post(c, POST_RECV, buf, count, type, src, tag,
+                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b});
 }
 
-int weft_comm_irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a)
+int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a)
 {
     return post(c, POST_CTRL_RECV, buf, count, MPI_BYTE, MPI_ANY_SOURCE, WEFT_COMM_CTRL_TAG,
-                (req_cb_t){.fn = cb, .a = a});
+                (weft_comm_req_cb_t){.fn = cb, .a = a});
 }
 
-void weft_comm_cancel_recvs(weft_comm_t *c, const void *x)
+void weft_comm__cancel_recvs(weft_comm_t *c, const void *x)
 {
     for (int i = 0; i < c->nreq; i++)
         if (c->cbs[i].fn && c->cbs[i].a == x) MPI_Cancel(&c->reqs[i]);
@@ -111,7 +117,7 @@ static int progress_requests(weft_comm_t *c)
     if (done == MPI_UNDEFINED || done == 0) return 0;
     /* Callbacks first (they may append), then squeeze out the finished. */
     for (int k = 0; k < done; k++) {
-        req_cb_t cb = c->cbs[c->idx[k]];
+        weft_comm_req_cb_t cb = c->cbs[c->idx[k]];
         c->cbs[c->idx[k]].fn = NULL;
         cb.fn(c, cb.a, cb.b);
     }
@@ -128,18 +134,18 @@ static int progress_requests(weft_comm_t *c)
 
 /* ---- device events the engine waits for ------------------------------------ */
 
-int weft_comm_wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
-                          void *a, void *b, int *status)
+int weft_comm__wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
+                           void *a, void *b, int *status)
 {
     if (c->nwaits == c->waits_cap) {
         int cap = c->waits_cap ? c->waits_cap * 2 : 32;
-        dev_wait_t *w = realloc(c->waits, sizeof *w * (size_t)cap);
+        weft_comm_dev_wait_t *w = realloc(c->waits, sizeof *w * (size_t)cap);
         if (!w) return WEFT_ERR_NOMEM;
         c->waits = w;
         c->waits_cap = cap;
     }
     c->waits[c->nwaits++] =
-        (dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b, .status = status};
+        (weft_comm_dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b, .status = status};
     return WEFT_SUCCESS;
 }
 
@@ -148,7 +154,7 @@ static int progress_devices(weft_comm_t *c)
 {
     int done = 0;
     for (int i = 0; i < c->nwaits;) {
-        dev_wait_t w = c->waits[i];
+        weft_comm_dev_wait_t w = c->waits[i];
         int rc = w.dev->ops->event_query(w.dev, &w.ev);
         if (rc == WEFT_AGAIN) {
             i++;
@@ -192,10 +198,10 @@ static weft_task_t *take_submitted(weft_comm_t *c)
  * share it, and an activation or GET from a peer is noticed at the next
  * turn, with no sleep to wait out), and only after a long quiet spell
  * (between taskpools) sleep until a submission or a timeout. */
-static void backoff(weft_comm_t *c, int idle)
+static void wait_when_idle(weft_comm_t *c, int idle_turns)
 {
-    if (idle < 64) return;
-    if (idle < 20000) {
+    if (idle_turns < 64) return;
+    if (idle_turns < 20000) {
         sched_yield();
         return;
     }
@@ -208,22 +214,22 @@ static void backoff(weft_comm_t *c, int idle)
 static void *engine_main(void *arg)
 {
     weft_comm_t *c = arg;
-    int idle = 0;
+    int idle_turns = 0; /* turns in a row that moved nothing */
     weft_trace_thread_track = c->cfg.trace_track;
     while (!atomic_load(&c->stop)) {
         int moved = 0;
         for (weft_task_t *t = take_submitted(c), *next; t; t = next) {
             next = t->next;
-            weft_comm_handle_task(c, t);
+            weft_comm__handle_task(c, t);
             moved = 1;
         }
         moved |= progress_requests(c) > 0;
         moved |= progress_devices(c) > 0;
-        moved |= weft_comm_start_throttled(c);
-        weft_comm_ctrl_repost(c);
-        if (atomic_exchange(&c->dump, 0)) weft_comm_table_dump(c);
-        idle = moved ? 0 : idle + 1;
-        backoff(c, idle);
+        moved |= weft_comm__start_throttled(c);
+        weft_comm__ctrl_repost(c);
+        if (atomic_exchange(&c->dump, 0)) weft_comm__table_dump(c);
+        idle_turns = moved ? 0 : idle_turns + 1;
+        wait_when_idle(c, idle_turns);
     }
     return NULL;
 }
@@ -259,26 +265,29 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
     c->tag_ub = flag && ub ? *(int *)ub : 32767;
     c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
-    if (find_nodes(c) != 0) {
-        free(c);
-        return WEFT_ERR_NOMEM;
-    }
-    c->zone_handle = calloc((size_t)cfg->ndevices + 1, sizeof *c->zone_handle);
-    c->zone_handle_len = calloc((size_t)cfg->ndevices + 1, sizeof *c->zone_handle_len);
+    int rc = find_nodes(c);
+    if (rc != WEFT_SUCCESS) goto undo_alloc;
+    rc = weft_comm__transports_open(c);
+    if (rc != WEFT_SUCCESS) goto undo_nodes;
     pthread_mutex_init(&c->qlock, NULL);
     pthread_cond_init(&c->qcond, NULL);
-    if (weft_comm_ctrl_start(c) != 0) goto undo_locks;
+    /* A failed start may have posted some control receives: stop them. */
+    rc = WEFT_ERR_MPI;
+    if (weft_comm__ctrl_start(c) != 0) goto undo_ctrl;
     if (pthread_create(&c->thread, NULL, engine_main, c) != 0) goto undo_ctrl;
     *out = c;
     return WEFT_SUCCESS;
 
 undo_ctrl:
-    weft_comm_ctrl_stop(c);
-undo_locks:
+    weft_comm__ctrl_stop(c);
     pthread_cond_destroy(&c->qcond);
     pthread_mutex_destroy(&c->qlock);
+    weft_comm__transports_close(c);
+undo_nodes:
+    free(c->node_of);
+undo_alloc:
     free(c);
-    return WEFT_ERR_MPI;
+    return rc;
 }
 
 void weft_comm_destroy(weft_comm_t *c)
@@ -289,12 +298,10 @@ void weft_comm_destroy(weft_comm_t *c)
     pthread_cond_signal(&c->qcond);
     pthread_mutex_unlock(&c->qlock);
     pthread_join(c->thread, NULL);
-    weft_comm_ctrl_stop(c);
-    weft_comm_table_clear(c);
-    weft_xfer_release_all(c);
+    weft_comm__ctrl_stop(c);
+    weft_comm__table_clear(c);
+    weft_comm__transports_close(c);
     free(c->node_of);
-    free(c->zone_handle);
-    free(c->zone_handle_len);
     free(c->waits);
     free(c->reqs);
     free(c->cbs);
@@ -324,5 +331,6 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
     out->bytes_received_into_device = atomic_load(&c->n_into_dev);
     out->bytes_staged = atomic_load(&c->n_staged);
-    for (int i = 0; i < 4; i++) out->bytes_by_transport[i] = atomic_load(&c->n_by_transport[i]);
+    for (int i = 0; i < WEFT_TRANSPORT_COUNT; i++)
+        out->bytes_by_transport[i] = atomic_load(&c->n_by_transport[i]);
 }

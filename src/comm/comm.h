@@ -22,12 +22,14 @@ typedef struct weft_comm weft_comm_t;
 /* Completes a SEND/RECV task once its transfer is over (engine thread). */
 typedef void (*weft_comm_done_fn)(void *arg, weft_task_t *t, int status);
 
-/* Transports for tiles in device memory (DESIGN.md section 5). */
+/* Transports for tiles in device memory (comm/transport.h; DESIGN.md
+ * section 5). */
 typedef enum weft_transport {
     WEFT_TRANSPORT_AUTO = 0,
-    WEFT_TRANSPORT_MPI = 1,   /* device pointers handed to MPI */
-    WEFT_TRANSPORT_IPC = 2,   /* receiver maps the sender's zone and pulls */
-    WEFT_TRANSPORT_STAGED = 3 /* pinned host bounce buffers, in chunks */
+    WEFT_TRANSPORT_MPI = 1,    /* device pointers handed to MPI */
+    WEFT_TRANSPORT_IPC = 2,    /* receiver maps the sender's zone and pulls */
+    WEFT_TRANSPORT_STAGED = 3, /* pinned host bounce buffers, in chunks */
+    WEFT_TRANSPORT_COUNT = 4
 } weft_transport_t;
 
 /* Copies for the engine, made by the layer above (it owns eviction). Both
@@ -62,7 +64,7 @@ typedef struct weft_comm_action {
     uint32_t version;   /* the tile version that moves */
     int device;         /* RECV: device of the consumer (0 = host) */
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
-    void *xfer;         /* the engine's transfer state */
+    void *xfer;         /* the engine's transfer of the tile (weft_comm_xfer_t) */
 } weft_comm_action_t;
 
 /* A zeroed action with room for the engine's state of its transfer, so
@@ -76,8 +78,8 @@ typedef struct weft_comm_counters {
     int64_t rejected; /* activations refused: shape does not match */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
-    int64_t bytes_staged;          /* bytes that went through a host bounce buffer */
-    int64_t bytes_by_transport[4]; /* indexed by weft_transport_t (AUTO: host to host) */
+    int64_t bytes_staged; /* bytes that went through a host bounce buffer */
+    int64_t bytes_by_transport[WEFT_TRANSPORT_COUNT]; /* by weft_transport_t (AUTO: host to host) */
 } weft_comm_counters_t;
 
 int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)

@@ -1,5 +1,11 @@
-/* State of the comm engine, shared by its files; engine thread only unless
- * noted. */
+/* State of the comm engine and the names its files share; never included
+ * outside src/comm/. Engine thread only unless noted.
+ *
+ * Names: weft_comm_ for what other layers call (comm.h); weft_comm__ for
+ * functions only the files of comm/ call; the types here carry weft_comm_.
+ * "xfer" means one thing: a tile transfer in flight between this rank and
+ * a peer, on either side (weft_comm_xfer_t and the weft_comm__xfer_
+ * functions that drive it). */
 #ifndef WEFT_COMM_COMM_INTERNAL_H
 #define WEFT_COMM_COMM_INTERNAL_H
 
@@ -7,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "comm/comm.h"
+#include "comm/transport.h"
 
 #define WEFT_COMM_CTRL_TAG 1
 #define WEFT_COMM_FIRST_DATA_TAG 16
@@ -15,10 +22,17 @@
 
 /* CANCEL: the receiver will not fetch (its receive failed); ABORT: the
  * sender failed after a GET, no more bytes will come. */
-enum { MSG_ACTIVATE = 1, MSG_GET = 2, MSG_DONE = 3, MSG_REJECT = 4, MSG_CANCEL = 5, MSG_ABORT = 6 };
+enum {
+    WEFT_COMM_MSG_ACTIVATE = 1,
+    WEFT_COMM_MSG_GET = 2,
+    WEFT_COMM_MSG_DONE = 3,
+    WEFT_COMM_MSG_REJECT = 4,
+    WEFT_COMM_MSG_CANCEL = 5,
+    WEFT_COMM_MSG_ABORT = 6
+};
 
 /* A control message; an eager activation's payload follows it. */
-typedef struct msg_hdr {
+typedef struct weft_comm_msg {
     int32_t type;
     int32_t src;
     uint64_t key;
@@ -40,98 +54,85 @@ typedef struct msg_hdr {
     int32_t tag;        /* first tag of the bytes */
     int32_t chunk_cols; /* STAGED: columns a chunk carries */
     unsigned char ipc[WEFT_IPC_HANDLE_MAX];
-} msg_hdr_t;
+} weft_comm_msg_t;
 
 typedef void (*weft_comm_cb_fn)(weft_comm_t *c, void *a, void *b);
-typedef struct req_cb {
+typedef struct weft_comm_req_cb {
     weft_comm_cb_fn fn;
     void *a, *b;
-} req_cb_t;
+} weft_comm_req_cb_t;
 
 /* A rendezvous half waiting for its other half, keyed by (peer, key,
  * version, kind): a RECV task waiting for its activation, an activation
- * waiting for its RECV task, or a SEND task waiting for the GET (or, for
- * ipc, the DONE). */
-enum { PEND_RECV_TASK = 0, PEND_ACTIVATION = 1, PEND_SEND = 2, PEND_FETCH = 3 };
-typedef struct pending {
+ * waiting for its RECV task, a SEND task waiting for the GET (or, for ipc,
+ * the DONE), or a receive whose GET left (an ABORT finds it). */
+enum {
+    WEFT_COMM_PEND_RECV_TASK = 0,
+    WEFT_COMM_PEND_ACTIVATION = 1,
+    WEFT_COMM_PEND_SEND = 2,
+    WEFT_COMM_PEND_FETCH = 3
+};
+typedef struct weft_comm_pending {
     int kind, peer;
     uint64_t key;
     uint32_t version;
     weft_task_t *task;
-    msg_hdr_t *act; /* an activation received (+ payload), in the same allocation */
-    struct pending *next;
-} pending_t;
+    weft_comm_msg_t *act; /* an activation received (+ payload), in the same allocation */
+    struct weft_comm_pending *next;
+} weft_comm_pending_t;
 
 /* Activations this rank could not keep (no memory), so that their RECV
  * task, arriving later, fails instead of waiting. */
 #define WEFT_COMM_LOST 64
-typedef struct lost_act {
+typedef struct weft_comm_lost {
     int peer, eager;
     uint64_t key;
     uint32_t version;
-} lost_act_t;
+} weft_comm_lost_t;
 
-typedef struct ctrl_slot {
-    msg_hdr_t *buf;
+typedef struct weft_comm_ctrl_slot {
+    weft_comm_msg_t *buf;
     size_t bytes;
-} ctrl_slot_t;
+} weft_comm_ctrl_slot_t;
 
 /* A device event the engine polls, and what to do when it completes. */
-typedef struct dev_wait {
+typedef struct weft_comm_dev_wait {
     weft_device_t *dev;
     weft_event_t ev;
     weft_comm_cb_fn fn;
     void *a, *b;
     int *status; /* set to the event's error, if any */
-} dev_wait_t;
-
-/* A mapped zone of a peer rank (ipc), kept for the life of the engine. */
-typedef struct ipc_map {
-    int peer, by; /* peer rank, local device index it is mapped on */
-    size_t len;
-    unsigned char handle[WEFT_IPC_HANDLE_MAX];
-    void *base;
-    struct ipc_map *next;
-} ipc_map_t;
-
-/* A pinned host buffer of the staged transport, reused by size. */
-typedef struct bounce {
-    void *ptr;
-    size_t bytes;
-    weft_device_t *dev; /* the device it serves (its copies are the fast ones) */
-    int pinned;
-    struct bounce *next;
-} bounce_t;
+} weft_comm_dev_wait_t;
 
 /* One tile transfer in flight (sender or receiver side). */
-typedef struct xfer {
+typedef struct weft_comm_xfer {
     weft_task_t *t;
     weft_data_copy_t *copy; /* sender: the source; receiver: the target */
-    int mode, peer, tag;
-    int rendezvous; /* counted in ndata_inflight (receiver) */
-    int counter;    /* receiver: transport counter the bytes go to (AUTO: host to host) */
+    int mode, peer, tag;    /* mode: the transport moving it (weft_transport_t) */
+    int rendezvous;         /* counted in ndata_inflight (receiver) */
+    int counter;            /* receiver: transport counter the bytes go to (AUTO: host to host) */
     int chunk_cols, nchunks;
     int left; /* parts posted and not over: chunks, device events, a notice */
-    bounce_t *bounce;
-    weft_device_t *dev; /* device whose streams do the copies */
-    uint64_t t0;        /* trace: when the transfer started */
+    struct weft_comm_bounce *bounce; /* staged: the host buffer it holds */
+    weft_device_t *dev;              /* device whose streams do the copies */
+    uint64_t t0;                     /* trace: when the transfer started */
     int status;
     int dev_status;   /* a device event of it failed (set by the engine's poll) */
     int fetch_listed; /* receiver: in the table as PEND_FETCH (an ABORT finds it) */
     int get_sent;     /* receiver: the GET left, the sender's bytes may be coming */
-} xfer_t;
+} weft_comm_xfer_t;
 
 /* A SEND/RECV action and the engine's state for it, in one allocation
  * (weft_comm_action_new): the transfer, its table entry and a message
  * buffer for the notice that ends it. */
-typedef struct action_block {
+typedef struct weft_comm_block {
     weft_comm_action_t act;
-    xfer_t x;
-    pending_t p;
-    msg_hdr_t notice;
-} action_block_t;
+    weft_comm_xfer_t x;
+    weft_comm_pending_t p;
+    weft_comm_msg_t notice;
+} weft_comm_block_t;
 
-static inline action_block_t *weft_comm_block(weft_task_t *t) { return t->action; }
+static inline weft_comm_block_t *weft_comm__block(weft_task_t *t) { return t->action; }
 
 struct weft_comm {
     weft_comm_config_t cfg;
@@ -144,94 +145,115 @@ struct weft_comm {
     pthread_cond_t qcond;
     weft_task_t *qhead, *qtail;
     MPI_Request *reqs;
-    req_cb_t *cbs;
+    weft_comm_req_cb_t *cbs;
     int *idx;
     int nreq, req_cap;
-    dev_wait_t *waits;
+    weft_comm_dev_wait_t *waits;
     int nwaits, waits_cap;
-    ctrl_slot_t ctrl[WEFT_COMM_NCTRL];
-    pending_t *table[WEFT_COMM_BUCKETS];
+    weft_comm_ctrl_slot_t ctrl[WEFT_COMM_NCTRL];
+    weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
     int ndata_inflight;
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */
-    pending_t **throttled;
+    weft_comm_pending_t **throttled;
     int nthrottled, throttled_cap;
-    ipc_map_t *maps;
-    bounce_t *bounces; /* free bounce buffers */
-    /* This rank's exported zones, by device index (len 0: not exported). */
-    unsigned char (*zone_handle)[WEFT_IPC_HANDLE_MAX];
-    size_t *zone_handle_len;
+    /* The transports of this build, by weft_transport_t (ops NULL: not
+     * registered), each with its own state. */
+    weft_comm_transport_t tp[WEFT_TRANSPORT_COUNT];
     int warned_transport;
-    lost_act_t lost[WEFT_COMM_LOST];
+    weft_comm_lost_t lost[WEFT_COMM_LOST];
     int nlost;
     int ctrl_reposts; /* control receives to post again (a post failed) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected;
-    atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[4];
+    atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
 };
+
+/* Local device `index` (1..ndevices); NULL for the host (0). */
+static inline weft_device_t *weft_comm__device(const weft_comm_t *c, int index)
+{
+    return index > 0 && index <= c->cfg.ndevices ? c->cfg.devices[index] : NULL;
+}
+
+/* ---- comm.c: MPI requests, device events, allocations -------------------- */
 
 /* Posts a send or a receive and records cb(c, a, b) for its completion.
  * Tile-transfer posts count as the fault site comm_post. On failure (no
  * room to track it, an injected fault, an MPI error) nothing is posted and
  * an error status returns; the caller ends the transfer. */
-int weft_comm_isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
-                    int tag, weft_comm_cb_fn cb, void *a, void *b);
-int weft_comm_irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
-                    weft_comm_cb_fn cb, void *a, void *b);
+int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                     int tag, weft_comm_cb_fn cb, void *a, void *b);
+int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
+                     weft_comm_cb_fn cb, void *a, void *b);
 /* The control-plane receive, not a fault site. */
-int weft_comm_irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
+int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
 /* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */
-void *weft_comm_alloc(weft_comm_t *c, size_t bytes);
+void *weft_comm__alloc(weft_comm_t *c, size_t bytes);
 /* Cancels the receives posted for x (cb argument a == x): they complete,
  * cancelled, on the next turns. */
-void weft_comm_cancel_recvs(weft_comm_t *c, const void *x);
+void weft_comm__cancel_recvs(weft_comm_t *c, const void *x);
 /* Polls ev of dev on the engine's turns and calls fn(c, a, b) once the
  * work before it is over; a failure is stored in *status first. */
-int weft_comm_wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
-                          void *a, void *b, int *status);
-int weft_comm_ctrl_start(weft_comm_t *c);
+int weft_comm__wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
+                           void *a, void *b, int *status);
+
+/* ---- table.c: the rendezvous table ----------------------------------------- */
+
+/* Takes out the entry of (kind, peer, key, v); NULL when there is none. */
+weft_comm_pending_t *weft_comm__table_take(weft_comm_t *c, int kind, int peer, uint64_t key,
+                                           uint32_t v);
+/* Enters p (the caller's storage) under its key. */
+void weft_comm__table_put(weft_comm_t *c, weft_comm_pending_t *p, int kind, int peer, uint64_t key,
+                          uint32_t v);
+/* Removes p itself (a transfer that ends before its message came). */
+void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p);
+void weft_comm__table_clear(weft_comm_t *c);
+void weft_comm__table_dump(weft_comm_t *c);
+/* Receiver: x enters (1) or leaves (0) the table as a fetch in progress,
+ * so that an ABORT from its sender finds it. */
+void weft_comm__fetch_listed(weft_comm_t *c, weft_comm_xfer_t *x, int listed);
+
+/* ---- protocol.c: control messages and the two halves of a rendezvous -------- */
+
+int weft_comm__ctrl_start(weft_comm_t *c);
 /* Posts again the control receives whose post failed (engine turns). */
-void weft_comm_ctrl_repost(weft_comm_t *c);
-void weft_comm_ctrl_stop(weft_comm_t *c);
+void weft_comm__ctrl_repost(weft_comm_t *c);
+void weft_comm__ctrl_stop(weft_comm_t *c);
 /* Sends m (allocated; freed once sent, or on failure) to dest. */
-int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest);
+int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest);
 /* Sends t's notice buffer (type, failed, tag filled from the arguments) to
  * the peer of t's action and calls cb(c, a, b) once it left, or at once
  * when it could not be posted (logged: the peer is not told). */
-void weft_comm_send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
-                           void *a, void *b);
-void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t);
-int weft_comm_start_throttled(weft_comm_t *c);
-void weft_comm_table_clear(weft_comm_t *c);
-void weft_comm_table_dump(weft_comm_t *c);
-void weft_comm_task_done(weft_comm_t *c, weft_task_t *t, int status);
-int weft_comm_next_tags(weft_comm_t *c, int n);
-/* Receiver: x enters (1) or leaves (0) the table as a fetch in progress,
- * so that an ABORT from its sender finds it. */
-void weft_comm_xfer_listed(weft_comm_t *c, xfer_t *x, int listed);
+void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
+                            void *a, void *b);
+void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);
+int weft_comm__start_throttled(weft_comm_t *c);
+void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status);
+int weft_comm__next_tags(weft_comm_t *c, int n);
 
-/* ---- transfer.c: moving the bytes ---------------------------------------- */
+/* ---- xfer.c: the life of a transfer, whatever moves its bytes --------------- */
 
-/* The transport a receiver picks for a rendezvous activation m landing in
- * a copy on local device `target` (0 = host). */
-int weft_xfer_choose(weft_comm_t *c, const msg_hdr_t *m, int target);
-/* Receiver: starts the transfer of m into x->copy by x->mode. */
-void weft_xfer_recv_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *m);
-/* Sender: answers a GET for the copy in x. */
-void weft_xfer_send_start(weft_comm_t *c, xfer_t *x, const msg_hdr_t *get);
+/* Receiver: the GET naming the transport and the tags the bytes come
+ * with; from then on the sender sends. A failure fails x. */
+void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int tag,
+                              int chunk_cols);
 /* Copies an eager payload (contiguous) into x->copy, on a device if there. */
-int weft_xfer_eager_in(weft_comm_t *c, xfer_t *x, const void *payload);
-/* Fills the location fields of an activation for the sender's copy. */
-void weft_xfer_describe(weft_comm_t *c, const weft_data_copy_t *cp, msg_hdr_t *m);
+int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload);
 /* Both ends: one part of x is over (a chunk, an event, a notice): the
  * last one finishes x. */
-void weft_xfer_part_done(weft_comm_t *c, xfer_t *x);
+void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x);
 /* A failure after x started: x->status set, the peer told (ABORT from the
  * sender, CANCEL from the receiver, whose own posted receives are
  * cancelled), x ends once its posted parts are over. */
-void weft_xfer_fail(weft_comm_t *c, xfer_t *x, int status, const char *what);
+void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const char *what);
 /* Both ends: the transfer of x is over (status in x->status). */
-void weft_xfer_recv_finished(weft_comm_t *c, xfer_t *x);
-void weft_xfer_send_finished(weft_comm_t *c, xfer_t *x);
-void weft_xfer_release_all(weft_comm_t *c);
+void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x);
+void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x);
+/* n columns of a copy with leading dimension ld, as one MPI datatype. */
+int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out);
+
+static inline char *weft_comm__col_ptr(const weft_data_t *d, void *base, int64_t ld, int j)
+{
+    return (char *)base + (size_t)j * (size_t)ld * d->elem;
+}
 
 #endif

@@ -1,6 +1,8 @@
-/* The control plane on the engine thread: activation, GET and DONE
- * messages, and the table that pairs each with its task. The bytes
- * themselves move in transfer.c. */
+/* The control plane on the engine thread: the control messages (activation,
+ * GET, DONE, REJECT, CANCEL, ABORT) and the two halves of a rendezvous,
+ * the SEND task that announces a tile and the RECV task that fetches it,
+ * paired through the rendezvous table (table.c). The bytes move in xfer.c
+ * and the transports. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,88 +10,18 @@
 #include "trace/trace.h"
 #include "util/log.h"
 
-/* ---- rendezvous table ----------------------------------------------------- */
-
-static pending_t **bucket(weft_comm_t *c, int peer, uint64_t key, uint32_t v, int kind)
-{
-    uint64_t h =
-        key * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)v << 20) ^ ((uint64_t)peer << 8) ^ (uint64_t)kind;
-    h ^= h >> 29;
-    return &c->table[h % WEFT_COMM_BUCKETS];
-}
-
-static pending_t *table_take(weft_comm_t *c, int kind, int peer, uint64_t key, uint32_t v)
-{
-    for (pending_t **pp = bucket(c, peer, key, v, kind); *pp; pp = &(*pp)->next) {
-        pending_t *p = *pp;
-        if (p->kind == kind && p->peer == peer && p->key == key && p->version == v) {
-            *pp = p->next;
-            return p;
-        }
-    }
-    return NULL;
-}
-
-/* Enters p (the caller's storage) under its key. */
-static void table_put(weft_comm_t *c, pending_t *p, int kind, int peer, uint64_t key, uint32_t v)
-{
-    p->kind = kind;
-    p->peer = peer;
-    p->key = key;
-    p->version = v;
-    pending_t **b = bucket(c, peer, key, v, kind);
-    p->next = *b;
-    *b = p;
-}
-
-/* Removes p itself (a transfer that ends before its message came). */
-static void table_remove(weft_comm_t *c, pending_t *p)
-{
-    for (pending_t **pp = bucket(c, p->peer, p->key, p->version, p->kind); *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            return;
-        }
-}
-
 weft_comm_action_t *weft_comm_action_new(void)
 {
-    action_block_t *b = calloc(1, sizeof *b);
+    weft_comm_block_t *b = calloc(1, sizeof *b);
     return b ? &b->act : NULL;
 }
 
-void weft_comm_table_clear(weft_comm_t *c)
-{
-    for (int i = 0; i < WEFT_COMM_BUCKETS; i++) {
-        while (c->table[i]) {
-            pending_t *p = c->table[i];
-            c->table[i] = p->next;
-            if (p->kind == PEND_ACTIVATION) free(p); /* the others live in their action */
-        }
-    }
-}
-
-void weft_comm_table_dump(weft_comm_t *c)
-{
-    static const char *what[] = {
-        "receive waits for the activation of", "activation arrived, no receive inserted yet for",
-        "send waits for the GET (or DONE) of", "receive waits for the bytes of"};
-    int n = 0;
-    for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
-        for (pending_t *p = c->table[i]; p; p = p->next)
-            if (n++ < 32)
-                weft_error("stall: comm: %s data %llu v%u (peer rank %d)", what[p->kind],
-                           (unsigned long long)p->key, p->version, p->peer);
-    weft_error("stall: comm: %d rendezvous open, %d fetches in flight, %d throttled", n,
-               c->ndata_inflight, c->nthrottled);
-}
-
-void weft_comm_task_done(weft_comm_t *c, weft_task_t *t, int status)
+void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status)
 {
     c->cfg.done(c->cfg.done_arg, t, status);
 }
 
-int weft_comm_next_tags(weft_comm_t *c, int n)
+int weft_comm__next_tags(weft_comm_t *c, int n)
 {
     if (c->next_tag + n > c->tag_ub) c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
     int tag = c->next_tag;
@@ -103,14 +35,14 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b);
 
 static int post_ctrl_recv(weft_comm_t *c, int slot)
 {
-    ctrl_slot_t *s = &c->ctrl[slot];
-    return weft_comm_irecv_ctrl(c, s->buf, (int)s->bytes, on_ctrl, s);
+    weft_comm_ctrl_slot_t *s = &c->ctrl[slot];
+    return weft_comm__irecv_ctrl(c, s->buf, (int)s->bytes, on_ctrl, s);
 }
 
-int weft_comm_ctrl_start(weft_comm_t *c)
+int weft_comm__ctrl_start(weft_comm_t *c)
 {
     for (int i = 0; i < WEFT_COMM_NCTRL; i++) {
-        c->ctrl[i].bytes = sizeof(msg_hdr_t) + c->cfg.eager_limit;
+        c->ctrl[i].bytes = sizeof(weft_comm_msg_t) + c->cfg.eager_limit;
         c->ctrl[i].buf = malloc(c->ctrl[i].bytes);
         if (!c->ctrl[i].buf || post_ctrl_recv(c, i) != 0) return WEFT_ERR_NOMEM;
     }
@@ -122,7 +54,7 @@ int weft_comm_ctrl_start(weft_comm_t *c)
  * through the other slots meanwhile. */
 #define CTRL_IDLE ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
-void weft_comm_ctrl_repost(weft_comm_t *c)
+void weft_comm__ctrl_repost(weft_comm_t *c)
 {
     for (int i = 0; i < WEFT_COMM_NCTRL && c->ctrl_reposts > 0; i++) {
         if (!(c->ctrl[i].bytes & CTRL_IDLE)) continue;
@@ -134,7 +66,7 @@ void weft_comm_ctrl_repost(weft_comm_t *c)
     }
 }
 
-void weft_comm_ctrl_stop(weft_comm_t *c)
+void weft_comm__ctrl_stop(weft_comm_t *c)
 {
     for (int i = 0; i < c->nreq; i++) {
         if (c->cbs[i].fn != on_ctrl) continue;
@@ -146,15 +78,15 @@ void weft_comm_ctrl_stop(weft_comm_t *c)
 
 static void free_buf(weft_comm_t *c, void *a, void *b) { free(a); }
 
-static size_t msg_bytes(const msg_hdr_t *m)
+static size_t msg_bytes(const weft_comm_msg_t *m)
 {
-    return sizeof *m + (m->type == MSG_ACTIVATE && m->eager ? (size_t)m->bytes : 0);
+    return sizeof *m + (m->type == WEFT_COMM_MSG_ACTIVATE && m->eager ? (size_t)m->bytes : 0);
 }
 
-int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest)
+int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest)
 {
-    int rc = weft_comm_isend(c, m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, free_buf,
-                             m, NULL);
+    int rc = weft_comm__isend(c, m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, free_buf,
+                              m, NULL);
     if (rc != WEFT_SUCCESS) free(m);
     return rc;
 }
@@ -162,25 +94,25 @@ int weft_comm_send_ctrl(weft_comm_t *c, msg_hdr_t *m, int dest)
 static const char *msg_name(int type)
 {
     static const char *names[] = {"?", "activation", "GET", "DONE", "REJECT", "CANCEL", "ABORT"};
-    return type > 0 && type <= MSG_ABORT ? names[type] : "?";
+    return type > 0 && type <= WEFT_COMM_MSG_ABORT ? names[type] : "?";
 }
 
-void weft_comm_send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
-                           void *a, void *b)
+void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
+                            void *a, void *b)
 {
-    action_block_t *blk = weft_comm_block(t);
+    weft_comm_block_t *blk = weft_comm__block(t);
     const weft_data_t *d = t->flow[0].data;
-    msg_hdr_t *m = &blk->notice;
-    *m = (msg_hdr_t){.type = type,
-                     .src = c->rank,
-                     .key = d->key,
-                     .version = blk->act.version,
-                     .failed = type == MSG_ACTIVATE,
-                     .tag = tag};
+    weft_comm_msg_t *m = &blk->notice;
+    *m = (weft_comm_msg_t){.type = type,
+                           .src = c->rank,
+                           .key = d->key,
+                           .version = blk->act.version,
+                           .failed = type == WEFT_COMM_MSG_ACTIVATE,
+                           .tag = tag};
     /* The peer waits for this message: one more try if the post fails. */
     for (int attempt = 0; attempt < 2; attempt++)
-        if (weft_comm_isend(c, m, (int)sizeof *m, MPI_BYTE, blk->act.peer, WEFT_COMM_CTRL_TAG, cb,
-                            a, b) == WEFT_SUCCESS)
+        if (weft_comm__isend(c, m, (int)sizeof *m, MPI_BYTE, blk->act.peer, WEFT_COMM_CTRL_TAG, cb,
+                             a, b) == WEFT_SUCCESS)
             return;
     weft_error("comm: could not send the %s of data %llu v%u to rank %d: that rank is not told "
                "and may wait for it",
@@ -209,7 +141,7 @@ static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
 
 static void task_ends(weft_comm_t *c, void *a, void *b)
 {
-    weft_comm_task_done(c, a, (int)(intptr_t)b);
+    weft_comm__task_done(c, a, (int)(intptr_t)b);
 }
 
 /* A SEND that cannot send its tile (its version was not produced, or a
@@ -217,7 +149,7 @@ static void task_ends(weft_comm_t *c, void *a, void *b)
  * SEND ends with status once that left. */
 static void send_failed(weft_comm_t *c, weft_task_t *t, int status, const char *what)
 {
-    action_block_t *blk = weft_comm_block(t);
+    weft_comm_block_t *blk = weft_comm__block(t);
     if (blk->x.copy) {
         weft_data_t *d = t->flow[0].data;
         weft_data_lock(d);
@@ -229,31 +161,31 @@ static void send_failed(weft_comm_t *c, weft_task_t *t, int status, const char *
         weft_error("send of data %llu v%u to rank %d: %s (%s): the receive there fails",
                    (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
                    weft_strerror(status));
-    weft_comm_send_notice(c, t, MSG_ACTIVATE, 0, task_ends, t, (void *)(intptr_t)status);
+    weft_comm__send_notice(c, t, WEFT_COMM_MSG_ACTIVATE, 0, task_ends, t, (void *)(intptr_t)status);
 }
 
 static void eager_sent(weft_comm_t *c, void *a, void *b)
 {
     free(b);
-    weft_xfer_send_finished(c, a);
+    weft_comm__xfer_send_finished(c, a);
 }
 
-static msg_hdr_t *new_activation(weft_comm_t *c, const weft_task_t *t, int eager)
+static weft_comm_msg_t *new_activation(weft_comm_t *c, const weft_task_t *t, int eager)
 {
     const weft_data_t *d = t->flow[0].data;
-    msg_hdr_t *m = weft_comm_alloc(c, sizeof *m + (eager ? d->bytes : 0));
+    weft_comm_msg_t *m = weft_comm__alloc(c, sizeof *m + (eager ? d->bytes : 0));
     if (!m) return NULL;
-    *m = (msg_hdr_t){.type = MSG_ACTIVATE,
-                     .src = c->rank,
-                     .key = d->key,
-                     .version = ((const weft_comm_action_t *)t->action)->version,
-                     .rows = d->rows,
-                     .cols = d->cols,
-                     .elem = (int32_t)d->elem,
-                     .eager = eager,
-                     .bytes = (int64_t)d->bytes};
+    *m = (weft_comm_msg_t){.type = WEFT_COMM_MSG_ACTIVATE,
+                           .src = c->rank,
+                           .key = d->key,
+                           .version = ((const weft_comm_action_t *)t->action)->version,
+                           .rows = d->rows,
+                           .cols = d->cols,
+                           .elem = (int32_t)d->elem,
+                           .eager = eager,
+                           .bytes = (int64_t)d->bytes};
     if (!eager) return m;
-    const weft_data_copy_t *cp = weft_comm_block((weft_task_t *)t)->x.copy;
+    const weft_data_copy_t *cp = weft_comm__block((weft_task_t *)t)->x.copy;
     size_t col = (size_t)d->rows * d->elem;
     for (int j = 0; j < d->cols; j++)
         memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
@@ -263,10 +195,10 @@ static msg_hdr_t *new_activation(weft_comm_t *c, const weft_task_t *t, int eager
 
 static void handle_send(weft_comm_t *c, weft_task_t *t)
 {
-    action_block_t *blk = weft_comm_block(t);
+    weft_comm_block_t *blk = weft_comm__block(t);
     weft_comm_action_t *act = &blk->act;
     weft_data_t *d = t->flow[0].data;
-    xfer_t *x = &blk->x;
+    weft_comm_xfer_t *x = &blk->x;
     if (t->cancelled) {
         send_failed(c, t, WEFT_ERR_CANCELLED, NULL);
         return;
@@ -285,20 +217,20 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     /* Tiles in device memory always take the rendezvous: the receiver
      * picks a transport that reads them where they are. */
     int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
-    msg_hdr_t *m = new_activation(c, t, eager);
+    weft_comm_msg_t *m = new_activation(c, t, eager);
     if (!m) {
         send_failed(c, t, WEFT_ERR_NOMEM, "no memory for the activation");
         return;
     }
-    weft_xfer_describe(c, x->copy, m);
+    weft_comm__transport_describe(c, x->copy, m);
     if (eager) {
-        rc = weft_comm_isend(c, m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG,
-                             eager_sent, x, m);
+        rc = weft_comm__isend(c, m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG,
+                              eager_sent, x, m);
     } else {
         blk->p.task = t;
-        table_put(c, &blk->p, PEND_SEND, act->peer, d->key, act->version);
-        rc = weft_comm_send_ctrl(c, m, act->peer);
-        if (rc != WEFT_SUCCESS) table_remove(c, &blk->p);
+        weft_comm__table_put(c, &blk->p, WEFT_COMM_PEND_SEND, act->peer, d->key, act->version);
+        rc = weft_comm__send_ctrl(c, m, act->peer);
+        if (rc != WEFT_SUCCESS) weft_comm__table_remove(c, &blk->p);
     }
     if (rc != WEFT_SUCCESS) {
         if (eager) free(m);
@@ -312,52 +244,68 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     }
 }
 
-/* GET, DONE, REJECT or CANCEL for a send waiting for it. */
-static void on_reply(weft_comm_t *c, const msg_hdr_t *m)
+/* The send that waits for reply m (GET, DONE, REJECT or CANCEL), taken out
+ * of the table; NULL when this rank never announced what m names. */
+static weft_comm_xfer_t *waiting_send(weft_comm_t *c, const weft_comm_msg_t *m)
 {
-    pending_t *p = table_take(c, PEND_SEND, m->src, m->key, m->version);
+    weft_comm_pending_t *p =
+        weft_comm__table_take(c, WEFT_COMM_PEND_SEND, m->src, m->key, m->version);
     if (!p) {
         weft_error("%s from rank %d for data %llu v%u that this rank never announced",
                    msg_name(m->type), m->src, (unsigned long long)m->key, m->version);
-        return;
+        return NULL;
     }
-    weft_task_t *t = p->task;
-    xfer_t *x = &weft_comm_block(t)->x;
-    if (m->type == MSG_REJECT || m->type == MSG_CANCEL) {
-        if (m->type == MSG_REJECT)
-            weft_error("rank %d rejected data %llu v%u (shape mismatch): send failed", m->src,
-                       (unsigned long long)m->key, m->version);
-        /* CANCEL: the receive failed there, which reports it. */
-        x->status = m->type == MSG_REJECT ? WEFT_ERR_INVALID : WEFT_ERR_CANCELLED;
-        weft_xfer_send_finished(c, x);
-        return;
-    }
-    if (m->type == MSG_DONE) {
-        /* ipc: the receiver pulled the bytes itself. */
-        atomic_fetch_add(&c->n_bytes_out, (long long)t->flow[0].data->bytes);
-        if (x->copy->device > 0)
-            atomic_fetch_add(&c->n_from_dev, (long long)t->flow[0].data->bytes);
-        weft_xfer_send_finished(c, x);
-        return;
-    }
-    weft_xfer_send_start(c, x, m);
+    return &weft_comm__block(p->task)->x;
+}
+
+/* GET: the receiver is ready; the transport it names sends the bytes. */
+static void on_get(weft_comm_t *c, const weft_comm_msg_t *m)
+{
+    weft_comm_xfer_t *x = waiting_send(c, m);
+    if (x) weft_comm__transport_send_start(c, x, m);
+}
+
+/* DONE (ipc): the receiver pulled the bytes itself; the send is over. */
+static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
+{
+    weft_comm_xfer_t *x = waiting_send(c, m);
+    if (!x) return;
+    const weft_data_t *d = x->t->flow[0].data;
+    atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
+    if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+    weft_comm__xfer_send_finished(c, x);
+}
+
+/* REJECT (shape mismatch) or CANCEL (the receive failed there, which
+ * reports it): the receiver will not fetch, the send fails. */
+static void on_refused(weft_comm_t *c, const weft_comm_msg_t *m)
+{
+    weft_comm_xfer_t *x = waiting_send(c, m);
+    if (!x) return;
+    int rejected = m->type == WEFT_COMM_MSG_REJECT;
+    if (rejected)
+        weft_error("rank %d rejected data %llu v%u (shape mismatch): send failed", m->src,
+                   (unsigned long long)m->key, m->version);
+    x->status = rejected ? WEFT_ERR_INVALID : WEFT_ERR_CANCELLED;
+    weft_comm__xfer_send_finished(c, x);
 }
 
 /* ABORT: the sender failed after our GET; the receives posted for the
  * bytes are cancelled and the receive ends failed. */
-static void on_abort(weft_comm_t *c, const msg_hdr_t *m)
+static void on_abort(weft_comm_t *c, const weft_comm_msg_t *m)
 {
-    pending_t *p = table_take(c, PEND_FETCH, m->src, m->key, m->version);
+    weft_comm_pending_t *p =
+        weft_comm__table_take(c, WEFT_COMM_PEND_FETCH, m->src, m->key, m->version);
     if (!p) return; /* the bytes were all in already */
-    xfer_t *x = &weft_comm_block(p->task)->x;
+    weft_comm_xfer_t *x = &weft_comm__block(p->task)->x;
     x->fetch_listed = 0;
     if (x->status == WEFT_SUCCESS) x->status = WEFT_ERR_CANCELLED;
-    weft_comm_cancel_recvs(c, x);
+    weft_comm__cancel_recvs(c, x);
 }
 
 /* ---- receiving side ------------------------------------------------------------ */
 
-static int shape_matches(weft_comm_t *c, const weft_data_t *d, const msg_hdr_t *m)
+static int shape_matches(weft_comm_t *c, const weft_data_t *d, const weft_comm_msg_t *m)
 {
     if (m->rows == d->rows && m->cols == d->cols && (size_t)m->elem == d->elem) return 1;
     weft_error("rejected data %llu v%u from rank %d: it is %d x %d of %d-byte elements, this "
@@ -373,22 +321,22 @@ static int shape_matches(weft_comm_t *c, const weft_data_t *d, const msg_hdr_t *
 static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int reply, int status,
                         const char *what)
 {
-    action_block_t *blk = weft_comm_block(t);
+    weft_comm_block_t *blk = weft_comm__block(t);
     if (what)
         weft_error("receive of data %llu v%u from rank %d: %s (%s)",
                    (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
                    weft_strerror(status));
     if (rendezvous)
-        weft_comm_send_notice(c, t, reply, 0, task_ends, t, (void *)(intptr_t)status);
+        weft_comm__send_notice(c, t, reply, 0, task_ends, t, (void *)(intptr_t)status);
     else
-        weft_comm_task_done(c, t, status);
+        weft_comm__task_done(c, t, status);
 }
 
-static int throttle(weft_comm_t *c, pending_t *in)
+static int throttle(weft_comm_t *c, weft_comm_pending_t *in)
 {
     if (c->nthrottled == c->throttled_cap) {
         int cap = c->throttled_cap ? c->throttled_cap * 2 : 64;
-        pending_t **v = realloc(c->throttled, sizeof *v * (size_t)cap);
+        weft_comm_pending_t **v = realloc(c->throttled, sizeof *v * (size_t)cap);
         if (!v) return WEFT_ERR_NOMEM;
         c->throttled = v;
         c->throttled_cap = cap;
@@ -408,10 +356,10 @@ static int recv_device(weft_comm_t *c, const weft_task_t *t)
 
 /* The receive of in->act into a copy of in->task: eager bytes copied now,
  * a rendezvous started. Returns 1 when it must be retried later. */
-static int recv_into_copy(weft_comm_t *c, pending_t *in)
+static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
 {
     weft_task_t *t = in->task;
-    msg_hdr_t *m = in->act;
+    weft_comm_msg_t *m = in->act;
     weft_data_t *d = t->flow[0].data;
     if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return 2;
     int target = recv_device(c, t);
@@ -421,22 +369,23 @@ static int recv_into_copy(weft_comm_t *c, pending_t *in)
     if (rc != WEFT_SUCCESS) {
         char what[64];
         snprintf(what, sizeof what, "no memory on device %d for it", target);
-        recv_failed(c, t, !m->eager, MSG_CANCEL, rc, what);
+        recv_failed(c, t, !m->eager, WEFT_COMM_MSG_CANCEL, rc, what);
         return 0;
     }
-    xfer_t *x = &weft_comm_block(t)->x;
-    *x = (xfer_t){.t = t, .copy = cp, .peer = m->src, .t0 = weft_trace_stamp(c->cfg.trace)};
+    weft_comm_xfer_t *x = &weft_comm__block(t)->x;
+    *x = (weft_comm_xfer_t){
+        .t = t, .copy = cp, .peer = m->src, .t0 = weft_trace_stamp(c->cfg.trace)};
     ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
     if (m->eager) {
-        x->status = weft_xfer_eager_in(c, x, m + 1);
+        x->status = weft_comm__xfer_land_eager(c, x, m + 1);
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
-        weft_xfer_recv_finished(c, x);
+        weft_comm__xfer_recv_finished(c, x);
     } else {
-        x->mode = weft_xfer_choose(c, m, target);
+        x->mode = weft_comm__transport_choose(c, m, target);
         x->counter = !m->on_device && target == 0 ? WEFT_TRANSPORT_AUTO : x->mode;
         c->ndata_inflight++;
-        weft_xfer_recv_start(c, x, m);
+        weft_comm__transport_recv_start(c, x, m);
     }
     return 0;
 }
@@ -444,24 +393,25 @@ static int recv_into_copy(weft_comm_t *c, pending_t *in)
 /* Both halves are here: the RECV task (in->task) and its activation
  * (in->act). Returns 1 when it must be retried later (over the limit, or
  * device memory busy); otherwise in is freed. */
-static int start_recv(weft_comm_t *c, pending_t *in)
+static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
 {
     weft_task_t *t = in->task;
-    msg_hdr_t *m = in->act;
+    weft_comm_msg_t *m = in->act;
     int again = 0;
     if (m->failed)
-        weft_comm_task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
+        weft_comm__task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
     else if (!shape_matches(c, t->flow[0].data, m))
-        recv_failed(c, t, !m->eager, MSG_REJECT, WEFT_ERR_INVALID, NULL);
+        recv_failed(c, t, !m->eager, WEFT_COMM_MSG_REJECT, WEFT_ERR_INVALID, NULL);
     else
         again = recv_into_copy(c, in);
     if (again && throttle(c, in) == WEFT_SUCCESS) return 1;
-    if (again) recv_failed(c, t, !m->eager, MSG_CANCEL, WEFT_ERR_NOMEM, "no memory to queue it");
+    if (again)
+        recv_failed(c, t, !m->eager, WEFT_COMM_MSG_CANCEL, WEFT_ERR_NOMEM, "no memory to queue it");
     free(in);
     return 0;
 }
 
-int weft_comm_start_throttled(weft_comm_t *c)
+int weft_comm__start_throttled(weft_comm_t *c)
 {
     int started = 0, n = c->nthrottled;
     /* Each waiting receive gets one try a turn, highest priority first. */
@@ -469,7 +419,7 @@ int weft_comm_start_throttled(weft_comm_t *c)
         int best = 0;
         for (int i = 1; i < c->nthrottled; i++)
             if (c->throttled[i]->task->priority > c->throttled[best]->task->priority) best = i;
-        pending_t *p = c->throttled[best];
+        weft_comm_pending_t *p = c->throttled[best];
         c->throttled[best] = c->throttled[--c->nthrottled];
         if (!start_recv(c, p)) started = 1;
     }
@@ -478,10 +428,10 @@ int weft_comm_start_throttled(weft_comm_t *c)
 
 /* An activation that could not be kept: its RECV fails now if it waits,
  * or when it arrives (the lost list). */
-static void activation_lost(weft_comm_t *c, const msg_hdr_t *m, pending_t *waiting)
+static void activation_lost(weft_comm_t *c, const weft_comm_msg_t *m, weft_comm_pending_t *waiting)
 {
     if (waiting) {
-        recv_failed(c, waiting->task, !m->eager && !m->failed, MSG_CANCEL, WEFT_ERR_NOMEM,
+        recv_failed(c, waiting->task, !m->eager && !m->failed, WEFT_COMM_MSG_CANCEL, WEFT_ERR_NOMEM,
                     "no memory to keep its activation");
         return;
     }
@@ -491,27 +441,28 @@ static void activation_lost(weft_comm_t *c, const msg_hdr_t *m, pending_t *waiti
                    (unsigned long long)m->key, m->version, m->src, WEFT_COMM_LOST);
         return;
     }
-    c->lost[c->nlost++] = (lost_act_t){
+    c->lost[c->nlost++] = (weft_comm_lost_t){
         .peer = m->src, .eager = m->eager || m->failed, .key = m->key, .version = m->version};
 }
 
-static void on_activation(weft_comm_t *c, const msg_hdr_t *m)
+static void on_activation(weft_comm_t *c, const weft_comm_msg_t *m)
 {
     size_t bytes = msg_bytes(m);
-    pending_t *waiting = table_take(c, PEND_RECV_TASK, m->src, m->key, m->version);
-    pending_t *in = weft_comm_alloc(c, sizeof *in + bytes);
+    weft_comm_pending_t *waiting =
+        weft_comm__table_take(c, WEFT_COMM_PEND_RECV_TASK, m->src, m->key, m->version);
+    weft_comm_pending_t *in = weft_comm__alloc(c, sizeof *in + bytes);
     if (!in) {
         activation_lost(c, m, waiting);
         return;
     }
-    in->act = (msg_hdr_t *)(in + 1);
+    in->act = (weft_comm_msg_t *)(in + 1);
     memcpy(in->act, m, bytes);
     if (waiting) {
         in->task = waiting->task;
         start_recv(c, in);
         return;
     }
-    table_put(c, in, PEND_ACTIVATION, m->src, m->key, m->version);
+    weft_comm__table_put(c, in, WEFT_COMM_PEND_ACTIVATION, m->src, m->key, m->version);
 }
 
 /* Whether the activation of t's data was lost here; then t fails. */
@@ -520,11 +471,11 @@ static int recv_was_lost(weft_comm_t *c, weft_task_t *t)
     const weft_comm_action_t *act = t->action;
     uint64_t key = t->flow[0].data->key;
     for (int i = 0; i < c->nlost; i++) {
-        lost_act_t *l = &c->lost[i];
+        weft_comm_lost_t *l = &c->lost[i];
         if (l->peer != act->peer || l->key != key || l->version != act->version) continue;
         int rendezvous = !l->eager;
         *l = c->lost[--c->nlost];
-        recv_failed(c, t, rendezvous, MSG_CANCEL, WEFT_ERR_NOMEM,
+        recv_failed(c, t, rendezvous, WEFT_COMM_MSG_CANCEL, WEFT_ERR_NOMEM,
                     "its activation arrived when no memory was left to keep it");
         return 1;
     }
@@ -536,29 +487,42 @@ static void handle_recv(weft_comm_t *c, weft_task_t *t)
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
     if (c->nlost && recv_was_lost(c, t)) return;
-    pending_t *in = table_take(c, PEND_ACTIVATION, act->peer, d->key, act->version);
+    weft_comm_pending_t *in =
+        weft_comm__table_take(c, WEFT_COMM_PEND_ACTIVATION, act->peer, d->key, act->version);
     if (in) {
         in->task = t;
         start_recv(c, in);
         return;
     }
-    pending_t *p = &weft_comm_block(t)->p;
+    weft_comm_pending_t *p = &weft_comm__block(t)->p;
     p->task = t;
-    table_put(c, p, PEND_RECV_TASK, act->peer, d->key, act->version);
+    weft_comm__table_put(c, p, WEFT_COMM_PEND_RECV_TASK, act->peer, d->key, act->version);
 }
 
 static void on_ctrl(weft_comm_t *c, void *a, void *b)
 {
-    ctrl_slot_t *s = a;
-    msg_hdr_t *m = s->buf;
-    if (m->type == MSG_ACTIVATE)
+    weft_comm_ctrl_slot_t *s = a;
+    weft_comm_msg_t *m = s->buf;
+    switch (m->type) {
+    case WEFT_COMM_MSG_ACTIVATE:
         on_activation(c, m);
-    else if (m->type == MSG_ABORT)
+        break;
+    case WEFT_COMM_MSG_GET:
+        on_get(c, m);
+        break;
+    case WEFT_COMM_MSG_DONE:
+        on_done(c, m);
+        break;
+    case WEFT_COMM_MSG_REJECT:
+    case WEFT_COMM_MSG_CANCEL:
+        on_refused(c, m);
+        break;
+    case WEFT_COMM_MSG_ABORT:
         on_abort(c, m);
-    else if (m->type >= MSG_GET && m->type <= MSG_CANCEL)
-        on_reply(c, m);
-    else
+        break;
+    default:
         weft_error("unknown control message type %d from rank %d", m->type, m->src);
+    }
     int slot = (int)(s - c->ctrl);
     if (post_ctrl_recv(c, slot) != WEFT_SUCCESS) {
         weft_error("comm: control receive %d could not be posted again; retrying", slot);
@@ -567,23 +531,10 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
     }
 }
 
-void weft_comm_handle_task(weft_comm_t *c, weft_task_t *t)
+void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t)
 {
     if (t->kind == WEFT_TASK_SEND)
         handle_send(c, t);
     else
         handle_recv(c, t);
-}
-
-void weft_comm_xfer_listed(weft_comm_t *c, xfer_t *x, int listed)
-{
-    pending_t *p = &weft_comm_block(x->t)->p;
-    const weft_data_t *d = x->t->flow[0].data;
-    if (listed && !x->fetch_listed) {
-        p->task = x->t;
-        table_put(c, p, PEND_FETCH, x->peer, d->key, weft_comm_block(x->t)->act.version);
-    } else if (!listed && x->fetch_listed) {
-        table_remove(c, p);
-    }
-    x->fetch_listed = listed;
 }

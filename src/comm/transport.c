@@ -1,0 +1,160 @@
+/* The registry of transports, and the one place that picks a transport for
+ * a transfer and hands the transfer to it. Adding a transport is one line
+ * in `registry` (see docs/ARCHITECTURE.md, "Adding a transport"). */
+#include <string.h>
+
+#include "comm/comm_internal.h"
+#include "util/log.h"
+
+/* In order of preference for comm_transport=auto. The last one must reach
+ * every pair of copies: it takes what no other can, and the receives whose
+ * first transport could not start. With the device paths compiled out
+ * every copy is in host memory and mpi alone carries it. */
+static const weft_comm_transport_ops_t *const registry[] = {
+#ifdef WEFT_GPU_AWARE_COMM
+    &weft_comm__ipc_ops,
+#endif
+    &weft_comm__mpi_ops,
+#ifdef WEFT_GPU_AWARE_COMM
+    &weft_comm__staged_ops,
+#endif
+};
+#define NREGISTRY (sizeof registry / sizeof registry[0])
+
+static const weft_comm_transport_t *registered(const weft_comm_t *c, int id)
+{
+    if (id <= WEFT_TRANSPORT_AUTO || id >= WEFT_TRANSPORT_COUNT) return NULL;
+    return c->tp[id].ops ? &c->tp[id] : NULL;
+}
+
+static const weft_comm_transport_t *last_resort(const weft_comm_t *c)
+{
+    return &c->tp[registry[NREGISTRY - 1]->id];
+}
+
+int weft_comm__transports_open(weft_comm_t *c)
+{
+    for (size_t i = 0; i < NREGISTRY; i++) {
+        weft_comm_transport_t *tp = &c->tp[registry[i]->id];
+        int rc = registry[i]->open(c, &tp->state);
+        if (rc != WEFT_SUCCESS) {
+            weft_error("comm: opening the %s transport failed (%s)", registry[i]->name,
+                       weft_strerror(rc));
+            weft_comm__transports_close(c);
+            return rc;
+        }
+        tp->ops = registry[i];
+    }
+    return WEFT_SUCCESS;
+}
+
+void weft_comm__transports_close(weft_comm_t *c)
+{
+    for (int id = 0; id < WEFT_TRANSPORT_COUNT; id++) {
+        weft_comm_transport_t *tp = &c->tp[id];
+        if (tp->ops) tp->ops->close(c, tp->state);
+        *tp = (weft_comm_transport_t){0};
+    }
+}
+
+const char *weft_comm__transport_name(const weft_comm_t *c, int id)
+{
+    if (id == WEFT_TRANSPORT_AUTO) return "host";
+    const weft_comm_transport_t *tp = registered(c, id);
+    return tp ? tp->ops->name : "?";
+}
+
+int weft_comm__transport_choose(weft_comm_t *c, const weft_comm_msg_t *m, int target)
+{
+    const weft_comm_transport_t *want = registered(c, c->cfg.transport);
+    if (want && want->ops->reaches(c, want->state, m, target)) return want->ops->id;
+    /* A transport not compiled in is replaced silently, as auto would. */
+    if (want && !c->warned_transport) {
+        weft_warn("comm_transport: this transfer cannot use the transport asked for; choosing "
+                  "another (reported once)");
+        c->warned_transport = 1;
+    }
+    for (size_t i = 0; i + 1 < NREGISTRY; i++) {
+        const weft_comm_transport_t *tp = &c->tp[registry[i]->id];
+        if (tp->ops->reaches(c, tp->state, m, target)) return tp->ops->id;
+    }
+    return last_resort(c)->ops->id;
+}
+
+void weft_comm__transport_describe(weft_comm_t *c, const weft_data_copy_t *cp, weft_comm_msg_t *m)
+{
+    m->node = c->node_of[c->rank];
+    m->ld = cp->ld;
+    weft_device_t *dev = weft_comm__device(c, cp->device);
+    if (!dev) return;
+    m->on_device = 1;
+    m->dev_type = (int32_t)dev->ops->type;
+    m->dev_caps = dev->caps;
+    /* A transport that cannot describe the copy leaves its fields zero, so
+     * that no receiver picks it: its status says nothing more. */
+    for (size_t i = 0; i < NREGISTRY; i++) {
+        const weft_comm_transport_t *tp = &c->tp[registry[i]->id];
+        tp->ops->describe(c, tp->state, cp, m);
+    }
+}
+
+void weft_comm__transport_recv_start(weft_comm_t *c, weft_comm_xfer_t *x, const weft_comm_msg_t *m)
+{
+    x->rendezvous = 1;
+    const weft_comm_transport_t *tp = registered(c, x->mode);
+    int rc = tp ? tp->ops->recv_start(c, tp->state, x, m) : WEFT_ERR_UNSUPPORTED;
+    if (rc == WEFT_SUCCESS) return;
+    const weft_comm_transport_t *fallback = last_resort(c);
+    if (tp == fallback) {
+        weft_comm__xfer_fail(c, x, rc, "starting the receive failed");
+        return;
+    }
+    weft_warn("%s pull of data %llu from rank %d failed: staging it instead",
+              weft_comm__transport_name(c, x->mode), (unsigned long long)m->key, m->src);
+    x->mode = x->counter = fallback->ops->id;
+    rc = fallback->ops->recv_start(c, fallback->state, x, m);
+    if (rc != WEFT_SUCCESS) weft_comm__xfer_fail(c, x, rc, "starting the receive failed");
+}
+
+void weft_comm__transport_send_start(weft_comm_t *c, weft_comm_xfer_t *x,
+                                     const weft_comm_msg_t *get)
+{
+    const weft_data_t *d = x->copy->data;
+    atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
+    if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+    x->mode = get->mode;
+    const weft_comm_transport_t *tp = registered(c, x->mode);
+    int rc = tp ? tp->ops->send_start(c, tp->state, x, get) : WEFT_ERR_UNSUPPORTED;
+    if (rc != WEFT_SUCCESS)
+        weft_comm__xfer_fail(c, x, rc, "the GET names a transport that cannot send");
+}
+
+void weft_comm__transport_release(weft_comm_t *c, weft_comm_xfer_t *x)
+{
+    const weft_comm_transport_t *tp = registered(c, x->mode);
+    if (tp) tp->ops->release(c, tp->state, x);
+}
+
+/* ---- for what a transport lacks ----------------------------------------------- */
+
+int weft_comm__tp_open_stateless(weft_comm_t *c, void **state)
+{
+    *state = NULL;
+    return WEFT_SUCCESS;
+}
+
+void weft_comm__tp_close_stateless(weft_comm_t *c, void *state) {}
+
+int weft_comm__tp_describe_unsupported(weft_comm_t *c, void *state, const weft_data_copy_t *cp,
+                                       weft_comm_msg_t *m)
+{
+    return WEFT_ERR_UNSUPPORTED;
+}
+
+int weft_comm__tp_send_unsupported(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
+                                   const weft_comm_msg_t *get)
+{
+    return WEFT_ERR_UNSUPPORTED;
+}
+
+void weft_comm__tp_release_nothing(weft_comm_t *c, void *state, weft_comm_xfer_t *x) {}

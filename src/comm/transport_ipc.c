@@ -1,0 +1,189 @@
+/* The ipc transport, for ranks of one node: the sender's activation carries
+ * its device zone's IPC handle (a CUDA IPC handle, the shared-memory name
+ * of an emu zone) and the copy's offset; the receiver maps that zone once
+ * per peer and device, pulls the tile with one 2D device copy, then sends
+ * DONE so that the sender drops its reader. The sender sends no bytes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm_internal.h"
+#include "util/log.h"
+
+/* A mapped zone of a peer rank, kept for the life of the engine. */
+typedef struct ipc_map {
+    int peer, by; /* peer rank, local device index it is mapped on */
+    size_t len;
+    unsigned char handle[WEFT_IPC_HANDLE_MAX];
+    void *base;
+    struct ipc_map *next;
+} ipc_map_t;
+
+typedef struct ipc_state {
+    ipc_map_t *maps;
+    /* This rank's exported zones, by device index: len 0 not tried yet,
+     * (size_t)-1 not exported. */
+    unsigned char (*zone_handle)[WEFT_IPC_HANDLE_MAX];
+    size_t *zone_handle_len;
+} ipc_state_t;
+
+static int ipc_open(weft_comm_t *c, void **state)
+{
+    ipc_state_t *s = calloc(1, sizeof *s);
+    if (!s) return WEFT_ERR_NOMEM;
+    size_t n = (size_t)c->cfg.ndevices + 1;
+    s->zone_handle = calloc(n, sizeof *s->zone_handle);
+    s->zone_handle_len = calloc(n, sizeof *s->zone_handle_len);
+    if (!s->zone_handle || !s->zone_handle_len) {
+        free(s->zone_handle);
+        free(s->zone_handle_len);
+        free(s);
+        return WEFT_ERR_NOMEM;
+    }
+    *state = s;
+    return WEFT_SUCCESS;
+}
+
+static void ipc_close(weft_comm_t *c, void *state)
+{
+    ipc_state_t *s = state;
+    while (s->maps) {
+        ipc_map_t *p = s->maps;
+        s->maps = p->next;
+        weft_device_t *by = weft_comm__device(c, p->by);
+        if (by) by->ops->ipc_close(by, p->base);
+        free(p);
+    }
+    free(s->zone_handle);
+    free(s->zone_handle_len);
+    free(s);
+}
+
+/* ---- sender: the zone's handle, exported once per device ----------------------- */
+
+static size_t zone_handle(ipc_state_t *s, weft_device_t *dev)
+{
+    size_t *len = &s->zone_handle_len[dev->index];
+    if (*len == 0) {
+        size_t n = WEFT_IPC_HANDLE_MAX;
+        int ok = (dev->caps & WEFT_DEVCAP_IPC) &&
+                 dev->ops->ipc_export(dev, s->zone_handle[dev->index], &n) == WEFT_SUCCESS;
+        *len = ok ? n : (size_t)-1;
+    }
+    return *len == (size_t)-1 ? 0 : *len;
+}
+
+static int ipc_describe(weft_comm_t *c, void *state, const weft_data_copy_t *cp, weft_comm_msg_t *m)
+{
+    ipc_state_t *s = state;
+    weft_device_t *dev = weft_comm__device(c, cp->device);
+    if (!dev) return WEFT_ERR_UNSUPPORTED;
+    char *base = dev->zone_base, *p = cp->ptr;
+    /* User memory and per-tile allocations are in no exported zone. */
+    if (!base || p < base || p >= base + dev->zone_bytes) return WEFT_ERR_UNSUPPORTED;
+    size_t n = zone_handle(s, dev);
+    if (n == 0) return WEFT_ERR_UNSUPPORTED;
+    m->offset = p - base;
+    m->ipc_len = (int32_t)n;
+    memcpy(m->ipc, s->zone_handle[dev->index], n);
+    return WEFT_SUCCESS;
+}
+
+/* ---- receiver: map the zone, pull the tile ------------------------------------ */
+
+/* A local device that can pull from an ipc-mapped zone of type `type` into
+ * a copy on `target`. */
+static weft_device_t *ipc_device(weft_comm_t *c, int type, int target)
+{
+    weft_device_t *t = weft_comm__device(c, target);
+    if (t) return (int)t->ops->type == type && (t->caps & WEFT_DEVCAP_IPC) ? t : NULL;
+    for (int i = 1; i <= c->cfg.ndevices; i++) {
+        weft_device_t *d = c->cfg.devices[i];
+        if ((int)d->ops->type == type && (d->caps & WEFT_DEVCAP_IPC)) return d;
+    }
+    return NULL;
+}
+
+static int ipc_reaches(weft_comm_t *c, void *state, const weft_comm_msg_t *m, int target)
+{
+    return m->on_device && m->ipc_len > 0 && m->node == c->node_of[c->rank] &&
+           ipc_device(c, m->dev_type, target) != NULL;
+}
+
+static void *ipc_map(weft_comm_t *c, ipc_state_t *s, int peer, weft_device_t *by,
+                     const weft_comm_msg_t *m)
+{
+    for (ipc_map_t *p = s->maps; p; p = p->next)
+        if (p->peer == peer && p->by == by->index && p->len == (size_t)m->ipc_len &&
+            memcmp(p->handle, m->ipc, p->len) == 0)
+            return p->base;
+    ipc_map_t *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    if (by->ops->ipc_import(by, m->ipc, (size_t)m->ipc_len, &p->base) != WEFT_SUCCESS) {
+        free(p);
+        return NULL;
+    }
+    p->peer = peer;
+    p->by = by->index;
+    p->len = (size_t)m->ipc_len;
+    memcpy(p->handle, m->ipc, p->len);
+    p->next = s->maps;
+    s->maps = p;
+    return p->base;
+}
+
+static void done_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
+
+/* The pull is over (failed or not): DONE lets the sender drop its reader;
+ * the receive ends once that message left. */
+static void ipc_pulled(weft_comm_t *c, void *a, void *b)
+{
+    weft_comm_xfer_t *x = a;
+    if (x->dev_status != WEFT_SUCCESS && x->status == WEFT_SUCCESS) {
+        weft_error("receive of data %llu from rank %d: the ipc pull failed (%s)",
+                   (unsigned long long)x->copy->data->key, x->peer, weft_strerror(x->dev_status));
+        x->status = x->dev_status;
+    }
+    x->left++;
+    weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, 0, done_left, x, NULL);
+    weft_comm__xfer_part_done(c, x);
+}
+
+/* Nothing is posted and the sender not told until the pull is on its way,
+ * so any failure before leaves x to the transport of last resort. */
+static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
+                          const weft_comm_msg_t *m)
+{
+    const weft_data_t *d = x->copy->data;
+    weft_device_t *by = ipc_device(c, m->dev_type, x->copy->device);
+    char *base = by ? ipc_map(c, state, m->src, by, m) : NULL;
+    if (!base) return WEFT_ERR_UNSUPPORTED;
+    weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
+    weft_event_t ev;
+    /* The mapped zone is device memory of the peer: name `by` as its side. */
+    int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
+                                 d->cols, d->elem);
+    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
+    if (rc != WEFT_SUCCESS) return rc;
+    rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
+    if (rc != WEFT_SUCCESS) {
+        /* The pull must be over before another transport writes the copy. */
+        int sync = by->ops->event_sync(by, &ev);
+        (void)sync;
+        by->ops->event_destroy(by, &ev);
+        return rc;
+    }
+    x->left++;
+    return WEFT_SUCCESS;
+}
+
+const weft_comm_transport_ops_t weft_comm__ipc_ops = {
+    .name = "ipc",
+    .id = WEFT_TRANSPORT_IPC,
+    .open = ipc_open,
+    .close = ipc_close,
+    .describe = ipc_describe,
+    .reaches = ipc_reaches,
+    .recv_start = ipc_recv_start,
+    .send_start = weft_comm__tp_send_unsupported,
+    .release = weft_comm__tp_release_nothing,
+};

@@ -1,0 +1,153 @@
+/* The life of a tile transfer, whatever transport moves its bytes: the
+ * GET that starts a rendezvous, the landing of eager bytes, the counting
+ * of its parts, its failure (the peer told) and its two ends, which
+ * publish the received version and complete the SEND or RECV task. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm_internal.h"
+#include "trace/trace.h"
+#include "util/log.h"
+
+int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out)
+{
+    MPI_Datatype t;
+    if (MPI_Type_vector(n, (int)((size_t)d->rows * d->elem), (int)((size_t)ld * d->elem), MPI_BYTE,
+                        &t) != MPI_SUCCESS)
+        return WEFT_ERR_MPI;
+    if (MPI_Type_commit(&t) != MPI_SUCCESS) {
+        MPI_Type_free(&t);
+        return WEFT_ERR_MPI;
+    }
+    *out = t;
+    return WEFT_SUCCESS;
+}
+
+void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int tag,
+                              int chunk_cols)
+{
+    const weft_data_t *d = x->t->flow[0].data;
+    weft_comm_msg_t *g = weft_comm__alloc(c, sizeof *g);
+    if (!g) {
+        weft_comm__xfer_fail(c, x, WEFT_ERR_NOMEM, "no memory for the GET");
+        return;
+    }
+    *g = (weft_comm_msg_t){.type = WEFT_COMM_MSG_GET,
+                           .src = c->rank,
+                           .key = d->key,
+                           .version = ((weft_comm_action_t *)x->t->action)->version,
+                           .mode = mode,
+                           .tag = tag,
+                           .chunk_cols = chunk_cols};
+    weft_comm__fetch_listed(c, x, 1);
+    int rc = weft_comm__send_ctrl(c, g, x->peer);
+    if (rc != WEFT_SUCCESS) {
+        weft_comm__fetch_listed(c, x, 0);
+        weft_comm__xfer_fail(c, x, rc, "posting the GET failed");
+        return;
+    }
+    x->get_sent = 1;
+    atomic_fetch_add(&c->n_get, 1);
+}
+
+int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload)
+{
+    weft_data_copy_t *cp = x->copy;
+    const weft_data_t *d = cp->data;
+    weft_device_t *dev = weft_comm__device(c, cp->device);
+    if (!dev) {
+        size_t col = (size_t)d->rows * d->elem;
+        for (int j = 0; j < d->cols; j++)
+            memcpy(weft_comm__col_ptr(d, cp->ptr, cp->ld, j), (const char *)payload + j * col, col);
+        return WEFT_SUCCESS;
+    }
+    /* A small tile for a device consumer goes to the device now, so the
+     * task finds it there instead of re-staging a host copy. */
+    weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
+    weft_event_t ev;
+    int rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols,
+                                  d->elem);
+    if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
+    if (rc == WEFT_SUCCESS) {
+        rc = dev->ops->event_sync(dev, &ev);
+        dev->ops->event_destroy(dev, &ev);
+    }
+    return rc;
+}
+
+void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
+{
+    weft_task_t *t = x->t;
+    weft_comm_action_t *act = t->action;
+    weft_data_t *d = t->flow[0].data;
+    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net recv", "net",
+                     "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
+                     (unsigned long long)d->key, d->bytes,
+                     x->rendezvous ? weft_comm__transport_name(c, x->counter) : "eager", x->peer,
+                     x->copy->device);
+    weft_comm__fetch_listed(c, x, 0);
+    if (x->rendezvous) c->ndata_inflight--;
+    if (x->rendezvous && x->status == WEFT_SUCCESS) {
+        atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
+        atomic_fetch_add(&c->n_by_transport[x->counter], (long long)d->bytes);
+    }
+    if (x->copy->device > 0 && x->status == WEFT_SUCCESS)
+        atomic_fetch_add(&c->n_into_dev, (long long)d->bytes);
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(x->copy);
+    if (x->status == WEFT_SUCCESS) weft_data_copied_locked(d, x->copy->device, act->version);
+    weft_data_unlock(d);
+    weft_comm__transport_release(c, x);
+    int status = x->status;
+    act->xfer = NULL;
+    weft_comm__task_done(c, t, status);
+}
+
+void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
+{
+    weft_task_t *t = x->t;
+    weft_data_t *d = t->flow[0].data;
+    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net send", "net",
+                     "\"key\":%llu,\"bytes\":%zu,\"peer\":%d,\"device\":%d",
+                     (unsigned long long)d->key, d->bytes, x->peer, x->copy->device);
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(x->copy);
+    weft_data_unlock(d);
+    weft_comm__transport_release(c, x);
+    int status = x->status;
+    ((weft_comm_action_t *)t->action)->xfer = NULL;
+    weft_comm__task_done(c, t, status);
+}
+
+void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x)
+{
+    if (--x->left > 0) return;
+    if (x->t->kind == WEFT_TASK_RECV)
+        weft_comm__xfer_recv_finished(c, x);
+    else
+        weft_comm__xfer_send_finished(c, x);
+}
+
+static void notice_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
+
+void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const char *what)
+{
+    int recv = x->t->kind == WEFT_TASK_RECV;
+    const weft_data_t *d = x->t->flow[0].data;
+    weft_error("%s of data %llu v%u %s rank %d: %s (%s)", recv ? "receive" : "send",
+               (unsigned long long)d->key, ((weft_comm_action_t *)x->t->action)->version,
+               recv ? "from" : "to", x->peer, what, weft_strerror(status));
+    if (x->status != WEFT_SUCCESS) return; /* the peer was told at the first failure */
+    x->status = status;
+    int type = WEFT_COMM_MSG_ABORT;
+    if (recv) {
+        /* After the GET the sender's bytes are on their way: they land
+         * and are dropped. Before it, nothing will come: the receives
+         * posted are cancelled and the sender told not to wait. */
+        if (x->get_sent) return;
+        weft_comm__cancel_recvs(c, x);
+        type = WEFT_COMM_MSG_CANCEL;
+    }
+    x->left++;
+    weft_comm__send_notice(c, x->t, type, x->tag, notice_left, x, NULL);
+}
