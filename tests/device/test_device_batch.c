@@ -131,5 +131,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < T; i++) weft_data_release(y[i]);
     int rc = weft_fini(ctx); /* the first error seen: the failed batch's */
     CHECK(batching ? rc < 0 : rc == 0);
-    return devtest_result("device_batch");
+    return check_report("device_batch");
 }
