@@ -1,5 +1,5 @@
 /* weft_fini with a taskpool never waited for (nor freed): fini must name
- * it on every rank (expect_ranks.sh checks), run every task (the values
+ * it on every rank (run_expect.sh checks), run every task (the values
  * land in the user's wrapped matrix, read after fini) and return
  * WEFT_ERR_INVALID. Tile (0,0) is set to 1 and added to every other tile
  * of row 0, on a 1 x nranks grid. */

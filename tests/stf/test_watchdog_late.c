@@ -1,7 +1,7 @@
 /* A real stall, in the agreement: rank 0 is busy in code of its own for
  * 2 s before its wait, and rank 1 (watchdog_s=1) must say that it waits
  * for every rank to reach that wait, then finish normally once rank 0
- * arrives. expect_ranks.sh checks the report. */
+ * arrives. run_expect.sh checks the report. */
 #include <stdio.h>
 #include <unistd.h>
 
