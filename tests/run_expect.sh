@@ -56,7 +56,10 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     --within) within=$2 ;;
     --gpus) gpus=$2 ;;
     --probe) probe=$2 ;;
-    --remove) rm -f $2 ;;
+    --remove)
+        # shellcheck disable=SC2086 # the GLOB is expanded on purpose
+        rm -f $2
+        ;;
     *) die "unknown option '$1'" ;;
     esac
     shift 2
@@ -129,7 +132,7 @@ fail() {
 case $status in
 any) ;;
 nonzero) [ "$rc" -ne 0 ] || fail "exit status 0, expected non-zero" ;;
-clean) [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "exit status $rc, expected a clean failure" ;;
+clean) { [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ]; } || fail "exit status $rc, expected a clean failure" ;;
 *) [ "$rc" -eq "$status" ] || fail "exit status $rc, expected $status" ;;
 esac
 if [ -n "$within" ] && [ "$ms" -ge $((within * 1000)) ]; then

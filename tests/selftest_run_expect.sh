@@ -52,6 +52,13 @@ expect 0 --status any --match '^z$' -- false --then echo z
 expect 0 --same 'D2D [0-9]+' -- echo 'D2D 4 MiB' --then echo 'D2D 4 MiB'
 expect 1 --same 'D2D [0-9]+' -- echo 'D2D 4 MiB' --then echo 'D2D 5 MiB'
 expect 1 --same 'D2D [0-9]+' -- echo 'none' --then echo 'none'
+# Outputs of an earlier run removed first.
+old=$(mktemp -d)
+touch "$old/t.rank0.json"
+expect 0 --remove "$old/t.rank*.json" -- sh -c "! ls $old/t.rank0.json"
+touch "$old/t.rank0.json"
+expect 1 -- sh -c "! ls $old/t.rank0.json"
+rm -rf "$old"
 # Time limit, skip, misuse.
 expect 1 --within 1 -- sleep 1
 expect 0 --within 5 -- true
