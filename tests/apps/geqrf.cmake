@@ -5,51 +5,51 @@ set(GEQRF_PASSED "^residual = .* orthogonality = .* : PASSED$")
 
 # CPU: one element, square and tall, odd sizes with partial tiles in both
 # directions, a tile larger than the matrix, -b = -t, several runs.
-weft_app_dev_test(geqrf_check_n1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}" ARGS -N 1 -t 1 -b 1 --check)
-weft_app_dev_test(geqrf_check_square EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_n1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}" ARGS -N 1 -t 1 -b 1 --check)
+weft_app_test(geqrf_check_square EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 0 NB= 64 N= 300 :" ARGS -N 300 -t 64 -b 16 -c 2 --check)
-weft_app_dev_test(geqrf_check_tall_odd EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_tall_odd EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 517 -N 263 -t 48 -b 12 -c 2 --check)
-weft_app_dev_test(geqrf_check_tile_gt_n EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_tile_gt_n EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 130 -N 77 -t 200 -b 32 --check)
-weft_app_dev_test(geqrf_check_ib_nb_nruns EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_ib_nb_nruns EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 400 -N 250 -t 50 -b 50 -c 2 --nruns 2 --seed 9 --check)
 # Ranks: 2 (2x1 and 1x2), 3 (3x1) and 4 (2x2); T tiles and diagonal copies
 # travel between ranks.
-weft_app_dev_test(geqrf_check_2x1 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_2x1 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
   ARGS -M 333 -N 257 -t 40 -b 8 -P 2 -Q 1 -c 1 --check)
-weft_app_dev_test(geqrf_check_1x2 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_1x2 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
   ARGS -N 301 -t 48 -b 16 -P 1 -Q 2 -c 1 --check)
-weft_app_dev_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   ARGS -M 401 -N 199 -t 40 -b 10 -P 3 -Q 1 -c 1 --check)
-weft_app_dev_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
 # Bad input: a message naming the problem and a non-zero exit.
-weft_app_dev_test(geqrf_bad_shape FAIL EXE weft-geqrf EXPECT "-M must be >= -N" ARGS -M 10 -N 20)
-weft_app_dev_test(geqrf_bad_ib FAIL EXE weft-geqrf EXPECT "-b \\(inner block size\\) must be <= -t"
+weft_app_test(geqrf_bad_shape FAIL EXE weft-geqrf EXPECT "-M must be >= -N" ARGS -M 10 -N 20)
+weft_app_test(geqrf_bad_ib FAIL EXE weft-geqrf EXPECT "-b \\(inner block size\\) must be <= -t"
   ARGS -N 100 -t 32 -b 64)
-weft_app_dev_test(geqrf_bad_flag FAIL EXE weft-geqrf EXPECT "unknown option '--bogus'" ARGS --bogus)
+weft_app_test(geqrf_bad_flag FAIL EXE weft-geqrf EXPECT "unknown option '--bogus'" ARGS --bogus)
 # emu devices: the updates and factorizations run there (both devices ran
 # tasks), on one rank and on a 1 x 2 grid.
-weft_app_dev_test(geqrf_emu_g1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_emu_g1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 1 NB= 48 N= 250 :" "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks"
   ARGS -M 390 -N 250 -t 48 -b 16 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check)
-weft_app_dev_test(geqrf_emu_g2 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_emu_g2 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 2 NB= 48 N= 300 :" "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks"
   "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
   ARGS -N 300 -t 48 -b 16 -c 2 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
-weft_app_dev_test(geqrf_emu_g2_1x2 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_emu_g2_1x2 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 2 2 " ARGS -M 350 -N 300 -t 48 -b 16 -P 1 -Q 2 -c 1 -g 2
   --weft-device_type=emu --check)
 # A device zone of a few tiles: copies are evicted (and written back) to
 # make room, and the result still passes.
-weft_app_dev_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "weft\\[0\\.1\\] stats: emu0: .* MiB, [1-9][0-9]* evictions"
   ARGS -M 400 -N 320 -t 64 -b 16 -c 2 -g 1 --weft-device_type=emu
   --weft-device_emu_memory=1M --weft-show_stats=1 --check)
 # CUDA: fails cleanly without a GPU (skipped on GPU machines), runs the
 # updates by cuBLAS with one (skipped without).
-weft_app_dev_test(geqrf_cuda_absent EXE weft-geqrf GPUS none FAIL
+weft_app_test(geqrf_cuda_absent EXE weft-geqrf GPUS none FAIL
   EXPECT "weft-geqrf: -g 1 asked weft for 1 CUDA device" ARGS -N 512 -t 128 -g 1 --check)
-weft_app_dev_test(geqrf_cuda_g1 EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_cuda_g1 EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 1 NB= 512 N= 4000 :" ARGS -g 1 -M 5000 -N 4000 -t 512 -b 64 --check)

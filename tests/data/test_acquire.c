@@ -5,7 +5,6 @@
  * given its contents by a write acquire. Runs on 1 and 2 ranks. */
 #include <stdlib.h>
 
-#include "../capture.h"
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -147,7 +146,5 @@ int main(int argc, char **argv)
     }
     if (weft_nranks(ctx) == 2) other_ranks();
     CHECK(weft_fini(ctx) == 0);
-    printf("data_acquire: %d checks, %d failures: %s\n", checks, failures,
-           failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return check_report("data_acquire");
 }

@@ -153,5 +153,5 @@ int main(int argc, char **argv)
     if (weft_ndevices(ctx) >= 2) two_devices();
     weft_data_release(one);
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result("device_acquire");
+    return check_report("device_acquire");
 }

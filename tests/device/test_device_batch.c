@@ -1,6 +1,7 @@
-/* Batches of small tasks on an emulated device. A gate task on the host
- * makes T independent tasks ready at once (each adds its own value times
- * a shared tile G to its own tile Y on device 1); the device manager then
+/* Batches of small tasks on a device (emulated, or a GPU with the CUDA
+ * bodies). A gate task on the host makes T independent tasks ready at once
+ * (each adds its own value times a shared tile G to its own tile Y on
+ * device 1); the device manager then
  * launches them through the class's batch body, several a call. Checked:
  * every Y is right, each task ran once, the batch body saw batches of 2 to
  * device_batch tasks whose total is the device's batched_tasks counter,
@@ -37,7 +38,8 @@ static int axpy_body(weft_task_t *t)
     return 0;
 }
 
-static int axpy_batch(weft_task_t *const *ts, int n)
+/* The batch bodies: note the batch, then run each task with `one`. */
+static int batch_of(weft_task_t *const *ts, int n, int (*one)(weft_task_t *))
 {
     atomic_fetch_add(&batch_calls, 1);
     atomic_fetch_add(&batch_tasks, n);
@@ -46,10 +48,31 @@ static int axpy_batch(weft_task_t *const *ts, int n)
     }
     for (int i = 0; i < n; i++) {
         if (weft_task_stream(ts[i]) != weft_task_stream(ts[0])) return -1; /* one stream */
-        axpy_body(ts[i]);
+        if (one(ts[i]) != 0) return -1;
     }
     return 0;
 }
+
+static int axpy_batch(weft_task_t *const *ts, int n) { return batch_of(ts, n, axpy_body); }
+
+#ifdef WEFT_TEST_CUDA
+/* The same on a GPU: Y = Y + a G with cuBLAS (geam, in place on Y). */
+static int axpy_cuda(weft_task_t *t)
+{
+    double a, one = 1.0;
+    int id;
+    weft_task_value(t, 0, &a);
+    weft_task_value(t, 1, &id);
+    if (id >= 0 && id < T) atomic_fetch_add(&ran[id], 1);
+    double *y = weft_task_ptr(t, 1);
+    int ldy = (int)weft_task_ld(t, 1);
+    return devtest_ok(cublasDgeam(devtest_blas(t), CUBLAS_OP_N, CUBLAS_OP_N, weft_task_rows(t, 1),
+                                  weft_task_cols(t, 1), &one, y, ldy, &a, weft_task_ptr(t, 0),
+                                  (int)weft_task_ld(t, 0), y, ldy));
+}
+
+static int axpy_batch_cuda(weft_task_t *const *ts, int n) { return batch_of(ts, n, axpy_cuda); }
+#endif
 
 static int failing_batch(weft_task_t *const *ts, int n)
 {
@@ -83,10 +106,13 @@ static int gate_body(weft_task_t *t)
 
 static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_CPU] = gate_body}};
 static const weft_task_class_t axpy = {
-    .name = "axpy", .body = {[WEFT_DEV_EMU] = axpy_body}, .batch = {[WEFT_DEV_EMU] = axpy_batch}};
-static const weft_task_class_t axpy_fail = {.name = "axpy_fail",
-                                            .body = {[WEFT_DEV_EMU] = axpy_body},
-                                            .batch = {[WEFT_DEV_EMU] = failing_batch}};
+    .name = "axpy",
+    .body = {[WEFT_DEV_EMU] = axpy_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(axpy_cuda)},
+    .batch = {[WEFT_DEV_EMU] = axpy_batch, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(axpy_batch_cuda)}};
+static const weft_task_class_t axpy_fail = {
+    .name = "axpy_fail",
+    .body = {[WEFT_DEV_EMU] = axpy_body, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(axpy_cuda)},
+    .batch = {[WEFT_DEV_EMU] = failing_batch, [WEFT_DEV_CUDA] = failing_batch}};
 
 /* The gate, then T tasks of cls on device 1 reading G: 0 or the first error. */
 static int run(weft_context_t *ctx, const weft_task_class_t *cls, weft_data_t *g, weft_data_t **y)
@@ -161,5 +187,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < T; i++) weft_data_release(y[i]);
     int rc = weft_fini(ctx); /* the first error seen: the failed batch's */
     CHECK(batching ? rc < 0 : rc == 0);
-    return devtest_result("device_batch");
+    return check_report("device_batch");
 }

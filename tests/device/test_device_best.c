@@ -149,5 +149,5 @@ int main(int argc, char **argv)
     weft_matrix_free(A);
     weft_matrix_free(C);
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result("device_best");
+    return check_report("device_best");
 }

@@ -103,5 +103,5 @@ int main(int argc, char **argv)
     planted_leak(ctx);
     CHECK(device_copies(ctx) == 0);
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result("device_leak");
+    return check_report("device_leak");
 }

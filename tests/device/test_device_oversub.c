@@ -159,5 +159,5 @@ int main(int argc, char **argv)
     weft_matrix_free(A);
     free(full);
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result("device_oversub");
+    return check_report("device_oversub");
 }

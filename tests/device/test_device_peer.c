@@ -62,5 +62,5 @@ int main(int argc, char **argv)
     weft_taskpool_free(tp);
     weft_matrix_free(M);
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result(peer ? "device_peer" : "device_nopeer");
+    return check_report(peer ? "device_peer" : "device_nopeer");
 }

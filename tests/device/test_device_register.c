@@ -97,5 +97,5 @@ int main(int argc, char **argv)
     for (int d = 1; d <= 2; d++) CHECK(devtest_counters(ctx, d).copies == 0);
     CHECK(weft_fini(ctx) == 0);
     free(user_x);
-    return devtest_result("device_register");
+    return check_report("device_register");
 }

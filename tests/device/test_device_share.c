@@ -68,5 +68,5 @@ int main(int argc, char **argv)
     CHECK(weft_ndevices(ctx) >= 1);
     check_shares(ctx);
     CHECK(weft_fini(ctx) == WEFT_SUCCESS);
-    return devtest_result("device_share");
+    return check_report("device_share");
 }

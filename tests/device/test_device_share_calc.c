@@ -63,7 +63,5 @@ int main(void)
 {
     emu_sizes();
     gpu_sizes();
-    printf("device_share_calc: %d checks, %d failures: %s\n", checks, failures,
-           failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return check_report("device_share_calc");
 }

@@ -61,5 +61,5 @@ int main(int argc, char **argv)
     }
     int frc = weft_fini(ctx);
     (void)frc; /* the run failed: fini reports that error again */
-    return devtest_result("device_small");
+    return check_report("device_small");
 }

@@ -115,5 +115,5 @@ int main(int argc, char **argv)
     free(b);
     free(c);
     free(ref);
-    return devtest_result("device_stage");
+    return check_report("device_stage");
 }

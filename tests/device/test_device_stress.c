@@ -116,5 +116,5 @@ int main(int argc, char **argv)
         CHECK(c.copies == 0 && c.mem_used == 0); /* everything went back to the zone */
     }
     CHECK(weft_fini(ctx) == 0);
-    return devtest_result("device_stress");
+    return check_report("device_stress");
 }

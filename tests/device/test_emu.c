@@ -156,6 +156,5 @@ int main(void)
     emu_devices();
     peer_mask();
     absent();
-    printf("emu: %d checks, %d failures: %s\n", checks, failures, failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return check_report("emu");
 }

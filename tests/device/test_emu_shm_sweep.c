@@ -87,7 +87,5 @@ int main(void)
     char name[96];
     snprintf(name, sizeof name, "/weft-emu-%ld-0-99", live);
     CHECK(shm_unlink(name) == 0);
-    printf("emu_shm_sweep: %d checks, %d failures: %s\n", checks, failures,
-           failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return check_report("emu_shm_sweep");
 }

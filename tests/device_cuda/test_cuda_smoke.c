@@ -21,21 +21,10 @@
 #include "device/cuda/cuda_device.h"
 #include "sched/task.h"
 
+#include "../check.h"
+
 #define ZONE_BYTES ((size_t)64 << 20)
 #define WORKSPACE_BYTES ((size_t)16 << 20)
-
-static int checks_passed;
-
-static void check_at(int ok, const char *what, const char *file, int line)
-{
-    if (!ok) {
-        fprintf(stderr, "test_cuda_smoke: FAILED check '%s' at %s:%d\n", what, file, line);
-        exit(1);
-    }
-    checks_passed++;
-}
-
-#define CHECK(cond) check_at((cond) != 0, #cond, __FILE__, __LINE__)
 
 static const weft_device_ops_t *ops = &weft_cuda_ops;
 
@@ -64,11 +53,11 @@ static int same(const double *h, int64_t ld, int rows, int cols, int salt, doubl
 static void wait_event(weft_device_t *dev, int stream)
 {
     weft_event_t ev;
-    CHECK(ops->event_record(dev, stream, &ev) == WEFT_SUCCESS);
-    CHECK(ops->event_sync(dev, &ev) == WEFT_SUCCESS);
-    CHECK(ops->event_query(dev, &ev) == WEFT_SUCCESS);
+    REQUIRE(ops->event_record(dev, stream, &ev) == WEFT_SUCCESS);
+    REQUIRE(ops->event_sync(dev, &ev) == WEFT_SUCCESS);
+    REQUIRE(ops->event_query(dev, &ev) == WEFT_SUCCESS);
     ops->event_destroy(dev, &ev);
-    CHECK(ev.handle == NULL);
+    REQUIRE(ev.handle == NULL);
 }
 
 static weft_region_t region(void *ptr, int64_t ld) { return (weft_region_t){ptr, ld}; }
@@ -81,17 +70,17 @@ static void open_device(weft_device_t *dev, int ordinal)
     dev->type_index = ordinal;
     snprintf(dev->name, sizeof dev->name, "cuda%d", ordinal);
     dev->workspace_bytes = WORKSPACE_BYTES;
-    CHECK(ops->open(dev, ordinal) == WEFT_SUCCESS);
-    CHECK(dev->priv != NULL);
-    CHECK(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_CUDA_EXEC_STREAMS_DEFAULT);
-    CHECK(dev->caps & WEFT_DEVCAP_IPC);
+    REQUIRE(ops->open(dev, ordinal) == WEFT_SUCCESS);
+    REQUIRE(dev->priv != NULL);
+    REQUIRE(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_CUDA_EXEC_STREAMS_DEFAULT);
+    REQUIRE(dev->caps & WEFT_DEVCAP_IPC);
 
     size_t free_b = 0, total = 0;
-    CHECK(ops->mem_info(dev, &free_b, &total) == WEFT_SUCCESS);
-    CHECK(total > 0 && free_b <= total && free_b >= ZONE_BYTES);
+    REQUIRE(ops->mem_info(dev, &free_b, &total) == WEFT_SUCCESS);
+    REQUIRE(total > 0 && free_b <= total && free_b >= ZONE_BYTES);
     void *base = NULL;
-    CHECK(ops->mem_reserve(dev, ZONE_BYTES, &base) == WEFT_SUCCESS && base != NULL);
-    CHECK(weft_zone_create(base, ZONE_BYTES, 256, &dev->zone) == WEFT_ZONE_OK);
+    REQUIRE(ops->mem_reserve(dev, ZONE_BYTES, &base) == WEFT_SUCCESS && base != NULL);
+    REQUIRE(weft_zone_create(base, ZONE_BYTES, 256, &dev->zone) == WEFT_ZONE_OK);
     dev->zone_base = base;
     dev->zone_bytes = ZONE_BYTES;
     printf("device %d: %zu MiB free of %zu MiB, zone of %zu MiB at %p\n", ordinal, free_b >> 20,
@@ -103,7 +92,7 @@ static void close_device(weft_device_t *dev)
     weft_zone_destroy(dev->zone);
     ops->mem_release(dev, dev->zone_base, dev->zone_bytes);
     ops->close(dev);
-    CHECK(dev->priv == NULL);
+    REQUIRE(dev->priv == NULL);
 }
 
 /* ---- copies ---------------------------------------------------------- */
@@ -116,53 +105,53 @@ static void test_strided_round_trip(weft_device_t *dev)
     enum { R = 29, C = 23, LDH = 37, LDA = 32, LDC = 40, LDO = 45 };
     const size_t e = sizeof(double);
     double *h = malloc(sizeof(double) * LDH * C), *out = malloc(sizeof(double) * LDO * C);
-    CHECK(h != NULL && out != NULL);
+    REQUIRE(h != NULL && out != NULL);
     fill(h, LDH, R, C, 1);
     for (int i = 0; i < LDO * C; i++) out[i] = -7.0;
-    CHECK(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_SUCCESS);
-    CHECK(weft_cuda_host_is_pinned(out) == 1);
-    CHECK(weft_cuda_host_is_pinned(h) == 0);
+    REQUIRE(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_SUCCESS);
+    REQUIRE(weft_cuda_host_is_pinned(out) == 1);
+    REQUIRE(weft_cuda_host_is_pinned(h) == 0);
     printf("(the next line is an expected warning)\n");
-    CHECK(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_ERR_INVALID);
+    REQUIRE(weft_cuda_host_register(out, sizeof(double) * LDO * C) == WEFT_ERR_INVALID);
 
     void *a = weft_zone_malloc(dev->zone, e * LDA * C);
     void *b = weft_zone_malloc(dev->zone, e * R * C);
     void *c = weft_zone_malloc(dev->zone, e * LDC * C);
-    CHECK(a != NULL && b != NULL && c != NULL);
+    REQUIRE(a != NULL && b != NULL && c != NULL);
     int d = dev->index, x0 = WEFT_STREAM_EXEC0, x1 = WEFT_STREAM_EXEC0 + 1;
 
-    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(a, LDA), d, region(h, LDH), 0, R, C, e) ==
-          WEFT_SUCCESS);
+    REQUIRE(ops->copy_async(dev, WEFT_STREAM_IN, region(a, LDA), d, region(h, LDH), 0, R, C, e) ==
+            WEFT_SUCCESS);
     weft_event_t ev;
-    CHECK(ops->event_record(dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS);
+    REQUIRE(ops->event_record(dev, WEFT_STREAM_IN, &ev) == WEFT_SUCCESS);
     int rc, polls = 0;
     while ((rc = ops->event_query(dev, &ev)) == WEFT_AGAIN) polls++;
-    CHECK(rc == WEFT_SUCCESS);
+    REQUIRE(rc == WEFT_SUCCESS);
     ops->event_destroy(dev, &ev);
     printf("H2D strided done after %d polls returning WEFT_AGAIN\n", polls);
 
-    CHECK(ops->copy_async(dev, x0, region(b, R), d, region(a, LDA), d, R, C, e) == 0);
+    REQUIRE(ops->copy_async(dev, x0, region(b, R), d, region(a, LDA), d, R, C, e) == 0);
     wait_event(dev, x0);
-    CHECK(ops->copy_async(dev, x1, region(c, LDC), d, region(b, R), d, R, C, e) == 0);
+    REQUIRE(ops->copy_async(dev, x1, region(c, LDC), d, region(b, R), d, R, C, e) == 0);
     wait_event(dev, x1);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(out, LDO), 0, region(c, LDC), d, R, C, e) ==
-          0);
+    REQUIRE(ops->copy_async(dev, WEFT_STREAM_OUT, region(out, LDO), 0, region(c, LDC), d, R, C,
+                            e) == 0);
     wait_event(dev, WEFT_STREAM_OUT);
-    CHECK(same(out, LDO, R, C, 1, -7.0));
+    REQUIRE(same(out, LDO, R, C, 1, -7.0));
 
     /* Contiguous both ways (the 1D path): pageable host, B reused. */
     fill(h, R, R, C, 2);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_IN, region(b, R), d, region(h, R), 0, R, C, e) == 0);
+    REQUIRE(ops->copy_async(dev, WEFT_STREAM_IN, region(b, R), d, region(h, R), 0, R, C, e) == 0);
     wait_event(dev, WEFT_STREAM_IN);
     memset(h, 0, e * R * C);
-    CHECK(ops->copy_async(dev, WEFT_STREAM_OUT, region(h, R), 0, region(b, R), d, R, C, e) == 0);
+    REQUIRE(ops->copy_async(dev, WEFT_STREAM_OUT, region(h, R), 0, region(b, R), d, R, C, e) == 0);
     wait_event(dev, WEFT_STREAM_OUT);
-    CHECK(same(h, R, R, C, 2, 0.0));
+    REQUIRE(same(h, R, R, C, 2, 0.0));
 
-    CHECK(weft_cuda_host_unregister(out) == WEFT_SUCCESS);
-    CHECK(weft_cuda_host_is_pinned(out) == 0);
-    CHECK(weft_zone_free(dev->zone, a) == 0 && weft_zone_free(dev->zone, b) == 0 &&
-          weft_zone_free(dev->zone, c) == 0);
+    REQUIRE(weft_cuda_host_unregister(out) == WEFT_SUCCESS);
+    REQUIRE(weft_cuda_host_is_pinned(out) == 0);
+    REQUIRE(weft_zone_free(dev->zone, a) == 0 && weft_zone_free(dev->zone, b) == 0 &&
+            weft_zone_free(dev->zone, c) == 0);
     free(h);
     free(out);
 }
@@ -174,10 +163,10 @@ static void test_events(weft_device_t *dev)
     static weft_event_t ev[N];
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < N; i++)
-            CHECK(ops->event_record(dev, WEFT_STREAM_EXEC0 + i % 4, &ev[i]) == 0);
+            REQUIRE(ops->event_record(dev, WEFT_STREAM_EXEC0 + i % 4, &ev[i]) == 0);
         for (int i = N - 1; i >= 0; i--) {
-            CHECK(ops->event_sync(dev, &ev[i]) == WEFT_SUCCESS);
-            CHECK(ops->event_query(dev, &ev[i]) == WEFT_SUCCESS);
+            REQUIRE(ops->event_sync(dev, &ev[i]) == WEFT_SUCCESS);
+            REQUIRE(ops->event_query(dev, &ev[i]) == WEFT_SUCCESS);
             ops->event_destroy(dev, &ev[i]);
         }
     }
@@ -186,26 +175,27 @@ static void test_events(weft_device_t *dev)
 static void test_bad_arguments(weft_device_t *dev)
 {
     double h[4], *a = weft_zone_malloc(dev->zone, sizeof h);
-    CHECK(a != NULL);
+    REQUIRE(a != NULL);
     weft_event_t ev;
     printf("(the next lines are expected errors)\n");
-    CHECK(ops->copy_async(dev, 99, region(a, 2), 1, region(h, 2), 0, 2, 2, 8) == WEFT_ERR_INVALID);
-    CHECK(ops->copy_async(dev, 0, region(a, 2), 1, region(h, 2), 0, 0, 2, 8) == WEFT_ERR_INVALID);
-    CHECK(ops->copy_async(dev, 0, region(a, 1), 1, region(h, 2), 0, 2, 2, 8) == WEFT_ERR_INVALID);
-    CHECK(ops->event_record(dev, -1, &ev) == WEFT_ERR_INVALID);
-    CHECK(ops->ipc_import(dev, h, 3, (void **)&a) == WEFT_ERR_INVALID);
-    CHECK(weft_cuda_host_register(NULL, 8) == WEFT_ERR_INVALID);
-    CHECK(weft_cuda_host_unregister(h) == WEFT_ERR_INVALID);
+    REQUIRE(ops->copy_async(dev, 99, region(a, 2), 1, region(h, 2), 0, 2, 2, 8) ==
+            WEFT_ERR_INVALID);
+    REQUIRE(ops->copy_async(dev, 0, region(a, 2), 1, region(h, 2), 0, 0, 2, 8) == WEFT_ERR_INVALID);
+    REQUIRE(ops->copy_async(dev, 0, region(a, 1), 1, region(h, 2), 0, 2, 2, 8) == WEFT_ERR_INVALID);
+    REQUIRE(ops->event_record(dev, -1, &ev) == WEFT_ERR_INVALID);
+    REQUIRE(ops->ipc_import(dev, h, 3, (void **)&a) == WEFT_ERR_INVALID);
+    REQUIRE(weft_cuda_host_register(NULL, 8) == WEFT_ERR_INVALID);
+    REQUIRE(weft_cuda_host_unregister(h) == WEFT_ERR_INVALID);
     printf("(end of expected errors)\n");
-    CHECK(weft_zone_free(dev->zone, a) == 0);
+    REQUIRE(weft_zone_free(dev->zone, a) == 0);
 }
 
 static void test_ipc_export(weft_device_t *dev)
 {
     unsigned char handle[WEFT_IPC_HANDLE_MAX];
     size_t bytes = 0;
-    CHECK(ops->ipc_export(dev, handle, &bytes) == WEFT_SUCCESS);
-    CHECK(bytes == sizeof(cudaIpcMemHandle_t) && bytes <= WEFT_IPC_HANDLE_MAX);
+    REQUIRE(ops->ipc_export(dev, handle, &bytes) == WEFT_SUCCESS);
+    REQUIRE(bytes == sizeof(cudaIpcMemHandle_t) && bytes <= WEFT_IPC_HANDLE_MAX);
 }
 
 /* ---- launch ---------------------------------------------------------- */
@@ -258,7 +248,7 @@ static smoke_task_t smoke_task(const weft_task_class_t *cls, void *ptr, int64_t 
                                int cols, int device)
 {
     smoke_task_t s = {calloc(1, sizeof *s.t), calloc(1, sizeof *s.data), calloc(1, sizeof *s.copy)};
-    CHECK(s.t != NULL && s.data != NULL && s.copy != NULL);
+    REQUIRE(s.t != NULL && s.data != NULL && s.copy != NULL);
     s.data->rows = rows;
     s.data->cols = cols;
     s.data->elem = sizeof(double);
@@ -285,45 +275,45 @@ static void test_launch(weft_device_t *dev)
     static const weft_task_class_t potrf = {.name = "smoke_potrf"};
     static const weft_task_class_t fail = {.name = "smoke_fail"};
     double *h = malloc(sizeof(double) * LD * N), *ref = malloc(sizeof(double) * LD * N);
-    CHECK(h != NULL && ref != NULL);
+    REQUIRE(h != NULL && ref != NULL);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < LD; i++)
             h[i + j * LD] = i >= N ? 0.0 : i == j ? N : 1.0 / (1.0 + i + j);
     memcpy(ref, h, sizeof(double) * LD * N);
-    CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', N, ref, LD) == 0);
+    REQUIRE(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', N, ref, LD) == 0);
 
     void *a = weft_zone_malloc(dev->zone, sizeof(double) * LD * N);
-    CHECK(a != NULL);
+    REQUIRE(a != NULL);
     int d = dev->index, x = WEFT_STREAM_EXEC0 + 2;
-    CHECK(ops->copy_async(dev, x, region(a, LD), d, region(h, LD), 0, N, N, 8) == 0);
+    REQUIRE(ops->copy_async(dev, x, region(a, LD), d, region(h, LD), 0, N, N, 8) == 0);
     smoke_task_t s = smoke_task(&potrf, a, LD, N, N, d);
-    CHECK(ops->launch(dev, x, s.t, smoke_potrf) == 0);
-    CHECK(s.t->workspace != NULL && s.t->workspace_bytes == WORKSPACE_BYTES);
+    REQUIRE(ops->launch(dev, x, s.t, smoke_potrf) == 0);
+    REQUIRE(s.t->workspace != NULL && s.t->workspace_bytes == WORKSPACE_BYTES);
     int info = -1;
-    CHECK(ops->copy_async(dev, x, region(h, LD), 0, region(a, LD), d, N, N, 8) == 0);
-    CHECK(ops->copy_async(dev, x, region(&info, 1), 0, region(s.t->workspace, 1), d, 1, 1,
-                          sizeof info) == 0);
+    REQUIRE(ops->copy_async(dev, x, region(h, LD), 0, region(a, LD), d, N, N, 8) == 0);
+    REQUIRE(ops->copy_async(dev, x, region(&info, 1), 0, region(s.t->workspace, 1), d, 1, 1,
+                            sizeof info) == 0);
     wait_event(dev, x);
-    CHECK(info == 0);
+    REQUIRE(info == 0);
     double err = 0.0;
     for (int j = 0; j < N; j++)
         for (int i = j; i < N; i++) err = fmax(err, fabs(h[i + j * LD] - ref[i + j * LD]));
     printf("launch: cusolverDnDpotrf n=%d on stream %d, max |L - L_lapack| = %.3g\n", N, x, err);
-    CHECK(err < 1e-10);
+    REQUIRE(err < 1e-10);
 
     printf("(the next lines are expected errors)\n");
-    CHECK(ops->launch(dev, WEFT_STREAM_IN, s.t, smoke_potrf) == WEFT_ERR_INVALID);
+    REQUIRE(ops->launch(dev, WEFT_STREAM_IN, s.t, smoke_potrf) == WEFT_ERR_INVALID);
     printf("(end of expected errors)\n");
     s.t->cls = &fail;
-    CHECK(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_fail) == -42);
+    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_fail) == -42);
     smoke_task_free(s);
 
     void *big = weft_zone_malloc(dev->zone, sizeof(double) * 2048 * 2048);
-    CHECK(big != NULL);
+    REQUIRE(big != NULL);
     s = smoke_task(&potrf, big, 2048, 2048, 2048, d);
-    CHECK(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_lwork) == 0);
+    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_lwork) == 0);
     smoke_task_free(s);
-    CHECK(weft_zone_free(dev->zone, big) == 0 && weft_zone_free(dev->zone, a) == 0);
+    REQUIRE(weft_zone_free(dev->zone, big) == 0 && weft_zone_free(dev->zone, a) == 0);
     free(h);
     free(ref);
 }
@@ -337,33 +327,33 @@ static void test_peer(weft_device_t *dev0, weft_device_t *dev1)
     enum { R = 27, C = 19, LD0 = 33, LD1 = 30, LDH = 31 };
     int p01 = ops->can_access_peer(dev0, dev1), p10 = ops->can_access_peer(dev1, dev0);
     printf("peer access: 0 -> 1 %s, 1 -> 0 %s\n", p01 ? "yes" : "no", p10 ? "yes" : "no");
-    CHECK(p01 == p10);
+    REQUIRE(p01 == p10);
     double *h = malloc(sizeof(double) * LDH * C);
-    CHECK(h != NULL);
+    REQUIRE(h != NULL);
     fill(h, LDH, R, C, 3);
     void *a = weft_zone_malloc(dev0->zone, sizeof(double) * LD0 * C);
     void *b = weft_zone_malloc(dev1->zone, sizeof(double) * LD1 * C);
-    CHECK(a != NULL && b != NULL);
+    REQUIRE(a != NULL && b != NULL);
     int d0 = dev0->index, d1 = dev1->index;
-    CHECK(ops->copy_async(dev0, WEFT_STREAM_IN, region(a, LD0), d0, region(h, LDH), 0, R, C, 8) ==
-          0);
+    REQUIRE(ops->copy_async(dev0, WEFT_STREAM_IN, region(a, LD0), d0, region(h, LDH), 0, R, C, 8) ==
+            0);
     wait_event(dev0, WEFT_STREAM_IN);
-    CHECK(ops->copy_async(dev1, WEFT_STREAM_IN, region(b, LD1), d1, region(a, LD0), d0, R, C, 8) ==
-          0);
+    REQUIRE(ops->copy_async(dev1, WEFT_STREAM_IN, region(b, LD1), d1, region(a, LD0), d0, R, C,
+                            8) == 0);
     wait_event(dev1, WEFT_STREAM_IN);
     for (int i = 0; i < LDH * C; i++) h[i] = -1.0;
-    CHECK(ops->copy_async(dev1, WEFT_STREAM_OUT, region(h, LDH), 0, region(b, LD1), d1, R, C, 8) ==
-          0);
+    REQUIRE(ops->copy_async(dev1, WEFT_STREAM_OUT, region(h, LDH), 0, region(b, LD1), d1, R, C,
+                            8) == 0);
     wait_event(dev1, WEFT_STREAM_OUT);
-    CHECK(same(h, LDH, R, C, 3, -1.0));
-    CHECK(weft_zone_free(dev0->zone, a) == 0 && weft_zone_free(dev1->zone, b) == 0);
+    REQUIRE(same(h, LDH, R, C, 3, -1.0));
+    REQUIRE(weft_zone_free(dev0->zone, a) == 0 && weft_zone_free(dev1->zone, b) == 0);
     free(h);
 }
 
 int main(void)
 {
     int count = 0;
-    CHECK(ops->probe(&count) == WEFT_SUCCESS);
+    REQUIRE(ops->probe(&count) == WEFT_SUCCESS);
     if (count == 0) {
         printf("test_cuda_smoke: SKIPPED: no CUDA GPU visible "
                "(cudaGetDeviceCount reports no device or no driver)\n");
@@ -385,6 +375,7 @@ int main(void)
         printf("one GPU: peer copy not tested\n");
     }
     close_device(&dev[0]);
-    printf("test_cuda_smoke: %d checks passed on %d GPU(s)\n", checks_passed, count >= 2 ? 2 : 1);
+    printf("test_cuda_smoke: %d checks passed on %d GPU(s)\n", atomic_load(&checks),
+           count >= 2 ? 2 : 1);
     return 0;
 }

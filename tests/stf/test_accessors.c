@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture.h"
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -126,7 +125,7 @@ int main(int argc, char **argv)
     weft_data_release(d);
     int rc = weft_fini(ctx);
     CHECK(strcmp(name, "good") == 0 ? rc == 0 : rc == WEFT_ERR_TASK);
-    printf("stf_accessors %s: %d checks, %d failures: %s\n", name, checks, failures,
-           failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    char report[64];
+    snprintf(report, sizeof report, "stf_accessors %s", name);
+    return check_report(report);
 }

@@ -5,7 +5,7 @@
  *   --extra 1    one more task in each run (a flag that changes the sequence)
  * Each run sets tile (0,0) to the run number (doubled with --extra) and
  * adds it to every other tile. When the ranks agree, every local tile must
- * hold the sum over the runs; expect_ranks.sh checks the messages. */
+ * hold the sum over the runs; run_expect.sh checks the messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

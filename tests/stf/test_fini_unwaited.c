@@ -1,11 +1,12 @@
 /* weft_fini with a taskpool never waited for (nor freed): fini must name
- * it on every rank (expect_ranks.sh checks), run every task (the values
+ * it on every rank (run_expect.sh checks), run every task (the values
  * land in the user's wrapped matrix, read after fini) and return
  * WEFT_ERR_INVALID. Tile (0,0) is set to 1 and added to every other tile
  * of row 0, on a 1 x nranks grid. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "elapsed.h"
 #include "weft/weft.h"
 
 #define NB 8
@@ -33,6 +34,7 @@ static const weft_task_class_t add_cls = {.name = "add", .body = {[WEFT_DEV_CPU]
 
 int main(int argc, char **argv)
 {
+    elapsed_start();
     static double a[NB * NB * NT]; /* NB x NB*NT, column-major, lda NB */
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;

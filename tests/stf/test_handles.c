@@ -6,7 +6,6 @@
  * matrix passed for a tile hung. */
 #include <stdlib.h>
 
-#include "../capture.h"
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -123,7 +122,5 @@ int main(int argc, char **argv)
     wrong_kind(ctx);
     use_after_release(ctx);
     CHECK(weft_fini(ctx) == 0);
-    printf("stf_handles: %d checks, %d failures: %s\n", checks, failures,
-           failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return check_report("stf_handles");
 }

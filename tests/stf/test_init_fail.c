@@ -1,6 +1,6 @@
 /* weft_init on ranks given different parameters: the ranks where it fails
  * and the others must all get NULL, each printing the failing rank's
- * message (checked by expect_ranks.sh), and return within 10 s. With no
+ * message (checked by run_expect.sh), and return within 10 s. With no
  * failure the context must come up and go down cleanly. */
 #include <stdio.h>
 #include <stdlib.h>

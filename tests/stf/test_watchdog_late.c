@@ -1,10 +1,11 @@
 /* A real stall, in the agreement: rank 0 is busy in code of its own for
  * 2 s before its wait, and rank 1 (watchdog_s=1) must say that it waits
  * for every rank to reach that wait, then finish normally once rank 0
- * arrives. expect_ranks.sh checks the report. */
+ * arrives. run_expect.sh checks the report. */
 #include <stdio.h>
 #include <unistd.h>
 
+#include "elapsed.h"
 #include "weft/weft.h"
 
 static int one(weft_task_t *t)
@@ -17,6 +18,7 @@ static const weft_task_class_t cls = {.name = "one", .body = {[WEFT_DEV_CPU] = o
 
 int main(int argc, char **argv)
 {
+    elapsed_start();
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     int rank = weft_rank(ctx);

@@ -22,18 +22,10 @@
 
 #include "weft/weft.h"
 
+#include "../check.h"
+
 #define NTHREADS 4
 #define NSLICES 100000
-
-static void check_at(int ok, const char *what, const char *file, int line)
-{
-    if (!ok) {
-        fprintf(stderr, "test_trace: FAILED check '%s' at %s:%d\n", what, file, line);
-        exit(1);
-    }
-}
-
-#define CHECK(cond) check_at((cond) != 0, #cond, __FILE__, __LINE__)
 
 /* ---- a JSON parser that keeps what the checks need -------------------- */
 
@@ -284,7 +276,7 @@ static int parse_file(const char *path, int rank, summary_t *sum)
     long len = ftell(f);
     rewind(f);
     char *buf = malloc((size_t)len + 1);
-    CHECK(buf && fread(buf, 1, (size_t)len, f) == (size_t)len);
+    REQUIRE(buf && fread(buf, 1, (size_t)len, f) == (size_t)len);
     buf[len] = '\0';
     fclose(f);
     memset(sum, 0, sizeof *sum);
@@ -311,16 +303,16 @@ static void test_parser_rejects(void)
     };
     static const target_t none;
     summary_t *sum = malloc(sizeof *sum);
-    CHECK(sum);
+    REQUIRE(sum);
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         jp_t p = {.s = bad[k], .sum = sum};
         memset(sum, 0, sizeof *sum);
         int ok = jp_value(&p, OBJ_ROOT, NULL, &none);
         jp_ws(&p);
-        CHECK(!ok || p.i != strlen(bad[k]));
+        REQUIRE(!ok || p.i != strlen(bad[k]));
     }
     jp_t p = {.s = "{\"a\":[1,-2.5e3,\"\\u00e9\xC3\xA9\",true,null,{}]}", .sum = sum};
-    CHECK(jp_value(&p, OBJ_ROOT, NULL, &none) && p.s[p.i] == '\0');
+    REQUIRE(jp_value(&p, OBJ_ROOT, NULL, &none) && p.s[p.i] == '\0');
     free(sum);
 }
 
@@ -333,19 +325,19 @@ static int bump(void) { return ++side_effects; }
 static void test_off(void)
 {
     weft_trace_t *tr = (weft_trace_t *)1;
-    CHECK(weft_trace_create("", 16, &tr) == 0 && tr == NULL);
+    REQUIRE(weft_trace_create("", 16, &tr) == 0 && tr == NULL);
     tr = (weft_trace_t *)1;
-    CHECK(weft_trace_create(NULL, 16, &tr) == 0 && tr == NULL);
-    CHECK(weft_trace_track(tr, "worker 0") == 0);
+    REQUIRE(weft_trace_create(NULL, 16, &tr) == 0 && tr == NULL);
+    REQUIRE(weft_trace_track(tr, "worker 0") == 0);
     weft_trace_slice(tr, 0, 1, 2, "gemm", "task", "\"key\":%d", bump());
-    CHECK(side_effects == 0); /* arguments are not even evaluated */
-    CHECK(weft_trace_stamp(tr) == 0);
-    CHECK(weft_trace_count(tr, NULL) == 0 && weft_trace_dropped(tr) == 0);
-    CHECK(weft_trace_write(tr, 0) == 0);
+    REQUIRE(side_effects == 0); /* arguments are not even evaluated */
+    REQUIRE(weft_trace_stamp(tr) == 0);
+    REQUIRE(weft_trace_count(tr, NULL) == 0 && weft_trace_dropped(tr) == 0);
+    REQUIRE(weft_trace_write(tr, 0) == 0);
     weft_trace_set_origin(tr, 5);
     weft_trace_destroy(tr);
-    CHECK(weft_trace_create("x", 0, &tr) == WEFT_ERR_INVALID);
-    CHECK(weft_trace_create("x", 16, NULL) == WEFT_ERR_INVALID);
+    REQUIRE(weft_trace_create("x", 0, &tr) == WEFT_ERR_INVALID);
+    REQUIRE(weft_trace_create("x", 16, NULL) == WEFT_ERR_INVALID);
 }
 
 typedef struct worker_arg {
@@ -379,23 +371,23 @@ static void record_concurrently(weft_trace_t *tr)
     pthread_t th[NTHREADS];
     worker_arg_t args[NTHREADS];
     pthread_barrier_t start;
-    CHECK(pthread_barrier_init(&start, NULL, NTHREADS + 1) == 0);
+    REQUIRE(pthread_barrier_init(&start, NULL, NTHREADS + 1) == 0);
     for (int k = 0; k < NTHREADS; k++) {
         char name[32];
         snprintf(name, sizeof name, "worker %d", k);
         args[k] = (worker_arg_t){.tr = tr, .track = weft_trace_track(tr, name), .start = &start};
-        CHECK(args[k].track == k);
-        CHECK(pthread_create(&th[k], NULL, worker, &args[k]) == 0);
+        REQUIRE(args[k].track == k);
+        REQUIRE(pthread_create(&th[k], NULL, worker, &args[k]) == 0);
     }
     pthread_barrier_wait(&start);
     uint64_t t0 = weft_trace_now();
     int64_t seen = 0;
     for (int k = 0; k < 50; k++) {
         int64_t now = weft_trace_count(tr, NULL);
-        CHECK(now >= seen && now <= (int64_t)NTHREADS * NSLICES);
+        REQUIRE(now >= seen && now <= (int64_t)NTHREADS * NSLICES);
         seen = now;
     }
-    for (int k = 0; k < NTHREADS; k++) CHECK(pthread_join(th[k], NULL) == 0);
+    for (int k = 0; k < NTHREADS; k++) REQUIRE(pthread_join(th[k], NULL) == 0);
     uint64_t t1 = weft_trace_now();
     printf("recorded %d slices on %d threads in %.3f s, the main thread counting meanwhile\n",
            NTHREADS * NSLICES, NTHREADS, seconds(t1 - t0));
@@ -407,7 +399,7 @@ static void record_concurrently(weft_trace_t *tr)
 static void test_cost(const char *prefix)
 {
     weft_trace_t *tr = NULL, *off = NULL;
-    CHECK(weft_trace_create(prefix, 2 * NSLICES, &tr) == 0);
+    REQUIRE(weft_trace_create(prefix, 2 * NSLICES, &tr) == 0);
     int t = weft_trace_track(tr, "cost");
     uint64_t t0 = weft_trace_now();
     for (int i = 0; i < NSLICES; i++)
@@ -421,7 +413,7 @@ static void test_cost(const char *prefix)
         weft_trace_slice(off, t, weft_trace_stamp(off), weft_trace_stamp(off), "gemm", "task",
                          "\"key\":%d", i);
     uint64_t t3 = weft_trace_now();
-    CHECK(weft_trace_count(tr, "task") == 2 * NSLICES && weft_trace_dropped(tr) == 0);
+    REQUIRE(weft_trace_count(tr, "task") == 2 * NSLICES && weft_trace_dropped(tr) == 0);
     printf("one thread: %.0f ns a slice with 4 args, %.0f ns without args, "
            "%.1f ns with tracing off\n",
            (double)(t1 - t0) / NSLICES, (double)(t2 - t1) / NSLICES, (double)(t3 - t2) / NSLICES);
@@ -432,33 +424,33 @@ static void test_threads(const char *prefix)
 {
     weft_trace_t *tr = NULL;
     char path[512];
-    CHECK(weft_trace_create(prefix, 1 << 20, &tr) == 0 && tr);
+    REQUIRE(weft_trace_create(prefix, 1 << 20, &tr) == 0 && tr);
     record_concurrently(tr);
-    CHECK(weft_trace_count(tr, NULL) == (int64_t)NTHREADS * NSLICES);
+    REQUIRE(weft_trace_count(tr, NULL) == (int64_t)NTHREADS * NSLICES);
     for (int c = 0; c < 4; c++)
-        CHECK(weft_trace_count(tr, cats[c]) == (int64_t)NTHREADS * NSLICES / 4);
-    CHECK(weft_trace_count(tr, "nothing") == 0 && weft_trace_dropped(tr) == 0);
+        REQUIRE(weft_trace_count(tr, cats[c]) == (int64_t)NTHREADS * NSLICES / 4);
+    REQUIRE(weft_trace_count(tr, "nothing") == 0 && weft_trace_dropped(tr) == 0);
     uint64_t t0 = weft_trace_now();
-    CHECK(weft_trace_write(tr, 3) == 0);
+    REQUIRE(weft_trace_write(tr, 3) == 0);
     printf("wrote them in %.3f s\n", seconds(weft_trace_now() - t0));
     weft_trace_destroy(tr);
 
     summary_t *sum = calloc(1, sizeof *sum);
-    CHECK(sum);
+    REQUIRE(sum);
     snprintf(path, sizeof path, "%s.rank3.json", prefix);
     t0 = weft_trace_now();
-    CHECK(parse_file(path, 3, sum));
+    REQUIRE(parse_file(path, 3, sum));
     printf("parsed %s (%d events) in %.3f s\n", path, sum->nevents, seconds(weft_trace_now() - t0));
-    CHECK(strcmp(sum->unit, "ns") == 0 && sum->pid_ok && sum->ts_order_ok);
-    CHECK(sum->meta_process == 1 && strcmp(sum->process_name, "rank 3") == 0);
-    CHECK(sum->meta_sort == NTHREADS);
+    REQUIRE(strcmp(sum->unit, "ns") == 0 && sum->pid_ok && sum->ts_order_ok);
+    REQUIRE(sum->meta_process == 1 && strcmp(sum->process_name, "rank 3") == 0);
+    REQUIRE(sum->meta_sort == NTHREADS);
     for (int k = 0; k < NTHREADS; k++) {
         char name[32];
         snprintf(name, sizeof name, "worker %d", k);
-        CHECK(sum->x_count[k] == NSLICES && strcmp(sum->track_name[k], name) == 0);
+        REQUIRE(sum->x_count[k] == NSLICES && strcmp(sum->track_name[k], name) == 0);
     }
-    CHECK(sum->x_count[NTHREADS] == 0 && sum->cat_task == NTHREADS * NSLICES / 4);
-    CHECK(sum->negative_ts == 0);
+    REQUIRE(sum->x_count[NTHREADS] == 0 && sum->cat_task == NTHREADS * NSLICES / 4);
+    REQUIRE(sum->negative_ts == 0);
     free(sum);
 }
 
@@ -468,19 +460,19 @@ static void test_edges(const char *prefix)
 {
     weft_trace_t *tr = NULL;
     char path[512];
-    CHECK(weft_trace_create(prefix, 10, &tr) == 0);
+    REQUIRE(weft_trace_create(prefix, 10, &tr) == 0);
     int t = weft_trace_track(tr, "odd \"track\"\t\xC3\xA9");
-    CHECK(t == 0 && weft_trace_track(tr, NULL) == WEFT_ERR_INVALID);
+    REQUIRE(t == 0 && weft_trace_track(tr, NULL) == WEFT_ERR_INVALID);
     uint64_t base = weft_trace_now();
     for (int i = 0; i < 15; i++)
         weft_trace_slice(tr, t, base + 10u * i, base + 10u * i + 5, "gemm", "task", "\"key\":%d",
                          i);
     weft_trace_slice(tr, 7, base, base + 1, "no such track", "task", NULL);
-    CHECK(weft_trace_count(tr, "task") == 10 && weft_trace_dropped(tr) == 5);
+    REQUIRE(weft_trace_count(tr, "task") == 10 && weft_trace_dropped(tr) == 5);
     weft_trace_destroy(tr);
 
-    CHECK(weft_trace_create(prefix, 10, &tr) == 0);
-    CHECK(weft_trace_track(tr, "edges") == 0);
+    REQUIRE(weft_trace_create(prefix, 10, &tr) == 0);
+    REQUIRE(weft_trace_track(tr, "edges") == 0);
     weft_trace_slice(tr, 0, base, base + 2000, "evict", "evict", NULL);
     weft_trace_set_origin(tr, base + 1500); /* this slice starts 1.5 us early */
     /* A name cut inside a two-byte character, an unescaped quote and a
@@ -491,15 +483,15 @@ static void test_edges(const char *prefix)
         "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
         "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9",
         "evict", "\"key\":%d,\"who\":\"%s\",\"pad\":\"%080d\"", 42, "a\"b\n", 0);
-    CHECK(weft_trace_write(tr, 0) == 0);
+    REQUIRE(weft_trace_write(tr, 0) == 0);
     weft_trace_destroy(tr);
     summary_t *sum = calloc(1, sizeof *sum);
-    CHECK(sum);
+    REQUIRE(sum);
     snprintf(path, sizeof path, "%s.rank0.json", prefix);
-    CHECK(parse_file(path, 0, sum));
-    CHECK(sum->x_count[0] == 2 && sum->cat_evict == 2 && sum->negative_ts == 1);
-    CHECK(sum->last.arg_key == 42 && sum->last.has_raw); /* the whole member kept */
-    CHECK(sum->last.ts == 1.5 && sum->last.dur == 1.0);
+    REQUIRE(parse_file(path, 0, sum));
+    REQUIRE(sum->x_count[0] == 2 && sum->cat_evict == 2 && sum->negative_ts == 1);
+    REQUIRE(sum->last.arg_key == 42 && sum->last.has_raw); /* the whole member kept */
+    REQUIRE(sum->last.ts == 1.5 && sum->last.dur == 1.0);
     free(sum);
 }
 
@@ -537,21 +529,21 @@ static void write_demo(const char *prefix)
     uint64_t base = weft_trace_now(), seed = 88172645463325252ull;
     for (int rank = 0; rank < 2; rank++) {
         weft_trace_t *tr = NULL;
-        CHECK(weft_trace_create(prefix, 1 << 16, &tr) == 0);
+        REQUIRE(weft_trace_create(prefix, 1 << 16, &tr) == 0);
         weft_trace_set_origin(tr, base);
         for (int w = 0; w < 4; w++) {
             char name[32];
             snprintf(name, sizeof name, "worker %d", w);
-            CHECK(weft_trace_track(tr, name) == w);
+            REQUIRE(weft_trace_track(tr, name) == w);
             demo_track(tr, w, base, &seed, kernels, 6, "task", 100, 600);
         }
-        CHECK(weft_trace_track(tr, "emu0 in") == 4 && weft_trace_track(tr, "emu0 exec0") == 5);
-        CHECK(weft_trace_track(tr, "emu0 out") == 6 && weft_trace_track(tr, "comm") == 7);
+        REQUIRE(weft_trace_track(tr, "emu0 in") == 4 && weft_trace_track(tr, "emu0 exec0") == 5);
+        REQUIRE(weft_trace_track(tr, "emu0 out") == 6 && weft_trace_track(tr, "comm") == 7);
         demo_track(tr, 4, base, &seed, in, 4, "xfer", 50, 200);
         demo_track(tr, 5, base, &seed, kernels + 3, 3, "task", 80, 300);
         demo_track(tr, 6, base, &seed, out, 1, "xfer", 50, 200);
         demo_track(tr, 7, base, &seed, net, 2, "net", 100, 900);
-        CHECK(weft_trace_write(tr, rank) == 0);
+        REQUIRE(weft_trace_write(tr, rank) == 0);
         weft_trace_destroy(tr);
     }
 }
@@ -621,11 +613,11 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s_demo", prefix);
     write_demo(path);
     summary_t *sum = calloc(1, sizeof *sum);
-    CHECK(sum);
+    REQUIRE(sum);
     for (int rank = 0; rank < 2; rank++) {
         char file[512];
         snprintf(file, sizeof file, "%s.rank%d.json", path, rank);
-        CHECK(parse_file(file, rank, sum) && sum->x_count[7] > 0 && sum->cat_evict > 0);
+        REQUIRE(parse_file(file, rank, sum) && sum->x_count[7] > 0 && sum->cat_evict > 0);
     }
     free(sum);
     printf("test_trace: all checks passed; demo trace %s.rank0.json and .rank1.json\n", path);

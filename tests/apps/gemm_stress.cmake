@@ -1,0 +1,53 @@
+# weft-gemm-stress: a run that should succeed must exit 0 and print the
+# line given; one that should fail (FAIL) must exit non-zero without being
+# killed by a signal and print the message given.
+# ---- weft-gemm-stress --check: every final C recomputed by its owner -----
+set(GS_PASSED "^weft-gemm-stress: max relative error .* : PASSED$")
+weft_app_test(gemm_stress_check_r1 EXE weft-gemm-stress EXPECT "${GS_PASSED}"
+  ARGS -t 64 --depth 8 --width 3 -c 1 --check)
+foreach(n 2 3 4)
+  weft_app_test(gemm_stress_check_r${n} EXE weft-gemm-stress RANKS ${n} EXPECT "${GS_PASSED}"
+    ARGS -t 64 --depth 8 --width 3 -c 1 --check)
+endforeach()
+# Tiles above comm_eager_limit (rendezvous), a 2 x 2 grid for A and B, one
+# transfer in flight at a time, and tiles that are not a power of two.
+weft_app_test(gemm_stress_check_rendezvous_r2 EXE weft-gemm-stress RANKS 2
+  EXPECT "${GS_PASSED}" ARGS -t 128 --depth 6 --width 3 -c 1 --check)
+weft_app_test(gemm_stress_check_2x2 EXE weft-gemm-stress RANKS 4 EXPECT "${GS_PASSED}"
+  ARGS -t 100 --depth 7 --width 5 -P 2 -Q 2 -c 1 --check)
+weft_app_test(gemm_stress_check_one_request_r3 EXE weft-gemm-stress RANKS 3
+  EXPECT "${GS_PASSED}" ARGS -t 97 --depth 5 --width 4 -c 1 --check
+  --weft-comm_max_requests=1 --weft-comm_eager_limit=8K)
+
+# ---- bad input: a clear message naming the problem and a non-zero exit ---
+weft_app_test(gemm_stress_bad_tile FAIL EXE weft-gemm-stress
+  EXPECT "-t expects a positive integer" ARGS -t 0)
+weft_app_test(gemm_stress_bad_depth FAIL EXE weft-gemm-stress
+  EXPECT "--depth expects a positive integer .*got 'x'" ARGS --depth x)
+weft_app_test(gemm_stress_bad_flag FAIL EXE weft-gemm-stress
+  EXPECT "unknown option '--bogus'" ARGS --bogus)
+weft_app_test(gemm_stress_bad_grid FAIL EXE weft-gemm-stress
+  EXPECT "P\\*Q must equal the number of ranks" ARGS -P 2 -Q 1)
+weft_app_test(gemm_stress_bad_devices FAIL EXE weft-gemm-stress
+  EXPECT "asked for -g 1 accelerators but this rank has 0"
+  ARGS -t 8 -g 1 --weft-device_cuda_enabled=0)
+weft_app_test(gemm_stress_bad_weft_param FAIL EXE weft-gemm-stress
+  EXPECT "nonexistent" ARGS --weft-nonexistent=1)
+
+# ---- accelerators: the GEMM steps on the -g N devices only ---------------
+# emu: NEW C tiles created in device memory, passed device to device and
+# rank to rank; g = 2 devices ran steps.
+weft_app_test(gemm_stress_emu_g2 EXE weft-gemm-stress
+  EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 1 2 NB= 64 "
+         "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+  ARGS -t 64 --depth 8 --width 4 -c 1 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
+weft_app_test(gemm_stress_emu_g2_r2 EXE weft-gemm-stress RANKS 2
+  EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 2 2 NB= 64 "
+  ARGS -t 64 --depth 8 --width 4 -c 1 -g 2 --weft-device_type=emu --check)
+# On GPUs (skipped where weft finds too few CUDA devices).
+weft_app_test(gemm_stress_cuda_g1 EXE weft-gemm-stress GPUS 1 TIMEOUT 300
+  EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 1 1 NB= 512 "
+  ARGS -t 512 --depth 16 --width 8 -g 1 --check)
+weft_app_test(gemm_stress_cuda_g2 EXE weft-gemm-stress GPUS 2 TIMEOUT 300
+  EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 1 2 NB= 512 "
+  ARGS -t 512 --depth 16 --width 8 -g 2 --check)

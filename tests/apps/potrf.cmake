@@ -1,0 +1,137 @@
+# weft-potrf: a run that should succeed must print its check's PASSED line
+# (a run that prints nothing, crashes after the line, or fails the check
+# fails the test); one that should fail (FAIL) must exit non-zero without
+# being killed by a signal and print the message given.
+set(POTRF_PASSED "^residual = .* : PASSED$")
+
+# weft-potrf --check on CPU: one element, partial tiles, a tile larger than
+# the matrix, several runs, and a 2 x 2 grid of ranks.
+weft_app_test(potrf_check_n1 EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 1 -t 1 --check)
+weft_app_test(potrf_check_n100 EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 100 -t 32 -c 1 --check)
+weft_app_test(potrf_check_n257 EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 257 -t 64 -c 2 --check)
+weft_app_test(potrf_check_n1000 EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 1000 -t 128 -c 2 --check)
+weft_app_test(potrf_check_tile_gt_n EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 513 -t 1024 --check)
+weft_app_test(potrf_check_n2000 EXE weft-potrf TIMEOUT 300 EXPECT "${POTRF_PASSED}"
+  ARGS -N 2000 -t 200 -c 2 --check)
+weft_app_test(potrf_check_nruns EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 300 -t 64 -c 2 --nruns 2 --seed 7 --check)
+weft_app_test(potrf_check_2x1 EXE weft-potrf RANKS 2 EXPECT "${POTRF_PASSED}"
+  ARGS -N 300 -t 64 -P 2 -Q 1 -c 1 --check)
+weft_app_test(potrf_check_2x2 EXE weft-potrf RANKS 4 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}"
+  ARGS -N 500 -t 64 -P 2 -Q 2 -c 1 --check)
+# --trsm-inv 1 and 2 on CPU (the default there is 0): each diagonal factor
+# inverted once into a NEW tile that the panel's multiplications read (2:
+# all but the first tile below the diagonal); partial tiles, and a 1 x 2
+# grid where the inverses travel between ranks.
+weft_app_test(potrf_check_trsm_inv EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 257 -t 64 -c 2 --trsm-inv 1 --check)
+weft_app_test(potrf_check_trsm_inv2 EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 257 -t 32 -c 2 --trsm-inv 2 --check)
+weft_app_test(potrf_check_trsm_inv_1x2 EXE weft-potrf RANKS 2 EXPECT "${POTRF_PASSED}"
+  ARGS -N 300 -t 64 -P 1 -Q 2 -c 1 --nruns 2 --trsm-inv 1 --check)
+weft_app_test(potrf_bad_trsm_inv FAIL EXE weft-potrf
+  EXPECT "--trsm-inv expects a non-negative integer <= 2, got '3'" ARGS -N 10 --trsm-inv 3)
+
+# Bad input: a clear message naming the problem and a non-zero exit.
+weft_app_test(potrf_bad_tile FAIL EXE weft-potrf EXPECT "-t expects a positive integer" ARGS -t 0)
+weft_app_test(potrf_bad_n FAIL EXE weft-potrf EXPECT "-N expects a positive integer" ARGS -N -5)
+weft_app_test(potrf_bad_number FAIL EXE weft-potrf EXPECT "-N expects a positive integer, got 'abc'"
+  ARGS -N abc)
+weft_app_test(potrf_bad_missing_value FAIL EXE weft-potrf EXPECT "-t needs a value" ARGS -N 10 -t)
+weft_app_test(potrf_bad_flag FAIL EXE weft-potrf EXPECT "unknown option '--bogus'" ARGS --bogus)
+weft_app_test(potrf_bad_cores FAIL EXE weft-potrf EXPECT "-c expects a positive integer" ARGS -c x)
+weft_app_test(potrf_bad_weft_param FAIL EXE weft-potrf EXPECT "nonexistent"
+  ARGS --weft-nonexistent=1 -N 10)
+weft_app_test(potrf_bad_grid FAIL EXE weft-potrf EXPECT "P\\*Q must equal the number of ranks"
+  ARGS -N 10 -P 2 -Q 1)
+weft_app_test(potrf_bad_devices FAIL EXE weft-potrf
+  EXPECT "asked for -g 1 accelerators but this rank has 0"
+  ARGS -N 10 -g 1 --weft-device_cuda_enabled=0)
+
+# ---- accelerators: -g N of the type device_type names --------------------
+# -g 2 on emu devices: the factorization runs there (g = 2 devices used,
+# both emu devices ran tasks), the result passes the check; on one rank and
+# on a 1 x 2 grid, the type from argv or from the environment.
+weft_app_test(potrf_emu_g2 EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 64 N= 600 :"
+         "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
+weft_app_test(potrf_emu_g2_1x2 EXE weft-potrf RANKS 2 TIMEOUT 180
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 2 2 NB= 64 N= 600 :"
+         "weft\\[1\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[1\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+  ARGS -N 600 -t 64 -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
+weft_app_test(potrf_emu_g2_env EXE weft-potrf ENV WEFT_DEVICE_TYPE=emu
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 "
+  ARGS -N 300 -t 64 -c 2 -g 2 --check)
+# The device managers' two ways of staging inputs and choosing streams:
+# copies on the execution streams and no urgent stream (the defaults put
+# copies on the stage-in stream and use an urgent stream), 4 streams, 1
+# task in flight each; and --check-first: two runs, the first checked.
+weft_app_test(potrf_emu_g2_plain_streams EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 64 N= 600 :"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-device_prefetch=0
+       --weft-device_urgent_stream=0 --weft-device_streams=4 --weft-device_inflight=1 --check)
+# With devices the panel is multiplied by inverted factors by default
+# (--trsm-inv 2); --trsm-inv 0 keeps a TRSM a tile, 1 multiplies every one.
+weft_app_test(potrf_emu_g2_trsm_solve EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 64 N= 600 :"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --trsm-inv 0 --check)
+weft_app_test(potrf_emu_g2_trsm_inv1 EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 64 N= 600 :"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --trsm-inv 1 --check)
+# Small GEMMs go out in batches by the class's batch body (device_batch,
+# device_batch_elems; 64 x 64 tiles qualify), each device counting its
+# batches; device_batch=1 turns batching off.
+weft_app_test(potrf_emu_g2_batch EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+         "weft\\[0\\.2\\] stats: emu1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
+weft_app_test(potrf_emu_g2_no_batch EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* 0 batches \\(0 tasks\\)"
+         "weft\\[0\\.2\\] stats: emu1: .* 0 batches \\(0 tasks\\)"
+  ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-device_batch=1 --weft-show_stats=1 --check)
+weft_app_test(potrf_emu_check_first EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 100 N= 700 :"
+  ARGS -N 700 -t 100 -c 2 -g 2 --nruns 2 --weft-device_type=emu --check-first)
+# -g 0 opens no device (CUDA not even probed) and runs on the host.
+weft_app_test(potrf_g0 EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 0 "
+  ARGS -N 300 -t 64 -c 2 -g 0 --check)
+# A count the user set is not overridden by -g: too few is a clear error.
+weft_app_test(potrf_emu_g2_user_count EXE weft-potrf FAIL
+  EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*device_emu_enabled=1 set by --weft-device_emu_enabled"
+  ARGS -N 300 -t 64 -g 2 --weft-device_type=emu --weft-device_emu_enabled=1)
+weft_app_test(potrf_emu_g2_user_env EXE weft-potrf FAIL ENV WEFT_DEVICE_EMU_ENABLED=1
+  EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*set by env WEFT_DEVICE_EMU_ENABLED"
+  ARGS -N 300 -t 64 -g 2 --weft-device_type=emu)
+# -g 1 of the default type (cuda) where there is no GPU: weft_init names
+# the missing devices and the program what -g asked for. Skipped on GPU
+# machines, where the same run succeeds (potrf_cuda_g1).
+weft_app_test(potrf_cuda_absent EXE weft-potrf GPUS none FAIL
+  EXPECT "device_cuda_enabled=1 asks for" "weft-potrf: -g 1 asked weft for 1 CUDA device"
+  ARGS -N 1024 -t 256 -g 1 --check)
+# On GPUs (skipped where weft finds too few CUDA devices).
+weft_app_test(potrf_cuda_g1 EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 1024 N= 8192 :"
+  ARGS -g 1 --check -N 8192 -t 1024)
+weft_app_test(potrf_cuda_g2 EXE weft-potrf GPUS 2 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 1024 N= 8192 :"
+  ARGS -g 2 --check -N 8192 -t 1024)
+# 512 x 512 tiles: the GEMMs go out in batches (cublasDgemmBatched).
+weft_app_test(potrf_cuda_g1_batch EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: cuda0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  ARGS -g 1 --check -N 6000 -t 512 --weft-show_stats=1)
+# cuBLAS's TRSM a tile (--trsm-inv 0), and the inverted factors with a
+# partial last tile, on GPUs.
+weft_app_test(potrf_cuda_g1_trsm_solve EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 1024 N= 7000 :"
+  ARGS -g 1 --check -N 7000 -t 1024 --trsm-inv 0)
+weft_app_test(potrf_cuda_g2_partial EXE weft-potrf GPUS 2 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 1024 N= 7000 :"
+  ARGS -g 2 --check -N 7000 -t 1024)
