@@ -110,9 +110,18 @@ static int progress_requests(weft_comm_t *c)
 {
     int n = c->nreq, done = 0;
     if (n == 0) return 0;
-    if (MPI_Testsome(n, c->reqs, &done, c->idx, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-        weft_error("MPI_Testsome failed");
-        return 0;
+    int rc = MPI_Testsome(n, c->reqs, &done, c->idx, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        /* A request that completed in error (a truncated message, a peer
+         * gone) has no callback that could fail its transfer, and both
+         * ends would wait for it forever: end the job, loudly, instead. */
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        weft_error("comm: a message completed in error in MPI (%s): ending the job, since the "
+                   "ranks waiting for it would otherwise hang",
+                   text);
+        MPI_Abort(c->cfg.comm, 1);
     }
     if (done == MPI_UNDEFINED || done == 0) return 0;
     /* Callbacks first (they may append), then squeeze out the finished. */
@@ -234,18 +243,14 @@ static void *engine_main(void *arg)
     return NULL;
 }
 
-/* Ranks of one node share a node id (the lowest rank among them): the ipc
- * transport needs both ends on one node. */
+/* Ranks of one node share a node id (the ipc transport needs both ends on
+ * one node): a copy of the caller's table. No collective here: the engine
+ * starts in a step of weft_init that may fail on one rank only. */
 static int find_nodes(weft_comm_t *c)
 {
-    c->node_of = calloc((size_t)c->nranks, sizeof *c->node_of);
+    c->node_of = malloc(sizeof *c->node_of * (size_t)c->nranks);
     if (!c->node_of) return WEFT_ERR_NOMEM;
-    MPI_Comm node;
-    int leader = c->rank;
-    MPI_Comm_split_type(c->cfg.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    MPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->cfg.comm);
+    memcpy(c->node_of, c->cfg.node_of, sizeof *c->node_of * (size_t)c->nranks);
     return WEFT_SUCCESS;
 }
 

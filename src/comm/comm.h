@@ -38,7 +38,8 @@ typedef enum weft_transport {
 typedef int (*weft_comm_copy_fn)(void *arg, weft_data_t *d, int device, weft_data_copy_t **out);
 
 typedef struct weft_comm_config {
-    MPI_Comm comm; /* weft's own communicator */
+    MPI_Comm comm;      /* weft's own communicator */
+    const int *node_of; /* node id of every rank (its lowest rank), found by the caller */
     size_t eager_limit;
     int max_requests; /* data transfers in flight at most */
     weft_comm_done_fn done;

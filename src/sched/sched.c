@@ -234,6 +234,7 @@ undo_sched:
 
 void weft_sched_destroy(weft_sched_t *s)
 {
+    if (!s) return;
     atomic_store(&s->stop, 1);
     pthread_mutex_lock(&s->sleep_lock);
     pthread_cond_broadcast(&s->sleep_cond);

@@ -37,8 +37,19 @@ static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &ctx->local_rank);
     MPI_Comm_size(node, &ctx->local_size);
-    MPI_Comm_free(&node);
     weft_log_set_rank(ctx->rank);
+    /* Every rank's node (its lowest rank), for the comm engine's choice of
+     * transport. Found here, before any step that can fail on one rank
+     * only: a collective behind such a step would leave the others in it. */
+    int leader = ctx->rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    ctx->node_of = malloc(sizeof *ctx->node_of * (size_t)ctx->nranks);
+    if (!ctx->node_of) {
+        weft_error("weft_init: out of host memory for %d ranks' node ids", ctx->nranks);
+        MPI_Abort(ctx->comm, 1); /* the others are about to wait for this rank */
+    }
+    MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);
     return WEFT_SUCCESS;
 }
 
@@ -103,6 +114,7 @@ static int start_comm(weft_context_t *ctx)
     }
     weft_comm_config_t cfg = {
         .comm = ctx->comm,
+        .node_of = ctx->node_of,
         .eager_limit = (size_t)weft_params_int(ctx->params, "comm_eager_limit"),
         .max_requests = (int)weft_params_int(ctx->params, "comm_max_requests"),
         .done = weft_exec_action_done,
@@ -158,6 +170,8 @@ static int write_trace(weft_context_t *ctx)
 
 static void stop_mpi(weft_context_t *ctx)
 {
+    free(ctx->node_of);
+    ctx->node_of = NULL;
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
     if (ctx->mpi_started) MPI_Finalize();
 }
@@ -240,14 +254,46 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
+/* Parameters both ends of a transfer must share: the receiver sizes its
+ * eager buffers and staged chunks by its own values. */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk"};
+
+/* A hash of those values, and the values in words into desc. */
+static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over "name=value;" */
+    size_t len = 0;
+    desc[0] = '\0';
+    for (size_t i = 0; i < sizeof must_match / sizeof must_match[0]; i++) {
+        char item[96];
+        snprintf(item, sizeof item, "%s=%lld;", must_match[i],
+                 (long long)weft_params_int(ctx->params, must_match[i]));
+        for (const char *s = item; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+        if (len < n) len += (size_t)snprintf(desc + len, n - len, "%s%s", i ? " " : "", item);
+    }
+    return h;
+}
+
 /* After each step of weft_init every rank learns whether any rank failed,
- * and all print the failing rank's own words. */
+ * and all print the failing rank's own words. Step 1 also compares the
+ * parameters that must be equal on every rank. */
 static int init_agree(weft_context_t *ctx, int step, const char *what, int rc)
 {
     weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
     snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
-    weft_agree_outcome_t out;
+    char values[200] = "";
+    if (step == 1 && rc == WEFT_SUCCESS) {
+        v.call_hash = must_match_hash(ctx, values, sizeof values);
+        v.ncalls = 1;
+    }
+    weft_agree_outcome_t out = {0};
     int arc = weft_agree(ctx, &v, &out);
+    if (arc == WEFT_SUCCESS && !out.same_calls) {
+        weft_error("weft_init failed: the ranks were given different values of parameters "
+                   "that must be equal on every rank; this rank has %s",
+                   values);
+        return WEFT_ERR_PARAM;
+    }
     if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
     if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
         weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
@@ -319,9 +365,18 @@ int weft_fini(weft_context_t *ctx)
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
     if (ctx->comm_engine) {
-        /* Every rank's transfers are over once all reach this point. */
-        if (!ctx->diverged) MPI_Barrier(ctx->comm);
+        if (ctx->diverged) {
+            /* Tasks the disagreement abandoned may still run and hand
+             * transfers to the engine: first stop every thread that can. */
+            weft_sched_destroy(ctx->sched);
+            ctx->sched = NULL;
+            weft_devexec_stop(ctx);
+        } else {
+            /* Every rank's transfers are over once all reach this point. */
+            MPI_Barrier(ctx->comm);
+        }
         weft_comm_destroy(ctx->comm_engine);
+        ctx->comm_engine = NULL;
     }
     weft_sched_destroy(ctx->sched);
     weft_context_free_taskpools(ctx, 0);

@@ -21,6 +21,7 @@ struct weft_context {
     weft_params_t *params;
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
+    int *node_of;               /* every rank's node: its lowest rank (start_mpi) */
     int mpi_started;            /* weft called MPI_Init and will finalize it */
     MPI_Comm comm;              /* weft's own duplicate of MPI_COMM_WORLD */
     hwloc_topology_t topo;
@@ -37,7 +38,7 @@ struct weft_context {
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
     int blas_threads_saved;
-    atomic_int error; /* first error seen by a worker, 0 if none */
+    atomic_int error;         /* first error seen by a worker, 0 if none */
     struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;

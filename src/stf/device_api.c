@@ -100,9 +100,15 @@ void weft_devexec_flush(weft_taskpool_t *tp)
         weft_data_t *d = tp->touched[i];
         if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
         int rc = weft_devexec_flush_data(d);
-        if (rc != WEFT_SUCCESS)
-            weft_context_fail(ctx, rc);
-        else if (!(d->flags & WEFT_DATA_KEEP_DEVICE))
+        if (rc != WEFT_SUCCESS) {
+            /* The user's memory lacks the final version: the wait says so
+             * on every rank (failure.c). */
+            char what[160];
+            snprintf(what, sizeof what, "the write-back of data %llu into user memory failed: %s",
+                     (unsigned long long)d->key, weft_strerror(rc));
+            weft_error("taskpool %s: %s", tp->name, what);
+            weft_failure_note(tp, rc, what);
+        } else if (!(d->flags & WEFT_DATA_KEEP_DEVICE))
             weft_data_host_only(d); /* the user may write it before the next taskpool */
     }
 }

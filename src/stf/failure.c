@@ -83,7 +83,21 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
     atomic_fetch_add(&rec->nfailed, 1);
     atomic_fetch_add(&ctx->tasks_failed, 1);
     weft_context_fail(ctx, WEFT_ERR_TASK);
-    if (!atomic_exchange(&rec->claimed, 1)) describe(t, rc, rec->what, sizeof rec->what);
+    if (!atomic_exchange(&rec->claimed, 1)) {
+        rec->status = WEFT_ERR_TASK;
+        describe(t, rc, rec->what, sizeof rec->what);
+    }
+}
+
+void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
+{
+    weft_failure_rec_t *rec = &tp->fail;
+    atomic_fetch_add(&rec->nfailed, 1);
+    weft_context_fail(tp->ctx, status);
+    if (!atomic_exchange(&rec->claimed, 1)) {
+        rec->status = status;
+        snprintf(rec->what, sizeof rec->what, "%s", what);
+    }
 }
 
 int weft_failure_exchange(weft_taskpool_t *tp)
@@ -94,12 +108,15 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     if (ctx->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
     int rc = WEFT_SUCCESS;
     if (first != INT_MAX) {
-        if (ctx->nranks > 1) MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm);
+        if (ctx->nranks > 1) {
+            MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm);
+            MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm);
+        }
         rec->what[sizeof rec->what - 1] = '\0';
         weft_error("taskpool %s failed: rank %d: %s; %ld tasks cancelled here", tp->name, first,
                    rec->what, (long)atomic_load(&rec->ncancelled));
-        weft_context_fail(ctx, WEFT_ERR_TASK);
-        rc = WEFT_ERR_TASK;
+        rc = rec->status != WEFT_SUCCESS ? rec->status : WEFT_ERR_TASK;
+        weft_context_fail(ctx, rc);
     }
     for (int i = 0; i < tp->ntouched; i++) {
         weft_data_t *d = tp->touched[i];

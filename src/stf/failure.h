@@ -12,6 +12,7 @@
 typedef struct weft_failure_rec {
     atomic_int claimed; /* the first failure here is (being) described */
     char what[400];     /* its description, written by the one that claimed */
+    int status;         /* what the waits return for it: WEFT_ERR_TASK for a task */
     atomic_long nfailed, ncancelled;
 } weft_failure_rec_t;
 
@@ -26,6 +27,10 @@ int weft_failure_check_inputs(struct weft_task *t);
  * become lost or produced, and the counters and the first failure's
  * description are updated. Called before t's successors are released. */
 void weft_failure_task_end(struct weft_context *ctx, struct weft_task *t, int rc);
+/* A failure of the wait's own work on this rank (the write-back of a final
+ * version into user memory, say), described by what: every rank's wait
+ * then returns status, as for a failed task. Main thread. */
+void weft_failure_note(struct weft_taskpool *tp, int status, const char *what);
 /* After the local wait of tp, collective over the context's ranks: the
  * lowest failing rank's description reaches every rank, which logs it and
  * returns WEFT_ERR_TASK; WEFT_SUCCESS when no task failed anywhere. Lost

@@ -92,7 +92,8 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         int rc = weft_seqcheck_verify(tp);
         if (rc != WEFT_SUCCESS) return rc;
         rc = weft_remote_flush(tp);
-        if (rc != WEFT_SUCCESS) weft_context_fail(ctx, rc);
+        if (rc != WEFT_SUCCESS)
+            weft_failure_note(tp, rc, "sending the final versions to their owners failed");
     }
     weft_watchdog_wait(tp);
     weft_devexec_flush(tp);
