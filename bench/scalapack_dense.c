@@ -111,6 +111,24 @@ static double run_once(const grid_t *g, int posv, dmat_t *m)
     return info != 0 ? -1.0 : now_s() - t0;
 }
 
+/* The op (argv[1]) and the flags after it; -1 for a malformed line. */
+static int parse(int argc, char **argv, int *n, int *nb, int *p, int *q, int *nrhs, int *nruns)
+{
+    if (argc < 2 || (strcmp(argv[1], "posv") != 0 && strcmp(argv[1], "gemm") != 0)) return -1;
+    for (int i = 2; i < argc; i += 2) {
+        int *dst = strcmp(argv[i], "-N") == 0        ? n
+                   : strcmp(argv[i], "-t") == 0      ? nb
+                   : strcmp(argv[i], "-P") == 0      ? p
+                   : strcmp(argv[i], "-Q") == 0      ? q
+                   : strcmp(argv[i], "--nrhs") == 0  ? nrhs
+                   : strcmp(argv[i], "--nruns") == 0 ? nruns
+                                                     : NULL;
+        if (dst == NULL || i + 1 >= argc) return -1;
+        *dst = atoi(argv[i + 1]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -118,27 +136,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     int posv = argc > 1 && strcmp(argv[1], "posv") == 0;
-    bad = argc < 2 || (!posv && strcmp(argv[1], "gemm") != 0);
-    for (int i = 2; i + 1 < argc + 1 && !bad; i += 2) {
-        int *dst = NULL;
-        if (i + 1 >= argc)
-            bad = 1;
-        else if (strcmp(argv[i], "-N") == 0)
-            dst = &n;
-        else if (strcmp(argv[i], "-t") == 0)
-            dst = &nb;
-        else if (strcmp(argv[i], "-P") == 0)
-            dst = &p;
-        else if (strcmp(argv[i], "-Q") == 0)
-            dst = &q;
-        else if (strcmp(argv[i], "--nrhs") == 0)
-            dst = &nrhs;
-        else if (strcmp(argv[i], "--nruns") == 0)
-            dst = &nruns;
-        else
-            bad = 1;
-        if (dst != NULL) *dst = atoi(argv[i + 1]);
-    }
+    bad = parse(argc, argv, &n, &nb, &p, &q, &nrhs, &nruns);
     if (q < 0 && p > 0) q = nranks / p;
     if (bad || n < 1 || nb < 1 || p < 1 || p * q != nranks || nrhs < 1 || nruns < 1) {
         if (rank == 0)
