@@ -50,4 +50,18 @@ static const weft_task_class_t dense_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = dense_cpu_fill}, .flops = NULL};
 static const weft_task_class_t dense_class_sqnorm = {
     .name = "sqnorm", .body = {[WEFT_DEV_CPU] = dense_cpu_sqnorm}, .flops = NULL};
+/* flow 0: a tile W: zeroes all of it (new memory holds anything: a
+ * device's or another rank's). */
+static int dense_cpu_zero(weft_task_t *t)
+{
+    double *p = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    for (int j = 0; j < weft_task_cols(t, 0); j++)
+        for (int i = 0; i < weft_task_rows(t, 0); i++) p[i + j * ld] = 0.0;
+    return 0;
+}
+
+static const weft_task_class_t dense_class_zero = {
+    .name = "zero", .body = {[WEFT_DEV_CPU] = dense_cpu_zero}, .flops = NULL};
+
 #endif /* WEFT_APPS_DENSE_TILES_H */

@@ -288,11 +288,9 @@ static int gemm_insert_check(weft_taskpool_t *tp, const gemm_mats_t *x, weft_mat
     int rc = app_sums_insert_zero(tp, S);
     if (rc >= 0) rc = gemm_insert_fill(tp, xv, x->seed_x, nb, 0);
     for (int i = 0; i < weft_matrix_mt(y) && rc >= 0; i++)
-        rc = weft_insert_task(tp, &app_class_sums_zero, WEFT_W | WEFT_AFFINITY, weft_tile(y, i, 0),
-                              0);
+        rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(y, i, 0), 0);
     for (int i = 0; i < weft_matrix_mt(r) && rc >= 0; i++)
-        rc = weft_insert_task(tp, &app_class_sums_zero, WEFT_W | WEFT_AFFINITY, weft_tile(r, i, 0),
-                              0);
+        rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(r, i, 0), 0);
     if (rc >= 0) rc = gemm_insert_matvec(tp, x->b, xv, y, 1.0);
     if (rc >= 0) rc = gemm_insert_cdiff(tp, x, xv, r, S, nb);
     if (rc >= 0) rc = gemm_insert_matvec(tp, x->a, y, r, -GEMM_ALPHA);

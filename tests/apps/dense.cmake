@@ -36,24 +36,18 @@ weft_app_dev_test(gemm_emu_g2_batch EXE weft-gemm
   EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 2 NB= 64 N= 300 :"
          "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS ${GEMM_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
-# Two ranks with emu devices: the check fails (residual ~1e11, also with
-# full tiles: -N 64 -M 64 -K 128 -P 1 -Q 2 -g 1) while the same run on CPU
-# and one rank with devices pass; reported to the lead, enable once found.
 weft_app_dev_test(gemm_emu_g2_1x2 EXE weft-gemm RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
   ARGS ${GEMM_ODD} -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --check)
-set_tests_properties(gemm_emu_g2_1x2 PROPERTIES DISABLED TRUE)
 weft_app_dev_test(posv_emu_g1_1x2 EXE weft-posv RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}"
   ARGS ${POSV_ODD} -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --check)
 # 256 KiB of device memory for 768 KiB of matrices: tiles are evicted.
 weft_app_dev_test(gemm_emu_evict EXE weft-gemm
   EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
   ARGS -N 256 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
-# The same with partial tiles gives a wrong product (residual ~1e11): a
-# runtime problem reported to the lead; enable once fixed.
+# The same with partial tiles.
 weft_app_dev_test(gemm_emu_evict_partial EXE weft-gemm
   EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
   ARGS -N 100 -M 64 -K 64 -t 64 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_memory=128K --weft-show_stats=1 --check)
-set_tests_properties(gemm_emu_evict_partial PROPERTIES DISABLED TRUE)
 weft_app_dev_test(gemm_bad_grid FAIL EXE weft-gemm EXPECT "P\\*Q must equal the number of ranks"
   ARGS -N 10 -P 2 -Q 1)
 weft_app_dev_test(gemm_bad_k FAIL EXE weft-gemm EXPECT "-K expects a positive integer, got '0'" ARGS -K 0)
