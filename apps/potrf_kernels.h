@@ -2,7 +2,8 @@
  *
  * Header-only on purpose: apps/CMakeLists.txt builds every .c file of
  * apps/ as its own program, so the pieces of weft-potrf kept apart live
- * here as static functions. Only weft-potrf.c includes this file.
+ * here as static functions. weft-potrf.c and weft-posv.c include it
+ * (through potrf_dag.h); the check of weft-potrf is in potrf_check.h.
  *
  * Every matrix is column-major; a body reads the tile shapes of its flows
  * with weft_task_rows/cols and their leading dimensions with weft_task_ld,
@@ -13,10 +14,9 @@
  * inverted diagonal factor of --trsm-inv) also run on accelerators: on CUDA
  * devices the cuSOLVER/cuBLAS bodies of potrf_cuda.h (when built with the
  * CUDA toolkit, WEFT_APP_HAVE_CUDA), on emu devices their CPU bodies as the
- * emulated device's kernels. So do the two O(N^3) classes of the check
- * (resid_syrk, resid_gemm); fill and the other check classes run on the
- * host (an emu device, which runs CPU bodies, may run them too); the prefetch
- * class only brings a tile to its home accelerator before the timing. */
+ * emulated device's kernels. Fill runs on the host (an emu device, which
+ * runs CPU bodies, may run it too); the prefetch class only brings a tile
+ * to its home accelerator before the timing. */
 #ifndef WEFT_APPS_POTRF_KERNELS_H
 #define WEFT_APPS_POTRF_KERNELS_H
 
@@ -238,136 +238,5 @@ static const weft_task_class_t potrf_class_prefetch = {
     .name = "prefetch",
     .body = {[WEFT_DEV_EMU] = potrf_nop, POTRF_CUDA_BODY(potrf_nop)},
     .flops = NULL};
-
-/* ---- residual kernels (--check; the CUDA ones are in potrf_cuda.h) ----- */
-
-/* The factor tile of flow f of a residual task as a dense matrix in *l
- * (leading dimension *ld): the tile itself, or, when value 0 (int tri)
- * says it is a diagonal factor, whose upper triangle is not L, a copy of
- * its lower triangle with zeros above in *tmp, which the caller frees.
- * -1 when that copy cannot be allocated. */
-static int potrf_resid_factor(weft_task_t *t, int f, const double **l, int64_t *ld, double **tmp)
-{
-    int tri;
-    weft_task_value(t, 0, &tri);
-    *l = weft_task_ptr(t, f);
-    *ld = weft_task_ld(t, f);
-    *tmp = NULL;
-    if (!tri) return 0;
-    int k = weft_task_cols(t, f);
-    *tmp = malloc(sizeof(double) * (size_t)k * (size_t)k);
-    if (*tmp == NULL) return -1;
-    potrf_copy_lower(k, *l, *ld, *tmp, k);
-    *l = *tmp;
-    *ld = k;
-    return 0;
-}
-
-/* flow 0: L[n][k] R, flow 1: R[n][n] RW; value 0: int tri (k == n, so only
- * the lower triangle of L[n][n] is L). Lower part of R -= L L^T. */
-static int potrf_cpu_resid_syrk(weft_task_t *t)
-{
-    const double *l;
-    int64_t ldl;
-    double *tmp;
-    if (potrf_resid_factor(t, 0, &l, &ldl, &tmp) != 0) return -1;
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, weft_task_rows(t, 1), weft_task_cols(t, 0),
-                -1.0, l, (int)ldl, 1.0, weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
-    free(tmp);
-    return 0;
-}
-
-/* flow 0: L[m][k] R, flow 1: L[n][k] R, flow 2: R[m][n] RW; value 0: int
- * tri (k == n: L[n][n] is lower triangular). R -= L[m][k] L[n][k]^T. */
-static int potrf_cpu_resid_gemm(weft_task_t *t)
-{
-    const double *b;
-    int64_t ldb;
-    double *tmp;
-    if (potrf_resid_factor(t, 1, &b, &ldb, &tmp) != 0) return -1;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, weft_task_rows(t, 2), weft_task_cols(t, 2),
-                weft_task_cols(t, 0), -1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0), b,
-                (int)ldb, 1.0, weft_task_ptr(t, 2), (int)weft_task_ld(t, 2));
-    free(tmp);
-    return 0;
-}
-
-/* flow 0: R[m][n] R, flow 1: this rank's 1x2 sums tile RW; value 0:
- * potrf_tile_arg_t. Adds the squared Frobenius norms of R[m][n] and of
- * A0[m][n] (regenerated), counting the symmetric upper part: off-diagonal
- * elements twice, the diagonal once. */
-static int potrf_cpu_resid_norm(weft_task_t *t)
-{
-    potrf_tile_arg_t a;
-    weft_task_value(t, 0, &a);
-    const double *r = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
-    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
-    double r2 = 0.0, a2 = 0.0;
-    for (int j = 0; j < cols; j++) {
-        for (int i = 0; i < rows; i++) {
-            int64_t gi = a.row0 + i, gj = a.col0 + j;
-            if (gi < gj) continue;
-            double w = gi == gj ? 1.0 : 2.0, x = r[i + j * ld];
-            double y = potrf_elem(a.seed, a.n, gi, gj);
-            r2 += w * x * x;
-            a2 += w * y * y;
-        }
-    }
-    double *s = weft_task_ptr(t, 1);
-    int64_t lds = weft_task_ld(t, 1);
-    s[0] += r2;
-    s[lds] += a2;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile W: zeroes it. */
-static int potrf_cpu_sum_zero(weft_task_t *t)
-{
-    double *s = weft_task_ptr(t, 0);
-    s[0] = 0.0;
-    s[weft_task_ld(t, 0)] = 0.0;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile R, flow 1: another RW: adds the first to it. */
-static int potrf_cpu_sum_add(weft_task_t *t)
-{
-    const double *x = weft_task_ptr(t, 0);
-    double *y = weft_task_ptr(t, 1);
-    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
-    y[0] += x[0];
-    y[ldy] += x[ldx];
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile R, flow 1: another W: copies the first. */
-static int potrf_cpu_sum_copy(weft_task_t *t)
-{
-    const double *x = weft_task_ptr(t, 0);
-    double *y = weft_task_ptr(t, 1);
-    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
-    y[0] = x[0];
-    y[ldy] = x[ldx];
-    return 0;
-}
-
-/* The O(N^3) part of the check runs where the factor is, GPUs included. */
-static const weft_task_class_t potrf_class_resid_syrk = {
-    .name = "resid_syrk",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_syrk, POTRF_CUDA_BODY(potrf_cuda_resid_syrk)},
-    .flops = potrf_flops_syrk};
-static const weft_task_class_t potrf_class_resid_gemm = {
-    .name = "resid_gemm",
-    .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_gemm, POTRF_CUDA_BODY(potrf_cuda_resid_gemm)},
-    .flops = potrf_flops_gemm};
-static const weft_task_class_t potrf_class_resid_norm = {
-    .name = "resid_norm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_norm}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_zero = {
-    .name = "sum_zero", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_zero}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_add = {
-    .name = "sum_add", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_add}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_copy = {
-    .name = "sum_copy", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_copy}, .flops = NULL};
 
 #endif /* WEFT_APPS_POTRF_KERNELS_H */

@@ -27,7 +27,8 @@
 
 #include "app_devices.h"
 #include "app_flags.h"
-#include "potrf_kernels.h"
+#include "potrf_check.h"
+#include "potrf_dag.h"
 
 #define POTRF_RESIDUAL_MAX 60.0
 #define POTRF_NT_MAX (1 << 20)
@@ -209,101 +210,9 @@ static int potrf_validate(weft_context_t *ctx, const potrf_opts_t *o, appdev_t *
 
 /* ---- task insertion -------------------------------------------------- */
 
-/* With accelerators: one prefetch task per tile of the lower triangle
- * brings it to its home device (stage-in), so that the timed factorization
- * does not include the first host-to-device copies. */
-static int potrf_insert_prefetch(weft_taskpool_t *tp, weft_matrix_t *A)
-{
-    int nt = weft_matrix_nt(A);
-    for (int n = 0; n < nt; n++) {
-        for (int m = n; m < nt; m++) {
-            int rc = weft_insert_task(tp, &potrf_class_prefetch, WEFT_R | WEFT_AFFINITY,
-                                      weft_tile(A, m, n), 0);
-            if (rc < 0) return rc;
-        }
-    }
-    return 0;
-}
-
 static potrf_tile_arg_t potrf_tile_arg(const potrf_opts_t *o, int m, int n)
 {
-    return (potrf_tile_arg_t){.seed = (uint64_t)o->seed,
-                              .n = o->n,
-                              .row0 = (int64_t)m * o->nb,
-                              .col0 = (int64_t)n * o->nb};
-}
-
-/* One fill task per tile of the lower triangle (the upper is never read). */
-static int potrf_insert_fill(weft_taskpool_t *tp, weft_matrix_t *A, const potrf_opts_t *o)
-{
-    int nt = weft_matrix_nt(A);
-    for (int n = 0; n < nt; n++) {
-        for (int m = n; m < nt; m++) {
-            potrf_tile_arg_t arg = potrf_tile_arg(o, m, n);
-            int rc = weft_insert_task(tp, &potrf_class_fill, WEFT_W | WEFT_AFFINITY,
-                                      weft_tile(A, m, n), WEFT_VALUE, &arg, sizeof arg, 0);
-            if (rc < 0) return rc;
-        }
-    }
-    return 0;
-}
-
-/* Priority of a task that writes a tile of column col: earlier columns
- * first, so the panel of step k+1 (potrf 3, trsm 2) outranks the trailing
- * update of step k beyond column k+1; within a column potrf > trsm = syrk
- * > gemm. */
-static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonus; }
-
-/* The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by a TRSM
- * a tile, or with dinv (--trsm-inv) by one trtri task that inverts L[k][k]
- * into dinv[k] and a multiplication a tile; --trsm-inv 2 keeps the TRSM for
- * A[k+1][k], the tile on the critical path (the next diagonal tile waits for
- * it), so that the inversion overlaps that TRSM instead of preceding it. */
-static int potrf_insert_panel(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
-                              int inv_mode, int k)
-{
-    int nt = weft_matrix_nt(A), rc = 0;
-    weft_data_t *akk = weft_tile(A, k, k);
-    int first_inv = k + (inv_mode == 2 ? 2 : 1); /* the first tile multiplied */
-    if (dinv != NULL && first_inv < nt)
-        rc = weft_insert_task(tp, &potrf_class_trtri, WEFT_R | WEFT_AFFINITY, akk, WEFT_W, dinv[k],
-                              WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
-    for (int m = k + 1; m < nt && rc >= 0; m++) {
-        int direct = dinv == NULL || m < first_inv;
-        rc = weft_insert_task(tp, direct ? &potrf_class_trsm : &potrf_class_trsm_inv, WEFT_R,
-                              direct ? akk : dinv[k], WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, k),
-                              WEFT_PRIORITY, potrf_prio(nt, k, 2), 0);
-    }
-    return rc;
-}
-
-static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
-                             int inv_mode, int k)
-{
-    int nt = weft_matrix_nt(A);
-    int rc = weft_insert_task(tp, &potrf_class_potrf, WEFT_RW | WEFT_AFFINITY, weft_tile(A, k, k),
-                              WEFT_PRIORITY, potrf_prio(nt, k, 3), 0);
-    if (rc >= 0) rc = potrf_insert_panel(tp, A, dinv, inv_mode, k);
-    for (int m = k + 1; m < nt && rc >= 0; m++) {
-        weft_data_t *amk = weft_tile(A, m, k);
-        rc = weft_insert_task(tp, &potrf_class_syrk, WEFT_R, amk, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, m, m), WEFT_PRIORITY, potrf_prio(nt, m, 2), 0);
-        for (int n = k + 1; n < m && rc >= 0; n++)
-            rc = weft_insert_task(tp, &potrf_class_gemm, WEFT_R, amk, WEFT_R, weft_tile(A, n, k),
-                                  WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, n), WEFT_PRIORITY,
-                                  potrf_prio(nt, n, 1), 0);
-    }
-    return rc < 0 ? rc : 0;
-}
-
-static int potrf_insert_factorization(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t **dinv,
-                                      int inv_mode)
-{
-    for (int k = 0; k < weft_matrix_nt(A); k++) {
-        int rc = potrf_insert_step(tp, A, dinv, inv_mode, k);
-        if (rc < 0) return rc;
-    }
-    return 0;
+    return potrf_arg_at((uint64_t)o->seed, o->n, o->nb, m, n);
 }
 
 /* Waits for tp even after a failed insertion (so nothing is left running)
@@ -422,7 +331,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
                      const potrf_opts_t *o, int64_t r)
 {
     int verbose = weft_rank(ctx) == 0;
-    int rc = potrf_insert_fill(tp, A, o);
+    int rc = potrf_insert_fill(tp, A, (uint64_t)o->seed, o->n, o->nb);
     if (rc >= 0 && o->g > 0) rc = potrf_insert_prefetch(tp, A);
     rc = potrf_finish(tp, rc, "generating the matrix", verbose);
     if (rc < 0) return rc;
@@ -451,38 +360,6 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
     return passed ? 0 : 1;
 }
 
-/* With --trsm-inv: one NEW tile a diagonal tile for its inverted factor,
- * held at the end by the diagonal tile's rank; created where its trtri task
- * first writes it (on the diagonal tile's device). NULL without, or *rc
- * set on failure. */
-static weft_data_t **potrf_new_inverses(weft_context_t *ctx, weft_matrix_t *A,
-                                        const potrf_opts_t *o, int *rc)
-{
-    if (!o->trsm_inv) return NULL;
-    int nt = weft_matrix_nt(A);
-    weft_data_t **dinv = calloc((size_t)nt, sizeof *dinv);
-    for (int k = 0; dinv != NULL && k < nt; k++) {
-        dinv[k] = weft_data_new(ctx, WEFT_DOUBLE, weft_matrix_tile_rows(A, k),
-                                weft_matrix_tile_cols(A, k), weft_matrix_tile_rank(A, k, k));
-        if (dinv[k] == NULL) {
-            while (k-- > 0) weft_data_release(dinv[k]);
-            free(dinv);
-            dinv = NULL;
-        }
-    }
-    if (dinv == NULL) {
-        if (weft_rank(ctx) == 0) fprintf(stderr, "weft-potrf: cannot create the inverse tiles\n");
-        *rc = 1;
-    }
-    return dinv;
-}
-
-static void potrf_free_inverses(weft_data_t **dinv, int nt)
-{
-    for (int k = 0; dinv != NULL && k < nt; k++) weft_data_release(dinv[k]);
-    free(dinv);
-}
-
 static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
 {
     int verbose = weft_rank(ctx) == 0, rc = 0;
@@ -494,7 +371,7 @@ static int potrf_main(weft_context_t *ctx, const potrf_opts_t *o)
                     (long long)o->n, (long long)o->n, (long long)o->nb);
         return 1;
     }
-    weft_data_t **dinv = potrf_new_inverses(ctx, A, o, &rc);
+    weft_data_t **dinv = potrf_new_inverses(ctx, A, (int)o->trsm_inv, "weft-potrf", &rc);
     weft_taskpool_t *tp = rc == 0 ? weft_taskpool_new(ctx, "potrf") : NULL;
     if (tp == NULL) {
         if (verbose && rc == 0) fprintf(stderr, "weft-potrf: cannot create the taskpool\n");

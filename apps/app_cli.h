@@ -1,0 +1,126 @@
+/* The command line of the dense linear algebra apps (weft-gemm, weft-posv):
+ * what weft-potrf does in its prescan and parse, for any table of integer
+ * flags (app_flags.h) that has -t, -g and -c.
+ *
+ * Before weft_init, app_cli_prescan handles -h/--help and --probe-gpus,
+ * sets WEFT_CORES from -c, the device count from -g (app_devices.h) and,
+ * with accelerators and a workspace need, WEFT_DEVICE_WORKSPACE. After
+ * weft_init (its --weft-* options gone from argv) app_cli_parse fills the
+ * options and reports any unknown or malformed argument. Header-only. */
+#ifndef WEFT_APPS_APP_CLI_H
+#define WEFT_APPS_APP_CLI_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_devices.h"
+#include "app_flags.h"
+
+typedef struct app_cli {
+    const char *prog;
+    const app_flag_t *flags;
+    size_t nflags;
+    void (*usage)(FILE *out);
+    int64_t nb;             /* default tile size */
+    double workspace_tiles; /* device workspace an execution stream needs, in tiles */
+} app_cli_t;
+
+/* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
+ * user did not set it and the default (16 MiB) is too small. */
+static int app_cli_workspace(const app_cli_t *c, int argc, char **argv, const appdev_t *dev,
+                             int64_t nb)
+{
+    const char *var = "WEFT_DEVICE_WORKSPACE";
+    if (dev->g <= 0 || appdev_weft_opt(argc, argv, "device_workspace") != NULL || getenv(var))
+        return 0;
+    int64_t need = (int64_t)(c->workspace_tiles * (double)(nb * nb) * sizeof(double)) + (1 << 20);
+    if (need <= 16 << 20) return 0;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)need);
+    return appdev_setenv(c->prog, var, text);
+}
+
+static int app_cli_set_cores(const char *prog, const char *value, const app_flag_t *f)
+{
+    int64_t cores;
+    if (app_parse_int(prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)cores);
+    if (setenv("WEFT_CORES", text, 1) == 0) return 0;
+    fprintf(stderr, "%s: cannot set WEFT_CORES: %s\n", prog, strerror(errno));
+    return -1;
+}
+
+/* 1 after --help, 2 for --probe-gpus, 0 to go on, -1 after an error.
+ * Malformed -t and -g values are reported by app_cli_parse. */
+static int app_cli_prescan(const app_cli_t *c, int argc, char **argv, appdev_t *dev)
+{
+    dev->prog = c->prog;
+    dev->g = -1;
+    int64_t nb = c->nb;
+    if (appdev_probe_asked(argc, argv)) return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *value;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            c->usage(stdout);
+            return 1;
+        }
+        if (strncmp(a, "--weft-", 7) == 0) {
+            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
+            continue;
+        }
+        const app_flag_t *f = app_flag_at(c->flags, c->nflags, argc, argv, &i, &value);
+        if (f == NULL) continue;
+        if (strcmp(f->name, "-t") == 0 &&
+            app_parse_int(c->prog, "-t", value, f->min, f->max, &nb, 0) != 0)
+            nb = c->nb;
+        if (strcmp(f->name, "-g") == 0 &&
+            app_parse_int(c->prog, "-g", value, f->min, f->max, &dev->g, 0) != 0)
+            dev->g = -1;
+        if (strcmp(f->name, "-c") == 0 && app_cli_set_cores(c->prog, value, f) != 0) return -1;
+    }
+    if (appdev_prepare(dev, argc, argv) != 0) return -1;
+    return app_cli_workspace(c, argc, argv, dev, nb);
+}
+
+/* Fills the int64_t fields of opts named by the flags; *check = 1 for
+ * --check. 0, or -1 after a message (when verbose). */
+static int app_cli_parse(const app_cli_t *c, int argc, char **argv, void *opts, int *check,
+                         int verbose)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+        if (strcmp(argv[i], "--check") == 0) {
+            *check = 1;
+            continue;
+        }
+        const app_flag_t *f = app_flag_at(c->flags, c->nflags, argc, argv, &i, &value);
+        if (f == NULL) {
+            if (verbose && value != NULL)
+                fprintf(stderr, "%s: %s needs a value (see --help)\n", c->prog, argv[i]);
+            else if (verbose)
+                fprintf(stderr, "%s: unknown option '%s' (see --help)\n", c->prog, argv[i]);
+            return -1;
+        }
+        int64_t *dst = (int64_t *)((char *)opts + f->offset);
+        if (app_parse_int(c->prog, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+    }
+    return 0;
+}
+
+/* P x Q against the ranks; 0 or -1 after a message (when verbose). */
+static int app_cli_grid(const char *prog, int64_t p, int64_t q, int nranks, int verbose)
+{
+    if (p * q == nranks) return 0;
+    if (verbose)
+        fprintf(stderr,
+                "%s: -P %lld x -Q %lld = %lld ranks, but running on %d "
+                "(P*Q must equal the number of ranks)\n",
+                prog, (long long)p, (long long)q, (long long)(p * q), nranks);
+    return -1;
+}
+
+#endif

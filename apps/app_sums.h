@@ -1,0 +1,100 @@
+/* All-reduce of a few sums (squared norms of a residual check) with tasks:
+ * each rank adds into its own 1 x w tile S[rank] (tile rank of an nranks x
+ * w matrix of 1 x w tiles on an nranks x 1 grid), then a chain of tasks adds
+ * every S[i] into S[0] and copies S[0] back to each S[i], so that every rank
+ * reads the totals from its own tile and nothing is gathered by the host.
+ * Header-only; weft-gemm and weft-posv include it. Public API only. */
+#ifndef WEFT_APPS_APP_SUMS_H
+#define WEFT_APPS_APP_SUMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <weft/weft.h>
+
+/* flow 0: a sums tile W: zeroes it. */
+static int app_sums_zero(weft_task_t *t)
+{
+    double *s = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    for (int c = 0; c < weft_task_cols(t, 0); c++) s[c * ld] = 0.0;
+    return 0;
+}
+
+/* flow 0: a sums tile R, flow 1: another RW: adds the first to it. */
+static int app_sums_add(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
+    for (int c = 0; c < weft_task_cols(t, 1); c++) y[c * ldy] += x[c * ldx];
+    return 0;
+}
+
+/* flow 0: a sums tile R, flow 1: another W: copies the first. */
+static int app_sums_copy(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
+    for (int c = 0; c < weft_task_cols(t, 1); c++) y[c * ldy] = x[c * ldx];
+    return 0;
+}
+
+static const weft_task_class_t app_class_sums_zero = {
+    .name = "sums_zero", .body = {[WEFT_DEV_CPU] = app_sums_zero}, .flops = NULL};
+static const weft_task_class_t app_class_sums_add = {
+    .name = "sums_add", .body = {[WEFT_DEV_CPU] = app_sums_add}, .flops = NULL};
+static const weft_task_class_t app_class_sums_copy = {
+    .name = "sums_copy", .body = {[WEFT_DEV_CPU] = app_sums_copy}, .flops = NULL};
+
+/* The sums matrix: one 1 x w tile a rank. */
+static weft_matrix_t *app_sums_new(weft_context_t *ctx, int w)
+{
+    int nranks = weft_nranks(ctx);
+    return weft_matrix_new(ctx, WEFT_DOUBLE, nranks, w, 1, w, nranks, 1);
+}
+
+/* The tile of S that the rank holding tile (i, j) of A adds into. */
+static weft_data_t *app_sums_of(weft_matrix_t *S, weft_matrix_t *A, int i, int j)
+{
+    return weft_tile(S, weft_matrix_tile_rank(A, i, j), 0);
+}
+
+static int app_sums_insert_zero(weft_taskpool_t *tp, weft_matrix_t *S)
+{
+    int rc = 0;
+    for (int i = 0; i < weft_matrix_mt(S) && rc >= 0; i++)
+        rc = weft_insert_task(tp, &app_class_sums_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0),
+                              0);
+    return rc < 0 ? rc : 0;
+}
+
+static int app_sums_insert_allreduce(weft_taskpool_t *tp, weft_matrix_t *S)
+{
+    int nranks = weft_matrix_mt(S), rc = 0;
+    for (int i = 1; i < nranks && rc >= 0; i++)
+        rc = weft_insert_task(tp, &app_class_sums_add, WEFT_R, weft_tile(S, i, 0),
+                              WEFT_RW | WEFT_AFFINITY, weft_tile(S, 0, 0), 0);
+    for (int i = 1; i < nranks && rc >= 0; i++)
+        rc = weft_insert_task(tp, &app_class_sums_copy, WEFT_R, weft_tile(S, 0, 0),
+                              WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0), 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* After the wait: the w totals from this rank's tile into out. */
+static int app_sums_read(weft_context_t *ctx, weft_matrix_t *S, double *out, int w,
+                         const char *prog)
+{
+    int rank = weft_rank(ctx);
+    int64_t ld = 0;
+    const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
+    if (s == NULL) {
+        fprintf(stderr, "%s: rank %d does not hold its residual sums\n", prog, rank);
+        return WEFT_ERR_INTERNAL;
+    }
+    for (int c = 0; c < w; c++) out[c] = s[c * ld];
+    return 0;
+}
+
+#endif

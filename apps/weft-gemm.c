@@ -1,0 +1,442 @@
+/* weft-gemm: C = alpha A B + beta C, A M x K, B K x N, C M x N, tiled and
+ * 2D block-cyclic on a P x Q grid of ranks.
+ *
+ * The matrices are generated from a seed by one task per tile (alpha =
+ * 0.5, beta = -0.25 on purpose: neither 1 nor 0 hides a missing scale).
+ * One GEMM task per (m, n, k) runs where C[m][n] lives (on its home
+ * accelerator with -g), so each tile of A travels to the ranks of its row of
+ * C and each tile of B to the ranks of its column: one activation per tile
+ * version per destination rank, which every rank compares after each run
+ * with the count it computes from the grid (a difference fails the run).
+ *
+ * --check: a random vector x, r = C x - (alpha A (B x) + beta C0 x) by
+ * matrix-vector tasks where the tiles of A, B and C live (C0 regenerated,
+ * the vectors travel), reduced with tasks into
+ *   ||r|| / ((|alpha| ||A||_F ||B||_F + |beta| ||C0||_F) ||x|| K eps)
+ * which must stay under GEMM_RESIDUAL_MAX: a wrong tile gives about 1/eps.
+ * Public API, CBLAS and cuBLAS only. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lapacke.h>
+#include <weft/weft.h>
+
+#include "app_cli.h"
+#include "app_devices.h"
+#include "app_sums.h"
+#include "gemm_kernels.h"
+
+#define GEMM_NAME "weft-gemm"
+#define GEMM_ALPHA 0.5
+#define GEMM_BETA (-0.25)
+#define GEMM_RESIDUAL_MAX 10.0
+#define GEMM_NT_MAX (1 << 16)
+
+typedef struct gemm_opts {
+    int64_t m, n, k, nb, p, q, g, cores, nruns, seed;
+    int check;
+} gemm_opts_t;
+
+static const gemm_opts_t gemm_defaults = {.m = -1,
+                                          .n = 4096,
+                                          .k = -1,
+                                          .nb = 256,
+                                          .p = 1,
+                                          .q = 1,
+                                          .g = 0,
+                                          .cores = -1,
+                                          .nruns = 1,
+                                          .seed = 42};
+
+static void gemm_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: weft-gemm [options] [--weft-<param>=<value> ...]\n"
+            "  C = %g A B + %g C, A M x K, B K x N, C M x N\n"
+            "  -N <n>        columns of B and C (default %lld)\n"
+            "  -M <m>        rows of A and C (default N)\n"
+            "  -K <k>        columns of A, rows of B (default N)\n"
+            "  -t <nb>       tile size (default %lld)\n"
+            "  -P <p>, -Q <q>  process grid, P*Q = ranks (default 1 x 1)\n"
+            "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
+            "                (cuda by default, or emu; default 0: CPU only)\n"
+            "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
+            "  --seed <s>    seed of the generated matrices (default %lld)\n"
+            "  --nruns <r>   generate and multiply r times, one line each (default 1)\n"
+            "  --check       check ||C x - (alpha A B x + beta C0 x)|| scaled < %g\n"
+            "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
+            "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
+            GEMM_ALPHA, GEMM_BETA, (long long)gemm_defaults.n, (long long)gemm_defaults.nb,
+            (long long)gemm_defaults.seed, GEMM_RESIDUAL_MAX);
+}
+
+static const app_flag_t gemm_flags[] = {
+    {"-N", offsetof(gemm_opts_t, n), 1, INT32_MAX},
+    {"-M", offsetof(gemm_opts_t, m), 1, INT32_MAX},
+    {"-K", offsetof(gemm_opts_t, k), 1, INT32_MAX},
+    {"-t", offsetof(gemm_opts_t, nb), 1, INT32_MAX / 2},
+    {"-P", offsetof(gemm_opts_t, p), 1, 1 << 20},
+    {"-Q", offsetof(gemm_opts_t, q), 1, 1 << 20},
+    {"-g", offsetof(gemm_opts_t, g), 0, 1024},
+    {"-c", offsetof(gemm_opts_t, cores), 1, 4096},
+    {"--seed", offsetof(gemm_opts_t, seed), 0, INT64_MAX},
+    {"--nruns", offsetof(gemm_opts_t, nruns), 1, 1000000},
+};
+
+/* The batch body needs 3 pointers a task of workspace: far below 1 MiB. */
+static const app_cli_t gemm_cli = {.prog = GEMM_NAME,
+                                   .flags = gemm_flags,
+                                   .nflags = sizeof gemm_flags / sizeof gemm_flags[0],
+                                   .usage = gemm_usage,
+                                   .nb = 256,
+                                   .workspace_tiles = 0.0};
+
+/* The three matrices of a run and the seeds they are generated from. */
+typedef struct gemm_mats {
+    weft_matrix_t *a, *b, *c;
+    uint64_t seed_a, seed_b, seed_c, seed_x;
+} gemm_mats_t;
+
+static int64_t gemm_ntiles(int64_t len, int64_t nb) { return (len + nb - 1) / nb; }
+
+static int gemm_validate(weft_context_t *ctx, gemm_opts_t *o, appdev_t *dev, int verbose)
+{
+    if (o->m < 0) o->m = o->n;
+    if (o->k < 0) o->k = o->n;
+    if (app_cli_grid(GEMM_NAME, o->p, o->q, weft_nranks(ctx), verbose) != 0) return -1;
+    if (gemm_ntiles(o->m, o->nb) > GEMM_NT_MAX || gemm_ntiles(o->n, o->nb) > GEMM_NT_MAX ||
+        gemm_ntiles(o->k, o->nb) > GEMM_NT_MAX) {
+        if (verbose)
+            fprintf(stderr, GEMM_NAME ": more than %d tiles in a dimension; use a larger -t\n",
+                    GEMM_NT_MAX);
+        return -1;
+    }
+    dev->g = o->g;
+    return appdev_check(ctx, dev);
+}
+
+/* ---- task insertion ---------------------------------------------------- */
+
+static dense_tile_arg_t gemm_arg(uint64_t seed, int64_t nb, int i, int j)
+{
+    return (dense_tile_arg_t){.seed = seed, .row0 = (int64_t)i * nb, .col0 = (int64_t)j * nb};
+}
+
+/* One fill task a tile of X, and with accelerators one prefetch task a
+ * tile, so that the timed product starts with the tiles at home. */
+static int gemm_insert_fill(weft_taskpool_t *tp, weft_matrix_t *X, uint64_t seed, int64_t nb,
+                            int prefetch)
+{
+    int rc = 0;
+    for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
+        for (int i = 0; i < weft_matrix_mt(X) && rc >= 0; i++) {
+            dense_tile_arg_t arg = gemm_arg(seed, nb, i, j);
+            rc = weft_insert_task(tp, &dense_class_fill, WEFT_W | WEFT_AFFINITY, weft_tile(X, i, j),
+                                  WEFT_VALUE, &arg, sizeof arg, 0);
+            if (rc >= 0 && prefetch)
+                rc = weft_insert_task(tp, &gemm_class_prefetch, WEFT_R | WEFT_AFFINITY,
+                                      weft_tile(X, i, j), 0);
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* k outermost, as SUMMA: the products of step k only need column k of A
+ * and row k of B, which go out first (higher priority). */
+static int gemm_insert_product(weft_taskpool_t *tp, const gemm_mats_t *x)
+{
+    int mt = weft_matrix_mt(x->c), nt = weft_matrix_nt(x->c), kt = weft_matrix_nt(x->a), rc = 0;
+    for (int k = 0; k < kt && rc >= 0; k++)
+        for (int n = 0; n < nt && rc >= 0; n++)
+            for (int m = 0; m < mt && rc >= 0; m++) {
+                gemm_scal_t s = {.alpha = GEMM_ALPHA, .beta = k == 0 ? GEMM_BETA : 1.0};
+                rc = weft_insert_task(tp, &gemm_class_gemm, WEFT_R, weft_tile(x->a, m, k), WEFT_R,
+                                      weft_tile(x->b, k, n), WEFT_RW | WEFT_AFFINITY,
+                                      weft_tile(x->c, m, n), WEFT_VALUE, &s, sizeof s,
+                                      WEFT_PRIORITY, kt - k, 0);
+            }
+    return rc < 0 ? rc : 0;
+}
+
+/* Waits for tp even after a failed insertion; the first error of the two. */
+static int gemm_finish(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
+{
+    int rc = weft_taskpool_wait(tp);
+    if (insert_rc < 0) rc = insert_rc;
+    if (rc < 0 && verbose) fprintf(stderr, GEMM_NAME ": %s failed: %s\n", what, weft_strerror(rc));
+    return rc;
+}
+
+/* ---- message count ------------------------------------------------------ */
+
+/* Distinct ranks other than `rank` among the owners of row (by_row) or
+ * column `idx` of C: where a tile of A (row idx) or B (column idx) goes. */
+static int64_t gemm_dests(weft_matrix_t *C, int by_row, int idx, int rank, char *seen, int nranks)
+{
+    int len = by_row ? weft_matrix_nt(C) : weft_matrix_mt(C);
+    int64_t count = 0;
+    memset(seen, 0, (size_t)nranks);
+    for (int j = 0; j < len; j++) {
+        int r = by_row ? weft_matrix_tile_rank(C, idx, j) : weft_matrix_tile_rank(C, j, idx);
+        if (r != rank && !seen[r]) count++;
+        seen[r] = 1;
+    }
+    return count;
+}
+
+/* The activations this rank sends in one product: one per tile of A or B
+ * it holds per other rank that holds a tile of C needing it. -1 when out
+ * of memory. */
+static int64_t gemm_expected_activations(const gemm_mats_t *x, int rank, int nranks)
+{
+    char *seen = malloc((size_t)nranks);
+    if (seen == NULL) return -1;
+    int64_t count = 0;
+    for (int k = 0; k < weft_matrix_nt(x->a); k++) {
+        for (int m = 0; m < weft_matrix_mt(x->a); m++)
+            if (weft_matrix_tile_rank(x->a, m, k) == rank)
+                count += gemm_dests(x->c, 1, m, rank, seen, nranks);
+        for (int n = 0; n < weft_matrix_nt(x->b); n++)
+            if (weft_matrix_tile_rank(x->b, k, n) == rank)
+                count += gemm_dests(x->c, 0, n, rank, seen, nranks);
+    }
+    free(seen);
+    return count;
+}
+
+/* Every rank compares; 0, or 1 after a message. */
+static int gemm_check_activations(weft_context_t *ctx, const gemm_mats_t *x, int64_t sent)
+{
+    int rank = weft_rank(ctx);
+    int64_t want = gemm_expected_activations(x, rank, weft_nranks(ctx));
+    if (rank == 0 || sent != want)
+        printf(GEMM_NAME ": rank %d: activations sent %lld, expected %lld : %s\n", rank,
+               (long long)sent, (long long)want, sent == want ? "as computed" : "WRONG COUNT");
+    return sent == want ? 0 : 1;
+}
+
+/* ---- residual check ------------------------------------------------------ */
+
+enum { GEMM_S_R, GEMM_S_A, GEMM_S_B, GEMM_S_C, GEMM_S_X, GEMM_S_W };
+
+/* Vectors of the check: len x 1 in nb x 1 tiles, tile i on rank i % nranks. */
+static weft_matrix_t *gemm_vector(weft_context_t *ctx, int64_t len, int64_t nb)
+{
+    return weft_matrix_new(ctx, WEFT_DOUBLE, len, 1, (int)nb, 1, weft_nranks(ctx), 1);
+}
+
+/* Adds ||tile||^2 of every tile of X into column c of the sums of the rank
+ * that holds it. */
+static int gemm_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, weft_matrix_t *S, int c)
+{
+    int rc = 0;
+    for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
+        for (int i = 0; i < weft_matrix_mt(X) && rc >= 0; i++)
+            rc = weft_insert_task(tp, &dense_class_sqnorm, WEFT_R, weft_tile(X, i, j),
+                                  WEFT_RW | WEFT_AFFINITY, app_sums_of(S, X, i, j), WEFT_VALUE, &c,
+                                  sizeof c, 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* w[i] += s T[i][j] v[j] for every tile of T, run where T[i][j] is. */
+static int gemm_insert_matvec(weft_taskpool_t *tp, weft_matrix_t *T, weft_matrix_t *v,
+                              weft_matrix_t *w, double s)
+{
+    int rc = 0;
+    for (int j = 0; j < weft_matrix_nt(T) && rc >= 0; j++)
+        for (int i = 0; i < weft_matrix_mt(T) && rc >= 0; i++)
+            rc = weft_insert_task(tp, &gemm_class_gemv, WEFT_R | WEFT_AFFINITY, weft_tile(T, i, j),
+                                  WEFT_R, weft_tile(v, j, 0), WEFT_RW, weft_tile(w, i, 0),
+                                  WEFT_VALUE, &s, sizeof s, 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* r += C x - beta C0 x and ||C0||^2, where the tiles of C are. */
+static int gemm_insert_cdiff(weft_taskpool_t *tp, const gemm_mats_t *x, weft_matrix_t *xv,
+                             weft_matrix_t *r, weft_matrix_t *S, int64_t nb)
+{
+    int rc = 0, c = GEMM_S_C;
+    double beta = GEMM_BETA;
+    for (int j = 0; j < weft_matrix_nt(x->c) && rc >= 0; j++)
+        for (int i = 0; i < weft_matrix_mt(x->c) && rc >= 0; i++) {
+            dense_tile_arg_t arg = gemm_arg(x->seed_c, nb, i, j);
+            int shape[2] = {weft_matrix_tile_rows(x->c, i), weft_matrix_tile_cols(x->c, j)};
+            rc = weft_insert_task(tp, &gemm_class_cdiff, WEFT_R | WEFT_AFFINITY,
+                                  weft_tile(x->c, i, j), WEFT_R, weft_tile(xv, j, 0), WEFT_RW,
+                                  weft_tile(r, i, 0), WEFT_VALUE, &beta, sizeof beta, WEFT_VALUE,
+                                  &arg, sizeof arg, 0);
+            if (rc >= 0)
+                rc = weft_insert_task(tp, &gemm_class_sqnorm_gen, WEFT_RW | WEFT_AFFINITY,
+                                      app_sums_of(S, x->c, i, j), WEFT_VALUE, &c, sizeof c,
+                                      WEFT_VALUE, &arg, sizeof arg, WEFT_VALUE, shape, sizeof shape,
+                                      0);
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* y = B x, r = C x - beta C0 x - alpha A y, then the squared norms. */
+static int gemm_insert_check(weft_taskpool_t *tp, const gemm_mats_t *x, weft_matrix_t *const v[3],
+                             weft_matrix_t *S, int64_t nb)
+{
+    weft_matrix_t *xv = v[0], *y = v[1], *r = v[2];
+    int rc = app_sums_insert_zero(tp, S);
+    if (rc >= 0) rc = gemm_insert_fill(tp, xv, x->seed_x, nb, 0);
+    for (int i = 0; i < weft_matrix_mt(y) && rc >= 0; i++)
+        rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(y, i, 0), 0);
+    for (int i = 0; i < weft_matrix_mt(r) && rc >= 0; i++)
+        rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(r, i, 0), 0);
+    if (rc >= 0) rc = gemm_insert_matvec(tp, x->b, xv, y, 1.0);
+    if (rc >= 0) rc = gemm_insert_cdiff(tp, x, xv, r, S, nb);
+    if (rc >= 0) rc = gemm_insert_matvec(tp, x->a, y, r, -GEMM_ALPHA);
+    if (rc >= 0) rc = gemm_insert_sqnorms(tp, r, S, GEMM_S_R);
+    if (rc >= 0) rc = gemm_insert_sqnorms(tp, x->a, S, GEMM_S_A);
+    if (rc >= 0) rc = gemm_insert_sqnorms(tp, x->b, S, GEMM_S_B);
+    if (rc >= 0) rc = gemm_insert_sqnorms(tp, xv, S, GEMM_S_X);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
+    return rc;
+}
+
+/* The scaled residual of the product in x->c, in *resid. */
+static int gemm_residual(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_mats_t *x,
+                         const gemm_opts_t *o, double *resid)
+{
+    int rc = WEFT_ERR_NOMEM;
+    weft_matrix_t *v[3] = {gemm_vector(ctx, o->n, o->nb), gemm_vector(ctx, o->k, o->nb),
+                           gemm_vector(ctx, o->m, o->nb)};
+    weft_matrix_t *S = app_sums_new(ctx, GEMM_S_W);
+    double s[GEMM_S_W];
+    if (v[0] == NULL || v[1] == NULL || v[2] == NULL || S == NULL) {
+        fprintf(stderr, GEMM_NAME ": cannot create the vectors of the check\n");
+        goto free_vectors;
+    }
+    rc = gemm_insert_check(tp, x, v, S, o->nb);
+    rc = gemm_finish(tp, rc, "the residual check", weft_rank(ctx) == 0);
+    if (rc >= 0) rc = app_sums_read(ctx, S, s, GEMM_S_W, GEMM_NAME);
+    if (rc >= 0) {
+        double scale = fabs(GEMM_ALPHA) * sqrt(s[GEMM_S_A]) * sqrt(s[GEMM_S_B]) +
+                       fabs(GEMM_BETA) * sqrt(s[GEMM_S_C]);
+        *resid = sqrt(s[GEMM_S_R]) /
+                 (scale * sqrt(s[GEMM_S_X]) * (double)o->k * LAPACKE_dlamch_work('e'));
+    }
+free_vectors:
+    if (S != NULL) weft_matrix_free(S);
+    for (int i = 0; i < 3; i++)
+        if (v[i] != NULL) weft_matrix_free(v[i]);
+    return rc;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+static double gemm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int gemm_fill_all(weft_taskpool_t *tp, const gemm_mats_t *x, const gemm_opts_t *o,
+                         int verbose)
+{
+    int pre = o->g > 0;
+    int rc = gemm_insert_fill(tp, x->a, x->seed_a, o->nb, pre);
+    if (rc >= 0) rc = gemm_insert_fill(tp, x->b, x->seed_b, o->nb, pre);
+    if (rc >= 0) rc = gemm_insert_fill(tp, x->c, x->seed_c, o->nb, pre);
+    return gemm_finish(tp, rc, "generating the matrices", verbose);
+}
+
+/* Run r: generate, multiply (timed), report, count the messages, check.
+ * 0, a weft error, or 1 for a failed check or count. */
+static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_mats_t *x,
+                    const gemm_opts_t *o)
+{
+    int verbose = weft_rank(ctx) == 0;
+    int rc = gemm_fill_all(tp, x, o, verbose);
+    if (rc < 0) return rc;
+    weft_stats_t before, after;
+    appdev_snap_t devs;
+    appdev_snapshot(ctx, &devs);
+    if (weft_stats_get(ctx, &before) != 0) return WEFT_ERR_INTERNAL;
+    double t0 = gemm_now();
+    rc = gemm_insert_product(tp, x);
+    rc = gemm_finish(tp, rc, "dgemm", verbose);
+    double t = gemm_now() - t0;
+    if (rc < 0) return rc;
+    if (weft_stats_get(ctx, &after) != 0) return WEFT_ERR_INTERNAL;
+    int g = appdev_used(ctx, &devs);
+    if (verbose)
+        printf("[****] TIME(s) %.6f : dgemm PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n", t,
+               (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
+               2.0 * (double)o->m * (double)o->n * (double)o->k / t / 1e9);
+    int bad = gemm_check_activations(ctx, x, after.activations_sent - before.activations_sent);
+    if (!o->check) return bad;
+    double resid = 0.0;
+    rc = gemm_residual(ctx, tp, x, o, &resid);
+    if (rc < 0) return rc;
+    int passed = resid < GEMM_RESIDUAL_MAX;
+    if (verbose) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    return passed ? bad : 1;
+}
+
+static int gemm_main(weft_context_t *ctx, const gemm_opts_t *o)
+{
+    int verbose = weft_rank(ctx) == 0, rc = 1, p = (int)o->p, q = (int)o->q, nb = (int)o->nb;
+    gemm_mats_t x = {
+        .a = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->k, nb, nb, p, q),
+        .b = weft_matrix_new(ctx, WEFT_DOUBLE, o->k, o->n, nb, nb, p, q),
+        .c = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->n, nb, nb, p, q),
+    };
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "gemm");
+    if (x.a == NULL || x.b == NULL || x.c == NULL || tp == NULL) {
+        if (verbose) fprintf(stderr, GEMM_NAME ": cannot create the matrices or the taskpool\n");
+        goto free_all;
+    }
+    rc = 0;
+    for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
+        uint64_t seed = (uint64_t)o->seed + (uint64_t)r;
+        x.seed_a = dense_seed(seed, 0);
+        x.seed_b = dense_seed(seed, 1);
+        x.seed_c = dense_seed(seed, 2);
+        x.seed_x = dense_seed(seed, 3);
+        rc = gemm_run(ctx, tp, &x, o);
+        fflush(stdout);
+    }
+free_all:
+    if (tp != NULL) weft_taskpool_free(tp);
+    if (x.c != NULL) weft_matrix_free(x.c);
+    if (x.b != NULL) weft_matrix_free(x.b);
+    if (x.a != NULL) weft_matrix_free(x.a);
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    appdev_t dev;
+    int rc = app_cli_prescan(&gemm_cli, argc, argv, &dev);
+    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 1;
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (ctx == NULL) {
+        fprintf(stderr, GEMM_NAME ": weft_init failed (see the message above)\n");
+        appdev_init_failed(&dev);
+        return 1;
+    }
+    int verbose = weft_rank(ctx) == 0;
+    gemm_opts_t o = gemm_defaults;
+    if (app_cli_parse(&gemm_cli, argc, argv, &o, &o.check, verbose) != 0 ||
+        gemm_validate(ctx, &o, &dev, verbose) != 0)
+        rc = 1;
+    else
+        rc = gemm_main(ctx, &o);
+    int frc = weft_fini(ctx);
+    if (frc < 0) {
+        fprintf(stderr, GEMM_NAME ": weft_fini: %s\n", weft_strerror(frc));
+        rc = 1;
+    }
+    return rc;
+}

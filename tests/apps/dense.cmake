@@ -1,0 +1,89 @@
+# Tests of weft-gemm and weft-posv (issue 16 items 1 and 4), through
+# weft_app_dev_test as weft-potrf's: odd sizes and partial tiles on 1, 2
+# (2x1), 3 (3x1) and 4 (2x2) ranks, 1 and 2 emu devices, an emu device too
+# small for the matrices (evictions counted by show_stats), and CUDA runs
+# that skip (77) without a GPU. Small N: CI runs the suite twice on 2 cores.
+set(DENSE_PASSED "^residual = .* : PASSED$")
+set(GEMM_COUNTED "weft-gemm: rank 0: activations sent [0-9]+, expected [0-9]+ : as computed")
+set(GEMM_ODD -N 300 -M 257 -K 130 -t 64)
+set(POSV_ODD -N 300 --nrhs 70 -t 64)
+
+# ---- weft-gemm ---------------------------------------------------------------
+weft_app_test(gemm_check_1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 0 NB= 64 N= 300 :"
+  ARGS ${GEMM_ODD} -c 2 --nruns 2 --check)
+weft_app_test(gemm_check_tile_gt_n EXE weft-gemm EXPECT "${DENSE_PASSED}"
+  ARGS -N 33 -M 1 -K 17 -t 64 --check)
+weft_app_test(gemm_check_2x1 EXE weft-gemm RANKS 2 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
+  ARGS ${GEMM_ODD} -P 2 -Q 1 -c 1 --check)
+weft_app_test(gemm_check_3x1 EXE weft-gemm RANKS 3 TIMEOUT 180
+  EXPECT "${DENSE_PASSED}" "weft-gemm: rank 0: activations sent 12, expected 12 : as computed"
+  ARGS -N 130 -M 257 -K 200 -t 64 -P 3 -Q 1 -c 1 --check)
+weft_app_test(gemm_check_2x2 EXE weft-gemm RANKS 4 TIMEOUT 300 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
+  ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --check)
+# One activation per tile version per destination rank, as show_stats counts
+# them (no --check, so the product is all that travels): on the 2 x 2 grid
+# with 5 x 3 tiles of A and 3 x 5 of B, rank (p, q) sends each tile of A it
+# holds to the other column and each tile of B to the other row:
+# rank 0: 6 + 6, rank 1: 3 + 4, rank 2: 4 + 3, rank 3: 2 + 2.
+weft_app_test(gemm_count_2x2 EXE weft-gemm RANKS 4 TIMEOUT 300
+  EXPECT "${GEMM_COUNTED}" "weft\\[0\\] stats: rank 0: network: 12 activations"
+         "weft\\[1\\] stats: rank 1: network: 7 activations" "weft\\[2\\] stats: rank 2: network: 7 activations"
+         "weft\\[3\\] stats: rank 3: network: 4 activations"
+  ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --weft-show_stats=1)
+weft_app_test(gemm_emu_g1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 64 N= 300 :"
+  ARGS ${GEMM_ODD} -c 2 -g 1 --weft-device_type=emu --check)
+weft_app_test(gemm_emu_g2_batch EXE weft-gemm
+  EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 2 NB= 64 N= 300 :"
+         "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  ARGS ${GEMM_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
+weft_app_test(gemm_emu_g2_1x2 EXE weft-gemm RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
+  ARGS ${GEMM_ODD} -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --check)
+weft_app_test(posv_emu_g1_1x2 EXE weft-posv RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}"
+  ARGS ${POSV_ODD} -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --check)
+# 256 KiB of device memory for 768 KiB of matrices: tiles are evicted.
+weft_app_test(gemm_emu_evict EXE weft-gemm
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  ARGS -N 256 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
+# The same with partial tiles.
+weft_app_test(gemm_emu_evict_partial EXE weft-gemm
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  ARGS -N 100 -M 64 -K 64 -t 64 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_memory=128K --weft-show_stats=1 --check)
+weft_app_test(gemm_bad_grid FAIL EXE weft-gemm EXPECT "P\\*Q must equal the number of ranks"
+  ARGS -N 10 -P 2 -Q 1)
+weft_app_test(gemm_bad_k FAIL EXE weft-gemm EXPECT "-K expects a positive integer, got '0'" ARGS -K 0)
+weft_app_test(gemm_cuda_absent EXE weft-gemm GPUS none FAIL
+  EXPECT "weft-gemm: -g 1 asked weft for 1 CUDA device" ARGS -N 1024 -t 256 -g 1 --check)
+weft_app_test(gemm_cuda_g1 EXE weft-gemm GPUS 1 TIMEOUT 300
+  EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 1024 N= 8000 :" ARGS -g 1 --check -N 8000 -t 1024)
+weft_app_test(gemm_cuda_g1_batch EXE weft-gemm GPUS 1 TIMEOUT 300
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: cuda0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  ARGS -g 1 --check -N 3000 -t 256 --weft-show_stats=1)
+
+# ---- weft-posv ---------------------------------------------------------------
+weft_app_test(posv_check_n1 EXE weft-posv EXPECT "${DENSE_PASSED}" ARGS -N 1 --nrhs 1 -t 1 --check)
+weft_app_test(posv_check_1 EXE weft-posv
+  EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 0 NB= 64 N= 300 NRHS= 70 :"
+  ARGS ${POSV_ODD} -c 2 --nruns 2 --check)
+weft_app_test(posv_check_trsm_inv EXE weft-posv EXPECT "${DENSE_PASSED}"
+  ARGS -N 257 --nrhs 3 -t 32 -c 2 --trsm-inv 2 --check)
+weft_app_test(posv_check_2x1 EXE weft-posv RANKS 2 EXPECT "${DENSE_PASSED}"
+  ARGS ${POSV_ODD} -P 2 -Q 1 -c 1 --check)
+weft_app_test(posv_check_3x1 EXE weft-posv RANKS 3 TIMEOUT 180 EXPECT "${DENSE_PASSED}"
+  ARGS ${POSV_ODD} -P 3 -Q 1 -c 1 --check)
+weft_app_test(posv_check_2x2 EXE weft-posv RANKS 4 TIMEOUT 300 EXPECT "${DENSE_PASSED}"
+  ARGS ${POSV_ODD} -P 2 -Q 2 -c 1 --check)
+weft_app_test(posv_emu_g1 EXE weft-posv
+  EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 1 NB= 64 N= 300 NRHS= 70 :"
+  ARGS ${POSV_ODD} -c 2 -g 1 --weft-device_type=emu --check)
+weft_app_test(posv_emu_g2 EXE weft-posv
+  EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 2 NB= 64 N= 300 NRHS= 70 :"
+  ARGS ${POSV_ODD} -c 2 -g 2 --weft-device_type=emu --check)
+weft_app_test(posv_emu_evict EXE weft-posv
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  ARGS ${POSV_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
+weft_app_test(posv_bad_nrhs FAIL EXE weft-posv EXPECT "--nrhs expects a positive integer" ARGS --nrhs 0)
+weft_app_test(posv_cuda_absent EXE weft-posv GPUS none FAIL
+  EXPECT "weft-posv: -g 1 asked weft for 1 CUDA device" ARGS -N 1024 -t 256 -g 1 --check)
+weft_app_test(posv_cuda_g1 EXE weft-posv GPUS 1 TIMEOUT 300
+  EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 1 NB= 1024 N= 7000 NRHS= 1000 :"
+  ARGS -g 1 --check -N 7000 --nrhs 1000 -t 1024)
