@@ -8,7 +8,7 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
-#include "stf/exec.h"
+#include "exec/exec.h"
 #include "stf/insert.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"

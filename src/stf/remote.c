@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "stf/devmgr.h"
-#include "stf/exec.h"
+#include "devmgr/devmgr.h"
+#include "exec/exec.h"
 #include "stf/insert.h"
 #include "util/log.h"
 

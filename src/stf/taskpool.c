@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "sched/task.h"
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"

@@ -6,9 +6,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "stf/failure.h"
-#include "stf/seqlog.h"
+#include "context/seqlog.h"
 
 struct weft_taskpool {
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_TASKPOOL; first field */

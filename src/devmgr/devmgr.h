@@ -7,8 +7,8 @@
  *
  * Lock order: a data lock may be held while taking a manager's LRU lock;
  * the reverse only with a trylock on the data (eviction walks the LRU). */
-#ifndef WEFT_STF_DEVMGR_H
-#define WEFT_STF_DEVMGR_H
+#ifndef WEFT_DEVMGR_DEVMGR_H
+#define WEFT_DEVMGR_DEVMGR_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,7 +16,7 @@
 #include "device/registry.h"
 #include "sched/heap.h"
 #include "sched/task.h"
-#include "stf/context.h"
+#include "context/context.h"
 
 typedef struct weft_inflight weft_inflight_t;
 

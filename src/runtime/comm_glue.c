@@ -2,12 +2,12 @@
  * into (device copies come with eviction, owned by the device path), the
  * newest version brought to host for sends that may not read device
  * memory, and the GPU-aware switches resolved from the parameters. */
-#include "stf/comm_glue.h"
+#include "runtime/comm_glue.h"
 
 #include <string.h>
 
 #include "device/registry.h"
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "util/log.h"
 
 #if defined(WEFT_GPU_AWARE_COMM) && defined(OPEN_MPI) && OPEN_MPI

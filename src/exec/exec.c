@@ -1,9 +1,9 @@
-#include "stf/exec.h"
+#include "exec/exec.h"
 
 #include "comm/comm.h"
 #include "sched/sched.h"
-#include "stf/context.h"
-#include "stf/devmgr.h"
+#include "context/context.h"
+#include "devmgr/devmgr.h"
 #include "stf/failure.h"
 #include "stf/taskpool.h"
 #include "util/fault.h"

@@ -4,7 +4,7 @@
  * time: the work already queued there, the bytes the task would move in,
  * and the task's own run time (flops over the place's speed). The speeds
  * are coarse per-type figures: they only need to rank the places. */
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 
 typedef struct place_speed {
     double flops_per_s; /* one core, or one device */

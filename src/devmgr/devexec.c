@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "stf/devinflight.h"
+#include "devmgr/devinflight.h"
 #include "trace/trace.h"
-#include "stf/exec.h"
+#include "exec/exec.h"
 #include "util/clock.h"
 #include "util/log.h"
 

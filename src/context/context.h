@@ -1,7 +1,7 @@
 /* The context: everything one weft instance owns. No globals elsewhere, so
  * two contexts could coexist and a test can build one alone. */
-#ifndef WEFT_STF_CONTEXT_H
-#define WEFT_STF_CONTEXT_H
+#ifndef WEFT_CONTEXT_CONTEXT_H
+#define WEFT_CONTEXT_CONTEXT_H
 
 #include <hwloc.h>
 #include <mpi.h>
@@ -12,7 +12,7 @@
 #include "data/data.h"
 #include "params/params.h"
 #include "sched/sched.h"
-#include "stf/seqlog.h"
+#include "context/seqlog.h"
 #include "trace/trace.h"
 #include "weft/weft.h"
 
@@ -28,7 +28,7 @@ struct weft_context {
     int ncores;
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
-    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* stf/devmgr.h, [0] NULL */
+    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
@@ -37,7 +37,7 @@ struct weft_context {
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
     int blas_threads_saved;
-    atomic_int error; /* first error seen by a worker, 0 if none */
+    atomic_int error;         /* first error seen by a worker, 0 if none */
     struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
@@ -80,7 +80,7 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
 
-/* The live taskpools (stf/livepools.c). Add assigns tp its number. */
+/* The live taskpools (context/livepools.c). Add assigns tp its number. */
 int weft_context_add_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
 void weft_context_remove_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
 /* weft_fini's first step: an error naming each live taskpool with tasks

@@ -1,12 +1,12 @@
-#include "stf/context.h"
+#include "context/context.h"
 
 #include <cblas.h>
 #include <stdlib.h>
 
 #include "stf/agree.h"
-#include "stf/comm_glue.h"
-#include "stf/devmgr.h"
-#include "stf/exec.h"
+#include "runtime/comm_glue.h"
+#include "devmgr/devmgr.h"
+#include "exec/exec.h"
 #include "stf/seqcheck.h"
 #include "util/fault.h"
 #include "util/log.h"

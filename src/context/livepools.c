@@ -2,7 +2,7 @@
  * the user did not wait for nor leak a taskpool the user did not free. */
 #include <stdlib.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 

@@ -8,7 +8,7 @@
  * one event after the call and hands its result to the others. */
 #include <stdlib.h>
 
-#include "stf/devinflight.h"
+#include "devmgr/devinflight.h"
 #include "trace/trace.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"

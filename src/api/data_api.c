@@ -1,11 +1,11 @@
 /* The public data calls: NEW tiles, user (MANAGED) memory, release, and
  * the checks every data handle goes through. */
-#include "stf/data_api.h"
+#include "api/data_api.h"
 
 #include <stdlib.h>
 
 #include "sched/task.h"
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"

@@ -1,7 +1,7 @@
 /* Running a ready task: choose its copies, call its body, publish what it
  * wrote, release its successors. */
-#ifndef WEFT_STF_EXEC_H
-#define WEFT_STF_EXEC_H
+#ifndef WEFT_EXEC_EXEC_H
+#define WEFT_EXEC_EXEC_H
 
 #include "sched/task.h"
 

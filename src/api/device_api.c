@@ -1,7 +1,7 @@
 /* The public device calls (types, counters, home devices, user device
  * memory), the statistics lines, and the write-backs that make the final
  * versions readable on the host after a wait. */
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "trace/trace.h"
 #include "util/log.h"
 
