@@ -19,7 +19,8 @@
 
 #include "devmgr/devinflight.h"
 #include "trace/trace.h"
-#include "exec/exec.h"
+#include "stf/home.h"
+#include "stf/taskrun.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -227,9 +228,9 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     t->device = dev->index;
     f->phase = PHASE_EXEC;
     f->start_ns = weft_clock_ns();
-    t->body_fn = weft_devselect_body(m->ctx, t, dev->index);
+    t->body_fn = weft_home_body(m->ctx, t, dev->index);
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
-    f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
+    f->rc = dev->ops->launch(dev, f->stream, t, weft_taskrun_body);
     if (f->rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(f->rc));
@@ -263,7 +264,7 @@ void weft_devexec_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
-    weft_exec_finish(m->ctx, t, rc);
+    weft_taskrun_finish(m->ctx, t, rc);
 }
 
 static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)

@@ -76,8 +76,6 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
  * when it has one, else the least estimated completion time; sets
  * t->est_ns. -1 when no body of t can run on this rank. */
 int weft_devselect(weft_context_t *ctx, weft_task_t *t);
-/* The body t runs on device (a CPU body serves emu devices). */
-weft_body_fn weft_devselect_body(weft_context_t *ctx, const weft_task_t *t, int device);
 
 /* ---- device_api.c: the public device calls and what serves them ------- */
 

@@ -8,7 +8,6 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
-#include "exec/exec.h"
 #include "stf/insert.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
@@ -159,7 +158,7 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
     /* Even on failure the task is released so that nothing waits forever. */
     long pending = atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed) + 1;
-    if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
+    if (weft_task_insert_done(t)) ctx->ready(ctx, t);
     /* Far ahead of the workers: run ready tasks here for a while. Never
      * block: on several ranks the tasks that would unblock ours may need
      * insertions still to come. */

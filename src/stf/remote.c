@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "devmgr/devmgr.h"
-#include "exec/exec.h"
+#include "stf/home.h"
 #include "stf/insert.h"
 #include "util/log.h"
 
@@ -83,15 +82,14 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     return weft_insert_local(tp, a);
 }
 
-/* Where the consumer of a received tile will run on this rank: the home
- * device of its AFFINITY data when it has a body there (owner computes),
- * the host otherwise. The bytes are received there. */
+/* Where the consumer of a received tile will run on this rank: its home
+ * device (owner computes), the host when it has none. The bytes are
+ * received there. */
 static int consumer_device(weft_context_t *ctx, const weft_task_t *t)
 {
-    if (!t || ctx->ndevices == 0 || t->affinity < 0) return 0;
-    int home = t->flow[t->affinity].data->home_device;
-    if (home <= 0 || home > ctx->ndevices || !weft_devselect_body(ctx, t, home)) return 0;
-    return home;
+    if (!t || ctx->ndevices == 0) return 0;
+    int home = weft_home_device(ctx, t);
+    return home > 0 ? home : 0;
 }
 
 /* The transfer, if any, that a read of d on rank `reader` by task t (NULL:

@@ -87,45 +87,50 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine);
 }
 
-void weft_watchdog_wait(weft_taskpool_t *tp)
+void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    int wd = (int)weft_params_int(ctx->params, "watchdog_s");
     int64_t prog = weft_params_int(ctx->params, "progress");
-    int show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
-    double t0 = weft_clock_s(), last_move = t0, next_line = t0 + 1.0;
-    int64_t mark = progress_mark(ctx);
-    int reported = 0;
-    pthread_mutex_lock(&tp->lock);
-    while (atomic_load(&tp->pending) > 0) {
-        if (!wd && !show) {
-            pthread_cond_wait(&tp->done, &tp->lock);
-            continue;
-        }
-        struct timespec ts = weft_deadline_in(250 * 1000000LL);
-        pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
-        double now = weft_clock_s();
-        int64_t m = progress_mark(ctx);
-        if (m != mark || atomic_load(&ctx->tasks_running) > 0) {
-            mark = m;
-            last_move = now;
-            reported = 0;
-        }
-        if (show && now >= next_line) {
-            print_progress(tp, t0);
-            next_line = now + 1.0;
-        }
-        if (wd && !reported && now - last_move >= wd) {
-            report_stall(tp, now - last_move);
-            reported = 1;
-            if (weft_params_int(ctx->params, "watchdog_abort")) {
-                weft_error("stall: watchdog_abort is set: ending the run");
-                fflush(stderr);
-                sleep(1); /* let the comm engine print what it waits for */
-                if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
-                _exit(3);
-            }
-        }
+    *w = (weft_watchdog_t){
+        .tp = tp,
+        .stall_s = (int)weft_params_int(ctx->params, "watchdog_s"),
+        .show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO))),
+        .t0 = weft_clock_s(),
+        .mark = progress_mark(ctx),
+    };
+    w->last_move = w->t0;
+    w->next_line = w->t0 + 1.0;
+}
+
+int weft_watchdog_on(const weft_watchdog_t *w) { return w->stall_s || w->show; }
+
+/* A stalled rank with watchdog_abort set ends the run. */
+static void stall_abort(weft_context_t *ctx)
+{
+    weft_error("stall: watchdog_abort is set: ending the run");
+    fflush(stderr);
+    sleep(1); /* let the comm engine print what it waits for */
+    if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    _exit(3);
+}
+
+void weft_watchdog_check(weft_watchdog_t *w)
+{
+    weft_context_t *ctx = w->tp->ctx;
+    double now = weft_clock_s();
+    int64_t m = progress_mark(ctx);
+    if (m != w->mark || atomic_load(&ctx->tasks_running) > 0) {
+        w->mark = m;
+        w->last_move = now;
+        w->reported = 0;
     }
-    pthread_mutex_unlock(&tp->lock);
+    if (w->show && now >= w->next_line) {
+        print_progress(w->tp, w->t0);
+        w->next_line = now + 1.0;
+    }
+    if (w->stall_s && !w->reported && now - w->last_move >= w->stall_s) {
+        report_stall(w->tp, now - w->last_move);
+        w->reported = 1;
+        if (weft_params_int(ctx->params, "watchdog_abort")) stall_abort(ctx);
+    }
 }
