@@ -116,8 +116,16 @@ weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, i
  * (WEFT_ERR_INVALID) while it has readers, or while it is the OWNED copy
  * (the newest version would be lost). */
 int weft_data_copy_detach(weft_data_t *d, int device) __attribute__((warn_unused_result));
-/* Same without the OWNED check: for tear-down and for stale copies. */
+/* Same without the OWNED check, freeing at once: only where no other
+ * thread can reach d (its destruction, single-threaded tests). */
 void weft_data_copy_detach_force_locked(weft_data_t *d, int device);
+/* Takes copy `device` out of d (NULL when absent) without freeing it: the
+ * caller frees it with weft_data_copy_free after dropping d's lock, since
+ * returning device memory (cudaFree with device_alloc=tile) can block. */
+weft_data_copy_t *weft_data_copy_unlink_locked(weft_data_t *d, int device);
+/* Returns an unlinked copy's memory where it came from (runtime-owned
+ * memory only) and frees the record; no data lock held. */
+void weft_data_copy_free(weft_data_copy_t *c, size_t bytes);
 
 /* A copy at the newest version, preferring `device`, then host, then the
  * lowest device index; NULL when no copy holds it. Locked variant. */
@@ -139,6 +147,11 @@ void weft_data_copy_set_initial_locked(weft_data_t *d, int device);
 
 /* 1 when copy c holds the newest version and no bytes are arriving in it. */
 int weft_data_copy_is_newest_locked(const weft_data_t *d, const weft_data_copy_t *c);
+/* 1 when copy c holds, or is receiving, the newest version. */
+int weft_data_copy_at_newest_locked(const weft_data_t *d, const weft_data_copy_t *c);
+/* Bytes of another rank's version start arriving in c: not readable until
+ * weft_data_copied_locked says they are in. */
+void weft_data_copy_arriving_locked(weft_data_copy_t *c);
 
 /* Transfers between copies of one process (device layer): begin marks copy
  * `device` as receiving the newest version (UNDER, returned); end marks it

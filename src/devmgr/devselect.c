@@ -36,8 +36,7 @@ static int64_t move_ns(const weft_context_t *ctx, weft_task_t *t, int device)
         weft_data_t *d = t->flow[i].data;
         if (!(t->flow[i].mode & WEFT_R)) continue;
         weft_data_lock(d);
-        weft_data_copy_t *c = d->copies[device];
-        int here = c && c->state != WEFT_COPY_INVALID && c->version == d->version;
+        int here = weft_data_copy_at_newest_locked(d, d->copies[device]);
         weft_data_unlock(d);
         if (!here) bytes += (double)d->bytes;
     }

@@ -24,7 +24,7 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
     if (rc != WEFT_SUCCESS) return rc;
     /* Not readable until the bytes are in (weft_data_copied_locked). */
     weft_data_lock(d);
-    c->xfer = WEFT_XFER_UNDER;
+    weft_data_copy_arriving_locked(c);
     weft_data_unlock(d);
     *out = c;
     return WEFT_SUCCESS;

@@ -166,12 +166,14 @@ void weft_remote_reclaim(weft_taskpool_t *tp)
          * every rank forgets them the same way, so records stay equal. */
         only_holder(ctx, r, d->owner_rank);
         if (ctx->rank == d->owner_rank) continue;
+        weft_data_copy_t *gone[WEFT_MAX_DEVICES] = {0};
         weft_data_lock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
             weft_data_copy_t *c = d->copies[dev];
             if (c && c->owner == WEFT_MEM_RUNTIME && c->readers == 0)
-                weft_data_copy_detach_force_locked(d, dev);
+                gone[dev] = weft_data_copy_unlink_locked(d, dev);
         }
         weft_data_unlock(d);
+        for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) weft_data_copy_free(gone[dev], d->bytes);
     }
 }
