@@ -79,21 +79,6 @@ static weft_data_copy_t *pick_source_locked(weft_devmgr_t *m, weft_data_t *d)
     return weft_data_copy_is_newest_locked(d, d->copies[0]) ? d->copies[0] : NULL;
 }
 
-/* Under d's lock: the source with a reader taken, staging the newest
- * version through host memory when no direct source exists. */
-static int acquire_source_locked(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **src)
-{
-    *src = pick_source_locked(m, d);
-    if (*src) {
-        weft_data_copy_reader_acquire_locked(*src);
-        return WEFT_SUCCESS;
-    }
-    weft_data_unlock(d);
-    int rc = weft_devcopy_to_host(d, src);
-    weft_data_lock(d);
-    return rc;
-}
-
 /* 1 while a copy t reads is receiving bytes for another task: only that
  * task's stream orders them, so t waits for its transfer event. */
 int weft_devexec_inputs_arriving(const weft_task_t *t)
@@ -120,15 +105,22 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
         weft_data_unlock(d);
         return WEFT_SUCCESS;
     }
-    int rc = acquire_source_locked(m, d, &src);
-    if (rc == WEFT_SUCCESS) {
-        uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
-        f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
-        f->xfer_bytes += (int64_t)d->bytes;
+    src = pick_source_locked(m, d);
+    if (src) {
+        weft_data_copy_reader_acquire_locked(src);
+    } else {
+        /* No direct source: the newest version comes through host memory,
+         * whose copy then holds the reader. */
+        weft_data_unlock(d);
+        int rc = weft_devcopy_to_host(d, &src);
+        if (rc != WEFT_SUCCESS) return rc;
+        weft_data_lock(d);
     }
+    uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
+    f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
+    f->xfer_bytes += (int64_t)d->bytes;
     weft_data_unlock(d);
-    if (rc != WEFT_SUCCESS) return rc;
-    rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
+    int rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
     if (rc == WEFT_SUCCESS)
         atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
                          (long long)d->bytes);
