@@ -1,3 +1,5 @@
+/* The data and its copies: the one place that changes a copy's version,
+ * state, transfer mark or readers (docs/COHERENCY.md). */
 #include "data/data.h"
 
 #include <assert.h>

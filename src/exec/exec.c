@@ -1,3 +1,6 @@
+/* Where a ready task goes (comm engine, a device manager, the workers) and
+ * its run on a worker: host copies of its flows, body, written flows
+ * published, end. */
 #include "exec/exec.h"
 
 #include "comm/comm.h"

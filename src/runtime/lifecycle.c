@@ -1,3 +1,6 @@
+/* weft_init and weft_fini: MPI, topology, parameters, trace, devices,
+ * workers and comm thread started in order, each step agreed between
+ * ranks, and stopped in reverse; the context's small public getters. */
 #include "context/context.h"
 
 #include <cblas.h>

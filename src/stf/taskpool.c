@@ -1,3 +1,5 @@
+/* Taskpools: creation and registry in the context, the data each touched,
+ * the wait for its tasks (with the watchdog) and their end. */
 #include "stf/taskpool.h"
 
 #include <stdlib.h>
