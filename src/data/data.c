@@ -49,9 +49,7 @@ void weft_data_destroy(weft_data_t *d)
 {
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
-    free(d->readers);
-    free(d->stf);
-    d->readers = NULL;
+    if (d->stf) d->stf_free(d->stf);
     d->stf = NULL;
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
     weft_quarantine_put(d->quarantine, d, free);

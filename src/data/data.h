@@ -81,14 +81,10 @@ struct weft_data {
     atomic_int refs; /* the user's handle plus one per task that uses it */
     weft_data_copy_t *copies[WEFT_MAX_DEVICES];
     struct weft_context *ctx;
-    /* Dependency tracking of the insertion sequence (main thread only). */
-    struct weft_task *last_writer;
-    struct weft_task **readers;
-    int nreaders, readers_cap;
-    uint64_t stf_epoch;                /* taskpool epoch that last touched it (stf layer) */
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
-    void *stf;       /* remote-dependency record, owned by the stf layer */
+    void *stf;                   /* the stf layer's record (stf/record.h) */
+    void (*stf_free)(void *stf); /* frees it with the data */
     int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
     int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Where the structure goes at destroy (NULL: freed at once), so that a

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sched/task.h"
+#include "stf/record.h"
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
@@ -85,11 +86,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
 {
     for (int i = 0; i < tp->ntouched; i++) {
         weft_data_t *d = tp->touched[i];
-        if (d->last_writer) weft_task_unref(d->last_writer);
-        d->last_writer = NULL;
-        for (int r = 0; r < d->nreaders; r++) weft_task_unref(d->readers[r]);
-        d->nreaders = 0;
-        d->stf_epoch = 0;
+        weft_stf_rec_reset(weft_stf_rec(d));
         weft_data_unref(d);
     }
     tp->ntouched = 0;

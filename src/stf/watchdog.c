@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stf/record.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -51,7 +52,8 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
     }
     int missing = 0;
     for (int i = 0; i < t->nflows; i++) {
-        const weft_task_t *w = t->flow[i].data->last_writer;
+        const weft_stf_rec_t *rec = weft_stf_rec(t->flow[i].data);
+        const weft_task_t *w = rec ? rec->last_writer : NULL;
         if (!w || w == t || w->done) continue;
         weft_error("stall: task %s #%llu waits for data %llu from %s #%llu", t->cls->name,
                    (unsigned long long)t->seq, (unsigned long long)t->flow[i].data->key,
@@ -74,9 +76,9 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     const weft_task_t *seen[32];
     int shown = 0;
     for (int i = 0; i < tp->ntouched && shown < 32; i++) {
-        weft_data_t *d = tp->touched[i];
-        for (int r = -1; r < d->nreaders && shown < 32; r++) {
-            const weft_task_t *t = r < 0 ? d->last_writer : d->readers[r];
+        const weft_stf_rec_t *rec = weft_stf_rec(tp->touched[i]);
+        for (int r = -1; rec && r < rec->nreaders && shown < 32; r++) {
+            const weft_task_t *t = r < 0 ? rec->last_writer : rec->readers[r];
             int dup = !t || t->done;
             for (int k = 0; k < shown && !dup; k++) dup = seen[k] == t;
             if (dup) continue;
