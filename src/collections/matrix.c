@@ -3,7 +3,7 @@
  * names remote tiles too) but memory only for its own tiles. */
 #include <stdlib.h>
 
-#include "stf/data_api.h"
+#include "api/data_api.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
 

@@ -1,3 +1,5 @@
+/* The data and its copies: the one place that changes a copy's version,
+ * state, transfer mark or readers (docs/COHERENCY.md). */
 #include "data/data.h"
 
 #include <assert.h>
@@ -47,9 +49,7 @@ void weft_data_destroy(weft_data_t *d)
 {
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
-    free(d->readers);
-    free(d->stf);
-    d->readers = NULL;
+    if (d->stf) d->stf_free(d->stf);
     d->stf = NULL;
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
     weft_quarantine_put(d->quarantine, d, free);
@@ -85,14 +85,25 @@ weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, i
     return c;
 }
 
-void weft_data_copy_detach_force_locked(weft_data_t *d, int device)
+weft_data_copy_t *weft_data_copy_unlink_locked(weft_data_t *d, int device)
 {
     weft_data_copy_t *c = d->copies[device];
-    if (!c) return;
+    if (!c) return NULL;
     assert(c->readers == 0);
     d->copies[device] = NULL;
-    if (c->free_fn) c->free_fn(c->allocator, c->ptr, d->bytes);
+    return c;
+}
+
+void weft_data_copy_free(weft_data_copy_t *c, size_t bytes)
+{
+    if (!c) return;
+    if (c->free_fn) c->free_fn(c->allocator, c->ptr, bytes);
     free(c);
+}
+
+void weft_data_copy_detach_force_locked(weft_data_t *d, int device)
+{
+    weft_data_copy_free(weft_data_copy_unlink_locked(d, device), d->bytes);
 }
 
 int weft_data_copy_detach(weft_data_t *d, int device)
@@ -103,10 +114,18 @@ int weft_data_copy_detach(weft_data_t *d, int device)
     if (!c || c->readers > 0 || c->state == WEFT_COPY_OWNED)
         rc = WEFT_ERR_INVALID;
     else
-        weft_data_copy_detach_force_locked(d, device);
+        c = weft_data_copy_unlink_locked(d, device);
     weft_data_unlock(d);
+    if (rc == WEFT_SUCCESS) weft_data_copy_free(c, d->bytes);
     return rc;
 }
+
+int weft_data_copy_at_newest_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return c && c->state != WEFT_COPY_INVALID && c->version == d->version;
+}
+
+void weft_data_copy_arriving_locked(weft_data_copy_t *c) { c->xfer = WEFT_XFER_UNDER; }
 
 static int copy_is_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {

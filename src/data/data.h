@@ -81,14 +81,10 @@ struct weft_data {
     atomic_int refs; /* the user's handle plus one per task that uses it */
     weft_data_copy_t *copies[WEFT_MAX_DEVICES];
     struct weft_context *ctx;
-    /* Dependency tracking of the insertion sequence (main thread only). */
-    struct weft_task *last_writer;
-    struct weft_task **readers;
-    int nreaders, readers_cap;
-    uint64_t stf_epoch;                /* taskpool epoch that last touched it (stf layer) */
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
-    void *stf;       /* remote-dependency record, owned by the stf layer */
+    void *stf;                   /* the stf layer's record (stf/record.h) */
+    void (*stf_free)(void *stf); /* frees it with the data */
     int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
     int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
@@ -116,8 +112,16 @@ weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, i
  * (WEFT_ERR_INVALID) while it has readers, or while it is the OWNED copy
  * (the newest version would be lost). */
 int weft_data_copy_detach(weft_data_t *d, int device) __attribute__((warn_unused_result));
-/* Same without the OWNED check: for tear-down and for stale copies. */
+/* Same without the OWNED check, freeing at once: only where no other
+ * thread can reach d (its destruction, single-threaded tests). */
 void weft_data_copy_detach_force_locked(weft_data_t *d, int device);
+/* Takes copy `device` out of d (NULL when absent) without freeing it: the
+ * caller frees it with weft_data_copy_free after dropping d's lock, since
+ * returning device memory (cudaFree with device_alloc=tile) can block. */
+weft_data_copy_t *weft_data_copy_unlink_locked(weft_data_t *d, int device);
+/* Returns an unlinked copy's memory where it came from (runtime-owned
+ * memory only) and frees the record; no data lock held. */
+void weft_data_copy_free(weft_data_copy_t *c, size_t bytes);
 
 /* A copy at the newest version, preferring `device`, then host, then the
  * lowest device index; NULL when no copy holds it. Locked variant. */
@@ -139,6 +143,11 @@ void weft_data_copy_set_initial_locked(weft_data_t *d, int device);
 
 /* 1 when copy c holds the newest version and no bytes are arriving in it. */
 int weft_data_copy_is_newest_locked(const weft_data_t *d, const weft_data_copy_t *c);
+/* 1 when copy c holds, or is receiving, the newest version. */
+int weft_data_copy_at_newest_locked(const weft_data_t *d, const weft_data_copy_t *c);
+/* Bytes of another rank's version start arriving in c: not readable until
+ * weft_data_copied_locked says they are in. */
+void weft_data_copy_arriving_locked(weft_data_copy_t *c);
 
 /* Transfers between copies of one process (device layer): begin marks copy
  * `device` as receiving the newest version (UNDER, returned); end marks it

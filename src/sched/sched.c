@@ -1,3 +1,5 @@
+/* The workers: one priority heap each, stealing between them, and the
+ * sleep of an idle worker until a task is pushed. */
 #include "sched/sched.h"
 
 #include <pthread.h>

@@ -1,3 +1,5 @@
+/* Task structures: the pool they come from, their references, and the
+ * completion that releases successors. */
 #include "sched/task.h"
 
 #include <assert.h>

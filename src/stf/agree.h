@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "util/log.h"
 
 typedef enum weft_agree_point {

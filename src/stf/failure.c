@@ -1,3 +1,5 @@
+/* Failed and cancelled tasks: what a failure marks lost, the first
+ * failure described, and its exchange between ranks at the wait. */
 #include "stf/failure.h"
 
 #include <limits.h>

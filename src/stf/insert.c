@@ -8,8 +8,8 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
-#include "stf/exec.h"
 #include "stf/insert.h"
+#include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -84,9 +84,9 @@ static int check_flows(const weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        const weft_remote_rec_t *rec = d->stf;
-        int never_written = (d->flags & WEFT_DATA_NEW) && !d->last_writer && d->version == 0 &&
-                            (!rec || rec->version == 0);
+        const weft_stf_rec_t *rec = weft_stf_rec(d);
+        int never_written = (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) &&
+                            d->version == 0 && weft_remote_version(d) == 0;
         if (never_written && (t->flow[i].mode & WEFT_R)) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
                        (unsigned long long)d->key);
@@ -107,45 +107,29 @@ static int check_flows(const weft_task_t *t)
     return WEFT_SUCCESS;
 }
 
-static int push_reader(weft_data_t *d, weft_task_t *t)
-{
-    if (d->nreaders == d->readers_cap) {
-        int cap = d->readers_cap ? d->readers_cap * 2 : 4;
-        weft_task_t **v = realloc(d->readers, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
-        d->readers = v;
-        d->readers_cap = cap;
-    }
-    weft_task_retain(t);
-    d->readers[d->nreaders++] = t;
-    return WEFT_SUCCESS;
-}
-
 /* Read after write: after the last writer. Write after read: after every
  * reader since that write (they follow the writer already). Write after
  * write: after the last writer when nobody read in between. */
 static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int mode)
 {
-    if (d->stf_epoch != tp->epoch) {
-        if (weft_taskpool_touch(tp, d) != 0) return WEFT_ERR_NOMEM;
-        d->stf_epoch = tp->epoch;
-    }
+    weft_stf_rec_t *rec = weft_stf_rec_touch(tp, d);
+    if (!rec) return WEFT_ERR_NOMEM;
     if (!(mode & WEFT_W)) {
-        if (d->last_writer) weft_task_add_edge(d->last_writer, t);
-        return push_reader(d, t);
+        if (rec->last_writer) weft_task_add_edge(rec->last_writer, t);
+        return weft_stf_rec_push_reader(rec, t);
     }
-    if (d->nreaders > 0) {
-        for (int r = 0; r < d->nreaders; r++) {
-            weft_task_add_edge(d->readers[r], t);
-            weft_task_unref(d->readers[r]);
+    if (rec->nreaders > 0) {
+        for (int r = 0; r < rec->nreaders; r++) {
+            weft_task_add_edge(rec->readers[r], t);
+            weft_task_unref(rec->readers[r]);
         }
-        d->nreaders = 0;
-    } else if (d->last_writer) {
-        weft_task_add_edge(d->last_writer, t);
+        rec->nreaders = 0;
+    } else if (rec->last_writer) {
+        weft_task_add_edge(rec->last_writer, t);
     }
     weft_task_retain(t);
-    if (d->last_writer) weft_task_unref(d->last_writer);
-    d->last_writer = t;
+    if (rec->last_writer) weft_task_unref(rec->last_writer);
+    rec->last_writer = t;
     return WEFT_SUCCESS;
 }
 
@@ -159,7 +143,7 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
     /* Even on failure the task is released so that nothing waits forever. */
     long pending = atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed) + 1;
-    if (weft_task_insert_done(t)) weft_exec_ready(ctx, t);
+    if (weft_task_insert_done(t)) ctx->ready(ctx, t);
     /* Far ahead of the workers: run ready tasks here for a while. Never
      * block: on several ranks the tasks that would unblock ours may need
      * insertions still to come. */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "stf/devmgr.h"
-#include "stf/exec.h"
+#include "stf/home.h"
+#include "stf/record.h"
 #include "stf/insert.h"
 #include "util/log.h"
 
@@ -20,16 +20,28 @@ static const weft_task_class_t recv_class = {.name = "weft.recv"};
 
 static int nwords(const weft_context_t *ctx) { return (ctx->nranks + 63) / 64; }
 
-static weft_remote_rec_t *record(weft_context_t *ctx, weft_data_t *d)
+static weft_remote_rec_t *remote_of(const weft_data_t *d)
 {
-    if (d->stf) return d->stf;
+    const weft_stf_rec_t *s = weft_stf_rec(d);
+    return s ? s->remote : NULL;
+}
+
+uint32_t weft_remote_version(const weft_data_t *d)
+{
+    const weft_remote_rec_t *r = remote_of(d);
+    return r ? r->version : 0;
+}
+
+static weft_remote_rec_t *record(weft_context_t *ctx, weft_stf_rec_t *s, weft_data_t *d)
+{
+    if (s->remote) return s->remote;
     weft_remote_rec_t *r = calloc(1, sizeof *r + sizeof(uint64_t) * (size_t)nwords(ctx));
     if (!r) return NULL;
     r->writer = -1;
     /* A NEW tile is held by nobody until a task writes it. */
     if (!(d->flags & WEFT_DATA_NEW)) r->holders[d->owner_rank / 64] |= 1ULL << (d->owner_rank % 64);
     r->version = d->version;
-    d->stf = r;
+    s->remote = r;
     return r;
 }
 
@@ -83,15 +95,14 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     return weft_insert_local(tp, a);
 }
 
-/* Where the consumer of a received tile will run on this rank: the home
- * device of its AFFINITY data when it has a body there (owner computes),
- * the host otherwise. The bytes are received there. */
+/* Where the consumer of a received tile will run on this rank: its home
+ * device (owner computes), the host when it has none. The bytes are
+ * received there. */
 static int consumer_device(weft_context_t *ctx, const weft_task_t *t)
 {
-    if (!t || ctx->ndevices == 0 || t->affinity < 0) return 0;
-    int home = t->flow[t->affinity].data->home_device;
-    if (home <= 0 || home > ctx->ndevices || !weft_devselect_body(ctx, t, home)) return 0;
-    return home;
+    if (!t || ctx->ndevices == 0) return 0;
+    int home = weft_home_device(ctx, t);
+    return home > 0 ? home : 0;
 }
 
 /* The transfer, if any, that a read of d on rank `reader` by task t (NULL:
@@ -118,11 +129,8 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
     weft_context_t *ctx = tp->ctx;
     for (int i = 0; i < t->nflows; i++) {
         weft_data_t *d = t->flow[i].data;
-        if (d->stf_epoch != tp->epoch) {
-            if (weft_taskpool_touch(tp, d) != 0) return WEFT_ERR_NOMEM;
-            d->stf_epoch = tp->epoch;
-        }
-        weft_remote_rec_t *r = record(ctx, d);
+        weft_stf_rec_t *s = weft_stf_rec_touch(tp, d);
+        weft_remote_rec_t *r = s ? record(ctx, s, d) : NULL;
         if (!r) return WEFT_ERR_NOMEM;
         if (t->flow[i].mode & WEFT_R) {
             int rc = infer_read(tp, d, r, exec_rank, t);
@@ -133,7 +141,7 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
      * fetches the old version. */
     for (int i = 0; i < t->nflows; i++) {
         if (!(t->flow[i].mode & WEFT_W)) continue;
-        weft_remote_rec_t *r = t->flow[i].data->stf;
+        weft_remote_rec_t *r = remote_of(t->flow[i].data);
         int first = 1;
         for (int j = 0; j < i; j++)
             first &= t->flow[j].data != t->flow[i].data || !(t->flow[j].mode & WEFT_W);
@@ -149,7 +157,7 @@ int weft_remote_flush(weft_taskpool_t *tp)
 {
     for (int i = 0; i < tp->ntouched; i++) {
         weft_data_t *d = tp->touched[i];
-        weft_remote_rec_t *r = d->stf;
+        weft_remote_rec_t *r = remote_of(d);
         if (!r || r->writer < 0 || holds(r, d->owner_rank)) continue;
         int rc = infer_read(tp, d, r, d->owner_rank, NULL);
         if (rc != WEFT_SUCCESS) return rc;
@@ -162,18 +170,20 @@ void weft_remote_reclaim(weft_taskpool_t *tp)
     weft_context_t *ctx = tp->ctx;
     for (int i = 0; i < tp->ntouched; i++) {
         weft_data_t *d = tp->touched[i];
-        weft_remote_rec_t *r = d->stf;
+        weft_remote_rec_t *r = remote_of(d);
         if (!r || !holds(r, d->owner_rank)) continue;
         /* Copies away from the owner were temporaries of this taskpool:
          * every rank forgets them the same way, so records stay equal. */
         only_holder(ctx, r, d->owner_rank);
         if (ctx->rank == d->owner_rank) continue;
+        weft_data_copy_t *gone[WEFT_MAX_DEVICES] = {0};
         weft_data_lock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
             weft_data_copy_t *c = d->copies[dev];
             if (c && c->owner == WEFT_MEM_RUNTIME && c->readers == 0)
-                weft_data_copy_detach_force_locked(d, dev);
+                gone[dev] = weft_data_copy_unlink_locked(d, dev);
         }
         weft_data_unlock(d);
+        for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) weft_data_copy_free(gone[dev], d->bytes);
     }
 }

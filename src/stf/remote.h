@@ -1,4 +1,4 @@
-/* Remote dependency inference (DESIGN.md section 5): which tiles move
+/* Remote dependency inference (ARCHITECTURE.md, Distributed runs): which tiles move
  * between ranks, derived from the insertion sequence alone. */
 #ifndef WEFT_STF_REMOTE_H
 #define WEFT_STF_REMOTE_H
@@ -6,12 +6,16 @@
 #include "stf/taskpool.h"
 #include "sched/task.h"
 
-/* The same on every rank for a given data (d->stf). */
+/* The same on every rank for a given data (its STF record's remote). */
 typedef struct weft_remote_rec {
     uint32_t version;   /* newest version in the whole run */
     int writer;         /* rank that wrote it; -1: the owner's initial data */
     uint64_t holders[]; /* bitset of ranks holding the newest version */
 } weft_remote_rec_t;
+
+/* The newest version of d in the whole run as far as inference knows, 0
+ * before any remote inference. */
+uint32_t weft_remote_version(const weft_data_t *d);
 
 /* The rank that runs t: owner of its AFFINITY data (flow index, or -1),
  * else of its first written data, else of its first data, else rank 0. */

@@ -1,3 +1,5 @@
+/* The sequence check: each rank logs what it inserted and created, and
+ * the ranks compare the running hashes at the next agreement. */
 #include "stf/seqcheck.h"
 
 #include <stdarg.h>

@@ -1,15 +1,40 @@
+/* Taskpools: creation and registry in the context, the data each touched,
+ * the wait for its tasks (with the watchdog) and their end. */
 #include "stf/taskpool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched/task.h"
-#include "stf/devmgr.h"
-#include "stf/remote.h"
+#include "stf/record.h"
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
 #include "util/log.h"
+
+static int add_to_context(weft_context_t *ctx, weft_taskpool_t *tp)
+{
+    if (ctx->ntaskpools == ctx->taskpools_cap) {
+        int cap = ctx->taskpools_cap ? ctx->taskpools_cap * 2 : 8;
+        weft_taskpool_t **v = realloc(ctx->taskpools, sizeof *v * (size_t)cap);
+        if (!v) return WEFT_ERR_NOMEM;
+        ctx->taskpools = v;
+        ctx->taskpools_cap = cap;
+    }
+    ctx->taskpools[ctx->ntaskpools++] = tp;
+    tp->number = ++ctx->taskpools_made;
+    return WEFT_SUCCESS;
+}
+
+static void remove_from_context(weft_context_t *ctx, weft_taskpool_t *tp)
+{
+    for (int i = 0; i < ctx->ntaskpools; i++) {
+        if (ctx->taskpools[i] != tp) continue;
+        for (int k = i + 1; k < ctx->ntaskpools; k++) ctx->taskpools[k - 1] = ctx->taskpools[k];
+        ctx->ntaskpools--;
+        return;
+    }
+}
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
 {
@@ -22,7 +47,7 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
-    if (weft_context_add_taskpool(ctx, tp) != WEFT_SUCCESS) {
+    if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
         pthread_cond_destroy(&tp->done);
         pthread_mutex_destroy(&tp->lock);
@@ -57,58 +82,34 @@ int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
 
 /* Every task is done: the dependency records of the touched data hold
  * finished tasks only; drop them so the next wave starts clean. */
-static void reset_tracking(weft_taskpool_t *tp)
+void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
 {
     for (int i = 0; i < tp->ntouched; i++) {
         weft_data_t *d = tp->touched[i];
-        if (d->last_writer) weft_task_unref(d->last_writer);
-        d->last_writer = NULL;
-        for (int r = 0; r < d->nreaders; r++) weft_task_unref(d->readers[r]);
-        d->nreaders = 0;
-        d->stf_epoch = 0;
+        weft_stf_rec_reset(weft_stf_rec(d));
         weft_data_unref(d);
     }
     tp->ntouched = 0;
     tp->epoch++;
 }
 
-int weft_taskpool_wait(weft_taskpool_t *tp)
+void weft_taskpool_wait_tasks(weft_taskpool_t *tp)
 {
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
-        return WEFT_ERR_INVALID;
-    weft_context_t *ctx = tp->ctx;
-    if (ctx->diverged) {
-        /* Its tasks may wait for transfers that will never come. */
-        weft_error("taskpool %s is not waited for: the ranks are out of step since an earlier "
-                   "disagreement (see above)",
-                   tp->name);
-        tp->mismatch = 1;
-        return WEFT_ERR_MISMATCH;
+    weft_watchdog_t w;
+    weft_watchdog_start(&w, tp);
+    int timed = weft_watchdog_on(&w);
+    pthread_mutex_lock(&tp->lock);
+    while (atomic_load(&tp->pending) > 0) {
+        if (!timed) {
+            pthread_cond_wait(&tp->done, &tp->lock);
+            continue;
+        }
+        /* Wakes now and then so that the watchdog sees a stall. */
+        struct timespec ts = weft_deadline_in(250 * 1000000LL);
+        pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
+        weft_watchdog_check(&w);
     }
-    if (ctx->nranks > 1) {
-        /* The agreement comes first, before any other collective and any
-         * transfer: ranks elsewhere would otherwise leave this one
-         * waiting forever. */
-        int rc = weft_seqcheck_verify(tp);
-        if (rc != WEFT_SUCCESS) return rc;
-        rc = weft_remote_flush(tp);
-        if (rc != WEFT_SUCCESS)
-            weft_failure_note(tp, rc, "sending the final versions to their owners failed");
-    }
-    weft_watchdog_wait(tp);
-    weft_devexec_flush(tp);
-    int rc = weft_failure_exchange(tp);
-    if (ctx->nranks > 1) {
-        weft_remote_reclaim(tp);
-        weft_seqcheck_reset(tp);
-    }
-    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched, tp->ntouched, tp->name);
-    reset_tracking(tp);
-    double el = weft_clock_s() - tp->t_first;
-    double f = atomic_exchange(&tp->flops_done, 0.0);
-    tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
-    tp->t_first = 0;
-    return rc;
+    pthread_mutex_unlock(&tp->lock);
 }
 
 double weft_taskpool_gflops(const weft_taskpool_t *tp)
@@ -119,7 +120,7 @@ double weft_taskpool_gflops(const weft_taskpool_t *tp)
 
 void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
-    weft_context_remove_taskpool(tp->ctx, tp);
+    remove_from_context(tp->ctx, tp);
     free(tp->touched);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);
@@ -127,30 +128,6 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
     /* Kept a while: a call with the freed taskpool reads a released tag. */
     tp->tag = weft_handle_released(WEFT_HANDLE_TASKPOOL);
     weft_quarantine_put(&tp->ctx->quarantine, tp, free);
-}
-
-void weft_taskpool_free(weft_taskpool_t *tp)
-{
-    if (!tp) return;
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
-    /* Tasks of a taskpool the ranks disagreed on may still run, or never:
-     * weft_fini destroys it once no thread can touch it. */
-    if (tp->mismatch) return;
-    /* Whether tasks were inserted since the last wait, not whether some are
-     * pending here: every rank must make the same implicit wait. */
-    if (tp->t_first > 0) {
-        weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
-                   "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
-                   tp->name, (long)atomic_load(&tp->pending));
-        tp->ctx->misuse = WEFT_ERR_INVALID;
-        if (weft_taskpool_wait(tp) != WEFT_SUCCESS)
-            weft_error("taskpool %s: the wait at its free failed", tp->name);
-    }
-    /* The implicit wait may have found the ranks out of step: then too
-     * weft_fini destroys it, once no thread holds its tasks. */
-    if (tp->mismatch) return;
-    reset_tracking(tp);
-    weft_taskpool_destroy(tp);
 }
 
 int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)

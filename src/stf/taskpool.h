@@ -6,9 +6,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "stf/failure.h"
-#include "stf/seqlog.h"
+#include "context/seqlog.h"
 
 struct weft_taskpool {
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_TASKPOOL; first field */
@@ -35,6 +35,12 @@ struct weft_taskpool {
 void weft_taskpool_task_done(weft_taskpool_t *tp);
 /* Frees tp's memory only: no wait, no reset of the data it touched. */
 void weft_taskpool_destroy(weft_taskpool_t *tp);
+/* Blocks until every task of tp finished (main thread), the watchdog
+ * looking at the wait when it is on. */
+void weft_taskpool_wait_tasks(weft_taskpool_t *tp);
+/* Every task is done: drops the dependency records of the data tp touched
+ * and forgets them (main thread). */
+void weft_taskpool_reset_tracking(weft_taskpool_t *tp);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
 

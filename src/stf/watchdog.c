@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stf/record.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -51,7 +52,8 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
     }
     int missing = 0;
     for (int i = 0; i < t->nflows; i++) {
-        const weft_task_t *w = t->flow[i].data->last_writer;
+        const weft_stf_rec_t *rec = weft_stf_rec(t->flow[i].data);
+        const weft_task_t *w = rec ? rec->last_writer : NULL;
         if (!w || w == t || w->done) continue;
         weft_error("stall: task %s #%llu waits for data %llu from %s #%llu", t->cls->name,
                    (unsigned long long)t->seq, (unsigned long long)t->flow[i].data->key,
@@ -74,9 +76,9 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     const weft_task_t *seen[32];
     int shown = 0;
     for (int i = 0; i < tp->ntouched && shown < 32; i++) {
-        weft_data_t *d = tp->touched[i];
-        for (int r = -1; r < d->nreaders && shown < 32; r++) {
-            const weft_task_t *t = r < 0 ? d->last_writer : d->readers[r];
+        const weft_stf_rec_t *rec = weft_stf_rec(tp->touched[i]);
+        for (int r = -1; rec && r < rec->nreaders && shown < 32; r++) {
+            const weft_task_t *t = r < 0 ? rec->last_writer : rec->readers[r];
             int dup = !t || t->done;
             for (int k = 0; k < shown && !dup; k++) dup = seen[k] == t;
             if (dup) continue;
@@ -87,45 +89,50 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine);
 }
 
-void weft_watchdog_wait(weft_taskpool_t *tp)
+void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    int wd = (int)weft_params_int(ctx->params, "watchdog_s");
     int64_t prog = weft_params_int(ctx->params, "progress");
-    int show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
-    double t0 = weft_clock_s(), last_move = t0, next_line = t0 + 1.0;
-    int64_t mark = progress_mark(ctx);
-    int reported = 0;
-    pthread_mutex_lock(&tp->lock);
-    while (atomic_load(&tp->pending) > 0) {
-        if (!wd && !show) {
-            pthread_cond_wait(&tp->done, &tp->lock);
-            continue;
-        }
-        struct timespec ts = weft_deadline_in(250 * 1000000LL);
-        pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
-        double now = weft_clock_s();
-        int64_t m = progress_mark(ctx);
-        if (m != mark || atomic_load(&ctx->tasks_running) > 0) {
-            mark = m;
-            last_move = now;
-            reported = 0;
-        }
-        if (show && now >= next_line) {
-            print_progress(tp, t0);
-            next_line = now + 1.0;
-        }
-        if (wd && !reported && now - last_move >= wd) {
-            report_stall(tp, now - last_move);
-            reported = 1;
-            if (weft_params_int(ctx->params, "watchdog_abort")) {
-                weft_error("stall: watchdog_abort is set: ending the run");
-                fflush(stderr);
-                sleep(1); /* let the comm engine print what it waits for */
-                if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
-                _exit(3);
-            }
-        }
+    *w = (weft_watchdog_t){
+        .tp = tp,
+        .stall_s = (int)weft_params_int(ctx->params, "watchdog_s"),
+        .show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO))),
+        .t0 = weft_clock_s(),
+        .mark = progress_mark(ctx),
+    };
+    w->last_move = w->t0;
+    w->next_line = w->t0 + 1.0;
+}
+
+int weft_watchdog_on(const weft_watchdog_t *w) { return w->stall_s || w->show; }
+
+/* A stalled rank with watchdog_abort set ends the run. */
+static void stall_abort(weft_context_t *ctx)
+{
+    weft_error("stall: watchdog_abort is set: ending the run");
+    fflush(stderr);
+    sleep(1); /* let the comm engine print what it waits for */
+    if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    _exit(3);
+}
+
+void weft_watchdog_check(weft_watchdog_t *w)
+{
+    weft_context_t *ctx = w->tp->ctx;
+    double now = weft_clock_s();
+    int64_t m = progress_mark(ctx);
+    if (m != w->mark || atomic_load(&ctx->tasks_running) > 0) {
+        w->mark = m;
+        w->last_move = now;
+        w->reported = 0;
     }
-    pthread_mutex_unlock(&tp->lock);
+    if (w->show && now >= w->next_line) {
+        print_progress(w->tp, w->t0);
+        w->next_line = now + 1.0;
+    }
+    if (w->stall_s && !w->reported && now - w->last_move >= w->stall_s) {
+        report_stall(w->tp, now - w->last_move);
+        w->reported = 1;
+        if (weft_params_int(ctx->params, "watchdog_abort")) stall_abort(ctx);
+    }
 }

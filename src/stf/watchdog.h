@@ -1,10 +1,29 @@
-/* Waiting for a taskpool: progress line and stall watchdog. */
+/* The stall watchdog and progress line of a taskpool wait: the wait
+ * (stf/taskpool.c) calls the check each time it wakes. */
 #ifndef WEFT_STF_WATCHDOG_H
 #define WEFT_STF_WATCHDOG_H
 
+#include <stdint.h>
+
 #include "stf/taskpool.h"
 
-/* Blocks until tp has no pending task (main thread). */
-void weft_watchdog_wait(weft_taskpool_t *tp);
+typedef struct weft_watchdog {
+    weft_taskpool_t *tp;
+    int stall_s;      /* watchdog_s: 0 off */
+    int show;         /* print the progress line (rank 0) */
+    double t0;        /* when the wait began */
+    double last_move; /* when progress was last seen */
+    double next_line; /* when the next progress line is due */
+    int64_t mark;     /* the progress counters at last_move */
+    int reported;     /* this stall was reported */
+} weft_watchdog_t;
+
+/* Reads the parameters for a wait on tp (main thread). */
+void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp);
+/* 1 when the wait must wake up now and then to call the check. */
+int weft_watchdog_on(const weft_watchdog_t *w);
+/* Notes progress, prints the progress line when due, reports a stall
+ * (and ends the run when watchdog_abort asks). Called with tp->lock held. */
+void weft_watchdog_check(weft_watchdog_t *w);
 
 #endif

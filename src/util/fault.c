@@ -1,3 +1,5 @@
+/* Failure injection (parameter fault_inject): rules parsed once, hit by
+ * name and count. */
 #include "util/fault.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* Type tags of the public handles, checked at each API call. */
 #include "util/handle.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The logging door: levels, the rank (and device) in every line. */
 #include "util/log.h"
 
 #include <pthread.h>

@@ -1,3 +1,5 @@
+/* Released handles kept a while before their memory goes, so that a
+ * call with a freed handle reads a released tag. */
 #include "util/quarantine.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* weft_strerror: one message per status code. */
 #include "weft/weft.h"
 
 const char *weft_strerror(int status)

@@ -4,8 +4,8 @@
  * report is empty. A planted real leak (a NEW tile written on a device and
  * never released) is reported, with its host copy once it has one. */
 #include "devtest.h"
-#include "stf/context.h"
-#include "stf/devmgr.h"
+#include "context/context.h"
+#include "devmgr/devmgr.h"
 
 #define NB 32
 #define T 6

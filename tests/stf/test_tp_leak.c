@@ -2,7 +2,7 @@
  * planted leak (a reader left on a copy, as a lost transfer would leave). */
 #include <stdio.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "weft/weft.h"
 
 static int body(weft_task_t *t) { return 0; }

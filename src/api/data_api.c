@@ -1,11 +1,12 @@
 /* The public data calls: NEW tiles, user (MANAGED) memory, release, and
  * the checks every data handle goes through. */
-#include "stf/data_api.h"
+#include "api/data_api.h"
 
 #include <stdlib.h>
 
 #include "sched/task.h"
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
+#include "stf/record.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
@@ -20,7 +21,11 @@ weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, in
 
 const char *weft_data_busy_taskpool(const weft_data_t *d)
 {
-    const weft_task_t *t = d->last_writer ? d->last_writer : d->nreaders ? d->readers[0] : NULL;
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    const weft_task_t *t = !r               ? NULL
+                           : r->last_writer ? r->last_writer
+                           : r->nreaders    ? r->readers[0]
+                                            : NULL;
     return t ? t->tp->name : NULL;
 }
 

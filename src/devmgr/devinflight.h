@@ -1,10 +1,10 @@
 /* What the device managers' task path (devexec.c) shares with its
  * batches (devbatch.c): the record of a task in flight on a device and
  * the steps that stage and launch it. Internal to those two files. */
-#ifndef WEFT_STF_DEVINFLIGHT_H
-#define WEFT_STF_DEVINFLIGHT_H
+#ifndef WEFT_DEVMGR_DEVINFLIGHT_H
+#define WEFT_DEVMGR_DEVINFLIGHT_H
 
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 
 /* A transfer into a device copy, finished when its event is. */
 typedef struct weft_xfer_rec {

@@ -1,12 +1,17 @@
-#include "stf/context.h"
+/* weft_init and weft_fini: MPI, topology, parameters, trace, devices,
+ * workers and comm thread started in order, each step agreed between
+ * ranks, and stopped in reverse; the context's small public getters. */
+#include "context/context.h"
 
 #include <cblas.h>
 #include <stdlib.h>
 
 #include "stf/agree.h"
-#include "stf/comm_glue.h"
-#include "stf/devmgr.h"
-#include "stf/exec.h"
+#include "runtime/comm_glue.h"
+#include "runtime/livepools.h"
+#include "devmgr/devmgr.h"
+#include "exec/exec.h"
+#include "stf/taskrun.h"
 #include "stf/seqcheck.h"
 #include "util/fault.h"
 #include "util/log.h"
@@ -88,6 +93,7 @@ static int start_workers(weft_context_t *ctx)
      * would delay the next kernel launch or message. */
     int reserve = ctx->ndevices + (ctx->nranks > 1);
     if (want <= 0 && ctx->ndevices > 0 && ctx->ncores > reserve) ctx->ncores -= reserve;
+    ctx->ready = weft_exec_ready;
     weft_sched_config_t cfg = {
         .nworkers = ctx->ncores,
         .steal = (int)weft_params_int(ctx->params, "sched_steal"),
@@ -117,7 +123,7 @@ static int start_comm(weft_context_t *ctx)
         .node_of = ctx->node_of,
         .eager_limit = (size_t)weft_params_int(ctx->params, "comm_eager_limit"),
         .max_requests = (int)weft_params_int(ctx->params, "comm_max_requests"),
-        .done = weft_exec_action_done,
+        .done = weft_taskrun_action_done,
         .done_arg = ctx,
         .trace = ctx->trace,
         .trace_track = ctx->trace_comm,

@@ -1,7 +1,7 @@
 /* The context: everything one weft instance owns. No globals elsewhere, so
  * two contexts could coexist and a test can build one alone. */
-#ifndef WEFT_STF_CONTEXT_H
-#define WEFT_STF_CONTEXT_H
+#ifndef WEFT_CONTEXT_CONTEXT_H
+#define WEFT_CONTEXT_CONTEXT_H
 
 #include <hwloc.h>
 #include <mpi.h>
@@ -12,7 +12,8 @@
 #include "data/data.h"
 #include "params/params.h"
 #include "sched/sched.h"
-#include "stf/seqlog.h"
+#include "sched/task.h"
+#include "context/seqlog.h"
 #include "trace/trace.h"
 #include "weft/weft.h"
 
@@ -29,9 +30,13 @@ struct weft_context {
     int ncores;
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
-    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* stf/devmgr.h, [0] NULL */
+    struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
+    /* Takes a task whose predecessors are done (exec/exec.h's
+     * weft_exec_ready, set by weft_init): insertion and task ends, below the
+     * device manager and the comm engine, hand tasks up through it. */
+    weft_task_ready_fn ready;
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
@@ -80,18 +85,5 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
-
-/* The live taskpools (stf/livepools.c). Add assigns tp its number. */
-int weft_context_add_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
-void weft_context_remove_taskpool(weft_context_t *ctx, struct weft_taskpool *tp);
-/* weft_fini's first step: an error naming each live taskpool with tasks
- * not waited for, then a wait for each in creation order (collective, as
- * the user's waits). Returns WEFT_ERR_INVALID when there was one. */
-int weft_context_wait_forgotten(weft_context_t *ctx);
-/* Frees the taskpools the user did not free: those the ranks agreed on
- * (mismatched 0) once the workers stopped, then (mismatched 1) those whose
- * tasks may still be held by a device or the comm engine, once every
- * thread is stopped. */
-void weft_context_free_taskpools(weft_context_t *ctx, int mismatched);
 
 #endif

@@ -4,7 +4,8 @@
  * time: the work already queued there, the bytes the task would move in,
  * and the task's own run time (flops over the place's speed). The speeds
  * are coarse per-type figures: they only need to rank the places. */
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
+#include "stf/home.h"
 
 typedef struct place_speed {
     double flops_per_s; /* one core, or one device */
@@ -19,20 +20,6 @@ static const place_speed_t speeds[WEFT_DEV_TYPES] = {
 };
 
 #define TASK_NS_UNKNOWN 20000 /* a class without a flops estimate */
-
-static weft_device_type_t type_of(const weft_context_t *ctx, int device)
-{
-    return device == 0 ? WEFT_DEV_CPU : ctx->devices->dev[device]->ops->type;
-}
-
-weft_body_fn weft_devselect_body(weft_context_t *ctx, const weft_task_t *t, int device)
-{
-    weft_device_type_t type = type_of(ctx, device);
-    weft_body_fn b = t->cls->body[type];
-    /* An emulated accelerator runs CPU bodies as its kernels. */
-    if (!b && type == WEFT_DEV_EMU) b = t->cls->body[WEFT_DEV_CPU];
-    return b;
-}
 
 static int64_t task_ns(const weft_task_t *t, weft_device_type_t type)
 {
@@ -49,12 +36,11 @@ static int64_t move_ns(const weft_context_t *ctx, weft_task_t *t, int device)
         weft_data_t *d = t->flow[i].data;
         if (!(t->flow[i].mode & WEFT_R)) continue;
         weft_data_lock(d);
-        weft_data_copy_t *c = d->copies[device];
-        int here = c && c->state != WEFT_COPY_INVALID && c->version == d->version;
+        int here = weft_data_copy_at_newest_locked(d, d->copies[device]);
         weft_data_unlock(d);
         if (!here) bytes += (double)d->bytes;
     }
-    return (int64_t)(bytes / speeds[type_of(ctx, device)].bytes_per_s * 1e9);
+    return (int64_t)(bytes / speeds[weft_home_device_type(ctx, device)].bytes_per_s * 1e9);
 }
 
 static int64_t queued_ns(weft_context_t *ctx, int device)
@@ -63,29 +49,17 @@ static int64_t queued_ns(weft_context_t *ctx, int device)
     return atomic_load(&ctx->devmgr[device]->load_ns);
 }
 
-/* The home device of t's affinity data, when it has one and t a body for
- * it (a data mapped to the host on purpose keeps its tasks there); -1
- * otherwise. */
-static int affinity_device(weft_context_t *ctx, const weft_task_t *t)
-{
-    if (t->affinity < 0) return -1;
-    const weft_data_t *d = t->flow[t->affinity].data;
-    int home = d->home_device;
-    if (!(d->flags & WEFT_DATA_HOMED) || home < 0 || home > ctx->ndevices) return -1;
-    return weft_devselect_body(ctx, t, home) ? home : -1;
-}
-
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
-    int best = affinity_device(ctx, t);
+    int best = weft_home_device(ctx, t);
     if (best >= 0) {
-        t->est_ns = task_ns(t, type_of(ctx, best));
+        t->est_ns = task_ns(t, weft_home_device_type(ctx, best));
         return best;
     }
     int64_t best_ect = 0, best_run = 0;
     for (int k = 0; k <= ctx->ndevices; k++) {
-        if (!weft_devselect_body(ctx, t, k)) continue;
-        int64_t run = task_ns(t, type_of(ctx, k));
+        if (!weft_home_body(ctx, t, k)) continue;
+        int64_t run = task_ns(t, weft_home_device_type(ctx, k));
         int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
         if (best < 0 || ect < best_ect) {
             best = k;

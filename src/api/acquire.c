@@ -3,8 +3,8 @@
  * the data away from tasks; its release after a write leaves the host
  * copy as the only current one, so the next task on a device stages it in
  * again instead of reading an older device copy. */
-#include "stf/data_api.h"
-#include "stf/devmgr.h"
+#include "api/data_api.h"
+#include "devmgr/devmgr.h"
 #include "util/log.h"
 
 static int check_mode(int mode, const char *call)

@@ -7,8 +7,8 @@
  *
  * Lock order: a data lock may be held while taking a manager's LRU lock;
  * the reverse only with a trylock on the data (eviction walks the LRU). */
-#ifndef WEFT_STF_DEVMGR_H
-#define WEFT_STF_DEVMGR_H
+#ifndef WEFT_DEVMGR_DEVMGR_H
+#define WEFT_DEVMGR_DEVMGR_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,7 +16,7 @@
 #include "device/registry.h"
 #include "sched/heap.h"
 #include "sched/task.h"
-#include "stf/context.h"
+#include "context/context.h"
 
 typedef struct weft_inflight weft_inflight_t;
 
@@ -76,8 +76,6 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
  * when it has one, else the least estimated completion time; sets
  * t->est_ns. -1 when no body of t can run on this rank. */
 int weft_devselect(weft_context_t *ctx, weft_task_t *t);
-/* The body t runs on device (a CPU body serves emu devices). */
-weft_body_fn weft_devselect_body(weft_context_t *ctx, const weft_task_t *t, int device);
 
 /* ---- device_api.c: the public device calls and what serves them ------- */
 

@@ -1,7 +1,7 @@
 /* The public device calls (types, counters, home devices, user device
  * memory), the statistics lines, and the write-backs that make the final
  * versions readable on the host after a wait. */
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -128,11 +128,13 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     weft_data_lock(d);
     c = d->copies[device];
     int busy = c && (c->readers > 0 || c->owner == WEFT_MEM_MANAGED);
+    weft_data_copy_t *gone = NULL;
     if (c && !busy) {
-        weft_data_copy_detach_force_locked(d, device);
+        gone = weft_data_copy_unlink_locked(d, device);
         weft_data_fix_owner_locked(d);
     }
     weft_data_unlock(d);
+    weft_data_copy_free(gone, d->bytes);
     return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 

@@ -4,7 +4,7 @@
  * are gone from this list by then, so they are never reported. */
 #include <stdlib.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "util/log.h"
 
 int weft_context_track(weft_context_t *ctx, weft_data_t *d)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "trace/trace.h"
 #include "util/log.h"
 
@@ -118,11 +118,13 @@ static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
     return NULL;
 }
 
-static void evict_locked(weft_devmgr_t *m, weft_data_t *d, int device)
+/* Takes the victim out of d; the caller frees it once d is unlocked. */
+static weft_data_copy_t *evict_locked(weft_devmgr_t *m, weft_data_t *d, int device)
 {
-    weft_data_copy_detach_force_locked(d, device);
+    weft_data_copy_t *gone = weft_data_copy_unlink_locked(d, device);
     weft_data_fix_owner_locked(d);
     atomic_fetch_add(&m->dev->stats.evictions, 1);
+    return gone;
 }
 
 /* A dirty victim: its newest version goes to host first, then it goes
@@ -136,14 +138,16 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(c);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
+    weft_data_copy_t *gone = NULL;
     if (rc == WEFT_SUCCESS && c->readers == 0 && copy_clean_locked(d, c)) {
-        evict_locked(m, d, device);
+        gone = evict_locked(m, d, device);
     } else {
         pthread_mutex_lock(&m->lru_lock);
         lru_append_locked(m, c);
         pthread_mutex_unlock(&m->lru_lock);
     }
     weft_data_unlock(d);
+    weft_data_copy_free(gone, d->bytes);
     weft_data_unref(d);
     return rc == WEFT_SUCCESS ? 1 : rc;
 }
@@ -165,8 +169,9 @@ static int evict_one(weft_devmgr_t *m)
         if (dirty) {
             rc = evict_dirty(m, d, c);
         } else {
-            evict_locked(m, d, c->device);
+            weft_data_copy_t *gone = evict_locked(m, d, c->device);
             weft_data_unlock(d);
+            weft_data_copy_free(gone, d->bytes);
             weft_data_unref(d);
         }
         weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",

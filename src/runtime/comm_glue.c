@@ -2,12 +2,12 @@
  * into (device copies come with eviction, owned by the device path), the
  * newest version brought to host for sends that may not read device
  * memory, and the GPU-aware switches resolved from the parameters. */
-#include "stf/comm_glue.h"
+#include "runtime/comm_glue.h"
 
 #include <string.h>
 
 #include "device/registry.h"
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "util/log.h"
 
 #if defined(WEFT_GPU_AWARE_COMM) && defined(OPEN_MPI) && OPEN_MPI
@@ -24,7 +24,7 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
     if (rc != WEFT_SUCCESS) return rc;
     /* Not readable until the bytes are in (weft_data_copied_locked). */
     weft_data_lock(d);
-    c->xfer = WEFT_XFER_UNDER;
+    weft_data_copy_arriving_locked(c);
     weft_data_unlock(d);
     *out = c;
     return WEFT_SUCCESS;

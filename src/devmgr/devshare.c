@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stf/devmgr.h"
+#include "devmgr/devmgr.h"
 #include "util/log.h"
 
 /* What one rank contributes: its devices, or a failure marker (ok = 0)

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "stf/devinflight.h"
+#include "devmgr/devinflight.h"
 #include "trace/trace.h"
-#include "stf/exec.h"
+#include "stf/home.h"
+#include "stf/taskrun.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -78,21 +79,6 @@ static weft_data_copy_t *pick_source_locked(weft_devmgr_t *m, weft_data_t *d)
     return weft_data_copy_is_newest_locked(d, d->copies[0]) ? d->copies[0] : NULL;
 }
 
-/* Under d's lock: the source with a reader taken, staging the newest
- * version through host memory when no direct source exists. */
-static int acquire_source_locked(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **src)
-{
-    *src = pick_source_locked(m, d);
-    if (*src) {
-        weft_data_copy_reader_acquire_locked(*src);
-        return WEFT_SUCCESS;
-    }
-    weft_data_unlock(d);
-    int rc = weft_devcopy_to_host(d, src);
-    weft_data_lock(d);
-    return rc;
-}
-
 /* 1 while a copy t reads is receiving bytes for another task: only that
  * task's stream orders them, so t waits for its transfer event. */
 int weft_devexec_inputs_arriving(const weft_task_t *t)
@@ -119,15 +105,22 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
         weft_data_unlock(d);
         return WEFT_SUCCESS;
     }
-    int rc = acquire_source_locked(m, d, &src);
-    if (rc == WEFT_SUCCESS) {
-        uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
-        f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
-        f->xfer_bytes += (int64_t)d->bytes;
+    src = pick_source_locked(m, d);
+    if (src) {
+        weft_data_copy_reader_acquire_locked(src);
+    } else {
+        /* No direct source: the newest version comes through host memory,
+         * whose copy then holds the reader. */
+        weft_data_unlock(d);
+        int rc = weft_devcopy_to_host(d, &src);
+        if (rc != WEFT_SUCCESS) return rc;
+        weft_data_lock(d);
     }
+    uint32_t v = weft_data_xfer_begin_locked(d, dev->index);
+    f->xfer[f->nxfer++] = (weft_xfer_rec_t){.data = d, .src = src, .dst = c, .version = v};
+    f->xfer_bytes += (int64_t)d->bytes;
     weft_data_unlock(d);
-    if (rc != WEFT_SUCCESS) return rc;
-    rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
+    int rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
     if (rc == WEFT_SUCCESS)
         atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
                          (long long)d->bytes);
@@ -227,10 +220,10 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     t->device = dev->index;
     f->phase = PHASE_EXEC;
     f->start_ns = weft_clock_ns();
-    t->body_fn = weft_devselect_body(m->ctx, t, dev->index);
+    t->body_fn = weft_home_body(m->ctx, t, dev->index);
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     t->body_rc = 0;
-    f->rc = dev->ops->launch(dev, f->stream, t, weft_exec_call_body);
+    f->rc = dev->ops->launch(dev, f->stream, t, weft_taskrun_body);
     if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */
@@ -270,7 +263,7 @@ void weft_devexec_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
-    weft_exec_finish(m->ctx, t, rc);
+    weft_taskrun_finish(m->ctx, t, rc);
 }
 
 static void exec_done(weft_devmgr_t *m, weft_inflight_t *f, int rc)

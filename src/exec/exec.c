@@ -1,11 +1,15 @@
-#include "stf/exec.h"
+/* Where a ready task goes (comm engine, a device manager, the workers) and
+ * its run on a worker: host copies of its flows, body, written flows
+ * published, end. */
+#include "exec/exec.h"
 
 #include "comm/comm.h"
 #include "sched/sched.h"
-#include "stf/context.h"
-#include "stf/devmgr.h"
+#include "context/context.h"
+#include "devmgr/devmgr.h"
 #include "stf/failure.h"
 #include "stf/taskpool.h"
+#include "stf/taskrun.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -25,39 +29,6 @@ void weft_exec_ready(void *arg, weft_task_t *t)
         weft_comm_submit(ctx->comm_engine, t);
     } else if (!weft_devexec_submit(ctx, t))
         weft_sched_push(ctx->sched, t, weft_sched_self());
-}
-
-static void add_flops(weft_taskpool_t *tp, double f)
-{
-    double old = atomic_load_explicit(&tp->flops_done, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&tp->flops_done, &old, old + f,
-                                                  memory_order_relaxed, memory_order_relaxed)) {
-    }
-}
-
-void weft_exec_finish(weft_context_t *ctx, weft_task_t *t, int rc)
-{
-    /* The accessor logged the misuse; a body returning 0 must not hide it. */
-    if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
-    weft_failure_task_end(ctx, t, rc);
-    weft_taskpool_t *tp = t->tp;
-    if (rc == WEFT_ERR_CANCELLED) {
-        /* It did not run: neither a task run nor an action done. */
-    } else if (t->kind == WEFT_TASK_BODY) {
-        atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
-        if (t->cls->flops) add_flops(tp, t->cls->flops(t));
-    } else {
-        atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
-    }
-    weft_task_complete(t, weft_exec_ready, ctx);
-    weft_task_unref(t);
-    weft_taskpool_task_done(tp);
-}
-
-void weft_exec_action_done(void *arg, weft_task_t *t, int status)
-{
-    weft_exec_finish(arg, t, status);
 }
 
 /* The host copy a CPU body uses for flow i: the newest version for a read
@@ -89,23 +60,6 @@ static void publish_flows(weft_task_t *t, int ran)
     }
 }
 
-int weft_exec_call_body(weft_task_t *t)
-{
-    int rc;
-    if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
-        weft_error("task %s #%llu: failure injected (fault_inject): returns %d without running",
-                   t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
-        rc = WEFT_FAULT_RC;
-    } else {
-        rc = t->body_fn(t);
-    }
-    t->body_rc = rc;
-    /* A body's own code may collide with a weft status (-11 is both
-     * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and
-     * the failure line names body_rc. */
-    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
-}
-
 static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
 {
     int rc = WEFT_SUCCESS;
@@ -115,7 +69,7 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
         weft_error("task %s has no CPU body", t->cls->name);
         rc = WEFT_ERR_INTERNAL;
     }
-    if (rc == WEFT_SUCCESS && weft_exec_call_body(t) != 0) {
+    if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
         weft_error("task %s #%llu failed: its body returned %d", t->cls->name,
                    (unsigned long long)t->seq, t->body_rc);
         rc = WEFT_ERR_TASK;
@@ -129,7 +83,7 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker)
     weft_context_t *ctx = arg;
     if (t->cancelled) {
         weft_devexec_host_done(ctx, t);
-        weft_exec_finish(ctx, t, WEFT_ERR_CANCELLED);
+        weft_taskrun_finish(ctx, t, WEFT_ERR_CANCELLED);
         return;
     }
     uint64_t t0 = weft_trace_stamp(ctx->trace);
@@ -145,5 +99,5 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker)
                          : 0ULL,
                      (unsigned long long)t->seq);
     weft_devexec_host_done(ctx, t);
-    weft_exec_finish(ctx, t, rc);
+    weft_taskrun_finish(ctx, t, rc);
 }

@@ -1,7 +1,7 @@
 /* Counters readable by programs (tests check transfer counts with them). */
 #include <string.h>
 
-#include "stf/context.h"
+#include "context/context.h"
 #include "util/log.h"
 
 static double mib(int64_t b) { return (double)b / (1024.0 * 1024.0); }

@@ -1,8 +1,8 @@
 /* A running hash of what a rank did, entry by entry (the tasks it inserted,
  * the data and matrices it created), so that ranks can compare theirs and
  * name the first entry where they differ. */
-#ifndef WEFT_STF_SEQLOG_H
-#define WEFT_STF_SEQLOG_H
+#ifndef WEFT_CONTEXT_SEQLOG_H
+#define WEFT_CONTEXT_SEQLOG_H
 
 #include <stdint.h>
 

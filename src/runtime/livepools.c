@@ -1,34 +1,11 @@
-/* The taskpools a context holds, so that weft_fini can neither drop tasks
- * the user did not wait for nor leak a taskpool the user did not free. */
+/* What weft_fini does with the taskpools the context still holds: waits for
+ * those the user did not wait for, frees those the user did not free. */
 #include <stdlib.h>
 
-#include "stf/context.h"
+#include "runtime/livepools.h"
+
 #include "stf/taskpool.h"
 #include "util/log.h"
-
-int weft_context_add_taskpool(weft_context_t *ctx, weft_taskpool_t *tp)
-{
-    if (ctx->ntaskpools == ctx->taskpools_cap) {
-        int cap = ctx->taskpools_cap ? ctx->taskpools_cap * 2 : 8;
-        weft_taskpool_t **v = realloc(ctx->taskpools, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
-        ctx->taskpools = v;
-        ctx->taskpools_cap = cap;
-    }
-    ctx->taskpools[ctx->ntaskpools++] = tp;
-    tp->number = ++ctx->taskpools_made;
-    return WEFT_SUCCESS;
-}
-
-void weft_context_remove_taskpool(weft_context_t *ctx, weft_taskpool_t *tp)
-{
-    for (int i = 0; i < ctx->ntaskpools; i++) {
-        if (ctx->taskpools[i] != tp) continue;
-        for (int k = i + 1; k < ctx->ntaskpools; k++) ctx->taskpools[k - 1] = ctx->taskpools[k];
-        ctx->ntaskpools--;
-        return;
-    }
-}
 
 /* Tasks inserted since the last wait: the same answer on every rank in
  * step, unlike the count of tasks still pending here. */

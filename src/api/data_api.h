@@ -1,9 +1,9 @@
 /* Data handles as the stf layer makes and checks them (data_api.c), and the
  * host's access to user memory between taskpools (acquire.c). */
-#ifndef WEFT_STF_DATA_API_H
-#define WEFT_STF_DATA_API_H
+#ifndef WEFT_API_DATA_API_H
+#define WEFT_API_DATA_API_H
 
-#include "stf/context.h"
+#include "context/context.h"
 
 /* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
  * sizes (logged). Main thread. */

@@ -8,7 +8,7 @@
  * one event after the call and hands its result to the others. */
 #include <stdlib.h>
 
-#include "stf/devinflight.h"
+#include "devmgr/devinflight.h"
 #include "trace/trace.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
@@ -70,7 +70,7 @@ static int batch_trampoline(weft_task_t *first)
     else
         rc = first->batch_fn(first->batch, first->nbatch);
     for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
-    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_exec_call_body */
+    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_taskrun_body */
 }
 
 /* A stage-in failure of a batch member: its task fails, the others go on. */

@@ -1,0 +1,74 @@
+/* The public taskpool calls that need every layer beneath: the wait (the
+ * ranks' agreement, final versions sent home, the tasks, device copies of
+ * user memory pushed out, the failure exchange) and the free. */
+#include "context/context.h"
+
+#include "devmgr/devmgr.h"
+#include "stf/remote.h"
+#include "stf/seqcheck.h"
+#include "stf/taskpool.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+int weft_taskpool_wait(weft_taskpool_t *tp)
+{
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
+        return WEFT_ERR_INVALID;
+    weft_context_t *ctx = tp->ctx;
+    if (ctx->diverged) {
+        /* Its tasks may wait for transfers that will never come. */
+        weft_error("taskpool %s is not waited for: the ranks are out of step since an earlier "
+                   "disagreement (see above)",
+                   tp->name);
+        tp->mismatch = 1;
+        return WEFT_ERR_MISMATCH;
+    }
+    if (ctx->nranks > 1) {
+        /* The agreement comes first, before any other collective and any
+         * transfer: ranks elsewhere would otherwise leave this one
+         * waiting forever. */
+        int rc = weft_seqcheck_verify(tp);
+        if (rc != WEFT_SUCCESS) return rc;
+        rc = weft_remote_flush(tp);
+        if (rc != WEFT_SUCCESS)
+            weft_failure_note(tp, rc, "sending the final versions to their owners failed");
+    }
+    weft_taskpool_wait_tasks(tp);
+    weft_devexec_flush(tp);
+    int rc = weft_failure_exchange(tp);
+    if (ctx->nranks > 1) {
+        weft_remote_reclaim(tp);
+        weft_seqcheck_reset(tp);
+    }
+    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched, tp->ntouched, tp->name);
+    weft_taskpool_reset_tracking(tp);
+    double el = weft_clock_s() - tp->t_first;
+    double f = atomic_exchange(&tp->flops_done, 0.0);
+    tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
+    tp->t_first = 0;
+    return rc;
+}
+
+void weft_taskpool_free(weft_taskpool_t *tp)
+{
+    if (!tp) return;
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
+    /* Tasks of a taskpool the ranks disagreed on may still run, or never:
+     * weft_fini destroys it once no thread can touch it. */
+    if (tp->mismatch) return;
+    /* Whether tasks were inserted since the last wait, not whether some are
+     * pending here: every rank must make the same implicit wait. */
+    if (tp->t_first > 0) {
+        weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
+                   "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
+                   tp->name, (long)atomic_load(&tp->pending));
+        tp->ctx->misuse = WEFT_ERR_INVALID;
+        if (weft_taskpool_wait(tp) != WEFT_SUCCESS)
+            weft_error("taskpool %s: the wait at its free failed", tp->name);
+    }
+    /* The implicit wait may have found the ranks out of step: then too
+     * weft_fini destroys it, once no thread holds its tasks. */
+    if (tp->mismatch) return;
+    weft_taskpool_reset_tracking(tp);
+    weft_taskpool_destroy(tp);
+}

@@ -1,0 +1,32 @@
+/* What the STF layer keeps per data (d->stf): the dependency records of
+ * the insertion sequence (main thread only) and, across ranks, the remote
+ * record. Created at the data's first insertion, freed with the data. */
+#ifndef WEFT_STF_RECORD_H
+#define WEFT_STF_RECORD_H
+
+#include "stf/taskpool.h"
+
+struct weft_remote_rec;
+
+typedef struct weft_stf_rec {
+    struct weft_task *last_writer; /* retained */
+    struct weft_task **readers;    /* since that writer, retained */
+    int nreaders, readers_cap;
+    uint64_t epoch;                 /* taskpool epoch that last touched it */
+    struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
+} weft_stf_rec_t;
+
+/* d's record, NULL when no task was ever inserted with it. */
+static inline weft_stf_rec_t *weft_stf_rec(const weft_data_t *d) { return d->stf; }
+
+/* d's record, created when absent, after tp remembered d as touched
+ * (once per taskpool epoch). NULL: out of host memory. */
+weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d);
+
+/* Appends a reader (retained). */
+int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t) __attribute__((warn_unused_result));
+
+/* Drops the last writer and readers (end of a taskpool). */
+void weft_stf_rec_reset(weft_stf_rec_t *r);
+
+#endif

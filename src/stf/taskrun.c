@@ -1,0 +1,58 @@
+/* The shared part of a task's run: the body call with fault injection,
+ * and the end that every place running tasks calls. */
+#include "stf/taskrun.h"
+
+#include "stf/failure.h"
+#include "stf/taskpool.h"
+#include "util/fault.h"
+#include "util/log.h"
+
+int weft_taskrun_body(weft_task_t *t)
+{
+    int rc;
+    if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
+        weft_error("task %s #%llu: failure injected (fault_inject): returns %d without running",
+                   t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
+        rc = WEFT_FAULT_RC;
+    } else {
+        rc = t->body_fn(t);
+    }
+    t->body_rc = rc;
+    /* A body's own code may collide with a weft status (-11 is both
+     * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and
+     * the failure line names body_rc. */
+    return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
+}
+
+static void add_flops(weft_taskpool_t *tp, double f)
+{
+    double old = atomic_load_explicit(&tp->flops_done, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&tp->flops_done, &old, old + f,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
+{
+    /* The accessor logged the misuse; a body returning 0 must not hide it. */
+    if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
+    weft_failure_task_end(ctx, t, rc);
+    weft_taskpool_t *tp = t->tp;
+    if (rc == WEFT_ERR_CANCELLED) {
+        /* It did not run: neither a task run nor an action done. */
+    } else if (t->kind == WEFT_TASK_BODY) {
+        atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
+        if (t->cls->flops) add_flops(tp, t->cls->flops(t));
+    } else {
+        atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
+    }
+    weft_task_complete(t, ctx->ready, ctx);
+    weft_task_unref(t);
+    weft_taskpool_task_done(tp);
+}
+
+void weft_taskrun_action_done(void *arg, weft_task_t *t, int status)
+{
+    weft_taskrun_finish(arg, t, status);
+}

@@ -1,0 +1,20 @@
+/* What every task's run shares, wherever it runs (a worker, a device
+ * manager, the comm engine): calling its body and ending it. */
+#ifndef WEFT_STF_TASKRUN_H
+#define WEFT_STF_TASKRUN_H
+
+#include "context/context.h"
+#include "sched/task.h"
+
+/* Calls t->body_fn (or returns the failure fault_inject asks for), keeps
+ * its return value in t->body_rc and returns it. */
+int weft_taskrun_body(weft_task_t *t);
+
+/* Ends t with status rc: records a failure, counts it, hands the
+ * successors it releases to ctx->ready, drops the task. */
+void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc);
+
+/* weft_taskrun_finish as the comm engine's done callback (arg: the context). */
+void weft_taskrun_action_done(void *arg, weft_task_t *t, int status);
+
+#endif
