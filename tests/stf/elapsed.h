@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static struct timespec elapsed_t0;
 
@@ -26,6 +27,10 @@ static void elapsed_print(void)
     long ms = (t1.tv_sec - elapsed_t0.tv_sec) * 1000 + (t1.tv_nsec - elapsed_t0.tv_nsec) / 1000000;
     printf("expect_elapsed rank %d: %ld ms\n", elapsed_rank(), ms);
     fflush(stdout);
+    fflush(stderr);
+    /* mpiexec ends every rank once one exits non-zero: a second's pause
+     * lets the others print their lines first (the time is measured). */
+    sleep(1);
 }
 
 /* First thing in main: starts the clock and prints it at exit. */
