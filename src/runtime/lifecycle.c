@@ -264,20 +264,15 @@ static void stop_threads(weft_context_t *ctx)
  * eager buffers and staged chunks by its own values. */
 static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk"};
 
-/* A hash of those values, and the values in words into desc. */
+/* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a over "name=value;" */
     size_t len = 0;
     desc[0] = '\0';
-    for (size_t i = 0; i < sizeof must_match / sizeof must_match[0]; i++) {
-        char item[96];
-        snprintf(item, sizeof item, "%s=%lld;", must_match[i],
-                 (long long)weft_params_int(ctx->params, must_match[i]));
-        for (const char *s = item; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-        if (len < n) len += (size_t)snprintf(desc + len, n - len, "%s%s", i ? " " : "", item);
-    }
-    return h;
+    for (size_t i = 0; i < sizeof must_match / sizeof must_match[0] && len < n; i++)
+        len += (size_t)snprintf(desc + len, n - len, "%s%s=%lld;", i ? " " : "", must_match[i],
+                                (long long)weft_params_int(ctx->params, must_match[i]));
+    return weft_seqcheck_hash_str(desc);
 }
 
 /* After each step of weft_init every rank learns whether any rank failed,

@@ -15,7 +15,7 @@ static uint64_t fold(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdULL;
 }
 
-static uint64_t hash_str(const char *s)
+uint64_t weft_seqcheck_hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
@@ -72,7 +72,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
-    uint64_t h = fold(hash_str(t->cls->name), (uint64_t)exec_rank);
+    uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
@@ -89,7 +89,7 @@ void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (seqlog_add(&ctx->calls, hash_str(text), NULL, text) != WEFT_SUCCESS)
+    if (seqlog_add(&ctx->calls, weft_seqcheck_hash_str(text), NULL, text) != WEFT_SUCCESS)
         weft_warn("out of memory keeping '%s' for the check across ranks", text);
 }
 

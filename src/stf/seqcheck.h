@@ -11,6 +11,8 @@
 #include "stf/taskpool.h"
 
 /* Folds t, to run on exec_rank, into tp's sequence (main thread). */
+/* The 64-bit FNV-1a hash of a string: what the ranks compare of a text. */
+uint64_t weft_seqcheck_hash_str(const char *s);
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank);
 /* Folds a data or matrix creation, described by a printf format whose
  * text holds every argument that must match across ranks (main thread). */
