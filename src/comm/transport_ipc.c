@@ -181,9 +181,11 @@ const weft_comm_transport_ops_t weft_comm__ipc_ops = {
     .id = WEFT_TRANSPORT_IPC,
     .open = ipc_open,
     .close = ipc_close,
+    .connect = weft_comm__tp_connect_nothing,
     .describe = ipc_describe,
     .reaches = ipc_reaches,
     .recv_start = ipc_recv_start,
     .send_start = weft_comm__tp_send_unsupported,
     .release = weft_comm__tp_release_nothing,
+    .progress = weft_comm__tp_progress_nothing,
 };
