@@ -68,7 +68,7 @@ def table(path, cols):
 bare = table(os.path.join(out, "bare.log"), 6)
 runs = {}
 for p in sorted(glob.glob(os.path.join(out, "weft-*.log"))):
-    runs[os.path.basename(p)[5:-4]] = table(p, 9)
+    runs[os.path.basename(p)[5:-4]] = table(p, 8)
 names = list(runs)
 with open(os.path.join(out, "table.md"), "w") as f:
     f.write("| bytes | bare nccl us / GB/s | bare ipc us / GB/s | " +

@@ -208,35 +208,47 @@ static int start_links(weft_comm_t *c, nccl_state_t *s, const nccl_card_t *cards
     return ok;
 }
 
-/* Waits (bounded) for this rank's communicators to finish their set-up,
- * then gives each its stream. */
-static int finish_links(weft_comm_t *c, nccl_state_t *s)
+/* Link l of this rank, for l in [0, 2 nranks): sends to l, then
+ * receives from l - nranks. */
+static nccl_link_t *link_at(weft_comm_t *c, nccl_state_t *s, int l)
+{
+    return l < c->nranks ? &s->to[l] : &s->from[l - c->nranks];
+}
+
+/* Waits (bounded) until no communicator of this rank has NCCL work in the
+ * background; 0 after logging when one failed or the time ran out. */
+static int settle_all(weft_comm_t *c, nccl_state_t *s, const char *what)
 {
     int64_t end = weft_clock_ns() + (int64_t)NCCL_SETUP_SECONDS * 1000000000LL;
     for (;;) {
-        int pending = 0, failed = 0;
-        for (int r = 0; r < 2 * c->nranks; r++) {
-            nccl_link_t *l = r < c->nranks ? &s->to[r] : &s->from[r - c->nranks];
+        int pending = 0;
+        for (int i = 0; i < 2 * c->nranks; i++) {
+            nccl_link_t *l = link_at(c, s, i);
             ncclResult_t st = ncclSuccess;
             if (!l->comm) continue;
             if (ncclCommGetAsyncError(l->comm, &st) != ncclSuccess) st = ncclInternalError;
-            if (st == ncclInProgress)
+            if (st == ncclInProgress) {
                 pending++;
-            else if (st != ncclSuccess && !failed++)
-                weft_error("comm: NCCL communicator with rank %d: %s (%s)", l->peer,
+            } else if (st != ncclSuccess) {
+                weft_error("comm: %s: NCCL communicator with rank %d: %s (%s)", what, l->peer,
                            ncclGetErrorString(st), ncclGetLastError(l->comm));
+                return 0;
+            }
         }
-        if (failed) return 0;
-        if (!pending) break;
+        if (!pending) return 1;
         if (weft_clock_ns() > end) {
-            weft_error("comm: the NCCL communicators were not set up after %d s",
-                       NCCL_SETUP_SECONDS);
+            weft_error("comm: %s: not done after %d s", what, NCCL_SETUP_SECONDS);
             return 0;
         }
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
-    for (int r = 0; r < 2 * c->nranks; r++) {
-        nccl_link_t *l = r < c->nranks ? &s->to[r] : &s->from[r - c->nranks];
+}
+
+/* Gives each communicator its stream. */
+static int make_streams(weft_comm_t *c, nccl_state_t *s)
+{
+    for (int i = 0; i < 2 * c->nranks; i++) {
+        nccl_link_t *l = link_at(c, s, i);
         if (l->comm &&
             cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking) != cudaSuccess) {
             weft_error("comm: no CUDA stream for the NCCL communicator with rank %d", l->peer);
@@ -244,6 +256,40 @@ static int finish_links(weft_comm_t *c, nccl_state_t *s)
         }
     }
     return 1;
+}
+
+/* One byte over every link, both directions at once in one group. NCCL
+ * connects a pair's channels at their first operation, which needs both
+ * ranks: here both are, whereas the engine thread's first receive would
+ * wait for a sender that has not had the GET yet. It also takes the
+ * connection's cost out of the first transfer. */
+static int warm_links(weft_comm_t *c, nccl_state_t *s)
+{
+    char *buf = NULL;
+    if (cudaMalloc((void **)&buf, 2 * (size_t)c->nranks) != cudaSuccess) return 0;
+    ncclGroupStart();
+    for (int i = 0; i < 2 * c->nranks; i++) {
+        nccl_link_t *l = link_at(c, s, i);
+        if (!l->comm) continue;
+        if (l->send)
+            ncclSend(buf + i, 1, ncclChar, 1, l->comm, l->stream);
+        else
+            ncclRecv(buf + i, 1, ncclChar, 0, l->comm, l->stream);
+    }
+    ncclResult_t g = ncclGroupEnd();
+    int ok = (g == ncclSuccess || g == ncclInProgress) && settle_all(c, s, "first exchange");
+    int64_t end = weft_clock_ns() + (int64_t)NCCL_SETUP_SECONDS * 1000000000LL;
+    for (int i = 0; i < 2 * c->nranks && ok; i++) {
+        nccl_link_t *l = link_at(c, s, i);
+        cudaError_t e = cudaSuccess;
+        while (l->comm && (e = cudaStreamQuery(l->stream)) == cudaErrorNotReady &&
+               weft_clock_ns() < end)
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+        ok = e == cudaSuccess;
+    }
+    if (!ok) weft_error("comm: the first NCCL exchange with the peers did not complete");
+    cudaFree(buf);
+    return ok;
 }
 
 static void drop_links(weft_comm_t *c, nccl_state_t *s)
@@ -279,8 +325,12 @@ static int nccl_connect(weft_comm_t *c, void *state)
     for (int i = 0; i < c->nranks; i++)
         for (int j = 0; j < c->nranks; j++) used |= pair_uses_nccl(c, cards, i, j);
     ok = !used || exchange_ids(c, cards, ids, ids + c->nranks);
-    if (used && ok) ok = start_links(c, s, cards, ids, ids + c->nranks) && finish_links(c, s);
+    if (used && ok)
+        ok = start_links(c, s, cards, ids, ids + c->nranks) &&
+             settle_all(c, s, "communicator set-up") && make_streams(c, s);
     ok = !used || all_ranks_ok(c, ok);
+    /* Every rank has its communicators: the first exchange can pair up. */
+    if (used && ok) ok = all_ranks_ok(c, warm_links(c, s));
     free(cards);
     free(ids);
     if (ok) return WEFT_SUCCESS;
@@ -395,8 +445,8 @@ static int nccl_progress(weft_comm_t *c, void *state)
         op_end(c, s, pp, e == cudaSuccess ? NULL : cudaGetErrorString(e));
         done++;
     }
-    for (int r = 0; r < 2 * c->nranks && s->ops; r++) {
-        nccl_link_t *l = r < c->nranks ? &s->to[r] : &s->from[r - c->nranks];
+    for (int i = 0; i < 2 * c->nranks && s->ops; i++) {
+        nccl_link_t *l = link_at(c, s, i);
         ncclResult_t st = ncclSuccess;
         if (!l->comm || !l->inflight) continue;
         if (ncclCommGetAsyncError(l->comm, &st) != ncclSuccess) st = ncclInternalError;
