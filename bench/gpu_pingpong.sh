@@ -9,6 +9,7 @@
 #              Release with -DWEFT_CUDA=ON -DWEFT_NCCL=ON and built if needed)
 #   -o         where the logs and table.md go (default ./gpu-pingpong)
 #   --split    also run each transport with comm_node_split=rank
+#   PP_CELLS   (environment) the weft columns, default "ipc nccl staged off"
 # The table gives, per size, each column's latency (us, half a round trip for
 # weft and nccl, one pull for ipc) and bandwidth, and weft's fixed cost per
 # move (weft latency minus the bare latency of the same mechanism). It prints
@@ -47,7 +48,7 @@ mpicc -std=c11 -O2 -I"$cuda/include" -I"$nccl_inc" "$here/bare_p2p.c" -o "$out/b
 
 run2=(mpiexec -n 2 --bind-to none -x NCCL_NVLS_ENABLE)
 "${run2[@]}" "$out/bare_p2p" --max-size "$max" >"$out/bare.log" 2>&1
-cells="ipc nccl staged off"
+cells=${PP_CELLS:-ipc nccl staged off}
 for t in $cells; do
     for sp in host $([ $split = 1 ] && echo rank); do
         args=(--weft-comm_transport=$t)
