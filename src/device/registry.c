@@ -20,6 +20,11 @@ static const module_entry_t modules[] = {
 #else
     {"device_cuda_enabled", "CUDA", NULL},
 #endif
+#ifdef WEFT_HAVE_HIP
+    {"device_hip_enabled", "HIP", &weft_hip_ops},
+#else
+    {"device_hip_enabled", "HIP", NULL},
+#endif
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
