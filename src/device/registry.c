@@ -165,7 +165,8 @@ static int module_count(const module_entry_t *m, const weft_params_t *p, int *co
 {
     int64_t want = weft_params_int(p, m->param);
     int present = 0;
-    if (m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
+    /* A type not asked for is not probed: its runtime is not started. */
+    if (want != 0 && m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
     *present_out = present;
     if (want < 0) {
         *count = present;
