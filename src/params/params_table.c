@@ -43,9 +43,10 @@ const weft_param_def_t weft_param_table[] = {
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
-    ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
+    ENUM("device_type", "cuda", "cuda|emu|hip", "accelerator type the apps' -g flag asks for"),
     /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
     INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),
+    INT("device_hip_enabled", "0", -1, 16, "HIP (AMD) devices to use; -1 = all present, 0 = none"),
     INT("device_emu_enabled", "0", 0, 16, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100,
         "percent of each device's memory weft may take, split among the ranks of the node "
