@@ -15,6 +15,7 @@
 #include "sched/task.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
+#include "util/blas_threads.h"
 #include "weft/weft.h"
 
 struct weft_context {
@@ -40,11 +41,11 @@ struct weft_context {
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
-    uint64_t next_seq; /* tasks inserted (main thread) */
-    uint64_t next_key; /* data created (main thread): names data across ranks */
-    int blas_threads_saved;
-    atomic_int error;         /* first error seen by a worker, 0 if none */
-    struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
+    uint64_t next_seq;                /* tasks inserted (main thread) */
+    uint64_t next_key;                /* data created (main thread): names data across ranks */
+    weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
+    atomic_int error;                 /* first error seen by a worker, 0 if none */
+    struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
     atomic_llong actions_done; /* network SEND/RECV tasks finished */

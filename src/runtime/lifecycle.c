@@ -3,7 +3,6 @@
  * ranks, and stopped in reverse; the context's small public getters. */
 #include "context/context.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 
 #include "stf/agree.h"
@@ -13,6 +12,7 @@
 #include "exec/exec.h"
 #include "stf/taskrun.h"
 #include "stf/seqcheck.h"
+#include "util/blas_threads.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -217,13 +217,12 @@ static int start_host(weft_context_t *ctx)
     }
     if ((rc = choose_cpuset(ctx)) != WEFT_SUCCESS) goto undo_cpuset;
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
-    ctx->blas_threads_saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    weft_blas_threads_single(&ctx->blas_threads);
     if ((rc = start_trace(ctx)) != WEFT_SUCCESS) goto undo_blas;
     return WEFT_SUCCESS;
 
 undo_blas:
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
 undo_cpuset:
     hwloc_bitmap_free(ctx->cpuset);
 undo_topo:
@@ -235,7 +234,7 @@ static void stop_host(weft_context_t *ctx)
 {
     weft_trace_destroy(ctx->trace);
     ctx->trace = NULL;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
 }
@@ -388,7 +387,7 @@ int weft_fini(weft_context_t *ctx)
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);
