@@ -90,7 +90,8 @@ WEFT_API int weft_ncores(const weft_context_t *ctx);
  * They are opened by weft_init from the parameters device_cuda_enabled and
  * device_emu_enabled (set WEFT_DEVICE_EMU_ENABLED=N in the environment, or
  * pass --weft-device_emu_enabled=N, before weft_init) and numbered 1..n,
- * CUDA devices first; 0 is the host. */
+ * CUDA devices first; 0 is the host. The log prefix (weft[rank.index]),
+ * show_stats and the trace name a device by the same number: cuda1, emu2. */
 WEFT_API int weft_ndevices(const weft_context_t *ctx);
 /* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
  * -1 for an index that is not 0..weft_ndevices(ctx). */
