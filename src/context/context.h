@@ -77,6 +77,11 @@ void weft_stats_print(weft_context_t *ctx);
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);
 
+/* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
+ * sizes (logged). Main thread. */
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank);
+
 /* Registry of live data for the leak report. */
 int weft_context_track(weft_context_t *ctx, weft_data_t *d);
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);

@@ -259,9 +259,10 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
-/* Parameters both ends of a transfer must share: the receiver sizes its
- * eager buffers and staged chunks by its own values. */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk"};
+/* Parameters every rank must share: the receiver of a transfer sizes its
+ * eager buffers and staged chunks by its own values, and every rank
+ * inserts the same partial-result tasks of a reduction (redux_lanes). */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
