@@ -91,7 +91,9 @@ WEFT_API int weft_ncores(const weft_context_t *ctx);
  * device_cuda_enabled, device_hip_enabled and device_emu_enabled (set
  * WEFT_DEVICE_EMU_ENABLED=N in the environment, or pass
  * --weft-device_emu_enabled=N, before weft_init) and numbered 1..n, CUDA
- * devices first, then HIP, then emu; 0 is the host. */
+ * devices first, then HIP, then emu; 0 is the host. The log prefix
+ * (weft[rank.index]), show_stats and the trace name a device by the same
+ * number: cuda1, emu2. */
 WEFT_API int weft_ndevices(const weft_context_t *ctx);
 /* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
  * -1 for an index that is not 0..weft_ndevices(ctx). */
@@ -321,6 +323,13 @@ enum {
     WEFT_R = 0x1,
     WEFT_W = 0x2,
     WEFT_RW = 0x3,
+    /* Commutative accumulation into a data with a reduction
+     * (weft_data_set_reduction): the task gets a partial result of its
+     * rank's to update in place (read-write), initialised by the reduction's
+     * init class; tasks of different partials run at once. The partials
+     * are combined into the data, on its owner, before the next task that
+     * uses it otherwise and at weft_taskpool_wait. */
+    WEFT_REDUX = 0x4,
     WEFT_AFFINITY = 0x10, /* OR-ed with a mode: the task runs where this data lives */
     WEFT_VALUE = 0x100,   /* followed by (const void *ptr, size_t bytes): copied */
     WEFT_PRIORITY = 0x200 /* followed by an int; higher runs first */
@@ -329,6 +338,19 @@ enum {
 #define WEFT_MAX_FLOWS 16
 #define WEFT_MAX_VALUES 8
 #define WEFT_MAX_VALUE_BYTES 64
+
+/* Makes d reducible (mode WEFT_REDUX of weft_insert_task). init's body
+ * sets its flow 0 (W) to the identity of the operation; combine's body
+ * folds its flow 1 (R, a partial result) into its flow 0 (RW): the
+ * operation must be commutative and associative (the order of the
+ * partials is not fixed). Each may have CPU, emu and CUDA bodies. Each
+ * rank keeps up to redux_lanes partials of d (its tasks are dealt over
+ * them in turn), combines them into one, then into d on d's owner; a NEW d
+ * never written is first set by init. Call on every rank, between
+ * taskpools, before the first WEFT_REDUX task of d. WEFT_ERR_INVALID for a
+ * bad handle or a class without a CPU body. */
+WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
+                                                    const weft_task_class_t *combine);
 
 WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name);
 

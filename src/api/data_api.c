@@ -11,14 +11,6 @@
 #include "stf/taskpool.h"
 #include "util/log.h"
 
-weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
-                            int owner_rank)
-{
-    weft_data_t *d = weft_data_create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
-    if (d) d->quarantine = &ctx->quarantine;
-    return d;
-}
-
 const char *weft_data_busy_taskpool(const weft_data_t *d)
 {
     const weft_stf_rec_t *r = weft_stf_rec(d);

@@ -4,6 +4,7 @@
 #include "context/context.h"
 
 #include "devmgr/devmgr.h"
+#include "stf/redux.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -23,6 +24,10 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         tp->mismatch = 1;
         return WEFT_ERR_MISMATCH;
     }
+    /* Partial results still apart are combined by tasks of this wave,
+     * inserted alike on every rank before the sequences are compared. */
+    int rrc = weft_redux_flush_pool(tp);
+    if (rrc != WEFT_SUCCESS) weft_failure_note(tp, rrc, "combining partial results failed");
     if (ctx->nranks > 1) {
         /* The agreement comes first, before any other collective and any
          * transfer: ranks elsewhere would otherwise leave this one

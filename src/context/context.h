@@ -15,6 +15,7 @@
 #include "sched/task.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
+#include "util/blas_threads.h"
 #include "weft/weft.h"
 
 struct weft_context {
@@ -40,11 +41,11 @@ struct weft_context {
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
-    uint64_t next_seq; /* tasks inserted (main thread) */
-    uint64_t next_key; /* data created (main thread): names data across ranks */
-    int blas_threads_saved;
-    atomic_int error;         /* first error seen by a worker, 0 if none */
-    struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
+    uint64_t next_seq;                /* tasks inserted (main thread) */
+    uint64_t next_key;                /* data created (main thread): names data across ranks */
+    weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
+    atomic_int error;                 /* first error seen by a worker, 0 if none */
+    struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
     atomic_llong actions_done; /* network SEND/RECV tasks finished */
@@ -75,6 +76,11 @@ void weft_stats_print(weft_context_t *ctx);
 
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);
+
+/* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
+ * sizes (logged). Main thread. */
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank);
 
 /* Registry of live data for the leak report. */
 int weft_context_track(weft_context_t *ctx, weft_data_t *d);

@@ -1,4 +1,4 @@
-/* Live data of a context and the leak report: at the end, a data the user
+/* Data made by a context, its live data and the leak report: at the end, a data the user
  * never released that still holds runtime-owned memory is a real leak.
  * Temporaries (NEW tiles, network copies) released by the user or by weft
  * are gone from this list by then, so they are never reported. */
@@ -6,6 +6,14 @@
 
 #include "context/context.h"
 #include "util/log.h"
+
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank)
+{
+    weft_data_t *d = weft_data_create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
+    if (d) d->quarantine = &ctx->quarantine;
+    return d;
+}
 
 int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 {

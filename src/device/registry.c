@@ -139,7 +139,9 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fa
     dev->type_index = type_index;
     dev->params = p;
     dev->workspace_bytes = (size_t)weft_params_int(p, "device_workspace");
-    snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, type_index);
+    /* Named by its API index (weft_data_set_device, the log prefix, the trace
+     * tracks, show_stats): one number for one device everywhere. */
+    snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, dev->index);
     int rc = open_device(dev, fault);
     if (rc != WEFT_SUCCESS) {
         weft_error("could not open %s device %d: %s", ops->name, type_index, weft_strerror(rc));

@@ -552,10 +552,10 @@ static void mgr_free(weft_devmgr_t *m)
 static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%d manager", dev->ops->name, dev->index);
+    snprintf(name, sizeof name, "%s manager", dev->name);
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
-        snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
+        snprintf(name, sizeof name, "%s stream %d%s", dev->name, s,
                  s == WEFT_STREAM_IN         ? " (in)"
                  : s == WEFT_STREAM_OUT      ? " (out)"
                  : s == WEFT_STREAM_PREFETCH ? " (prefetch)"

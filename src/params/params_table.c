@@ -38,11 +38,16 @@ const weft_param_def_t weft_param_table[] = {
         "accelerator and one for the comm thread when the rank uses accelerators"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
-    BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
+    BOOL("show_stats", "0",
+         "at weft_fini, per rank: tasks, network bytes by transport; per device (emu1, cuda1, "
+         "... by API index): tasks, H2D/D2H/D2D bytes, evictions, peak memory"),
     BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
+    INT("redux_lanes", "4", 1, 64,
+        "partial results a rank keeps for each data under WEFT_REDUX: tasks of one lane run one "
+        "after the other, tasks of different lanes at once; equal on every rank"),
     ENUM("device_type", "cuda", "cuda|emu|hip", "accelerator type the apps' -g flag asks for"),
     /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
     INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),
@@ -109,10 +114,13 @@ const weft_param_def_t weft_param_table[] = {
          "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
-    STRING("trace", "", "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank"),
+    STRING("trace", "",
+           "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank (opened at weft_init: an "
+           "unwritable path fails it)"),
     STRING("fault_inject", "",
            "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
-           "(sites task, comm_alloc, comm_post; e.g. task:gemm:3@1)"),
+           "(sites task, comm_alloc, comm_post, device_open; e.g. task:gemm:3@1; docs/SEMANTICS.md "
+           "section 3)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,
         "slices kept per trace track (worker, stream, comm); later ones are dropped with a "
         "warning"),

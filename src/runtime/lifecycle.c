@@ -3,7 +3,6 @@
  * ranks, and stopped in reverse; the context's small public getters. */
 #include "context/context.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 
 #include "stf/agree.h"
@@ -13,6 +12,7 @@
 #include "exec/exec.h"
 #include "stf/taskrun.h"
 #include "stf/seqcheck.h"
+#include "util/blas_threads.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -227,13 +227,12 @@ static int start_host(weft_context_t *ctx)
     }
     if ((rc = choose_cpuset(ctx)) != WEFT_SUCCESS) goto undo_cpuset;
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
-    ctx->blas_threads_saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    weft_blas_threads_single(&ctx->blas_threads);
     if ((rc = start_trace(ctx)) != WEFT_SUCCESS) goto undo_blas;
     return WEFT_SUCCESS;
 
 undo_blas:
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
 undo_cpuset:
     hwloc_bitmap_free(ctx->cpuset);
 undo_topo:
@@ -245,7 +244,7 @@ static void stop_host(weft_context_t *ctx)
 {
     weft_trace_destroy(ctx->trace);
     ctx->trace = NULL;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
 }
@@ -270,10 +269,11 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
-/* Parameters both ends of a transfer must share (the receiver sizes its
- * eager buffers and staged chunks by its own values), and the ranks' view
- * of which of them share a node. */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk",
+/* Parameters every rank must share: the receiver of a transfer sizes its
+ * eager buffers and staged chunks by its own values, every rank inserts
+ * the same partial-result tasks of a reduction (redux_lanes), and the
+ * ranks' view of which of them share a node (comm_node_split). */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
                                          "comm_node_split"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
@@ -406,7 +406,7 @@ int weft_fini(weft_context_t *ctx)
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);

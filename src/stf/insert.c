@@ -10,6 +10,7 @@
 #include "sched/task.h"
 #include "stf/insert.h"
 #include "stf/record.h"
+#include "stf/redux.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -32,7 +33,7 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
     }
     weft_flow_t *f = &t->flow[t->nflows++];
     f->data = d;
-    f->mode = tag & WEFT_RW;
+    f->mode = tag & (WEFT_RW | WEFT_REDUX);
     f->copy = NULL;
     f->out_version = 0;
     weft_data_retain(d);
@@ -67,7 +68,8 @@ static int parse_args(weft_task_t *t, int *tags, va_list ap)
         } else if (tag == WEFT_PRIORITY) {
             t->priority = va_arg(ap, int);
             rc = WEFT_SUCCESS;
-        } else if ((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) {
+        } else if (((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) ||
+                   (tag & ~WEFT_AFFINITY) == WEFT_REDUX) {
             if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = tag;
             rc = add_flow(t, tag, va_arg(ap, weft_data_t *), pos);
         } else {
@@ -80,14 +82,18 @@ static int parse_args(weft_task_t *t, int *tags, va_list ap)
     }
 }
 
+int weft_insert_never_written(const weft_data_t *d)
+{
+    const weft_stf_rec_t *rec = weft_stf_rec(d);
+    return (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) && d->version == 0 &&
+           weft_remote_version(d) == 0;
+}
+
 static int check_flows(const weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        const weft_stf_rec_t *rec = weft_stf_rec(d);
-        int never_written = (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) &&
-                            d->version == 0 && weft_remote_version(d) == 0;
-        if (never_written && (t->flow[i].mode & WEFT_R)) {
+        if (weft_insert_never_written(d) && (t->flow[i].mode & WEFT_R)) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
                        (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
@@ -190,7 +196,13 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_start(ap, cls);
     int rc = parse_args(t, tags, ap);
     va_end(ap);
+    /* Pending partial results of a data this task uses otherwise are
+     * combined first (their tasks go before it). */
+    if (rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, t);
     if (rc == WEFT_SUCCESS) rc = check_flows(t);
+    int aff = affinity_flow(tags, t->nflows);
+    if (rc == WEFT_SUCCESS)
+        rc = weft_redux_lower(tp, t, tp->ctx->nranks > 1 ? weft_remote_exec_rank(t, aff) : 0);
     if (rc != WEFT_SUCCESS) {
         /* Refused: nothing inserted, so nothing for a wait to wait for. */
         weft_task_unref(t);
@@ -198,8 +210,8 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     }
     if (tp->t_first == 0) tp->t_first = weft_clock_s();
     t->device = 0;
-    t->affinity = affinity_flow(tags, t->nflows);
-    if (tp->ctx->nranks > 1 && !distribute(tp, t, affinity_flow(tags, t->nflows), &rc)) {
+    t->affinity = aff;
+    if (tp->ctx->nranks > 1 && !distribute(tp, t, aff, &rc)) {
         weft_task_unref(t);
         return rc;
     }

@@ -4,15 +4,18 @@
 
 #include <stdlib.h>
 
+#include "stf/redux.h"
+
 static void rec_free(void *p)
 {
     weft_stf_rec_t *r = p;
+    weft_redux_free(r->redux);
     free(r->readers);
     free(r->remote);
     free(r);
 }
 
-weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
+weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d)
 {
     weft_stf_rec_t *r = d->stf;
     if (!r) {
@@ -21,6 +24,13 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
         d->stf = r;
         d->stf_free = rec_free;
     }
+    return r;
+}
+
+weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
+{
+    weft_stf_rec_t *r = weft_stf_rec_get(d);
+    if (!r) return NULL;
     if (r->epoch != tp->epoch) {
         if (weft_taskpool_touch(tp, d) != WEFT_SUCCESS) return NULL;
         r->epoch = tp->epoch;

@@ -14,10 +14,14 @@ typedef struct weft_stf_rec {
     int nreaders, readers_cap;
     uint64_t epoch;                 /* taskpool epoch that last touched it */
     struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
+    struct weft_redux *redux;       /* stf/redux.c, NULL: no reduction set */
 } weft_stf_rec_t;
 
 /* d's record, NULL when no task was ever inserted with it. */
 static inline weft_stf_rec_t *weft_stf_rec(const weft_data_t *d) { return d->stf; }
+
+/* d's record, created when absent (NULL: out of host memory). */
+weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d);
 
 /* d's record, created when absent, after tp remembered d as touched
  * (once per taskpool epoch). NULL: out of host memory. */

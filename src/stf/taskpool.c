@@ -1,6 +1,7 @@
 /* Taskpools: creation and registry in the context, the data each touched,
  * the wait for its tasks (with the watchdog) and their end. */
 #include "stf/taskpool.h"
+#include "stf/redux.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ double weft_taskpool_gflops(const weft_taskpool_t *tp)
 void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
     remove_from_context(tp->ctx, tp);
+    weft_redux_drop_pool(tp);
     free(tp->touched);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);

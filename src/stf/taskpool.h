@@ -29,6 +29,8 @@ struct weft_taskpool {
     int mismatch;            /* the sequence check failed: tasks may never finish */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
+    weft_data_t **redux;     /* data with partial results not yet combined (stf/redux.c) */
+    int nredux, redux_cap;
 };
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
