@@ -51,6 +51,7 @@ void weft_data_destroy(weft_data_t *d)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
     if (d->stf) d->stf_free(d->stf);
     d->stf = NULL;
+    weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
     weft_quarantine_put(d->quarantine, d, free);
 }

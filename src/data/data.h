@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/nextuse.h"
 #include "util/handle.h"
 #include "util/quarantine.h"
 #include "util/spin.h"
@@ -85,8 +86,9 @@ struct weft_data {
     void *stage_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int host_access;     /* mode of a weft_data_host_acquire not yet released, 0 none */
+    weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
