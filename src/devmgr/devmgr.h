@@ -117,6 +117,10 @@ int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 /* Zone bytes the tiles of t take on m's device (its distinct flows; none
  * for a flow whose copy there is the user's memory). */
 size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t);
+/* Of n ready tasks in run order, the index of the one whose reads have
+ * the fewest bytes to bring to m's device (the first among equals). Takes
+ * each flow's data lock. */
+int weft_devcopy_pick_resident(weft_devmgr_t *m, weft_task_t *const *cand, int n);
 /* Copies of m's device that some task, transfer or send holds now (they
  * cannot be evicted until it lets go). Manager thread. */
 int weft_devcopy_pinned(weft_devmgr_t *m);
