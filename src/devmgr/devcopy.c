@@ -2,9 +2,7 @@
  * copies first, then dirty ones once written back to host: the newest
  * version is never lost), the LRU of each device, and the write-back of a
  * device's newest version to host memory (pushout). */
-#include <sched.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
@@ -13,13 +11,6 @@
 weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
 {
     return src == 0 ? WEFT_XFER_H2D : dst == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
-}
-
-/* Another thread is moving bytes into a copy we need: wait a little. */
-static void pause_briefly(void)
-{
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = 20000};
-    nanosleep(&ts, NULL);
 }
 
 /* ---- the LRU of a device ------------------------------------------------ */
@@ -491,14 +482,14 @@ static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
     for (;;) {
         weft_data_copy_t *h = host_target_locked(d, fresh, rc);
         if (h || *rc == WEFT_SUCCESS || *rc == WEFT_ERR_INTERNAL) return h;
-        weft_data_unlock(d);
-        if (*rc == WEFT_ERR_NOMEM) {
-            if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
-                weft_data_lock(d);
-                return NULL;
-            }
-        } else {
-            pause_briefly();
+        if (*rc == WEFT_AGAIN) {
+            weft_data_wait_change(d); /* until that transfer or task lets go */
+            continue;
+        }
+        weft_data_unlock(d); /* WEFT_ERR_NOMEM: the memory comes outside the lock */
+        if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
+            weft_data_lock(d);
+            return NULL;
         }
         weft_data_lock(d);
     }
@@ -545,11 +536,7 @@ int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
     void *fresh = NULL;
     weft_data_lock(d);
     /* A write-back of the previous version may still be landing there. */
-    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) {
-        weft_data_unlock(d);
-        pause_briefly();
-        weft_data_lock(d);
-    }
+    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) weft_data_wait_change(d);
     while (!d->copies[0] && !fresh) {
         weft_data_unlock(d);
         fresh = weft_host_alloc(d->bytes);
