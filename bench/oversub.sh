@@ -6,14 +6,16 @@
 # of GFLOPS and bytes against the limit.
 #
 # Usage: bench/oversub.sh [options]
-#   -B <dir>      weft build tree with apps/weft-potrf (default ./build)
+#   -B <dir>      weft build tree with apps/weft-potrf (default ./build, or
+#                 ./build-gpu with -d cuda; configured Release, with
+#                 -DWEFT_CUDA=ON for cuda, and built when weft-potrf is missing)
 #   -o <dir>      where logs, results.csv, table.md and oversub.png go
 #                 (default ./oversub)
 #   -N <n>        matrix order (default 4096)
 #   -t <nb>       tile size (default 256)
 #   -g <n>        devices (default 1)
 #   -d emu|cuda   device type (default emu; cuda on the GPU machine)
-#   -c <cores>    worker cores (default 2)
+#   -c <cores>    worker cores (default 2 with emu; weft's own choice with cuda)
 #   -f "<f> ..."  limits as fractions of the matrix's N^2 * 8 bytes, or
 #                 "none" for no limit (default "1/8 1/4 1/2 1 none")
 #   -p "<p> ..."  policies (default "lru next_use")
@@ -26,8 +28,8 @@
 #
 # Examples:
 #   bench/oversub.sh                                  # this machine, emu device
-#   bench/oversub.sh -B build-gpu -d cuda -N 32768 -t 2048 -c 8 -f "1/16 1/8 1/4 1/2 none"
-#   bench/oversub.sh -B build-gpu -d cuda -N 65536 -t 2048 -c 8 -f "1/8 1/4 none"
+#   bench/oversub.sh -d cuda -N 32768 -t 2048 -o oversub-32k   # one H200
+#   bench/oversub.sh -d cuda -N 65536 -t 2048 -f "1/8 1/4 1/2 none" -o oversub-64k
 # (on one H200, 1/4 of N=32768 is the 2 GiB limit of issue 18, 1/4 of 65536
 # its 8 GiB). Bytes count every copy of the process: the matrix brought to
 # the device before the clock starts and the factor written back after.
@@ -35,13 +37,13 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-build=./build
+build=""
 out=./oversub
 n=4096
 nb=256
 g=1
 dtype=emu
-cores=2
+cores=""
 fracs="1/8 1/4 1/2 1 none"
 policies="lru next_use"
 runs=""
@@ -68,9 +70,16 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$runs" ] || runs=$([ "$dtype" = cuda ] && echo 2 || echo 1)
+[ -n "$build" ] || build=$([ "$dtype" = cuda ] && echo ./build-gpu || echo ./build)
+[ -n "$cores" ] || cores=$([ "$dtype" = cuda ] && echo -1 || echo 2)
 potrf=$build/apps/weft-potrf
-[ -x "$potrf" ] || { echo "oversub.sh: no $potrf (build weft first, or -B)"; exit 2; }
 mkdir -p "$out"
+if [ ! -x "$potrf" ]; then
+    cuda=$([ "$dtype" = cuda ] && echo ON || echo AUTO)
+    cmake -S "$here/.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DWEFT_CUDA=$cuda >"$out/build.log" 2>&1 &&
+        cmake --build "$build" -j "$(nproc)" --target weft-potrf >>"$out/build.log" 2>&1 ||
+        { tail -n 30 "$out/build.log"; echo "oversub.sh: could not build $potrf"; exit 2; }
+fi
 matrix=$((n * n * 8))
 csv=$out/results.csv
 echo "N,NB,devices,type,limit,limit_bytes,policy,gflops,h2d_gib,d2h_gib,evictions,writebacks,check" >"$csv"
@@ -89,8 +98,9 @@ cell() {
     local frac=$1 policy=$2 bytes log args
     bytes=$(limit_bytes "$frac")
     log=$out/potrf_${frac//\//of}_$policy.log
-    args=(-N "$n" -t "$nb" -g "$g" -c "$cores" --nruns "$runs" --weft-device_type="$dtype"
+    args=(-N "$n" -t "$nb" -g "$g" --nruns "$runs" --weft-device_type="$dtype"
         --weft-show_stats=1 --weft-device_evict="$policy")
+    [ "$cores" != -1 ] && args+=(-c "$cores")
     [ -n "$bytes" ] && args+=(--weft-device_memory_limit="$bytes")
     # The emu device's memory must hold the limit (and the whole matrix in core).
     [ "$dtype" = emu ] && args+=(--weft-device_emu_memory=$((matrix * 2 + (64 << 20))))

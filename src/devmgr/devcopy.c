@@ -265,35 +265,6 @@ size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t)
     return need;
 }
 
-/* Bytes t's reads would bring to m's device: flows whose data has no
- * copy there at the newest version (nor one arriving). */
-static size_t missing_bytes(weft_devmgr_t *m, const weft_task_t *t)
-{
-    size_t missing = 0;
-    for (int i = 0; i < t->nflows; i++) {
-        weft_data_t *d = t->flow[i].data;
-        if (!(t->flow[i].mode & WEFT_R) || weft_task_first_flow_of(t, i) != i) continue;
-        weft_data_lock(d);
-        if (!weft_data_copy_at_newest_locked(d, d->copies[m->dev->index])) missing += d->bytes;
-        weft_data_unlock(d);
-    }
-    return missing;
-}
-
-int weft_devcopy_pick_resident(weft_devmgr_t *m, weft_task_t *const *cand, int n)
-{
-    int best = 0;
-    size_t best_missing = missing_bytes(m, cand[0]);
-    for (int i = 1; i < n && best_missing > 0; i++) {
-        size_t missing = missing_bytes(m, cand[i]);
-        if (missing < best_missing) {
-            best = i;
-            best_missing = missing;
-        }
-    }
-    return best;
-}
-
 int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 {
     size_t need = weft_devcopy_task_bytes(m, t), capacity = weft_zone_capacity(m->dev->zone);

@@ -381,39 +381,6 @@ typedef struct mgr_state {
     int64_t backoff_ns;
 } mgr_state_t;
 
-#define RESIDENT_PICK 8 /* ready tasks of the top priority weighed by residency */
-
-/* The next task. With device_evict=next_use: of the first ready tasks of
- * the highest priority, the one with the fewest bytes to bring in (its
- * tiles already on the device), the earliest inserted among equals; the
- * others go back. Weighed outside the queue's lock (it is never held with
- * a data lock). With lru: the first, as before. */
-static weft_task_t *pop_ready(weft_devmgr_t *m)
-{
-    weft_task_t *cand[RESIDENT_PICK];
-    int n = 0;
-    pthread_mutex_lock(&m->lock);
-    cand[n] = weft_heap_pop(&m->ready);
-    if (cand[n]) n++;
-    while (m->evict_next_use && n > 0 && n < RESIDENT_PICK && !weft_heap_empty(&m->ready) &&
-           m->ready.v[0]->priority == cand[0]->priority)
-        cand[n++] = weft_heap_pop(&m->ready);
-    pthread_mutex_unlock(&m->lock);
-    if (n <= 1) return n ? cand[0] : NULL;
-    int best = weft_devcopy_pick_resident(m, cand, n);
-    weft_task_t *t = cand[best];
-    cand[best] = cand[--n];
-    pthread_mutex_lock(&m->lock);
-    int rc = 0;
-    for (int i = 0; i < n; i++) rc |= weft_heap_push(&m->ready, cand[i]);
-    pthread_mutex_unlock(&m->lock);
-    if (rc != 0) {
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "out of memory growing the ready queue");
-        abort();
-    }
-    return t;
-}
-
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
  * none in flight, the zone is emptied once (its own cached tiles may
  * split the free space); if the task still does not fit and nothing on
@@ -444,22 +411,11 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     return 0;
 }
 
-/* 1 when t, started now beside the tasks in flight, would take their tiles
- * past device_prefetch_share of the zone: it waits for one to end, rather
- * than evict the tiles the next tasks need (sets *bytes, t's share). Only
- * with device_evict=next_use: lru keeps the earlier behaviour whole. */
-static int past_prefetch_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *bytes)
-{
-    *bytes = weft_devcopy_task_bytes(m, t);
-    size_t budget = weft_zone_capacity(m->dev->zone) / 100 * (size_t)m->prefetch_share;
-    return m->evict_next_use && m->ninflight > 0 && m->inflight_bytes + *bytes > budget;
-}
-
 static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
     while (m->ninflight < m->max_inflight) {
-        weft_task_t *t = s->blocked ? s->blocked : pop_ready(m);
+        weft_task_t *t = s->blocked ? s->blocked : weft_devpick_next(m);
         if (!t) break;
         s->blocked = NULL;
         if (s->defrag) {
@@ -468,7 +424,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             (void)er; /* a failed write-back was logged; the task retries below */
         }
         size_t bytes;
-        if (past_prefetch_budget(m, t, &bytes)) {
+        if (weft_devpick_past_budget(m, t, &bytes)) {
             s->blocked = t;
             break;
         }

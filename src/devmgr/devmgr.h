@@ -92,6 +92,19 @@ int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
  * memory (MANAGED) gets its final version back there. */
 void weft_devexec_flush(struct weft_taskpool *tp);
 
+/* ---- devpick.c: which ready task starts next -------------------------- */
+
+/* The next ready task of m (NULL: none). With device_evict=next_use: of
+ * the first ready tasks of the top priority, the one with the fewest bytes
+ * to bring in, the earliest inserted among equals (the others go back);
+ * with lru the first. Manager thread; takes m->lock, then data locks
+ * without it. */
+weft_task_t *weft_devpick_next(weft_devmgr_t *m);
+/* 1 when t, started now beside the tasks in flight, would take their
+ * tiles past device_prefetch_share of the zone (next_use only): it waits
+ * for one to end. Sets *bytes, t's zone bytes. Manager thread. */
+int weft_devpick_past_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *bytes);
+
 /* ---- devcopy.c: copies across devices --------------------------------- */
 
 /* A copy of d on m's device with one reader taken for the caller,
@@ -117,10 +130,6 @@ int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 /* Zone bytes the tiles of t take on m's device (its distinct flows; none
  * for a flow whose copy there is the user's memory). */
 size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t);
-/* Of n ready tasks in run order, the index of the one whose reads have
- * the fewest bytes to bring to m's device (the first among equals). Takes
- * each flow's data lock. */
-int weft_devcopy_pick_resident(weft_devmgr_t *m, weft_task_t *const *cand, int n);
 /* Copies of m's device that some task, transfer or send holds now (they
  * cannot be evicted until it lets go). Manager thread. */
 int weft_devcopy_pinned(weft_devmgr_t *m);

@@ -65,12 +65,9 @@ const weft_param_def_t weft_param_table[] = {
          "stage-in copies go on a prefetch stream as soon as a task is started, while earlier "
          "kernels run (execution streams wait for them); 0: on the task's execution stream"),
     ENUM("device_evict", "next_use", "lru|next_use",
-         "device memory when the matrix does not fit: next_use evicts the copy whose next use "
-         "among this rank's inserted tasks is farthest (unused ones first, clean before dirty "
-         "at equal distance), lets a prefetch evict only what is needed after it, keeps "
-         "tasks in flight within device_prefetch_share and runs first, among ready tasks of "
-         "the top priority, those whose tiles are on the device; lru: the least recently used "
-         "goes, tasks run in priority order (the behaviour before next_use)"),
+         "which device copy goes when the zone is full: next_use, the one whose next use by "
+         "this rank's tasks is farthest (with residency-aware picks and prefetches kept "
+         "within device_prefetch_share); lru, the least recently used (the older behaviour)"),
     INT("device_prefetch_share", "50", 1, 100,
         "with device_evict=next_use, percent of a device's zone that the tiles of tasks in "
         "flight may take: past it the next task waits for one to end rather than evict the "

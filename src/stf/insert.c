@@ -139,8 +139,8 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     int rc = WEFT_SUCCESS;
     t->seq = ctx->next_seq++;
     /* The task is a pending use of its data until it ends (device
-     * eviction keeps what is used soonest). */
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+     * eviction keeps what is used soonest; nothing to keep without devices). */
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS && ctx->ndevices > 0; i++)
         if (weft_task_first_flow_of(t, i) == i)
             rc = weft_data_use_add(t->flow[i].data, t->seq, t->priority);
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
