@@ -31,8 +31,9 @@
 #   bench/oversub.sh -d cuda -N 32768 -t 2048 -o oversub-32k   # one H200
 #   bench/oversub.sh -d cuda -N 65536 -t 2048 -f "1/8 1/4 1/2 none" -o oversub-64k
 # (on one H200, 1/4 of N=32768 is the 2 GiB limit of issue 18, 1/4 of 65536
-# its 8 GiB). Bytes count every copy of the process: the matrix brought to
-# the device before the clock starts and the factor written back after.
+# its 8 GiB). Bytes count every copy of the process, the fill and the
+# prefetch of the matrix before the clock starts included (on cuda the fill
+# runs on the host and every tile comes in; on emu it runs on the device).
 # It prints figures and never fails on a timing (it is not a test).
 set -u
 
@@ -76,7 +77,7 @@ potrf=$build/apps/weft-potrf
 mkdir -p "$out"
 if [ ! -x "$potrf" ]; then
     cuda=$([ "$dtype" = cuda ] && echo ON || echo AUTO)
-    cmake -S "$here/.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DWEFT_CUDA=$cuda >"$out/build.log" 2>&1 &&
+    cmake -S "$here/.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DWEFT_CUDA="$cuda" >"$out/build.log" 2>&1 &&
         cmake --build "$build" -j "$(nproc)" --target weft-potrf >>"$out/build.log" 2>&1 ||
         { tail -n 30 "$out/build.log"; echo "oversub.sh: could not build $potrf"; exit 2; }
 fi
