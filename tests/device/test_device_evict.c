@@ -5,7 +5,8 @@
  * task before anything runs, so each rank knows every next use. The bytes
  * moved host to device must be exactly what the policy named by
  * WEFT_DEVICE_EVICT predicts (simulated here: least recently used, or the
- * farthest next use), and T must hold the sum of what was read. */
+ * farthest next use), and T must hold the sum of what was read. A second
+ * scenario checks the rules at equal distance and for copies without use. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -26,19 +27,34 @@ static int gate_body(weft_task_t *t)
     return 0;
 }
 
-/* flow 0: X (R), flow 1: T (RW): T += X */
+/* flows 0 .. n-2: X (R), flow n-1: T (RW): T += the X's */
 static int use_body(weft_task_t *t)
 {
-    const double *x = weft_task_ptr(t, 0);
-    double *tok = weft_task_ptr(t, 1);
-    int64_t lx = weft_task_ld(t, 0), lt = weft_task_ld(t, 1);
+    int n = weft_task_nflows(t);
+    double *tok = weft_task_ptr(t, n - 1);
+    int64_t lt = weft_task_ld(t, n - 1);
+    for (int f = 0; f < n - 1; f++) {
+        const double *x = weft_task_ptr(t, f);
+        int64_t lx = weft_task_ld(t, f);
+        for (int j = 0; j < NB; j++)
+            for (int i = 0; i < NB; i++) tok[i + j * lt] += x[i + j * lx];
+    }
+    return 0;
+}
+
+/* flow 0: X (RW), flow 1: T (RW): X += 1, which leaves X dirty on the device */
+static int dirty_body(weft_task_t *t)
+{
+    double *x = weft_task_ptr(t, 0);
+    int64_t lx = weft_task_ld(t, 0);
     for (int j = 0; j < NB; j++)
-        for (int i = 0; i < NB; i++) tok[i + j * lt] += x[i + j * lx];
+        for (int i = 0; i < NB; i++) x[i + j * lx] += 1;
     return 0;
 }
 
 static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_EMU] = gate_body}};
 static const weft_task_class_t use = {.name = "use", .body = {[WEFT_DEV_EMU] = use_body}};
+static const weft_task_class_t dirty = {.name = "dirty", .body = {[WEFT_DEV_EMU] = dirty_body}};
 
 /* The tile read by use k: 0 1 2 3 0 1 2 3 ..., the pattern where LRU with
  * three slots always evicts the tile needed next. */
@@ -91,11 +107,9 @@ static int expected_misses(int next_use)
     return misses;
 }
 
-int main(int argc, char **argv)
+/* Scenario 1: the cycle; H2D bytes and evictions as simulated. */
+static void cycle(weft_context_t *ctx, int next_use)
 {
-    weft_context_t *ctx = devtest_init(&argc, &argv, 1);
-    const char *policy = getenv("WEFT_DEVICE_EVICT");
-    int next_use = !policy || strcmp(policy, "lru") != 0;
     static double xmem[NX][NB * NB], tmem[NB * NB];
     weft_data_t *x[NX], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB);
     for (int i = 0; i < NX; i++) {
@@ -127,9 +141,65 @@ int main(int argc, char **argv)
     int right = 1;
     for (int e = 0; e < NB * NB; e++) right &= tmem[e] == sum;
     CHECK(right);
-
     for (int i = 0; i < NX; i++) weft_data_release(x[i]);
     weft_data_release(tok);
+}
+
+/* Scenario 2 (DEVTEST_EVICT_RULES=1), the rules of next_use in a zone of T
+ * and three tiles: B written first (dirty, least recently used), then A and
+ * C read, then D read: A, B and C are all next used by the last task (equal
+ * distance), so a clean one goes, A, the less recent, and not B (no
+ * write-back). That last task reads A, B and C: D, with no use left, goes
+ * for A. lru evicts A, then C (the least recent clean one, although needed
+ * at once), then D for C: one stage-in more. */
+static void rules(weft_context_t *ctx, int next_use)
+{
+    enum { A, B, C, D, NT };
+    static double mem[NT][NB * NB], tmem[NB * NB];
+    weft_data_t *x[NT], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB);
+    for (int i = 0; i < NT; i++) {
+        for (int e = 0; e < NB * NB; e++) mem[i][e] = i + 1;
+        x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], NB, NB, NB);
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "rules");
+    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &dirty, WEFT_RW, x[B], WEFT_RW, tok, 0) == 0);
+    for (int i = A; i <= D; i += 2) /* A, C */
+        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[i], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[D], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[A], WEFT_R, x[B], WEFT_R, x[C], WEFT_RW, tok, 0) ==
+            0);
+    atomic_store(&gate_open, 1);
+    CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
+    weft_taskpool_free(tp);
+
+    weft_device_counters_t c;
+    REQUIRE(weft_device_counters_get(ctx, 1, &c) == WEFT_SUCCESS);
+    int64_t tile = NB * NB * (int64_t)sizeof(double);
+    printf("%s rules: H2D %lld tiles, %lld evictions, %lld write-backs\n",
+           next_use ? "next_use" : "lru", (long long)(c.bytes_h2d / tile), (long long)c.evictions,
+           (long long)c.writebacks);
+    CHECK(c.bytes_h2d == (next_use ? 6 : 7) * tile); /* T B A C D, then A (and C) */
+    CHECK(c.evictions == (next_use ? 2 : 3));
+    CHECK(c.writebacks == 0);
+    /* T: A + C + D, then A + (B + 1) + C; B: 2 + 1 */
+    double want = (A + 1) + (C + 1) + (D + 1) + (A + 1) + (B + 2) + (C + 1);
+    int right = 1;
+    for (int e = 0; e < NB * NB; e++) right &= tmem[e] == want && mem[B][e] == B + 2;
+    CHECK(right);
+    for (int i = 0; i < NT; i++) weft_data_release(x[i]);
+    weft_data_release(tok);
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = devtest_init(&argc, &argv, 1);
+    const char *policy = getenv("WEFT_DEVICE_EVICT");
+    int next_use = !policy || strcmp(policy, "lru") != 0;
+    if (getenv("DEVTEST_EVICT_RULES"))
+        rules(ctx, next_use);
+    else
+        cycle(ctx, next_use);
     CHECK(weft_fini(ctx) == WEFT_SUCCESS);
     return check_report("device_evict");
 }
