@@ -10,6 +10,7 @@ void weft_nextuse_push_locked(weft_nextuse_t *u, weft_use_t use)
 {
     u->use[(u->head + u->n) % u->cap] = use;
     u->n++;
+    if (u->first_known && weft_use_after(u->first, use)) u->first = use;
 }
 
 weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int cap)
@@ -27,6 +28,7 @@ void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq)
     int i = 0;
     while (i < u->n && u->use[(u->head + i) % u->cap].seq != seq) i++;
     if (i == u->n) return;
+    if (u->first_known && u->first.seq == seq) u->first_known = 0;
     /* Close the gap from the head side: at the head (the usual case) that
      * moves nothing. */
     for (; i > 0; i--) u->use[(u->head + i) % u->cap] = u->use[(u->head + i - 1) % u->cap];
@@ -34,13 +36,16 @@ void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq)
     u->n--;
 }
 
-weft_use_t weft_nextuse_first_locked(const weft_nextuse_t *u)
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u)
 {
+    if (u->first_known) return u->first;
     weft_use_t first = WEFT_USE_NONE;
     for (int i = 0; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
         if (weft_use_after(first, x)) first = x;
     }
+    u->first = first;
+    u->first_known = 1;
     return first;
 }
 
@@ -48,7 +53,7 @@ void weft_nextuse_fini(weft_nextuse_t *u)
 {
     free(u->use);
     u->use = NULL;
-    u->n = u->cap = u->head = 0;
+    u->n = u->cap = u->head = u->first_known = 0;
 }
 
 int weft_data_use_add(weft_data_t *d, uint64_t seq, int priority)

@@ -26,10 +26,13 @@ static inline int weft_use_after(weft_use_t a, weft_use_t b)
     return a.seq > b.seq;
 }
 
-/* A ring of uses, in increasing insertion number from head. */
+/* A ring of uses, in increasing insertion number from head, and the first
+ * in run order while known (eviction asks far more often than it changes). */
 typedef struct weft_nextuse {
     weft_use_t *use;
     int head, n, cap;
+    weft_use_t first;
+    int first_known;
 } weft_nextuse_t;
 
 /* 1 when one more use fits without growing. Under the data's lock. */
@@ -47,10 +50,10 @@ weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int c
  * head. */
 void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq);
 
-/* The use that comes first in run order, WEFT_USE_NONE when none: a walk
- * of this data's pending uses (a handful: the tasks of the insertion
- * window that name it). */
-weft_use_t weft_nextuse_first_locked(const weft_nextuse_t *u);
+/* The use that comes first in run order, WEFT_USE_NONE when none: kept
+ * from the last call while no use ended, else a walk of this data's pending
+ * uses (a handful: the tasks of the insertion window that name it). */
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u);
 
 /* Frees the array (the data is being destroyed). */
 void weft_nextuse_fini(weft_nextuse_t *u);

@@ -25,7 +25,10 @@ static void test_order(void)
     push(&u, 11, 5);
     push(&u, 12, 5);
     CHECK(weft_nextuse_first_locked(&u).seq == 11); /* higher priority first */
-    weft_nextuse_drop_locked(&u, 11);               /* out of order */
+    push(&u, 13, 9);                                /* sooner than the one kept */
+    CHECK(weft_nextuse_first_locked(&u).seq == 13);
+    weft_nextuse_drop_locked(&u, 13);
+    weft_nextuse_drop_locked(&u, 11); /* out of order */
     CHECK(weft_nextuse_first_locked(&u).seq == 12);
     weft_nextuse_drop_locked(&u, 99); /* absent: nothing */
     CHECK(u.n == 2);
