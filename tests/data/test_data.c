@@ -180,10 +180,12 @@ static void wait_for_change(void)
             weft_data_copy_reader_acquire_locked(d->copies[0]);
             weft_data_unlock(d);
         }
+        /* Locked before the other thread starts: it cannot change the
+         * copy before this one waits, however late either is scheduled. */
         pthread_t th;
         double t0 = now_ms();
-        CHECK(pthread_create(&th, NULL, end_later, &e) == 0);
         weft_data_lock(d);
+        CHECK(pthread_create(&th, NULL, end_later, &e) == 0);
         int waits = 0, woken = 1;
         while (release ? d->copies[0]->readers > 0 : d->copies[0]->xfer == WEFT_XFER_UNDER) {
             woken &= weft_data_wait_change(d);
