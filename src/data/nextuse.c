@@ -10,7 +10,8 @@ void weft_nextuse_push_locked(weft_nextuse_t *u, weft_use_t use)
 {
     u->use[(u->head + u->n) % u->cap] = use;
     u->n++;
-    if (u->first_known && weft_use_after(u->first, use)) u->first = use;
+    int here = use.device < 0 || use.device == u->first_device;
+    if (u->first_known && here && weft_use_after(u->first, use)) u->first = use;
 }
 
 weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int cap)
@@ -36,16 +37,18 @@ void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq)
     u->n--;
 }
 
-weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u)
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
 {
-    if (u->first_known) return u->first;
+    if (u->first_known && u->first_device == device) return u->first;
     weft_use_t first = WEFT_USE_NONE;
     for (int i = 0; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
-        if (weft_use_after(first, x)) first = x;
+        int here = x.device < 0 || x.device == device;
+        if (here && weft_use_after(first, x)) first = x;
     }
     u->first = first;
     u->first_known = 1;
+    u->first_device = device;
     return first;
 }
 
@@ -56,7 +59,7 @@ void weft_nextuse_fini(weft_nextuse_t *u)
     u->n = u->cap = u->head = u->first_known = 0;
 }
 
-int weft_data_use_add(weft_data_t *d, uint64_t seq, int priority)
+int weft_data_use_add(weft_data_t *d, weft_use_t use)
 {
     weft_use_t *old = NULL;
     weft_data_lock(d);
@@ -70,7 +73,7 @@ int weft_data_use_add(weft_data_t *d, uint64_t seq, int priority)
         weft_data_lock(d);
         old = weft_nextuse_grow_locked(&d->uses, grown, cap);
     }
-    weft_nextuse_push_locked(&d->uses, (weft_use_t){.seq = seq, .priority = priority});
+    weft_nextuse_push_locked(&d->uses, use);
     weft_data_unlock(d);
     free(old); /* host memory goes back outside the spinlock */
     return WEFT_SUCCESS;

@@ -14,10 +14,11 @@
 typedef struct weft_use {
     uint64_t seq;
     int priority;
+    int device; /* where the task will run (its home device), -1 not known yet */
 } weft_use_t;
 
 /* The "no pending use known on this rank" value: after every real use. */
-#define WEFT_USE_NONE ((weft_use_t){.seq = UINT64_MAX, .priority = INT32_MIN})
+#define WEFT_USE_NONE ((weft_use_t){.seq = UINT64_MAX, .priority = INT32_MIN, .device = -1})
 
 /* 1 when use a comes after use b in run order (NONE after all others). */
 static inline int weft_use_after(weft_use_t a, weft_use_t b)
@@ -32,7 +33,8 @@ typedef struct weft_nextuse {
     weft_use_t *use;
     int head, n, cap;
     weft_use_t first;
-    int first_known;
+    int first_known; /* first is known for device first_device */
+    int first_device;
 } weft_nextuse_t;
 
 /* 1 when one more use fits without growing. Under the data's lock. */
@@ -50,21 +52,22 @@ weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int c
  * head. */
 void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq);
 
-/* The use that comes first in run order, WEFT_USE_NONE when none: kept
- * from the last call while no use ended, else a walk of this data's pending
- * uses (a handful: the tasks of the insertion window that name it). */
-weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u);
+/* The use on `device` that comes first in run order (uses by tasks homed
+ * elsewhere skipped, those not placed yet counted), WEFT_USE_NONE when
+ * none: kept from the last call for that device while no use ended, else a
+ * walk of this data's pending uses (a handful: the tasks of the insertion
+ * window that name it). */
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device);
 
 /* Frees the array (the data is being destroyed). */
 void weft_nextuse_fini(weft_nextuse_t *u);
 
 struct weft_data;
 
-/* A task of this rank (insertion number seq, priority) was inserted with
- * d: once per task, however many flows name d. Takes d's lock; grows the
- * ring outside it. Main thread. WEFT_ERR_NOMEM when it cannot grow. */
-int weft_data_use_add(struct weft_data *d, uint64_t seq, int priority)
-    __attribute__((warn_unused_result));
+/* A task of this rank was inserted with d: once per task, however many
+ * flows name d. Takes d's lock; grows the ring outside it. Main thread.
+ * WEFT_ERR_NOMEM when it cannot grow. */
+int weft_data_use_add(struct weft_data *d, weft_use_t use) __attribute__((warn_unused_result));
 /* Task `seq` finished (ran, failed or was cancelled): no longer a use of
  * d. Takes d's lock. Any thread. */
 void weft_data_use_done(struct weft_data *d, uint64_t seq);

@@ -139,7 +139,7 @@ static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after)
     for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) continue;
-        weft_use_t next = weft_nextuse_first_locked(&d->uses);
+        weft_use_t next = weft_nextuse_first_locked(&d->uses, m->dev->index);
         int ok = evictable_locked(d, c) && weft_use_after(next, after);
         int clean = ok && copy_clean_locked(d, c);
         if (!ok || !farther(next, clean, best, best_next, best_clean)) {

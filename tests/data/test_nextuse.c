@@ -13,30 +13,35 @@ static void push(weft_nextuse_t *u, uint64_t seq, int prio)
         int cap = u->cap ? u->cap * 2 : 2;
         free(weft_nextuse_grow_locked(u, malloc(sizeof(weft_use_t) * (size_t)cap), cap));
     }
-    weft_nextuse_push_locked(u, (weft_use_t){.seq = seq, .priority = prio});
+    weft_nextuse_push_locked(u, (weft_use_t){.seq = seq, .priority = prio, .device = -1});
 }
 
 static void test_order(void)
 {
     weft_nextuse_t u = {0};
-    weft_use_t none = weft_nextuse_first_locked(&u);
+    weft_use_t none = weft_nextuse_first_locked(&u, 1);
     CHECK(none.seq == WEFT_USE_NONE.seq && none.priority == WEFT_USE_NONE.priority);
     push(&u, 10, 1);
     push(&u, 11, 5);
     push(&u, 12, 5);
-    CHECK(weft_nextuse_first_locked(&u).seq == 11); /* higher priority first */
-    push(&u, 13, 9);                                /* sooner than the one kept */
-    CHECK(weft_nextuse_first_locked(&u).seq == 13);
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 11); /* higher priority first */
+    push(&u, 13, 9);                                   /* sooner than the one kept */
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 13);
     weft_nextuse_drop_locked(&u, 13);
     weft_nextuse_drop_locked(&u, 11); /* out of order */
-    CHECK(weft_nextuse_first_locked(&u).seq == 12);
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 12);
     weft_nextuse_drop_locked(&u, 99); /* absent: nothing */
     CHECK(u.n == 2);
     weft_nextuse_drop_locked(&u, 12);
     weft_nextuse_drop_locked(&u, 10);
     CHECK(u.n == 0);
     CHECK(weft_use_after(WEFT_USE_NONE, (weft_use_t){.seq = 1u << 30, .priority = -5}));
-    CHECK(!weft_use_after((weft_use_t){.seq = 3, .priority = 0}, (weft_use_t){4, 0}));
+    CHECK(!weft_use_after((weft_use_t){.seq = 3, .priority = 0}, (weft_use_t){4, 0, -1}));
+    /* Uses by tasks homed on another device do not count for this one. */
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 20, .priority = 9, .device = 2});
+    push(&u, 21, 0);
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 21);
+    CHECK(weft_nextuse_first_locked(&u, 2).seq == 20);
     weft_nextuse_fini(&u);
 }
 
@@ -50,7 +55,7 @@ static void test_wrap(void)
         push(&u, next++, 0);
         push(&u, next++, 0);
         weft_nextuse_drop_locked(&u, oldest++);
-        CHECK(weft_nextuse_first_locked(&u).seq == oldest);
+        CHECK(weft_nextuse_first_locked(&u, 1).seq == oldest);
     }
     CHECK(u.n == 200);
     int sorted = 1;
