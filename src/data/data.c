@@ -51,6 +51,7 @@ void weft_data_destroy(weft_data_t *d)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
     if (d->stf) d->stf_free(d->stf);
     d->stf = NULL;
+    weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
     weft_quarantine_put(d->quarantine, d, free);
 }
@@ -149,6 +150,7 @@ void weft_data_written_locked(weft_data_t *d, int device)
 
 void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *w = d->copies[device];
     assert(w);
     d->version = version;
@@ -163,6 +165,7 @@ void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
 
 void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *dst = d->copies[device];
     assert(dst);
     if (version > d->version) {
@@ -209,6 +212,7 @@ uint32_t weft_data_xfer_begin_locked(weft_data_t *d, int device)
 
 void weft_data_xfer_end_locked(weft_data_t *d, int device, uint32_t version, int ok)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *c = d->copies[device];
     if (!c || c->xfer != WEFT_XFER_UNDER || c->version != version) return;
     if (ok && version == d->version) {
@@ -253,6 +257,7 @@ void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
 {
     assert(c->readers > 0);
     c->readers--;
+    if (c->readers == 0) weft_data_wake_mark_locked(c->data);
 }
 
 int weft_data_valid_copies_locked(const weft_data_t *d)

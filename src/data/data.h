@@ -6,10 +6,12 @@
 #ifndef WEFT_DATA_DATA_H
 #define WEFT_DATA_DATA_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/nextuse.h"
 #include "util/handle.h"
 #include "util/quarantine.h"
 #include "util/spin.h"
@@ -38,6 +40,15 @@ typedef enum weft_xfer_status {
 typedef void (*weft_copy_free_fn)(void *allocator, void *ptr, size_t bytes);
 
 typedef struct weft_data weft_data_t;
+
+/* A thread waiting for a change of a data's copies, on its own stack
+ * (weft_data_wait_change). */
+typedef struct weft_data_waiter {
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int woken;
+    struct weft_data_waiter *next;
+} weft_data_waiter_t;
 
 typedef struct weft_data_copy {
     weft_data_t *data;
@@ -85,8 +96,11 @@ struct weft_data {
     void *stage_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int host_access;     /* mode of a weft_data_host_acquire not yet released, 0 none */
+    weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
+    weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */
+    weft_data_waiter_t *wake;    /* under lock: to wake when the lock is dropped */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
@@ -182,7 +196,27 @@ int weft_data_valid_copies_locked(const weft_data_t *d);
 void *weft_host_alloc(size_t bytes);
 void weft_host_free(void *allocator, void *ptr, size_t bytes);
 
+/* ---- waiting for another thread's change (datawait.c) ------------------ */
+
+/* Called with d locked, returns with it locked, dropping it meanwhile:
+ * sleeps until another thread ends a transfer, a write or a read of one of
+ * d's copies (1), or, as a safety net, 50 ms passed (0). The caller checks
+ * again either way. */
+int weft_data_wait_change(weft_data_t *d);
+/* Under d's lock: the threads waiting on d are woken at the next unlock. */
+void weft_data_wake_mark_locked(weft_data_t *d);
+/* Wakes the waiters of a list taken out of a data (no lock held). */
+void weft_data_wake(weft_data_waiter_t *w);
+
 static inline void weft_data_lock(weft_data_t *d) { weft_spin_lock(&d->lock); }
-static inline void weft_data_unlock(weft_data_t *d) { weft_spin_unlock(&d->lock); }
+/* Drops d's lock, then wakes the waiters a change marked (they may not be
+ * signalled under a spinlock). */
+static inline void weft_data_unlock(weft_data_t *d)
+{
+    weft_data_waiter_t *w = d->wake;
+    if (w) d->wake = NULL;
+    weft_spin_unlock(&d->lock);
+    if (w) weft_data_wake(w);
+}
 
 #endif

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "devmgr/devinflight.h"
@@ -48,16 +49,20 @@ static void unpin_flows(weft_task_t *t, int upto)
     for (int i = 0; i < t->nflows; i++) t->flow[i].copy = NULL;
 }
 
-/* Every flow gets its device copy, pinned by a reader; all or none. */
+/* Every flow gets its device copy, pinned by a reader; all or none. A task
+ * started while others are in flight is a prefetch: it may not evict what
+ * is needed before it. */
 static int pin_flows(weft_devmgr_t *m, weft_task_t *t)
 {
+    weft_use_t after = WEFT_USE_ANY;
+    if (m->ninflight > 0) after = (weft_use_t){.seq = t->seq, .priority = t->priority};
     for (int i = 0; i < t->nflows; i++) {
         int first = weft_task_first_flow_of(t, i);
         if (first != i) {
             t->flow[i].copy = t->flow[first].copy;
             continue;
         }
-        int rc = weft_devcopy_get(m, t->flow[i].data, &t->flow[i].copy);
+        int rc = weft_devcopy_get_ahead(m, t->flow[i].data, after, &t->flow[i].copy);
         if (rc != WEFT_SUCCESS) {
             unpin_flows(t, i);
             return rc;
@@ -366,6 +371,7 @@ static int progress_inflight(weft_devmgr_t *m)
         if (done) {
             *pp = f->next;
             m->ninflight--;
+            m->inflight_bytes -= f->zone_bytes;
             free(f);
         } else {
             pp = &f->next;
@@ -383,14 +389,6 @@ typedef struct mgr_state {
     int64_t blocked_since; /* while nothing else is in flight */
     int64_t backoff_ns;
 } mgr_state_t;
-
-static weft_task_t *pop_ready(weft_devmgr_t *m)
-{
-    pthread_mutex_lock(&m->lock);
-    weft_task_t *t = weft_heap_pop(&m->ready);
-    pthread_mutex_unlock(&m->lock);
-    return t;
-}
 
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
  * none in flight, the zone is emptied once (its own cached tiles may
@@ -426,13 +424,18 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
     while (m->ninflight < m->max_inflight) {
-        weft_task_t *t = s->blocked ? s->blocked : pop_ready(m);
+        weft_task_t *t = s->blocked ? s->blocked : weft_devpick_next(m);
         if (!t) break;
         s->blocked = NULL;
         if (s->defrag) {
             s->defrag = 0;
             int er = weft_devcopy_evict_all(m);
             (void)er; /* a failed write-back was logged; the task retries below */
+        }
+        size_t bytes;
+        if (weft_devpick_past_budget(m, t, &bytes)) {
+            s->blocked = t;
+            break;
         }
         weft_inflight_t *f = calloc(1, sizeof *f);
         int rc = f ? weft_devcopy_task_fits(m, t) : WEFT_ERR_NOMEM;
@@ -451,6 +454,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         }
         f->task = t;
         f->phase = PHASE_WAIT;
+        f->zone_bytes = bytes;
+        m->inflight_bytes += bytes;
         /* Appended: events are polled in the order the tasks started. */
         weft_inflight_t **pp = &m->inflight;
         while (*pp) pp = &(*pp)->next;
@@ -576,6 +581,8 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     m->trace_track = trace_tracks(ctx, dev);
     m->inflight_per_stream = (int)weft_params_int(ctx->params, "device_inflight");
     m->prefetch = (int)weft_params_int(ctx->params, "device_prefetch");
+    m->prefetch_share = (int)weft_params_int(ctx->params, "device_prefetch_share");
+    m->evict_next_use = strcmp(weft_params_str(ctx->params, "device_evict"), "next_use") == 0;
     m->batch_max = (int)weft_params_int(ctx->params, "device_batch");
     m->batch_elems = weft_params_int(ctx->params, "device_batch_elems");
     m->max_inflight = m->inflight_per_stream * (dev->nstreams - WEFT_STREAM_EXEC0);

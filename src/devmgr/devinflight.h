@@ -32,6 +32,7 @@ typedef struct weft_batch {
 struct weft_inflight {
     weft_task_t *task;
     phase_t phase;
+    size_t zone_bytes;    /* its tiles' share of the zone (prefetch budget) */
     int stream;           /* the kernel's */
     int copy_stream;      /* the stage-in copies' */
     weft_event_t xfer_ev; /* after the stage-in copies */

@@ -70,6 +70,14 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("device_prefetch", "1",
          "stage-in copies go on a prefetch stream as soon as a task is started, while earlier "
          "kernels run (execution streams wait for them); 0: on the task's execution stream"),
+    ENUM("device_evict", "next_use", "lru|next_use",
+         "which device copy goes when the zone is full: next_use, the one whose next use by "
+         "this rank's tasks is farthest (with residency-aware picks and prefetches kept "
+         "within device_prefetch_share); lru, the least recently used (the older behaviour)"),
+    INT("device_prefetch_share", "50", 1, 100,
+        "with device_evict=next_use, percent of a device's zone that the tiles of tasks in "
+        "flight may take: past it the next task waits for one to end rather than evict the "
+        "tiles of the next tasks"),
     INT("device_inflight", "4", 1, 64,
         "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
         "over all of a device's execution streams"),

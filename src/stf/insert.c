@@ -8,6 +8,7 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
+#include "stf/home.h"
 #include "stf/insert.h"
 #include "stf/record.h"
 #include "stf/redux.h"
@@ -144,6 +145,14 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     weft_context_t *ctx = tp->ctx;
     int rc = WEFT_SUCCESS;
     t->seq = ctx->next_seq++;
+    /* The task is a pending use of its data until it ends (device
+     * eviction keeps what is used soonest; nothing to keep without devices). */
+    if (ctx->ndevices > 0) {
+        weft_use_t use = {
+            .seq = t->seq, .priority = t->priority, .device = weft_home_device(ctx, t)};
+        for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+            if (weft_task_first_flow_of(t, i) == i) rc = weft_data_use_add(t->flow[i].data, use);
+    }
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
