@@ -125,16 +125,26 @@ typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_
 WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                                     int owner_rank);
 
-/* Host memory that the user owns (MANAGED): weft reads and writes it in
- * place, never frees it. ld is the leading dimension in elements. Between
- * taskpools the memory holds the data's newest version (written back by
- * weft_taskpool_wait) and the user may read and write it without any call:
- * each wait leaves device copies of MANAGED data stale, so the next task
- * on a device stages the data in again (the cost of this default; see
- * weft_data_set_keep_device_copies to keep them). NULL after logging for
- * a NULL pointer, ld < rows, or a bad type or size. */
+/* Host memory that the user owns (MANAGED), held by rank owner_rank:
+ * every rank makes the same call (the order of data creations names the
+ * data across ranks, as for weft_data_new), and a task that writes the
+ * data runs on owner_rank only (unless placed otherwise). ptr and ld are
+ * read on the owner only (other ranks may pass NULL and 0; their handle
+ * has no memory, as a matrix's tiles of other ranks): weft reads and
+ * writes the owner's memory in place, never frees it. ld is the leading
+ * dimension in elements. Between taskpools the memory holds the data's
+ * newest version (written back by weft_taskpool_wait) and the user may
+ * read and write it without any call: each wait leaves device copies of
+ * MANAGED data stale, so the next task on a device stages the data in
+ * again (the cost of this default; see weft_data_set_keep_device_copies
+ * to keep them). A registration made on some ranks only is found at the
+ * next weft_taskpool_wait or weft_fini, which log on every rank each
+ * rank's creation at the first difference ("data K: ..., owner rank R")
+ * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
+ * is not a rank, a NULL pointer or ld < rows on the owner, or a bad type
+ * or size. */
 WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
-                                         int rows, int cols, int64_t ld);
+                                         int rows, int cols, int64_t ld, int owner_rank);
 
 /* Releases the handle once the tasks that use it are done (deferred).
  * Runtime-owned copies are freed; MANAGED memory is left to the user. The
