@@ -125,6 +125,24 @@ typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_
 WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                                     int owner_rank);
 
+/* The initial contents of a NEW data (weft_data_new) for a task that reads
+ * it before any task wrote it, so that an accumulator (WEFT_RW) needs no
+ * first-write special case. init writes rows x cols elements at ptr
+ * (column-major, leading dimension ld in elements); it runs on the host,
+ * on the main thread, when a task that reads the data first is inserted
+ * on the rank that runs it (and by a read acquire on the owner); those
+ * contents are then staged to a device like any input. */
+typedef void (*weft_data_init_fn)(void *ptr, int64_t ld, int rows, int cols, void *arg);
+
+/* Gives NEW data d the initial contents of init (called with arg), or
+ * zero bytes when init is NULL: reading d before its first write is then
+ * allowed (it is refused otherwise). Every rank makes the same call
+ * (compared with the data creations at the next agreement: each rank that
+ * reads d first makes the contents itself, no transfer). Before the first
+ * task that uses d. WEFT_ERR_INVALID after logging for a data that is not
+ * NEW or was written already, or that a taskpool not waited for uses. */
+WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg);
+
 /* Host memory that the user owns (MANAGED), held by rank owner_rank:
  * every rank makes the same call (the order of data creations names the
  * data across ranks, as for weft_data_new), and a task that writes the

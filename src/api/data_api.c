@@ -7,6 +7,7 @@
 #include "sched/task.h"
 #include "devmgr/devmgr.h"
 #include "stf/record.h"
+#include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
@@ -56,6 +57,33 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
         return NULL;
     }
     return d;
+}
+
+int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_init", 1)) return WEFT_ERR_INVALID;
+    weft_context_t *ctx = d->ctx;
+    /* Ranks that read d first make its contents themselves: they must all
+     * know it, or one waits for a transfer that another never sends. */
+    weft_seqcheck_call(ctx, "weft_data_set_init(data %llu, %s)", (unsigned long long)d->key,
+                       init ? "function" : "zeros");
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    const char *busy = weft_data_busy_taskpool(d);
+    int written = !(d->flags & WEFT_DATA_NEW) || d->version > 0 || weft_remote_version(d) > 0 ||
+                  (r && r->last_writer);
+    if (busy)
+        weft_error("weft_data_set_init: data %llu is used by taskpool \"%s\", which was not "
+                   "waited for: set the initialiser before the data's first task",
+                   (unsigned long long)d->key, busy);
+    else if (written)
+        weft_error("weft_data_set_init: data %llu is not a NEW data that no task wrote: it has "
+                   "contents already",
+                   (unsigned long long)d->key);
+    if (busy || written) return WEFT_ERR_INVALID;
+    d->init_fn = init;
+    d->init_arg = arg;
+    d->flags |= WEFT_DATA_INIT;
+    return WEFT_SUCCESS;
 }
 
 /* The owner's memory must be there; other ranks pass what they like. */

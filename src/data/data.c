@@ -277,3 +277,27 @@ void weft_host_free(void *allocator, void *ptr, size_t bytes)
     (void)bytes;
     free(ptr);
 }
+
+int weft_data_init_contents(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_unlock(d);
+    if (have) return WEFT_SUCCESS;
+    void *p = weft_host_alloc(d->bytes);
+    if (!p) return WEFT_ERR_NOMEM;
+    /* Outside the lock: the user's function may take its time, and no task
+     * can reach d before the copy is attached. */
+    if (d->init_fn)
+        d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
+    else
+        memset(p, 0, d->bytes);
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[0] ? NULL
+                                       : weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME,
+                                                               weft_host_free, NULL);
+    if (c) weft_data_copy_set_initial_locked(d, 0);
+    weft_data_unlock(d);
+    if (!c) weft_host_free(NULL, p, d->bytes);
+    return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+}

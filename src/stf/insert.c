@@ -80,16 +80,23 @@ static int parse_args(weft_task_t *t, int *tags, va_list ap)
     }
 }
 
-static int check_flows(const weft_task_t *t)
+/* Sets bit i of *init for each flow i that reads a NEW data never written
+ * that has an initialiser (weft_data_set_init): the rank that runs t makes
+ * its contents. */
+static int check_flows(const weft_task_t *t, unsigned *init)
 {
+    *init = 0;
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         const weft_stf_rec_t *rec = weft_stf_rec(d);
         int never_written = (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) &&
                             d->version == 0 && weft_remote_version(d) == 0;
-        if (never_written && (t->flow[i].mode & WEFT_R)) {
-            weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
-                       (unsigned long long)d->key);
+        if (never_written && (t->flow[i].mode & WEFT_R) && (d->flags & WEFT_DATA_INIT))
+            *init |= 1u << i;
+        else if (never_written && (t->flow[i].mode & WEFT_R)) {
+            weft_error("insert %s: reads NEW data %llu before any task wrote it (give it "
+                       "initial contents with weft_data_set_init)",
+                       t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
         if (d->host_access) {
@@ -190,7 +197,8 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_start(ap, cls);
     int rc = parse_args(t, tags, ap);
     va_end(ap);
-    if (rc == WEFT_SUCCESS) rc = check_flows(t);
+    unsigned init = 0;
+    if (rc == WEFT_SUCCESS) rc = check_flows(t, &init);
     if (rc != WEFT_SUCCESS) {
         /* Refused: nothing inserted, so nothing for a wait to wait for. */
         weft_task_unref(t);
@@ -203,6 +211,8 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
         weft_task_unref(t);
         return rc;
     }
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        if (init & (1u << i)) rc = weft_data_init_contents(t->flow[i].data);
     tp->ninserted_local++;
     int rc2 = weft_insert_local(tp, t);
     return rc != WEFT_SUCCESS ? rc : rc2;
