@@ -348,10 +348,48 @@ enum {
     WEFT_R = 0x1,
     WEFT_W = 0x2,
     WEFT_RW = 0x3,
-    WEFT_AFFINITY = 0x10, /* OR-ed with a mode: the task runs where this data lives */
-    WEFT_VALUE = 0x100,   /* followed by (const void *ptr, size_t bytes): copied */
-    WEFT_PRIORITY = 0x200 /* followed by an int; higher runs first */
+    WEFT_AFFINITY = 0x10,  /* OR-ed with a mode: the task runs where this data lives */
+    WEFT_VALUE = 0x100,    /* followed by (const void *ptr, size_t bytes): copied */
+    WEFT_PRIORITY = 0x200, /* followed by an int; higher runs first */
+    /* Followed by an int: the rank that runs the task, whatever its data's
+     * owners (StarPU's EXECUTE_ON_NODE); the data it reads are sent there
+     * and what it writes goes home at the wait. In [0, weft_nranks). */
+    WEFT_ON_RANK = 0x400,
+    /* Followed by an int: the device (0 = host, 1..weft_ndevices) the task
+     * runs on, on the rank that runs it, when its class has a body for that
+     * device's type (emu devices run CPU bodies); otherwise the usual
+     * choice (home device of its WEFT_AFFINITY data, else where it should
+     * finish first). A hint: it overrides the affinity data's home. */
+    WEFT_DEVICE_HINT = 0x800
 };
+
+/* One argument of weft_insert_task_array: what one (mode, data) pair,
+ * (WEFT_VALUE, ptr, bytes) triple or (tag, int) pair of the variadic form
+ * says. Build them with the helpers below. */
+typedef struct weft_arg {
+    int tag;           /* a mode (| WEFT_AFFINITY), WEFT_VALUE, or a tag followed by an int */
+    int i;             /* WEFT_PRIORITY, WEFT_ON_RANK, WEFT_DEVICE_HINT: the number */
+    weft_data_t *data; /* a mode: the data */
+    const void *ptr;   /* WEFT_VALUE: the bytes, copied at insertion */
+    size_t bytes;
+} weft_arg_t;
+
+static inline weft_arg_t weft_arg_data(int mode, weft_data_t *data)
+{
+    weft_arg_t a = {mode, 0, data, NULL, 0};
+    return a;
+}
+static inline weft_arg_t weft_arg_value(const void *ptr, size_t bytes)
+{
+    weft_arg_t a = {WEFT_VALUE, 0, NULL, ptr, bytes};
+    return a;
+}
+/* tag: WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT. */
+static inline weft_arg_t weft_arg_int(int tag, int value)
+{
+    weft_arg_t a = {tag, value, NULL, NULL, 0};
+    return a;
+}
 
 #define WEFT_MAX_FLOWS 16
 #define WEFT_MAX_VALUES 8
@@ -360,16 +398,33 @@ enum {
 WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name);
 
 /* Inserts one task: a list of (mode, weft_data_t *) pairs, (WEFT_VALUE, ptr,
- * bytes) triples and (WEFT_PRIORITY, int) pairs, ended by 0. Every rank
+ * bytes) triples and (WEFT_PRIORITY, int), (WEFT_ON_RANK, int) and
+ * (WEFT_DEVICE_HINT, int) pairs, ended by 0. Every rank
  * inserts the same sequence. Dependencies (read after write, write after
  * read, write after write) are inferred from the modes in insertion order.
  * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
- * j)), a data acquired by the host, a NEW data read before any write, an
- * unknown tag, or too many flows or values; nothing is inserted then. */
+ * j)), a data acquired by the host, a NEW data read before any write
+ * (without weft_data_set_init), an unknown tag, too many flows or values,
+ * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
+ * 0..weft_ndevices (every rank checks the same arguments, so every rank
+ * refuses the same call); nothing is inserted then. The rank a task runs
+ * on is compared across ranks at the wait (section 4 of
+ * docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values for one
+ * task are told, not left waiting. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
+
+/* The same task given as an array of nargs arguments (no 0 at the end), for
+ * generated code and a number of flows known at run time: args[k] is
+ * argument k + 1 of the variadic form, and the two forms share one path
+ * (the variadic form builds this array), so they check and insert alike.
+ * Also WEFT_ERR_INVALID after logging for nargs < 0, or args NULL with
+ * nargs > 0. */
+WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
+                                                   const weft_task_class_t *cls,
+                                                   const weft_arg_t *args, int nargs);
 
 /* Blocks until every task inserted in tp has run (or was cancelled) and
  * every final version is back on its owner. Collective: it starts with the

@@ -73,6 +73,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
     uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
+    h = fold(h, (uint64_t)(t->device_hint + 1));
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
