@@ -116,7 +116,27 @@ WEFT_API int weft_params_list(int *argc, char ***argv, FILE *out);
 
 typedef struct weft_data weft_data_t;
 
-typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_dtype_t;
+/* The element type of a data: a tile holds rows x cols elements. */
+typedef enum weft_dtype {
+    WEFT_DOUBLE = 0,
+    WEFT_FLOAT = 1,
+    WEFT_BYTE = 2,
+    WEFT_INT32 = 3,
+    WEFT_INT64 = 4,
+    /* WEFT_DTYPE_STRUCT + s: opaque elements of s bytes (1..65535), made
+     * by weft_dtype_struct; weft copies them as bytes. */
+    WEFT_DTYPE_STRUCT = 0x10000
+} weft_dtype_t;
+
+/* The type of elements of `bytes` bytes, e.g. weft_dtype_struct(sizeof
+ * (struct particle)): rows then count structs, not bytes. */
+static inline weft_dtype_t weft_dtype_struct(size_t bytes)
+{
+    return (weft_dtype_t)(WEFT_DTYPE_STRUCT + (int)bytes);
+}
+/* Bytes of one element of type t; 0 for a value that is no type. Any
+ * thread. */
+WEFT_API size_t weft_dtype_size(weft_dtype_t t);
 
 /* A NEW (scratch) tile of rows x cols elements with no backing memory: the
  * first task that writes it creates it where that task runs. Every rank
@@ -279,6 +299,48 @@ WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, 
 WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int64_t lda, int64_t m, int64_t n, int mb, int nb, int P,
                                          int Q);
+
+/* ---- vectors and user distributions ---------------------------------- */
+
+/* A vector of n elements cut into blocks of nb (the last may be shorter),
+ * block i held by rank i % nranks: an n x 1 weft_matrix_t whose tiles are
+ * the blocks (weft_tile(V, i, 0), weft_matrix_mt(V) blocks, block i has
+ * weft_matrix_tile_rows(V, i) elements), so every matrix call applies.
+ * The _wrap form uses the user's array of n elements as MANAGED memory (as
+ * weft_matrix_wrap). NULL after logging on bad input, as the matrix calls. */
+WEFT_API weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb);
+WEFT_API weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
+                                         int64_t n, int nb);
+
+/* Where each tile of a matrix lives, from user functions of the tile's
+ * coordinates: rank (required) gives its owner rank in [0, nranks), device
+ * (optional) its home device on that rank (0 = host, 1..weft_ndevices;
+ * NULL, or a rank without accelerators: weft's rule, devices dealt by tile
+ * row). They are called for every tile, on every rank, at creation only
+ * (arg need not outlive it) and must give the same answers on every rank:
+ * the owners are compared with the data creations at the next agreement. */
+typedef int (*weft_tile_map_fn)(int i, int j, void *arg);
+typedef struct weft_dist {
+    weft_tile_map_fn rank;
+    weft_tile_map_fn device;
+    void *arg;
+} weft_dist_t;
+
+/* 2D block-cyclic as a distribution: arg is a weft_grid_t; tile (i, j) is
+ * owned by rank (i % P) * Q + (j % Q), as weft_matrix_new places it. */
+typedef struct weft_grid {
+    int P, Q;
+} weft_grid_t;
+WEFT_API int weft_dist_block_cyclic_rank(int i, int j, void *arg);
+
+/* weft_matrix_new and weft_matrix_wrap with tiles placed by dist. NULL
+ * after logging for dist NULL or without a rank function, a rank or device
+ * out of range (naming the tile), or the matrix calls' own errors. */
+WEFT_API weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m,
+                                             int64_t n, int mb, int nb, const weft_dist_t *dist);
+WEFT_API weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, void *ptr,
+                                              int64_t lda, int64_t m, int64_t n, int mb, int nb,
+                                              const weft_dist_t *dist);
 
 /* Releases every tile (weft_data_release) and the matrix handle. */
 WEFT_API void weft_matrix_free(weft_matrix_t *A);
@@ -517,6 +579,11 @@ WEFT_API void *weft_task_ptr(const weft_task_t *t, int flow);
 WEFT_API int64_t weft_task_ld(const weft_task_t *t, int flow);
 WEFT_API int weft_task_rows(const weft_task_t *t, int flow);
 WEFT_API int weft_task_cols(const weft_task_t *t, int flow);
+/* Element type of data flow i as the data was created, and the bytes of
+ * one element (weft_dtype_size of it): a tile of struct elements made with
+ * weft_dtype_struct(sizeof (struct s)) has rows x cols structs. */
+WEFT_API weft_dtype_t weft_task_type(const weft_task_t *t, int flow);
+WEFT_API size_t weft_task_elem_size(const weft_task_t *t, int flow);
 /* Number of data flows and of value arguments of the task. */
 WEFT_API int weft_task_nflows(const weft_task_t *t);
 WEFT_API int weft_task_nvalues(const weft_task_t *t);

@@ -17,8 +17,15 @@ size_t weft_dtype_size(weft_dtype_t t)
         return sizeof(float);
     case WEFT_BYTE:
         return 1;
+    case WEFT_INT32:
+        return sizeof(int32_t);
+    case WEFT_INT64:
+        return sizeof(int64_t);
+    case WEFT_DTYPE_STRUCT:
+        return 0; /* a struct of no bytes */
     }
-    return 0;
+    int s = (int)t - WEFT_DTYPE_STRUCT;
+    return s > 0 && s <= 65535 ? (size_t)s : 0;
 }
 
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,

@@ -97,7 +97,7 @@ struct weft_data {
     struct weft_quarantine *quarantine;
 };
 
-size_t weft_dtype_size(weft_dtype_t t);
+/* weft_dtype_size (bytes of an element) is public: weft/weft.h. */
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
