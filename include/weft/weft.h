@@ -355,6 +355,36 @@ WEFT_API WEFT_NODISCARD int weft_matrix_host_release(weft_matrix_t *A);
 /* weft_data_set_keep_device_copies for every tile. */
 WEFT_API int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep);
 
+/* The tiles this rank holds, for loops over them: weft_matrix_local_count
+ * of them (-1 after logging for a bad handle), and the k-th in column-major
+ * tile order (0 <= k < count), its coordinates in *i and *j when not
+ * NULL; NULL after logging for k out of range. Any time (main thread).
+ *   for (int k = 0; k < weft_matrix_local_count(A); k++) {
+ *       int i, j;
+ *       weft_data_t *t = weft_matrix_local_tile(A, k, &i, &j);
+ *       ...
+ *   } */
+WEFT_API int weft_matrix_local_count(const weft_matrix_t *A);
+WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, int *j);
+
+/* Collective, between taskpools; for checks and I/O, not for the hot
+ * path (every tile goes through host memory and one MPI_Gatherv or
+ * MPI_Scatterv). weft_matrix_gather copies the newest version of every
+ * tile into buf on rank root (the whole m x n matrix, column-major,
+ * leading dimension ldb >= m, in elements); weft_matrix_scatter sets every
+ * tile from buf on rank root (the tiles' device copies become stale, as
+ * after a write acquire). buf and ldb are read on the root only. The
+ * ranks first agree: a root that is not a rank, a NULL buf or ldb < m on
+ * the root, a tile in a taskpool not waited for or acquired by the host,
+ * on any rank, is logged on that rank, and every other rank logs "rank R
+ * failed (...): nothing was moved"; all return that rank's status
+ * (WEFT_ERR_INVALID) and nothing moves. Ranks at different points of the
+ * program (one in a gather, another in a wait) are told, as at a wait,
+ * and get WEFT_ERR_MISMATCH. */
+WEFT_API WEFT_NODISCARD int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb);
+WEFT_API WEFT_NODISCARD int weft_matrix_scatter(weft_matrix_t *A, int root, const void *buf,
+                                                int64_t ldb);
+
 WEFT_API int weft_matrix_mt(const weft_matrix_t *A); /* tile rows */
 WEFT_API int weft_matrix_nt(const weft_matrix_t *A); /* tile columns */
 WEFT_API int weft_matrix_tile_rows(const weft_matrix_t *A, int i);

@@ -5,18 +5,9 @@
  * but memory only for its own tiles. */
 #include <stdlib.h>
 
-#include "api/data_api.h"
+#include "collections/matrix_int.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
-
-struct weft_matrix {
-    uint32_t tag; /* util/handle.h: WEFT_HANDLE_MATRIX; first field */
-    weft_context_t *ctx;
-    weft_dtype_t type;
-    int64_t m, n;
-    int mb, nb, mt, nt, P, Q;
-    weft_data_t **tiles; /* column-major, mt x nt */
-};
 
 /* With user_dist there is no grid: the distribution is checked tile by
  * tile. */
@@ -62,7 +53,10 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->mt = (int)((m + mb - 1) / mb);
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
-    if (!A->tiles) {
+    A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
+    if (!A->tiles || !A->local) {
+        free(A->tiles);
+        free(A->local);
         free(A);
         return NULL;
     }
@@ -156,6 +150,7 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
                                             weft_matrix_tile_cols(A, j), rank);
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[k] = d;
+            if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
             if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
             if (rank == ctx->rank && ctx->ndevices > 0) {
                 d->home_device = devices ? devices[k] : home_device(i / A->P, ctx->ndevices);
@@ -360,6 +355,7 @@ static void matrix_destroy(void *p)
 {
     weft_matrix_t *A = p;
     free(A->tiles);
+    free(A->local);
     free(A);
 }
 
@@ -372,6 +368,27 @@ void weft_matrix_free(weft_matrix_t *A)
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
+}
+
+/* ---- this rank's tiles ---------------------------------------------------- */
+
+int weft_matrix_local_count(const weft_matrix_t *A)
+{
+    return weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_local_count", 1) ? A->nlocal : -1;
+}
+
+weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, int *j)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_local_tile", 1)) return NULL;
+    if (k < 0 || k >= A->nlocal) {
+        weft_error("weft_matrix_local_tile: index %d is not in [0, %d): this rank holds %d tiles",
+                   k, A->nlocal, A->nlocal);
+        return NULL;
+    }
+    int t = A->local[k];
+    if (i) *i = t % A->mt;
+    if (j) *j = t / A->mt;
+    return A->tiles[t];
 }
 
 /* ---- host access to the local tiles between taskpools ----------------- */
