@@ -58,6 +58,14 @@ static int bring_home(weft_data_t *d, int mode, const char *call)
     int has_host = d->copies[0] != NULL;
     weft_data_unlock(d);
     int mine = d->owner_rank == d->ctx->rank;
+    /* A NEW data with an initialiser that no task wrote: its contents are
+     * the initial ones, made here as a first reading task would. */
+    if (!held && mine && (mode & WEFT_R) && (d->flags & WEFT_DATA_NEW) &&
+        (d->flags & WEFT_DATA_INIT) && d->version == 0) {
+        int rc = weft_data_init_contents(d);
+        if (rc != WEFT_SUCCESS) return rc;
+        held = 1;
+    }
     if (!held && ((mode & WEFT_R) || !mine)) return not_held(d, call);
     int rc = WEFT_SUCCESS;
     if (mode & WEFT_R) {

@@ -17,8 +17,15 @@ size_t weft_dtype_size(weft_dtype_t t)
         return sizeof(float);
     case WEFT_BYTE:
         return 1;
+    case WEFT_INT32:
+        return sizeof(int32_t);
+    case WEFT_INT64:
+        return sizeof(int64_t);
+    case WEFT_DTYPE_STRUCT:
+        return 0; /* a struct of no bytes */
     }
-    return 0;
+    int s = (int)t - WEFT_DTYPE_STRUCT;
+    return s > 0 && s <= 65535 ? (size_t)s : 0;
 }
 
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
@@ -281,4 +288,28 @@ void weft_host_free(void *allocator, void *ptr, size_t bytes)
     (void)allocator;
     (void)bytes;
     free(ptr);
+}
+
+int weft_data_init_contents(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_unlock(d);
+    if (have) return WEFT_SUCCESS;
+    void *p = weft_host_alloc(d->bytes);
+    if (!p) return WEFT_ERR_NOMEM;
+    /* Outside the lock: the user's function may take its time, and no task
+     * can reach d before the copy is attached. */
+    if (d->init_fn)
+        d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
+    else
+        memset(p, 0, d->bytes);
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[0] ? NULL
+                                       : weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME,
+                                                               weft_host_free, NULL);
+    if (c) weft_data_copy_set_initial_locked(d, 0);
+    weft_data_unlock(d);
+    if (!c) weft_host_free(NULL, p, d->bytes);
+    return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
 }

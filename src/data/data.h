@@ -74,7 +74,10 @@ enum {
     WEFT_DATA_HOMED = 0x4,    /* home_device was chosen (0 then means the host) */
     /* The user keeps device copies of MANAGED host memory across waits and
      * promises weft_data_host_acquire before writing that memory. */
-    WEFT_DATA_KEEP_DEVICE = 0x8
+    WEFT_DATA_KEEP_DEVICE = 0x8,
+    /* A NEW data read before its first write starts from init_fn's contents
+     * (zero bytes when init_fn is NULL): weft_data_set_init. */
+    WEFT_DATA_INIT = 0x10
 };
 
 struct weft_data {
@@ -94,6 +97,8 @@ struct weft_data {
     struct weft_context *ctx;
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
+    weft_data_init_fn init_fn; /* WEFT_DATA_INIT: the initial contents, NULL zeros */
+    void *init_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
     int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
@@ -106,7 +111,7 @@ struct weft_data {
     struct weft_quarantine *quarantine;
 };
 
-size_t weft_dtype_size(weft_dtype_t t);
+/* weft_dtype_size (bytes of an element) is public: weft/weft.h. */
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
@@ -184,6 +189,12 @@ void weft_data_copy_set_current_locked(weft_data_t *d, int device);
  * that what the user writes into host memory is what the next task reads
  * (docs/COHERENCY.md rule 9). Takes the lock. */
 void weft_data_host_only(weft_data_t *d);
+
+/* Gives a NEW data with WEFT_DATA_INIT and no copy at all its initial
+ * contents in a host copy (runtime memory, OWNED at the data's version):
+ * the zero bytes or what d->init_fn writes. Nothing to do when a copy
+ * exists. Main thread, while no task uses d. WEFT_ERR_NOMEM. */
+int weft_data_init_contents(weft_data_t *d) __attribute__((warn_unused_result));
 
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);

@@ -64,6 +64,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->succ = t->succ_inline;
     t->next = NULL;
     t->affinity = -1;
+    t->on_rank = t->device_hint = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->body_fn = NULL;
     t->body_rc = 0;

@@ -113,6 +113,13 @@ static int infer_read(weft_taskpool_t *tp, weft_data_t *d, weft_remote_rec_t *r,
     int priority = t ? t->priority : 0;
     weft_context_t *ctx = tp->ctx;
     if (holds(r, reader)) return WEFT_SUCCESS;
+    /* A NEW data read before any write with an initialiser: the reader
+     * makes the initial contents itself (stf/insert.c). */
+    if ((d->flags & WEFT_DATA_NEW) && (d->flags & WEFT_DATA_INIT) && r->writer < 0 &&
+        r->version == 0) {
+        add_holder(r, reader);
+        return WEFT_SUCCESS;
+    }
     int src = r->writer >= 0 ? r->writer : d->owner_rank;
     int rc = WEFT_SUCCESS;
     if (ctx->rank == src)

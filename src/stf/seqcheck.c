@@ -73,6 +73,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
     uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
+    h = fold(h, (uint64_t)(t->device_hint + 1));
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
@@ -132,9 +133,37 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
         if (differs[r]) len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
 }
 
+/* Every rank logs what each rank made at position k, so that a creation
+ * made on some ranks only (a weft_data_register inside "if (rank == 0)")
+ * is named on every rank, not only on the ranks that made it. Collective.
+ * At most 16 ranks are listed: the first divergent ones are among them. */
+static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs)
+{
+    char mine[WEFT_SEQ_DETAIL] = "";
+    if (k < l->n && l->detail) snprintf(mine, sizeof mine, "%s", l->detail[k]);
+    char *all = malloc((size_t)WEFT_SEQ_DETAIL * (size_t)ctx->nranks);
+    if (!all) {
+        weft_error("out of memory comparing the ranks' sequences: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    MPI_Allgather(mine, WEFT_SEQ_DETAIL, MPI_CHAR, all, WEFT_SEQ_DETAIL, MPI_CHAR, ctx->comm);
+    for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
+        if (r != 0 && !differs[r]) continue;
+        const char *e = all + (size_t)r * WEFT_SEQ_DETAIL;
+        if (*e)
+            weft_error("  rank %d made #%ld as '%s'", r, k, e);
+        else
+            weft_error("  rank %d made no data creation #%ld (a creation made on some ranks only: "
+                       "every rank must make the same creations in the same order)",
+                       r, k);
+        shown++;
+    }
+    free(all);
+}
+
 /* what: "task" or "data creation"; subject: the taskpool's words. */
 static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const char *subject,
-                             const char *verb, const char *what)
+                             const char *verb, const char *what, int each)
 {
     int *differs = calloc((size_t)ctx->nranks, sizeof *differs);
     if (!differs) {
@@ -153,6 +182,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
                    subject, verb, what, what, k, verb, verb, l->n, ranks);
+    if (each) log_each_rank(ctx, l, k, differs);
     free(differs);
     return WEFT_ERR_MISMATCH;
 }
@@ -169,11 +199,11 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
     /* An MPI failure leaves the outcome unknown: no further collective. */
     if (rc == WEFT_ERR_MPI) return rc;
     if (rc == WEFT_SUCCESS && !out.same_calls)
-        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation");
+        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation", 1);
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
-        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task");
+        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task", 0);
         if (rc == WEFT_SUCCESS) rc = trc;
     }
     if (rc == WEFT_SUCCESS) {

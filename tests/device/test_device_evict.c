@@ -111,10 +111,10 @@ static int expected_misses(int next_use)
 static void cycle(weft_context_t *ctx, int next_use)
 {
     static double xmem[NX][NB * NB], tmem[NB * NB];
-    weft_data_t *x[NX], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB);
+    weft_data_t *x[NX], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB, 0);
     for (int i = 0; i < NX; i++) {
         for (int e = 0; e < NB * NB; e++) xmem[i][e] = i + 1;
-        x[i] = weft_data_register(ctx, WEFT_DOUBLE, xmem[i], NB, NB, NB);
+        x[i] = weft_data_register(ctx, WEFT_DOUBLE, xmem[i], NB, NB, NB, 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "evict");
     REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
@@ -156,10 +156,10 @@ static void rules(weft_context_t *ctx, int next_use)
 {
     enum { A, B, C, D, NT };
     static double mem[NT][NB * NB], tmem[NB * NB];
-    weft_data_t *x[NT], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB);
+    weft_data_t *x[NT], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB, 0);
     for (int i = 0; i < NT; i++) {
         for (int e = 0; e < NB * NB; e++) mem[i][e] = i + 1;
-        x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], NB, NB, NB);
+        x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], NB, NB, NB, 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "rules");
     REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
      * right after device tasks: its newest version comes home first, into
      * the strided user array. */
     double *y = malloc(sizeof(double) * NB * NB);
-    weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB);
+    weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB, 0);
     CHECK(weft_data_set_device(yd, 0) == 0);
     if (rc == 0)
         rc = weft_insert_task(tp, &scale_cpu, WEFT_R, weft_tile(C, 0, 0), WEFT_W | WEFT_AFFINITY,

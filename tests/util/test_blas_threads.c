@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
     double x = 0;
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "blas");
     CHECK(weft_insert_task(tp, &probe_class, WEFT_RW, d, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
