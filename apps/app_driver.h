@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <lapacke.h>
+#include <math.h>
 #include <weft/weft.h>
 
 #include "app_cli.h"
 #include "app_devices.h"
+#include "app_sums.h"
 
 typedef struct app_driver {
     app_cli_t cli;
@@ -99,6 +102,37 @@ static inline int app_verdict(weft_context_t *ctx, double resid, double max)
     int passed = resid < max;
     if (weft_rank(ctx) == 0) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
     return passed ? 0 : 1;
+}
+
+/* Inserts the tasks that compute the residual of a square factorization
+ * tile by tile into R (n x n, the options' tiles) and add its squared norm
+ * and the original's into columns 0 and 1 of the rank's sums in S. */
+typedef int (*app_resid_insert_fn)(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+                                   const void *opts, const void *data);
+
+/* The check of a square factorization: ||R||_F / (||A||_F N eps) in
+ * *resid, the sums all-reduced by tasks. 0 or a weft error. */
+static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, const char *prog,
+                                  const app_opts_t *o, app_resid_insert_fn insert, const void *data,
+                                  double *resid)
+{
+    int rc = WEFT_ERR_NOMEM;
+    weft_matrix_t *R = app_matrix(ctx, o, o->n, o->n), *S = app_sums_new(ctx, 2);
+    double s[2];
+    if (R == NULL || S == NULL) {
+        fprintf(stderr, "%s: cannot create the matrices of the check\n", prog);
+        goto free_matrices;
+    }
+    rc = app_sums_insert_zero(tp, S);
+    if (rc >= 0) rc = insert(tp, R, S, o, data);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
+    rc = app_wait(prog, tp, rc, "the residual check", weft_rank(ctx) == 0);
+    if (rc >= 0) rc = app_sums_read(ctx, S, s, 2, prog);
+    if (rc >= 0) *resid = sqrt(s[0]) / (sqrt(s[1]) * (double)o->n * LAPACKE_dlamch_work('e'));
+free_matrices:
+    if (S != NULL) weft_matrix_free(S);
+    if (R != NULL) weft_matrix_free(R);
+    return rc;
 }
 
 /* ---- the runs and main ------------------------------------------------- */

@@ -245,10 +245,9 @@ static int qr_insert_fill(weft_taskpool_t *tp, weft_matrix_t *C, const qr_opts_t
 /* ---- check ---------------------------------------------------------- */
 
 /* Every tile of the check: B (Q^T A0) against R, X (Q^T Q X0) against
- * X0, each into the sums tile of its rank; then the all-reduce of the sums
- * (a chain into S(0), then S(0) copied to every S(i)). */
+ * X0, each into the sums tile of its rank. */
 static int qr_insert_norms(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o, int nranks)
+                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
 {
     int rc = 0;
     for (int j = 0; j < f->nt && rc >= 0; j++)
@@ -256,38 +255,29 @@ static int qr_insert_norms(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
             qr_tile_arg_t a = {(uint64_t)o->c.seed, 0, (int64_t)m * o->c.nb, (int64_t)j * o->c.nb};
             rc = weft_insert_task(tp, &qr_class_resid_norm, WEFT_R, weft_tile(f->A, m, j), WEFT_R,
                                   weft_tile(B, m, j), WEFT_RW | WEFT_AFFINITY,
-                                  weft_tile(S, weft_matrix_tile_rank(B, m, j), 0), WEFT_VALUE, &a,
-                                  sizeof a, 0);
+                                  app_sums_of(S, B, m, j), WEFT_VALUE, &a, sizeof a, 0);
         }
     for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
         for (int m = 0; m < f->mt && rc >= 0; m++) {
             qr_tile_arg_t a = {(uint64_t)o->c.seed, 1, (int64_t)m * o->c.nb, (int64_t)j * o->c.nb};
-            rc = weft_insert_task(
-                tp, &qr_class_orth_norm, WEFT_R, weft_tile(X, m, j), WEFT_RW | WEFT_AFFINITY,
-                weft_tile(S, weft_matrix_tile_rank(X, m, j), 0), WEFT_VALUE, &a, sizeof a, 0);
-        }
-    for (int pass = 1; pass >= 0; pass--)
-        for (int i = 1; i < nranks && rc >= 0; i++) {
-            weft_data_t *s0 = weft_tile(S, 0, 0), *si = weft_tile(S, i, 0);
-            rc = weft_insert_task(tp, &qr_class_sum_merge, WEFT_R, pass ? si : s0,
-                                  (pass ? WEFT_RW : WEFT_W) | WEFT_AFFINITY, pass ? s0 : si,
-                                  WEFT_VALUE, &pass, sizeof pass, 0);
+            rc = weft_insert_task(tp, &qr_class_orth_norm, WEFT_R, weft_tile(X, m, j),
+                                  WEFT_RW | WEFT_AFFINITY, app_sums_of(S, X, m, j), WEFT_VALUE, &a,
+                                  sizeof a, 0);
         }
     return rc < 0 ? rc : 0;
 }
 
 static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o, int nranks)
+                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
 {
     int rc = qr_insert_fill(tp, B, o, 0, 0);
     if (rc >= 0) rc = qr_insert_fill(tp, X, o, 1, 0);
-    for (int i = 0; i < nranks && rc >= 0; i++)
-        rc =
-            weft_insert_task(tp, &qr_class_sum_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0), 0);
+    if (rc >= 0) rc = app_sums_insert_zero(tp, S);
     if (rc >= 0) rc = qr_insert_apply(tp, f, B, 'T');
     if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'N');
     if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'T');
-    if (rc >= 0) rc = qr_insert_norms(tp, f, B, X, S, o, nranks);
+    if (rc >= 0) rc = qr_insert_norms(tp, f, B, X, S, o);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S); /* app_sums.h */
     return rc < 0 ? rc : 0;
 }
 
@@ -296,29 +286,23 @@ static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
 static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_factors_t *f,
                         const qr_opts_t *o, double res[2])
 {
-    int rank = weft_rank(ctx), nranks = weft_nranks(ctx), rc = WEFT_ERR_NOMEM;
+    int rc = WEFT_ERR_NOMEM;
     int64_t nx = o->c.nb * o->c.q < o->c.n ? o->c.nb * o->c.q : o->c.n;
-    int nb = (int)o->c.nb, p = (int)o->c.p, q = (int)o->c.q;
-    weft_matrix_t *B = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->c.n, nb, nb, p, q);
-    weft_matrix_t *X = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, nx, nb, nb, p, q);
-    weft_matrix_t *S = weft_matrix_new(ctx, WEFT_DOUBLE, nranks, QR_SUMS, 1, QR_SUMS, nranks, 1);
+    weft_matrix_t *B = app_matrix(ctx, &o->c, o->m, o->c.n), *X = app_matrix(ctx, &o->c, o->m, nx);
+    weft_matrix_t *S = app_sums_new(ctx, QR_SUMS);
+    double s[QR_SUMS];
     if (B == NULL || X == NULL || S == NULL) {
         fprintf(stderr, QR_NAME ": cannot create the matrices of the check\n");
         goto free_matrices;
     }
-    rc = qr_insert_check(tp, f, B, X, S, o, nranks);
-    rc = app_wait(QR_NAME, tp, rc, "the check", rank == 0);
-    if (rc < 0) goto free_matrices;
-    int64_t ld = 0;
-    const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
-    if (s == NULL) {
-        fprintf(stderr, QR_NAME ": rank %d does not hold its residual sums\n", rank);
-        rc = WEFT_ERR_INTERNAL;
-        goto free_matrices;
+    rc = qr_insert_check(tp, f, B, X, S, o);
+    rc = app_wait(QR_NAME, tp, rc, "the check", weft_rank(ctx) == 0);
+    if (rc >= 0) rc = app_sums_read(ctx, S, s, QR_SUMS, QR_NAME);
+    if (rc >= 0) {
+        double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
+        res[0] = sqrt(s[0]) / (sqrt(s[1]) * m * eps);
+        res[1] = sqrt(s[2]) / (sqrt(s[3]) * m * eps);
     }
-    double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
-    res[0] = sqrt(s[0]) / (sqrt(s[ld]) * m * eps);
-    res[1] = sqrt(s[2 * ld]) / (sqrt(s[3 * ld]) * m * eps);
 free_matrices:
     if (S != NULL) weft_matrix_free(S);
     if (X != NULL) weft_matrix_free(X);

@@ -149,13 +149,21 @@ static int getrf_check_info(weft_taskpool_t *tp, weft_data_t **info, int nt, int
     return app_wait(GETRF_NAME, tp, rc, "the pivots' check", verbose);
 }
 
+/* The matrix a run factorizes, in place. */
+typedef struct getrf_data {
+    weft_matrix_t *a;
+    weft_data_t **info; /* of each diagonal tile's LU */
+} getrf_data_t;
+
 /* ---- residual check --------------------------------------------------- */
 
 /* R[m][n] = A0[m][n] - sum_{k <= min(m,n)} L[m][k] U[k][n], then the
  * squared norms of R[m][n] and A0[m][n] into S[rank of the tile]. */
-static int getrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *A, weft_matrix_t *R,
-                                 weft_matrix_t *S, const getrf_opts_t *o)
+static int getrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+                                 const void *opts, const void *data)
 {
+    const getrf_opts_t *o = opts;
+    weft_matrix_t *A = ((const getrf_data_t *)data)->a;
     int nt = weft_matrix_nt(A), rc = 0;
     for (int n = 0; n < nt && rc >= 0; n++) {
         for (int m = 0; m < nt && rc >= 0; m++) {
@@ -172,65 +180,11 @@ static int getrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *A, weft_mat
             }
             if (rc >= 0)
                 rc = weft_insert_task(tp, &getrf_class_resid_norm, WEFT_R, r,
-                                      WEFT_RW | WEFT_AFFINITY,
-                                      weft_tile(S, weft_matrix_tile_rank(R, m, n), 0), WEFT_VALUE,
+                                      WEFT_RW | WEFT_AFFINITY, app_sums_of(S, R, m, n), WEFT_VALUE,
                                       &arg, sizeof arg, 0);
         }
     }
     return rc < 0 ? rc : 0;
-}
-
-/* The sums tiles S[i] (on rank i) zeroed, the residual, then an
- * all-reduce: a chain into S[0] and S[0] copied back to every S[i]. */
-static int getrf_insert_check(weft_taskpool_t *tp, weft_matrix_t *A, weft_matrix_t *R,
-                              weft_matrix_t *S, const getrf_opts_t *o, int nranks)
-{
-    int rc = 0, add = 1, copy = 0;
-    for (int i = 0; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &getrf_class_sum_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0),
-                              0);
-    if (rc >= 0) rc = getrf_insert_residual(tp, A, R, S, o);
-    for (int i = 1; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &getrf_class_sum_merge, WEFT_R, weft_tile(S, i, 0),
-                              WEFT_RW | WEFT_AFFINITY, weft_tile(S, 0, 0), WEFT_VALUE, &add,
-                              sizeof add, 0);
-    for (int i = 1; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &getrf_class_sum_merge, WEFT_R, weft_tile(S, 0, 0),
-                              WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0), WEFT_VALUE, &copy,
-                              sizeof copy, 0);
-    return rc < 0 ? rc : 0;
-}
-
-/* The scaled residual of the factors held in A, in *resid. */
-static int getrf_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *A,
-                          const getrf_opts_t *o, double *resid)
-{
-    int rank = weft_rank(ctx), nranks = weft_nranks(ctx), rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = app_matrix(ctx, &o->c, o->c.n, o->c.n);
-    weft_matrix_t *S = weft_matrix_new(ctx, WEFT_DOUBLE, nranks, 2, 1, 2, nranks, 1);
-    if (R == NULL || S == NULL) {
-        fprintf(stderr, GETRF_NAME ": cannot create the matrices of the check\n");
-        goto free_matrices;
-    }
-    rc = getrf_insert_check(tp, A, R, S, o, nranks);
-    rc = app_wait(GETRF_NAME, tp, rc, "the residual check", rank == 0);
-    if (rc < 0) goto free_matrices;
-    void *p = NULL;
-    int64_t ld = 0;
-    rc = weft_data_host_acquire(weft_tile(S, rank, 0), WEFT_R, &p, &ld);
-    if (rc < 0) {
-        fprintf(stderr, GETRF_NAME ": rank %d cannot read its residual sums: %s\n", rank,
-                weft_strerror(rc));
-        goto free_matrices;
-    }
-    const double *s = p;
-    double eps = LAPACKE_dlamch_work('e');
-    *resid = sqrt(s[0]) / (sqrt(s[ld]) * (double)o->c.n * eps);
-    rc = weft_data_host_release(weft_tile(S, rank, 0));
-free_matrices:
-    if (S != NULL) weft_matrix_free(S);
-    if (R != NULL) weft_matrix_free(R);
-    return rc;
 }
 
 /* ---- driver ---------------------------------------------------------- */
@@ -260,11 +214,6 @@ static weft_data_t **getrf_new_info(weft_context_t *ctx, weft_matrix_t *A)
         fprintf(stderr, GETRF_NAME ": cannot create the info tiles\n");
     return info;
 }
-
-typedef struct getrf_data {
-    weft_matrix_t *a;
-    weft_data_t **info; /* of each diagonal tile's LU */
-} getrf_data_t;
 
 static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
 {
@@ -318,7 +267,7 @@ static int getrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     if (rc >= 0) rc = getrf_factorize(ctx, tp, d, o);
     if (rc < 0 || !app_check_due(&o->c, r)) return rc;
     double resid = 0.0;
-    rc = getrf_residual(ctx, tp, d->a, o, &resid);
+    rc = app_resid_check(ctx, tp, GETRF_NAME, &o->c, getrf_insert_residual, d, &resid);
     return rc < 0 ? rc : app_verdict(ctx, resid, GETRF_RESIDUAL_MAX);
 }
 

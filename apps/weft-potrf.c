@@ -88,13 +88,21 @@ static potrf_tile_arg_t potrf_tile_arg(const potrf_opts_t *o, int m, int n)
     return potrf_arg_at((uint64_t)o->c.seed, o->c.n, o->c.nb, m, n);
 }
 
+/* The matrix a run factorizes, in place. */
+typedef struct potrf_data {
+    weft_matrix_t *a;
+    weft_data_t **dinv; /* --trsm-inv: the inverted diagonal factors */
+} potrf_data_t;
+
 /* ---- residual check -------------------------------------------------- */
 
 /* R[m][n] = A0[m][n] - sum_{k<=n} L[m][k] L[n][k]^T for m >= n, then each
- * tile's squared norms into the 1x2 sums tile S[rank of the tile]. */
-static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix_t *R,
-                                 weft_matrix_t *S, const potrf_opts_t *o)
+ * tile's squared norms into the sums tile S[rank of the tile]. */
+static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+                                 const void *opts, const void *data)
 {
+    const potrf_opts_t *o = opts;
+    weft_matrix_t *L = ((const potrf_data_t *)data)->a;
     int nt = weft_matrix_nt(L), rc = 0;
     for (int n = 0; n < nt && rc >= 0; n++) {
         for (int m = n; m < nt && rc >= 0; m++) {
@@ -115,75 +123,14 @@ static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *L, weft_mat
             }
             if (rc >= 0)
                 rc = weft_insert_task(tp, &potrf_class_resid_norm, WEFT_R, r,
-                                      WEFT_RW | WEFT_AFFINITY,
-                                      weft_tile(S, weft_matrix_tile_rank(R, m, n), 0), WEFT_VALUE,
+                                      WEFT_RW | WEFT_AFFINITY, app_sums_of(S, R, m, n), WEFT_VALUE,
                                       &arg, sizeof arg, 0);
         }
     }
     return rc < 0 ? rc : 0;
 }
 
-/* All-reduce of the 1x2 sums tiles S[i] (tile i on rank i): a chain into
- * S[0], then S[0] copied back to every S[i]. */
-static int potrf_insert_allreduce(weft_taskpool_t *tp, weft_matrix_t *S, int nranks)
-{
-    int rc = 0;
-    for (int i = 1; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &potrf_class_sum_add, WEFT_R, weft_tile(S, i, 0),
-                              WEFT_RW | WEFT_AFFINITY, weft_tile(S, 0, 0), 0);
-    for (int i = 1; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &potrf_class_sum_copy, WEFT_R, weft_tile(S, 0, 0),
-                              WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0), 0);
-    return rc < 0 ? rc : 0;
-}
-
-static int potrf_insert_check(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix_t *R,
-                              weft_matrix_t *S, const potrf_opts_t *o, int nranks)
-{
-    int rc = 0;
-    for (int i = 0; i < nranks && rc >= 0; i++)
-        rc = weft_insert_task(tp, &potrf_class_sum_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0),
-                              0);
-    if (rc >= 0) rc = potrf_insert_residual(tp, L, R, S, o);
-    if (rc >= 0) rc = potrf_insert_allreduce(tp, S, nranks);
-    return rc < 0 ? rc : 0;
-}
-
-/* The scaled residual of the factorization held in L, in *resid. */
-static int potrf_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *L,
-                          const potrf_opts_t *o, double *resid)
-{
-    int rank = weft_rank(ctx), nranks = weft_nranks(ctx), rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = app_matrix(ctx, &o->c, o->c.n, o->c.n);
-    weft_matrix_t *S = weft_matrix_new(ctx, WEFT_DOUBLE, nranks, 2, 1, 2, nranks, 1);
-    if (R == NULL || S == NULL) {
-        fprintf(stderr, POTRF_NAME ": cannot create the matrices of the check\n");
-        goto free_matrices;
-    }
-    rc = potrf_insert_check(tp, L, R, S, o, nranks);
-    rc = app_wait(POTRF_NAME, tp, rc, "the residual check", rank == 0);
-    if (rc < 0) goto free_matrices;
-    int64_t ld = 0;
-    const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
-    if (s == NULL) {
-        fprintf(stderr, POTRF_NAME ": rank %d does not hold its residual sums\n", rank);
-        rc = WEFT_ERR_INTERNAL;
-        goto free_matrices;
-    }
-    double eps = LAPACKE_dlamch_work('e');
-    *resid = sqrt(s[0]) / (sqrt(s[ld]) * (double)o->c.n * eps);
-free_matrices:
-    if (S != NULL) weft_matrix_free(S);
-    if (R != NULL) weft_matrix_free(R);
-    return rc;
-}
-
 /* ---- driver ---------------------------------------------------------- */
-
-typedef struct potrf_data {
-    weft_matrix_t *a;
-    weft_data_t **dinv; /* --trsm-inv: the inverted diagonal factors */
-} potrf_data_t;
 
 static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
 {
@@ -232,7 +179,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     app_report(ctx, &tm, "dpotrf", &o->c, "", n * n * n / 3.0);
     if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
-    rc = potrf_residual(ctx, tp, d->a, o, &resid);
+    rc = app_resid_check(ctx, tp, POTRF_NAME, &o->c, potrf_insert_residual, d, &resid);
     return rc < 0 ? rc : app_verdict(ctx, resid, POTRF_RESIDUAL_MAX);
 }
 
