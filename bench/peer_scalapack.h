@@ -78,6 +78,20 @@ static inline int peer_usage(const char *argv0, const char *args)
     return 2;
 }
 
+/* The command line of a peer factorizing a square matrix (scalapack_potrf,
+ * _getrf), o holding its defaults: 0, or main's 2 after the usage line. */
+static inline int peer_square_opts(int argc, char **argv, peer_opts_t *o)
+{
+    int nranks = 1, bad = peer_parse(argc, argv, 1, PEER_SEED | PEER_CHECK, o) != 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (o->q < 0 && o->p > 0) o->q = nranks / o->p;
+    if (bad || o->n < 1 || o->n > INT32_MAX / 2 || o->nb < 1 || o->nb > o->n || o->nruns < 1 ||
+        o->p < 1 || o->p * o->q != nranks)
+        return peer_usage(argv[0],
+                          "[-N n] [-t nb <= n] [-P p] [-Q q] [--seed s] [--nruns r] [--check]");
+    return 0;
+}
+
 /* ---- grid and matrices --------------------------------------------------- */
 
 typedef struct peer_grid {

@@ -66,16 +66,10 @@ static int solve(const void *arg, double *b, const int *descb)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank = 0, nranks = 1;
+    int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     peer_opts_t o = {.n = 8192, .nb = 128, .p = 1, .q = -1, .nruns = 1, .seed = 42};
-    int bad = peer_parse(argc, argv, 1, PEER_SEED | PEER_CHECK, &o) != 0;
-    if (o.q < 0 && o.p > 0) o.q = nranks / o.p;
-    if (bad || o.n < 1 || o.n > INT32_MAX / 2 || o.nb < 1 || o.nb > o.n || o.nruns < 1 || o.p < 1 ||
-        o.p * o.q != nranks)
-        return peer_usage(argv[0], "[-N n] [-t nb <= n] [-P p] [-Q q] [--seed s] [--nruns r] "
-                                   "[--check]");
+    if (peer_square_opts(argc, argv, &o) != 0) return 2;
     peer_grid_t g;
     peer_grid_init(&g, (int)o.p, (int)o.q);
     potrf_run_t x = {.g = &g, .seed = (uint64_t)o.seed};
