@@ -1,7 +1,8 @@
 /* The driver of the dense linear algebra apps (weft-potrf, -getrf, -geqrf,
  * -gemm, -posv): main's skeleton (prescan, weft_init, parse, validation,
  * the runs, weft_fini and their errors), the runs loop on one taskpool, the
- * timing of a run with its "[****]" line, and the residual's verdict line.
+ * timing of a run with its "[****]" line, the residual check of a square
+ * factorization (app_sums.h's all-reduce) and the verdict line.
  * An app gives its command line (app_cli.h), its own validation, the
  * setting up and freeing of its data and one run; it keeps its DAG, its
  * kernels and its check. Header-only, as the other apps/ helpers (every
@@ -9,12 +10,12 @@
 #ifndef WEFT_APPS_APP_DRIVER_H
 #define WEFT_APPS_APP_DRIVER_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 #include <lapacke.h>
-#include <math.h>
 #include <weft/weft.h>
 
 #include "app_cli.h"
