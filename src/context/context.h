@@ -13,6 +13,7 @@
 #include "params/params.h"
 #include "sched/sched.h"
 #include "sched/task.h"
+#include "context/meta.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
 #include "weft/weft.h"
@@ -47,7 +48,15 @@ struct weft_context {
     struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
-    atomic_llong actions_done; /* network SEND/RECV tasks finished */
+    atomic_llong actions_done;           /* network SEND/RECV tasks finished */
+    atomic_llong sends_done, recvs_done; /* of those, SENDs and RECVs (show_stats) */
+    /* What insertion did (main thread): tasks the application inserted
+     * (walked), body tasks this rank kept, SEND and RECV tasks inferred,
+     * and seconds from each taskpool's first insertion to its wait. */
+    long long walked, kept, sends, recvs;
+    double insert_s;
+    weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
+    struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
     /* Agreement between ranks (stf/agree.h), main thread. */
     long nagree;         /* agreements passed */

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "context/meta.h"
+
 #define WEFT_SEQ_DETAIL 96
 
 typedef struct weft_seqlog {
@@ -15,6 +17,7 @@ typedef struct weft_seqlog {
     const char **name;               /* static name of each entry (task class) */
     char (*detail)[WEFT_SEQ_DETAIL]; /* or a description, when entries have one */
     int lost;                        /* entries whose name could not be kept (out of memory) */
+    weft_meta_t *meta;               /* where its bytes are counted, NULL: nowhere */
 } weft_seqlog_t;
 
 #endif

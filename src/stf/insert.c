@@ -197,6 +197,7 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
         return rc;
     }
     if (tp->t_first == 0) tp->t_first = weft_clock_s();
+    tp->ctx->walked++;
     t->device = 0;
     t->affinity = affinity_flow(tags, t->nflows);
     if (tp->ctx->nranks > 1 && !distribute(tp, t, affinity_flow(tags, t->nflows), &rc)) {
@@ -204,6 +205,8 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
         return rc;
     }
     tp->ninserted_local++;
+    tp->ctx->kept++;
+    weft_meta_note(&tp->ctx->meta);
     int rc2 = weft_insert_local(tp, t);
     return rc != WEFT_SUCCESS ? rc : rc2;
 }

@@ -35,8 +35,11 @@ uint32_t weft_remote_version(const weft_data_t *d)
 static weft_remote_rec_t *record(weft_context_t *ctx, weft_stf_rec_t *s, weft_data_t *d)
 {
     if (s->remote) return s->remote;
-    weft_remote_rec_t *r = calloc(1, sizeof *r + sizeof(uint64_t) * (size_t)nwords(ctx));
+    size_t bytes = sizeof(weft_remote_rec_t) + sizeof(uint64_t) * (size_t)nwords(ctx);
+    weft_remote_rec_t *r = calloc(1, bytes);
     if (!r) return NULL;
+    s->remote_bytes = (long long)bytes;
+    weft_meta_add(s->meta, WEFT_META_HOLDERS, (long long)bytes);
     r->writer = -1;
     /* A NEW tile is held by nobody until a task writes it. */
     if (!(d->flags & WEFT_DATA_NEW)) r->holders[d->owner_rank / 64] |= 1ULL << (d->owner_rank % 64);
@@ -81,6 +84,10 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
         return WEFT_ERR_NOMEM;
     }
     a->kind = kind;
+    if (kind == WEFT_TASK_SEND)
+        tp->ctx->sends++;
+    else
+        tp->ctx->recvs++;
     a->cls = kind == WEFT_TASK_SEND ? &send_class : &recv_class;
     a->tp = tp;
     a->priority = priority;
@@ -92,6 +99,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     a->flow[0] = (weft_flow_t){
         .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
     weft_data_retain(d);
+    weft_meta_note(&tp->ctx->meta);
     return weft_insert_local(tp, a);
 }
 

@@ -35,6 +35,8 @@ static int seqlog_grow(weft_seqlog_t *l, int with_detail)
         if (d) l->detail = d;
     }
     if (!h || !n || (with_detail && !d)) return WEFT_ERR_NOMEM;
+    size_t entry = sizeof *h + sizeof *n + (l->detail ? sizeof *d : 0);
+    weft_meta_add(l->meta, WEFT_META_SEQ, (long long)(entry * (size_t)(cap - l->cap)));
     l->cap = cap;
     return WEFT_SUCCESS;
 }
@@ -64,10 +66,13 @@ static void seqlog_clear(weft_seqlog_t *l)
 
 void weft_seqlog_free(weft_seqlog_t *l)
 {
+    size_t entry = sizeof *l->log + sizeof *l->name + (l->detail ? sizeof *l->detail : 0);
+    weft_meta_add(l->meta, WEFT_META_SEQ, -(long long)(entry * (size_t)l->cap));
+    weft_meta_t *meta = l->meta;
     free(l->log);
     free(l->name);
     free(l->detail);
-    *l = (weft_seqlog_t){0};
+    *l = (weft_seqlog_t){.meta = meta};
 }
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
