@@ -62,6 +62,19 @@ static void sim_ready(void *arg, weft_task_t *t)
 
 void weft_sim_take_ready(weft_context_t *ctx) { ctx->ready = sim_ready; }
 
+/* What a run publishes, without a copy: the versions t's writes make (a
+ * NEW tile is then written, and may be read). */
+static void sim_publish(weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        weft_flow_t *f = &t->flow[i];
+        if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
+        weft_data_lock(f->data);
+        f->data->version = f->out_version ? f->out_version : f->data->version + 1;
+        weft_data_unlock(f->data);
+    }
+}
+
 /* A kept task ends as if its body (or transfer) had run: its successors
  * are released onto the same list. */
 void weft_sim_drain(weft_context_t *ctx)
@@ -72,6 +85,7 @@ void weft_sim_drain(weft_context_t *ctx)
         s->head = t->next;
         if (!s->head) s->tail = NULL;
         weft_taskpool_t *tp = t->tp;
+        sim_publish(t);
         weft_task_complete(t, sim_ready, ctx);
         weft_task_unref(t);
         weft_taskpool_task_done(tp);
@@ -93,7 +107,7 @@ void *weft_sim_scratch(weft_context_t *ctx, size_t bytes)
 void weft_sim_report(weft_context_t *ctx)
 {
     weft_log_summary("sim: rank %d of %d: walked %lld tasks, kept %lld, sends %lld, recvs %lld, "
-                     "insert %.3f s, metadata %lld bytes",
+                     "insert %.6f s, metadata %lld bytes",
                      ctx->rank, ctx->nranks, ctx->walked, ctx->kept, ctx->sends, ctx->recvs,
                      ctx->insert_s, ctx->meta.peak);
 }
