@@ -85,8 +85,16 @@ struct weft_data {
     void *stage_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    /* Remote inference's view of the whole run (stf/remote.c), kept in the
+     * handle so that a rank walking past a task that uses it allocates
+     * nothing. All zero: version 0, the owner's contents. */
+    uint32_t net_version; /* newest version across ranks */
+    int net_writer;       /* the rank that wrote it, while the view is current */
+    int net_held;         /* this rank holds net_version, while current */
+    long net_tp;          /* number of the taskpool that last changed the view, 0 none */
+    uint64_t net_epoch;   /* that taskpool's epoch then: current until its wait */
+    int lost;             /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int host_access;      /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
