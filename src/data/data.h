@@ -77,14 +77,10 @@ struct weft_data {
     size_t bytes;     /* rows * cols * elem: the contiguous size */
     uint32_t version; /* newest version known on this rank */
     int flags;
-    weft_spin_t lock;
-    atomic_int refs; /* the user's handle plus one per task that uses it */
-    weft_data_copy_t *copies[WEFT_MAX_DEVICES];
+    /* With the fields above: what every rank reads of each data of every
+     * task it walks (insertion), kept in the first two cache lines. */
     struct weft_context *ctx;
-    weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
-    void *stage_arg;
-    void *stf;                   /* the stf layer's record (stf/record.h) */
-    void (*stf_free)(void *stf); /* frees it with the data */
+    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Remote inference's view of the whole run (stf/remote.c), kept in the
      * handle so that a rank walking past a task that uses it allocates
      * nothing. All zero: version 0, the owner's contents. */
@@ -93,8 +89,14 @@ struct weft_data {
     int net_held;         /* this rank holds net_version, while current */
     long net_tp;          /* number of the taskpool that last changed the view, 0 none */
     uint64_t net_epoch;   /* that taskpool's epoch then: current until its wait */
-    int lost;             /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access;      /* mode of a weft_data_host_acquire not yet released, 0 none */
+    weft_spin_t lock;
+    atomic_int refs; /* the user's handle plus one per task that uses it */
+    weft_data_copy_t *copies[WEFT_MAX_DEVICES];
+    weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
+    void *stage_arg;
+    void *stf;                   /* the stf layer's record (stf/record.h) */
+    void (*stf_free)(void *stf); /* frees it with the data */
+    int lost; /* under lock: its last writer failed or was cancelled (stf/failure.c) */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;

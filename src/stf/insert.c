@@ -87,9 +87,11 @@ static int check_flows(const weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        const weft_stf_rec_t *rec = weft_stf_rec(d);
-        int never_written = (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) &&
-                            d->version == 0 && weft_remote_version(d) == 0;
+        /* The record is read only for NEW data: it sits in a cache line
+         * that walking a task otherwise never loads. */
+        int never_written = (d->flags & WEFT_DATA_NEW) && d->version == 0 &&
+                            weft_remote_version(d) == 0 &&
+                            (!weft_stf_rec(d) || !weft_stf_rec(d)->last_writer);
         if (never_written && (t->flow[i].mode & WEFT_R)) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
                        (unsigned long long)d->key);
@@ -229,7 +231,10 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     /* Refused: nothing inserted, so nothing for a wait to wait for. */
     if (rc == WEFT_SUCCESS) rc = check_flows(&w);
     if (rc != WEFT_SUCCESS) return rc;
-    if (tp->t_first == 0) tp->t_first = weft_clock_s();
+    if (tp->t_first == 0) {
+        tp->t_first = weft_clock_s();
+        tp->cpu_first = weft_clock_thread_s();
+    }
     tp->ctx->walked++;
     w.affinity = affinity_flow(tags, w.nflows);
     if (tp->ctx->nranks > 1 && !distribute(tp, &w, w.affinity, &rc)) return rc;

@@ -77,7 +77,12 @@ void weft_seqlog_free(weft_seqlog_t *l)
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
-    uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
+    /* Tasks of a class come in runs: its name is hashed once a run. */
+    if (t->cls != tp->seq_cls) {
+        tp->seq_cls = t->cls;
+        tp->seq_cls_hash = weft_seqcheck_hash_str(t->cls->name);
+    }
+    uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
