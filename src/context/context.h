@@ -43,6 +43,7 @@ struct weft_context {
     int mpi_thread_level;
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
+    uint64_t waves;    /* taskpool waves begun (main thread): stf/taskpool.h's wave */
     int blas_threads_saved;
     atomic_int error;         /* first error seen by a worker, 0 if none */
     struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */

@@ -67,18 +67,15 @@ enum {
 };
 
 struct weft_data {
+    /* The first cache line (data.c aligns the structure to it) holds what
+     * every rank reads of each data of every task it walks at insertion,
+     * whether or not the task concerns it (docs/SCALE.md). */
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_DATA, or released; first field */
+    int flags;
     uint64_t key;
     int owner_rank;
-    int home_device; /* device index on the owner rank (0 = host) */
-    weft_dtype_t type;
     int rows, cols;
-    size_t elem;      /* bytes of one element */
-    size_t bytes;     /* rows * cols * elem: the contiguous size */
-    uint32_t version; /* newest version known on this rank */
-    int flags;
-    /* With the fields above: what every rank reads of each data of every
-     * task it walks (insertion), kept in the first two cache lines. */
+    weft_dtype_t type;
     struct weft_context *ctx;
     int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Remote inference's view of the whole run (stf/remote.c), kept in the
@@ -87,8 +84,12 @@ struct weft_data {
     uint32_t net_version; /* newest version across ranks */
     int net_writer;       /* the rank that wrote it, while the view is current */
     int net_held;         /* this rank holds net_version, while current */
-    long net_tp;          /* number of the taskpool that last changed the view, 0 none */
-    uint64_t net_epoch;   /* that taskpool's epoch then: current until its wait */
+    uint64_t net_wave;    /* the taskpool wave that last changed it: current until its wait */
+    /* The rest is read by the tasks this rank keeps. */
+    int home_device;  /* device index on the owner rank (0 = host) */
+    size_t elem;      /* bytes of one element */
+    size_t bytes;     /* rows * cols * elem: the contiguous size */
+    uint32_t version; /* newest version known on this rank */
     weft_spin_t lock;
     atomic_int refs; /* the user's handle plus one per task that uses it */
     weft_data_copy_t *copies[WEFT_MAX_DEVICES];

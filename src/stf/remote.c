@@ -28,11 +28,11 @@ uint32_t weft_remote_version(const weft_data_t *d) { return d->net_version; }
  * source": every rank concludes the same without touching the data. */
 static int current(const weft_taskpool_t *tp, const weft_data_t *d)
 {
-    if (d->net_tp == tp->number) return d->net_epoch == tp->epoch;
-    if (d->net_tp == 0) return 0;
+    if (d->net_wave == tp->wave) return 1;
+    if (d->net_wave == 0) return 0;
     const weft_context_t *ctx = tp->ctx;
     for (int i = 0; i < ctx->ntaskpools; i++)
-        if (ctx->taskpools[i]->number == d->net_tp) return ctx->taskpools[i]->epoch == d->net_epoch;
+        if (ctx->taskpools[i]->wave == d->net_wave) return 1;
     return 0;
 }
 
@@ -44,13 +44,12 @@ static void refresh(const weft_taskpool_t *tp, weft_data_t *d)
     d->net_writer = d->owner_rank;
     d->net_held =
         d->owner_rank == tp->ctx->rank && (d->net_version > 0 || !(d->flags & WEFT_DATA_NEW));
-    d->net_tp = tp->number;
-    d->net_epoch = tp->epoch;
+    d->net_wave = tp->wave;
 }
 
 /* The ranks holding d's newest version, which only its source (writer or
  * owner) needs, to send each reader rank one copy: kept by the source
- * alone, reset to {source} when the version or the taskpool's epoch
+ * alone, reset to {source} when the version or the taskpool's wave
  * moved. Makes d a touched data of this rank. NULL: out of memory. */
 static weft_remote_rec_t *holder_set(weft_taskpool_t *tp, weft_data_t *d)
 {
@@ -66,11 +65,10 @@ static weft_remote_rec_t *holder_set(weft_taskpool_t *tp, weft_data_t *d)
         s->remote_bytes = (long long)bytes;
         weft_meta_add(s->meta, WEFT_META_HOLDERS, (long long)bytes);
     }
-    if (h->tp != d->net_tp || h->epoch != d->net_epoch || h->version != d->net_version) {
+    if (h->wave != d->net_wave || h->version != d->net_version) {
         memset(h->holders, 0, sizeof(uint64_t) * words);
         h->holders[d->net_writer / 64] |= 1ULL << (d->net_writer % 64);
-        h->tp = d->net_tp;
-        h->epoch = d->net_epoch;
+        h->wave = d->net_wave;
         h->version = d->net_version;
     }
     return h;
@@ -164,6 +162,7 @@ static int infer_read(weft_taskpool_t *tp, weft_data_t *d, int reader, const wef
 static int infer_write(weft_taskpool_t *tp, weft_data_t *d, int exec_rank, int first)
 {
     refresh(tp, d);
+    d->net_wave = tp->wave; /* every rank sees a write: the views stay equal */
     if (first) d->net_version++;
     d->net_writer = exec_rank;
     d->net_held = exec_rank == tp->ctx->rank;

@@ -10,8 +10,7 @@
  * source (writer, or owner) only: the rest of the view is inline in the
  * data (weft_data_t's net_* fields). Stamped with the view it belongs to. */
 typedef struct weft_remote_rec {
-    long tp; /* the view's taskpool number, epoch and version */
-    uint64_t epoch;
+    uint64_t wave; /* the view's taskpool wave and version */
     uint32_t version;
     uint64_t holders[]; /* bitset of ranks */
 } weft_remote_rec_t;

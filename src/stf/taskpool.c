@@ -48,6 +48,7 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
+    tp->wave = ++ctx->waves;
     tp->seq.meta = &ctx->meta;
     if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
@@ -95,6 +96,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     }
     tp->ntouched = 0;
     tp->epoch++;
+    tp->wave = ++tp->ctx->waves;
 }
 
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp)

@@ -24,6 +24,7 @@ struct weft_taskpool {
     pthread_cond_t done;
     int waiting;
     uint64_t epoch; /* tags data touched since the last wait */
+    uint64_t wave;  /* the same, unique in the context (remote inference's views) */
     weft_data_t **touched;
     int ntouched, touched_cap;
     weft_seqlog_t seq; /* insertion log for the cross-rank sequence check (nranks > 1) */
