@@ -97,7 +97,8 @@ struct weft_data {
     void *stage_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost; /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int lost;      /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
