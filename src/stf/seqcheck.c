@@ -38,11 +38,14 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
         tp->seq_cls_hash = weft_seqcheck_hash_str(t->cls->name);
     }
     uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
+    /* Each flow is hashed on its own chain, folded into h once: the
+     * flows' chains overlap in the processor (every rank pays this for
+     * every task of the run). */
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
-        h = fold(h, (uint64_t)d->owner_rank);
-        h = fold(h, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        uint64_t f = fold(d->key * 4 + (uint64_t)t->flow[i].mode, (uint64_t)d->owner_rank);
+        f = fold(f, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        h = fold(h, f);
     }
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
