@@ -3,8 +3,8 @@
  * that have them, and the bytes they take (context/meta.h). */
 #include "context/seqlog.h"
 
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "weft/weft.h"
 
@@ -66,7 +66,11 @@ int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail)
     }
     l->log[l->n] = (uint32_t)l->hash;
     l->name_ix[l->n] = (uint16_t)(name ? name_index(l, name) : SEQ_NO_NAME);
-    if (detail) snprintf(l->detail[l->n], WEFT_SEQ_DETAIL, "%s", detail);
+    if (detail) {
+        size_t len = strnlen(detail, WEFT_SEQ_DETAIL - 1);
+        memcpy(l->detail[l->n], detail, len);
+        l->detail[l->n][len] = '\0';
+    }
     l->n++;
     return WEFT_SUCCESS;
 }
