@@ -86,11 +86,12 @@ WEFT_API int weft_fini(weft_context_t *ctx);
 WEFT_API int weft_rank(const weft_context_t *ctx);
 WEFT_API int weft_nranks(const weft_context_t *ctx);
 WEFT_API int weft_ncores(const weft_context_t *ctx);
-/* Number of accelerators (CUDA or emu) this rank drives; 0 on CPU only.
- * They are opened by weft_init from the parameters device_cuda_enabled and
- * device_emu_enabled (set WEFT_DEVICE_EMU_ENABLED=N in the environment, or
- * pass --weft-device_emu_enabled=N, before weft_init) and numbered 1..n,
- * CUDA devices first; 0 is the host. */
+/* Number of accelerators (CUDA, HIP or emu) this rank drives; 0 on CPU
+ * only. They are opened by weft_init from the parameters
+ * device_cuda_enabled, device_hip_enabled and device_emu_enabled (set
+ * WEFT_DEVICE_EMU_ENABLED=N in the environment, or pass
+ * --weft-device_emu_enabled=N, before weft_init) and numbered 1..n, CUDA
+ * devices first, then HIP, then emu; 0 is the host. */
 WEFT_API int weft_ndevices(const weft_context_t *ctx);
 /* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
  * -1 for an index that is not 0..weft_ndevices(ctx). */
@@ -390,6 +391,7 @@ typedef struct weft_stats {
     int64_t net_bytes_ipc;         /* pulled by the ipc transport */
     int64_t net_bytes_staged_transport; /* received by the staged transport */
     int64_t net_bytes_host;             /* received host to host */
+    int64_t net_bytes_nccl;             /* received by the nccl transport */
     /* Failures (docs/SEMANTICS.md section 3): tasks of this rank that
      * failed (body, device or transfer error), and tasks that did not run
      * because a task they depend on failed. */
@@ -450,7 +452,8 @@ WEFT_API WEFT_NODISCARD int weft_task_value_get(const weft_task_t *t, int i, voi
 WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
 WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
 /* Device index on this rank (0 = host) and, on an accelerator, its stream
- * (cudaStream_t) and library handles (cublasHandle_t, cusolverDnHandle_t). */
+ * (cudaStream_t; hipStream_t) and library handles (cublasHandle_t,
+ * cusolverDnHandle_t; NULL on HIP). */
 WEFT_API int weft_task_device(const weft_task_t *t);
 WEFT_API void *weft_task_stream(const weft_task_t *t);
 WEFT_API void *weft_task_blas_handle(const weft_task_t *t);

@@ -20,6 +20,11 @@ static const module_entry_t modules[] = {
 #else
     {"device_cuda_enabled", "CUDA", NULL},
 #endif
+#ifdef WEFT_HAVE_HIP
+    {"device_hip_enabled", "HIP", &weft_hip_ops},
+#else
+    {"device_hip_enabled", "HIP", NULL},
+#endif
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
@@ -160,7 +165,8 @@ static int module_count(const module_entry_t *m, const weft_params_t *p, int *co
 {
     int64_t want = weft_params_int(p, m->param);
     int present = 0;
-    if (m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
+    /* A type not asked for is not probed: its runtime is not started. */
+    if (want != 0 && m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
     *present_out = present;
     if (want < 0) {
         *count = present;

@@ -199,6 +199,15 @@ int weft_devexec_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
     return rc;
 }
 
+/* The kernel of a task's launch: the task takes its stream's
+ * environment, then its body runs. */
+static int devexec_kernel(const weft_device_env_t *env, void *arg)
+{
+    weft_task_t *t = arg;
+    weft_devexec_take_env(t, env);
+    return weft_taskrun_body(t);
+}
+
 /* Copies then kernel, enqueued back to back: no round trip through this
  * thread between them. */
 int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
@@ -223,7 +232,7 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     t->body_fn = weft_home_body(m->ctx, t, dev->index);
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     t->body_rc = 0;
-    f->rc = dev->ops->launch(dev, f->stream, t, weft_taskrun_body);
+    f->rc = dev->ops->launch(dev, f->stream, devexec_kernel, t);
     if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */

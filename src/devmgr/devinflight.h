@@ -47,6 +47,18 @@ struct weft_inflight {
     weft_inflight_t *next;
 };
 
+/* What the device's launch hands a kernel, kept in the task for the
+ * accessors its body calls (weft_task_stream, weft_task_blas_handle...):
+ * the device module knows streams, not tasks. */
+static inline void weft_devexec_take_env(weft_task_t *t, const weft_device_env_t *env)
+{
+    t->stream = env->stream_handle;
+    t->blas = env->blas;
+    t->solver = env->solver;
+    t->workspace = env->workspace;
+    t->workspace_bytes = env->workspace_bytes;
+}
+
 /* ---- devexec.c ------------------------------------------------------- */
 
 /* The execution stream for t (the urgent one for a task that outranks

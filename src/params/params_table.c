@@ -47,9 +47,10 @@ const weft_param_def_t weft_param_table[] = {
         "inference run, nothing is sent, no body runs, no tile memory); 0 = off"),
     INT("sim_rank", "0", 0, (1 << 24) - 1, "simulation: the rank this process acts as"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
-    ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
+    ENUM("device_type", "cuda", "cuda|emu|hip", "accelerator type the apps' -g flag asks for"),
     /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
     INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),
+    INT("device_hip_enabled", "0", -1, 16, "HIP (AMD) devices to use; -1 = all present, 0 = none"),
     INT("device_emu_enabled", "0", 0, 16, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100,
         "percent of each device's memory weft may take, split among the ranks of the node "
@@ -100,9 +101,12 @@ const weft_param_def_t weft_param_table[] = {
          "sends read device memory (auto: as comm_gpu_aware)"),
     ENUM("comm_gpu_aware_recv", "auto", "auto|on|off",
          "receives land in the consumer's device memory (auto: as comm_gpu_aware)"),
-    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged",
+    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged|nccl",
          "transport for tiles in device memory; auto: ipc on one node, else mpi when it reads "
-         "device memory, else staged"),
+         "device memory, else nccl between CUDA devices (when built), else staged"),
+    ENUM("comm_node_split", "host", "host|rank",
+         "which ranks count as one node for the choice of transport: host (ranks of one host), "
+         "or rank (every rank its own node, to exercise the cross-node path on one host)"),
     ENUM("comm_mpi_device", "auto", "auto|yes|no",
          "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
