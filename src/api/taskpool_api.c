@@ -16,6 +16,9 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
         return WEFT_ERR_INVALID;
     weft_context_t *ctx = tp->ctx;
+    /* The insertion phase in CPU time of the inserting thread, whatever
+     * the wait finds (docs/SCALE.md). */
+    if (tp->t_first > 0) ctx->insert_s += weft_clock_thread_s() - tp->cpu_first;
     if (ctx->diverged) {
         /* Its tasks may wait for transfers that will never come. */
         weft_error("taskpool %s is not waited for: the ranks are out of step since an earlier "

@@ -137,6 +137,7 @@ static int home_device(int r, int g)
  * owner of each tile is owners[k] (k = j * mt + i), its home device
  * devices[k] when devices is not NULL, else weft's rule by tile row. */
 typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
+static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 
 static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, attach_fn attach,
                       void *arg)
@@ -151,7 +152,9 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[k] = d;
             if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
-            if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
+            /* A simulation gives tiles no memory (docs/SCALE.md). */
+            int attached = rank == ctx->rank && !(ctx->sim && attach == attach_runtime);
+            if (attached && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
             if (rank == ctx->rank && ctx->ndevices > 0) {
                 d->home_device = devices ? devices[k] : home_device(i / A->P, ctx->ndevices);
                 d->flags |= WEFT_DATA_HOMED;

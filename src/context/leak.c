@@ -29,7 +29,10 @@ int weft_context_track(weft_context_t *ctx, weft_data_t *d)
             rc = WEFT_ERR_NOMEM;
         }
     }
-    if (rc == WEFT_SUCCESS) ctx->live[ctx->nlive++] = d;
+    if (rc == WEFT_SUCCESS) {
+        ctx->live[ctx->nlive++] = d;
+        d->live_slot = ctx->nlive;
+    }
     pthread_mutex_unlock(&ctx->live_lock);
     return rc;
 }
@@ -37,11 +40,14 @@ int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
-    /* Released data are usually the most recent ones: search backwards. */
-    for (int i = ctx->nlive - 1; i >= 0; i--) {
-        if (ctx->live[i] != d) continue;
-        ctx->live[i] = ctx->live[--ctx->nlive];
-        break;
+    /* The data knows its place: releasing every tile of a matrix is not
+     * quadratic in the tiles (every rank holds a handle for each). */
+    int i = d->live_slot - 1;
+    if (i >= 0 && i < ctx->nlive && ctx->live[i] == d) {
+        weft_data_t *last = ctx->live[--ctx->nlive];
+        ctx->live[i] = last;
+        last->live_slot = i + 1;
+        d->live_slot = 0;
     }
     pthread_mutex_unlock(&ctx->live_lock);
 }

@@ -1,20 +1,41 @@
 /* A running hash of what a rank did, entry by entry (the tasks it inserted,
  * the data and matrices it created), so that ranks can compare theirs and
- * name the first entry where they differ. */
+ * name the first entry where they differ. Every rank logs every task of
+ * the whole sequence, so an entry is small: 32 bits of the running hash
+ * and the index of its name in a table of distinct names (docs/SCALE.md). */
 #ifndef WEFT_CONTEXT_SEQLOG_H
 #define WEFT_CONTEXT_SEQLOG_H
 
 #include <stdint.h>
+
+#include "context/meta.h"
 
 #define WEFT_SEQ_DETAIL 96
 
 typedef struct weft_seqlog {
     uint64_t hash;                   /* after the last entry; 0 when empty */
     long n, cap;                     /* entries since the last clear */
-    uint64_t *log;                   /* running hash after each entry */
-    const char **name;               /* static name of each entry (task class) */
+    uint32_t *log;                   /* low 32 bits of the running hash after each entry */
+    uint16_t *name_ix;               /* each entry's name: an index into names */
+    const char **names;              /* the distinct static names (task classes) */
+    int nnames, names_cap;           /* at most 65535 names; later ones are not kept */
+    const char *last_name;           /* the name last logged and its index */
+    int last_ix;                     /* (tasks of a class come in runs) */
     char (*detail)[WEFT_SEQ_DETAIL]; /* or a description, when entries have one */
-    int lost;                        /* entries whose name could not be kept (out of memory) */
+    int lost;                        /* entries that could not be kept (out of memory) */
+    weft_meta_t *meta;               /* where its bytes are counted, NULL: nowhere */
 } weft_seqlog_t;
+
+/* Keeps an entry for l->hash as it is now (the caller folded the entry
+ * into it), named by a static name or described by detail (copied).
+ * WEFT_ERR_NOMEM: not kept, counted as lost. */
+int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail);
+/* Entry k's 32 bits of running hash, -1 past the last entry. */
+int64_t weft_seqlog_at(const weft_seqlog_t *l, long k);
+/* Entry k's description or name; NULL past the last entry. */
+const char *weft_seqlog_text(const weft_seqlog_t *l, long k);
+/* Forgets the entries (the names stay). */
+void weft_seqlog_clear(weft_seqlog_t *l);
+void weft_seqlog_free(weft_seqlog_t *l);
 
 #endif

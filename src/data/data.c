@@ -28,6 +28,9 @@ size_t weft_dtype_size(weft_dtype_t t)
     return s > 0 && s <= 65535 ? (size_t)s : 0;
 }
 
+_Static_assert(offsetof(weft_data_t, home_device) <= 64,
+               "what insertion reads of a data fits its first cache line");
+
 weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                               int cols, int owner_rank)
 {
@@ -36,8 +39,11 @@ weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype
         weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows, cols);
         return NULL;
     }
-    weft_data_t *d = calloc(1, sizeof *d);
+    /* Whole cache lines: the first is what insertion reads (data.h). */
+    size_t size = (sizeof(weft_data_t) + 63) / 64 * 64;
+    weft_data_t *d = aligned_alloc(64, size);
     if (!d) return NULL;
+    memset(d, 0, size);
     d->tag = WEFT_HANDLE_DATA;
     d->key = key;
     d->ctx = ctx;

@@ -81,28 +81,40 @@ enum {
 };
 
 struct weft_data {
+    /* The first cache line (data.c aligns the structure to it) holds what
+     * every rank reads of each data of every task it walks at insertion,
+     * whether or not the task concerns it (docs/SCALE.md). */
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_DATA, or released; first field */
+    int flags;
     uint64_t key;
     int owner_rank;
-    int home_device; /* device index on the owner rank (0 = host) */
-    weft_dtype_t type;
     int rows, cols;
+    weft_dtype_t type;
+    struct weft_context *ctx;
+    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    /* Remote inference's view of the whole run (stf/remote.c), kept in the
+     * handle so that a rank walking past a task that uses it allocates
+     * nothing. All zero: version 0, the owner's contents. */
+    uint32_t net_version; /* newest version across ranks */
+    int net_writer;       /* the rank that wrote it, while the view is current */
+    int net_held;         /* this rank holds net_version, while current */
+    uint64_t net_wave;    /* the taskpool wave that last changed it: current until its wait */
+    /* The rest is read by the tasks this rank keeps. */
+    int home_device;  /* device index on the owner rank (0 = host) */
     size_t elem;      /* bytes of one element */
     size_t bytes;     /* rows * cols * elem: the contiguous size */
     uint32_t version; /* newest version known on this rank */
-    int flags;
     weft_spin_t lock;
     atomic_int refs; /* the user's handle plus one per task that uses it */
     weft_data_copy_t *copies[WEFT_MAX_DEVICES];
-    struct weft_context *ctx;
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
     weft_data_init_fn init_fn; /* WEFT_DATA_INIT: the initial contents, NULL zeros */
     void *init_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access;     /* mode of a weft_data_host_acquire not yet released, 0 none */
+    int lost;      /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
     weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
     weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */
     weft_data_waiter_t *wake;    /* under lock: to wake when the lock is dropped */

@@ -44,6 +44,10 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
+    INT("sim_nranks", "0", 0, 1 << 24,
+        "simulation: this single process acts as one rank of this many (insertion and remote "
+        "inference run, nothing is sent, no body runs, no tile memory); 0 = off"),
+    INT("sim_rank", "0", 0, (1 << 24) - 1, "simulation: the rank this process acts as"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     INT("redux_lanes", "4", 1, 64,
         "partial results a rank keeps for each data under WEFT_REDUX: tasks of one lane run one "

@@ -13,6 +13,7 @@
 #include "stf/taskrun.h"
 #include "stf/seqcheck.h"
 #include "util/blas_threads.h"
+#include "stf/sim.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -112,7 +113,7 @@ static int start_workers(weft_context_t *ctx)
 /* The comm thread calls MPI while the application's thread may too. */
 static int start_comm(weft_context_t *ctx)
 {
-    if (ctx->nranks == 1) return WEFT_SUCCESS;
+    if (ctx->nranks == 1 || ctx->sim) return WEFT_SUCCESS; /* a simulation sends nothing */
     if (ctx->mpi_thread_level < MPI_THREAD_MULTIPLE) {
         weft_error("MPI was initialised without MPI_THREAD_MULTIPLE: weft's comm thread needs "
                    "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE, or let weft_init do it)");
@@ -206,6 +207,7 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
     ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
     ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
+    if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
         rc =
             weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault);
@@ -259,6 +261,7 @@ static int start_threads(weft_context_t *ctx)
     }
     rc = start_comm(ctx);
     if (rc != WEFT_SUCCESS) weft_sched_destroy(ctx->sched);
+    if (rc == WEFT_SUCCESS && ctx->sim) weft_sim_take_ready(ctx);
     return rc;
 }
 
@@ -328,6 +331,9 @@ weft_context_t *weft_init(int *argc, char ***argv)
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
+    ctx->meta.tasks_live = &ctx->task_pool.live;
+    ctx->meta.task_bytes = (long long)sizeof(weft_task_t);
+    ctx->calls.meta = &ctx->meta;
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_log_clear_last_error();
     if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
@@ -363,6 +369,7 @@ undo_devices:
 undo_host:
     stop_host(ctx);
 undo_params:
+    weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
@@ -383,6 +390,7 @@ int weft_fini(weft_context_t *ctx)
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
+    if (ctx->sim) weft_sim_report(ctx);
     if (ctx->comm_engine) {
         if (ctx->diverged) {
             /* Tasks the disagreement abandoned may still run and hand
@@ -410,6 +418,7 @@ int weft_fini(weft_context_t *ctx)
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);
+    weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     weft_seqlog_free(&ctx->calls);

@@ -22,13 +22,17 @@
 /* pos counts the task's arguments after the class from 1: a (mode, data)
  * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
  * each make one. The handle is checked before anything is read from it:
- * a matrix, a released data or a stray pointer is refused, not retained. */
+ * a matrix, a released data or a stray pointer is refused. The data is
+ * retained only if the task is kept (keep_walked). */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 {
     const char *name = t->cls->name;
-    char call[96];
-    snprintf(call, sizeof call, "insert %s", name);
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, call, pos)) return WEFT_ERR_INVALID;
+    if (!d || d->tag != (uint32_t)WEFT_HANDLE_DATA) {
+        char call[96]; /* formatted only for the error: every task passes here */
+        snprintf(call, sizeof call, "insert %s", name);
+        (void)weft_handle_check(d, WEFT_HANDLE_DATA, call, pos);
+        return WEFT_ERR_INVALID;
+    }
     if (t->nflows == WEFT_MAX_FLOWS) {
         weft_error("insert %s: more than %d data arguments", name, WEFT_MAX_FLOWS);
         return WEFT_ERR_INVALID;
@@ -38,7 +42,6 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
     f->mode = tag & (WEFT_RW | WEFT_REDUX);
     f->copy = NULL;
     f->out_version = 0;
-    weft_data_retain(d);
     return WEFT_SUCCESS;
 }
 
@@ -224,6 +227,44 @@ static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
     return exec_rank == ctx->rank;
 }
 
+/* Every rank walks every task; most ranks keep few. A task is parsed on
+ * the stack, and only a task this rank keeps gets a structure and
+ * references on its data (docs/SCALE.md). */
+static void walk_init(weft_task_t *w, weft_taskpool_t *tp, const weft_task_class_t *cls)
+{
+    w->cls = cls;
+    w->tp = tp;
+    w->priority = 0;
+    w->device = 0;
+    w->affinity = -1;
+    w->on_rank = w->device_hint = -1;
+    w->nflows = 0;
+    w->nvalues = 0;
+}
+
+static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
+{
+    weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
+    if (!t) return NULL;
+    t->cls = w->cls;
+    t->tp = tp;
+    t->priority = w->priority;
+    t->device = 0;
+    t->affinity = w->affinity;
+    t->on_rank = w->on_rank;
+    t->device_hint = w->device_hint;
+    t->nflows = w->nflows;
+    memcpy(t->flow, w->flow, sizeof *w->flow * (size_t)w->nflows);
+    for (int i = 0; i < t->nflows; i++) weft_data_retain(t->flow[i].data);
+    int nv = w->nvalues;
+    t->nvalues = nv;
+    memcpy(t->value_off, w->value_off, sizeof *w->value_off * (size_t)nv);
+    memcpy(t->value_len, w->value_len, sizeof *w->value_len * (size_t)nv);
+    if (nv) memcpy(t->values, w->values, (size_t)(w->value_off[nv - 1] + w->value_len[nv - 1]));
+    weft_meta_note(&tp->ctx->meta);
+    return t;
+}
+
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
@@ -233,20 +274,24 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
     return WEFT_ERR_INVALID;
 }
 
-/* After the arguments were checked: the distributed and local parts. */
-static int insert_checked(weft_taskpool_t *tp, weft_task_t *t, const int *tags, unsigned init)
+/* After the arguments were checked: the distributed part on every rank,
+ * then the local part on the rank that keeps the task (keep_walked). */
+static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init)
 {
     int rc = WEFT_SUCCESS;
-    if (tp->t_first == 0) tp->t_first = weft_clock_s();
-    t->device = 0;
-    t->affinity = affinity_flow(tags, t->nflows);
-    if (tp->ctx->nranks > 1 && !distribute(tp, t, t->affinity, &rc)) {
-        weft_task_unref(t);
-        return rc;
+    if (tp->t_first == 0) {
+        tp->t_first = weft_clock_s();
+        tp->cpu_first = weft_clock_thread_s();
     }
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        if (init & (1u << i)) rc = weft_data_init_contents(t->flow[i].data);
+    tp->ctx->walked++;
+    w->affinity = aff;
+    if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
+    for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
+        if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data);
+    weft_task_t *t = keep_walked(tp, w);
+    if (!t) return WEFT_ERR_NOMEM;
     tp->ninserted_local++;
+    tp->ctx->kept++;
     int rc2 = weft_insert_local(tp, t);
     return rc != WEFT_SUCCESS ? rc : rc2;
 }
@@ -261,26 +306,21 @@ static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
                    cls->name, nargs, (const void *)args);
         return WEFT_ERR_INVALID;
     }
-    weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
-    if (!t) return WEFT_ERR_NOMEM;
-    t->cls = cls;
-    t->tp = tp;
+    weft_task_t w; /* the walked task */
+    walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
     unsigned init = 0;
-    int rc = parse_args(t, tags, args, nargs);
+    int rc = parse_args(&w, tags, args, nargs);
     /* Pending partial results of a data this task uses otherwise are
      * combined first (their tasks go before it). */
-    if (rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, t);
-    if (rc == WEFT_SUCCESS) rc = check_flows(t, &init);
-    int aff = affinity_flow(tags, t->nflows);
-    if (rc == WEFT_SUCCESS)
-        rc = weft_redux_lower(tp, t, tp->ctx->nranks > 1 ? weft_remote_exec_rank(t, aff) : 0);
-    if (rc != WEFT_SUCCESS) {
-        /* Refused: nothing inserted, so nothing for a wait to wait for. */
-        weft_task_unref(t);
-        return rc;
-    }
-    return insert_checked(tp, t, tags, init);
+    if (rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, &w);
+    if (rc == WEFT_SUCCESS) rc = check_flows(&w, &init);
+    int aff = affinity_flow(tags, w.nflows);
+    int exec_rank = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
+    if (rc == WEFT_SUCCESS) rc = weft_redux_lower(tp, &w, tp->ctx->nranks > 1 ? exec_rank : 0);
+    /* Refused: nothing inserted, so nothing for a wait to wait for. */
+    if (rc != WEFT_SUCCESS) return rc;
+    return insert_checked(tp, &w, aff, init);
 }
 
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,

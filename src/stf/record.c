@@ -10,6 +10,9 @@ static void rec_free(void *p)
 {
     weft_stf_rec_t *r = p;
     weft_redux_free(r->redux);
+    weft_meta_add(r->meta, WEFT_META_RECORDS,
+                  -(long long)(sizeof *r + sizeof *r->readers * (size_t)r->readers_cap));
+    weft_meta_add(r->meta, WEFT_META_HOLDERS, -r->remote_bytes);
     free(r->readers);
     free(r->remote);
     free(r);
@@ -23,6 +26,8 @@ weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d)
         if (!r) return NULL;
         d->stf = r;
         d->stf_free = rec_free;
+        r->meta = &d->ctx->meta;
+        weft_meta_add(r->meta, WEFT_META_RECORDS, (long long)sizeof *r);
     }
     return r;
 }
@@ -44,6 +49,8 @@ int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t)
         int cap = r->readers_cap ? r->readers_cap * 2 : 4;
         weft_task_t **v = realloc(r->readers, sizeof *v * (size_t)cap);
         if (!v) return WEFT_ERR_NOMEM;
+        weft_meta_add(r->meta, WEFT_META_RECORDS,
+                      (long long)(sizeof *v * (size_t)(cap - r->readers_cap)));
         r->readers = v;
         r->readers_cap = cap;
     }

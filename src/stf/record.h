@@ -15,6 +15,8 @@ typedef struct weft_stf_rec {
     uint64_t epoch;                 /* taskpool epoch that last touched it */
     struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
     struct weft_redux *redux;       /* stf/redux.c, NULL: no reduction set */
+    long long remote_bytes;         /* its size */
+    weft_meta_t *meta;              /* where these bytes are counted */
 } weft_stf_rec_t;
 
 /* d's record, NULL when no task was ever inserted with it. */

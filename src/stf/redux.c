@@ -153,8 +153,7 @@ int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
         }
         int rc = take_partial(tp, d, r, exec_rank, &p);
         if (rc != WEFT_SUCCESS) return rc;
-        weft_data_retain(p);
-        weft_data_unref(d);
+        /* A walked task holds no references: keep_walked takes them. */
         f->data = p;
         f->mode = WEFT_RW;
     }

@@ -22,63 +22,31 @@ uint64_t weft_seqcheck_hash_str(const char *s)
     return h;
 }
 
-static int seqlog_grow(weft_seqlog_t *l, int with_detail)
-{
-    long cap = l->cap ? l->cap * 2 : 256;
-    uint64_t *h = realloc(l->log, sizeof *h * (size_t)cap);
-    if (h) l->log = h;
-    const char **n = realloc(l->name, sizeof *n * (size_t)cap);
-    if (n) l->name = n;
-    char(*d)[WEFT_SEQ_DETAIL] = l->detail;
-    if (with_detail) {
-        d = realloc(l->detail, sizeof *d * (size_t)cap);
-        if (d) l->detail = d;
-    }
-    if (!h || !n || (with_detail && !d)) return WEFT_ERR_NOMEM;
-    l->cap = cap;
-    return WEFT_SUCCESS;
-}
-
 /* The hash always moves, so ranks compare all they did; the entry itself
  * is kept to name a divergence, and counted as lost when memory lacks. */
 static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const char *detail)
 {
     l->hash = fold(l->hash, entry);
-    if (l->n == l->cap && seqlog_grow(l, detail != NULL) != WEFT_SUCCESS) {
-        l->lost++;
-        return WEFT_ERR_NOMEM;
-    }
-    l->log[l->n] = l->hash;
-    l->name[l->n] = name;
-    if (detail) snprintf(l->detail[l->n], WEFT_SEQ_DETAIL, "%s", detail);
-    l->n++;
-    return WEFT_SUCCESS;
-}
-
-static void seqlog_clear(weft_seqlog_t *l)
-{
-    l->n = 0;
-    l->hash = 0;
-    l->lost = 0;
-}
-
-void weft_seqlog_free(weft_seqlog_t *l)
-{
-    free(l->log);
-    free(l->name);
-    free(l->detail);
-    *l = (weft_seqlog_t){0};
+    return weft_seqlog_push(l, name, detail);
 }
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
-    uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
+    /* Tasks of a class come in runs: its name is hashed once a run. */
+    if (t->cls != tp->seq_cls) {
+        tp->seq_cls = t->cls;
+        tp->seq_cls_hash = weft_seqcheck_hash_str(t->cls->name);
+    }
+    uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
     h = fold(h, (uint64_t)(t->device_hint + 1));
+    /* Each flow is hashed on its own chain, folded into h once: the
+     * flows' chains overlap in the processor (every rank pays this for
+     * every task of the run). */
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
-        h = fold(h, (uint64_t)d->owner_rank);
-        h = fold(h, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        uint64_t f = fold(d->key * 4 + (uint64_t)t->flow[i].mode, (uint64_t)d->owner_rank);
+        f = fold(f, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        h = fold(h, f);
     }
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
@@ -94,35 +62,36 @@ void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
         weft_warn("out of memory keeping '%s' for the check across ranks", text);
 }
 
-/* Rank 0 finds the first position where any rank's running hash differs
- * from its own and which ranks differ there; every rank learns both. */
+/* Whether entry k differs between ranks (a rank without it differs). */
+static int differs_at(weft_context_t *ctx, const weft_seqlog_t *l, long k)
+{
+    int64_t v = weft_seqlog_at(l, k), in[2] = {v, -v}, out[2];
+    MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
+    return out[0] != -out[1];
+}
+
+/* The first entry where the ranks' running hashes differ, found by
+ * bisection (once two hashes differ, every later one does): a few
+ * allreduces of two numbers, never a gather of the logs, which at
+ * thousands of ranks would not fit rank 0. differs[r]: rank r's entry
+ * there differs from rank 0's. */
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
     long n = l->n, maxn = 0;
     MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
-    size_t row = (size_t)maxn + 1;
-    uint64_t *mine = calloc(row, sizeof *mine);
-    uint64_t *all = ctx->rank == 0 ? calloc(row * (size_t)ctx->nranks, sizeof *all) : NULL;
-    if (!mine || (ctx->rank == 0 && !all)) {
-        weft_error("out of memory comparing the ranks' sequences: ending the run");
-        MPI_Abort(ctx->comm, 1);
+    long lo = 0, hi = maxn;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (differs_at(ctx, l, mid))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    if (n) memcpy(mine, l->log, sizeof *mine * (size_t)n);
-    MPI_Gather(mine, (int)row, MPI_UINT64_T, all, (int)row, MPI_UINT64_T, 0, ctx->comm);
-    long first = maxn;
-    for (int r = 1; ctx->rank == 0 && r < ctx->nranks; r++)
-        for (long k = 0; k < first; k++)
-            if (all[(size_t)r * row + (size_t)k] != all[k]) {
-                first = k;
-                break;
-            }
-    for (int r = 0; ctx->rank == 0 && r < ctx->nranks; r++)
-        differs[r] = first < maxn && all[(size_t)r * row + (size_t)first] != all[first];
-    MPI_Bcast(&first, 1, MPI_LONG, 0, ctx->comm);
-    MPI_Bcast(differs, ctx->nranks, MPI_INT, 0, ctx->comm);
-    free(mine);
-    free(all);
-    return first;
+    int64_t root = weft_seqlog_at(l, lo);
+    MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
+    int mine = lo < maxn && weft_seqlog_at(l, lo) != root;
+    MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
+    return lo;
 }
 
 static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
@@ -173,7 +142,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     long k = first_divergence(ctx, l, differs);
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
-    const char *mine = k >= l->n ? NULL : l->detail ? l->detail[k] : l->name[k];
+    const char *mine = weft_seqlog_text(l, k);
     if (mine)
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
                    "as '%s' (ranks differing there from rank 0: %s)",
@@ -207,7 +176,7 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
         if (rc == WEFT_SUCCESS) rc = trc;
     }
     if (rc == WEFT_SUCCESS) {
-        seqlog_clear(&ctx->calls);
+        weft_seqlog_clear(&ctx->calls);
         return WEFT_SUCCESS;
     }
     /* No collective is safe any more: the ranks are not in step. */
@@ -238,4 +207,4 @@ int weft_seqcheck_fini(weft_context_t *ctx)
     return check(ctx, &v, NULL);
 }
 
-void weft_seqcheck_reset(weft_taskpool_t *tp) { seqlog_clear(&tp->seq); }
+void weft_seqcheck_reset(weft_taskpool_t *tp) { weft_seqlog_clear(&tp->seq); }

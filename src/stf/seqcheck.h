@@ -27,6 +27,5 @@ int weft_seqcheck_verify(weft_taskpool_t *tp);
 int weft_seqcheck_fini(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */
 void weft_seqcheck_reset(weft_taskpool_t *tp);
-void weft_seqlog_free(weft_seqlog_t *l);
 
 #endif

@@ -9,6 +9,7 @@
 #include "sched/task.h"
 #include "stf/record.h"
 #include "stf/seqcheck.h"
+#include "stf/sim.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -48,6 +49,8 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
+    tp->wave = ++ctx->waves;
+    tp->seq.meta = &ctx->meta;
     if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
         pthread_cond_destroy(&tp->done);
@@ -73,6 +76,8 @@ int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
         int cap = tp->touched_cap ? tp->touched_cap * 2 : 64;
         weft_data_t **v = realloc(tp->touched, sizeof *v * (size_t)cap);
         if (!v) return WEFT_ERR_NOMEM;
+        weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
+                      (long long)(sizeof *v * (size_t)(cap - tp->touched_cap)));
         tp->touched = v;
         tp->touched_cap = cap;
     }
@@ -92,10 +97,12 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     }
     tp->ntouched = 0;
     tp->epoch++;
+    tp->wave = ++tp->ctx->waves;
 }
 
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp)
 {
+    if (tp->ctx->sim) weft_sim_drain(tp->ctx);
     weft_watchdog_t w;
     weft_watchdog_start(&w, tp);
     int timed = weft_watchdog_on(&w);
@@ -123,6 +130,8 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
     remove_from_context(tp->ctx, tp);
     weft_redux_drop_pool(tp);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
+                  -(long long)(sizeof *tp->touched * (size_t)tp->touched_cap));
     free(tp->touched);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);

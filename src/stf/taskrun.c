@@ -48,6 +48,8 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
         if (t->cls->flops) add_flops(tp, t->cls->flops(t));
     } else {
         atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(t->kind == WEFT_TASK_SEND ? &ctx->sends_done : &ctx->recvs_done,
+                                  1, memory_order_relaxed);
     }
     weft_task_complete(t, ctx->ready, ctx);
     weft_task_unref(t);
