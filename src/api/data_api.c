@@ -24,7 +24,7 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     const weft_stf_rec_t *r = weft_stf_rec(d);
     const weft_task_t *t = !r               ? NULL
                            : r->last_writer ? r->last_writer
-                           : r->nreaders    ? r->readers[0]
+                           : r->readers.n   ? weft_stf_rec_reader(r, 0)
                                             : NULL;
     return t ? t->tp->name : NULL;
 }

@@ -15,6 +15,7 @@
 #include "sched/task.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
+#include "util/vec.h"
 #include "weft/weft.h"
 
 struct weft_context {
@@ -56,13 +57,11 @@ struct weft_context {
     weft_seqlog_t calls; /* data and matrix creations since the last agreement */
     /* Taskpools not freed yet, in creation order (main thread): weft_fini
      * waits for those with tasks not waited for, then frees them. */
-    struct weft_taskpool **taskpools;
-    int ntaskpools, taskpools_cap;
-    long taskpools_made; /* numbers taskpools from 1 */
+    weft_vec_t taskpools; /* struct weft_taskpool * */
+    long taskpools_made;  /* numbers taskpools from 1 */
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
-    weft_data_t **live;
-    int nlive, live_cap;
+    weft_vec_t live; /* weft_data_t * */
     int leak_report, show_stats;
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
@@ -81,7 +80,7 @@ int weft_context_track(weft_context_t *ctx, weft_data_t *d);
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);
 /* Copies of the given data still read, or left on a rank that does not own
  * them, at the end of a taskpool; logged, returns how many. */
-int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);

@@ -10,18 +10,7 @@
 int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
-    int rc = WEFT_SUCCESS;
-    if (ctx->nlive == ctx->live_cap) {
-        int cap = ctx->live_cap ? ctx->live_cap * 2 : 256;
-        weft_data_t **v = realloc(ctx->live, sizeof *v * (size_t)cap);
-        if (v) {
-            ctx->live = v;
-            ctx->live_cap = cap;
-        } else {
-            rc = WEFT_ERR_NOMEM;
-        }
-    }
-    if (rc == WEFT_SUCCESS) ctx->live[ctx->nlive++] = d;
+    int rc = weft_vec_push(&ctx->live, &d);
     pthread_mutex_unlock(&ctx->live_lock);
     return rc;
 }
@@ -30,9 +19,10 @@ void weft_context_untrack(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
     /* Released data are usually the most recent ones: search backwards. */
-    for (int i = ctx->nlive - 1; i >= 0; i--) {
-        if (ctx->live[i] != d) continue;
-        ctx->live[i] = ctx->live[--ctx->nlive];
+    weft_data_t **live = ctx->live.data;
+    for (size_t i = ctx->live.n; i-- > 0;) {
+        if (live[i] != d) continue;
+        weft_vec_swap_remove(&ctx->live, i);
         break;
     }
     pthread_mutex_unlock(&ctx->live_lock);
@@ -61,11 +51,11 @@ static int report_data(weft_data_t *d, const char *when)
 /* At the end of a taskpool nothing may still read a copy, and a rank keeps
  * no copy of a tile it does not own (those visited for the taskpool and
  * were reclaimed): anything else is a leak of this taskpool. */
-int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
                               const char *name)
 {
     int leaks = 0;
-    for (int i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         weft_data_t *d = data[i];
         weft_data_lock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
@@ -89,10 +79,12 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
 {
     int leaks = 0;
     pthread_mutex_lock(&ctx->live_lock);
-    for (int i = 0; i < ctx->nlive; i++) leaks += report_data(ctx->live[i], when);
+    weft_data_t **live = ctx->live.data;
+    size_t nlive = ctx->live.n;
+    for (size_t i = 0; i < nlive; i++) leaks += report_data(live[i], when);
     pthread_mutex_unlock(&ctx->live_lock);
     if (leaks)
-        weft_error("%d runtime-owned copies of %d unreleased data are still alive at %s", leaks,
-                   ctx->nlive, when);
+        weft_error("%d runtime-owned copies of %zu unreleased data are still alive at %s", leaks,
+                   nlive, when);
     return leaks;
 }

@@ -6,15 +6,18 @@
 
 #include <stdint.h>
 
+#include "util/vec.h"
+
 #define WEFT_SEQ_DETAIL 96
 
+/* Entry i (since the last clear) is log[i], name[i] and, when entries have
+ * one, detail[i]; the three grow together. */
 typedef struct weft_seqlog {
-    uint64_t hash;                   /* after the last entry; 0 when empty */
-    long n, cap;                     /* entries since the last clear */
-    uint64_t *log;                   /* running hash after each entry */
-    const char **name;               /* static name of each entry (task class) */
-    char (*detail)[WEFT_SEQ_DETAIL]; /* or a description, when entries have one */
-    int lost;                        /* entries whose name could not be kept (out of memory) */
+    uint64_t hash;     /* after the last entry; 0 when empty */
+    weft_vec_t log;    /* uint64_t: running hash after each entry */
+    weft_vec_t name;   /* const char *: static name of each entry (task class) */
+    weft_vec_t detail; /* char[WEFT_SEQ_DETAIL]: or a description, when entries have one */
+    int lost;          /* entries whose name could not be kept (out of memory) */
 } weft_seqlog_t;
 
 #endif

@@ -317,6 +317,9 @@ weft_context_t *weft_init(int *argc, char ***argv)
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
     pthread_mutex_init(&ctx->live_lock, NULL);
+    weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
+    weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
+    weft_seqlog_init(&ctx->calls);
     weft_log_clear_last_error();
     if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
@@ -349,6 +352,8 @@ undo_params:
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
 undo_ctx:
+    weft_vec_fini(&ctx->taskpools);
+    weft_vec_fini(&ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     weft_quarantine_fini(&ctx->quarantine);
@@ -395,7 +400,7 @@ int weft_fini(weft_context_t *ctx)
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     weft_seqlog_free(&ctx->calls);
-    free(ctx->live);
+    weft_vec_fini(&ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     weft_quarantine_fini(&ctx->quarantine);

@@ -155,8 +155,8 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
 
 int weft_remote_flush(weft_taskpool_t *tp)
 {
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_remote_rec_t *r = remote_of(d);
         if (!r || r->writer < 0 || holds(r, d->owner_rank)) continue;
         int rc = infer_read(tp, d, r, d->owner_rank, NULL);
@@ -168,8 +168,8 @@ int weft_remote_flush(weft_taskpool_t *tp)
 void weft_remote_reclaim(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_remote_rec_t *r = remote_of(d);
         if (!r || !holds(r, d->owner_rank)) continue;
         /* Copies away from the owner were temporaries of this taskpool:

@@ -22,21 +22,12 @@ uint64_t weft_seqcheck_hash_str(const char *s)
     return h;
 }
 
-static int seqlog_grow(weft_seqlog_t *l, int with_detail)
+void weft_seqlog_init(weft_seqlog_t *l)
 {
-    long cap = l->cap ? l->cap * 2 : 256;
-    uint64_t *h = realloc(l->log, sizeof *h * (size_t)cap);
-    if (h) l->log = h;
-    const char **n = realloc(l->name, sizeof *n * (size_t)cap);
-    if (n) l->name = n;
-    char(*d)[WEFT_SEQ_DETAIL] = l->detail;
-    if (with_detail) {
-        d = realloc(l->detail, sizeof *d * (size_t)cap);
-        if (d) l->detail = d;
-    }
-    if (!h || !n || (with_detail && !d)) return WEFT_ERR_NOMEM;
-    l->cap = cap;
-    return WEFT_SUCCESS;
+    *l = (weft_seqlog_t){0};
+    weft_vec_init(&l->log, sizeof(uint64_t), 256);
+    weft_vec_init(&l->name, sizeof(const char *), 256);
+    weft_vec_init(&l->detail, WEFT_SEQ_DETAIL, 256);
 }
 
 /* The hash always moves, so ranks compare all they did; the entry itself
@@ -44,30 +35,41 @@ static int seqlog_grow(weft_seqlog_t *l, int with_detail)
 static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const char *detail)
 {
     l->hash = fold(l->hash, entry);
-    if (l->n == l->cap && seqlog_grow(l, detail != NULL) != WEFT_SUCCESS) {
+    size_t n = l->log.n;
+    int rc = weft_vec_reserve(&l->log, n + 1);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&l->name, n + 1);
+    if (rc == WEFT_SUCCESS && detail) rc = weft_vec_reserve(&l->detail, n + 1);
+    if (rc != WEFT_SUCCESS) {
         l->lost++;
         return WEFT_ERR_NOMEM;
     }
-    l->log[l->n] = l->hash;
-    l->name[l->n] = name;
-    if (detail) snprintf(l->detail[l->n], WEFT_SEQ_DETAIL, "%s", detail);
-    l->n++;
-    return WEFT_SUCCESS;
+    /* Room for all three is reserved: these pushes cannot fail. */
+    rc = weft_vec_push(&l->log, &l->hash);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name, &name);
+    if (rc == WEFT_SUCCESS && detail) {
+        char text[WEFT_SEQ_DETAIL];
+        snprintf(text, sizeof text, "%s", detail);
+        rc = weft_vec_push(&l->detail, text);
+    }
+    return rc;
 }
 
 static void seqlog_clear(weft_seqlog_t *l)
 {
-    l->n = 0;
+    weft_vec_clear(&l->log);
+    weft_vec_clear(&l->name);
+    weft_vec_clear(&l->detail);
     l->hash = 0;
     l->lost = 0;
 }
 
 void weft_seqlog_free(weft_seqlog_t *l)
 {
-    free(l->log);
-    free(l->name);
-    free(l->detail);
-    *l = (weft_seqlog_t){0};
+    weft_vec_fini(&l->log);
+    weft_vec_fini(&l->name);
+    weft_vec_fini(&l->detail);
+    l->hash = 0;
+    l->lost = 0;
 }
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
@@ -97,7 +99,7 @@ void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
  * from its own and which ranks differ there; every rank learns both. */
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
-    long n = l->n, maxn = 0;
+    long n = (long)l->log.n, maxn = 0;
     MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
     size_t row = (size_t)maxn + 1;
     uint64_t *mine = calloc(row, sizeof *mine);
@@ -106,7 +108,7 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
         weft_error("out of memory comparing the ranks' sequences: ending the run");
         MPI_Abort(ctx->comm, 1);
     }
-    if (n) memcpy(mine, l->log, sizeof *mine * (size_t)n);
+    if (n) memcpy(mine, l->log.data, sizeof *mine * (size_t)n);
     MPI_Gather(mine, (int)row, MPI_UINT64_T, all, (int)row, MPI_UINT64_T, 0, ctx->comm);
     long first = maxn;
     for (int r = 1; ctx->rank == 0 && r < ctx->nranks; r++)
@@ -144,7 +146,10 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     long k = first_divergence(ctx, l, differs);
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
-    const char *mine = k >= l->n ? NULL : l->detail ? l->detail[k] : l->name[k];
+    size_t at = (size_t)k;
+    const char *mine = at >= l->log.n     ? NULL
+                       : at < l->detail.n ? (const char *)weft_vec_at(&l->detail, at)
+                                          : *(const char **)weft_vec_at(&l->name, at);
     if (mine)
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
                    "as '%s' (ranks differing there from rank 0: %s)",
@@ -152,7 +157,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     else
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
-                   subject, verb, what, what, k, verb, verb, l->n, ranks);
+                   subject, verb, what, what, k, verb, verb, (long)l->log.n, ranks);
     free(differs);
     return WEFT_ERR_MISMATCH;
 }
@@ -163,7 +168,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
 static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
     v->call_hash = ctx->calls.hash;
-    v->ncalls = ctx->calls.n + ctx->calls.lost;
+    v->ncalls = (long)ctx->calls.log.n + ctx->calls.lost;
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
     /* An MPI failure leaves the outcome unknown: no further collective. */
@@ -192,7 +197,7 @@ int weft_seqcheck_verify(weft_taskpool_t *tp)
         .point = WEFT_AGREE_WAIT,
         .ordinal = tp->number,
         .task_hash = tp->seq.hash,
-        .ntasks = tp->seq.n + tp->seq.lost,
+        .ntasks = (long)tp->seq.log.n + tp->seq.lost,
     };
     snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
              tp->name, tp->number);

@@ -22,14 +22,19 @@ struct weft_taskpool {
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;
-    uint64_t epoch; /* tags data touched since the last wait */
-    weft_data_t **touched;
-    int ntouched, touched_cap;
+    uint64_t epoch;          /* tags data touched since the last wait */
+    weft_vec_t touched;      /* weft_data_t *, retained: read through weft_taskpool_touched */
     weft_seqlog_t seq;       /* insertion log for the cross-rank sequence check (nranks > 1) */
     int mismatch;            /* the sequence check failed: tasks may never finish */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
 };
+
+/* The i-th data tp touched since the last wait (i < tp->touched.n). */
+static inline weft_data_t *weft_taskpool_touched(const weft_taskpool_t *tp, size_t i)
+{
+    return *(weft_data_t **)weft_vec_at(&tp->touched, i);
+}
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
 void weft_taskpool_task_done(weft_taskpool_t *tp);
