@@ -14,7 +14,7 @@
 weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                             int owner_rank)
 {
-    weft_data_t *d = weft_data_create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
+    weft_data_t *d = weft_data__create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
     if (d) d->quarantine = &ctx->quarantine;
     return d;
 }
@@ -43,7 +43,7 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     if (!d) return NULL;
     d->flags |= WEFT_DATA_NEW;
     if (weft_context_track(ctx, d) != 0) {
-        weft_data_unref(d);
+        weft_data__unref(d);
         return NULL;
     }
     return d;
@@ -64,7 +64,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
     if (!d) return NULL;
     weft_data_copy_t *c = weft_data_copy_attach(d, 0, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
     if (!c || weft_context_track(ctx, d) != 0) {
-        weft_data_unref(d);
+        weft_data__unref(d);
         return NULL;
     }
     weft_data_copy_set_initial_locked(d, 0);
@@ -81,7 +81,7 @@ void weft_data_release(weft_data_t *d)
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)

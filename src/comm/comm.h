@@ -22,8 +22,8 @@ typedef struct weft_comm weft_comm_t;
 /* Completes a SEND/RECV task once its transfer is over (engine thread). */
 typedef void (*weft_comm_done_fn)(void *arg, weft_task_t *t, int status);
 
-/* Transports for tiles in device memory (comm/transport.h; DESIGN.md
- * section 5). */
+/* Transports for tiles in device memory (comm/transport.h;
+ * docs/ARCHITECTURE.md, sections "GPU-aware communication" and "Transports"). */
 typedef enum weft_transport {
     WEFT_TRANSPORT_AUTO = 0,
     WEFT_TRANSPORT_MPI = 1,    /* device pointers handed to MPI */

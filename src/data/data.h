@@ -95,14 +95,14 @@ struct weft_data {
 size_t weft_dtype_size(weft_dtype_t t);
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
-weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
-                              int cols, int owner_rank);
+weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
+                               int cols, int owner_rank);
 /* Frees every copy, then the structure (into d->quarantine when set);
  * readers must be 0 (asserted). */
-void weft_data_destroy(weft_data_t *d);
-void weft_data_retain(weft_data_t *d);
+void weft_data__destroy(weft_data_t *d);
+void weft_data__retain(weft_data_t *d);
 /* Drops one reference; the last one destroys the data. */
-void weft_data_unref(weft_data_t *d);
+void weft_data__unref(weft_data_t *d);
 
 /* Creates copy `device` (must be absent), INVALID at version 0. */
 weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, int64_t ld,

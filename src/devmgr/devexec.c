@@ -372,7 +372,7 @@ typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
     int defrag;            /* it did not fit with nothing else in flight */
     int64_t blocked_since; /* while nothing else is in flight */
-    int64_t backoff_ns;
+    int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
 static weft_task_t *pop_ready(weft_devmgr_t *m)
@@ -467,10 +467,10 @@ static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
             pthread_mutex_lock(&m->lock);
         }
         while (!m->stop && weft_heap_empty(&m->ready)) pthread_cond_wait(&m->cond, &m->lock);
-    } else if (s->backoff_ns < IDLE_YIELD_CREDIT) {
+    } else if (s->yields < IDLE_YIELD_CREDIT) {
         /* Work in flight: poll again soon. A timed sleep this short would
          * last the kernel's timer slack (about 50 us) instead: yield. */
-        s->backoff_ns++;
+        s->yields++;
         pthread_mutex_unlock(&m->lock);
         sched_yield();
         pthread_mutex_lock(&m->lock);
@@ -493,7 +493,7 @@ static void *mgr_main(void *arg)
         int progress = progress_inflight(m);
         progress += start_tasks(m, &s);
         if (progress) {
-            s.backoff_ns = 0;
+            s.yields = 0;
             continue;
         }
         if (!idle_wait(m, &s)) break;

@@ -432,7 +432,7 @@ int weft_ndevices(const weft_context_t *ctx)
 int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1)) return WEFT_ERR_INVALID;
-    return weft_params_set(ctx->params, name, value);
+    return weft_params__set(ctx->params, name, value);
 }
 
 int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)

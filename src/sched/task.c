@@ -82,7 +82,7 @@ void weft_task_retain(weft_task_t *t)
 void weft_task_unref(weft_task_t *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
-    for (int i = 0; i < t->nflows; i++) weft_data_unref(t->flow[i].data);
+    for (int i = 0; i < t->nflows; i++) weft_data__unref(t->flow[i].data);
     if (t->kind != WEFT_TASK_BODY) free(t->action);
     weft_vec_fini(&t->succ);
     pool_give(t);

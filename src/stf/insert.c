@@ -35,7 +35,7 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
     f->mode = tag & WEFT_RW;
     f->copy = NULL;
     f->out_version = 0;
-    weft_data_retain(d);
+    weft_data__retain(d);
     return WEFT_SUCCESS;
 }
 

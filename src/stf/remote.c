@@ -91,7 +91,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     a->nflows = 1;
     a->flow[0] = (weft_flow_t){
         .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
-    weft_data_retain(d);
+    weft_data__retain(d);
     return weft_insert_local(tp, a);
 }
 

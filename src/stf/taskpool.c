@@ -64,7 +64,7 @@ void weft_taskpool_task_done(weft_taskpool_t *tp)
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
 {
     if (weft_vec_push(&tp->touched, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-    weft_data_retain(d);
+    weft_data__retain(d);
     return WEFT_SUCCESS;
 }
 
@@ -75,7 +75,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_stf_rec_reset(weft_stf_rec(d));
-        weft_data_unref(d);
+        weft_data__unref(d);
     }
     weft_vec_clear(&tp->touched);
     tp->epoch++;
