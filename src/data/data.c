@@ -277,3 +277,17 @@ void weft_host_free(void *allocator, void *ptr, size_t bytes)
     (void)bytes;
     free(ptr);
 }
+
+void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
+                       uint64_t task_seq)
+{
+    weft_data_lock(d);
+    assert(d->copies[c->device] == c);
+    if (what == WEFT_PUBLISH_WRITTEN)
+        weft_data_written_at_locked(d, c->device, version ? version : d->version + 1);
+    else if (what == WEFT_PUBLISH_RECEIVED)
+        weft_data_copied_locked(d, c->device, version);
+    if (task_seq) c->last_task = task_seq;
+    weft_data_copy_reader_release_locked(c);
+    weft_data_unlock(d);
+}

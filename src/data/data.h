@@ -175,6 +175,25 @@ void weft_data_host_only(weft_data_t *d);
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c);
 
+/* What a finished user of a copy leaves in it (weft_data_publish). */
+typedef enum weft_publish {
+    WEFT_PUBLISH_READ,     /* nothing: it only read, or it failed */
+    WEFT_PUBLISH_WRITTEN,  /* a task's writes: the newest version (rule 2) */
+    WEFT_PUBLISH_RECEIVED, /* a version that arrived from another rank */
+} weft_publish_t;
+
+/* The end of a task's or a transfer's use of copy c of d, the one path by
+ * which a written flow becomes visible (host tasks, device tasks, network
+ * receives; docs/COHERENCY.md rules 2 and 4). Takes d's lock; under it:
+ * WEFT_PUBLISH_WRITTEN makes c the newest version, `version` (the one the
+ * distributed sequence assigned) or, when 0, the next one, and every other
+ * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in
+ * (weft_data_copied_locked); a non-zero task_seq names the task that last
+ * used c; then the reader the user held on c is released (c may be evicted
+ * or freed from then on). */
+void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
+                       uint64_t task_seq);
+
 /* Number of copies whose state is not INVALID. */
 int weft_data_valid_copies_locked(const weft_data_t *d);
 

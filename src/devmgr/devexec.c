@@ -242,18 +242,14 @@ int weft_devexec_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
 
 static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
 {
-    int dev = m->dev->index;
     for (int i = 0; i < t->nflows; i++) {
         weft_flow_t *f = &t->flow[i];
         if (!f->copy || weft_task_first_flow_of(t, i) != i) continue;
-        weft_data_t *d = f->data;
-        weft_data_lock(d);
-        if (ran && (f->mode & WEFT_W))
-            weft_data_written_at_locked(d, dev, f->out_version ? f->out_version : d->version + 1);
-        f->copy->last_task = t->seq;
+        /* Used now: to the LRU's end while the flow's reader still pins it. */
         weft_devcopy_touch(m, f->copy);
-        weft_data_copy_reader_release_locked(f->copy);
-        weft_data_unlock(d);
+        int wrote = ran && (f->mode & WEFT_W);
+        weft_data_publish(f->data, f->copy, wrote ? WEFT_PUBLISH_WRITTEN : WEFT_PUBLISH_READ,
+                          f->out_version, t->seq);
     }
 }
 
