@@ -179,11 +179,13 @@ int weft_devbatch_launch(weft_devmgr_t *m)
     int launched = 0;
     weft_inflight_t *group[64];
     int cap = m->batch_max < 64 ? m->batch_max : 64;
-    for (weft_inflight_t *lead = m->inflight; lead; lead = lead->next) {
+    weft_inflight_t *lead = weft_inflight_of(weft_list_first(&m->inflight));
+    for (; lead; lead = weft_inflight_next(m, lead)) {
         if (lead->phase != PHASE_READY || !still_ready(lead)) continue;
         int n = 0;
         group[n++] = lead;
-        for (weft_inflight_t *f = lead->next; f && n < cap; f = f->next)
+        for (weft_inflight_t *f = weft_inflight_next(m, lead); f && n < cap;
+             f = weft_inflight_next(m, f))
             if (f->phase == PHASE_READY && batch_fits(lead->task, f->task)) group[n++] = f;
         if (n > 1) {
             launched += launch_group(m, group, n, weft_devbatch_body(m, lead->task));

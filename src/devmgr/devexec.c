@@ -94,16 +94,15 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
 static int progress_inflight(weft_devmgr_t *m)
 {
     int progress = 0;
-    for (weft_inflight_t **pp = &m->inflight; *pp;) {
-        weft_inflight_t *f = *pp;
+    weft_inflight_t *next;
+    for (weft_inflight_t *f = weft_inflight_of(weft_list_first(&m->inflight)); f; f = next) {
+        next = weft_inflight_next(m, f);
         int done;
         progress += step(m, f, &done);
         if (done) {
-            *pp = f->next;
+            weft_list_remove(&f->link);
             m->ninflight--;
             free(f);
-        } else {
-            pp = &f->next;
         }
     }
     /* The tasks this pass found launchable and held for batches. */
@@ -187,9 +186,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         f->task = t;
         f->phase = PHASE_WAIT;
         /* Appended: events are polled in the order the tasks started. */
-        weft_inflight_t **pp = &m->inflight;
-        while (*pp) pp = &(*pp)->next;
-        *pp = f;
+        weft_list_push_back(&m->inflight, &f->link);
         m->ninflight++;
     }
     return started;
@@ -317,6 +314,7 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);
     pthread_mutex_init(&m->lru_lock, NULL);
+    weft_list_init(&m->inflight);
     if (weft_heap_init(&m->ready, 64) != 0) {
         free(m);
         return WEFT_ERR_NOMEM;

@@ -151,7 +151,8 @@ int weft_devlaunch_pick_stream(weft_devmgr_t *m, const weft_task_t *t)
     int nplain = dev->nstreams - WEFT_STREAM_EXEC0 - (urgent >= 0);
     if (urgent >= 0) {
         int on_urgent = 0, on_plain = 0, top = 0;
-        for (const weft_inflight_t *f = m->inflight; f; f = f->next) {
+        weft_inflight_t *f = weft_inflight_of(weft_list_first(&m->inflight));
+        for (; f; f = weft_inflight_next(m, f)) {
             if (f->phase != PHASE_EXEC) continue;
             if (f->stream == urgent) {
                 on_urgent++;

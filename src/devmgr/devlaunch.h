@@ -44,8 +44,20 @@ struct weft_inflight {
     uint64_t stage_t0; /* trace: when the stage-in copies were enqueued */
     int64_t stage_bytes;
     weft_batch_t *batch; /* launched in this batch (NULL: alone) */
-    weft_inflight_t *next;
+    weft_list_t link;    /* in the manager's inflight list */
 };
+
+/* The record of `link` in a manager's inflight list, NULL for none. */
+static inline weft_inflight_t *weft_inflight_of(weft_list_t *link)
+{
+    return link ? weft_list_entry(link, weft_inflight_t, link) : NULL;
+}
+
+/* The record after f in m's inflight list, NULL at its end. */
+static inline weft_inflight_t *weft_inflight_next(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    return weft_inflight_of(weft_list_next(&m->inflight, &f->link));
+}
 
 /* Every flow of t gets its device copy, pinned by a reader; all or none. */
 int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t);

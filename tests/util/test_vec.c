@@ -76,10 +76,31 @@ static void test_remove(void)
     weft_vec_fini(&v);
 }
 
+/* The owner's buffer serves first and is never freed; growth copies it. */
+static void test_inline(void)
+{
+    int buf[4];
+    weft_vec_t v;
+    weft_vec_init_inline(&v, sizeof(int), buf, 4);
+    CHECK(v.data == buf && v.cap == 4 && v.n == 0);
+    for (int i = 0; i < 4; i++) CHECK(weft_vec_push(&v, &i) == WEFT_SUCCESS);
+    CHECK(v.data == buf && v.cap == 4 && buf[3] == 3); /* no allocation yet */
+    int five = 4;
+    CHECK(weft_vec_push(&v, &five) == WEFT_SUCCESS);
+    CHECK(v.data != buf && v.cap == 8 && v.n == 5);
+    int *a = v.data;
+    CHECK(a[0] == 0 && a[1] == 1 && a[2] == 2 && a[3] == 3 && a[4] == 4);
+    weft_vec_fini(&v); /* frees the copy, not buf */
+    CHECK(v.data == buf && v.cap == 4 && v.n == 0);
+    CHECK(weft_vec_push(&v, &five) == WEFT_SUCCESS && v.data == buf && buf[0] == 4);
+    weft_vec_fini(&v);
+}
+
 int main(void)
 {
     test_growth();
     test_reserve();
     test_remove();
+    test_inline();
     return check_report("util_vec");
 }
