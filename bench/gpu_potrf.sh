@@ -16,6 +16,9 @@
 #                    w2    weft-potrf, 1 rank x 2 GPUs
 #                    won   weft-potrf, 2 ranks x 1 GPU, comm_gpu_aware=on
 #                    woff  the same with comm_gpu_aware=off (tiles through host)
+#                    wnccl, wstg  won with comm_transport=nccl, staged
+#                    wsplit  won with comm_node_split=rank (every rank its own
+#                          node: the cross-node choice, nccl when built)
 #   -r <runs>      timed runs a cell, the median is reported (default 3); each
 #                  process does one more run first, checked and not counted
 #                  (warm-up: CUDA loads kernels at first use; not for woff,
@@ -114,6 +117,11 @@ cell_cmd() {
     w2) echo "$potrf -g 2 $ws" ;;
     won) echo "mpiexec -n 2 --bind-to none $potrf -P 2 -Q 1 -g 1 $ws --weft-comm_gpu_aware=on" ;;
     woff) echo "mpiexec -n 2 --bind-to none $potrf -P 2 -Q 1 -g 1 $ws --weft-comm_gpu_aware=off" ;;
+    wnccl | wstg | wsplit)
+        local t=--weft-comm_transport=nccl
+        [ "$cfg" = wstg ] && t=--weft-comm_transport=staged
+        [ "$cfg" = wsplit ] && t=--weft-comm_node_split=rank
+        echo "mpiexec -n 2 --bind-to none -x NCCL_NVLS_ENABLE $potrf -P 2 -Q 1 -g 1 $ws $t" ;;
     *) return 1 ;;
     esac
 }
@@ -137,7 +145,9 @@ run_cell() {
     if grep -q '^residual = .* : PASSED' "$log"; then chk=PASSED
     elif grep -q '^residual = .* : FAILED' "$log"; then chk=FAILED
     else chk=none; fi
-    echo "   exit $rc, $((SECONDS - t0)) s, gflops: ${gf:-none}, median $med, check $chk"
+    local cold
+    cold=$(awk '/^\[\*\*\*\*\] TIME/ { print $(NF - 1); exit }' "$log")
+    echo "   exit $rc, $((SECONDS - t0)) s, first (cold) run ${cold:-none}, gflops: ${gf:-none}, median $med, check $chk"
     grep -v "^$n,$cfg," "$csv" >"$csv.tmp"
     echo "$n,$cfg,$med,${gf% },$chk,$rc" >>"$csv.tmp"
     mv "$csv.tmp" "$csv"
@@ -145,11 +155,13 @@ run_cell() {
 
 print_table() {
     sort -t, -k1,1n "$csv" | awk -F, '
-    BEGIN { split("dn mg w1 w2 won woff", order, " ")
+    BEGIN { split("dn mg w1 w2 won woff wnccl wstg wsplit", order, " ")
             name["dn"] = "cusolverDn 1 GPU"; name["mg"] = "cusolverMg 2 GPUs"
             name["w1"] = "weft 1x1 GPU"; name["w2"] = "weft 1x2 GPUs"
             name["won"] = "weft 2 ranks x1 GPU, gpu-aware on"
-            name["woff"] = "weft 2 ranks x1 GPU, gpu-aware off" }
+            name["woff"] = "weft 2 ranks x1 GPU, gpu-aware off"
+            name["wnccl"] = "weft 2x1, nccl"; name["wstg"] = "weft 2x1, staged"
+            name["wsplit"] = "weft 2x1, node split (cross-node path)" }
     { if (!($1 in seen)) { seen[$1] = 1; ns[++nn] = $1 }
       g[$1, $2] = $3; c[$1, $2] = $5 }
     function cell(n, k) { if (!((n, k) in g)) return "";
@@ -158,15 +170,16 @@ print_table() {
                                   return sprintf("%.2f", g[n, a] / g[n, b]); return "" }
     END {
       printf "GFLOPS (median of the runs; ! = the check did not pass)\n\n| N |"
-      for (i = 1; i <= 6; i++) printf " %s |", name[order[i]]; printf "\n|---|"
-      for (i = 1; i <= 6; i++) printf "---|"; printf "\n"
+      for (i = 1; i <= 9; i++) printf " %s |", name[order[i]]; printf "\n|---|"
+      for (i = 1; i <= 9; i++) printf "---|"; printf "\n"
       for (j = 1; j <= nn; j++) { n = ns[j]; printf "| %s |", n
-        for (i = 1; i <= 6; i++) printf " %s |", cell(n, order[i]); printf "\n" }
-      printf "\n| N | w1/dn | w2/dn | w2/mg | w2/w1 | won/woff | won/w2 |\n|---|---|---|---|---|---|---|\n"
+        for (i = 1; i <= 9; i++) printf " %s |", cell(n, order[i]); printf "\n" }
+      printf "\n| N | w1/dn | w2/dn | w2/mg | w2/w1 | won/woff | won/w2 | wnccl/won | wnccl/w2 |\n|---|---|---|---|---|---|---|---|---|\n"
       for (j = 1; j <= nn; j++) { n = ns[j]
-        printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, ratio(n, "w1", "dn"),
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, ratio(n, "w1", "dn"),
                ratio(n, "w2", "dn"), ratio(n, "w2", "mg"), ratio(n, "w2", "w1"),
-               ratio(n, "won", "woff"), ratio(n, "won", "w2") } }' | tee "$out/table.md"
+               ratio(n, "won", "woff"), ratio(n, "won", "w2"), ratio(n, "wnccl", "won"),
+               ratio(n, "wnccl", "w2") } }' | tee "$out/table.md"
 }
 
 draw_plot() {

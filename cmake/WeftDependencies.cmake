@@ -1,5 +1,5 @@
-# The chosen dependencies: MPI, hwloc, OpenBLAS (BLAS + LAPACKE), and the
-# CUDA toolkit (runtime, cuBLAS, cuSOLVER) when present.
+# The chosen dependencies: MPI, hwloc, OpenBLAS (BLAS + LAPACKE), the CUDA
+# toolkit (runtime, cuBLAS, cuSOLVER) when present, and NCCL beside it.
 find_package(Threads REQUIRED)
 find_package(MPI REQUIRED COMPONENTS C)
 find_package(PkgConfig REQUIRED)
@@ -31,4 +31,26 @@ if(NOT WEFT_CUDA STREQUAL "OFF")
   else()
     message(STATUS "weft: no CUDA toolkit, building without the cuda device module")
   endif()
+endif()
+
+# NCCL, for the nccl transport (src/comm/transport_nccl.c): only with the
+# CUDA module, since it moves tiles between CUDA devices. It ships in the
+# CUDA toolkit's folders here and as a system package elsewhere.
+set(WEFT_HAVE_NCCL OFF)
+if(WEFT_HAVE_CUDA AND NOT WEFT_NCCL STREQUAL "OFF")
+  find_path(NCCL_INCLUDE_DIR NAMES nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(NCCL_LIB NAMES nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib)
+  if(NCCL_INCLUDE_DIR AND NCCL_LIB)
+    set(WEFT_HAVE_NCCL ON)
+    add_library(weft_nccl INTERFACE)
+    target_include_directories(weft_nccl INTERFACE ${NCCL_INCLUDE_DIR})
+    target_link_libraries(weft_nccl INTERFACE ${NCCL_LIB})
+    message(STATUS "weft: NCCL found (${NCCL_LIB}), building the nccl transport")
+  elseif(WEFT_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "weft: WEFT_NCCL=ON but nccl.h / libnccl were not found")
+  else()
+    message(STATUS "weft: no NCCL, building without the nccl transport")
+  endif()
+elseif(WEFT_NCCL STREQUAL "ON")
+  message(FATAL_ERROR "weft: WEFT_NCCL=ON needs the CUDA module (WEFT_CUDA not OFF and a CUDA toolkit)")
 endif()

@@ -390,6 +390,7 @@ typedef struct weft_stats {
     int64_t net_bytes_ipc;         /* pulled by the ipc transport */
     int64_t net_bytes_staged_transport; /* received by the staged transport */
     int64_t net_bytes_host;             /* received host to host */
+    int64_t net_bytes_nccl;             /* received by the nccl transport */
     /* Failures (docs/SEMANTICS.md section 3): tasks of this rank that
      * failed (body, device or transfer error), and tasks that did not run
      * because a task they depend on failed. */

@@ -218,11 +218,12 @@ static weft_task_t *take_submitted(weft_comm_t *c)
 /* While nothing moves: spin a little, then yield the core (a worker may
  * share it, and an activation or GET from a peer is noticed at the next
  * turn, with no sleep to wait out), and only after a long quiet spell
- * (between taskpools) sleep until a submission or a timeout. */
+ * (between taskpools) with no device work to poll, sleep until a
+ * submission or a timeout. */
 static void wait_when_idle(weft_comm_t *c, int idle_turns)
 {
     if (idle_turns < 64) return;
-    if (idle_turns < 20000) {
+    if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0) {
         sched_yield();
         return;
     }
@@ -246,6 +247,7 @@ static void *engine_main(void *arg)
         }
         moved |= progress_requests(c) > 0;
         moved |= progress_devices(c) > 0;
+        moved |= weft_comm__transports_progress(c) > 0;
         moved |= weft_comm__start_throttled(c);
         weft_comm__ctrl_repost(c);
         if (atomic_exchange(&c->dump, 0)) weft_comm__table_dump(c);
@@ -308,6 +310,8 @@ undo_alloc:
     free(c);
     return rc;
 }
+
+int weft_comm_connect(weft_comm_t *c) { return weft_comm__transports_connect(c); }
 
 void weft_comm_destroy(weft_comm_t *c)
 {

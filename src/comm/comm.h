@@ -22,14 +22,15 @@ typedef struct weft_comm weft_comm_t;
 /* Completes a SEND/RECV task once its transfer is over (engine thread). */
 typedef void (*weft_comm_done_fn)(void *arg, weft_task_t *t, int status);
 
-/* Transports for tiles in device memory (comm/transport.h;
- * docs/ARCHITECTURE.md, sections "GPU-aware communication" and "Transports"). */
+/* Transports for tiles in device memory (comm/transport.h,
+ * docs/ARCHITECTURE.md "Communication"). */
 typedef enum weft_transport {
     WEFT_TRANSPORT_AUTO = 0,
     WEFT_TRANSPORT_MPI = 1,    /* device pointers handed to MPI */
     WEFT_TRANSPORT_IPC = 2,    /* receiver maps the sender's zone and pulls */
     WEFT_TRANSPORT_STAGED = 3, /* pinned host bounce buffers, in chunks */
-    WEFT_TRANSPORT_COUNT = 4
+    WEFT_TRANSPORT_NCCL = 4,   /* ncclSend/ncclRecv between CUDA devices of two ranks */
+    WEFT_TRANSPORT_COUNT = 5
 } weft_transport_t;
 
 /* Copies for the engine, made by the layer above (it owns eviction). Both
@@ -39,7 +40,8 @@ typedef int (*weft_comm_copy_fn)(void *arg, weft_data_t *d, int device, weft_dat
 
 typedef struct weft_comm_config {
     MPI_Comm comm;      /* weft's own communicator */
-    const int *node_of; /* node id of every rank (its lowest rank), found by the caller */
+    const int *node_of; /* node id of every rank (its lowest rank, or the rank itself under
+                           comm_node_split=rank), found by the caller */
     size_t eager_limit;
     int max_requests; /* data transfers in flight at most */
     weft_comm_done_fn done;
@@ -85,6 +87,11 @@ typedef struct weft_comm_counters {
 
 int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     __attribute__((warn_unused_result));
+/* Collective, every rank once after all created their engine (and agreed
+ * on it): the transports that need their peers to set up (nccl: its
+ * communicators) do it here. A failure here is this rank's; the caller
+ * agrees on it with the others. */
+int weft_comm_connect(weft_comm_t *c) __attribute__((warn_unused_result));
 /* Stops the thread; every rank must have finished its transfers. */
 void weft_comm_destroy(weft_comm_t *c);
 /* Hands a released SEND/RECV task to the engine (any thread). A SEND with

@@ -50,9 +50,11 @@ typedef struct weft_comm_msg {
     int64_t ld;        /* sender copy's leading dimension, elements */
     int64_t offset;    /* byte offset of the copy in the sender's zone */
     int32_t ipc_len;   /* 0: the zone is not exported */
+    int32_t nccl;      /* 1: the copy is on the device of the sender's nccl communicators */
     /* GET: how to send, chosen by the receiver. */
     int32_t mode;       /* weft_transport_t */
-    int32_t tag;        /* first tag of the bytes */
+    int32_t tag;        /* first tag of the bytes; nccl: the transfer's number in the
+                           order of the pair's communicator */
     int32_t chunk_cols; /* STAGED: columns a chunk carries */
     unsigned char ipc[WEFT_IPC_HANDLE_MAX];
 } weft_comm_msg_t;
@@ -163,6 +165,8 @@ struct weft_comm {
     weft_comm_lost_t lost[WEFT_COMM_LOST];
     int nlost;
     int ctrl_reposts; /* control receives to post again (a post failed) */
+    int tp_busy;      /* parts the transports wait for by themselves (nccl operations):
+                         the engine does not sleep while there are some */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
 };

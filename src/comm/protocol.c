@@ -219,6 +219,7 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     /* Tiles in device memory always take the rendezvous: the receiver
      * picks a transport that reads them where they are. */
     int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
+    x->rendezvous = !eager;
     weft_comm_msg_t *m = new_activation(c, t, eager);
     if (!m) {
         send_failed(c, t, WEFT_ERR_NOMEM, "no memory for the activation");
@@ -275,6 +276,7 @@ static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
     const weft_data_t *d = x->t->flow[0].data;
     atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
     if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+    x->mode = WEFT_TRANSPORT_IPC; /* for the trace */
     weft_comm__xfer_send_finished(c, x);
 }
 

@@ -6,15 +6,20 @@
 #include "comm/comm_internal.h"
 #include "util/log.h"
 
-/* In order of preference for comm_transport=auto. The last one must reach
- * every pair of copies: it takes what no other can, and the receives whose
- * first transport could not start. With the device paths compiled out
- * every copy is in host memory and mpi alone carries it. */
+/* In order of preference for comm_transport=auto: on one node ipc; across
+ * nodes MPI when it reads device memory, else nccl between CUDA devices.
+ * The last one must reach every pair of copies: it takes what no other
+ * can, and the receives whose first transport could not start. With the
+ * device paths compiled out every copy is in host memory and mpi alone
+ * carries it. */
 static const weft_comm_transport_ops_t *const registry[] = {
 #ifdef WEFT_GPU_AWARE_COMM
     &weft_comm__ipc_ops,
 #endif
     &weft_comm__mpi_ops,
+#if defined(WEFT_GPU_AWARE_COMM) && defined(WEFT_HAVE_NCCL)
+    &weft_comm__nccl_ops,
+#endif
 #ifdef WEFT_GPU_AWARE_COMM
     &weft_comm__staged_ops,
 #endif
@@ -55,6 +60,29 @@ void weft_comm__transports_close(weft_comm_t *c)
         if (tp->ops) tp->ops->close(c, tp->state);
         *tp = (weft_comm_transport_t){0};
     }
+}
+
+int weft_comm__transports_connect(weft_comm_t *c)
+{
+    int status = WEFT_SUCCESS;
+    /* Every transport connects even after one failed: the others' ranks
+     * are in the same collective calls. */
+    for (size_t i = 0; i < NREGISTRY; i++) {
+        weft_comm_transport_t *tp = &c->tp[registry[i]->id];
+        int rc = tp->ops->connect(c, tp->state);
+        if (rc != WEFT_SUCCESS && status == WEFT_SUCCESS) status = rc;
+    }
+    return status;
+}
+
+int weft_comm__transports_progress(weft_comm_t *c)
+{
+    int n = 0;
+    for (size_t i = 0; i < NREGISTRY; i++) {
+        weft_comm_transport_t *tp = &c->tp[registry[i]->id];
+        n += tp->ops->progress(c, tp->state);
+    }
+    return n;
 }
 
 const char *weft_comm__transport_name(const weft_comm_t *c, int id)
@@ -144,6 +172,10 @@ int weft_comm__tp_open_stateless(weft_comm_t *c, void **state)
 }
 
 void weft_comm__tp_close_stateless(weft_comm_t *c, void *state) {}
+
+int weft_comm__tp_connect_nothing(weft_comm_t *c, void *state) { return WEFT_SUCCESS; }
+
+int weft_comm__tp_progress_nothing(weft_comm_t *c, void *state) { return 0; }
 
 int weft_comm__tp_describe_unsupported(weft_comm_t *c, void *state, const weft_data_copy_t *cp,
                                        weft_comm_msg_t *m)

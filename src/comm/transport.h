@@ -1,7 +1,7 @@
 /* The transport interface: how a tile's bytes move between two ranks once
  * the activation and the receiver's copy are there. One const table of
  * operations per transport (transport_mpi.c, transport_ipc.c,
- * transport_staged.c), registered in one list (transport.c), whose order
+ * transport_staged.c, transport_nccl.c), registered in one list (transport.c), whose order
  * is the order of preference of comm_transport=auto. State lives in
  * weft_comm_transport_t beside the table, statistics in the engine's
  * counters. An operation a transport lacks points to a function returning
@@ -23,9 +23,18 @@ typedef struct weft_comm_transport_ops {
     /* At engine start, on every rank alike: makes the transport's state
      * (*state, NULL when it keeps none). A failure fails weft_init. */
     int (*open)(weft_comm_t *c, void **state);
-    /* At engine end, every transfer over: frees what open and the
-     * transfers left (mappings, buffers kept for reuse). */
+    /* At engine end, every transfer over: frees what open, connect and
+     * the transfers left (mappings, buffers kept for reuse). */
     void (*close)(weft_comm_t *c, void *state);
+    /* Collective, on the application's thread, once every rank opened its
+     * engine (weft_comm_connect): the set-up that needs the peers (nccl:
+     * its communicators). Every rank calls it for every transport; no
+     * transfer runs yet. A failure is this rank's status. */
+    int (*connect)(weft_comm_t *c, void *state);
+    /* Each turn of the engine: completes what the transport waits for by
+     * itself (nccl: its streams' events, its communicators' errors);
+     * returns how many parts it finished. */
+    int (*progress)(weft_comm_t *c, void *state);
     /* Sender: adds to activation m what this transport needs to know about
      * the source copy cp (ipc: the zone's handle and the offset). A field
      * left zero means the receiver will not pick this transport. */
@@ -63,11 +72,14 @@ typedef struct weft_comm_transport {
 extern const weft_comm_transport_ops_t weft_comm__mpi_ops;
 extern const weft_comm_transport_ops_t weft_comm__ipc_ops;
 extern const weft_comm_transport_ops_t weft_comm__staged_ops;
+extern const weft_comm_transport_ops_t weft_comm__nccl_ops;
 
 /* For operations a transport does not have, and the state it does not
  * keep. */
 int weft_comm__tp_open_stateless(weft_comm_t *c, void **state);
 void weft_comm__tp_close_stateless(weft_comm_t *c, void *state);
+int weft_comm__tp_connect_nothing(weft_comm_t *c, void *state);
+int weft_comm__tp_progress_nothing(weft_comm_t *c, void *state);
 int weft_comm__tp_describe_unsupported(weft_comm_t *c, void *state, const weft_data_copy_t *cp,
                                        struct weft_comm_msg *m);
 int weft_comm__tp_send_unsupported(weft_comm_t *c, void *state, struct weft_comm_xfer *x,
@@ -78,6 +90,10 @@ void weft_comm__tp_release_nothing(weft_comm_t *c, void *state, struct weft_comm
  * opened are closed again. */
 int weft_comm__transports_open(weft_comm_t *c) __attribute__((warn_unused_result));
 void weft_comm__transports_close(weft_comm_t *c);
+/* weft_comm_connect's work: every registered transport's connect. */
+int weft_comm__transports_connect(weft_comm_t *c) __attribute__((warn_unused_result));
+/* An engine turn's poll of every transport; how many parts finished. */
+int weft_comm__transports_progress(weft_comm_t *c);
 /* The transport a receiver picks for rendezvous activation m landing in
  * a copy on local device `target` (0 = host): the one comm_transport asks
  * for if it reaches, else the first of the list that does. */

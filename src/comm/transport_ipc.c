@@ -2,7 +2,9 @@
  * its device zone's IPC handle (a CUDA IPC handle, the shared-memory name
  * of an emu zone) and the copy's offset; the receiver maps that zone once
  * per peer and device, pulls the tile with one 2D device copy, then sends
- * DONE so that the sender drops its reader. The sender sends no bytes. */
+ * DONE so that the sender drops its reader. The sender sends no bytes.
+ * At weft_init (connect) the ranks of a node exchange their zones' handles
+ * and map them, so the first transfer finds its mapping made. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,23 +111,22 @@ static int ipc_reaches(weft_comm_t *c, void *state, const weft_comm_msg_t *m, in
            ipc_device(c, m->dev_type, target) != NULL;
 }
 
-static void *ipc_map(weft_comm_t *c, ipc_state_t *s, int peer, weft_device_t *by,
-                     const weft_comm_msg_t *m)
+static void *ipc_map(ipc_state_t *s, int peer, weft_device_t *by, const void *handle, size_t len)
 {
     for (ipc_map_t *p = s->maps; p; p = p->next)
-        if (p->peer == peer && p->by == by->index && p->len == (size_t)m->ipc_len &&
-            memcmp(p->handle, m->ipc, p->len) == 0)
+        if (p->peer == peer && p->by == by->index && p->len == len &&
+            memcmp(p->handle, handle, len) == 0)
             return p->base;
     ipc_map_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    if (by->ops->ipc_import(by, m->ipc, (size_t)m->ipc_len, &p->base) != WEFT_SUCCESS) {
+    if (by->ops->ipc_import(by, handle, len, &p->base) != WEFT_SUCCESS) {
         free(p);
         return NULL;
     }
     p->peer = peer;
     p->by = by->index;
-    p->len = (size_t)m->ipc_len;
-    memcpy(p->handle, m->ipc, p->len);
+    p->len = len;
+    memcpy(p->handle, handle, len);
     p->next = s->maps;
     s->maps = p;
     return p->base;
@@ -155,7 +156,7 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 {
     const weft_data_t *d = x->copy->data;
     weft_device_t *by = ipc_device(c, m->dev_type, x->copy->device);
-    char *base = by ? ipc_map(c, state, m->src, by, m) : NULL;
+    char *base = by ? ipc_map(state, m->src, by, m->ipc, (size_t)m->ipc_len) : NULL;
     if (!base) return WEFT_ERR_UNSUPPORTED;
     weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
     weft_event_t ev;
@@ -176,14 +177,81 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     return WEFT_SUCCESS;
 }
 
+/* ---- connect: the node's zones mapped before the first transfer ------------------ */
+
+/* What a rank tells the others at connect: its exported zones. */
+#define IPC_CARD_ZONES 16
+typedef struct ipc_card {
+    int32_t n;
+    int32_t type[IPC_CARD_ZONES];
+    uint32_t len[IPC_CARD_ZONES];
+    unsigned char handle[IPC_CARD_ZONES][WEFT_IPC_HANDLE_MAX];
+} ipc_card_t;
+
+static void my_card(weft_comm_t *c, ipc_state_t *s, ipc_card_t *me)
+{
+    for (int i = 1; i <= c->cfg.ndevices && me->n < IPC_CARD_ZONES; i++) {
+        weft_device_t *d = c->cfg.devices[i];
+        size_t n = d->zone_base ? zone_handle(s, d) : 0;
+        if (n == 0) continue;
+        me->type[me->n] = (int32_t)d->ops->type;
+        me->len[me->n] = (uint32_t)n;
+        memcpy(me->handle[me->n++], s->zone_handle[d->index], n);
+    }
+}
+
+/* Maps zone k of card (rank peer) on every local device that could pull
+ * from it, and pulls a few bytes once into that device's own zone (empty
+ * at weft_init): the mapping, the peer access and the first copy between
+ * the two are paid here instead of in the first transfer. */
+static void premap(weft_comm_t *c, ipc_state_t *s, int peer, const ipc_card_t *card, int k)
+{
+    for (int i = 1; i <= c->cfg.ndevices; i++) {
+        weft_device_t *by = c->cfg.devices[i];
+        if ((int)by->ops->type != card->type[k] || !(by->caps & WEFT_DEVCAP_IPC)) continue;
+        char *base = ipc_map(s, peer, by, card->handle[k], card->len[k]);
+        if (!base || !by->zone_base) continue;
+        weft_region_t src = {base, 256}, dst = {by->zone_base, 256};
+        weft_event_t ev;
+        if (by->ops->copy_async(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
+                WEFT_SUCCESS ||
+            by->ops->event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
+            continue;
+        int rc = by->ops->event_sync(by, &ev);
+        (void)rc; /* a failure shows again, and is handled, at the first transfer */
+        by->ops->event_destroy(by, &ev);
+    }
+}
+
+static int ipc_connect(weft_comm_t *c, void *state)
+{
+    ipc_state_t *s = state;
+    ipc_card_t me = {0};
+    my_card(c, s, &me);
+    ipc_card_t *all = calloc((size_t)c->nranks, sizeof *all);
+    if (!all) {
+        /* The others are about to wait for this rank in a collective. */
+        weft_error("comm: no host memory for the ipc set-up of %d ranks", c->nranks);
+        MPI_Abort(c->cfg.comm, 1);
+    }
+    int rc = MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, c->cfg.comm);
+    for (int r = 0; r < c->nranks && rc == MPI_SUCCESS; r++)
+        for (int k = 0; r != c->rank && c->node_of[r] == c->node_of[c->rank] && k < all[r].n; k++)
+            premap(c, s, r, &all[r], k);
+    free(all);
+    return rc == MPI_SUCCESS ? WEFT_SUCCESS : WEFT_ERR_MPI;
+}
+
 const weft_comm_transport_ops_t weft_comm__ipc_ops = {
     .name = "ipc",
     .id = WEFT_TRANSPORT_IPC,
     .open = ipc_open,
     .close = ipc_close,
+    .connect = ipc_connect,
     .describe = ipc_describe,
     .reaches = ipc_reaches,
     .recv_start = ipc_recv_start,
     .send_start = weft_comm__tp_send_unsupported,
     .release = weft_comm__tp_release_nothing,
+    .progress = weft_comm__tp_progress_nothing,
 };

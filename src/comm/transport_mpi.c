@@ -72,9 +72,11 @@ const weft_comm_transport_ops_t weft_comm__mpi_ops = {
     .id = WEFT_TRANSPORT_MPI,
     .open = weft_comm__tp_open_stateless,
     .close = weft_comm__tp_close_stateless,
+    .connect = weft_comm__tp_connect_nothing,
     .describe = weft_comm__tp_describe_unsupported,
     .reaches = mpi_reaches,
     .recv_start = mpi_recv_start,
     .send_start = mpi_send_start,
     .release = weft_comm__tp_release_nothing,
+    .progress = weft_comm__tp_progress_nothing,
 };

@@ -256,9 +256,11 @@ const weft_comm_transport_ops_t weft_comm__staged_ops = {
     .id = WEFT_TRANSPORT_STAGED,
     .open = staged_open,
     .close = staged_close,
+    .connect = weft_comm__tp_connect_nothing,
     .describe = weft_comm__tp_describe_unsupported,
     .reaches = staged_reaches,
     .recv_start = staged_recv_start,
     .send_start = staged_send_start,
     .release = staged_release,
+    .progress = weft_comm__tp_progress_nothing,
 };

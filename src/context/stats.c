@@ -16,11 +16,11 @@ void weft_stats_print(weft_context_t *ctx)
     weft_log_stats(-1,
                    "rank %d: network: %lld activations (%lld eager), sent %.1f MiB (%.1f from "
                    "device memory), received %.1f MiB (%.1f into device memory): host %.1f, mpi "
-                   "%.1f, ipc %.1f, staged %.1f MiB; %.1f MiB through bounce buffers",
+                   "%.1f, ipc %.1f, staged %.1f, nccl %.1f MiB; %.1f MiB through bounce buffers",
                    ctx->rank, (long long)s.activations_sent, (long long)s.eager_sent,
                    mib(s.net_bytes_sent), mib(s.net_bytes_from_device), mib(s.net_bytes_received),
                    mib(s.net_bytes_into_device), mib(s.net_bytes_host), mib(s.net_bytes_mpi),
-                   mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport),
+                   mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport), mib(s.net_bytes_nccl),
                    mib(s.net_bytes_staged));
 }
 
@@ -48,6 +48,7 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->net_bytes_mpi = c.bytes_by_transport[WEFT_TRANSPORT_MPI];
         out->net_bytes_ipc = c.bytes_by_transport[WEFT_TRANSPORT_IPC];
         out->net_bytes_staged_transport = c.bytes_by_transport[WEFT_TRANSPORT_STAGED];
+        out->net_bytes_nccl = c.bytes_by_transport[WEFT_TRANSPORT_NCCL];
     }
     return WEFT_SUCCESS;
 }

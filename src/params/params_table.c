@@ -96,9 +96,12 @@ const weft_param_def_t weft_param_table[] = {
          "sends read device memory (auto: as comm_gpu_aware)"),
     ENUM("comm_gpu_aware_recv", "auto", "auto|on|off",
          "receives land in the consumer's device memory (auto: as comm_gpu_aware)"),
-    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged",
+    ENUM("comm_transport", "auto", "auto|mpi|ipc|staged|nccl",
          "transport for tiles in device memory; auto: ipc on one node, else mpi when it reads "
-         "device memory, else staged"),
+         "device memory, else nccl between CUDA devices (when built), else staged"),
+    ENUM("comm_node_split", "host", "host|rank",
+         "which ranks count as one node for the choice of transport: host (ranks of one host), "
+         "or rank (every rank its own node, to exercise the cross-node path on one host)"),
     ENUM("comm_mpi_device", "auto", "auto|yes|no",
          "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,

@@ -128,9 +128,19 @@ static int start_comm(weft_context_t *ctx)
         .trace = ctx->trace,
         .trace_track = ctx->trace_comm,
     };
+    /* comm_node_split=rank: every rank its own node for the engine's choice
+     * of transport (ipc then never reaches), as on a cluster; devices are
+     * still shared as the host has them. */
+    int *own = NULL;
+    if (weft_params_int(ctx->params, "comm_node_split") == 1) {
+        own = malloc(sizeof *own * (size_t)ctx->nranks);
+        if (!own) return WEFT_ERR_NOMEM;
+        for (int r = 0; r < ctx->nranks; r++) own[r] = r;
+        cfg.node_of = own;
+    }
     int rc = weft_comm_glue_config(ctx, &cfg);
-    if (rc != WEFT_SUCCESS) return rc;
-    rc = weft_comm_create(&cfg, &ctx->comm_engine);
+    if (rc == WEFT_SUCCESS) rc = weft_comm_create(&cfg, &ctx->comm_engine);
+    free(own); /* the engine keeps its own copy */
     if (rc != WEFT_SUCCESS) weft_error("could not start the comm engine: %s", weft_strerror(rc));
     return rc;
 }
@@ -260,9 +270,11 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
-/* Parameters both ends of a transfer must share: the receiver sizes its
- * eager buffers and staged chunks by its own values. */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk"};
+/* Parameters both ends of a transfer must share (the receiver sizes its
+ * eager buffers and staged chunks by its own values), and the ranks' view
+ * of which of them share a node. */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk",
+                                         "comm_node_split"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
@@ -339,6 +351,12 @@ weft_context_t *weft_init(int *argc, char ***argv)
     rc = start_threads(ctx);
     if (init_agree(ctx, 4, "workers and comm", rc) != WEFT_SUCCESS) {
         if (rc == WEFT_SUCCESS) stop_threads(ctx);
+        goto undo_devices;
+    }
+    /* Collective: every rank has its engine now (nccl communicators). */
+    rc = ctx->comm_engine ? weft_comm_connect(ctx->comm_engine) : WEFT_SUCCESS;
+    if (init_agree(ctx, 5, "transports", rc) != WEFT_SUCCESS) {
+        stop_threads(ctx);
         goto undo_devices;
     }
     return ctx;

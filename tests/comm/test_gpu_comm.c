@@ -7,7 +7,11 @@
  *   off:    no byte leaves from or lands in device memory;
  *   mpi:    device to device through MPI, nothing staged;
  *   ipc:    pulled from the peer's mapped zone, nothing staged;
- *   staged: through host bounce buffers.
+ *   staged: through host bounce buffers;
+ *   split:  auto with comm_node_split=rank (every rank its own node): no
+ *           ipc; emu goes by mpi, CUDA by nccl when built, else staged;
+ *   nccl:   CUDA: by nccl, nothing staged; emu: nccl cannot reach it and
+ *           the choice falls back (a warning), nothing by nccl.
  * Usage: test_gpu_comm <nb> (tile size: 40 takes the eager path for
  * host tiles, 100 the rendezvous). */
 #include <cblas.h>
@@ -111,8 +115,10 @@ static const weft_task_class_t gemm_cls = {
     .name = "gemm", .body = {[WEFT_DEV_CPU] = gemm_body, [WEFT_DEV_CUDA] = CUDA_BODY(gemm_cuda)}};
 
 typedef struct {
-    const char *name, *aware, *transport;
+    const char *name, *aware, *transport, *split;
 } mode_t_;
+
+static int on_cuda;
 
 static uint64_t checksum(weft_matrix_t *C)
 {
@@ -150,6 +156,7 @@ static int run(const mode_t_ *mode, int nb, uint64_t *sum, weft_stats_t *st)
 {
     setenv("WEFT_COMM_GPU_AWARE", mode->aware, 1);
     setenv("WEFT_COMM_TRANSPORT", mode->transport, 1);
+    setenv("WEFT_COMM_NODE_SPLIT", mode->split, 1);
     int argc = 1;
     char *args[] = {"test_gpu_comm", NULL}, **argv = args;
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -196,6 +203,19 @@ static int check_path(const mode_t_ *m, const weft_stats_t *s)
     if (strcmp(m->transport, "ipc") == 0)
         return moved && s->net_bytes_staged == 0 && s->net_bytes_ipc > 0;
     if (strcmp(m->transport, "staged") == 0) return moved && s->net_bytes_staged > 0;
+#ifdef WEFT_TEST_NCCL
+    int nccl_built = 1;
+#else
+    int nccl_built = 0;
+#endif
+    if (strcmp(m->transport, "nccl") == 0)
+        return on_cuda ? moved && s->net_bytes_nccl > 0 && s->net_bytes_staged == 0
+                       : moved && s->net_bytes_nccl == 0;
+    if (strcmp(m->split, "rank") == 0) {
+        int ok = moved && s->net_bytes_ipc == 0;
+        if (!on_cuda) return ok && s->net_bytes_mpi > 0;
+        return ok && (nccl_built ? s->net_bytes_nccl > 0 : s->net_bytes_staged > 0);
+    }
     return moved && s->net_bytes_staged == 0; /* auto: a transport exists on one node */
 }
 
@@ -210,17 +230,18 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!getenv("WEFT_DEVICE_EMU_ENABLED")) setenv("WEFT_DEVICE_EMU_ENABLED", "2", 1);
-    static const mode_t_ modes[] = {{"off", "off", "auto"},
-                                    {"auto", "on", "auto"},
-                                    {"mpi", "on", "mpi"},
-                                    {"ipc", "on", "ipc"},
-                                    {"staged", "on", "staged"}};
+    static const mode_t_ modes[] = {
+        {"off", "off", "auto", "host"},     {"auto", "on", "auto", "host"},
+        {"mpi", "on", "mpi", "host"},       {"ipc", "on", "ipc", "host"},
+        {"staged", "on", "staged", "host"}, {"split", "on", "auto", "rank"},
+        {"nccl", "on", "nccl", "host"}};
     uint64_t ref = 0;
     int bad = 0;
     /* On CUDA, MPI reads device memory only when it is GPU-aware. */
     const char *cuda = getenv("WEFT_DEVICE_CUDA_ENABLED");
     const char *mpidev = getenv("WEFT_COMM_MPI_DEVICE");
-    int skip_mpi = cuda && atoi(cuda) != 0 && !(mpidev && strcmp(mpidev, "yes") == 0);
+    on_cuda = cuda && atoi(cuda) != 0;
+    int skip_mpi = on_cuda && !(mpidev && strcmp(mpidev, "yes") == 0);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (skip_mpi && strcmp(modes[i].name, "mpi") == 0) continue;
         uint64_t sum = 0;
@@ -229,12 +250,12 @@ int main(int argc, char **argv)
         if (i == 0) ref = sum;
         int path = !check_paths || check_path(&modes[i], &st);
         printf("rank %d nb %d %-6s checksum %016llx from-device %lld into-device %lld staged %lld "
-               "mpi %lld ipc %lld staged-transport %lld host %lld evictions %ld: %s\n",
+               "mpi %lld ipc %lld staged-transport %lld nccl %lld host %lld evictions %ld: %s\n",
                rank, nb, modes[i].name, (unsigned long long)sum,
                (long long)st.net_bytes_from_device, (long long)st.net_bytes_into_device,
                (long long)st.net_bytes_staged, (long long)st.net_bytes_mpi,
                (long long)st.net_bytes_ipc, (long long)st.net_bytes_staged_transport,
-               (long long)st.net_bytes_host, evictions,
+               (long long)st.net_bytes_nccl, (long long)st.net_bytes_host, evictions,
                !failed && sum == ref && path ? "ok" : "WRONG");
         bad |= failed || sum != ref || !path;
     }
