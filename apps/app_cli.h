@@ -1,6 +1,7 @@
-/* The command line of the dense linear algebra apps (weft-gemm, weft-posv):
- * what weft-potrf does in its prescan and parse, for any table of integer
- * flags (app_flags.h) that has -t, -g and -c.
+/* The command line of the dense linear algebra apps (weft-potrf, -getrf,
+ * -geqrf, -gemm, -posv): the options they all have (app_opts_t, which
+ * starts each app's options struct, and its flags), and the prescan and
+ * parse of those and of an app's own table of integer flags (app_flags.h).
  *
  * Before weft_init, app_cli_prescan handles -h/--help and --probe-gpus,
  * sets WEFT_CORES from -c, the device count from -g (app_devices.h) and,
@@ -11,6 +12,7 @@
 #define WEFT_APPS_APP_CLI_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +21,49 @@
 #include "app_devices.h"
 #include "app_flags.h"
 
+/* The options every dense app has, first member of the app's options. */
+typedef struct app_opts {
+    int64_t n, nb, p, q, g, cores, nruns, seed;
+    int check; /* 1: every run (--check), 2: the first run only (--check-first) */
+} app_opts_t;
+
+/* Their flags; an app's own table may list one again with other bounds
+ * (weft-geqrf's -t), and it is looked up first. */
+static const app_flag_t app_cli_common[] = {
+    {"-N", offsetof(app_opts_t, n), 1, INT32_MAX},
+    {"-t", offsetof(app_opts_t, nb), 1, INT32_MAX / 2},
+    {"-P", offsetof(app_opts_t, p), 1, 1 << 20},
+    {"-Q", offsetof(app_opts_t, q), 1, 1 << 20},
+    {"-g", offsetof(app_opts_t, g), 0, 1024},
+    {"-c", offsetof(app_opts_t, cores), 1, 4096},
+    {"--seed", offsetof(app_opts_t, seed), 0, INT64_MAX},
+    {"--nruns", offsetof(app_opts_t, nruns), 1, 1000000},
+};
+
 typedef struct app_cli {
     const char *prog;
-    const app_flag_t *flags;
+    const app_flag_t *flags; /* the app's own, offsets into its options */
     size_t nflags;
+    int check_first; /* --check-first is accepted */
     void (*usage)(FILE *out);
     int64_t nb;             /* default tile size */
     double workspace_tiles; /* device workspace an execution stream needs, in tiles */
 } app_cli_t;
 
+/* The flag argv[*i] names, the app's own table first (app_flag_at). */
+static inline const app_flag_t *app_cli_flag(const app_cli_t *c, int argc, char **argv, int *i,
+                                             const char **value)
+{
+    const app_flag_t *f = app_flag_at(c->flags, c->nflags, argc, argv, i, value);
+    if (f != NULL || *value != NULL) return f;
+    return app_flag_at(app_cli_common, sizeof app_cli_common / sizeof app_cli_common[0], argc, argv,
+                       i, value);
+}
+
 /* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
  * user did not set it and the default (16 MiB) is too small. */
-static int app_cli_workspace(const app_cli_t *c, int argc, char **argv, const appdev_t *dev,
-                             int64_t nb)
+static inline int app_cli_workspace(const app_cli_t *c, int argc, char **argv, const appdev_t *dev,
+                                    int64_t nb)
 {
     const char *var = "WEFT_DEVICE_WORKSPACE";
     if (dev->g <= 0 || appdev_weft_opt(argc, argv, "device_workspace") != NULL || getenv(var))
@@ -43,7 +75,7 @@ static int app_cli_workspace(const app_cli_t *c, int argc, char **argv, const ap
     return appdev_setenv(c->prog, var, text);
 }
 
-static int app_cli_set_cores(const char *prog, const char *value, const app_flag_t *f)
+static inline int app_cli_set_cores(const char *prog, const char *value, const app_flag_t *f)
 {
     int64_t cores;
     if (app_parse_int(prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
@@ -56,7 +88,7 @@ static int app_cli_set_cores(const char *prog, const char *value, const app_flag
 
 /* 1 after --help, 2 for --probe-gpus, 0 to go on, -1 after an error.
  * Malformed -t and -g values are reported by app_cli_parse. */
-static int app_cli_prescan(const app_cli_t *c, int argc, char **argv, appdev_t *dev)
+static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, appdev_t *dev)
 {
     dev->prog = c->prog;
     dev->g = -1;
@@ -72,7 +104,7 @@ static int app_cli_prescan(const app_cli_t *c, int argc, char **argv, appdev_t *
             if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
             continue;
         }
-        const app_flag_t *f = app_flag_at(c->flags, c->nflags, argc, argv, &i, &value);
+        const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);
         if (f == NULL) continue;
         if (strcmp(f->name, "-t") == 0 &&
             app_parse_int(c->prog, "-t", value, f->min, f->max, &nb, 0) != 0)
@@ -86,18 +118,20 @@ static int app_cli_prescan(const app_cli_t *c, int argc, char **argv, appdev_t *
     return app_cli_workspace(c, argc, argv, dev, nb);
 }
 
-/* Fills the int64_t fields of opts named by the flags; *check = 1 for
- * --check. 0, or -1 after a message (when verbose). */
-static int app_cli_parse(const app_cli_t *c, int argc, char **argv, void *opts, int *check,
-                         int verbose)
+/* Fills the int64_t fields of opts (an app's options, app_opts_t first)
+ * named by the flags, and its check. 0, or -1 after a message (when
+ * verbose). */
+static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void *opts, int verbose)
 {
+    app_opts_t *common = opts;
     for (int i = 1; i < argc; i++) {
         const char *value;
-        if (strcmp(argv[i], "--check") == 0) {
-            *check = 1;
+        if (strcmp(argv[i], "--check") == 0 ||
+            (c->check_first && strcmp(argv[i], "--check-first") == 0)) {
+            common->check = strcmp(argv[i], "--check") == 0 ? 1 : 2;
             continue;
         }
-        const app_flag_t *f = app_flag_at(c->flags, c->nflags, argc, argv, &i, &value);
+        const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);
         if (f == NULL) {
             if (verbose && value != NULL)
                 fprintf(stderr, "%s: %s needs a value (see --help)\n", c->prog, argv[i]);
@@ -112,7 +146,7 @@ static int app_cli_parse(const app_cli_t *c, int argc, char **argv, void *opts, 
 }
 
 /* P x Q against the ranks; 0 or -1 after a message (when verbose). */
-static int app_cli_grid(const char *prog, int64_t p, int64_t q, int nranks, int verbose)
+static inline int app_cli_grid(const char *prog, int64_t p, int64_t q, int nranks, int verbose)
 {
     if (p * q == nranks) return 0;
     if (verbose)
@@ -120,6 +154,17 @@ static int app_cli_grid(const char *prog, int64_t p, int64_t q, int nranks, int 
                 "%s: -P %lld x -Q %lld = %lld ranks, but running on %d "
                 "(P*Q must equal the number of ranks)\n",
                 prog, (long long)p, (long long)q, (long long)(p * q), nranks);
+    return -1;
+}
+
+/* -N / -t against the most tile rows an app takes; 0, or -1 after a
+ * message (when verbose). */
+static inline int app_cli_tile_rows(const char *prog, const app_opts_t *o, int64_t max, int verbose)
+{
+    if ((o->n + o->nb - 1) / o->nb <= max) return 0;
+    if (verbose)
+        fprintf(stderr, "%s: -N %lld / -t %lld makes more than %lld tile rows; use a larger -t\n",
+                prog, (long long)o->n, (long long)o->nb, (long long)max);
     return -1;
 }
 

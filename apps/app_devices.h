@@ -4,9 +4,9 @@
  * program); weft-potrf.c and weft-gemm-stress.c include it. Public API only.
  *
  * -g N asks for N accelerators a rank of the type the parameter device_type
- * names (cuda by default, or emu). Before weft_init, appdev_prepare reads
- * that type from --weft-device_type=X in argv or env WEFT_DEVICE_TYPE and
- * sets env WEFT_DEVICE_CUDA_ENABLED=N or WEFT_DEVICE_EMU_ENABLED=N, unless
+ * names (cuda by default, hip, or emu). Before weft_init, appdev_prepare
+ * reads that type from --weft-device_type=X in argv or env WEFT_DEVICE_TYPE
+ * and sets env WEFT_DEVICE_<TYPE>_ENABLED=N (CUDA, HIP or EMU), unless
  * the user already set that parameter (env or --weft-), which is then left
  * as it is. N = 0 opens no device of the type (CUDA is not even probed).
  * After weft_init, appdev_check fails (1) when the rank has fewer than N
@@ -33,9 +33,9 @@
 typedef struct appdev {
     const char *prog;         /* for messages */
     int64_t g;                /* -g, or -1 when not given */
-    const char *type;         /* "cuda" or "emu"; NULL: unknown (weft_init reports it) */
-    weft_device_type_t dtype; /* WEFT_DEV_CUDA or WEFT_DEV_EMU */
-    const char *param;        /* device_cuda_enabled or device_emu_enabled */
+    const char *type;         /* "cuda", "hip" or "emu"; NULL: unknown (weft_init says) */
+    weft_device_type_t dtype; /* WEFT_DEV_CUDA, WEFT_DEV_HIP or WEFT_DEV_EMU */
+    const char *param;        /* device_<type>_enabled */
     int user_set;             /* the user set param: -g does not touch it */
     char user_origin[96];     /* where: "env WEFT_..." or "--weft-..." */
     char user_value[32];      /* the user's value of param */
@@ -99,6 +99,10 @@ static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
         d->type = "cuda";
         d->dtype = WEFT_DEV_CUDA;
         d->param = "device_cuda_enabled";
+    } else if (appdev_ieq(type, "hip")) {
+        d->type = "hip";
+        d->dtype = WEFT_DEV_HIP;
+        d->param = "device_hip_enabled";
     } else if (appdev_ieq(type, "emu")) {
         d->type = "emu";
         d->dtype = WEFT_DEV_EMU;
@@ -127,7 +131,7 @@ static inline int appdev_prepare(appdev_t *d, int argc, char **argv)
 
 static inline const char *appdev_type_name(const appdev_t *d)
 {
-    return d->dtype == WEFT_DEV_CUDA ? "CUDA" : "emu";
+    return d->dtype == WEFT_DEV_CUDA ? "CUDA" : d->dtype == WEFT_DEV_HIP ? "HIP" : "emu";
 }
 
 /* weft_init returned NULL: says what -g asked weft for (the reason is in
@@ -142,7 +146,7 @@ static inline void appdev_init_failed(const appdev_t *d)
     else
         fprintf(stderr, "%s: -g %lld asked weft for %lld %s device(s) (%s=%lld)%s\n", d->prog,
                 (long long)d->g, (long long)d->g, appdev_type_name(d), d->param, (long long)d->g,
-                d->dtype == WEFT_DEV_CUDA
+                d->dtype != WEFT_DEV_EMU
                     ? "; without GPUs, --weft-device_type=emu runs on emulated accelerators"
                     : "");
 }

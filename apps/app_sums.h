@@ -3,7 +3,9 @@
  * w matrix of 1 x w tiles on an nranks x 1 grid), then a chain of tasks adds
  * every S[i] into S[0] and copies S[0] back to each S[i], so that every rank
  * reads the totals from its own tile and nothing is gathered by the host.
- * Header-only; weft-gemm and weft-posv include it. Public API only. */
+ * Also the loop of the residual checks' norm kernels over a tile
+ * (app_sums_resid), whose element each app defines. Header-only; the dense
+ * apps include it. Public API only. */
 #ifndef WEFT_APPS_APP_SUMS_H
 #define WEFT_APPS_APP_SUMS_H
 
@@ -47,6 +49,44 @@ static const weft_task_class_t app_class_sums_add = {
     .name = "sums_add", .body = {[WEFT_DEV_CPU] = app_sums_add}, .flops = NULL};
 static const weft_task_class_t app_class_sums_copy = {
     .name = "sums_copy", .body = {[WEFT_DEV_CPU] = app_sums_copy}, .flops = NULL};
+
+/* One element of a tile of a check: x its value in the tile, z the same
+ * element of a second tile (0 without one), (gi, gj) its place in the
+ * matrix. Sets *d, the residual's element, and *y, the reference's; returns
+ * the weight of both in the squared norms (0: left out, d and y 0). */
+typedef double (*app_resid_elem_fn)(const void *arg, double x, double z, int64_t gi, int64_t gj,
+                                    double *d, double *y);
+
+typedef struct app_resid {
+    app_resid_elem_fn elem;
+    const void *arg;    /* the app's tile argument, for elem */
+    int64_t row0, col0; /* the tile's first element in the matrix */
+    int x, z;           /* flows of the tile and of the second one (-1: none) */
+    int sums, col;      /* flow of the sums tile; ||d||^2 into column col, ||y||^2 col + 1 */
+} app_resid_t;
+
+/* The body of a norm task: adds the weighted squared norms of the
+ * residual and of the reference over the tile of flow r->x to the sums. */
+static inline int app_sums_resid(weft_task_t *t, const app_resid_t *r)
+{
+    const double *x = weft_task_ptr(t, r->x), *z = r->z >= 0 ? weft_task_ptr(t, r->z) : NULL;
+    int64_t ldx = weft_task_ld(t, r->x), ldz = r->z >= 0 ? weft_task_ld(t, r->z) : 0;
+    int rows = weft_task_rows(t, r->x), cols = weft_task_cols(t, r->x);
+    double d2 = 0.0, y2 = 0.0;
+    for (int j = 0; j < cols; j++) {
+        for (int i = 0; i < rows; i++) {
+            double d, y, zij = z != NULL ? z[i + j * ldz] : 0.0;
+            double w = r->elem(r->arg, x[i + j * ldx], zij, r->row0 + i, r->col0 + j, &d, &y);
+            d2 += w * d * d;
+            y2 += w * y * y;
+        }
+    }
+    double *s = weft_task_ptr(t, r->sums);
+    int64_t lds = weft_task_ld(t, r->sums);
+    s[r->col * lds] += d2;
+    s[(r->col + 1) * lds] += y2;
+    return 0;
+}
 
 /* The sums matrix: one 1 x w tile a rank. */
 static weft_matrix_t *app_sums_new(weft_context_t *ctx, int w)

@@ -24,6 +24,7 @@
  * triangle is not part of the factor (value 0 of the task). */
 enum { GETRF_DIAG_L = 1, GETRF_DIAG_U = 2 };
 
+#include "app_sums.h"
 #include "getrf_cuda.h" /* CUDA bodies, empty without WEFT_APP_HAVE_CUDA */
 #include "lu_matrix.h"
 
@@ -279,51 +280,25 @@ static int getrf_cpu_resid(weft_task_t *t)
     return 0;
 }
 
-/* flow 0: R[m][n] R, flow 1: this rank's 1x2 sums tile RW; value 0:
- * getrf_tile_arg_t. Adds ||R[m][n]||_F^2 and ||A0[m][n]||_F^2. */
+/* ||R[m][n]||_F^2 and ||A0[m][n]||_F^2, A0 regenerated. */
+static double getrf_resid_elem(const void *arg, double x, double z, int64_t gi, int64_t gj,
+                               double *d, double *y)
+{
+    const getrf_tile_arg_t *a = arg;
+    (void)z;
+    *d = x;
+    *y = lu_elem(a->seed, a->n, gi, gj);
+    return 1.0;
+}
+
+/* flow 0: R[m][n] R, flow 1: this rank's sums tile RW; value 0:
+ * getrf_tile_arg_t. */
 static int getrf_cpu_resid_norm(weft_task_t *t)
 {
     getrf_tile_arg_t a;
     if (weft_task_value_get(t, 0, &a, sizeof a) != 0) return -1;
-    const double *r = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
-    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
-    double r2 = 0.0, a2 = 0.0;
-    for (int j = 0; j < cols; j++) {
-        for (int i = 0; i < rows; i++) {
-            double x = r[i + j * ld], y = lu_elem(a.seed, a.n, a.row0 + i, a.col0 + j);
-            r2 += x * x;
-            a2 += y * y;
-        }
-    }
-    double *s = weft_task_ptr(t, 1);
-    int64_t lds = weft_task_ld(t, 1);
-    s[0] += r2;
-    s[lds] += a2;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile W: zeroes it. */
-static int getrf_cpu_sum_zero(weft_task_t *t)
-{
-    double *s = weft_task_ptr(t, 0);
-    s[0] = 0.0;
-    s[weft_task_ld(t, 0)] = 0.0;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile R, flow 1: another; adds (value 0: int 1) or
- * copies (0) the first into the second. */
-static int getrf_cpu_sum_merge(weft_task_t *t)
-{
-    int add;
-    if (weft_task_value_get(t, 0, &add, sizeof add) != 0) return -1;
-    const double *x = weft_task_ptr(t, 0);
-    double *y = weft_task_ptr(t, 1);
-    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
-    y[0] = add ? y[0] + x[0] : x[0];
-    y[ldy] = add ? y[ldy] + x[ldx] : x[ldx];
-    return 0;
+    app_resid_t r = {getrf_resid_elem, &a, a.row0, a.col0, .x = 0, .z = -1, .sums = 1, .col = 0};
+    return app_sums_resid(t, &r);
 }
 
 /* The O(N^3) part of the check runs where the factors are. */
@@ -334,9 +309,5 @@ static const weft_task_class_t getrf_class_resid = {.name = "resid",
                                                     .flops = getrf_flops_gemm};
 static const weft_task_class_t getrf_class_resid_norm = {
     .name = "resid_norm", .body = {[WEFT_DEV_CPU] = getrf_cpu_resid_norm}, .flops = NULL};
-static const weft_task_class_t getrf_class_sum_zero = {
-    .name = "sum_zero", .body = {[WEFT_DEV_CPU] = getrf_cpu_sum_zero}, .flops = NULL};
-static const weft_task_class_t getrf_class_sum_merge = {
-    .name = "sum_merge", .body = {[WEFT_DEV_CPU] = getrf_cpu_sum_merge}, .flops = NULL};
 
 #endif /* WEFT_APPS_GETRF_KERNELS_H */

@@ -12,6 +12,7 @@
 
 #include <weft/weft.h>
 
+#include "app_sums.h"
 #include "potrf_kernels.h"
 
 #ifdef WEFT_APP_HAVE_CUDA
@@ -140,64 +141,28 @@ static int potrf_cpu_resid_gemm(weft_task_t *t)
     return 0;
 }
 
-/* flow 0: R[m][n] R, flow 1: this rank's 1x2 sums tile RW; value 0:
- * potrf_tile_arg_t. Adds the squared Frobenius norms of R[m][n] and of
- * A0[m][n] (regenerated), counting the symmetric upper part: off-diagonal
- * elements twice, the diagonal once. */
+/* ||R[m][n]||_F^2 and ||A0[m][n]||_F^2 (A0 regenerated), counting the
+ * symmetric upper part: off-diagonal elements twice, the diagonal once. */
+static double potrf_resid_elem(const void *arg, double x, double z, int64_t gi, int64_t gj,
+                               double *d, double *y)
+{
+    const potrf_tile_arg_t *a = arg;
+    (void)z;
+    *d = *y = 0.0;
+    if (gi < gj) return 0.0;
+    *d = x;
+    *y = potrf_elem(a->seed, a->n, gi, gj);
+    return gi == gj ? 1.0 : 2.0;
+}
+
+/* flow 0: R[m][n] R, flow 1: this rank's sums tile RW; value 0:
+ * potrf_tile_arg_t. */
 static int potrf_cpu_resid_norm(weft_task_t *t)
 {
     potrf_tile_arg_t a;
     weft_task_value(t, 0, &a);
-    const double *r = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
-    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
-    double r2 = 0.0, a2 = 0.0;
-    for (int j = 0; j < cols; j++) {
-        for (int i = 0; i < rows; i++) {
-            int64_t gi = a.row0 + i, gj = a.col0 + j;
-            if (gi < gj) continue;
-            double w = gi == gj ? 1.0 : 2.0, x = r[i + j * ld];
-            double y = potrf_elem(a.seed, a.n, gi, gj);
-            r2 += w * x * x;
-            a2 += w * y * y;
-        }
-    }
-    double *s = weft_task_ptr(t, 1);
-    int64_t lds = weft_task_ld(t, 1);
-    s[0] += r2;
-    s[lds] += a2;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile W: zeroes it. */
-static int potrf_cpu_sum_zero(weft_task_t *t)
-{
-    double *s = weft_task_ptr(t, 0);
-    s[0] = 0.0;
-    s[weft_task_ld(t, 0)] = 0.0;
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile R, flow 1: another RW: adds the first to it. */
-static int potrf_cpu_sum_add(weft_task_t *t)
-{
-    const double *x = weft_task_ptr(t, 0);
-    double *y = weft_task_ptr(t, 1);
-    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
-    y[0] += x[0];
-    y[ldy] += x[ldx];
-    return 0;
-}
-
-/* flow 0: a 1x2 sums tile R, flow 1: another W: copies the first. */
-static int potrf_cpu_sum_copy(weft_task_t *t)
-{
-    const double *x = weft_task_ptr(t, 0);
-    double *y = weft_task_ptr(t, 1);
-    int64_t ldx = weft_task_ld(t, 0), ldy = weft_task_ld(t, 1);
-    y[0] = x[0];
-    y[ldy] = x[ldx];
-    return 0;
+    app_resid_t r = {potrf_resid_elem, &a, a.row0, a.col0, .x = 0, .z = -1, .sums = 1, .col = 0};
+    return app_sums_resid(t, &r);
 }
 
 /* The O(N^3) part of the check runs where the factor is, GPUs included. */
@@ -211,11 +176,5 @@ static const weft_task_class_t potrf_class_resid_gemm = {
     .flops = potrf_flops_gemm};
 static const weft_task_class_t potrf_class_resid_norm = {
     .name = "resid_norm", .body = {[WEFT_DEV_CPU] = potrf_cpu_resid_norm}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_zero = {
-    .name = "sum_zero", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_zero}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_add = {
-    .name = "sum_add", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_add}, .flops = NULL};
-static const weft_task_class_t potrf_class_sum_copy = {
-    .name = "sum_copy", .body = {[WEFT_DEV_CPU] = potrf_cpu_sum_copy}, .flops = NULL};
 
 #endif /* WEFT_APPS_POTRF_CHECK_H */

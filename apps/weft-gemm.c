@@ -23,13 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <lapacke.h>
 #include <weft/weft.h>
 
-#include "app_cli.h"
-#include "app_devices.h"
+#include "app_driver.h"
 #include "app_sums.h"
 #include "gemm_kernels.h"
 
@@ -40,20 +38,14 @@
 #define GEMM_NT_MAX (1 << 16)
 
 typedef struct gemm_opts {
-    int64_t m, n, k, nb, p, q, g, cores, nruns, seed;
-    int check;
+    app_opts_t c;
+    int64_t m, k; /* -1: N */
 } gemm_opts_t;
 
-static const gemm_opts_t gemm_defaults = {.m = -1,
-                                          .n = 4096,
-                                          .k = -1,
-                                          .nb = 256,
-                                          .p = 1,
-                                          .q = 1,
-                                          .g = 0,
-                                          .cores = -1,
-                                          .nruns = 1,
-                                          .seed = 42};
+static const gemm_opts_t gemm_defaults = {
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .m = -1,
+    .k = -1};
 
 static void gemm_usage(FILE *out)
 {
@@ -73,30 +65,14 @@ static void gemm_usage(FILE *out)
             "  --check       check ||C x - (alpha A B x + beta C0 x)|| scaled < %g\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            GEMM_ALPHA, GEMM_BETA, (long long)gemm_defaults.n, (long long)gemm_defaults.nb,
-            (long long)gemm_defaults.seed, GEMM_RESIDUAL_MAX);
+            GEMM_ALPHA, GEMM_BETA, (long long)gemm_defaults.c.n, (long long)gemm_defaults.c.nb,
+            (long long)gemm_defaults.c.seed, GEMM_RESIDUAL_MAX);
 }
 
 static const app_flag_t gemm_flags[] = {
-    {"-N", offsetof(gemm_opts_t, n), 1, INT32_MAX},
     {"-M", offsetof(gemm_opts_t, m), 1, INT32_MAX},
     {"-K", offsetof(gemm_opts_t, k), 1, INT32_MAX},
-    {"-t", offsetof(gemm_opts_t, nb), 1, INT32_MAX / 2},
-    {"-P", offsetof(gemm_opts_t, p), 1, 1 << 20},
-    {"-Q", offsetof(gemm_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(gemm_opts_t, g), 0, 1024},
-    {"-c", offsetof(gemm_opts_t, cores), 1, 4096},
-    {"--seed", offsetof(gemm_opts_t, seed), 0, INT64_MAX},
-    {"--nruns", offsetof(gemm_opts_t, nruns), 1, 1000000},
 };
-
-/* The batch body needs 3 pointers a task of workspace: far below 1 MiB. */
-static const app_cli_t gemm_cli = {.prog = GEMM_NAME,
-                                   .flags = gemm_flags,
-                                   .nflags = sizeof gemm_flags / sizeof gemm_flags[0],
-                                   .usage = gemm_usage,
-                                   .nb = 256,
-                                   .workspace_tiles = 0.0};
 
 /* The three matrices of a run and the seeds they are generated from. */
 typedef struct gemm_mats {
@@ -106,20 +82,20 @@ typedef struct gemm_mats {
 
 static int64_t gemm_ntiles(int64_t len, int64_t nb) { return (len + nb - 1) / nb; }
 
-static int gemm_validate(weft_context_t *ctx, gemm_opts_t *o, appdev_t *dev, int verbose)
+static int gemm_validate(weft_context_t *ctx, void *opts, int verbose)
 {
-    if (o->m < 0) o->m = o->n;
-    if (o->k < 0) o->k = o->n;
-    if (app_cli_grid(GEMM_NAME, o->p, o->q, weft_nranks(ctx), verbose) != 0) return -1;
-    if (gemm_ntiles(o->m, o->nb) > GEMM_NT_MAX || gemm_ntiles(o->n, o->nb) > GEMM_NT_MAX ||
-        gemm_ntiles(o->k, o->nb) > GEMM_NT_MAX) {
+    gemm_opts_t *o = opts;
+    if (o->m < 0) o->m = o->c.n;
+    if (o->k < 0) o->k = o->c.n;
+    if (app_cli_grid(GEMM_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
+    if (gemm_ntiles(o->m, o->c.nb) > GEMM_NT_MAX || gemm_ntiles(o->c.n, o->c.nb) > GEMM_NT_MAX ||
+        gemm_ntiles(o->k, o->c.nb) > GEMM_NT_MAX) {
         if (verbose)
             fprintf(stderr, GEMM_NAME ": more than %d tiles in a dimension; use a larger -t\n",
                     GEMM_NT_MAX);
         return -1;
     }
-    dev->g = o->g;
-    return appdev_check(ctx, dev);
+    return 0;
 }
 
 /* ---- task insertion ---------------------------------------------------- */
@@ -162,15 +138,6 @@ static int gemm_insert_product(weft_taskpool_t *tp, const gemm_mats_t *x)
                                       WEFT_PRIORITY, kt - k, 0);
             }
     return rc < 0 ? rc : 0;
-}
-
-/* Waits for tp even after a failed insertion; the first error of the two. */
-static int gemm_finish(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
-{
-    int rc = weft_taskpool_wait(tp);
-    if (insert_rc < 0) rc = insert_rc;
-    if (rc < 0 && verbose) fprintf(stderr, GEMM_NAME ": %s failed: %s\n", what, weft_strerror(rc));
-    return rc;
 }
 
 /* ---- message count ------------------------------------------------------ */
@@ -307,16 +274,16 @@ static int gemm_residual(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_ma
                          const gemm_opts_t *o, double *resid)
 {
     int rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *v[3] = {gemm_vector(ctx, o->n, o->nb), gemm_vector(ctx, o->k, o->nb),
-                           gemm_vector(ctx, o->m, o->nb)};
+    weft_matrix_t *v[3] = {gemm_vector(ctx, o->c.n, o->c.nb), gemm_vector(ctx, o->k, o->c.nb),
+                           gemm_vector(ctx, o->m, o->c.nb)};
     weft_matrix_t *S = app_sums_new(ctx, GEMM_S_W);
     double s[GEMM_S_W];
     if (v[0] == NULL || v[1] == NULL || v[2] == NULL || S == NULL) {
         fprintf(stderr, GEMM_NAME ": cannot create the vectors of the check\n");
         goto free_vectors;
     }
-    rc = gemm_insert_check(tp, x, v, S, o->nb);
-    rc = gemm_finish(tp, rc, "the residual check", weft_rank(ctx) == 0);
+    rc = gemm_insert_check(tp, x, v, S, o->c.nb);
+    rc = app_wait(GEMM_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
     if (rc >= 0) rc = app_sums_read(ctx, S, s, GEMM_S_W, GEMM_NAME);
     if (rc >= 0) {
         double scale = fabs(GEMM_ALPHA) * sqrt(s[GEMM_S_A]) * sqrt(s[GEMM_S_B]) +
@@ -333,110 +300,85 @@ free_vectors:
 
 /* ---- driver ---------------------------------------------------------------- */
 
-static double gemm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int gemm_fill_all(weft_taskpool_t *tp, const gemm_mats_t *x, const gemm_opts_t *o,
                          int verbose)
 {
-    int pre = o->g > 0;
-    int rc = gemm_insert_fill(tp, x->a, x->seed_a, o->nb, pre);
-    if (rc >= 0) rc = gemm_insert_fill(tp, x->b, x->seed_b, o->nb, pre);
-    if (rc >= 0) rc = gemm_insert_fill(tp, x->c, x->seed_c, o->nb, pre);
-    return gemm_finish(tp, rc, "generating the matrices", verbose);
+    int pre = o->c.g > 0;
+    int rc = gemm_insert_fill(tp, x->a, x->seed_a, o->c.nb, pre);
+    if (rc >= 0) rc = gemm_insert_fill(tp, x->b, x->seed_b, o->c.nb, pre);
+    if (rc >= 0) rc = gemm_insert_fill(tp, x->c, x->seed_c, o->c.nb, pre);
+    return app_wait(GEMM_NAME, tp, rc, "generating the matrices", verbose);
 }
 
 /* Run r: generate, multiply (timed), report, count the messages, check.
  * 0, a weft error, or 1 for a failed check or count. */
-static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_mats_t *x,
-                    const gemm_opts_t *o)
+static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data,
+                    int64_t r)
 {
+    const gemm_opts_t *o = opts;
+    gemm_mats_t *x = data;
+    uint64_t seed = (uint64_t)o->c.seed + (uint64_t)r;
+    x->seed_a = dense_seed(seed, 0);
+    x->seed_b = dense_seed(seed, 1);
+    x->seed_c = dense_seed(seed, 2);
+    x->seed_x = dense_seed(seed, 3);
     int verbose = weft_rank(ctx) == 0;
     int rc = gemm_fill_all(tp, x, o, verbose);
     if (rc < 0) return rc;
     weft_stats_t before, after;
-    appdev_snap_t devs;
-    appdev_snapshot(ctx, &devs);
+    app_timer_t tm;
+    app_timer_start(ctx, &tm);
     if (weft_stats_get(ctx, &before) != 0) return WEFT_ERR_INTERNAL;
-    double t0 = gemm_now();
     rc = gemm_insert_product(tp, x);
-    rc = gemm_finish(tp, rc, "dgemm", verbose);
-    double t = gemm_now() - t0;
+    rc = app_wait(GEMM_NAME, tp, rc, "dgemm", verbose);
+    app_timer_stop(&tm);
     if (rc < 0) return rc;
     if (weft_stats_get(ctx, &after) != 0) return WEFT_ERR_INTERNAL;
-    int g = appdev_used(ctx, &devs);
-    if (verbose)
-        printf("[****] TIME(s) %.6f : dgemm PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n", t,
-               (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
-               2.0 * (double)o->m * (double)o->n * (double)o->k / t / 1e9);
+    app_report(ctx, &tm, "dgemm", &o->c, "", 2.0 * (double)o->m * (double)o->c.n * (double)o->k);
     int bad = gemm_check_activations(ctx, x, after.activations_sent - before.activations_sent);
-    if (!o->check) return bad;
+    if (!app_check_due(&o->c, r)) return bad;
     double resid = 0.0;
     rc = gemm_residual(ctx, tp, x, o, &resid);
     if (rc < 0) return rc;
-    int passed = resid < GEMM_RESIDUAL_MAX;
-    if (verbose) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
-    return passed ? bad : 1;
+    return app_verdict(ctx, resid, GEMM_RESIDUAL_MAX) != 0 ? 1 : bad;
 }
 
-static int gemm_main(weft_context_t *ctx, const gemm_opts_t *o)
+static int gemm_setup(weft_context_t *ctx, const void *opts, void *data)
 {
-    int verbose = weft_rank(ctx) == 0, rc = 1, p = (int)o->p, q = (int)o->q, nb = (int)o->nb;
-    gemm_mats_t x = {
-        .a = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->k, nb, nb, p, q),
-        .b = weft_matrix_new(ctx, WEFT_DOUBLE, o->k, o->n, nb, nb, p, q),
-        .c = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->n, nb, nb, p, q),
-    };
-    weft_taskpool_t *tp = weft_taskpool_new(ctx, "gemm");
-    if (x.a == NULL || x.b == NULL || x.c == NULL || tp == NULL) {
-        if (verbose) fprintf(stderr, GEMM_NAME ": cannot create the matrices or the taskpool\n");
-        goto free_all;
-    }
-    rc = 0;
-    for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
-        uint64_t seed = (uint64_t)o->seed + (uint64_t)r;
-        x.seed_a = dense_seed(seed, 0);
-        x.seed_b = dense_seed(seed, 1);
-        x.seed_c = dense_seed(seed, 2);
-        x.seed_x = dense_seed(seed, 3);
-        rc = gemm_run(ctx, tp, &x, o);
-        fflush(stdout);
-    }
-free_all:
-    if (tp != NULL) weft_taskpool_free(tp);
-    if (x.c != NULL) weft_matrix_free(x.c);
-    if (x.b != NULL) weft_matrix_free(x.b);
-    if (x.a != NULL) weft_matrix_free(x.a);
-    return rc == 0 ? 0 : 1;
+    const gemm_opts_t *o = opts;
+    gemm_mats_t *x = data;
+    x->a = app_matrix(ctx, &o->c, o->m, o->k);
+    x->b = app_matrix(ctx, &o->c, o->k, o->c.n);
+    x->c = app_matrix(ctx, &o->c, o->m, o->c.n);
+    if (x->a != NULL && x->b != NULL && x->c != NULL) return 0;
+    if (weft_rank(ctx) == 0) fprintf(stderr, GEMM_NAME ": cannot create the matrices\n");
+    return -1;
 }
+
+static void gemm_free(void *data)
+{
+    gemm_mats_t *x = data;
+    if (x->c != NULL) weft_matrix_free(x->c);
+    if (x->b != NULL) weft_matrix_free(x->b);
+    if (x->a != NULL) weft_matrix_free(x->a);
+}
+
+static const app_driver_t gemm_app = {
+    .cli = {.prog = GEMM_NAME,
+            .flags = gemm_flags,
+            .nflags = sizeof gemm_flags / sizeof gemm_flags[0],
+            .usage = gemm_usage,
+            .nb = 256,
+            .workspace_tiles = 0.0}, /* the batch body: 3 pointers a task, far below 1 MiB */
+    .pool = "gemm",
+    .validate = gemm_validate,
+    .setup = gemm_setup,
+    .free = gemm_free,
+    .run = gemm_run};
 
 int main(int argc, char **argv)
 {
-    appdev_t dev;
-    int rc = app_cli_prescan(&gemm_cli, argc, argv, &dev);
-    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
-    if (rc != 0) return rc > 0 ? 0 : 1;
-    weft_context_t *ctx = weft_init(&argc, &argv);
-    if (ctx == NULL) {
-        fprintf(stderr, GEMM_NAME ": weft_init failed (see the message above)\n");
-        appdev_init_failed(&dev);
-        return 1;
-    }
-    int verbose = weft_rank(ctx) == 0;
     gemm_opts_t o = gemm_defaults;
-    if (app_cli_parse(&gemm_cli, argc, argv, &o, &o.check, verbose) != 0 ||
-        gemm_validate(ctx, &o, &dev, verbose) != 0)
-        rc = 1;
-    else
-        rc = gemm_main(ctx, &o);
-    int frc = weft_fini(ctx);
-    if (frc < 0) {
-        fprintf(stderr, GEMM_NAME ": weft_fini: %s\n", weft_strerror(frc));
-        rc = 1;
-    }
-    return rc;
+    gemm_mats_t x = {0};
+    return app_main(&gemm_app, &o, &x, argc, argv);
 }

@@ -17,41 +17,31 @@
  * devices run them too: they run CPU bodies). Public API only. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include <weft/weft.h>
 
-#include "app_devices.h"
-#include "app_flags.h"
+#include "app_driver.h"
 #include "qr_check.h"
 #include "qr_kernels.h"
 
+#define QR_NAME "weft-geqrf"
 #define QR_CHECK_MAX 60.0
 #define QR_NT_MAX (1 << 16)
 
 typedef struct qr_opts {
-    int64_t m, n, nb, ib, p, q, g, cores, nruns, seed;
-    int check;
+    app_opts_t c;
+    int64_t m, ib;
 } qr_opts_t;
 
-static const qr_opts_t qr_defaults = {.m = -1, /* -1: M = N */
-                                      .n = 4096,
-                                      .nb = 192,
-                                      .ib = 32,
-                                      .p = 1,
-                                      .q = 1,
-                                      .g = 0,
-                                      .cores = -1,
-                                      .nruns = 1,
-                                      .seed = 42,
-                                      .check = 0};
+static const qr_opts_t qr_defaults = {
+    .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .m = -1, /* -1: M = N */
+    .ib = 32};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -73,104 +63,40 @@ static void qr_usage(FILE *out)
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)qr_defaults.n, (long long)qr_defaults.nb, (long long)qr_defaults.ib,
-            (long long)qr_defaults.seed, QR_CHECK_MAX);
+            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, (long long)qr_defaults.ib,
+            (long long)qr_defaults.c.seed, QR_CHECK_MAX);
 }
 
+/* -t is bounded lower than the other apps': ib x nb T tiles and the
+ * kernels' int sizes. */
 static const app_flag_t qr_flags[] = {
     {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX},
-    {"-N", offsetof(qr_opts_t, n), 1, INT32_MAX},
-    {"-t", offsetof(qr_opts_t, nb), 1, 1 << 15},
+    {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
     {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},
-    {"-P", offsetof(qr_opts_t, p), 1, 1 << 20},
-    {"-Q", offsetof(qr_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(qr_opts_t, g), 0, 1024},
-    {"-c", offsetof(qr_opts_t, cores), 1, 4096},
-    {"--seed", offsetof(qr_opts_t, seed), 0, INT64_MAX},
-    {"--nruns", offsetof(qr_opts_t, nruns), 1, 1000000},
 };
-#define QR_NFLAGS (sizeof qr_flags / sizeof qr_flags[0])
 
-/* Before weft_init: -h (returns 1), --probe-gpus (2), -c, which must reach
- * weft_init as WEFT_CORES, and -g, which sets the device count of its type
- * (app_devices.h). Malformed values of other flags are reported after. */
-static int qr_prescan(int argc, char **argv, appdev_t *dev)
+static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
 {
-    dev->prog = "weft-geqrf";
-    dev->g = -1;
-    if (appdev_probe_asked(argc, argv)) return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *value;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            qr_usage(stdout);
-            return 1;
-        }
-        if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
-            continue;
-        }
-        const app_flag_t *f = app_flag_at(qr_flags, QR_NFLAGS, argc, argv, &i, &value);
-        if (f != NULL && strcmp(f->name, "-g") == 0) {
-            if (app_parse_int(dev->prog, "-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
-            continue;
-        }
-        if (f == NULL || strcmp(f->name, "-c") != 0) continue;
-        int64_t cores;
-        if (app_parse_int(dev->prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
-        char text[32];
-        snprintf(text, sizeof text, "%lld", (long long)cores);
-        if (appdev_setenv(dev->prog, "WEFT_CORES", text) != 0) return -1;
-    }
-    return appdev_prepare(dev, argc, argv);
-}
-
-/* After weft_init (its --weft-* options are gone from argv). */
-static int qr_parse(int argc, char **argv, qr_opts_t *o, int verbose)
-{
-    *o = qr_defaults;
-    for (int i = 1; i < argc; i++) {
-        const char *value;
-        if (strcmp(argv[i], "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        const app_flag_t *f = app_flag_at(qr_flags, QR_NFLAGS, argc, argv, &i, &value);
-        if (f == NULL) {
-            if (verbose && value != NULL)
-                fprintf(stderr, "weft-geqrf: %s needs a value (see --help)\n", argv[i]);
-            else if (verbose)
-                fprintf(stderr, "weft-geqrf: unknown option '%s' (see --help)\n", argv[i]);
-            return -1;
-        }
-        int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (app_parse_int("weft-geqrf", f->name, value, f->min, f->max, dst, verbose) != 0)
-            return -1;
-    }
-    if (o->m < 0) o->m = o->n;
-    return 0;
-}
-
-static int qr_validate(weft_context_t *ctx, const qr_opts_t *o, appdev_t *dev, int verbose)
-{
+    qr_opts_t *o = opts;
     const char *why = NULL;
-    if (o->p * o->q != weft_nranks(ctx))
+    if (o->m < 0) o->m = o->c.n;
+    if (o->c.p * o->c.q != weft_nranks(ctx))
         why = "P*Q must equal the number of ranks";
-    else if (o->m < o->n)
+    else if (o->m < o->c.n)
         why = "-M must be >= -N (this is the QR of a tall or square matrix)";
-    else if (o->ib > o->nb)
+    else if (o->ib > o->c.nb)
         why = "-b (inner block size) must be <= -t (tile size)";
-    else if ((o->m + o->nb - 1) / o->nb > QR_NT_MAX)
+    else if ((o->m + o->c.nb - 1) / o->c.nb > QR_NT_MAX)
         why = "too many tile rows: use a larger -t";
     if (why != NULL) {
         if (verbose)
             fprintf(stderr,
                     "weft-geqrf: -M %lld -N %lld -t %lld -b %lld -P %lld -Q %lld on %d ranks: %s\n",
-                    (long long)o->m, (long long)o->n, (long long)o->nb, (long long)o->ib,
-                    (long long)o->p, (long long)o->q, weft_nranks(ctx), why);
+                    (long long)o->m, (long long)o->c.n, (long long)o->c.nb, (long long)o->ib,
+                    (long long)o->c.p, (long long)o->c.q, weft_nranks(ctx), why);
         return -1;
     }
-    dev->g = o->g;
-    return appdev_check(ctx, dev);
+    return 0;
 }
 
 /* ---- the factors: V in A, T(m,k) and D(k) NEW tiles -------------------- */
@@ -223,7 +149,7 @@ static int qr_factors_new(weft_context_t *ctx, qr_factors_t *f, weft_matrix_t *A
     }
     return 0;
 fail:
-    if (weft_rank(ctx) == 0) fprintf(stderr, "weft-geqrf: cannot create the T tiles\n");
+    if (weft_rank(ctx) == 0) fprintf(stderr, QR_NAME ": cannot create the T tiles\n");
     qr_factors_free(f);
     return -1;
 }
@@ -302,10 +228,10 @@ static int qr_insert_fill(weft_taskpool_t *tp, weft_matrix_t *C, const qr_opts_t
     int rc = 0;
     for (int j = 0; j < weft_matrix_nt(C) && rc >= 0; j++) {
         for (int m = 0; m < weft_matrix_mt(C) && rc >= 0; m++) {
-            qr_tile_arg_t arg = {.seed = (uint64_t)o->seed,
+            qr_tile_arg_t arg = {.seed = (uint64_t)o->c.seed,
                                  .which = which,
-                                 .row0 = (int64_t)m * o->nb,
-                                 .col0 = (int64_t)j * o->nb};
+                                 .row0 = (int64_t)m * o->c.nb,
+                                 .col0 = (int64_t)j * o->c.nb};
             weft_data_t *c = weft_tile(C, m, j);
             rc = weft_insert_task(tp, &qr_class_fill, WEFT_W | WEFT_AFFINITY, c, WEFT_VALUE, &arg,
                                   sizeof arg, 0);
@@ -316,62 +242,42 @@ static int qr_insert_fill(weft_taskpool_t *tp, weft_matrix_t *C, const qr_opts_t
     return rc < 0 ? rc : 0;
 }
 
-/* Waits for tp even after a failed insertion (nothing is left running) and
- * returns the first error of the two. */
-static int qr_finish(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
-{
-    int rc = weft_taskpool_wait(tp);
-    if (insert_rc < 0) rc = insert_rc;
-    if (rc < 0 && verbose) fprintf(stderr, "weft-geqrf: %s failed: %s\n", what, weft_strerror(rc));
-    return rc;
-}
-
 /* ---- check ---------------------------------------------------------- */
 
 /* Every tile of the check: B (Q^T A0) against R, X (Q^T Q X0) against
- * X0, each into the sums tile of its rank; then the all-reduce of the sums
- * (a chain into S(0), then S(0) copied to every S(i)). */
+ * X0, each into the sums tile of its rank. */
 static int qr_insert_norms(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o, int nranks)
+                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
 {
     int rc = 0;
     for (int j = 0; j < f->nt && rc >= 0; j++)
         for (int m = 0; m < f->mt && rc >= 0; m++) {
-            qr_tile_arg_t a = {(uint64_t)o->seed, 0, (int64_t)m * o->nb, (int64_t)j * o->nb};
+            qr_tile_arg_t a = {(uint64_t)o->c.seed, 0, (int64_t)m * o->c.nb, (int64_t)j * o->c.nb};
             rc = weft_insert_task(tp, &qr_class_resid_norm, WEFT_R, weft_tile(f->A, m, j), WEFT_R,
                                   weft_tile(B, m, j), WEFT_RW | WEFT_AFFINITY,
-                                  weft_tile(S, weft_matrix_tile_rank(B, m, j), 0), WEFT_VALUE, &a,
-                                  sizeof a, 0);
+                                  app_sums_of(S, B, m, j), WEFT_VALUE, &a, sizeof a, 0);
         }
     for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
         for (int m = 0; m < f->mt && rc >= 0; m++) {
-            qr_tile_arg_t a = {(uint64_t)o->seed, 1, (int64_t)m * o->nb, (int64_t)j * o->nb};
-            rc = weft_insert_task(
-                tp, &qr_class_orth_norm, WEFT_R, weft_tile(X, m, j), WEFT_RW | WEFT_AFFINITY,
-                weft_tile(S, weft_matrix_tile_rank(X, m, j), 0), WEFT_VALUE, &a, sizeof a, 0);
-        }
-    for (int pass = 1; pass >= 0; pass--)
-        for (int i = 1; i < nranks && rc >= 0; i++) {
-            weft_data_t *s0 = weft_tile(S, 0, 0), *si = weft_tile(S, i, 0);
-            rc = weft_insert_task(tp, &qr_class_sum_merge, WEFT_R, pass ? si : s0,
-                                  (pass ? WEFT_RW : WEFT_W) | WEFT_AFFINITY, pass ? s0 : si,
-                                  WEFT_VALUE, &pass, sizeof pass, 0);
+            qr_tile_arg_t a = {(uint64_t)o->c.seed, 1, (int64_t)m * o->c.nb, (int64_t)j * o->c.nb};
+            rc = weft_insert_task(tp, &qr_class_orth_norm, WEFT_R, weft_tile(X, m, j),
+                                  WEFT_RW | WEFT_AFFINITY, app_sums_of(S, X, m, j), WEFT_VALUE, &a,
+                                  sizeof a, 0);
         }
     return rc < 0 ? rc : 0;
 }
 
 static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o, int nranks)
+                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
 {
     int rc = qr_insert_fill(tp, B, o, 0, 0);
     if (rc >= 0) rc = qr_insert_fill(tp, X, o, 1, 0);
-    for (int i = 0; i < nranks && rc >= 0; i++)
-        rc =
-            weft_insert_task(tp, &qr_class_sum_zero, WEFT_W | WEFT_AFFINITY, weft_tile(S, i, 0), 0);
+    if (rc >= 0) rc = app_sums_insert_zero(tp, S);
     if (rc >= 0) rc = qr_insert_apply(tp, f, B, 'T');
     if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'N');
     if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'T');
-    if (rc >= 0) rc = qr_insert_norms(tp, f, B, X, S, o, nranks);
+    if (rc >= 0) rc = qr_insert_norms(tp, f, B, X, S, o);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S); /* app_sums.h */
     return rc < 0 ? rc : 0;
 }
 
@@ -380,29 +286,23 @@ static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
 static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_factors_t *f,
                         const qr_opts_t *o, double res[2])
 {
-    int rank = weft_rank(ctx), nranks = weft_nranks(ctx), rc = WEFT_ERR_NOMEM;
-    int64_t nx = o->nb * o->q < o->n ? o->nb * o->q : o->n;
-    int nb = (int)o->nb, p = (int)o->p, q = (int)o->q;
-    weft_matrix_t *B = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->n, nb, nb, p, q);
-    weft_matrix_t *X = weft_matrix_new(ctx, WEFT_DOUBLE, o->m, nx, nb, nb, p, q);
-    weft_matrix_t *S = weft_matrix_new(ctx, WEFT_DOUBLE, nranks, QR_SUMS, 1, QR_SUMS, nranks, 1);
+    int rc = WEFT_ERR_NOMEM;
+    int64_t nx = o->c.nb * o->c.q < o->c.n ? o->c.nb * o->c.q : o->c.n;
+    weft_matrix_t *B = app_matrix(ctx, &o->c, o->m, o->c.n), *X = app_matrix(ctx, &o->c, o->m, nx);
+    weft_matrix_t *S = app_sums_new(ctx, QR_SUMS);
+    double s[QR_SUMS];
     if (B == NULL || X == NULL || S == NULL) {
-        fprintf(stderr, "weft-geqrf: cannot create the matrices of the check\n");
+        fprintf(stderr, QR_NAME ": cannot create the matrices of the check\n");
         goto free_matrices;
     }
-    rc = qr_insert_check(tp, f, B, X, S, o, nranks);
-    rc = qr_finish(tp, rc, "the check", rank == 0);
-    if (rc < 0) goto free_matrices;
-    int64_t ld = 0;
-    const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
-    if (s == NULL) {
-        fprintf(stderr, "weft-geqrf: rank %d does not hold its residual sums\n", rank);
-        rc = WEFT_ERR_INTERNAL;
-        goto free_matrices;
+    rc = qr_insert_check(tp, f, B, X, S, o);
+    rc = app_wait(QR_NAME, tp, rc, "the check", weft_rank(ctx) == 0);
+    if (rc >= 0) rc = app_sums_read(ctx, S, s, QR_SUMS, QR_NAME);
+    if (rc >= 0) {
+        double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
+        res[0] = sqrt(s[0]) / (sqrt(s[1]) * m * eps);
+        res[1] = sqrt(s[2]) / (sqrt(s[3]) * m * eps);
     }
-    double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
-    res[0] = sqrt(s[0]) / (sqrt(s[ld]) * m * eps);
-    res[1] = sqrt(s[2 * ld]) / (sqrt(s[3 * ld]) * m * eps);
 free_matrices:
     if (S != NULL) weft_matrix_free(S);
     if (X != NULL) weft_matrix_free(X);
@@ -412,42 +312,44 @@ free_matrices:
 
 /* ---- driver ---------------------------------------------------------- */
 
-static double qr_now(void)
+static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    const qr_opts_t *o = opts;
+    qr_factors_t *f = data;
+    weft_matrix_t *A = app_matrix(ctx, &o->c, o->m, o->c.n);
+    if (A == NULL) {
+        if (weft_rank(ctx) == 0) fprintf(stderr, QR_NAME ": cannot create the matrix\n");
+        return -1;
+    }
+    return qr_factors_new(ctx, f, A, (int)o->ib);
 }
 
-static int qr_factorize(weft_taskpool_t *tp, const qr_factors_t *f, int verbose)
+static void qr_free(void *data)
 {
-    int rc = 0;
-    for (int k = 0; k < f->nt && rc >= 0; k++) rc = qr_insert_step(tp, f, k);
-    return qr_finish(tp, rc, "dgeqrf", verbose);
+    qr_factors_t *f = data;
+    qr_factors_free(f);
+    if (f->A != NULL) weft_matrix_free(f->A);
 }
 
 /* One run: generate, factorize (timed), report, check. 0, a weft error,
  * or 1 for a failed check. */
-static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const qr_factors_t *f,
-                  const qr_opts_t *o)
+static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data, int64_t r)
 {
+    const qr_opts_t *o = opts;
+    const qr_factors_t *f = data;
     int verbose = weft_rank(ctx) == 0;
-    int rc = qr_insert_fill(tp, f->A, o, 0, o->g > 0);
-    rc = qr_finish(tp, rc, "generating the matrix", verbose);
+    int rc = qr_insert_fill(tp, f->A, o, 0, o->c.g > 0);
+    rc = app_wait(QR_NAME, tp, rc, "generating the matrix", verbose);
     if (rc < 0) return rc;
-    appdev_snap_t before;
-    appdev_snapshot(ctx, &before);
-    double t0 = qr_now();
-    rc = qr_factorize(tp, f, verbose);
-    double t = qr_now() - t0;
+    app_timer_t tm;
+    app_timer_start(ctx, &tm);
+    for (int k = 0; k < f->nt && rc >= 0; k++) rc = qr_insert_step(tp, f, k);
+    rc = app_wait(QR_NAME, tp, rc, "dgeqrf", verbose);
+    app_timer_stop(&tm);
     if (rc < 0) return rc;
-    int g = appdev_used(ctx, &before); /* accelerators of rank 0 that ran tasks */
-    double m = (double)o->m, n = (double)o->n;
-    if (verbose)
-        printf("[****] TIME(s) %.6f : dgeqrf PxQxg= %d %d %d NB= %lld N= %lld : %.2f gflops\n", t,
-               (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n,
-               (2.0 * m * n * n - 2.0 * n * n * n / 3.0) / t / 1e9);
-    if (!o->check) return 0;
+    double m = (double)o->m, n = (double)o->c.n;
+    app_report(ctx, &tm, "dgeqrf", &o->c, "", 2.0 * m * n * n - 2.0 * n * n * n / 3.0);
+    if (!app_check_due(&o->c, r)) return 0;
     double res[2] = {0.0, 0.0};
     rc = qr_residuals(ctx, tp, f, o, res);
     if (rc < 0) return rc;
@@ -458,60 +360,22 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const qr_factors_t *
     return passed ? 0 : 1;
 }
 
-static int qr_main(weft_context_t *ctx, const qr_opts_t *o)
-{
-    int verbose = weft_rank(ctx) == 0, rc = 0;
-    weft_matrix_t *A =
-        weft_matrix_new(ctx, WEFT_DOUBLE, o->m, o->n, (int)o->nb, (int)o->nb, (int)o->p, (int)o->q);
-    if (A == NULL) {
-        if (verbose) fprintf(stderr, "weft-geqrf: cannot create the matrix\n");
-        return 1;
-    }
-    qr_factors_t f = {0};
-    weft_taskpool_t *tp = NULL;
-    if (qr_factors_new(ctx, &f, A, (int)o->ib) != 0) {
-        rc = 1;
-        goto free_matrix;
-    }
-    if ((tp = weft_taskpool_new(ctx, "geqrf")) == NULL) {
-        if (verbose) fprintf(stderr, "weft-geqrf: cannot create the taskpool\n");
-        rc = 1;
-        goto free_factors;
-    }
-    for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
-        rc = qr_run(ctx, tp, &f, o);
-        fflush(stdout);
-    }
-    weft_taskpool_free(tp);
-free_factors:
-    qr_factors_free(&f);
-free_matrix:
-    weft_matrix_free(A);
-    return rc == 0 ? 0 : 1;
-}
+static const app_driver_t qr_app = {
+    .cli = {.prog = QR_NAME,
+            .flags = qr_flags,
+            .nflags = sizeof qr_flags / sizeof qr_flags[0],
+            .usage = qr_usage,
+            .nb = 192,
+            .workspace_tiles = 0.0}, /* the update kernels need no scratch */
+    .pool = "geqrf",
+    .validate = qr_validate,
+    .setup = qr_setup,
+    .free = qr_free,
+    .run = qr_run};
 
 int main(int argc, char **argv)
 {
-    appdev_t dev;
-    int rc = qr_prescan(argc, argv, &dev);
-    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
-    if (rc != 0) return rc > 0 ? 0 : 1;
-    weft_context_t *ctx = weft_init(&argc, &argv);
-    if (ctx == NULL) {
-        fprintf(stderr, "weft-geqrf: weft_init failed (see the message above)\n");
-        appdev_init_failed(&dev);
-        return 1;
-    }
-    int verbose = weft_rank(ctx) == 0;
-    qr_opts_t o;
-    if (qr_parse(argc, argv, &o, verbose) != 0 || qr_validate(ctx, &o, &dev, verbose) != 0)
-        rc = 1;
-    else
-        rc = qr_main(ctx, &o);
-    int frc = weft_fini(ctx);
-    if (frc < 0) {
-        fprintf(stderr, "weft-geqrf: weft_fini: %s\n", weft_strerror(frc));
-        rc = 1;
-    }
-    return rc;
+    qr_opts_t o = qr_defaults;
+    qr_factors_t f = {0};
+    return app_main(&qr_app, &o, &f, argc, argv);
 }

@@ -20,13 +20,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <lapacke.h>
 #include <weft/weft.h>
 
-#include "app_cli.h"
-#include "app_devices.h"
+#include "app_driver.h"
 #include "app_sums.h"
 #include "dense_tiles.h"
 #include "posv_kernels.h"
@@ -37,21 +35,15 @@
 #define POSV_NT_MAX (1 << 16)
 
 typedef struct posv_opts {
-    int64_t n, nrhs, nb, p, q, g, cores, nruns, seed;
+    app_opts_t c;
+    int64_t nrhs;
     int64_t trsm_inv; /* of the factorization; -1: 2 with -g > 0, else 0 */
-    int check;
 } posv_opts_t;
 
-static const posv_opts_t posv_defaults = {.n = 4096,
-                                          .nrhs = 256,
-                                          .nb = 256,
-                                          .p = 1,
-                                          .q = 1,
-                                          .g = 0,
-                                          .cores = -1,
-                                          .nruns = 1,
-                                          .seed = 42,
-                                          .trsm_inv = -1};
+static const posv_opts_t posv_defaults = {
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .nrhs = 256,
+    .trsm_inv = -1};
 
 static void posv_usage(FILE *out)
 {
@@ -71,54 +63,31 @@ static void posv_usage(FILE *out)
             "  --check       check ||A X - B|| / (||A|| ||X|| N eps) < %g\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)posv_defaults.n, (long long)posv_defaults.nrhs, (long long)posv_defaults.nb,
-            (long long)posv_defaults.seed, POSV_RESIDUAL_MAX);
+            (long long)posv_defaults.c.n, (long long)posv_defaults.nrhs,
+            (long long)posv_defaults.c.nb, (long long)posv_defaults.c.seed, POSV_RESIDUAL_MAX);
 }
 
 static const app_flag_t posv_flags[] = {
-    {"-N", offsetof(posv_opts_t, n), 1, INT32_MAX},
     {"--nrhs", offsetof(posv_opts_t, nrhs), 1, INT32_MAX},
-    {"-t", offsetof(posv_opts_t, nb), 1, INT32_MAX / 2},
-    {"-P", offsetof(posv_opts_t, p), 1, 1 << 20},
-    {"-Q", offsetof(posv_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(posv_opts_t, g), 0, 1024},
-    {"-c", offsetof(posv_opts_t, cores), 1, 4096},
-    {"--seed", offsetof(posv_opts_t, seed), 0, INT64_MAX},
-    {"--nruns", offsetof(posv_opts_t, nruns), 1, 1000000},
     {"--trsm-inv", offsetof(posv_opts_t, trsm_inv), 0, 2},
 };
 
-/* cusolverDnDpotrf's work array and the check's scratch, as weft-potrf. */
-static const app_cli_t posv_cli = {.prog = POSV_NAME,
-                                   .flags = posv_flags,
-                                   .nflags = sizeof posv_flags / sizeof posv_flags[0],
-                                   .usage = posv_usage,
-                                   .nb = 256,
-                                   .workspace_tiles = 2.5};
-
-static int posv_validate(weft_context_t *ctx, posv_opts_t *o, appdev_t *dev, int verbose)
+static int posv_validate(weft_context_t *ctx, void *opts, int verbose)
 {
-    if (o->trsm_inv < 0) o->trsm_inv = o->g > 0 ? 2 : 0;
-    if (app_cli_grid(POSV_NAME, o->p, o->q, weft_nranks(ctx), verbose) != 0) return -1;
-    if ((o->n + o->nb - 1) / o->nb > POSV_NT_MAX || (o->nrhs + o->nb - 1) / o->nb > POSV_NT_MAX) {
+    posv_opts_t *o = opts;
+    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 2 : 0;
+    if (app_cli_grid(POSV_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
+    if ((o->c.n + o->c.nb - 1) / o->c.nb > POSV_NT_MAX ||
+        (o->nrhs + o->c.nb - 1) / o->c.nb > POSV_NT_MAX) {
         if (verbose)
             fprintf(stderr, POSV_NAME ": more than %d tiles in a dimension; use a larger -t\n",
                     POSV_NT_MAX);
         return -1;
     }
-    dev->g = o->g;
-    return appdev_check(ctx, dev);
+    return 0;
 }
 
 /* ---- task insertion ------------------------------------------------------ */
-
-static int posv_finish(weft_taskpool_t *tp, int insert_rc, const char *what, int verbose)
-{
-    int rc = weft_taskpool_wait(tp);
-    if (insert_rc < 0) rc = insert_rc;
-    if (rc < 0 && verbose) fprintf(stderr, POSV_NAME ": %s failed: %s\n", what, weft_strerror(rc));
-    return rc;
-}
 
 /* One fill task a tile of B (and a prefetch with accelerators). */
 static int posv_insert_fill_b(weft_taskpool_t *tp, weft_matrix_t *B, uint64_t seed, int64_t nb,
@@ -176,11 +145,11 @@ enum { POSV_S_R, POSV_S_A, POSV_S_X, POSV_S_W };
 static int posv_insert_resid(weft_taskpool_t *tp, weft_matrix_t *X, weft_matrix_t *R,
                              const posv_opts_t *o, uint64_t seed_b)
 {
-    int nt = weft_matrix_mt(X), rc = posv_insert_fill_b(tp, R, seed_b, o->nb, 0);
+    int nt = weft_matrix_mt(X), rc = posv_insert_fill_b(tp, R, seed_b, o->c.nb, 0);
     for (int j = 0; j < weft_matrix_nt(R) && rc >= 0; j++)
         for (int m = 0; m < nt && rc >= 0; m++)
             for (int k = 0; k < nt && rc >= 0; k++) {
-                potrf_tile_arg_t arg = potrf_arg_at((uint64_t)o->seed, o->n, o->nb, m, k);
+                potrf_tile_arg_t arg = potrf_arg_at((uint64_t)o->c.seed, o->c.n, o->c.nb, m, k);
                 rc = weft_insert_task(tp, &posv_class_resid, WEFT_R, weft_tile(X, k, j),
                                       WEFT_RW | WEFT_AFFINITY, weft_tile(R, m, j), WEFT_VALUE, &arg,
                                       sizeof arg, 0);
@@ -195,7 +164,7 @@ static int posv_insert_anorm(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix_
     int nt = weft_matrix_nt(L), rc = 0, c = POSV_S_A;
     for (int k = 0; k < nt && rc >= 0; k++)
         for (int m = k; m < nt && rc >= 0; m++) {
-            potrf_tile_arg_t arg = potrf_arg_at((uint64_t)o->seed, o->n, o->nb, m, k);
+            potrf_tile_arg_t arg = potrf_arg_at((uint64_t)o->c.seed, o->c.n, o->c.nb, m, k);
             int shape[2] = {weft_matrix_tile_rows(L, m), weft_matrix_tile_cols(L, k)};
             rc = weft_insert_task(tp, &posv_class_anorm, WEFT_RW | WEFT_AFFINITY,
                                   app_sums_of(S, L, m, k), WEFT_VALUE, &c, sizeof c, WEFT_VALUE,
@@ -220,8 +189,7 @@ static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t
                          weft_matrix_t *X, const posv_opts_t *o, uint64_t seed_b, double *resid)
 {
     int rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->nrhs, (int)o->nb, (int)o->nb,
-                                       (int)o->p, (int)o->q);
+    weft_matrix_t *R = app_matrix(ctx, &o->c, o->c.n, o->nrhs);
     weft_matrix_t *S = app_sums_new(ctx, POSV_S_W);
     double s[POSV_S_W];
     if (R == NULL || S == NULL) {
@@ -234,11 +202,11 @@ static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t
     if (rc >= 0) rc = posv_insert_sqnorms(tp, R, S, POSV_S_R);
     if (rc >= 0) rc = posv_insert_sqnorms(tp, X, S, POSV_S_X);
     if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
-    rc = posv_finish(tp, rc, "the residual check", weft_rank(ctx) == 0);
+    rc = app_wait(POSV_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
     if (rc >= 0) rc = app_sums_read(ctx, S, s, POSV_S_W, POSV_NAME);
     if (rc >= 0)
-        *resid = sqrt(s[POSV_S_R]) /
-                 (sqrt(s[POSV_S_A]) * sqrt(s[POSV_S_X]) * (double)o->n * LAPACKE_dlamch_work('e'));
+        *resid = sqrt(s[POSV_S_R]) / (sqrt(s[POSV_S_A]) * sqrt(s[POSV_S_X]) * (double)o->c.n *
+                                      LAPACKE_dlamch_work('e'));
 free_matrices:
     if (S != NULL) weft_matrix_free(S);
     if (R != NULL) weft_matrix_free(R);
@@ -247,13 +215,6 @@ free_matrices:
 
 /* ---- driver ---------------------------------------------------------------- */
 
-static double posv_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct posv_data {
     weft_matrix_t *a, *b;
     weft_data_t **dinv; /* --trsm-inv: the inverted diagonal factors */
@@ -261,88 +222,73 @@ typedef struct posv_data {
 
 /* Run r: generate, factorize and solve (timed), report, check. 0, a weft
  * error, or 1 for a failed check. */
-static int posv_run(weft_context_t *ctx, weft_taskpool_t *tp, const posv_data_t *d,
-                    const posv_opts_t *o, int64_t r)
+static int posv_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data,
+                    int64_t r)
 {
+    const posv_opts_t *o = opts;
+    const posv_data_t *d = data;
     int verbose = weft_rank(ctx) == 0;
-    uint64_t seed_b = dense_seed((uint64_t)o->seed + (uint64_t)r, 1);
-    int rc = potrf_insert_fill(tp, d->a, (uint64_t)o->seed, o->n, o->nb);
-    if (rc >= 0 && o->g > 0) rc = potrf_insert_prefetch(tp, d->a);
-    if (rc >= 0) rc = posv_insert_fill_b(tp, d->b, seed_b, o->nb, o->g > 0);
-    rc = posv_finish(tp, rc, "generating the matrices", verbose);
+    uint64_t seed_b = dense_seed((uint64_t)o->c.seed + (uint64_t)r, 1);
+    int rc = potrf_insert_fill(tp, d->a, (uint64_t)o->c.seed, o->c.n, o->c.nb);
+    if (rc >= 0 && o->c.g > 0) rc = potrf_insert_prefetch(tp, d->a);
+    if (rc >= 0) rc = posv_insert_fill_b(tp, d->b, seed_b, o->c.nb, o->c.g > 0);
+    rc = app_wait(POSV_NAME, tp, rc, "generating the matrices", verbose);
     if (rc < 0) return rc;
 
-    appdev_snap_t before;
-    appdev_snapshot(ctx, &before);
-    double t0 = posv_now();
+    app_timer_t tm;
+    app_timer_start(ctx, &tm);
     rc = potrf_insert_factorization(tp, d->a, d->dinv, (int)o->trsm_inv);
     if (rc >= 0) rc = posv_insert_solve(tp, d->a, d->b);
-    rc = posv_finish(tp, rc, "dposv", verbose);
-    double t = posv_now() - t0;
+    rc = app_wait(POSV_NAME, tp, rc, "dposv", verbose);
+    app_timer_stop(&tm);
     if (rc < 0) return rc;
-    double n = (double)o->n, flops = n * n * n / 3.0 + 2.0 * n * n * (double)o->nrhs;
-    if (verbose)
-        printf("[****] TIME(s) %.6f : dposv PxQxg= %d %d %d NB= %lld N= %lld NRHS= %lld : %.2f "
-               "gflops\n",
-               t, (int)o->p, (int)o->q, appdev_used(ctx, &before), (long long)o->nb,
-               (long long)o->n, (long long)o->nrhs, flops / t / 1e9);
-    if (!o->check) return 0;
+    double n = (double)o->c.n, flops = n * n * n / 3.0 + 2.0 * n * n * (double)o->nrhs;
+    char nrhs[32];
+    snprintf(nrhs, sizeof nrhs, " NRHS= %lld", (long long)o->nrhs);
+    app_report(ctx, &tm, "dposv", &o->c, nrhs, flops);
+    if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
     rc = posv_residual(ctx, tp, d->a, d->b, o, seed_b, &resid);
-    if (rc < 0) return rc;
-    int passed = resid < POSV_RESIDUAL_MAX;
-    if (verbose) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
-    return passed ? 0 : 1;
+    return rc < 0 ? rc : app_verdict(ctx, resid, POSV_RESIDUAL_MAX);
 }
 
-static int posv_main(weft_context_t *ctx, const posv_opts_t *o)
+static int posv_setup(weft_context_t *ctx, const void *opts, void *data)
 {
-    int verbose = weft_rank(ctx) == 0, rc = 0, p = (int)o->p, q = (int)o->q, nb = (int)o->nb;
-    posv_data_t d = {.a = weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->n, nb, nb, p, q),
-                     .b = weft_matrix_new(ctx, WEFT_DOUBLE, o->n, o->nrhs, nb, nb, p, q)};
-    if (d.a != NULL) d.dinv = potrf_new_inverses(ctx, d.a, (int)o->trsm_inv, POSV_NAME, &rc);
-    weft_taskpool_t *tp =
-        d.a != NULL && d.b != NULL && rc == 0 ? weft_taskpool_new(ctx, "posv") : NULL;
-    if (tp == NULL) {
-        if (verbose) fprintf(stderr, POSV_NAME ": cannot create the matrices or the taskpool\n");
-        rc = 1;
-        goto free_all;
-    }
-    for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
-        rc = posv_run(ctx, tp, &d, o, r);
-        fflush(stdout);
-    }
-    weft_taskpool_free(tp);
-free_all:
-    if (d.a != NULL) potrf_free_inverses(d.dinv, weft_matrix_nt(d.a));
-    if (d.b != NULL) weft_matrix_free(d.b);
-    if (d.a != NULL) weft_matrix_free(d.a);
-    return rc == 0 ? 0 : 1;
+    const posv_opts_t *o = opts;
+    posv_data_t *d = data;
+    int rc = 0;
+    d->a = app_matrix(ctx, &o->c, o->c.n, o->c.n);
+    d->b = app_matrix(ctx, &o->c, o->c.n, o->nrhs);
+    if (d->a != NULL) d->dinv = potrf_new_inverses(ctx, d->a, (int)o->trsm_inv, POSV_NAME, &rc);
+    if (d->a != NULL && d->b != NULL && rc == 0) return 0;
+    if (weft_rank(ctx) == 0) fprintf(stderr, POSV_NAME ": cannot create the matrices\n");
+    return -1;
 }
+
+static void posv_free(void *data)
+{
+    posv_data_t *d = data;
+    if (d->a != NULL) potrf_free_inverses(d->dinv, weft_matrix_nt(d->a));
+    if (d->b != NULL) weft_matrix_free(d->b);
+    if (d->a != NULL) weft_matrix_free(d->a);
+}
+
+static const app_driver_t posv_app = {
+    .cli = {.prog = POSV_NAME,
+            .flags = posv_flags,
+            .nflags = sizeof posv_flags / sizeof posv_flags[0],
+            .usage = posv_usage,
+            .nb = 256,
+            .workspace_tiles = 2.5}, /* cusolverDnDpotrf's and the check's, as weft-potrf */
+    .pool = "posv",
+    .validate = posv_validate,
+    .setup = posv_setup,
+    .free = posv_free,
+    .run = posv_run};
 
 int main(int argc, char **argv)
 {
-    appdev_t dev;
-    int rc = app_cli_prescan(&posv_cli, argc, argv, &dev);
-    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
-    if (rc != 0) return rc > 0 ? 0 : 1;
-    weft_context_t *ctx = weft_init(&argc, &argv);
-    if (ctx == NULL) {
-        fprintf(stderr, POSV_NAME ": weft_init failed (see the message above)\n");
-        appdev_init_failed(&dev);
-        return 1;
-    }
-    int verbose = weft_rank(ctx) == 0;
     posv_opts_t o = posv_defaults;
-    if (app_cli_parse(&posv_cli, argc, argv, &o, &o.check, verbose) != 0 ||
-        posv_validate(ctx, &o, &dev, verbose) != 0)
-        rc = 1;
-    else
-        rc = posv_main(ctx, &o);
-    int frc = weft_fini(ctx);
-    if (frc < 0) {
-        fprintf(stderr, POSV_NAME ": weft_fini: %s\n", weft_strerror(frc));
-        rc = 1;
-    }
-    return rc;
+    posv_data_t d = {0};
+    return app_main(&posv_app, &o, &d, argc, argv);
 }

@@ -28,38 +28,7 @@
 
 #include "../apps/qr_matrix.h" /* the matrix weft-geqrf factorizes */
 #define PEER_NAME "cusolver_geqrf"
-#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
-
-typedef struct geqrf_opts {
-    int64_t m, n;
-    uint64_t seed;
-    int nruns, check;
-} geqrf_opts_t;
-
-static int parse(int argc, char **argv, geqrf_opts_t *o)
-{
-    for (int i = 1; i < argc; i++) {
-        uint64_t v = 0;
-        if (strcmp(argv[i], "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0) return -1;
-        if (strcmp(argv[i], "-M") == 0)
-            o->m = (int64_t)v;
-        else if (strcmp(argv[i], "-N") == 0)
-            o->n = (int64_t)v;
-        else if (strcmp(argv[i], "--seed") == 0)
-            o->seed = v;
-        else if (strcmp(argv[i], "--nruns") == 0)
-            o->nruns = (int)v;
-        else
-            return -1;
-        i++;
-    }
-    if (o->m < 0) o->m = o->n;
-    return o->n >= 1 && o->m >= o->n && o->m <= INT32_MAX / 2 && o->nruns >= 1 ? 0 : -1;
-}
+#include "peer_dn.h" /* command line, device state, timed runs */
 
 /* Frobenius norm of the upper triangle (upper = 1) or of all of h. */
 static double fro(const double *h, int64_t m, int64_t n, int upper)
@@ -70,63 +39,39 @@ static double fro(const double *h, int64_t m, int64_t n, int upper)
     return sqrt(s);
 }
 
-typedef struct geqrf_dev {
-    cusolverDnHandle_t solver;
-    cudaStream_t stream;
-    double *d, *d0, *tau, *work;
-    int *dinfo, lwork;
-    cudaEvent_t e0, e1;
-} geqrf_dev_t;
-
-static int setup(geqrf_dev_t *p, const double *h, int64_t m, int64_t n)
+/* The matrix (m x n) on the device, its pristine copy from h, tau and
+ * cuSOLVER's workspace. */
+static int setup(peer_dn_t *p, const double *h, int64_t m, int64_t n)
 {
     size_t bytes = sizeof(double) * (size_t)m * (size_t)n;
-    CUDA_OK(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
-    SOLVER_OK(cusolverDnCreate(&p->solver));
-    SOLVER_OK(cusolverDnSetStream(p->solver, p->stream));
-    CUDA_OK(cudaMalloc((void **)&p->d, bytes));
+    if (peer_dn_setup(p, bytes, 0) != 0) return 1;
     CUDA_OK(cudaMalloc((void **)&p->d0, bytes));
     CUDA_OK(cudaMalloc((void **)&p->tau, sizeof(double) * (size_t)n));
-    CUDA_OK(cudaMalloc((void **)&p->dinfo, sizeof(int)));
     SOLVER_OK(cusolverDnDgeqrf_bufferSize(p->solver, (int)m, (int)n, p->d, (int)m, &p->lwork));
-    CUDA_OK(cudaMalloc((void **)&p->work, sizeof(double) * (size_t)p->lwork));
+    if (peer_dn_work(p) != 0) return 1;
     CUDA_OK(cudaMemcpy(p->d0, h, bytes, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaEventCreate(&p->e0));
-    CUDA_OK(cudaEventCreate(&p->e1));
     return 0;
 }
 
-/* One factorization of a fresh copy, its time in *t. */
-static int one_run(const geqrf_dev_t *p, int64_t m, int64_t n, double *t)
+static cusolverStatus_t factorize(const peer_dn_t *p, const void *arg)
 {
-    size_t bytes = sizeof(double) * (size_t)m * (size_t)n;
-    int info = -1;
-    float ms = 0.0f;
-    CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
-    CUDA_OK(cudaEventRecord(p->e0, p->stream));
-    SOLVER_OK(cusolverDnDgeqrf(p->solver, (int)m, (int)n, p->d, (int)m, p->tau, p->work, p->lwork,
-                               p->dinfo));
-    CUDA_OK(cudaEventRecord(p->e1, p->stream));
-    CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
-    CUDA_OK(cudaStreamSynchronize(p->stream));
-    CUDA_OK(cudaEventElapsedTime(&ms, p->e0, p->e1));
-    if (info != 0) {
-        fprintf(stderr, PEER_NAME ": cusolverDnDgeqrf info = %d\n", info);
-        return 1;
-    }
-    *t = ms * 1e-3;
-    return 0;
+    const int *mn = arg;
+    return cusolverDnDgeqrf(p->solver, mn[0], mn[1], p->d, mn[0], p->tau, p->work, p->lwork,
+                            p->dinfo);
 }
 
-static int runs(const geqrf_dev_t *p, double *h, const geqrf_opts_t *o)
+static int runs(const peer_dn_t *p, double *h, const peer_dn_opts_t *o)
 {
     double m = (double)o->m, n = (double)o->n, a = fro(h, o->m, o->n, 0);
+    int mn[2] = {(int)o->m, (int)o->n};
+    char dims[48];
+    snprintf(dims, sizeof dims, " M= %lld N= %lld", (long long)o->m, (long long)o->n);
     for (int r = 0; r < o->nruns; r++) {
         double t = 0.0;
-        if (one_run(p, o->m, o->n, &t) != 0) return 1;
-        printf("[****] TIME(s) %.6f : cusolverDnDgeqrf M= %lld N= %lld : %.2f gflops\n", t,
-               (long long)o->m, (long long)o->n, (2 * m * n * n - 2 * n * n * n / 3) / t * 1e-9);
-        fflush(stdout);
+        if (peer_dn_restore(p, sizeof(double) * (size_t)o->m * (size_t)o->n) != 0 ||
+            peer_dn_timed(p, "cusolverDnDgeqrf", factorize, mn, &t) != 0)
+            return 1;
+        peer_dn_report("cusolverDnDgeqrf", dims, t, 2 * m * n * n - 2 * n * n * n / 3);
         if (r > 0 || !o->check) continue;
         CUDA_OK(cudaMemcpy(h, p->d, sizeof(double) * (size_t)o->m * (size_t)o->n,
                            cudaMemcpyDeviceToHost));
@@ -140,8 +85,10 @@ static int runs(const geqrf_dev_t *p, double *h, const geqrf_opts_t *o)
 
 int main(int argc, char **argv)
 {
-    geqrf_opts_t o = {.m = -1, .n = 8192, .seed = 42, .nruns = 3};
-    if (parse(argc, argv, &o) != 0) {
+    peer_dn_opts_t o = {.m = -1, .n = 8192, .seed = 42, .nruns = 3};
+    int bad = peer_dn_parse(argc, argv, PEER_DN_M, &o) != 0;
+    if (o.m < 0) o.m = o.n;
+    if (bad || o.n < 1 || o.m < o.n || o.m > INT32_MAX / 2 || o.nruns < 1) {
         fprintf(stderr, "usage: %s [-M m >= n] [-N n] [--seed s] [--nruns r] [--check]\n", argv[0]);
         return 2;
     }
@@ -149,10 +96,10 @@ int main(int argc, char **argv)
     if (h == NULL) return 1;
     for (int64_t j = 0; j < o.n; j++)
         for (int64_t i = 0; i < o.m; i++) h[i + j * o.m] = qr_elem(o.seed, 0, i, j);
-    geqrf_dev_t p;
-    memset(&p, 0, sizeof p);
+    peer_dn_t p;
     int rc = setup(&p, h, o.m, o.n);
     if (rc == 0) rc = runs(&p, h, &o);
+    peer_dn_free(&p);
     free(h);
     return rc;
 }

@@ -35,21 +35,7 @@
 
 #include "../apps/lu_matrix.h" /* the matrix weft-getrf factorizes */
 #define PEER_NAME "cusolver_getrf"
-#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
-
-typedef struct getrf_opts {
-    int64_t n;
-    uint64_t seed;
-    int nruns, device, check;
-} getrf_opts_t;
-
-typedef struct getrf_dev {
-    cusolverDnHandle_t solver;
-    cudaStream_t stream;
-    double *d, *d0, *work; /* matrix, pristine copy, cuSOLVER's workspace */
-    int *dinfo, lwork;
-    cudaEvent_t e0, e1;
-} getrf_dev_t;
+#include "peer_dn.h" /* command line, device state, timed runs */
 
 static void host_fill(double *h, int64_t n, uint64_t seed)
 {
@@ -58,55 +44,21 @@ static void host_fill(double *h, int64_t n, uint64_t seed)
         for (int64_t i = 0; i < n; i++) h[i + j * n] = lu_elem(seed, n, i, j);
 }
 
-static int dev_setup(getrf_dev_t *p, int64_t n, int device)
+/* The matrix, its pristine copy and cuSOLVER's workspace on the device. */
+static int dev_setup(peer_dn_t *p, int64_t n, int device)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    memset(p, 0, sizeof *p);
-    CUDA_OK(cudaSetDevice(device));
-    SOLVER_OK(cusolverDnCreate(&p->solver));
-    CUDA_OK(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
-    SOLVER_OK(cusolverDnSetStream(p->solver, p->stream));
-    CUDA_OK(cudaMalloc((void **)&p->d, bytes));
+    if (peer_dn_setup(p, bytes, device) != 0) return 1;
     CUDA_OK(cudaMalloc((void **)&p->d0, bytes));
     SOLVER_OK(cusolverDnDgetrf_bufferSize(p->solver, (int)n, (int)n, p->d, (int)n, &p->lwork));
-    CUDA_OK(cudaMalloc((void **)&p->work, (size_t)p->lwork * sizeof(double) + 256));
-    CUDA_OK(cudaMalloc((void **)&p->dinfo, sizeof(int)));
-    CUDA_OK(cudaEventCreate(&p->e0));
-    CUDA_OK(cudaEventCreate(&p->e1));
-    return 0;
+    return peer_dn_work(p);
 }
 
-static void dev_free(getrf_dev_t *p)
+/* No pivoting: devIpiv NULL. */
+static cusolverStatus_t factorize(const peer_dn_t *p, const void *arg)
 {
-    if (p->e0 != NULL) cudaEventDestroy(p->e0);
-    if (p->e1 != NULL) cudaEventDestroy(p->e1);
-    cudaFree(p->dinfo);
-    cudaFree(p->work);
-    cudaFree(p->d0);
-    cudaFree(p->d);
-    if (p->solver != NULL) cusolverDnDestroy(p->solver);
-    if (p->stream != NULL) cudaStreamDestroy(p->stream);
-}
-
-/* One factorization of a fresh copy, timed around cusolverDnDgetrf. */
-static int one_run(const getrf_dev_t *p, int64_t n, double *t)
-{
-    size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
-    CUDA_OK(cudaEventRecord(p->e0, p->stream));
-    SOLVER_OK(cusolverDnDgetrf(p->solver, (int)n, (int)n, p->d, (int)n, p->work, NULL, p->dinfo));
-    CUDA_OK(cudaEventRecord(p->e1, p->stream));
-    int info = -1;
-    CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
-    CUDA_OK(cudaStreamSynchronize(p->stream));
-    if (info != 0) {
-        fprintf(stderr, "cusolver_getrf: cusolverDnDgetrf info = %d\n", info);
-        return 1;
-    }
-    float ms = 0.0f;
-    CUDA_OK(cudaEventElapsedTime(&ms, p->e0, p->e1));
-    *t = ms * 1e-3;
-    return 0;
+    int n = *(const int *)arg;
+    return cusolverDnDgetrf(p->solver, n, n, p->d, n, p->work, NULL, p->dinfo);
 }
 
 /* ||A x - L (U x)||_inf / (||A||_inf ||x||_inf N eps) for the factors in
@@ -145,7 +97,7 @@ static double residual(const double *f, int64_t n, uint64_t seed)
     return num / (anorm * 1.5 * (double)n * DBL_EPSILON);
 }
 
-static int check(const getrf_dev_t *p, double *h, int64_t n, uint64_t seed)
+static int check(const peer_dn_t *p, double *h, int64_t n, uint64_t seed)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
     CUDA_OK(cudaMemcpyAsync(h, p->d, bytes, cudaMemcpyDeviceToHost, p->stream));
@@ -156,7 +108,7 @@ static int check(const getrf_dev_t *p, double *h, int64_t n, uint64_t seed)
     return !passed;
 }
 
-static int run_on(getrf_dev_t *p, double *h, const getrf_opts_t *o)
+static int run_on(peer_dn_t *p, double *h, const peer_dn_opts_t *o)
 {
     struct cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, o->device));
@@ -164,48 +116,24 @@ static int run_on(getrf_dev_t *p, double *h, const getrf_opts_t *o)
            (long long)o->n, p->lwork);
     size_t bytes = (size_t)o->n * (size_t)o->n * sizeof(double);
     CUDA_OK(cudaMemcpy(p->d0, h, bytes, cudaMemcpyHostToDevice));
-    double nn = (double)o->n;
+    double nn = (double)o->n, t = 0.0;
+    int n = (int)o->n;
+    char dims[32];
+    snprintf(dims, sizeof dims, " N= %lld", (long long)o->n);
     for (int r = 0; r < o->nruns; r++) {
-        double t = 0.0;
-        if (one_run(p, o->n, &t) != 0) return 1;
-        printf("[****] TIME(s) %.6f : cusolverDnDgetrf N= %lld : %.2f gflops\n", t, (long long)o->n,
-               2.0 * nn * nn * nn / 3.0 / t * 1e-9);
-        fflush(stdout);
+        if (peer_dn_restore(p, bytes) != 0 ||
+            peer_dn_timed(p, "cusolverDnDgetrf", factorize, &n, &t) != 0)
+            return 1;
+        peer_dn_report("cusolverDnDgetrf", dims, t, 2.0 * nn * nn * nn / 3.0);
         if (r == 0 && o->check && check(p, h, o->n, o->seed) != 0) return 1;
-    }
-    return 0;
-}
-
-static int parse(int argc, char **argv, getrf_opts_t *o)
-{
-    for (int i = 1; i < argc; i++) {
-        uint64_t v = 0;
-        if (strcmp(argv[i], "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0) return -1;
-        if (strcmp(argv[i], "--seed") == 0)
-            o->seed = v;
-        else if (v > INT32_MAX)
-            return -1; /* N, r and d are ints for CUDA */
-        else if (strcmp(argv[i], "-N") == 0)
-            o->n = (int64_t)v;
-        else if (strcmp(argv[i], "--nruns") == 0)
-            o->nruns = (int)v;
-        else if (strcmp(argv[i], "--device") == 0)
-            o->device = (int)v;
-        else
-            return -1;
-        i++;
     }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    getrf_opts_t o = {.n = 8192, .seed = 42, .nruns = 1, .device = 0, .check = 0};
-    if (parse(argc, argv, &o) != 0 || o.n < 1 || o.nruns < 1) {
+    peer_dn_opts_t o = {.n = 8192, .seed = 42, .nruns = 1, .device = 0, .check = 0};
+    if (peer_dn_parse(argc, argv, PEER_DN_DEVICE, &o) != 0 || o.n < 1 || o.nruns < 1) {
         fprintf(stderr, "usage: %s [-N n] [--seed s] [--nruns r] [--device d] [--check]\n",
                 argv[0]);
         return 2;
@@ -216,10 +144,10 @@ int main(int argc, char **argv)
         return 1;
     }
     host_fill(h, o.n, o.seed);
-    getrf_dev_t p;
+    peer_dn_t p;
     int rc = dev_setup(&p, o.n, o.device);
     if (rc == 0) rc = run_on(&p, h, &o);
-    dev_free(&p);
+    peer_dn_free(&p);
     free(h);
     return rc;
 }

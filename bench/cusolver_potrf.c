@@ -28,7 +28,6 @@
  *        cusolver_potrf.c -lcusolver). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,24 +39,7 @@
 #include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 #include "potrf_vcheck.h"         /* the O(N^2) check of --check */
 #define PEER_NAME "cusolver_potrf"
-#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
-
-/* The command line. */
-typedef struct potrf_opts {
-    int64_t n;
-    uint64_t seed;
-    int nruns, device, check;
-} potrf_opts_t;
-
-/* The device state of the timed runs. */
-typedef struct potrf_dev {
-    cusolverDnHandle_t solver;
-    cudaStream_t stream;
-    double *d, *d0, *work; /* matrix, its pristine copy (NULL: none), workspace */
-    int *dinfo;
-    int lwork;
-    cudaEvent_t e[4]; /* e[1], e[2] around each run; all four around the copies */
-} potrf_dev_t;
+#include "peer_dn.h" /* command line, device state, timed runs */
 
 /* The lower triangle of the test matrix into h, zeros above (dpotrf('L')
  * never reads them). A column a thread: N^2/2 hashes, over a minute on one
@@ -88,7 +70,7 @@ static double *host_matrix(int64_t n, uint64_t seed)
 /* The pristine copy d0 if the device has room for it, allocated last so
  * that it only takes what the run itself leaves; p->d0 = NULL otherwise,
  * after a line saying that the host copy will be uploaded before each run. */
-static int alloc_pristine(potrf_dev_t *p, size_t bytes)
+static int alloc_pristine(peer_dn_t *p, size_t bytes)
 {
     cudaError_t e = cudaMalloc((void **)&p->d0, bytes);
     if (e == cudaSuccess) return 0;
@@ -102,71 +84,35 @@ static int alloc_pristine(potrf_dev_t *p, size_t bytes)
 }
 
 /* Handle, stream, matrix, workspace, info, events, pristine copy. */
-static int dev_setup(potrf_dev_t *p, int64_t n, int device)
+static int dev_setup(peer_dn_t *p, int64_t n, int device)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
-    memset(p, 0, sizeof *p);
-    CUDA_OK(cudaSetDevice(device));
-    SOLVER_OK(cusolverDnCreate(&p->solver));
-    CUDA_OK(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
-    SOLVER_OK(cusolverDnSetStream(p->solver, p->stream));
-    CUDA_OK(cudaMalloc((void **)&p->d, bytes));
+    if (peer_dn_setup(p, bytes, device) != 0) return 1;
     SOLVER_OK(cusolverDnDpotrf_bufferSize(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n,
                                           &p->lwork));
-    CUDA_OK(cudaMalloc((void **)&p->work, (size_t)p->lwork * sizeof(double) + 256));
-    CUDA_OK(cudaMalloc((void **)&p->dinfo, sizeof(int)));
-    for (int k = 0; k < 4; k++) CUDA_OK(cudaEventCreate(&p->e[k]));
+    if (peer_dn_work(p) != 0) return 1;
     return alloc_pristine(p, bytes);
-}
-
-/* What dev_setup made, also when it stopped half way (p zeroed first). */
-static void dev_free(potrf_dev_t *p)
-{
-    for (int k = 0; k < 4; k++)
-        if (p->e[k] != NULL) cudaEventDestroy(p->e[k]);
-    cudaFree(p->dinfo);
-    cudaFree(p->work);
-    cudaFree(p->d);
-    cudaFree(p->d0);
-    if (p->solver != NULL) cusolverDnDestroy(p->solver);
-    if (p->stream != NULL) cudaStreamDestroy(p->stream);
 }
 
 /* The matrix to factorize into p->d before run r: from d0 on the device,
  * or, without d0, from the host (run 0 finds it there already). */
-static int restore(const potrf_dev_t *p, const double *h, size_t bytes, int r)
+static int restore(const peer_dn_t *p, const double *h, size_t bytes, int r)
 {
-    if (p->d0 != NULL)
-        CUDA_OK(cudaMemcpyAsync(p->d, p->d0, bytes, cudaMemcpyDeviceToDevice, p->stream));
-    else if (r > 0)
-        CUDA_OK(cudaMemcpyAsync(p->d, h, bytes, cudaMemcpyHostToDevice, p->stream));
+    if (p->d0 != NULL) return peer_dn_restore(p, bytes);
+    if (r > 0) CUDA_OK(cudaMemcpyAsync(p->d, h, bytes, cudaMemcpyHostToDevice, p->stream));
     return 0;
 }
 
-/* One factorization of p->d, timed with events around cusolverDnDpotrf
- * alone; the time in *t. */
-static int one_run(const potrf_dev_t *p, int64_t n, double *t)
+static cusolverStatus_t factorize(const peer_dn_t *p, const void *arg)
 {
-    CUDA_OK(cudaEventRecord(p->e[1], p->stream));
-    SOLVER_OK(cusolverDnDpotrf(p->solver, CUBLAS_FILL_MODE_LOWER, (int)n, p->d, (int)n, p->work,
-                               p->lwork, p->dinfo));
-    CUDA_OK(cudaEventRecord(p->e[2], p->stream));
-    int info = -1;
-    CUDA_OK(cudaMemcpyAsync(&info, p->dinfo, sizeof info, cudaMemcpyDeviceToHost, p->stream));
-    CUDA_OK(cudaStreamSynchronize(p->stream));
-    if (info != 0) {
-        fprintf(stderr, "cusolver_potrf: cusolverDnDpotrf info = %d\n", info);
-        return 1;
-    }
-    float ms = 0.0f;
-    CUDA_OK(cudaEventElapsedTime(&ms, p->e[1], p->e[2]));
-    *t = ms * 1e-3;
-    return 0;
+    int n = *(const int *)arg;
+    return cusolverDnDpotrf(p->solver, CUBLAS_FILL_MODE_LOWER, n, p->d, n, p->work, p->lwork,
+                            p->dinfo);
 }
 
 /* --check: the factor in p->d against the matrix of seed, through h; h is
  * the only pristine copy without d0, so it is generated again then. */
-static int check_factor(const potrf_dev_t *p, double *h, int64_t n, uint64_t seed)
+static int check_factor(const peer_dn_t *p, double *h, int64_t n, uint64_t seed)
 {
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
     CUDA_OK(cudaMemcpyAsync(h, p->d, bytes, cudaMemcpyDeviceToHost, p->stream));
@@ -179,18 +125,21 @@ static int check_factor(const potrf_dev_t *p, double *h, int64_t n, uint64_t see
 
 /* nruns factorizations of a fresh copy of the matrix, the first one
  * checked with --check; the best time in *best. */
-static int timed_runs(const potrf_dev_t *p, double *h, const potrf_opts_t *o, double *best)
+static int timed_runs(const peer_dn_t *p, double *h, const peer_dn_opts_t *o, double *best)
 {
     int64_t n = o->n;
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
     double nn = (double)n, flops = nn * nn * nn / 3.0;
+    int ni = (int)n;
+    char dims[32];
+    snprintf(dims, sizeof dims, " N= %lld", (long long)n);
     for (int r = 0; r < o->nruns; r++) {
         double t = 0.0;
-        if (restore(p, h, bytes, r) != 0 || one_run(p, n, &t) != 0) return 1;
+        if (restore(p, h, bytes, r) != 0 ||
+            peer_dn_timed(p, "cusolverDnDpotrf", factorize, &ni, &t) != 0)
+            return 1;
         if (t < *best) *best = t;
-        printf("[****] TIME(s) %.6f : cusolverDnDpotrf N= %lld : %.2f gflops\n", t, (long long)n,
-               flops / t * 1e-9);
-        fflush(stdout);
+        peer_dn_report("cusolverDnDpotrf", dims, t, flops);
         if (r == 0 && o->check && check_factor(p, h, n, o->seed) != 0) return 1;
     }
     return 0;
@@ -198,7 +147,7 @@ static int timed_runs(const potrf_dev_t *p, double *h, const potrf_opts_t *o, do
 
 /* One copy of bytes, host to device or back, timed between events a and
  * b; the time in *ms. */
-static int timed_copy(const potrf_dev_t *p, void *dst, const void *src, size_t bytes,
+static int timed_copy(const peer_dn_t *p, void *dst, const void *src, size_t bytes,
                       enum cudaMemcpyKind kind, int a, int b, float *ms)
 {
     CUDA_OK(cudaEventRecord(p->e[a], p->stream));
@@ -209,7 +158,7 @@ static int timed_copy(const potrf_dev_t *p, void *dst, const void *src, size_t b
     return 0;
 }
 
-static int run_on(potrf_dev_t *p, double *h, const potrf_opts_t *o)
+static int run_on(peer_dn_t *p, double *h, const peer_dn_opts_t *o)
 {
     int64_t n = o->n;
     size_t bytes = (size_t)n * (size_t)n * sizeof(double);
@@ -230,49 +179,22 @@ static int run_on(potrf_dev_t *p, double *h, const potrf_opts_t *o)
     return 0;
 }
 
-static int run(const potrf_opts_t *o)
+static int run(const peer_dn_opts_t *o)
 {
     double *h = host_matrix(o->n, o->seed);
     if (h == NULL) return 1;
-    potrf_dev_t p;
+    peer_dn_t p;
     int rc = dev_setup(&p, o->n, o->device);
     if (rc == 0) rc = run_on(&p, h, o);
-    dev_free(&p);
+    peer_dn_free(&p);
     free(h);
     return rc;
 }
 
-/* The options into o; -1 on an unknown option, a missing or bad value. */
-static int parse(int argc, char **argv, potrf_opts_t *o)
-{
-    for (int i = 1; i < argc; i++) {
-        uint64_t v = 0;
-        if (strcmp(argv[i], "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0) return -1;
-        if (strcmp(argv[i], "--seed") == 0)
-            o->seed = v;
-        else if (v > INT32_MAX)
-            return -1; /* N, r and d are ints for CUDA */
-        else if (strcmp(argv[i], "-N") == 0)
-            o->n = (int64_t)v;
-        else if (strcmp(argv[i], "--nruns") == 0)
-            o->nruns = (int)v;
-        else if (strcmp(argv[i], "--device") == 0)
-            o->device = (int)v;
-        else
-            return -1;
-        i++;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    potrf_opts_t o = {.n = 8192, .seed = 42, .nruns = 1, .device = 0, .check = 0};
-    if (parse(argc, argv, &o) != 0 || o.n < 1 || o.nruns < 1) {
+    peer_dn_opts_t o = {.n = 8192, .seed = 42, .nruns = 1, .device = 0, .check = 0};
+    if (peer_dn_parse(argc, argv, PEER_DN_DEVICE, &o) != 0 || o.n < 1 || o.nruns < 1) {
         fprintf(stderr, "usage: %s [-N n] [--seed s] [--nruns r] [--device d] [--check]\n",
                 argv[0]);
         return 2;

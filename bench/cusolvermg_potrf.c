@@ -26,7 +26,8 @@
  * vector; prints "residual = <r> : PASSED" (r < 60) or ": FAILED" (exit 1).
  *
  * Build: gcc -std=c11 -O2 -fopenmp -I<cuda>/include cusolvermg_potrf.c
- *        -L<cuda>/lib64 -lcusolverMg -lcusolver -lcublas -lcudart -lm */
+ *        -L<cuda>/lib64 -lcusolverMg -lcusolver -lcublas -lcudart -lm
+ * All but the routine and its matrix is bench/peer_mg.h's. */
 #define _POSIX_C_SOURCE 200809L
 
 /* CUDA 13 marks all of cusolverMg deprecated (in favour of cusolverMp, a
@@ -35,231 +36,53 @@
  * this, every call is a deprecation warning, an error under -Werror. */
 #define DISABLE_CUSOLVERMG_DEPRECATED
 
-#include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include <cuda_runtime_api.h>
-#include <cusolverMg.h>
 
 #include "../apps/potrf_matrix.h" /* the matrix weft-potrf factorizes */
 #include "potrf_vcheck.h"         /* the O(N^2) check of --check */
 #define PEER_NAME "cusolvermg_potrf"
-#include "peer_util.h" /* CUDA_OK, SOLVER_OK, parse_u64 */
+#include "peer_mg.h" /* the matrix on the devices, runs, command line */
 
-#define MG_MAX_GPUS 64
-
-/* The command line. */
-typedef struct mg_opts {
-    int64_t n, t;
-    uint64_t seed;
-    int g, nruns, check;
-} mg_opts_t;
-
-/* The matrix on the G devices and the solver's state. Every device holds
- * lcols columns: its share of the column blocks rounded up to the largest
- * share, whole tiles, as NVIDIA's samples allocate. */
-typedef struct mg {
-    int g, ids[MG_MAX_GPUS];
-    int64_t n, t, lcols;
-    uint64_t seed;
-    double *h[MG_MAX_GPUS];  /* each device's columns, on the host */
-    double *d[MG_MAX_GPUS];  /* the matrix factorized */
-    double *d0[MG_MAX_GPUS]; /* its pristine copy; NULL: none, upload h */
-    double *work[MG_MAX_GPUS];
-    int64_t lwork; /* doubles of workspace a device */
-    cusolverMgHandle_t handle;
-    cudaLibMgGrid_t grid;
-    cudaLibMgMatrixDesc_t desc;
-} mg_t;
-
-static double now_s(void)
+/* Lower triangle, zeros above (potrf('L') never reads them). */
+static void column(const mg_t *m, int64_t j, double *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    for (int64_t i = 0; i < j; i++) c[i] = 0.0;
+    for (int64_t i = j; i < m->n; i++) c[i] = potrf_elem(m->seed, m->n, i, j);
 }
 
-/* Bytes of one device's part. */
-static size_t local_bytes(const mg_t *m)
+static int buffers(mg_t *m)
 {
-    return (size_t)m->n * (size_t)m->lcols * sizeof(double);
-}
-
-/* Device p's part of the matrix into m->h[p]: local column lc is column
- * lc % T of local block lc / T, that is of global block (lc / T) G + p.
- * Columns past N (the end of the last tile, a device with one block fewer)
- * are zeros. A column a thread: N^2/2 hashes over all the devices. */
-static void mg_fill(const mg_t *m, int p)
-{
-    int64_t n = m->n, t = m->t;
-    double *h = m->h[p];
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t lc = 0; lc < m->lcols; lc++) {
-        int64_t j = ((lc / t) * m->g + p) * t + lc % t; /* its global column */
-        double *c = h + lc * n;
-        for (int64_t i = 0; i < n && i < j; i++) c[i] = 0.0;
-        for (int64_t i = j; i < n; i++) c[i] = potrf_elem(m->seed, n, i, j);
-    }
-}
-
-/* The host copies of all G parts; 1 after a message when memory is short. */
-static int mg_host(mg_t *m)
-{
-    for (int p = 0; p < m->g; p++) {
-        m->h[p] = malloc(local_bytes(m));
-        if (m->h[p] == NULL) {
-            fprintf(stderr, "cusolvermg_potrf: cannot allocate %zu bytes of host memory\n",
-                    local_bytes(m));
-            return 1;
-        }
-        mg_fill(m, p);
-    }
-    return 0;
-}
-
-/* Peer access between every pair of the G devices, so that cusolverMg's
- * transfers go device to device; a pair without it is reported, and left
- * to whatever path the library takes then. */
-static int mg_peer(const mg_t *m)
-{
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        for (int q = 0; q < m->g; q++) {
-            int ok = 0;
-            if (q == p) continue;
-            CUDA_OK(cudaDeviceCanAccessPeer(&ok, m->ids[p], m->ids[q]));
-            if (!ok) {
-                fprintf(stderr, "cusolvermg_potrf: GPU %d has no peer access to GPU %d\n",
-                        m->ids[p], m->ids[q]);
-                continue;
-            }
-            cudaError_t e = cudaDeviceEnablePeerAccess(m->ids[q], 0);
-            if (e == cudaErrorPeerAccessAlreadyEnabled)
-                (void)cudaGetLastError(); /* enabled before us: fine, clear it */
-            else
-                CUDA_OK(e);
-        }
-    }
-    return 0;
-}
-
-/* The pristine copies, allocated last so that they only take what the run
- * leaves; a device without room gets none (d0[p] = NULL), and a line says
- * how many devices will have the matrix uploaded from the host. */
-static int mg_pristine(mg_t *m)
-{
-    int missing = 0;
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        cudaError_t e = cudaMalloc((void **)&m->d0[p], local_bytes(m));
-        if (e == cudaSuccess) continue;
-        if (e != cudaErrorMemoryAllocation) CUDA_OK(e);
-        (void)cudaGetLastError(); /* clear the failed allocation's error */
-        m->d0[p] = NULL;
-        missing++;
-    }
-    if (missing > 0)
-        printf("cusolvermg_potrf: no room for a pristine copy (%.1f GB) on %d of %d GPUs: their "
-               "part is uploaded from the host before each run (untimed)\n",
-               (double)local_bytes(m) * 1e-9, missing, m->g);
-    return 0;
-}
-
-/* Handle, grid, descriptor, matrix, workspace, pristine copies. */
-static int mg_setup(mg_t *m)
-{
-    SOLVER_OK(cusolverMgCreate(&m->handle));
-    SOLVER_OK(cusolverMgDeviceSelect(m->handle, m->g, m->ids));
-    if (mg_peer(m) != 0) return 1;
-    SOLVER_OK(
-        cusolverMgCreateDeviceGrid(&m->grid, 1, m->g, m->ids, CUDALIBMG_GRID_MAPPING_COL_MAJOR));
-    SOLVER_OK(cusolverMgCreateMatrixDesc(&m->desc, m->n, m->n, m->n, m->t, CUDA_R_64F, m->grid));
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        CUDA_OK(cudaMalloc((void **)&m->d[p], local_bytes(m)));
-    }
     SOLVER_OK(cusolverMgPotrf_bufferSize(m->handle, CUBLAS_FILL_MODE_LOWER, (int)m->n,
                                          (void **)m->d, 1, 1, m->desc, CUDA_R_64F, &m->lwork));
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        CUDA_OK(cudaMalloc((void **)&m->work[p], (size_t)m->lwork * sizeof(double)));
-    }
-    if (mg_pristine(m) != 0) return 1;
-    for (int p = 0; p < m->g; p++) {
-        if (m->d0[p] == NULL) continue;
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        CUDA_OK(cudaMemcpy(m->d0[p], m->h[p], local_bytes(m), cudaMemcpyHostToDevice));
-    }
     return 0;
 }
 
-/* What mg_setup and mg_host made, also when they stopped half way (m was
- * zeroed first). */
-static void mg_free(mg_t *m)
+static cusolverStatus_t call(mg_t *m, int *info)
 {
-    for (int p = 0; p < m->g; p++) {
-        cudaSetDevice(m->ids[p]);
-        cudaFree(m->d[p]);
-        cudaFree(m->d0[p]);
-        cudaFree(m->work[p]);
-        free(m->h[p]);
-    }
-    if (m->desc != NULL) cusolverMgDestroyMatrixDesc(m->desc);
-    if (m->grid != NULL) cusolverMgDestroyGrid(m->grid);
-    if (m->handle != NULL) cusolverMgDestroy(m->handle);
+    return cusolverMgPotrf(m->handle, CUBLAS_FILL_MODE_LOWER, (int)m->n, (void **)m->d, 1, 1,
+                           m->desc, CUDA_R_64F, (void **)m->work, m->lwork, info);
 }
 
-/* All G devices idle. */
-static int mg_sync(const mg_t *m)
-{
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        CUDA_OK(cudaDeviceSynchronize());
-    }
-    return 0;
-}
+/* --check after the first run: the factor, copied over the host parts,
+ * against the matrix; the parts of devices without a pristine copy are
+ * generated again, since the next runs upload them. */
+static int check(mg_t *m, int r);
 
-/* The matrix to factorize into every d[p]: from d0[p], or from the host. */
-static int mg_restore(const mg_t *m)
-{
-    for (int p = 0; p < m->g; p++) {
-        CUDA_OK(cudaSetDevice(m->ids[p]));
-        if (m->d0[p] != NULL)
-            CUDA_OK(cudaMemcpy(m->d[p], m->d0[p], local_bytes(m), cudaMemcpyDeviceToDevice));
-        else
-            CUDA_OK(cudaMemcpy(m->d[p], m->h[p], local_bytes(m), cudaMemcpyHostToDevice));
-    }
-    return 0;
-}
+static const peer_mg_ops_t potrf_ops = {
+    .routine = "cusolverMgPotrf",
+    .flag = "--check",
+    .usage = "[-N n] [-T tile] [-G gpus] [--seed s] [--nruns r] [--check]",
+    .flops_n3 = 1.0 / 3.0,
+    .positive_info = "not positive definite",
+    .column = column,
+    .buffers = buffers,
+    .call = call,
+    .after_run = check,
+};
 
-/* One factorization, its wall time in *t: the devices are idle before the
- * clock starts, and all idle again before it stops. */
-static int mg_run(mg_t *m, double *t)
+static int check(mg_t *m, int r)
 {
-    int info = 0;
-    if (mg_sync(m) != 0) return 1;
-    double t0 = now_s();
-    SOLVER_OK(cusolverMgPotrf(m->handle, CUBLAS_FILL_MODE_LOWER, (int)m->n, (void **)m->d, 1, 1,
-                              m->desc, CUDA_R_64F, (void **)m->work, m->lwork, &info));
-    if (mg_sync(m) != 0) return 1;
-    *t = now_s() - t0;
-    if (info != 0) {
-        fprintf(stderr, "cusolvermg_potrf: cusolverMgPotrf info = %d (%s)\n", info,
-                info < 0 ? "a bad argument" : "not positive definite");
-        return 1;
-    }
-    return 0;
-}
-
-/* --check: the factor, copied over the host parts, against the matrix;
- * the parts of devices without a pristine copy are generated again, since
- * the next runs upload them. */
-static int mg_check(mg_t *m)
-{
+    if (r > 0 || !m->flag) return 0;
     for (int p = 0; p < m->g; p++) {
         CUDA_OK(cudaSetDevice(m->ids[p]));
         CUDA_OK(cudaMemcpy(m->h[p], m->d[p], local_bytes(m), cudaMemcpyDeviceToHost));
@@ -268,112 +91,8 @@ static int mg_check(mg_t *m)
     int rc =
         potrf_vcheck_report(PEER_NAME, potrf_vcheck(m->seed, m->n, potrf_vcheck_cyclic_col, &l));
     for (int p = 0; p < m->g; p++)
-        if (m->d0[p] == NULL) mg_fill(m, p);
+        if (m->d0[p] == NULL) mg_fill(m, &potrf_ops, p);
     return rc;
 }
 
-static int mg_runs(mg_t *m, const mg_opts_t *o)
-{
-    double nn = (double)m->n, flops = nn * nn * nn / 3.0;
-    for (int r = 0; r < o->nruns; r++) {
-        double t = 0.0;
-        if (mg_restore(m) != 0 || mg_run(m, &t) != 0) return 1;
-        printf("[****] TIME(s) %.6f : cusolverMgPotrf G= %d T= %lld N= %lld : %.2f gflops\n", t,
-               m->g, (long long)m->t, (long long)m->n, flops / t * 1e-9);
-        fflush(stdout);
-        if (r == 0 && o->check && mg_check(m) != 0) return 1;
-    }
-    return 0;
-}
-
-/* What runs: the GPUs, the sizes, the workspace. */
-static int mg_banner(const mg_t *m)
-{
-    struct cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, m->ids[0]));
-    printf("cusolvermg_potrf: %d x %s, N= %lld, T= %lld, lwork %lld doubles a GPU\n", m->g,
-           prop.name, (long long)m->n, (long long)m->t, (long long)m->lwork);
-    fflush(stdout);
-    return 0;
-}
-
-static int run(const mg_opts_t *o)
-{
-    mg_t m;
-    memset(&m, 0, sizeof m);
-    m.g = o->g, m.n = o->n, m.t = o->t, m.seed = o->seed;
-    int64_t nblocks = (m.n + m.t - 1) / m.t;
-    m.lcols = (nblocks + m.g - 1) / m.g * m.t;
-    for (int p = 0; p < m.g; p++) m.ids[p] = p;
-    int rc = mg_host(&m);
-    if (rc == 0) rc = mg_setup(&m);
-    if (rc == 0) rc = mg_banner(&m);
-    if (rc == 0) rc = mg_runs(&m, o);
-    mg_free(&m);
-    return rc;
-}
-
-/* The options into o; -1 after a message on an unknown option, a missing
- * or bad value. */
-static int parse(int argc, char **argv, mg_opts_t *o)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t v = 0;
-        if (strcmp(a, "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        if (strcmp(a, "-N") && strcmp(a, "-T") && strcmp(a, "-G") && strcmp(a, "--seed") &&
-            strcmp(a, "--nruns")) {
-            fprintf(stderr, "cusolvermg_potrf: unknown option '%s'\n", a);
-            return -1;
-        }
-        if (i + 1 >= argc || parse_u64(argv[i + 1], &v) != 0 ||
-            (strcmp(a, "--seed") != 0 && v > INT32_MAX)) {
-            fprintf(stderr, "cusolvermg_potrf: %s needs a whole number up to %s\n", a,
-                    strcmp(a, "--seed") == 0 ? "2^64-1" : "2^31-1");
-            return -1;
-        }
-        i++;
-        if (strcmp(a, "--seed") == 0) o->seed = v;
-        if (strcmp(a, "-N") == 0) o->n = (int64_t)v;
-        if (strcmp(a, "-T") == 0) o->t = (int64_t)v;
-        if (strcmp(a, "-G") == 0) o->g = (int)v;
-        if (strcmp(a, "--nruns") == 0) o->nruns = (int)v;
-    }
-    return 0;
-}
-
-/* No more GPUs than present (nor than MG_MAX_GPUS); 0 after a message. */
-static int gpus_present(int g)
-{
-    int ndev = 0;
-    cudaError_t e = cudaGetDeviceCount(&ndev);
-    if (e != cudaSuccess) {
-        fprintf(stderr, "cusolvermg_potrf: cannot count the GPUs: %s\n", cudaGetErrorString(e));
-        return 0;
-    }
-    if (g > ndev || g > MG_MAX_GPUS) {
-        fprintf(stderr, "cusolvermg_potrf: -G %d, but %d GPUs present (and at most %d)\n", g, ndev,
-                MG_MAX_GPUS);
-        return 0;
-    }
-    return 1;
-}
-
-int main(int argc, char **argv)
-{
-    mg_opts_t o = {.n = 8192, .t = 1024, .seed = 42, .g = 2, .nruns = 1, .check = 0};
-    int ok = parse(argc, argv, &o) == 0;
-    if (ok && (o.n < 1 || o.t < 1 || o.g < 1 || o.nruns < 1)) {
-        fprintf(stderr, "cusolvermg_potrf: N, T, G and r must be at least 1\n");
-        ok = 0;
-    }
-    if (!ok) {
-        fprintf(stderr, "usage: %s [-N n] [-T tile] [-G gpus] [--seed s] [--nruns r] [--check]\n",
-                argv[0]);
-        return 1;
-    }
-    return gpus_present(o.g) ? run(&o) : 1;
-}
+int main(int argc, char **argv) { return peer_mg_main(argc, argv, &potrf_ops); }

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     weft_data_t *tiles[NTILES], *dtiles[NTILES];
     int ndev = weft_ndevices(ctx);
     for (int i = 0; i < NTILES; i++)
-        if ((tiles[i] = weft_data_register(ctx, WEFT_DOUBLE, &mem[i], 1, 1, 1)) == NULL) {
+        if ((tiles[i] = weft_data_register(ctx, WEFT_DOUBLE, &mem[i], 1, 1, 1, 0)) == NULL) {
             fprintf(stderr, "weft_data_register failed\n");
             return 1;
         }

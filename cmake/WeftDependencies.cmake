@@ -1,5 +1,6 @@
 # The chosen dependencies: MPI, hwloc, OpenBLAS (BLAS + LAPACKE), the CUDA
-# toolkit (runtime, cuBLAS, cuSOLVER) when present, and NCCL beside it.
+# toolkit (runtime, cuBLAS, cuSOLVER) and NCCL beside it, and the HIP runtime,
+# when present.
 find_package(Threads REQUIRED)
 find_package(MPI REQUIRED COMPONENTS C)
 find_package(PkgConfig REQUIRED)
@@ -53,4 +54,25 @@ if(WEFT_HAVE_CUDA AND NOT WEFT_NCCL STREQUAL "OFF")
   endif()
 elseif(WEFT_NCCL STREQUAL "ON")
   message(FATAL_ERROR "weft: WEFT_NCCL=ON needs the CUDA module (WEFT_CUDA not OFF and a CUDA toolkit)")
+endif()
+
+# HIP: only the runtime's C API (libamdhip64 and its headers), compiled by
+# the C compiler for the AMD platform; no hipcc is needed to build weft.
+set(WEFT_HAVE_HIP OFF)
+if(NOT WEFT_HIP STREQUAL "OFF")
+  find_path(HIP_INCLUDE_DIR NAMES hip/hip_runtime_api.h PATHS /opt/rocm/include)
+  find_library(HIP_LIBRARY NAMES amdhip64 PATHS /opt/rocm/lib)
+  if(HIP_INCLUDE_DIR AND HIP_LIBRARY)
+    set(WEFT_HAVE_HIP ON)
+    add_library(weft_hip INTERFACE)
+    target_include_directories(weft_hip SYSTEM INTERFACE ${HIP_INCLUDE_DIR})
+    target_compile_definitions(weft_hip INTERFACE __HIP_PLATFORM_AMD__)
+    target_link_libraries(weft_hip INTERFACE ${HIP_LIBRARY})
+    message(STATUS "weft: HIP runtime found (${HIP_LIBRARY}), building the hip device module")
+  elseif(WEFT_HIP STREQUAL "ON")
+    message(FATAL_ERROR "weft: WEFT_HIP=ON but no HIP runtime was found "
+                        "(hip/hip_runtime_api.h and libamdhip64: libamdhip64-dev on Debian)")
+  else()
+    message(STATUS "weft: no HIP runtime, building without the hip device module")
+  endif()
 endif()

@@ -1,6 +1,7 @@
 /* weft: a distributed task-based runtime for CPU cores and GPUs.
  *
- * The whole public API. Handles are opaque; every function that can fail
+ * The whole public API (with weft/weft_matrix.h, which it includes: the
+ * matrices, vectors and distributions). Handles are opaque; every function that can fail
  * returns a weft status (0 success, negative error, see weft_strerror).
  * Unless said otherwise a function is called from the thread that called
  * weft_init (the "main" thread); task bodies run on worker or device threads
@@ -86,11 +87,14 @@ WEFT_API int weft_fini(weft_context_t *ctx);
 WEFT_API int weft_rank(const weft_context_t *ctx);
 WEFT_API int weft_nranks(const weft_context_t *ctx);
 WEFT_API int weft_ncores(const weft_context_t *ctx);
-/* Number of accelerators (CUDA or emu) this rank drives; 0 on CPU only.
- * They are opened by weft_init from the parameters device_cuda_enabled and
- * device_emu_enabled (set WEFT_DEVICE_EMU_ENABLED=N in the environment, or
- * pass --weft-device_emu_enabled=N, before weft_init) and numbered 1..n,
- * CUDA devices first; 0 is the host. */
+/* Number of accelerators (CUDA, HIP or emu) this rank drives; 0 on CPU
+ * only. They are opened by weft_init from the parameters
+ * device_cuda_enabled, device_hip_enabled and device_emu_enabled (set
+ * WEFT_DEVICE_EMU_ENABLED=N in the environment, or pass
+ * --weft-device_emu_enabled=N, before weft_init) and numbered 1..n, CUDA
+ * devices first, then HIP, then emu; 0 is the host. The log prefix
+ * (weft[rank.index]), show_stats and the trace name a device by the same
+ * number: cuda1, emu2. */
 WEFT_API int weft_ndevices(const weft_context_t *ctx);
 /* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
  * -1 for an index that is not 0..weft_ndevices(ctx). */
@@ -116,7 +120,27 @@ WEFT_API int weft_params_list(int *argc, char ***argv, FILE *out);
 
 typedef struct weft_data weft_data_t;
 
-typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_dtype_t;
+/* The element type of a data: a tile holds rows x cols elements. */
+typedef enum weft_dtype {
+    WEFT_DOUBLE = 0,
+    WEFT_FLOAT = 1,
+    WEFT_BYTE = 2,
+    WEFT_INT32 = 3,
+    WEFT_INT64 = 4,
+    /* WEFT_DTYPE_STRUCT + s: opaque elements of s bytes (1..65535), made
+     * by weft_dtype_struct; weft copies them as bytes. */
+    WEFT_DTYPE_STRUCT = 0x10000
+} weft_dtype_t;
+
+/* The type of elements of `bytes` bytes, e.g. weft_dtype_struct(sizeof
+ * (struct particle)): rows then count structs, not bytes. */
+static inline weft_dtype_t weft_dtype_struct(size_t bytes)
+{
+    return (weft_dtype_t)(WEFT_DTYPE_STRUCT + (int)bytes);
+}
+/* Bytes of one element of type t; 0 for a value that is no type. Any
+ * thread. */
+WEFT_API size_t weft_dtype_size(weft_dtype_t t);
 
 /* A NEW (scratch) tile of rows x cols elements with no backing memory: the
  * first task that writes it creates it where that task runs. Every rank
@@ -125,16 +149,44 @@ typedef enum weft_dtype { WEFT_DOUBLE = 0, WEFT_FLOAT = 1, WEFT_BYTE = 2 } weft_
 WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                                     int owner_rank);
 
-/* Host memory that the user owns (MANAGED): weft reads and writes it in
- * place, never frees it. ld is the leading dimension in elements. Between
- * taskpools the memory holds the data's newest version (written back by
- * weft_taskpool_wait) and the user may read and write it without any call:
- * each wait leaves device copies of MANAGED data stale, so the next task
- * on a device stages the data in again (the cost of this default; see
- * weft_data_set_keep_device_copies to keep them). NULL after logging for
- * a NULL pointer, ld < rows, or a bad type or size. */
+/* The initial contents of a NEW data (weft_data_new) for a task that reads
+ * it before any task wrote it, so that an accumulator (WEFT_RW) needs no
+ * first-write special case. init writes rows x cols elements at ptr
+ * (column-major, leading dimension ld in elements); it runs on the host,
+ * on the main thread, when a task that reads the data first is inserted
+ * on the rank that runs it (and by a read acquire on the owner); those
+ * contents are then staged to a device like any input. */
+typedef void (*weft_data_init_fn)(void *ptr, int64_t ld, int rows, int cols, void *arg);
+
+/* Gives NEW data d the initial contents of init (called with arg), or
+ * zero bytes when init is NULL: reading d before its first write is then
+ * allowed (it is refused otherwise). Every rank makes the same call
+ * (compared with the data creations at the next agreement: each rank that
+ * reads d first makes the contents itself, no transfer). Before the first
+ * task that uses d. WEFT_ERR_INVALID after logging for a data that is not
+ * NEW or was written already, or that a taskpool not waited for uses. */
+WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg);
+
+/* Host memory that the user owns (MANAGED), held by rank owner_rank:
+ * every rank makes the same call (the order of data creations names the
+ * data across ranks, as for weft_data_new), and a task that writes the
+ * data runs on owner_rank only (unless placed otherwise). ptr and ld are
+ * read on the owner only (other ranks may pass NULL and 0; their handle
+ * has no memory, as a matrix's tiles of other ranks): weft reads and
+ * writes the owner's memory in place, never frees it. ld is the leading
+ * dimension in elements. Between taskpools the memory holds the data's
+ * newest version (written back by weft_taskpool_wait) and the user may
+ * read and write it without any call: each wait leaves device copies of
+ * MANAGED data stale, so the next task on a device stages the data in
+ * again (the cost of this default; see weft_data_set_keep_device_copies
+ * to keep them). A registration made on some ranks only is found at the
+ * next weft_taskpool_wait or weft_fini, which log on every rank each
+ * rank's creation at the first difference ("data K: ..., owner rank R")
+ * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
+ * is not a rank, a NULL pointer or ld < rows on the owner, or a bad type
+ * or size. */
 WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
-                                         int rows, int cols, int64_t ld);
+                                         int rows, int cols, int64_t ld, int owner_rank);
 
 /* Releases the handle once the tasks that use it are done (deferred).
  * Runtime-owned copies are freed; MANAGED memory is left to the user. The
@@ -232,48 +284,9 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 
-/* ---- tiled matrices (2D block-cyclic over a P x Q grid of ranks) ------ */
+/* ---- tiled matrices, vectors, distributions: weft/weft_matrix.h ------ */
 
-typedef struct weft_matrix weft_matrix_t;
-
-/* An m x n matrix cut into mb x nb tiles (the last row/column of tiles may
- * be partial), tile (i,j) owned by rank (i%P)*Q + (j%Q). P*Q must equal the
- * number of ranks. Local tiles are allocated by weft (contiguous, ld = rows
- * of the tile). NULL with a logged error on bad input. */
-WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m,
-                                        int64_t n, int mb, int nb, int P, int Q);
-
-/* Wraps a user matrix in LAPACK column-major layout (lda >= m) as MANAGED
- * strided tiles; weft never frees it. Only the tiles of this rank are
- * referenced; with P*Q == 1 the whole matrix is local. Like
- * weft_data_register memory, the user may read and write it between
- * taskpools without any call (device copies are dropped at each wait). */
-WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
-                                         int64_t lda, int64_t m, int64_t n, int mb, int nb, int P,
-                                         int Q);
-
-/* Releases every tile (weft_data_release) and the matrix handle. */
-WEFT_API void weft_matrix_free(weft_matrix_t *A);
-
-/* weft_data_host_acquire / weft_data_host_release of every tile this rank
- * holds (the memory of a wrapped matrix is then the user's array). All or
- * nothing: on an error no tile stays acquired and the error of the first
- * failing tile is returned. The release returns WEFT_ERR_INVALID when no
- * local tile is acquired. */
-WEFT_API WEFT_NODISCARD int weft_matrix_host_acquire(weft_matrix_t *A, int mode);
-WEFT_API WEFT_NODISCARD int weft_matrix_host_release(weft_matrix_t *A);
-/* weft_data_set_keep_device_copies for every tile. */
-WEFT_API int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep);
-
-WEFT_API int weft_matrix_mt(const weft_matrix_t *A); /* tile rows */
-WEFT_API int weft_matrix_nt(const weft_matrix_t *A); /* tile columns */
-WEFT_API int weft_matrix_tile_rows(const weft_matrix_t *A, int i);
-WEFT_API int weft_matrix_tile_cols(const weft_matrix_t *A, int j);
-/* The rank holding tile (i, j); -1 after logging for a tile outside. */
-WEFT_API int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j);
-/* The handle of tile (i, j), to pass to weft_insert_task; NULL after
- * logging for a tile outside the matrix. */
-WEFT_API weft_data_t *weft_tile(weft_matrix_t *A, int i, int j);
+#include "weft/weft_matrix.h"
 
 /* ---- tasks ----------------------------------------------------------- */
 
@@ -320,28 +333,103 @@ enum {
     WEFT_R = 0x1,
     WEFT_W = 0x2,
     WEFT_RW = 0x3,
-    WEFT_AFFINITY = 0x10, /* OR-ed with a mode: the task runs where this data lives */
-    WEFT_VALUE = 0x100,   /* followed by (const void *ptr, size_t bytes): copied */
-    WEFT_PRIORITY = 0x200 /* followed by an int; higher runs first */
+    /* Commutative accumulation into a data with a reduction
+     * (weft_data_set_reduction): the task gets a partial result of its
+     * rank's to update in place (read-write), initialised by the reduction's
+     * init class; tasks of different partials run at once. The partials
+     * are combined into the data, on its owner, before the next task that
+     * uses it otherwise and at weft_taskpool_wait. */
+    WEFT_REDUX = 0x4,
+    WEFT_AFFINITY = 0x10,  /* OR-ed with a mode: the task runs where this data lives */
+    WEFT_VALUE = 0x100,    /* followed by (const void *ptr, size_t bytes): copied */
+    WEFT_PRIORITY = 0x200, /* followed by an int; higher runs first */
+    /* Followed by an int: the rank that runs the task, whatever its data's
+     * owners (StarPU's EXECUTE_ON_NODE); the data it reads are sent there
+     * and what it writes goes home at the wait. In [0, weft_nranks). */
+    WEFT_ON_RANK = 0x400,
+    /* Followed by an int: the device (0 = host, 1..weft_ndevices) the task
+     * runs on, on the rank that runs it, when its class has a body for that
+     * device's type (emu devices run CPU bodies); otherwise the usual
+     * choice (home device of its WEFT_AFFINITY data, else where it should
+     * finish first). A hint: it overrides the affinity data's home. */
+    WEFT_DEVICE_HINT = 0x800
 };
+
+/* One argument of weft_insert_task_array: what one (mode, data) pair,
+ * (WEFT_VALUE, ptr, bytes) triple or (tag, int) pair of the variadic form
+ * says. Build them with the helpers below. */
+typedef struct weft_arg {
+    int tag;           /* a mode (| WEFT_AFFINITY), WEFT_VALUE, or a tag followed by an int */
+    int i;             /* WEFT_PRIORITY, WEFT_ON_RANK, WEFT_DEVICE_HINT: the number */
+    weft_data_t *data; /* a mode: the data */
+    const void *ptr;   /* WEFT_VALUE: the bytes, copied at insertion */
+    size_t bytes;
+} weft_arg_t;
+
+static inline weft_arg_t weft_arg_data(int mode, weft_data_t *data)
+{
+    weft_arg_t a = {mode, 0, data, NULL, 0};
+    return a;
+}
+static inline weft_arg_t weft_arg_value(const void *ptr, size_t bytes)
+{
+    weft_arg_t a = {WEFT_VALUE, 0, NULL, ptr, bytes};
+    return a;
+}
+/* tag: WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT. */
+static inline weft_arg_t weft_arg_int(int tag, int value)
+{
+    weft_arg_t a = {tag, value, NULL, NULL, 0};
+    return a;
+}
 
 #define WEFT_MAX_FLOWS 16
 #define WEFT_MAX_VALUES 8
 #define WEFT_MAX_VALUE_BYTES 64
 
+/* Makes d reducible (mode WEFT_REDUX of weft_insert_task). init's body
+ * sets its flow 0 (W) to the identity of the operation; combine's body
+ * folds its flow 1 (R, a partial result) into its flow 0 (RW): the
+ * operation must be commutative and associative (the order of the
+ * partials is not fixed). Each may have CPU, emu and CUDA bodies. Each
+ * rank keeps up to redux_lanes partials of d (its tasks are dealt over
+ * them in turn), combines them into one, then into d on d's owner; a NEW d
+ * never written is first set by init. Call on every rank, between
+ * taskpools, before the first WEFT_REDUX task of d. WEFT_ERR_INVALID for a
+ * bad handle or a class without a CPU body. */
+WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
+                                                    const weft_task_class_t *combine);
+
 WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name);
 
 /* Inserts one task: a list of (mode, weft_data_t *) pairs, (WEFT_VALUE, ptr,
- * bytes) triples and (WEFT_PRIORITY, int) pairs, ended by 0. Every rank
+ * bytes) triples and (WEFT_PRIORITY, int), (WEFT_ON_RANK, int) and
+ * (WEFT_DEVICE_HINT, int) pairs, ended by 0. Every rank
  * inserts the same sequence. Dependencies (read after write, write after
  * read, write after write) are inferred from the modes in insertion order.
  * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
- * j)), a data acquired by the host, a NEW data read before any write, an
- * unknown tag, or too many flows or values; nothing is inserted then. */
+ * j)), a data acquired by the host, a NEW data read before any write
+ * (without weft_data_set_init), an unknown tag, too many flows or values,
+ * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
+ * 0..weft_ndevices (every rank checks the same arguments, so every rank
+ * refuses the same call); nothing is inserted then. The rank a task runs
+ * on is compared across ranks at the wait (section 4 of
+ * docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values for one
+ * task are told, not left waiting. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
+
+/* The same task given as an array of nargs arguments (no 0 at the end), for
+ * generated code and a number of flows known at run time: args[k] is
+ * argument k + 1 of the variadic form, and the two forms share one path
+ * (the variadic form builds this array), so they check and insert alike.
+ * Also WEFT_ERR_INVALID after logging for nargs < 0, or args NULL with
+ * nargs > 0. */
+WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
+                                                   const weft_task_class_t *cls,
+                                                   const weft_arg_t *args, int nargs);
 
 /* Blocks until every task inserted in tp has run (or was cancelled) and
  * every final version is back on its owner. Collective: it starts with the
@@ -435,6 +523,11 @@ WEFT_API void *weft_task_ptr(const weft_task_t *t, int flow);
 WEFT_API int64_t weft_task_ld(const weft_task_t *t, int flow);
 WEFT_API int weft_task_rows(const weft_task_t *t, int flow);
 WEFT_API int weft_task_cols(const weft_task_t *t, int flow);
+/* Element type of data flow i as the data was created, and the bytes of
+ * one element (weft_dtype_size of it): a tile of struct elements made with
+ * weft_dtype_struct(sizeof (struct s)) has rows x cols structs. */
+WEFT_API weft_dtype_t weft_task_type(const weft_task_t *t, int flow);
+WEFT_API size_t weft_task_elem_size(const weft_task_t *t, int flow);
 /* Number of data flows and of value arguments of the task. */
 WEFT_API int weft_task_nflows(const weft_task_t *t);
 WEFT_API int weft_task_nvalues(const weft_task_t *t);
@@ -451,7 +544,8 @@ WEFT_API WEFT_NODISCARD int weft_task_value_get(const weft_task_t *t, int i, voi
 WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
 WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
 /* Device index on this rank (0 = host) and, on an accelerator, its stream
- * (cudaStream_t) and library handles (cublasHandle_t, cusolverDnHandle_t). */
+ * (cudaStream_t; hipStream_t) and library handles (cublasHandle_t,
+ * cusolverDnHandle_t; NULL on HIP). */
 WEFT_API int weft_task_device(const weft_task_t *t);
 WEFT_API void *weft_task_stream(const weft_task_t *t);
 WEFT_API void *weft_task_blas_handle(const weft_task_t *t);

@@ -5,6 +5,7 @@
  * again instead of reading an older device copy. */
 #include "api/data_api.h"
 #include "devmgr/devmgr.h"
+#include "stf/sim.h"
 #include "util/log.h"
 
 static int check_mode(int mode, const char *call)
@@ -58,6 +59,14 @@ static int bring_home(weft_data_t *d, int mode, const char *call)
     int has_host = d->copies[0] != NULL;
     weft_data_unlock(d);
     int mine = d->owner_rank == d->ctx->rank;
+    /* A NEW data with an initialiser that no task wrote: its contents are
+     * the initial ones, made here as a first reading task would. */
+    if (!held && mine && (mode & WEFT_R) && (d->flags & WEFT_DATA_NEW) &&
+        (d->flags & WEFT_DATA_INIT) && d->version == 0) {
+        int rc = weft_data_init_contents(d);
+        if (rc != WEFT_SUCCESS) return rc;
+        held = 1;
+    }
     if (!held && ((mode & WEFT_R) || !mine)) return not_held(d, call);
     int rc = WEFT_SUCCESS;
     if (mode & WEFT_R) {
@@ -77,10 +86,29 @@ static int bring_home(weft_data_t *d, int mode, const char *call)
     return rc;
 }
 
+/* A simulated rank's tiles have no memory: the host gets the scratch that
+ * stands in for every tile (docs/SCALE.md), so that an application's
+ * loops over its tiles run; what they write there is not kept. */
+static int acquire_scratch(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
+{
+    if (d->owner_rank != d->ctx->rank) return not_held(d, call);
+    void *p = weft_sim_scratch(d->ctx, d->bytes);
+    if (!p) {
+        weft_error("%s: out of host memory for a simulated tile of %zu bytes", call, d->bytes);
+        return WEFT_ERR_NOMEM;
+    }
+    *ptr = p;
+    *ld = d->rows;
+    d->host_access = mode;
+    return WEFT_SUCCESS;
+}
+
 int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
 {
     int rc = check_mode(mode, call);
     if (rc == WEFT_SUCCESS) rc = check_free(d, call);
+    if (rc == WEFT_SUCCESS && d->ctx->sim && !d->copies[0])
+        return acquire_scratch(d, mode, call, ptr, ld);
     if (rc == WEFT_SUCCESS) rc = bring_home(d, mode, call);
     if (rc != WEFT_SUCCESS) return rc;
     weft_data_lock(d);
@@ -103,8 +131,9 @@ int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, in
 void weft_acquire_end(weft_data_t *d)
 {
     if (d->host_access & WEFT_W) {
+        /* A simulated tile has no copy to make current. */
         weft_data_lock(d);
-        weft_data_copy_set_current_locked(d, 0);
+        if (d->copies[0]) weft_data_copy_set_current_locked(d, 0);
         weft_data_unlock(d);
         d->flags &= ~WEFT_DATA_NEW;
     }

@@ -7,17 +7,10 @@
 #include "sched/task.h"
 #include "devmgr/devmgr.h"
 #include "stf/record.h"
+#include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
-
-weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
-                            int owner_rank)
-{
-    weft_data_t *d = weft_data__create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
-    if (d) d->quarantine = &ctx->quarantine;
-    return d;
-}
 
 const char *weft_data_busy_taskpool(const weft_data_t *d)
 {
@@ -29,16 +22,25 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     return t ? t->tp->name : NULL;
 }
 
+/* The owner must be a rank of the run; every rank checks the same
+ * arguments, so every rank refuses the same call. */
+static int check_owner(const weft_context_t *ctx, const char *call, int owner_rank)
+{
+    if (owner_rank >= 0 && owner_rank < ctx->nranks) return WEFT_SUCCESS;
+    weft_error("%s: owner rank %d is not in [0, %d): pass the rank that holds the data", call,
+               owner_rank, ctx->nranks);
+    return WEFT_ERR_INVALID;
+}
+
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                            int owner_rank)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_new", 1)) return NULL;
-    weft_seqcheck_call(ctx, "weft_data_new(type %d, %d x %d, owner rank %d)", (int)type, rows, cols,
-                       owner_rank);
-    if (owner_rank < 0 || owner_rank >= ctx->nranks) {
-        weft_error("weft_data_new: owner rank %d is not in [0, %d)", owner_rank, ctx->nranks);
-        return NULL;
-    }
+    /* The key names the data in a divergence report: the ranks agree on it
+     * up to the first creation that differs. */
+    weft_seqcheck_call(ctx, "weft_data_new(data %llu: type %d, %d x %d, owner rank %d)",
+                       (unsigned long long)ctx->next_key, (int)type, rows, cols, owner_rank);
+    if (check_owner(ctx, "weft_data_new", owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
     d->flags |= WEFT_DATA_NEW;
@@ -49,25 +51,66 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     return d;
 }
 
+int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_init", 1)) return WEFT_ERR_INVALID;
+    weft_context_t *ctx = d->ctx;
+    /* Ranks that read d first make its contents themselves: they must all
+     * know it, or one waits for a transfer that another never sends. */
+    weft_seqcheck_call(ctx, "weft_data_set_init(data %llu, %s)", (unsigned long long)d->key,
+                       init ? "function" : "zeros");
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    const char *busy = weft_data_busy_taskpool(d);
+    int written = !(d->flags & WEFT_DATA_NEW) || d->version > 0 || weft_remote_version(d) > 0 ||
+                  (r && r->last_writer);
+    if (busy)
+        weft_error("weft_data_set_init: data %llu is used by taskpool \"%s\", which was not "
+                   "waited for: set the initialiser before the data's first task",
+                   (unsigned long long)d->key, busy);
+    else if (written)
+        weft_error("weft_data_set_init: data %llu is not a NEW data that no task wrote: it has "
+                   "contents already",
+                   (unsigned long long)d->key);
+    if (busy || written) return WEFT_ERR_INVALID;
+    d->init_fn = init;
+    d->init_arg = arg;
+    d->flags |= WEFT_DATA_INIT;
+    return WEFT_SUCCESS;
+}
+
+/* The owner's memory must be there; other ranks pass what they like. */
+static int check_register(const weft_context_t *ctx, const void *ptr, int rows, int64_t ld,
+                          int owner_rank)
+{
+    int rc = check_owner(ctx, "weft_data_register", owner_rank);
+    if (rc != WEFT_SUCCESS || owner_rank != ctx->rank) return rc;
+    if (ptr && ld >= rows) return WEFT_SUCCESS;
+    weft_error("weft_data_register: %s on the owner rank %d",
+               !ptr ? "NULL pointer: pass the address of the user's memory"
+                    : "ld is smaller than rows: pass the leading dimension in elements",
+               owner_rank);
+    return WEFT_ERR_INVALID;
+}
+
 weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
-                                int cols, int64_t ld)
+                                int cols, int64_t ld, int owner_rank)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
-    weft_seqcheck_call(ctx, "weft_data_register(type %d, %d x %d)", (int)type, rows, cols);
-    if (!ptr || ld < rows) {
-        weft_error("weft_data_register: %s",
-                   !ptr ? "NULL pointer: pass the address of the user's memory"
-                        : "ld is smaller than rows: pass the leading dimension in elements");
-        return NULL;
-    }
-    weft_data_t *d = weft_data_make(ctx, type, rows, cols, ctx->rank);
+    weft_seqcheck_call(ctx, "weft_data_register(data %llu: type %d, %d x %d, owner rank %d)",
+                       (unsigned long long)ctx->next_key, (int)type, rows, cols, owner_rank);
+    if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
+    weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
-    weft_data_copy_t *c = weft_data_copy_attach(d, 0, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
-    if (!c || weft_context_track(ctx, d) != 0) {
+    /* Other ranks hold a handle without memory, as for a matrix's remote
+     * tiles: the insertion sequence names the data on every rank. */
+    weft_data_copy_t *c = owner_rank != ctx->rank
+                              ? NULL
+                              : weft_data_copy_attach(d, 0, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
+    if ((owner_rank == ctx->rank && !c) || weft_context_track(ctx, d) != 0) {
         weft_data__unref(d);
         return NULL;
     }
-    weft_data_copy_set_initial_locked(d, 0);
+    if (c) weft_data_copy_set_initial_locked(d, 0);
     return d;
 }
 

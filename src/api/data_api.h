@@ -5,11 +5,6 @@
 
 #include "context/context.h"
 
-/* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
- * sizes (logged). Main thread. */
-weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
-                            int owner_rank);
-
 /* The name of a taskpool that uses d and was not waited for since, NULL
  * when there is none. Main thread. */
 const char *weft_data_busy_taskpool(const weft_data_t *d);

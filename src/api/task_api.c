@@ -67,6 +67,18 @@ int weft_task_cols(const weft_task_t *t, int flow)
     return f ? f->data->cols : 0;
 }
 
+weft_dtype_t weft_task_type(const weft_task_t *t, int flow)
+{
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_type");
+    return f ? f->data->type : WEFT_BYTE;
+}
+
+size_t weft_task_elem_size(const weft_task_t *t, int flow)
+{
+    const weft_flow_t *f = flow_of(t, flow, "weft_task_elem_size");
+    return f ? f->data->elem : 0;
+}
+
 int weft_task_nflows(const weft_task_t *t)
 {
     if (!t) weft_error("weft_task_nflows: NULL task");

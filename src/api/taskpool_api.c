@@ -4,6 +4,7 @@
 #include "context/context.h"
 
 #include "devmgr/devmgr.h"
+#include "stf/redux.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -15,6 +16,9 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
         return WEFT_ERR_INVALID;
     weft_context_t *ctx = tp->ctx;
+    /* The insertion phase in CPU time of the inserting thread, whatever
+     * the wait finds (docs/SCALE.md). */
+    if (tp->t_first > 0) ctx->insert_s += weft_clock_thread_s() - tp->cpu_first;
     if (ctx->diverged) {
         /* Its tasks may wait for transfers that will never come. */
         weft_error("taskpool %s is not waited for: the ranks are out of step since an earlier "
@@ -23,6 +27,10 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         tp->mismatch = 1;
         return WEFT_ERR_MISMATCH;
     }
+    /* Partial results still apart are combined by tasks of this wave,
+     * inserted alike on every rank before the sequences are compared. */
+    int rrc = weft_redux_flush_pool(tp);
+    if (rrc != WEFT_SUCCESS) weft_failure_note(tp, rrc, "combining partial results failed");
     if (ctx->nranks > 1) {
         /* The agreement comes first, before any other collective and any
          * transfer: ranks elsewhere would otherwise leave this one

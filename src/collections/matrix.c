@@ -1,23 +1,18 @@
-/* Tiled matrices in 2D block-cyclic layout over a P x Q grid of ranks.
- * Every rank holds a data handle for every tile (the insertion sequence
- * names remote tiles too) but memory only for its own tiles. */
+/* Tiled matrices: 2D block-cyclic over a P x Q grid of ranks, or any
+ * distribution a user function gives (owner rank and home device of each
+ * tile); vectors are n x 1 matrices of blocks. Every rank holds a data
+ * handle for every tile (the insertion sequence names remote tiles too)
+ * but memory only for its own tiles. */
 #include <stdlib.h>
 
-#include "api/data_api.h"
+#include "collections/matrix_int.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
 
-struct weft_matrix {
-    uint32_t tag; /* util/handle.h: WEFT_HANDLE_MATRIX; first field */
-    weft_context_t *ctx;
-    weft_dtype_t type;
-    int64_t m, n;
-    int mb, nb, mt, nt, P, Q;
-    weft_data_t **tiles; /* column-major, mt x nt */
-};
-
+/* With user_dist there is no grid: the distribution is checked tile by
+ * tile. */
 static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
-                       int P, int Q)
+                       int P, int Q, int user_dist)
 {
     if (weft_dtype_size(type) == 0) {
         weft_error("matrix: unknown element type %d", (int)type);
@@ -31,7 +26,7 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
         weft_error("matrix: tile size %d x %d must be positive", mb, nb);
         return WEFT_ERR_INVALID;
     }
-    if (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks) {
+    if (!user_dist && (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks)) {
         weft_error("matrix: process grid %d x %d does not match the %d ranks (P*Q must equal "
                    "the number of ranks)",
                    P, Q, ctx->nranks);
@@ -41,9 +36,9 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
 }
 
 static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
-                                   int mb, int nb, int P, int Q)
+                                   int mb, int nb, int P, int Q, int user_dist)
 {
-    if (check_shape(ctx, type, m, n, mb, nb, P, Q) != 0) return NULL;
+    if (check_shape(ctx, type, m, n, mb, nb, P, Q, user_dist) != 0) return NULL;
     weft_matrix_t *A = calloc(1, sizeof *A);
     if (!A) return NULL;
     *A = (weft_matrix_t){.tag = WEFT_HANDLE_MATRIX,
@@ -58,7 +53,10 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->mt = (int)((m + mb - 1) / mb);
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
-    if (!A->tiles) {
+    A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
+    if (!A->tiles || !A->local) {
+        free(A->tiles);
+        free(A->local);
         free(A);
         return NULL;
     }
@@ -68,7 +66,13 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
 /* The owner of tile (i, j), for tiles inside the matrix. */
 static int tile_rank(const weft_matrix_t *A, int i, int j)
 {
-    return (i % A->P) * A->Q + (j % A->Q);
+    return A->tiles[(size_t)j * A->mt + i]->owner_rank;
+}
+
+int weft_dist_block_cyclic_rank(int i, int j, void *arg)
+{
+    const weft_grid_t *g = arg;
+    return (i % g->P) * g->Q + (j % g->Q);
 }
 
 int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j)
@@ -129,22 +133,30 @@ static int home_device(int r, int g)
     return 1 + (k < g ? k : 2 * g - 1 - k);
 }
 
-/* Creates every handle; `attach` gives local tiles their memory. */
+/* Creates every handle; `attach` gives local tiles their memory. The
+ * owner of each tile is owners[k] (k = j * mt + i), its home device
+ * devices[k] when devices is not NULL, else weft's rule by tile row. */
 typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
+static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 
-static int make_tiles(weft_matrix_t *A, attach_fn attach, void *arg)
+static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, attach_fn attach,
+                      void *arg)
 {
     weft_context_t *ctx = A->ctx;
     for (int j = 0; j < A->nt; j++) {
         for (int i = 0; i < A->mt; i++) {
-            int rank = tile_rank(A, i, j);
+            size_t k = (size_t)j * A->mt + i;
+            int rank = owners[k];
             weft_data_t *d = weft_data_make(ctx, A->type, weft_matrix_tile_rows(A, i),
                                             weft_matrix_tile_cols(A, j), rank);
             if (!d) return WEFT_ERR_NOMEM;
-            A->tiles[(size_t)j * A->mt + i] = d;
-            if (rank == ctx->rank && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
+            A->tiles[k] = d;
+            if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
+            /* A simulation gives tiles no memory (docs/SCALE.md). */
+            int attached = rank == ctx->rank && !(ctx->sim && attach == attach_runtime);
+            if (attached && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
             if (rank == ctx->rank && ctx->ndevices > 0) {
-                d->home_device = home_device(i / A->P, ctx->ndevices);
+                d->home_device = devices ? devices[k] : home_device(i / A->P, ctx->ndevices);
                 d->flags |= WEFT_DATA_HOMED;
             }
             if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;
@@ -180,46 +192,173 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
     return WEFT_SUCCESS;
 }
 
+/* The owner (and, with devices on this rank and a device function, the
+ * home device) of every tile, k = j * mt + i. A value out of range is
+ * logged naming the tile: every rank calls the same functions, so every
+ * rank refuses the same matrix. */
+static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)
+{
+    weft_context_t *ctx = A->ctx;
+    for (int j = 0; j < A->nt; j++)
+        for (int i = 0; i < A->mt; i++) {
+            size_t k = (size_t)j * A->mt + i;
+            owners[k] = dist->rank(i, j, dist->arg);
+            if (owners[k] < 0 || owners[k] >= ctx->nranks) {
+                weft_error("matrix: the distribution's rank function gives tile (%d, %d) rank %d, "
+                           "not in [0, %d)",
+                           i, j, owners[k], ctx->nranks);
+                return WEFT_ERR_INVALID;
+            }
+            if (!devices) continue;
+            devices[k] = dist->device(i, j, dist->arg);
+            if (devices[k] < 0 || devices[k] > ctx->ndevices) {
+                weft_error("matrix: the distribution's device function gives tile (%d, %d) device "
+                           "%d, not in [0, %d]",
+                           i, j, devices[k], ctx->ndevices);
+                return WEFT_ERR_INVALID;
+            }
+        }
+    return WEFT_SUCCESS;
+}
+
+/* The tiles of A with their owners and devices from dist; A freed on
+ * failure. */
+static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn attach, void *arg)
+{
+    size_t n = (size_t)A->mt * (size_t)A->nt;
+    int use_dev = dist->device && A->ctx->ndevices > 0;
+    int *owners = malloc(n * sizeof *owners),
+        *devices = use_dev ? malloc(n * sizeof *devices) : NULL;
+    int rc =
+        !owners || (use_dev && !devices) ? WEFT_ERR_NOMEM : map_tiles(A, dist, owners, devices);
+    if (rc == WEFT_SUCCESS) rc = make_tiles(A, owners, devices, attach, arg);
+    if (rc == WEFT_ERR_NOMEM) weft_error("matrix: out of host memory");
+    free(owners);
+    free(devices);
+    if (rc == WEFT_SUCCESS) return A;
+    weft_matrix_free(A);
+    return NULL;
+}
+
+/* The hash of the owners a distribution gives, which the ranks compare
+ * with the data creations (a function that differs between ranks). */
+static unsigned long long dist_hash(const weft_context_t *ctx, const weft_dist_t *d, int mt, int nt)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (int j = 0; j < nt; j++)
+        for (int i = 0; i < mt; i++) {
+            int r = d->rank(i, j, d->arg);
+            int dev = d->device && ctx->ndevices > 0 ? d->device(i, j, d->arg) : 0;
+            h = (h ^ (unsigned)(r * 131 + dev)) * 1099511628211ULL;
+        }
+    return h;
+}
+
+typedef struct {
+    const char *call;
+    weft_dtype_t type;
+    int wrap; /* the user's matrix at ptr (lda) rather than weft's memory */
+    void *ptr;
+    int64_t lda, m, n;
+    int mb, nb;
+    const weft_dist_t *dist; /* NULL: block-cyclic over P x Q */
+    int P, Q;
+} shape_t;
+
+/* The creation as the ranks compare it: the grid, or the owners that a
+ * user distribution gives (a function that differs between ranks). */
+static void log_creation(weft_context_t *ctx, const shape_t *s)
+{
+    char grid[64];
+    int mt = s->mb > 0 ? (int)((s->m + s->mb - 1) / s->mb) : 0;
+    int nt = s->nb > 0 ? (int)((s->n + s->nb - 1) / s->nb) : 0;
+    if (!s->dist)
+        snprintf(grid, sizeof grid, "grid %d x %d", s->P, s->Q);
+    else
+        snprintf(grid, sizeof grid, "owners %016llx",
+                 s->dist->rank && mt > 0 && nt > 0 ? dist_hash(ctx, s->dist, mt, nt) : 0ULL);
+    weft_seqcheck_call(ctx, "%s(type %d, %lld x %lld, tiles %d x %d, %s)", s->call, (int)s->type,
+                       (long long)s->m, (long long)s->n, s->mb, s->nb, grid);
+}
+
+static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
+{
+    log_creation(ctx, s);
+    const char *bad = s->dist && !s->dist->rank  ? "no rank function in the weft_dist_t"
+                      : s->wrap && !s->ptr       ? "NULL pointer"
+                      : s->wrap && s->lda < s->m ? "lda is smaller than m"
+                                                 : NULL;
+    if (bad) {
+        weft_error("%s: %s", s->call, bad);
+        return NULL;
+    }
+    /* A user distribution: no grid to check; weft's home-device rule then
+     * deals devices by tile row. */
+    weft_matrix_t *A = matrix_alloc(ctx, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P,
+                                    s->dist ? 0 : s->Q, s->dist != NULL);
+    if (!A) return NULL;
+    if (s->dist) A->P = A->Q = 1;
+    weft_grid_t g = {s->P, s->Q};
+    weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
+    wrap_arg_t w = {.base = s->ptr, .lda = s->lda};
+    return fill(A, s->dist ? s->dist : &cyclic, s->wrap ? attach_user : attach_runtime, &w);
+}
+
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
                                int nb, int P, int Q)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
-    weft_seqcheck_call(ctx, "weft_matrix_new(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
-                       (int)type, (long long)m, (long long)n, mb, nb, P, Q);
-    weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
-    if (!A) return NULL;
-    if (make_tiles(A, attach_runtime, NULL) != 0) {
-        weft_error("matrix %lld x %lld: out of host memory", (long long)m, (long long)n);
-        weft_matrix_free(A);
-        return NULL;
-    }
-    return A;
+    shape_t s = {"weft_matrix_new", type, 0, NULL, 0, m, n, mb, nb, NULL, P, Q};
+    return build(ctx, &s);
 }
 
 weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
-    weft_seqcheck_call(ctx, "weft_matrix_wrap(type %d, %lld x %lld, tiles %d x %d, grid %d x %d)",
-                       (int)type, (long long)m, (long long)n, mb, nb, P, Q);
-    if (!ptr || lda < m) {
-        weft_error("matrix wrap: %s", !ptr ? "NULL pointer" : "lda is smaller than m");
-        return NULL;
-    }
-    weft_matrix_t *A = matrix_alloc(ctx, type, m, n, mb, nb, P, Q);
-    if (!A) return NULL;
-    wrap_arg_t w = {.base = ptr, .lda = lda};
-    if (make_tiles(A, attach_user, &w) != 0) {
-        weft_matrix_free(A);
-        return NULL;
-    }
-    return A;
+    shape_t s = {"weft_matrix_wrap", type, 1, ptr, lda, m, n, mb, nb, NULL, P, Q};
+    return build(ctx, &s);
+}
+
+weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
+                                    int mb, int nb, const weft_dist_t *dist)
+{
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
+    static const weft_dist_t none = {0};
+    shape_t s = {"weft_matrix_new_dist", type, 0, NULL, 0, m, n, mb, nb, dist ? dist : &none, 0, 0};
+    return build(ctx, &s);
+}
+
+weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
+                                     int64_t m, int64_t n, int mb, int nb, const weft_dist_t *dist)
+{
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
+    static const weft_dist_t none = {0};
+    shape_t s = {"weft_matrix_wrap_dist", type, 1, ptr, lda, m, n, mb, nb,
+                 dist ? dist : &none,     0,    0};
+    return build(ctx, &s);
+}
+
+weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb)
+{
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
+    shape_t s = {"weft_vector_new", type, 0, NULL, 0, n, 1, nb, 1, NULL, ctx->nranks, 1};
+    return build(ctx, &s);
+}
+
+weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t n,
+                                int nb)
+{
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
+    shape_t s = {"weft_vector_wrap", type, 1, ptr, n, n, 1, nb, 1, NULL, ctx->nranks, 1};
+    return build(ctx, &s);
 }
 
 static void matrix_destroy(void *p)
 {
     weft_matrix_t *A = p;
     free(A->tiles);
+    free(A->local);
     free(A);
 }
 
@@ -232,6 +371,27 @@ void weft_matrix_free(weft_matrix_t *A)
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
+}
+
+/* ---- this rank's tiles ---------------------------------------------------- */
+
+int weft_matrix_local_count(const weft_matrix_t *A)
+{
+    return weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_local_count", 1) ? A->nlocal : -1;
+}
+
+weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, int *j)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_local_tile", 1)) return NULL;
+    if (k < 0 || k >= A->nlocal) {
+        weft_error("weft_matrix_local_tile: index %d is not in [0, %d): this rank holds %d tiles",
+                   k, A->nlocal, A->nlocal);
+        return NULL;
+    }
+    int t = A->local[k];
+    if (i) *i = t % A->mt;
+    if (j) *j = t / A->mt;
+    return A->tiles[t];
 }
 
 /* ---- host access to the local tiles between taskpools ----------------- */

@@ -13,9 +13,11 @@
 #include "params/params.h"
 #include "sched/sched.h"
 #include "sched/task.h"
+#include "context/meta.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
 #include "util/vec.h"
+#include "util/blas_threads.h"
 #include "weft/weft.h"
 
 struct weft_context {
@@ -43,12 +45,21 @@ struct weft_context {
     int mpi_thread_level;
     uint64_t next_seq; /* tasks inserted (main thread) */
     uint64_t next_key; /* data created (main thread): names data across ranks */
-    int blas_threads_saved;
-    atomic_int error;         /* first error seen by a worker, 0 if none */
-    struct weft_fault *fault; /* fault_inject rules of this rank, NULL: none */
+    uint64_t waves;    /* taskpool waves begun (main thread): stf/taskpool.h's wave */
+    weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
+    atomic_int error;                 /* first error seen by a worker, 0 if none */
+    struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
     atomic_llong tasks_failed, tasks_cancelled;
     atomic_llong tasks_run;
-    atomic_llong actions_done; /* network SEND/RECV tasks finished */
+    atomic_llong actions_done;           /* network SEND/RECV tasks finished */
+    atomic_llong sends_done, recvs_done; /* of those, SENDs and RECVs (show_stats) */
+    /* What insertion did (main thread): tasks the application inserted
+     * (walked), body tasks this rank kept, SEND and RECV tasks inferred,
+     * and seconds from each taskpool's first insertion to its wait. */
+    long long walked, kept, sends, recvs;
+    double insert_s;
+    weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
+    struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
     /* Agreement between ranks (stf/agree.h), main thread. */
     long nagree;         /* agreements passed */
@@ -74,6 +85,11 @@ void weft_stats_print(weft_context_t *ctx);
 
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);
+
+/* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
+ * sizes (logged). Main thread. */
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank);
 
 /* Registry of live data for the leak report. */
 int weft_context_track(weft_context_t *ctx, weft_data_t *d);

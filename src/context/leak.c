@@ -1,4 +1,4 @@
-/* Live data of a context and the leak report: at the end, a data the user
+/* Data made by a context, its live data and the leak report: at the end, a data the user
  * never released that still holds runtime-owned memory is a real leak.
  * Temporaries (NEW tiles, network copies) released by the user or by weft
  * are gone from this list by then, so they are never reported. */
@@ -7,10 +7,19 @@
 #include "context/context.h"
 #include "util/log.h"
 
+weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
+                            int owner_rank)
+{
+    weft_data_t *d = weft_data__create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
+    if (d) d->quarantine = &ctx->quarantine;
+    return d;
+}
+
 int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
     int rc = weft_vec_push(&ctx->live, &d);
+    if (rc == WEFT_SUCCESS) d->live_slot = (int)ctx->live.n;
     pthread_mutex_unlock(&ctx->live_lock);
     return rc;
 }
@@ -18,12 +27,14 @@ int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
-    /* Released data are usually the most recent ones: search backwards. */
+    /* The data knows its place: releasing every tile of a matrix is not
+     * quadratic in the tiles (every rank holds a handle for each). */
     weft_data_t **live = ctx->live.data;
-    for (size_t i = ctx->live.n; i-- > 0;) {
-        if (live[i] != d) continue;
-        weft_vec_swap_remove(&ctx->live, i);
-        break;
+    int i = d->live_slot - 1;
+    if (i >= 0 && (size_t)i < ctx->live.n && live[i] == d) {
+        weft_vec_swap_remove(&ctx->live, (size_t)i);
+        if ((size_t)i < ctx->live.n) live[i]->live_slot = i + 1;
+        d->live_slot = 0;
     }
     pthread_mutex_unlock(&ctx->live_lock);
 }

@@ -13,6 +13,9 @@ void weft_stats_print(weft_context_t *ctx)
     weft_log_stats(-1, "rank %d: %lld tasks on %d cores + %d devices", ctx->rank,
                    (long long)s.tasks_run, ctx->ncores, ctx->ndevices);
     if (!ctx->comm_engine) return;
+    weft_log_stats(-1, "rank %d: transfers: %lld sends, %lld recvs", ctx->rank,
+                   (long long)atomic_load(&ctx->sends_done),
+                   (long long)atomic_load(&ctx->recvs_done));
     weft_log_stats(-1,
                    "rank %d: network: %lld activations (%lld eager), sent %.1f MiB (%.1f from "
                    "device memory), received %.1f MiB (%.1f into device memory): host %.1f, mpi "

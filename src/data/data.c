@@ -17,9 +17,19 @@ size_t weft_dtype_size(weft_dtype_t t)
         return sizeof(float);
     case WEFT_BYTE:
         return 1;
+    case WEFT_INT32:
+        return sizeof(int32_t);
+    case WEFT_INT64:
+        return sizeof(int64_t);
+    case WEFT_DTYPE_STRUCT:
+        return 0; /* a struct of no bytes */
     }
-    return 0;
+    int s = (int)t - WEFT_DTYPE_STRUCT;
+    return s > 0 && s <= 65535 ? (size_t)s : 0;
 }
+
+_Static_assert(offsetof(weft_data_t, home_device) <= 64,
+               "what insertion reads of a data fits its first cache line");
 
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                                int cols, int owner_rank)
@@ -29,8 +39,11 @@ weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtyp
         weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows, cols);
         return NULL;
     }
-    weft_data_t *d = calloc(1, sizeof *d);
+    /* Whole cache lines: the first is what insertion reads (data.h). */
+    size_t size = (sizeof(weft_data_t) + 63) / 64 * 64;
+    weft_data_t *d = aligned_alloc(64, size);
     if (!d) return NULL;
+    memset(d, 0, size);
     d->tag = WEFT_HANDLE_DATA;
     d->key = key;
     d->ctx = ctx;
@@ -51,6 +64,7 @@ void weft_data__destroy(weft_data_t *d)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
     if (d->stf) d->stf_free(d->stf);
     d->stf = NULL;
+    weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
     weft_quarantine_put(d->quarantine, d, free);
 }
@@ -149,6 +163,7 @@ void weft_data_written_locked(weft_data_t *d, int device)
 
 void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *w = d->copies[device];
     assert(w);
     d->version = version;
@@ -163,6 +178,7 @@ void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
 
 void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *dst = d->copies[device];
     assert(dst);
     if (version > d->version) {
@@ -209,6 +225,7 @@ uint32_t weft_data_xfer_begin_locked(weft_data_t *d, int device)
 
 void weft_data_xfer_end_locked(weft_data_t *d, int device, uint32_t version, int ok)
 {
+    weft_data_wake_mark_locked(d);
     weft_data_copy_t *c = d->copies[device];
     if (!c || c->xfer != WEFT_XFER_UNDER || c->version != version) return;
     if (ok && version == d->version) {
@@ -253,6 +270,7 @@ void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
 {
     assert(c->readers > 0);
     c->readers--;
+    if (c->readers == 0) weft_data_wake_mark_locked(c->data);
 }
 
 int weft_data_valid_copies_locked(const weft_data_t *d)
@@ -290,4 +308,28 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     if (task_seq) c->last_task = task_seq;
     weft_data_copy_reader_release_locked(c);
     weft_data_unlock(d);
+}
+
+int weft_data_init_contents(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_unlock(d);
+    if (have) return WEFT_SUCCESS;
+    void *p = weft_host_alloc(d->bytes);
+    if (!p) return WEFT_ERR_NOMEM;
+    /* Outside the lock: the user's function may take its time, and no task
+     * can reach d before the copy is attached. */
+    if (d->init_fn)
+        d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
+    else
+        memset(p, 0, d->bytes);
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[0] ? NULL
+                                       : weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME,
+                                                               weft_host_free, NULL);
+    if (c) weft_data_copy_set_initial_locked(d, 0);
+    weft_data_unlock(d);
+    if (!c) weft_host_free(NULL, p, d->bytes);
+    return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
 }

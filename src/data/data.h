@@ -6,10 +6,12 @@
 #ifndef WEFT_DATA_DATA_H
 #define WEFT_DATA_DATA_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/nextuse.h"
 #include "util/handle.h"
 #include "util/quarantine.h"
 #include "util/spin.h"
@@ -39,6 +41,15 @@ typedef void (*weft_copy_free_fn)(void *allocator, void *ptr, size_t bytes);
 
 typedef struct weft_data weft_data_t;
 
+/* A thread waiting for a change of a data's copies, on its own stack
+ * (weft_data_wait_change). */
+typedef struct weft_data_waiter {
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int woken;
+    struct weft_data_waiter *next;
+} weft_data_waiter_t;
+
 typedef struct weft_data_copy {
     weft_data_t *data;
     int device;
@@ -63,36 +74,56 @@ enum {
     WEFT_DATA_HOMED = 0x4,    /* home_device was chosen (0 then means the host) */
     /* The user keeps device copies of MANAGED host memory across waits and
      * promises weft_data_host_acquire before writing that memory. */
-    WEFT_DATA_KEEP_DEVICE = 0x8
+    WEFT_DATA_KEEP_DEVICE = 0x8,
+    /* A NEW data read before its first write starts from init_fn's contents
+     * (zero bytes when init_fn is NULL): weft_data_set_init. */
+    WEFT_DATA_INIT = 0x10
 };
 
 struct weft_data {
+    /* The first cache line (data.c aligns the structure to it) holds what
+     * every rank reads of each data of every task it walks at insertion,
+     * whether or not the task concerns it (docs/SCALE.md). */
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_DATA, or released; first field */
+    int flags;
     uint64_t key;
     int owner_rank;
-    int home_device; /* device index on the owner rank (0 = host) */
-    weft_dtype_t type;
     int rows, cols;
+    weft_dtype_t type;
+    struct weft_context *ctx;
+    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    /* Remote inference's view of the whole run (stf/remote.c), kept in the
+     * handle so that a rank walking past a task that uses it allocates
+     * nothing. All zero: version 0, the owner's contents. */
+    uint32_t net_version; /* newest version across ranks */
+    int net_writer;       /* the rank that wrote it, while the view is current */
+    int net_held;         /* this rank holds net_version, while current */
+    uint64_t net_wave;    /* the taskpool wave that last changed it: current until its wait */
+    /* The rest is read by the tasks this rank keeps. */
+    int home_device;  /* device index on the owner rank (0 = host) */
     size_t elem;      /* bytes of one element */
     size_t bytes;     /* rows * cols * elem: the contiguous size */
     uint32_t version; /* newest version known on this rank */
-    int flags;
     weft_spin_t lock;
     atomic_int refs; /* the user's handle plus one per task that uses it */
     weft_data_copy_t *copies[WEFT_MAX_DEVICES];
-    struct weft_context *ctx;
     weft_stage_fn stage_in, stage_out; /* custom host <-> device transfers */
     void *stage_arg;
+    weft_data_init_fn init_fn; /* WEFT_DATA_INIT: the initial contents, NULL zeros */
+    void *init_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;        /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int live_slot;       /* its place in the context's live list, plus 1; 0: not in it */
+    weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
+    weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */
+    weft_data_waiter_t *wake;    /* under lock: to wake when the lock is dropped */
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
 };
 
-size_t weft_dtype_size(weft_dtype_t t);
+/* weft_dtype_size (bytes of an element) is public: weft/weft.h. */
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
@@ -171,6 +202,12 @@ void weft_data_copy_set_current_locked(weft_data_t *d, int device);
  * (docs/COHERENCY.md rule 9). Takes the lock. */
 void weft_data_host_only(weft_data_t *d);
 
+/* Gives a NEW data with WEFT_DATA_INIT and no copy at all its initial
+ * contents in a host copy (runtime memory, OWNED at the data's version):
+ * the zero bytes or what d->init_fn writes. Nothing to do when a copy
+ * exists. Main thread, while no task uses d. WEFT_ERR_NOMEM. */
+int weft_data_init_contents(weft_data_t *d) __attribute__((warn_unused_result));
+
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c);
@@ -201,7 +238,27 @@ int weft_data_valid_copies_locked(const weft_data_t *d);
 void *weft_host_alloc(size_t bytes);
 void weft_host_free(void *allocator, void *ptr, size_t bytes);
 
+/* ---- waiting for another thread's change (datawait.c) ------------------ */
+
+/* Called with d locked, returns with it locked, dropping it meanwhile:
+ * sleeps until another thread ends a transfer, a write or a read of one of
+ * d's copies (1), or, as a safety net, 50 ms passed (0). The caller checks
+ * again either way. */
+int weft_data_wait_change(weft_data_t *d);
+/* Under d's lock: the threads waiting on d are woken at the next unlock. */
+void weft_data_wake_mark_locked(weft_data_t *d);
+/* Wakes the waiters of a list taken out of a data (no lock held). */
+void weft_data_wake(weft_data_waiter_t *w);
+
 static inline void weft_data_lock(weft_data_t *d) { weft_spin_lock(&d->lock); }
-static inline void weft_data_unlock(weft_data_t *d) { weft_spin_unlock(&d->lock); }
+/* Drops d's lock, then wakes the waiters a change marked (they may not be
+ * signalled under a spinlock). */
+static inline void weft_data_unlock(weft_data_t *d)
+{
+    weft_data_waiter_t *w = d->wake;
+    if (w) d->wake = NULL;
+    weft_spin_unlock(&d->lock);
+    if (w) weft_data_wake(w);
+}
 
 #endif

@@ -1,5 +1,5 @@
 /* The device interface: one const table of operations per device type
- * (emu, cuda), registered in one list (registry.c). State and statistics
+ * (emu, cuda, hip), registered in one list (registry.c). State and statistics
  * live in weft_device_t, apart from the operations. An operation a module
  * lacks points to a function returning WEFT_ERR_UNSUPPORTED, never NULL.
  * Device index 0 is always the host; accelerators are 1..n.
@@ -20,7 +20,6 @@
 #include "params/params.h"
 #include "weft/weft.h"
 
-struct weft_task;
 typedef struct weft_device weft_device_t;
 
 /* Streams of an accelerator: stage-in (the comm engine's receives),
@@ -53,6 +52,27 @@ typedef struct weft_region {
     void *ptr;
     int64_t ld;
 } weft_region_t;
+
+/* What a kernel launched on a device runs with: the module fills it at
+ * launch and hands it to the kernel function, which is all a module knows
+ * of the work (a task body, a batch: the layer above maps it onto its
+ * task). The handles are the module's and stay valid while the device is
+ * open; a kernel must not keep the pointer to the environment itself. */
+typedef struct weft_device_env {
+    int device;          /* weft device index (1..n) */
+    int stream;          /* weft stream number */
+    void *stream_handle; /* the native stream (cudaStream_t, hipStream_t;
+                            emu: its stream record, opaque) */
+    void *blas, *solver; /* vendor library handles bound to that stream
+                            (cublasHandle_t, cusolverDnHandle_t); NULL none */
+    void *workspace;     /* scratch of that stream on the device, NULL none */
+    size_t workspace_bytes;
+} weft_device_env_t;
+
+/* A kernel: runs with the environment of its stream; 0 or a weft status
+ * (cuda, hip: returned by launch; emu: a non-zero value fails the next
+ * event of the stream). */
+typedef int (*weft_device_kernel_fn)(const weft_device_env_t *env, void *arg);
 
 /* Capabilities a module sets in dev->caps at open. */
 enum {
@@ -115,14 +135,13 @@ typedef struct weft_device_ops {
      * ev (recorded on another stream of the same device) is done; the
      * caller does not wait. */
     int (*stream_wait)(weft_device_t *dev, int stream, weft_event_t *ev);
-    /* Runs the task's body on `stream`: sets t->stream, t->blas, t->solver,
-     * t->workspace and t->workspace_bytes, then calls body (cuda: on the
-     * calling thread, the body enqueues its kernels on the stream and its
-     * return value is returned; emu: the body itself runs later on the
-     * device thread, in stream order, and a failure shows in the next event
-     * of that stream). The flows' copies (t->flow[i].copy) are on this
-     * device. */
-    int (*launch)(weft_device_t *dev, int stream, struct weft_task *t, weft_body_fn body);
+    /* Runs kernel(env, arg) on `stream`, env describing that stream (cuda,
+     * hip: on the calling thread, the kernel enqueues its work on the
+     * stream and its return value is returned, WEFT_ERR_TASK when it left
+     * a launch error behind; emu: the kernel itself runs later on the
+     * device thread, in stream order, and a failure shows in the next
+     * event of that stream). cuda and hip accept execution streams only. */
+    int (*launch)(weft_device_t *dev, int stream, weft_device_kernel_fn kernel, void *arg);
     /* Called once per ordered pair of open devices (after every device is
      * open, and only where device_peer_mask allows): enables direct copies
      * between dev and peer when the hardware can, and returns 1 if copies
@@ -135,11 +154,12 @@ typedef struct weft_device_ops {
      * address of its first byte here. */
     int (*ipc_import)(weft_device_t *dev, const void *handle, size_t handle_bytes, void **base);
     int (*ipc_close)(weft_device_t *dev, void *base);
+    /* The native handle of a stream (cudaStream_t, hipStream_t) for user
+     * functions that enqueue their own work; NULL when the module has none
+     * (emu). */
+    void *(*stream_handle)(weft_device_t *dev, int stream);
     /* Pins host memory for fast asynchronous copies (bounce buffers of the
      * staged transport); a module without the notion returns success. */
-    /* The native handle of a stream (cudaStream_t) for user functions that
-     * enqueue their own work; NULL when the module has none (emu). */
-    void *(*stream_handle)(weft_device_t *dev, int stream);
     int (*host_register)(weft_device_t *dev, void *ptr, size_t bytes);
     int (*host_unregister)(weft_device_t *dev, void *ptr);
 } weft_device_ops_t;

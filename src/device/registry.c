@@ -20,6 +20,11 @@ static const module_entry_t modules[] = {
 #else
     {"device_cuda_enabled", "CUDA", NULL},
 #endif
+#ifdef WEFT_HAVE_HIP
+    {"device_hip_enabled", "HIP", &weft_hip_ops},
+#else
+    {"device_hip_enabled", "HIP", NULL},
+#endif
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
@@ -134,7 +139,9 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fa
     dev->type_index = type_index;
     dev->params = p;
     dev->workspace_bytes = (size_t)weft_params_int(p, "device_workspace");
-    snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, type_index);
+    /* Named by its API index (weft_data_set_device, the log prefix, the trace
+     * tracks, show_stats): one number for one device everywhere. */
+    snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, dev->index);
     int rc = open_device(dev, fault);
     if (rc != WEFT_SUCCESS) {
         weft_error("could not open %s device %d: %s", ops->name, type_index, weft_strerror(rc));
@@ -160,7 +167,8 @@ static int module_count(const module_entry_t *m, const weft_params_t *p, int *co
 {
     int64_t want = weft_params_int(p, m->param);
     int present = 0;
-    if (m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
+    /* A type not asked for is not probed: its runtime is not started. */
+    if (want != 0 && m->ops && m->ops->probe(&present) != WEFT_SUCCESS) present = 0;
     *present_out = present;
     if (want < 0) {
         *count = present;

@@ -19,6 +19,9 @@ extern const weft_device_ops_t weft_emu_ops;
 #ifdef WEFT_HAVE_CUDA
 extern const weft_device_ops_t weft_cuda_ops;
 #endif
+#ifdef WEFT_HAVE_HIP
+extern const weft_device_ops_t weft_hip_ops;
+#endif
 
 /* Opens what the parameters ask for: device_<module>_enabled (-1 every
  * device present, N exactly N: fewer present, or a module not compiled

@@ -41,18 +41,13 @@ static int batch_fits(const weft_task_t *a, const weft_task_t *b)
     return 1;
 }
 
-/* The body that launch runs for a batch's first task: the device fields
- * launch set on it go to the others, then the batch body runs them all. */
-static int batch_trampoline(weft_task_t *first)
+/* The kernel that launch runs for a batch (arg: its first task): every
+ * member takes the stream's environment, then the batch body runs them
+ * all. */
+static int batch_trampoline(const weft_device_env_t *env, void *arg)
 {
-    for (int i = 1; i < first->nbatch; i++) {
-        weft_task_t *t = first->batch[i];
-        t->stream = first->stream;
-        t->blas = first->blas;
-        t->solver = first->solver;
-        t->workspace = first->workspace;
-        t->workspace_bytes = first->workspace_bytes;
-    }
+    weft_task_t *first = arg;
+    for (int i = 0; i < first->nbatch; i++) weft_devlaunch_take_env(first->batch[i], env);
     /* Each member is a body started: an injected failure of any fails the
      * call, as a batch body's own error would. */
     int injected = 0;
@@ -143,7 +138,7 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     first->nbatch = b->n;
     first->batch_fn = fn;
     b->refs = b->n;
-    int rc = dev->ops->launch(dev, stream, first, batch_trampoline);
+    int rc = dev->ops->launch(dev, stream, batch_trampoline, first);
     if (rc == WEFT_ERR_TASK && first->body_rc != 0)
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks failed: its body returned %d",
                  b->n, first->cls->name, first->body_rc);

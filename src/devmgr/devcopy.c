@@ -2,9 +2,7 @@
  * copies first, then dirty ones once written back to host: the newest
  * version is never lost), the LRU of each device, and the write-back of a
  * device's newest version to host memory (pushout). */
-#include <sched.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
@@ -13,13 +11,6 @@
 weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
 {
     return src == 0 ? WEFT_XFER_H2D : dst == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
-}
-
-/* Another thread is moving bytes into a copy we need: wait a little. */
-static void pause_briefly(void)
-{
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = 20000};
-    nanosleep(&ts, NULL);
 }
 
 /* ---- the LRU of a device ------------------------------------------------ */
@@ -100,15 +91,22 @@ static int copy_clean_locked(const weft_data_t *d, const weft_data_copy_t *c)
     return 0;
 }
 
+/* Under d's lock: c may go now (nobody reads or fills it, and d is not
+ * being destroyed). */
+static int evictable_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return d->copies[c->device] == c && c->readers == 0 && c->xfer != WEFT_XFER_UNDER &&
+           atomic_load(&d->refs) > 0;
+}
+
 /* Under the LRU lock: the least recently used copy that this pass may
  * evict, returned with its data retained and locked, out of the LRU. */
-static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
+static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass)
 {
     for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) continue; /* busy: not a victim now */
-        int ok = d->copies[c->device] == c && c->readers == 0 && c->xfer != WEFT_XFER_UNDER &&
-                 (dirty_pass || copy_clean_locked(d, c));
+        int ok = evictable_locked(d, c) && (dirty_pass || copy_clean_locked(d, c));
         if (ok && data_tryretain(d)) {
             lru_unlink_locked(m, c);
             return c;
@@ -116,6 +114,49 @@ static weft_data_copy_t *pick_victim(weft_devmgr_t *m, int dirty_pass)
         weft_data_unlock(d);
     }
     return NULL;
+}
+
+/* 1 when a copy whose data is next used at `next` (clean or not) is a
+ * better victim than the best so far: used later, or as late and clean
+ * (nothing to write back). Ties keep the less recently used. */
+static int farther(weft_use_t next, int clean, const weft_data_copy_t *best, weft_use_t best_next,
+                   int best_clean)
+{
+    if (!best || weft_use_after(next, best_next)) return 1;
+    return !weft_use_after(best_next, next) && clean > best_clean;
+}
+
+/* Under the LRU lock: the evictable copy whose data's next use (by this
+ * rank's unfinished tasks, in run order) is farthest, copies with none
+ * first; only copies next used after `after`. Returned like pick_lru's.
+ * The best so far stays locked while the walk goes on (other data are only
+ * try-locked); the LRU lock keeps every listed copy alive. */
+static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after)
+{
+    weft_data_copy_t *best = NULL;
+    weft_use_t best_next = after;
+    int best_clean = 0;
+    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+        weft_data_t *d = c->data;
+        if (!weft_spin_trylock(&d->lock)) continue;
+        weft_use_t next = weft_nextuse_first_locked(&d->uses, m->dev->index);
+        int ok = evictable_locked(d, c) && weft_use_after(next, after);
+        int clean = ok && copy_clean_locked(d, c);
+        if (!ok || !farther(next, clean, best, best_next, best_clean)) {
+            weft_data_unlock(d);
+            continue;
+        }
+        if (best) weft_data_unlock(best->data);
+        best = c;
+        best_next = next;
+        best_clean = clean;
+    }
+    if (best && !data_tryretain(best->data)) {
+        weft_data_unlock(best->data); /* its last reference went meanwhile */
+        return NULL;
+    }
+    if (best) lru_unlink_locked(m, best);
+    return best;
 }
 
 /* Takes the victim out of d; the caller frees it once d is unlocked. */
@@ -153,19 +194,21 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
 }
 
 /* Frees one copy of the device: 1 when one went (or became clean), 0 when
- * nothing is evictable now, a negative status when a write-back failed. */
-static int evict_one(weft_devmgr_t *m)
+ * nothing is evictable now, a negative status when a write-back failed.
+ * With next_use only a copy next used after `after` may go. */
+static int evict_one(weft_devmgr_t *m, weft_use_t after)
 {
     for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
+        if (m->evict_next_use && dirty_pass) break; /* one walk weighs both */
         pthread_mutex_lock(&m->lru_lock);
-        weft_data_copy_t *c = pick_victim(m, dirty_pass);
+        weft_data_copy_t *c = m->evict_next_use ? pick_farthest(m, after) : pick_lru(m, dirty_pass);
         pthread_mutex_unlock(&m->lru_lock);
         if (!c) continue;
         weft_data_t *d = c->data;
         weft_trace_t *tr = m->ctx->trace;
         uint64_t t0 = weft_trace_stamp(tr);
         unsigned long long key = (unsigned long long)d->key;
-        int rc = 1, dirty = dirty_pass && !copy_clean_locked(d, c);
+        int rc = 1, dirty = !copy_clean_locked(d, c);
         if (dirty) {
             rc = evict_dirty(m, d, c);
         } else {
@@ -184,15 +227,15 @@ static int evict_one(weft_devmgr_t *m)
 int weft_devcopy_evict_all(weft_devmgr_t *m)
 {
     int n = 0, r;
-    while ((r = evict_one(m)) > 0) n++;
+    while ((r = evict_one(m, WEFT_USE_ANY)) > 0) n++;
     return r < 0 ? r : n;
 }
 
-static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, int *rc)
+static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int *rc)
 {
     void *p = weft_zone_malloc(m->dev->zone, bytes);
     while (!p) {
-        int r = evict_one(m);
+        int r = evict_one(m, after);
         if (r <= 0) {
             *rc = r < 0 ? r : WEFT_AGAIN;
             return NULL;
@@ -214,15 +257,19 @@ static size_t zone_need(int dev, weft_data_t *d)
     return managed ? 0 : (d->bytes + a - 1) / a * a;
 }
 
+size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t)
+{
+    size_t need = 0;
+    for (int i = 0; i < t->nflows; i++)
+        if (weft_task_first_flow_of(t, i) == i) need += zone_need(m->dev->index, t->flow[i].data);
+    return need;
+}
+
 int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 {
-    size_t need = 0, capacity = weft_zone_capacity(m->dev->zone);
+    size_t need = weft_devcopy_task_bytes(m, t), capacity = weft_zone_capacity(m->dev->zone);
     int ntiles = 0;
-    for (int i = 0; i < t->nflows; i++) {
-        if (weft_task_first_flow_of(t, i) != i) continue;
-        need += zone_need(m->dev->index, t->flow[i].data);
-        ntiles++;
-    }
+    for (int i = 0; i < t->nflows; i++) ntiles += weft_task_first_flow_of(t, i) == i;
     if (need <= capacity) return WEFT_SUCCESS;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s #%llu needs %zu bytes of device memory for its %d tiles, but the zone of "
@@ -252,6 +299,12 @@ int weft_devcopy_pinned(weft_devmgr_t *m)
 
 int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 {
+    return weft_devcopy_get_ahead(m, d, WEFT_USE_ANY, out);
+}
+
+int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
+                           weft_data_copy_t **out)
+{
     int dev = m->dev->index;
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[dev];
@@ -267,7 +320,7 @@ int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
         return WEFT_ERR_DEVMEM;
     }
     int rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d->bytes, &rc), *mem = p;
+    void *p = zone_alloc_evicting(m, d->bytes, after, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
     if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
@@ -400,14 +453,14 @@ static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
     for (;;) {
         weft_data_copy_t *h = host_target_locked(d, fresh, rc);
         if (h || *rc == WEFT_SUCCESS || *rc == WEFT_ERR_INTERNAL) return h;
-        weft_data_unlock(d);
-        if (*rc == WEFT_ERR_NOMEM) {
-            if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
-                weft_data_lock(d);
-                return NULL;
-            }
-        } else {
-            pause_briefly();
+        if (*rc == WEFT_AGAIN) {
+            weft_data_wait_change(d); /* until that transfer or task lets go */
+            continue;
+        }
+        weft_data_unlock(d); /* WEFT_ERR_NOMEM: the memory comes outside the lock */
+        if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
+            weft_data_lock(d);
+            return NULL;
         }
         weft_data_lock(d);
     }
@@ -454,11 +507,7 @@ int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
     void *fresh = NULL;
     weft_data_lock(d);
     /* A write-back of the previous version may still be landing there. */
-    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) {
-        weft_data_unlock(d);
-        pause_briefly();
-        weft_data_lock(d);
-    }
+    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) weft_data_wait_change(d);
     while (!d->copies[0] && !fresh) {
         weft_data_unlock(d);
         fresh = weft_host_alloc(d->bytes);

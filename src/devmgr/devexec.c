@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "devmgr/devbatch.h"
@@ -102,6 +103,7 @@ static int progress_inflight(weft_devmgr_t *m)
         if (done) {
             weft_list_remove(&f->link);
             m->ninflight--;
+            m->inflight_bytes -= f->zone_bytes;
             free(f);
         }
     }
@@ -117,14 +119,6 @@ typedef struct mgr_state {
     int64_t blocked_since; /* while nothing else is in flight */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
-
-static weft_task_t *pop_ready(weft_devmgr_t *m)
-{
-    pthread_mutex_lock(&m->lock);
-    weft_task_t *t = weft_heap_pop(&m->ready);
-    pthread_mutex_unlock(&m->lock);
-    return t;
-}
 
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
  * none in flight, the zone is emptied once (its own cached tiles may
@@ -160,13 +154,18 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
     while (m->ninflight < m->max_inflight) {
-        weft_task_t *t = s->blocked ? s->blocked : pop_ready(m);
+        weft_task_t *t = s->blocked ? s->blocked : weft_devpick_next(m);
         if (!t) break;
         s->blocked = NULL;
         if (s->defrag) {
             s->defrag = 0;
             int er = weft_devcopy_evict_all(m);
             (void)er; /* a failed write-back was logged; the task retries below */
+        }
+        size_t bytes;
+        if (weft_devpick_past_budget(m, t, &bytes)) {
+            s->blocked = t;
+            break;
         }
         weft_inflight_t *f = calloc(1, sizeof *f);
         int rc = f ? weft_devcopy_task_fits(m, t) : WEFT_ERR_NOMEM;
@@ -185,6 +184,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         }
         f->task = t;
         f->phase = PHASE_WAIT;
+        f->zone_bytes = bytes;
+        m->inflight_bytes += bytes;
         /* Appended: events are polled in the order the tasks started. */
         weft_list_push_back(&m->inflight, &f->link);
         m->ninflight++;
@@ -284,10 +285,10 @@ static void mgr_free(weft_devmgr_t *m)
 static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%d manager", dev->ops->name, dev->index);
+    snprintf(name, sizeof name, "%s manager", dev->name);
     int first = weft_trace_track(ctx->trace, name);
     for (int s = 0; s < dev->nstreams; s++) {
-        snprintf(name, sizeof name, "%s%d stream %d%s", dev->ops->name, dev->index, s,
+        snprintf(name, sizeof name, "%s stream %d%s", dev->name, s,
                  s == WEFT_STREAM_IN         ? " (in)"
                  : s == WEFT_STREAM_OUT      ? " (out)"
                  : s == WEFT_STREAM_PREFETCH ? " (prefetch)"
@@ -308,6 +309,8 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     m->trace_track = trace_tracks(ctx, dev);
     m->inflight_per_stream = (int)weft_params_int(ctx->params, "device_inflight");
     m->prefetch = (int)weft_params_int(ctx->params, "device_prefetch");
+    m->prefetch_share = (int)weft_params_int(ctx->params, "device_prefetch_share");
+    m->evict_next_use = strcmp(weft_params_str(ctx->params, "device_evict"), "next_use") == 0;
     m->batch_max = (int)weft_params_int(ctx->params, "device_batch");
     m->batch_elems = weft_params_int(ctx->params, "device_batch_elems");
     m->max_inflight = m->inflight_per_stream * (dev->nstreams - WEFT_STREAM_EXEC0);

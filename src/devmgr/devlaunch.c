@@ -32,16 +32,20 @@ static void unpin_flows(weft_task_t *t, int upto)
     for (int i = 0; i < t->nflows; i++) t->flow[i].copy = NULL;
 }
 
-/* Every flow gets its device copy, pinned by a reader; all or none. */
+/* Every flow gets its device copy, pinned by a reader; all or none. A task
+ * started while others are in flight is a prefetch: it may not evict what
+ * is needed before it. */
 int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t)
 {
+    weft_use_t after = WEFT_USE_ANY;
+    if (m->ninflight > 0) after = (weft_use_t){.seq = t->seq, .priority = t->priority};
     for (int i = 0; i < t->nflows; i++) {
         int first = weft_task_first_flow_of(t, i);
         if (first != i) {
             t->flow[i].copy = t->flow[first].copy;
             continue;
         }
-        int rc = weft_devcopy_get(m, t->flow[i].data, &t->flow[i].copy);
+        int rc = weft_devcopy_get_ahead(m, t->flow[i].data, after, &t->flow[i].copy);
         if (rc != WEFT_SUCCESS) {
             unpin_flows(t, i);
             return rc;
@@ -184,6 +188,15 @@ int weft_devlaunch_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
     return rc;
 }
 
+/* The kernel of a task's launch: the task takes its stream's
+ * environment, then its body runs. */
+static int devlaunch_kernel(const weft_device_env_t *env, void *arg)
+{
+    weft_task_t *t = arg;
+    weft_devlaunch_take_env(t, env);
+    return weft_taskrun_body(t);
+}
+
 /* Copies then kernel, enqueued back to back: no round trip through this
  * thread between them. */
 int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
@@ -208,7 +221,7 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     t->body_fn = weft_home_body(m->ctx, t, dev->index);
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     t->body_rc = 0;
-    f->rc = dev->ops->launch(dev, f->stream, t, weft_taskrun_body);
+    f->rc = dev->ops->launch(dev, f->stream, devlaunch_kernel, t);
     if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */

@@ -32,6 +32,7 @@ typedef struct weft_batch {
 struct weft_inflight {
     weft_task_t *task;
     phase_t phase;
+    size_t zone_bytes;     /* its tiles' share of the zone (prefetch budget) */
     int stream;            /* the kernel's */
     int copy_stream;       /* the stage-in copies' */
     weft_event_t stage_ev; /* after the stage-in copies */
@@ -59,7 +60,21 @@ static inline weft_inflight_t *weft_inflight_next(weft_devmgr_t *m, weft_infligh
     return weft_inflight_of(weft_list_next(&m->inflight, &f->link));
 }
 
-/* Every flow of t gets its device copy, pinned by a reader; all or none. */
+/* What the device's launch hands a kernel, kept in the task for the
+ * accessors its body calls (weft_task_stream, weft_task_blas_handle...):
+ * the device module knows streams, not tasks. */
+static inline void weft_devlaunch_take_env(weft_task_t *t, const weft_device_env_t *env)
+{
+    t->stream = env->stream_handle;
+    t->blas = env->blas;
+    t->solver = env->solver;
+    t->workspace = env->workspace;
+    t->workspace_bytes = env->workspace_bytes;
+}
+
+/* Every flow of t gets its device copy, pinned by a reader; all or none.
+ * A task started while others are in flight is a prefetch: it may not
+ * evict what is needed before it. */
 int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t);
 /* The execution stream for t (the urgent one for a task that outranks
  * the running work, else round robin). */

@@ -35,11 +35,15 @@ typedef struct weft_devmgr {
     int ninflight, max_inflight;
     int inflight_per_stream; /* parameter device_inflight */
     int prefetch;            /* parameter device_prefetch */
+    int evict_next_use;      /* parameter device_evict: next_use (1) or lru (0) */
+    int prefetch_share;      /* parameter device_prefetch_share (percent) */
+    size_t inflight_bytes;   /* zone bytes the tiles of the tasks in flight take */
     int batch_max;           /* parameter device_batch */
     int64_t batch_elems;     /* parameter device_batch_elems */
     int nheld;               /* records held READY for batches this pass */
     int next_exec;           /* round robin over the execution streams */
-    /* Runtime-owned copies on this device, least recently used first. */
+    /* Runtime-owned copies on this device, least recently used first (the
+     * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
     weft_data_copy_t *lru_head, *lru_tail;
     atomic_int live_copies; /* runtime-owned copies allocated from the zone */
@@ -89,6 +93,19 @@ int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
  * memory (MANAGED) gets its final version back there. */
 void weft_devexec_flush(struct weft_taskpool *tp);
 
+/* ---- devpick.c: which ready task starts next -------------------------- */
+
+/* The next ready task of m (NULL: none). With device_evict=next_use: of
+ * the first ready tasks of the top priority, the one with the fewest bytes
+ * to bring in, the earliest inserted among equals (the others go back);
+ * with lru the first. Manager thread; takes m->lock, then data locks
+ * without it. */
+weft_task_t *weft_devpick_next(weft_devmgr_t *m);
+/* 1 when t, started now beside the tasks in flight, would take their
+ * tiles past device_prefetch_share of the zone (next_use only): it waits
+ * for one to end. Sets *bytes, t's zone bytes. Manager thread. */
+int weft_devpick_past_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *bytes);
+
 /* ---- devcopy.c: copies across devices --------------------------------- */
 
 /* A copy of d on m's device with one reader taken for the caller,
@@ -97,11 +114,23 @@ void weft_devexec_flush(struct weft_taskpool *tp);
  * on the device can be freed. Any thread; not with d locked. */
 int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
+/* Before every use: any copy may be evicted (data/nextuse.h's run order). */
+#define WEFT_USE_ANY ((weft_use_t){.seq = 0, .priority = INT32_MAX})
+/* The same for a task started ahead of those in flight (a prefetch):
+ * with device_evict=next_use, only copies whose data is next used after
+ * `after` (the task's own use) may be evicted for it (WEFT_USE_ANY: any),
+ * so a fetch never pushes out what is needed sooner; WEFT_AGAIN when
+ * nothing else can go. */
+int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
+                           weft_data_copy_t **out) __attribute__((warn_unused_result));
 /* WEFT_SUCCESS when the tiles of t fit in m's zone when it is empty; else
  * WEFT_ERR_DEVMEM after an error naming the task, the bytes its tiles
  * need and the zone's capacity: the task can never run on that device. */
 int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
     __attribute__((warn_unused_result));
+/* Zone bytes the tiles of t take on m's device (its distinct flows; none
+ * for a flow whose copy there is the user's memory). */
+size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t);
 /* Copies of m's device that some task, transfer or send holds now (they
  * cannot be evicted until it lets go). Manager thread. */
 int weft_devcopy_pinned(weft_devmgr_t *m);

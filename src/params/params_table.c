@@ -38,14 +38,24 @@ const weft_param_def_t weft_param_table[] = {
         "accelerator and one for the comm thread when the rank uses accelerators"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
-    BOOL("show_stats", "0", "print per-rank, per-device statistics at weft_fini"),
+    BOOL("show_stats", "0",
+         "at weft_fini, per rank: tasks, network bytes by transport; per device (emu1, cuda1, "
+         "... by API index): tasks, H2D/D2H/D2D bytes, evictions, peak memory"),
     BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
+    INT("sim_nranks", "0", 0, 1 << 24,
+        "simulation: this single process acts as one rank of this many (insertion and remote "
+        "inference run, nothing is sent, no body runs, no tile memory); 0 = off"),
+    INT("sim_rank", "0", 0, (1 << 24) - 1, "simulation: the rank this process acts as"),
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
-    ENUM("device_type", "cuda", "cuda|emu", "accelerator type the apps' -g flag asks for"),
+    INT("redux_lanes", "4", 1, 64,
+        "partial results a rank keeps for each data under WEFT_REDUX: tasks of one lane run one "
+        "after the other, tasks of different lanes at once; equal on every rank"),
+    ENUM("device_type", "cuda", "cuda|emu|hip", "accelerator type the apps' -g flag asks for"),
     /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
     INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),
+    INT("device_hip_enabled", "0", -1, 16, "HIP (AMD) devices to use; -1 = all present, 0 = none"),
     INT("device_emu_enabled", "0", 0, 16, "emulated accelerators to create"),
     INT("device_memory_use", "90", 1, 100,
         "percent of each device's memory weft may take, split among the ranks of the node "
@@ -64,6 +74,14 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("device_prefetch", "1",
          "stage-in copies go on a prefetch stream as soon as a task is started, while earlier "
          "kernels run (execution streams wait for them); 0: on the task's execution stream"),
+    ENUM("device_evict", "next_use", "lru|next_use",
+         "which device copy goes when the zone is full: next_use, the one whose next use by "
+         "this rank's tasks is farthest (with residency-aware picks and prefetches kept "
+         "within device_prefetch_share); lru, the least recently used (the older behaviour)"),
+    INT("device_prefetch_share", "50", 1, 100,
+        "with device_evict=next_use, percent of a device's zone that the tiles of tasks in "
+        "flight may take: past it the next task waits for one to end rather than evict the "
+        "tiles of the next tasks"),
     INT("device_inflight", "4", 1, 64,
         "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
         "over all of a device's execution streams"),
@@ -108,10 +126,13 @@ const weft_param_def_t weft_param_table[] = {
          "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
-    STRING("trace", "", "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank"),
+    STRING("trace", "",
+           "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank (opened at weft_init: an "
+           "unwritable path fails it)"),
     STRING("fault_inject", "",
            "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
-           "(sites task, comm_alloc, comm_post; e.g. task:gemm:3@1)"),
+           "(sites task, comm_alloc, comm_post, device_open; e.g. task:gemm:3@1; docs/SEMANTICS.md "
+           "section 3)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,
         "slices kept per trace track (worker, stream, comm); later ones are dropped with a "
         "warning"),

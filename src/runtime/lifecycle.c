@@ -3,7 +3,6 @@
  * ranks, and stopped in reverse; the context's small public getters. */
 #include "context/context.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 
 #include "stf/agree.h"
@@ -13,6 +12,8 @@
 #include "exec/exec.h"
 #include "stf/taskrun.h"
 #include "stf/seqcheck.h"
+#include "util/blas_threads.h"
+#include "stf/sim.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -112,7 +113,7 @@ static int start_workers(weft_context_t *ctx)
 /* The comm thread calls MPI while the application's thread may too. */
 static int start_comm(weft_context_t *ctx)
 {
-    if (ctx->nranks == 1) return WEFT_SUCCESS;
+    if (ctx->nranks == 1 || ctx->sim) return WEFT_SUCCESS; /* a simulation sends nothing */
     if (ctx->mpi_thread_level < MPI_THREAD_MULTIPLE) {
         weft_error("MPI was initialised without MPI_THREAD_MULTIPLE: weft's comm thread needs "
                    "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE, or let weft_init do it)");
@@ -206,6 +207,7 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
     ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
     ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
+    if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
         rc =
             weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault);
@@ -227,13 +229,12 @@ static int start_host(weft_context_t *ctx)
     }
     if ((rc = choose_cpuset(ctx)) != WEFT_SUCCESS) goto undo_cpuset;
     /* BLAS inside tasks stays single-threaded: the workers are the threads. */
-    ctx->blas_threads_saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    weft_blas_threads_single(&ctx->blas_threads);
     if ((rc = start_trace(ctx)) != WEFT_SUCCESS) goto undo_blas;
     return WEFT_SUCCESS;
 
 undo_blas:
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
 undo_cpuset:
     hwloc_bitmap_free(ctx->cpuset);
 undo_topo:
@@ -245,7 +246,7 @@ static void stop_host(weft_context_t *ctx)
 {
     weft_trace_destroy(ctx->trace);
     ctx->trace = NULL;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
 }
@@ -260,6 +261,7 @@ static int start_threads(weft_context_t *ctx)
     }
     rc = start_comm(ctx);
     if (rc != WEFT_SUCCESS) weft_sched_destroy(ctx->sched);
+    if (rc == WEFT_SUCCESS && ctx->sim) weft_sim_take_ready(ctx);
     return rc;
 }
 
@@ -270,10 +272,11 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
-/* Parameters both ends of a transfer must share (the receiver sizes its
- * eager buffers and staged chunks by its own values), and the ranks' view
- * of which of them share a node. */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk",
+/* Parameters every rank must share: the receiver of a transfer sizes its
+ * eager buffers and staged chunks by its own values, every rank inserts
+ * the same partial-result tasks of a reduction (redux_lanes), and the
+ * ranks' view of which of them share a node (comm_node_split). */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
                                          "comm_node_split"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
@@ -328,10 +331,12 @@ weft_context_t *weft_init(int *argc, char ***argv)
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
+    ctx->meta.tasks_live = &ctx->task_pool.live;
+    ctx->meta.task_bytes = (long long)sizeof(weft_task_t);
+    weft_seqlog_init(&ctx->calls, &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
-    weft_seqlog_init(&ctx->calls);
     weft_log_clear_last_error();
     if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
@@ -366,6 +371,7 @@ undo_devices:
 undo_host:
     stop_host(ctx);
 undo_params:
+    weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
@@ -388,6 +394,7 @@ int weft_fini(weft_context_t *ctx)
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
+    if (ctx->sim) weft_sim_report(ctx);
     if (ctx->comm_engine) {
         if (ctx->diverged) {
             /* Tasks the disagreement abandoned may still run and hand
@@ -411,10 +418,11 @@ int weft_fini(weft_context_t *ctx)
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
-    openblas_set_num_threads(ctx->blas_threads_saved);
+    weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
     stop_mpi(ctx);
+    weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     weft_seqlog_free(&ctx->calls);

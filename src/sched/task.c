@@ -10,6 +10,7 @@ void weft_task_pool_init(weft_task_pool_t *p)
 {
     atomic_init(&p->returned, NULL);
     p->local = NULL;
+    atomic_init(&p->live, 0);
 }
 
 void weft_task_pool_fini(weft_task_pool_t *p)
@@ -40,6 +41,7 @@ static void pool_give(weft_task_t *t)
         free(t);
         return;
     }
+    atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
     weft_task_t *head = atomic_load_explicit(&p->returned, memory_order_relaxed);
     do {
         t->next = head;
@@ -53,6 +55,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
      * inserter up to nflows/nvalues. */
     weft_task_t *t = pool_take(pool);
     if (!t) return NULL;
+    if (pool) atomic_fetch_add_explicit(&pool->live, 1, memory_order_relaxed);
     memset(t, 0, offsetof(weft_task_t, flow));
     t->nvalues = 0;
     atomic_init(&t->ndeps, 1);
@@ -62,6 +65,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     weft_vec_init_inline(&t->succ, sizeof(weft_task_t *), t->succ_inline, 4);
     t->next = NULL;
     t->affinity = -1;
+    t->on_rank = t->device_hint = -1;
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->body_fn = NULL;
     t->body_rc = 0;

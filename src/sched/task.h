@@ -36,9 +36,11 @@ struct weft_task {
     uint64_t seq; /* insertion number within the context */
     weft_task_kind_t kind;
     int priority;
-    int device;     /* device index it runs on (0 = host) */
-    int affinity;   /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
-    int64_t est_ns; /* estimated run time where it was placed (device selection) */
+    int device;      /* device index it runs on (0 = host) */
+    int affinity;    /* flow whose data decides where it runs (WEFT_AFFINITY), -1 none */
+    int64_t est_ns;  /* estimated run time where it was placed (device selection) */
+    int on_rank;     /* WEFT_ON_RANK: the rank it runs on, -1 none */
+    int device_hint; /* WEFT_DEVICE_HINT: the device it runs on when it can, -1 none */
     /* Its body called an accessor with a bad index or size: the task fails
      * whatever the body returns (set on the body's thread, read at finish). */
     atomic_int misuse;
@@ -79,6 +81,7 @@ typedef struct weft_task weft_task_t;
 typedef struct weft_task_pool {
     _Atomic(weft_task_t *) returned;
     weft_task_t *local;
+    atomic_llong live; /* tasks allocated and not freed (runtime metadata) */
 } weft_task_pool_t;
 
 void weft_task_pool_init(weft_task_pool_t *p);

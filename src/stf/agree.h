@@ -16,6 +16,8 @@ typedef enum weft_agree_point {
     WEFT_AGREE_INIT = 1, /* after a step of weft_init; ordinal: the step */
     WEFT_AGREE_WAIT = 2, /* start of weft_taskpool_wait; ordinal: the taskpool's number */
     WEFT_AGREE_FINI = 3, /* start of weft_fini */
+    /* start of weft_matrix_gather / weft_matrix_scatter (collections) */
+    WEFT_AGREE_COLLECT = 4,
 } weft_agree_point_t;
 
 #define WEFT_AGREE_WHERE 96

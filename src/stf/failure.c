@@ -107,10 +107,12 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     weft_context_t *ctx = tp->ctx;
     weft_failure_rec_t *rec = &tp->fail;
     int first = atomic_load(&rec->nfailed) > 0 ? ctx->rank : INT_MAX;
-    if (ctx->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    /* A simulation's failure is its own: its rank is not an MPI rank. */
+    int shared = ctx->nranks > 1 && !ctx->sim;
+    if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
     int rc = WEFT_SUCCESS;
     if (first != INT_MAX) {
-        if (ctx->nranks > 1) {
+        if (shared) {
             MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm);
             MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm);
         }

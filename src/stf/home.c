@@ -20,6 +20,10 @@ weft_body_fn weft_home_body(const weft_context_t *ctx, const weft_task_t *t, int
 
 int weft_home_device(const weft_context_t *ctx, const weft_task_t *t)
 {
+    /* A device hint (WEFT_DEVICE_HINT) wins where the class can run. */
+    if (t->device_hint >= 0 && t->device_hint <= ctx->ndevices &&
+        weft_home_body(ctx, t, t->device_hint))
+        return t->device_hint;
     if (t->affinity < 0) return -1;
     const weft_data_t *d = t->flow[t->affinity].data;
     int home = d->home_device;

@@ -14,7 +14,8 @@ weft_device_type_t weft_home_device_type(const weft_context_t *ctx, int device);
  * accelerator runs CPU bodies as its kernels). */
 weft_body_fn weft_home_body(const weft_context_t *ctx, const weft_task_t *t, int device);
 
-/* The home device of t's AFFINITY data when the data has one (0: mapped to
+/* t's device hint (WEFT_DEVICE_HINT) when t has a body there, else the
+ * home device of t's AFFINITY data when the data has one (0: mapped to
  * the host on purpose) and t a body there; -1 otherwise. */
 int weft_home_device(const weft_context_t *ctx, const weft_task_t *t);
 

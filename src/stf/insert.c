@@ -1,4 +1,5 @@
-/* Task insertion (sequential task flow): parse the arguments, infer the
+/* Task insertion (sequential task flow): the array form and the variadic
+ * form that builds the array, argument checks, placement options, the
  * dependencies from the access modes in insertion order, release the task
  * when nothing precedes it. */
 #include <stdarg.h>
@@ -15,27 +16,32 @@
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "stf/home.h"
+#include "stf/redux.h"
 
 /* pos counts the task's arguments after the class from 1: a (mode, data)
  * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
  * each make one. The handle is checked before anything is read from it:
- * a matrix, a released data or a stray pointer is refused, not retained. */
+ * a matrix, a released data or a stray pointer is refused. The data is
+ * retained only if the task is kept (keep_walked). */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 {
     const char *name = t->cls->name;
-    char call[96];
-    snprintf(call, sizeof call, "insert %s", name);
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, call, pos)) return WEFT_ERR_INVALID;
+    if (!d || d->tag != (uint32_t)WEFT_HANDLE_DATA) {
+        char call[96]; /* formatted only for the error: every task passes here */
+        snprintf(call, sizeof call, "insert %s", name);
+        (void)weft_handle_check(d, WEFT_HANDLE_DATA, call, pos);
+        return WEFT_ERR_INVALID;
+    }
     if (t->nflows == WEFT_MAX_FLOWS) {
         weft_error("insert %s: more than %d data arguments", name, WEFT_MAX_FLOWS);
         return WEFT_ERR_INVALID;
     }
     weft_flow_t *f = &t->flow[t->nflows++];
     f->data = d;
-    f->mode = tag & WEFT_RW;
+    f->mode = tag & (WEFT_RW | WEFT_REDUX);
     f->copy = NULL;
     f->out_version = 0;
-    weft_data__retain(d);
     return WEFT_SUCCESS;
 }
 
@@ -55,41 +61,82 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
     return WEFT_SUCCESS;
 }
 
-static int parse_args(weft_task_t *t, int *tags, va_list ap)
+/* A (tag, int) option: priority, rank or device hint, checked alike on
+ * every rank so that every rank refuses the same call. */
+static int add_option(weft_task_t *t, int tag, int v, int pos)
 {
-    for (int pos = 1;; pos++) {
-        int tag = va_arg(ap, int);
-        if (tag == 0) return WEFT_SUCCESS;
-        int rc;
-        if (tag == WEFT_VALUE) {
-            const void *p = va_arg(ap, const void *);
-            rc = add_value(t, p, va_arg(ap, size_t), pos);
-        } else if (tag == WEFT_PRIORITY) {
-            t->priority = va_arg(ap, int);
-            rc = WEFT_SUCCESS;
-        } else if ((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) {
-            if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = tag;
-            rc = add_flow(t, tag, va_arg(ap, weft_data_t *), pos);
+    weft_context_t *ctx = t->tp->ctx;
+    if (tag == WEFT_PRIORITY) {
+        t->priority = v;
+    } else if (tag == WEFT_ON_RANK && v >= 0 && v < ctx->nranks) {
+        t->on_rank = v;
+    } else if (tag == WEFT_DEVICE_HINT && v >= 0 && v <= ctx->ndevices) {
+        t->device_hint = v;
+    } else {
+        weft_error("insert %s: argument %d: %s %d is not in [0, %d]", t->cls->name, pos,
+                   tag == WEFT_ON_RANK ? "WEFT_ON_RANK rank" : "WEFT_DEVICE_HINT device", v,
+                   tag == WEFT_ON_RANK ? ctx->nranks - 1 : ctx->ndevices);
+        return WEFT_ERR_INVALID;
+    }
+    return WEFT_SUCCESS;
+}
+
+static int is_mode(int tag)
+{
+    return ((tag & WEFT_RW) && !(tag & ~(WEFT_RW | WEFT_AFFINITY))) ||
+           (tag & ~WEFT_AFFINITY) == WEFT_REDUX;
+}
+
+static int is_option(int tag)
+{
+    return tag == WEFT_PRIORITY || tag == WEFT_ON_RANK || tag == WEFT_DEVICE_HINT;
+}
+
+static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nargs)
+{
+    for (int k = 0; k < nargs; k++) {
+        const weft_arg_t *a = &args[k];
+        int rc, pos = k + 1;
+        if (a->tag == WEFT_VALUE) {
+            rc = add_value(t, a->ptr, a->bytes, pos);
+        } else if (is_option(a->tag)) {
+            rc = add_option(t, a->tag, a->i, pos);
+        } else if (is_mode(a->tag)) {
+            if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
+            rc = add_flow(t, a->tag, a->data, pos);
         } else {
             weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
-                       "WEFT_VALUE, WEFT_PRIORITY or 0 to end)",
-                       t->cls->name, pos, tag);
+                       "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",
+                       t->cls->name, pos, a->tag);
             rc = WEFT_ERR_INVALID;
         }
         if (rc != WEFT_SUCCESS) return rc;
     }
+    return WEFT_SUCCESS;
 }
 
-static int check_flows(const weft_task_t *t)
+int weft_insert_never_written(const weft_data_t *d)
 {
+    const weft_stf_rec_t *rec = weft_stf_rec(d);
+    return (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) && d->version == 0 &&
+           weft_remote_version(d) == 0;
+}
+
+/* Sets bit i of *init for each flow i that reads a NEW data never written
+ * that has an initialiser (weft_data_set_init): the rank that runs t makes
+ * its contents. */
+static int check_flows(const weft_task_t *t, unsigned *init)
+{
+    *init = 0;
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        const weft_stf_rec_t *rec = weft_stf_rec(d);
-        int never_written = (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) &&
-                            d->version == 0 && weft_remote_version(d) == 0;
-        if (never_written && (t->flow[i].mode & WEFT_R)) {
-            weft_error("insert %s: reads NEW data %llu before any task wrote it", t->cls->name,
-                       (unsigned long long)d->key);
+        int never_written = weft_insert_never_written(d);
+        if (never_written && (t->flow[i].mode & WEFT_R) && (d->flags & WEFT_DATA_INIT))
+            *init |= 1u << i;
+        else if (never_written && (t->flow[i].mode & WEFT_R)) {
+            weft_error("insert %s: reads NEW data %llu before any task wrote it (give it "
+                       "initial contents with weft_data_set_init)",
+                       t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
         if (d->host_access) {
@@ -139,6 +186,14 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     weft_context_t *ctx = tp->ctx;
     int rc = WEFT_SUCCESS;
     t->seq = ctx->next_seq++;
+    /* The task is a pending use of its data until it ends (device
+     * eviction keeps what is used soonest; nothing to keep without devices). */
+    if (ctx->ndevices > 0) {
+        weft_use_t use = {
+            .seq = t->seq, .priority = t->priority, .device = weft_home_device(ctx, t)};
+        for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+            if (weft_task_first_flow_of(t, i) == i) rc = weft_data_use_add(t->flow[i].data, use);
+    }
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
@@ -155,7 +210,7 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     return rc;
 }
 
-static int affinity_flow(int *tags, int n)
+static int affinity_flow(const int *tags, int n)
 {
     for (int i = 0; i < n; i++)
         if (tags[i] & WEFT_AFFINITY) return i;
@@ -167,44 +222,149 @@ static int affinity_flow(int *tags, int n)
 static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
 {
     weft_context_t *ctx = tp->ctx;
-    int exec_rank = weft_remote_exec_rank(t, aff);
+    int exec_rank = t->on_rank >= 0 ? t->on_rank : weft_remote_exec_rank(t, aff);
     *rc = weft_seqcheck_log(tp, t, exec_rank);
     if (*rc == WEFT_SUCCESS) *rc = weft_remote_infer(tp, t, exec_rank);
     return exec_rank == ctx->rank;
 }
 
-int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
+/* Every rank walks every task; most ranks keep few. A task is parsed on
+ * the stack, and only a task this rank keeps gets a structure and
+ * references on its data (docs/SCALE.md). */
+static void walk_init(weft_task_t *w, weft_taskpool_t *tp, const weft_task_class_t *cls)
 {
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_insert_task", 1))
-        return WEFT_ERR_INVALID;
-    if (!cls || !cls->name) {
-        weft_error("argument 2 of weft_insert_task is %s: pass a weft_task_class_t with a name",
-                   cls ? "a task class without a name" : "NULL");
-        return WEFT_ERR_INVALID;
-    }
+    w->cls = cls;
+    w->tp = tp;
+    w->priority = 0;
+    w->device = 0;
+    w->affinity = -1;
+    w->on_rank = w->device_hint = -1;
+    w->nflows = 0;
+    w->nvalues = 0;
+}
+
+static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
+{
     weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
-    if (!t) return WEFT_ERR_NOMEM;
-    t->cls = cls;
+    if (!t) return NULL;
+    t->cls = w->cls;
     t->tp = tp;
-    int tags[WEFT_MAX_FLOWS];
-    va_list ap;
-    va_start(ap, cls);
-    int rc = parse_args(t, tags, ap);
-    va_end(ap);
-    if (rc == WEFT_SUCCESS) rc = check_flows(t);
-    if (rc != WEFT_SUCCESS) {
-        /* Refused: nothing inserted, so nothing for a wait to wait for. */
-        weft_task_unref(t);
-        return rc;
-    }
-    if (tp->t_first == 0) tp->t_first = weft_clock_s();
+    t->priority = w->priority;
     t->device = 0;
-    t->affinity = affinity_flow(tags, t->nflows);
-    if (tp->ctx->nranks > 1 && !distribute(tp, t, affinity_flow(tags, t->nflows), &rc)) {
-        weft_task_unref(t);
-        return rc;
+    t->affinity = w->affinity;
+    t->on_rank = w->on_rank;
+    t->device_hint = w->device_hint;
+    t->nflows = w->nflows;
+    memcpy(t->flow, w->flow, sizeof *w->flow * (size_t)w->nflows);
+    for (int i = 0; i < t->nflows; i++) weft_data__retain(t->flow[i].data);
+    int nv = w->nvalues;
+    t->nvalues = nv;
+    memcpy(t->value_off, w->value_off, sizeof *w->value_off * (size_t)nv);
+    memcpy(t->value_len, w->value_len, sizeof *w->value_len * (size_t)nv);
+    if (nv) memcpy(t->values, w->values, (size_t)(w->value_off[nv - 1] + w->value_len[nv - 1]));
+    weft_meta_note(&tp->ctx->meta);
+    return t;
+}
+
+static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
+{
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
+    if (cls && cls->name) return WEFT_SUCCESS;
+    weft_error("argument 2 of %s is %s: pass a weft_task_class_t with a name", call,
+               cls ? "a task class without a name" : "NULL");
+    return WEFT_ERR_INVALID;
+}
+
+/* After the arguments were checked: the distributed part on every rank,
+ * then the local part on the rank that keeps the task (keep_walked). */
+static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init)
+{
+    int rc = WEFT_SUCCESS;
+    if (tp->t_first == 0) {
+        tp->t_first = weft_clock_s();
+        tp->cpu_first = weft_clock_thread_s();
     }
+    tp->ctx->walked++;
+    w->affinity = aff;
+    if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
+    for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
+        if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data);
+    weft_task_t *t = keep_walked(tp, w);
+    if (!t) return WEFT_ERR_NOMEM;
     tp->ninserted_local++;
+    tp->ctx->kept++;
     int rc2 = weft_insert_local(tp, t);
     return rc != WEFT_SUCCESS ? rc : rc2;
+}
+
+/* The one path of both forms, once tp and cls were checked. */
+static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                       int nargs)
+{
+    if (nargs < 0 || (!args && nargs > 0)) {
+        weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
+                   "them",
+                   cls->name, nargs, (const void *)args);
+        return WEFT_ERR_INVALID;
+    }
+    weft_task_t w; /* the walked task */
+    walk_init(&w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
+    unsigned init = 0;
+    int rc = parse_args(&w, tags, args, nargs);
+    /* Pending partial results of a data this task uses otherwise are
+     * combined first (their tasks go before it). */
+    if (rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, &w);
+    if (rc == WEFT_SUCCESS) rc = check_flows(&w, &init);
+    int aff = affinity_flow(tags, w.nflows);
+    int exec_rank = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
+    if (rc == WEFT_SUCCESS) rc = weft_redux_lower(tp, &w, tp->ctx->nranks > 1 ? exec_rank : 0);
+    /* Refused: nothing inserted, so nothing for a wait to wait for. */
+    if (rc != WEFT_SUCCESS) return rc;
+    return insert_checked(tp, &w, aff, init);
+}
+
+int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                           const weft_arg_t *args, int nargs)
+{
+    if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    return insert_args(tp, cls, args, nargs);
+}
+
+/* The variadic arguments as the array form takes them. An unknown tag
+ * ends the list (what follows it cannot be read): the array form names it. */
+static int collect_args(va_list ap, weft_arg_t *args, int cap, const char *name)
+{
+    for (int n = 0; n < cap; n++) {
+        int tag = va_arg(ap, int);
+        if (tag == 0) return n;
+        args[n] = weft_arg_int(tag, 0);
+        if (tag == WEFT_VALUE) {
+            args[n].ptr = va_arg(ap, const void *);
+            args[n].bytes = va_arg(ap, size_t);
+        } else if (is_option(tag)) {
+            args[n].i = va_arg(ap, int);
+        } else if (is_mode(tag)) {
+            args[n].data = va_arg(ap, weft_data_t *);
+        } else {
+            return n + 1;
+        }
+    }
+    weft_error("insert %s: more than %d arguments before the 0 that ends them (at most %d data "
+               "and %d values)",
+               name, cap, WEFT_MAX_FLOWS, WEFT_MAX_VALUES);
+    return -1;
+}
+
+#define INSERT_MAX_ARGS 64
+
+int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
+{
+    if (check_class(tp, cls, "weft_insert_task") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    weft_arg_t args[INSERT_MAX_ARGS];
+    va_list ap;
+    va_start(ap, cls);
+    int n = collect_args(ap, args, INSERT_MAX_ARGS, cls->name);
+    va_end(ap);
+    return n < 0 ? WEFT_ERR_INVALID : insert_args(tp, cls, args, n);
 }

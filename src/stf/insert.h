@@ -9,4 +9,7 @@
  * it when nothing precedes it. Takes over the caller's reference. */
 int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t);
 
+/* A NEW data that no task wrote yet (in this run, on any rank). */
+int weft_insert_never_written(const weft_data_t *d);
+
 #endif

@@ -4,15 +4,21 @@
 
 #include <stdlib.h>
 
+#include "stf/redux.h"
+
 static void rec_free(void *p)
 {
     weft_stf_rec_t *r = p;
+    weft_redux_free(r->redux);
+    weft_meta_add(r->meta, WEFT_META_RECORDS,
+                  -(long long)(sizeof *r + r->readers.elem * r->readers.cap));
+    weft_meta_add(r->meta, WEFT_META_HOLDERS, -r->remote_bytes);
     weft_vec_fini(&r->readers);
     free(r->remote);
     free(r);
 }
 
-weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
+weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d)
 {
     weft_stf_rec_t *r = d->stf;
     if (!r) {
@@ -21,7 +27,16 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
         weft_vec_init(&r->readers, sizeof(weft_task_t *), 4);
         d->stf = r;
         d->stf_free = rec_free;
+        r->meta = &d->ctx->meta;
+        weft_meta_add(r->meta, WEFT_META_RECORDS, (long long)sizeof *r);
     }
+    return r;
+}
+
+weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
+{
+    weft_stf_rec_t *r = weft_stf_rec_get(d);
+    if (!r) return NULL;
     if (r->epoch != tp->epoch) {
         if (weft_taskpool_touch(tp, d) != WEFT_SUCCESS) return NULL;
         r->epoch = tp->epoch;
@@ -31,7 +46,12 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
 
 int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t)
 {
+    size_t cap = r->readers.cap;
     if (weft_vec_push(&r->readers, &t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    /* Counted by capacity, as it grows. */
+    if (r->readers.cap != cap)
+        weft_meta_add(r->meta, WEFT_META_RECORDS,
+                      (long long)(r->readers.elem * (r->readers.cap - cap)));
     weft_task_retain(t);
     return WEFT_SUCCESS;
 }

@@ -14,6 +14,9 @@ typedef struct weft_stf_rec {
     weft_vec_t readers;             /* struct weft_task * since that writer, retained */
     uint64_t epoch;                 /* taskpool epoch that last touched it */
     struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
+    struct weft_redux *redux;       /* stf/redux.c, NULL: no reduction set */
+    long long remote_bytes;         /* its size */
+    weft_meta_t *meta;              /* where these bytes are counted */
 } weft_stf_rec_t;
 
 /* d's record, NULL when no task was ever inserted with it. */
@@ -24,6 +27,9 @@ static inline struct weft_task *weft_stf_rec_reader(const weft_stf_rec_t *r, siz
 {
     return *(struct weft_task **)weft_vec_at(&r->readers, i);
 }
+
+/* d's record, created when absent (NULL: out of host memory). */
+weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d);
 
 /* d's record, created when absent, after tp remembered d as touched
  * (once per taskpool epoch). NULL: out of host memory. */

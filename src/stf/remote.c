@@ -20,29 +20,59 @@ static const weft_task_class_t recv_class = {.name = "weft.recv"};
 
 static int nwords(const weft_context_t *ctx) { return (ctx->nranks + 63) / 64; }
 
-static weft_remote_rec_t *remote_of(const weft_data_t *d)
+uint32_t weft_remote_version(const weft_data_t *d) { return d->net_version; }
+
+/* d's view was changed in a taskpool that has not been waited for since.
+ * A wait sends every final version home and frees the visiting copies, so
+ * a view from before it reads "held by the owner alone, who is the
+ * source": every rank concludes the same without touching the data. */
+static int current(const weft_taskpool_t *tp, const weft_data_t *d)
 {
-    const weft_stf_rec_t *s = weft_stf_rec(d);
-    return s ? s->remote : NULL;
+    if (d->net_wave == tp->wave) return 1;
+    if (d->net_wave == 0) return 0;
+    const weft_context_t *ctx = tp->ctx;
+    weft_taskpool_t *const *pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++)
+        if (pools[i]->wave == d->net_wave) return 1;
+    return 0;
 }
 
-uint32_t weft_remote_version(const weft_data_t *d)
+/* Makes the view current for tp (a rank taking part in a transfer of d or
+ * seeing it written). A NEW tile no task wrote is held by nobody. */
+static void refresh(const weft_taskpool_t *tp, weft_data_t *d)
 {
-    const weft_remote_rec_t *r = remote_of(d);
-    return r ? r->version : 0;
+    if (current(tp, d)) return;
+    d->net_writer = d->owner_rank;
+    d->net_held =
+        d->owner_rank == tp->ctx->rank && (d->net_version > 0 || !(d->flags & WEFT_DATA_NEW));
+    d->net_wave = tp->wave;
 }
 
-static weft_remote_rec_t *record(weft_context_t *ctx, weft_stf_rec_t *s, weft_data_t *d)
+/* The ranks holding d's newest version, which only its source (writer or
+ * owner) needs, to send each reader rank one copy: kept by the source
+ * alone, reset to {source} when the version or the taskpool's wave
+ * moved. Makes d a touched data of this rank. NULL: out of memory. */
+static weft_remote_rec_t *holder_set(weft_taskpool_t *tp, weft_data_t *d)
 {
-    if (s->remote) return s->remote;
-    weft_remote_rec_t *r = calloc(1, sizeof *r + sizeof(uint64_t) * (size_t)nwords(ctx));
-    if (!r) return NULL;
-    r->writer = -1;
-    /* A NEW tile is held by nobody until a task writes it. */
-    if (!(d->flags & WEFT_DATA_NEW)) r->holders[d->owner_rank / 64] |= 1ULL << (d->owner_rank % 64);
-    r->version = d->version;
-    s->remote = r;
-    return r;
+    weft_stf_rec_t *s = weft_stf_rec_touch(tp, d);
+    if (!s) return NULL;
+    weft_remote_rec_t *h = s->remote;
+    size_t words = (size_t)nwords(tp->ctx);
+    if (!h) {
+        size_t bytes = sizeof *h + sizeof(uint64_t) * words;
+        h = calloc(1, bytes);
+        if (!h) return NULL;
+        s->remote = h;
+        s->remote_bytes = (long long)bytes;
+        weft_meta_add(s->meta, WEFT_META_HOLDERS, (long long)bytes);
+    }
+    if (h->wave != d->net_wave || h->version != d->net_version) {
+        memset(h->holders, 0, sizeof(uint64_t) * words);
+        h->holders[d->net_writer / 64] |= 1ULL << (d->net_writer % 64);
+        h->wave = d->net_wave;
+        h->version = d->net_version;
+    }
+    return h;
 }
 
 static int holds(const weft_remote_rec_t *r, int rank)
@@ -53,12 +83,6 @@ static int holds(const weft_remote_rec_t *r, int rank)
 static void add_holder(weft_remote_rec_t *r, int rank)
 {
     r->holders[rank / 64] |= 1ULL << (rank % 64);
-}
-
-static void only_holder(weft_context_t *ctx, weft_remote_rec_t *r, int rank)
-{
-    memset(r->holders, 0, sizeof(uint64_t) * (size_t)nwords(ctx));
-    add_holder(r, rank);
 }
 
 int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow)
@@ -81,6 +105,10 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
         return WEFT_ERR_NOMEM;
     }
     a->kind = kind;
+    if (kind == WEFT_TASK_SEND)
+        tp->ctx->sends++;
+    else
+        tp->ctx->recvs++;
     a->cls = kind == WEFT_TASK_SEND ? &send_class : &recv_class;
     a->tp = tp;
     a->priority = priority;
@@ -92,6 +120,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     a->flow[0] = (weft_flow_t){
         .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
     weft_data__retain(d);
+    weft_meta_note(&tp->ctx->meta);
     return weft_insert_local(tp, a);
 }
 
@@ -106,49 +135,67 @@ static int consumer_device(weft_context_t *ctx, const weft_task_t *t)
 }
 
 /* The transfer, if any, that a read of d on rank `reader` by task t (NULL:
- * the final version going home) implies. */
-static int infer_read(weft_taskpool_t *tp, weft_data_t *d, weft_remote_rec_t *r, int reader,
-                      const weft_task_t *t)
+ * the final version going home) implies. Only the source and the reader
+ * take part; every other rank returns at once. */
+static int infer_read(weft_taskpool_t *tp, weft_data_t *d, int reader, const weft_task_t *t)
 {
-    int priority = t ? t->priority : 0;
     weft_context_t *ctx = tp->ctx;
-    if (holds(r, reader)) return WEFT_SUCCESS;
-    int src = r->writer >= 0 ? r->writer : d->owner_rank;
-    int rc = WEFT_SUCCESS;
-    if (ctx->rank == src)
-        rc = insert_action(tp, WEFT_TASK_SEND, d, reader, r->version, priority, 0);
-    if (rc == WEFT_SUCCESS && ctx->rank == reader)
-        rc = insert_action(tp, WEFT_TASK_RECV, d, src, r->version, priority,
-                           consumer_device(ctx, t));
-    add_holder(r, reader);
-    return rc;
+    int me = ctx->rank;
+    int src = current(tp, d) ? d->net_writer : d->owner_rank;
+    if ((me != src && me != reader) || (me == src && me == reader)) return WEFT_SUCCESS;
+    refresh(tp, d);
+    int priority = t ? t->priority : 0;
+    /* A NEW data read before any write with an initialiser: the reader
+     * makes the initial contents itself (stf/insert.c); nothing moves. */
+    int init_here =
+        (d->flags & WEFT_DATA_NEW) && (d->flags & WEFT_DATA_INIT) && d->net_version == 0;
+    if (me == src) {
+        weft_remote_rec_t *h = holder_set(tp, d);
+        if (!h) return WEFT_ERR_NOMEM;
+        if (holds(h, reader)) return WEFT_SUCCESS;
+        add_holder(h, reader);
+        return init_here
+                   ? WEFT_SUCCESS
+                   : insert_action(tp, WEFT_TASK_SEND, d, reader, d->net_version, priority, 0);
+    }
+    if (d->net_held) return WEFT_SUCCESS;
+    d->net_held = 1;
+    if (init_here) return WEFT_SUCCESS;
+    return insert_action(tp, WEFT_TASK_RECV, d, src, d->net_version, priority,
+                         consumer_device(ctx, t));
+}
+
+/* A write of d by a task on exec_rank: a new version, held there alone.
+ * The owner remembers its tile, written elsewhere, for the flush. */
+static int infer_write(weft_taskpool_t *tp, weft_data_t *d, int exec_rank, int first)
+{
+    refresh(tp, d);
+    d->net_wave = tp->wave; /* every rank sees a write: the views stay equal */
+    if (first) d->net_version++;
+    d->net_writer = exec_rank;
+    d->net_held = exec_rank == tp->ctx->rank;
+    if (d->owner_rank == tp->ctx->rank && !d->net_held && !weft_stf_rec_touch(tp, d))
+        return WEFT_ERR_NOMEM;
+    return WEFT_SUCCESS;
 }
 
 int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
 {
-    weft_context_t *ctx = tp->ctx;
     for (int i = 0; i < t->nflows; i++) {
-        weft_data_t *d = t->flow[i].data;
-        weft_stf_rec_t *s = weft_stf_rec_touch(tp, d);
-        weft_remote_rec_t *r = s ? record(ctx, s, d) : NULL;
-        if (!r) return WEFT_ERR_NOMEM;
-        if (t->flow[i].mode & WEFT_R) {
-            int rc = infer_read(tp, d, r, exec_rank, t);
-            if (rc != WEFT_SUCCESS) return rc;
-        }
+        if (!(t->flow[i].mode & WEFT_R)) continue;
+        int rc = infer_read(tp, t->flow[i].data, exec_rank, t);
+        if (rc != WEFT_SUCCESS) return rc;
     }
     /* Writes after every read: a task reading and writing one tile first
      * fetches the old version. */
     for (int i = 0; i < t->nflows; i++) {
         if (!(t->flow[i].mode & WEFT_W)) continue;
-        weft_remote_rec_t *r = remote_of(t->flow[i].data);
+        weft_data_t *d = t->flow[i].data;
         int first = 1;
-        for (int j = 0; j < i; j++)
-            first &= t->flow[j].data != t->flow[i].data || !(t->flow[j].mode & WEFT_W);
-        if (first) r->version++;
-        r->writer = exec_rank;
-        only_holder(ctx, r, exec_rank);
-        t->flow[i].out_version = r->version;
+        for (int j = 0; j < i; j++) first &= t->flow[j].data != d || !(t->flow[j].mode & WEFT_W);
+        int rc = infer_write(tp, d, exec_rank, first);
+        if (rc != WEFT_SUCCESS) return rc;
+        t->flow[i].out_version = d->net_version;
     }
     return WEFT_SUCCESS;
 }
@@ -157,9 +204,8 @@ int weft_remote_flush(weft_taskpool_t *tp)
 {
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
-        weft_remote_rec_t *r = remote_of(d);
-        if (!r || r->writer < 0 || holds(r, d->owner_rank)) continue;
-        int rc = infer_read(tp, d, r, d->owner_rank, NULL);
+        if (!current(tp, d) || d->net_writer == d->owner_rank) continue;
+        int rc = infer_read(tp, d, d->owner_rank, NULL);
         if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;
@@ -170,11 +216,9 @@ void weft_remote_reclaim(weft_taskpool_t *tp)
     weft_context_t *ctx = tp->ctx;
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
-        weft_remote_rec_t *r = remote_of(d);
-        if (!r || !holds(r, d->owner_rank)) continue;
-        /* Copies away from the owner were temporaries of this taskpool:
-         * every rank forgets them the same way, so records stay equal. */
-        only_holder(ctx, r, d->owner_rank);
+        /* Copies away from the owner were temporaries of this taskpool;
+         * once it is waited for, every rank's view of d is "the owner
+         * alone" (current() above). */
         if (ctx->rank == d->owner_rank) continue;
         weft_data_copy_t *gone[WEFT_MAX_DEVICES] = {0};
         weft_data_lock(d);

@@ -6,11 +6,13 @@
 #include "stf/taskpool.h"
 #include "sched/task.h"
 
-/* The same on every rank for a given data (its STF record's remote). */
+/* The ranks holding a data's newest version, kept by the rank that is its
+ * source (writer, or owner) only: the rest of the view is inline in the
+ * data (weft_data_t's net_* fields). Stamped with the view it belongs to. */
 typedef struct weft_remote_rec {
-    uint32_t version;   /* newest version in the whole run */
-    int writer;         /* rank that wrote it; -1: the owner's initial data */
-    uint64_t holders[]; /* bitset of ranks holding the newest version */
+    uint64_t wave; /* the view's taskpool wave and version */
+    uint32_t version;
+    uint64_t holders[]; /* bitset of ranks */
 } weft_remote_rec_t;
 
 /* The newest version of d in the whole run as far as inference knows, 0

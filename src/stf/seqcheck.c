@@ -22,64 +22,31 @@ uint64_t weft_seqcheck_hash_str(const char *s)
     return h;
 }
 
-void weft_seqlog_init(weft_seqlog_t *l)
-{
-    *l = (weft_seqlog_t){0};
-    weft_vec_init(&l->log, sizeof(uint64_t), 256);
-    weft_vec_init(&l->name, sizeof(const char *), 256);
-    weft_vec_init(&l->detail, WEFT_SEQ_DETAIL, 256);
-}
-
 /* The hash always moves, so ranks compare all they did; the entry itself
  * is kept to name a divergence, and counted as lost when memory lacks. */
 static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const char *detail)
 {
     l->hash = fold(l->hash, entry);
-    size_t n = l->log.n;
-    int rc = weft_vec_reserve(&l->log, n + 1);
-    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&l->name, n + 1);
-    if (rc == WEFT_SUCCESS && detail) rc = weft_vec_reserve(&l->detail, n + 1);
-    if (rc != WEFT_SUCCESS) {
-        l->lost++;
-        return WEFT_ERR_NOMEM;
-    }
-    /* Room for all three is reserved: these pushes cannot fail. */
-    rc = weft_vec_push(&l->log, &l->hash);
-    if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name, &name);
-    if (rc == WEFT_SUCCESS && detail) {
-        char text[WEFT_SEQ_DETAIL];
-        snprintf(text, sizeof text, "%s", detail);
-        rc = weft_vec_push(&l->detail, text);
-    }
-    return rc;
-}
-
-static void seqlog_clear(weft_seqlog_t *l)
-{
-    weft_vec_clear(&l->log);
-    weft_vec_clear(&l->name);
-    weft_vec_clear(&l->detail);
-    l->hash = 0;
-    l->lost = 0;
-}
-
-void weft_seqlog_free(weft_seqlog_t *l)
-{
-    weft_vec_fini(&l->log);
-    weft_vec_fini(&l->name);
-    weft_vec_fini(&l->detail);
-    l->hash = 0;
-    l->lost = 0;
+    return weft_seqlog_push(l, name, detail);
 }
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
-    uint64_t h = fold(weft_seqcheck_hash_str(t->cls->name), (uint64_t)exec_rank);
+    /* Tasks of a class come in runs: its name is hashed once a run. */
+    if (t->cls != tp->seq_cls) {
+        tp->seq_cls = t->cls;
+        tp->seq_cls_hash = weft_seqcheck_hash_str(t->cls->name);
+    }
+    uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
+    h = fold(h, (uint64_t)(t->device_hint + 1));
+    /* Each flow is hashed on its own chain, folded into h once: the
+     * flows' chains overlap in the processor (every rank pays this for
+     * every task of the run). */
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
-        h = fold(h, (uint64_t)d->owner_rank);
-        h = fold(h, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        uint64_t f = fold(d->key * 4 + (uint64_t)t->flow[i].mode, (uint64_t)d->owner_rank);
+        f = fold(f, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
+        h = fold(h, f);
     }
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
@@ -95,35 +62,36 @@ void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
         weft_warn("out of memory keeping '%s' for the check across ranks", text);
 }
 
-/* Rank 0 finds the first position where any rank's running hash differs
- * from its own and which ranks differ there; every rank learns both. */
+/* Whether entry k differs between ranks (a rank without it differs). */
+static int differs_at(weft_context_t *ctx, const weft_seqlog_t *l, long k)
+{
+    int64_t v = weft_seqlog_at(l, k), in[2] = {v, -v}, out[2];
+    MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
+    return out[0] != -out[1];
+}
+
+/* The first entry where the ranks' running hashes differ, found by
+ * bisection (once two hashes differ, every later one does): a few
+ * allreduces of two numbers, never a gather of the logs, which at
+ * thousands of ranks would not fit rank 0. differs[r]: rank r's entry
+ * there differs from rank 0's. */
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
-    long n = (long)l->log.n, maxn = 0;
+    long n = weft_seqlog_count(l), maxn = 0;
     MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
-    size_t row = (size_t)maxn + 1;
-    uint64_t *mine = calloc(row, sizeof *mine);
-    uint64_t *all = ctx->rank == 0 ? calloc(row * (size_t)ctx->nranks, sizeof *all) : NULL;
-    if (!mine || (ctx->rank == 0 && !all)) {
-        weft_error("out of memory comparing the ranks' sequences: ending the run");
-        MPI_Abort(ctx->comm, 1);
+    long lo = 0, hi = maxn;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (differs_at(ctx, l, mid))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    if (n) memcpy(mine, l->log.data, sizeof *mine * (size_t)n);
-    MPI_Gather(mine, (int)row, MPI_UINT64_T, all, (int)row, MPI_UINT64_T, 0, ctx->comm);
-    long first = maxn;
-    for (int r = 1; ctx->rank == 0 && r < ctx->nranks; r++)
-        for (long k = 0; k < first; k++)
-            if (all[(size_t)r * row + (size_t)k] != all[k]) {
-                first = k;
-                break;
-            }
-    for (int r = 0; ctx->rank == 0 && r < ctx->nranks; r++)
-        differs[r] = first < maxn && all[(size_t)r * row + (size_t)first] != all[first];
-    MPI_Bcast(&first, 1, MPI_LONG, 0, ctx->comm);
-    MPI_Bcast(differs, ctx->nranks, MPI_INT, 0, ctx->comm);
-    free(mine);
-    free(all);
-    return first;
+    int64_t root = weft_seqlog_at(l, lo);
+    MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
+    int mine = lo < maxn && weft_seqlog_at(l, lo) != root;
+    MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
+    return lo;
 }
 
 static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
@@ -134,9 +102,38 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
         if (differs[r]) len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
 }
 
+/* Every rank logs what each rank made at position k, so that a creation
+ * made on some ranks only (a weft_data_register inside "if (rank == 0)")
+ * is named on every rank, not only on the ranks that made it. Collective.
+ * At most 16 ranks are listed: the first divergent ones are among them. */
+static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs)
+{
+    char mine[WEFT_SEQ_DETAIL] = "";
+    if (k >= 0 && (size_t)k < l->detail.n)
+        snprintf(mine, sizeof mine, "%s", (const char *)weft_vec_at(&l->detail, (size_t)k));
+    char *all = malloc((size_t)WEFT_SEQ_DETAIL * (size_t)ctx->nranks);
+    if (!all) {
+        weft_error("out of memory comparing the ranks' sequences: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    MPI_Allgather(mine, WEFT_SEQ_DETAIL, MPI_CHAR, all, WEFT_SEQ_DETAIL, MPI_CHAR, ctx->comm);
+    for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
+        if (r != 0 && !differs[r]) continue;
+        const char *e = all + (size_t)r * WEFT_SEQ_DETAIL;
+        if (*e)
+            weft_error("  rank %d made #%ld as '%s'", r, k, e);
+        else
+            weft_error("  rank %d made no data creation #%ld (a creation made on some ranks only: "
+                       "every rank must make the same creations in the same order)",
+                       r, k);
+        shown++;
+    }
+    free(all);
+}
+
 /* what: "task" or "data creation"; subject: the taskpool's words. */
 static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const char *subject,
-                             const char *verb, const char *what)
+                             const char *verb, const char *what, int each)
 {
     int *differs = calloc((size_t)ctx->nranks, sizeof *differs);
     if (!differs) {
@@ -146,10 +143,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     long k = first_divergence(ctx, l, differs);
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
-    size_t at = (size_t)k;
-    const char *mine = at >= l->log.n     ? NULL
-                       : at < l->detail.n ? (const char *)weft_vec_at(&l->detail, at)
-                                          : *(const char **)weft_vec_at(&l->name, at);
+    const char *mine = weft_seqlog_text(l, k);
     if (mine)
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
                    "as '%s' (ranks differing there from rank 0: %s)",
@@ -157,7 +151,8 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     else
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
-                   subject, verb, what, what, k, verb, verb, (long)l->log.n, ranks);
+                   subject, verb, what, what, k, verb, verb, weft_seqlog_count(l), ranks);
+    if (each) log_each_rank(ctx, l, k, differs);
     free(differs);
     return WEFT_ERR_MISMATCH;
 }
@@ -168,21 +163,21 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
 static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
     v->call_hash = ctx->calls.hash;
-    v->ncalls = (long)ctx->calls.log.n + ctx->calls.lost;
+    v->ncalls = weft_seqlog_count(&ctx->calls) + ctx->calls.lost;
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
     /* An MPI failure leaves the outcome unknown: no further collective. */
     if (rc == WEFT_ERR_MPI) return rc;
     if (rc == WEFT_SUCCESS && !out.same_calls)
-        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation");
+        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation", 1);
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
-        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task");
+        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task", 0);
         if (rc == WEFT_SUCCESS) rc = trc;
     }
     if (rc == WEFT_SUCCESS) {
-        seqlog_clear(&ctx->calls);
+        weft_seqlog_clear(&ctx->calls);
         return WEFT_SUCCESS;
     }
     /* No collective is safe any more: the ranks are not in step. */
@@ -197,7 +192,7 @@ int weft_seqcheck_verify(weft_taskpool_t *tp)
         .point = WEFT_AGREE_WAIT,
         .ordinal = tp->number,
         .task_hash = tp->seq.hash,
-        .ntasks = (long)tp->seq.log.n + tp->seq.lost,
+        .ntasks = weft_seqlog_count(&tp->seq) + tp->seq.lost,
     };
     snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
              tp->name, tp->number);
@@ -213,4 +208,4 @@ int weft_seqcheck_fini(weft_context_t *ctx)
     return check(ctx, &v, NULL);
 }
 
-void weft_seqcheck_reset(weft_taskpool_t *tp) { seqlog_clear(&tp->seq); }
+void weft_seqcheck_reset(weft_taskpool_t *tp) { weft_seqlog_clear(&tp->seq); }

@@ -27,9 +27,5 @@ int weft_seqcheck_verify(weft_taskpool_t *tp);
 int weft_seqcheck_fini(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */
 void weft_seqcheck_reset(weft_taskpool_t *tp);
-/* Makes l an empty log (a zeroed one is not: its arrays need their sizes). */
-void weft_seqlog_init(weft_seqlog_t *l);
-/* Frees l's entries; l is empty afterwards. */
-void weft_seqlog_free(weft_seqlog_t *l);
 
 #endif

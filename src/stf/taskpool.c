@@ -1,6 +1,7 @@
 /* Taskpools: creation and registry in the context, the data each touched,
  * the wait for its tasks (with the watchdog) and their end. */
 #include "stf/taskpool.h"
+#include "stf/redux.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "sched/task.h"
 #include "stf/record.h"
 #include "stf/seqcheck.h"
+#include "stf/sim.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -41,7 +43,9 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
     weft_vec_init(&tp->touched, sizeof(weft_data_t *), 64);
-    weft_seqlog_init(&tp->seq);
+    weft_vec_init(&tp->redux, sizeof(weft_data_t *), 8);
+    tp->wave = ++ctx->waves;
+    weft_seqlog_init(&tp->seq, &ctx->meta);
     if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
         pthread_cond_destroy(&tp->done);
@@ -63,7 +67,12 @@ void weft_taskpool_task_done(weft_taskpool_t *tp)
 
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
 {
+    size_t cap = tp->touched.cap;
     if (weft_vec_push(&tp->touched, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    /* Counted by capacity, as it grows. */
+    if (tp->touched.cap != cap)
+        weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
+                      (long long)(tp->touched.elem * (tp->touched.cap - cap)));
     weft_data__retain(d);
     return WEFT_SUCCESS;
 }
@@ -79,10 +88,12 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     }
     weft_vec_clear(&tp->touched);
     tp->epoch++;
+    tp->wave = ++tp->ctx->waves;
 }
 
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp)
 {
+    if (tp->ctx->sim) weft_sim_drain(tp->ctx);
     weft_watchdog_t w;
     weft_watchdog_start(&w, tp);
     int timed = weft_watchdog_on(&w);
@@ -109,6 +120,9 @@ double weft_taskpool_gflops(const weft_taskpool_t *tp)
 void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
     remove_from_context(tp->ctx, tp);
+    weft_redux_drop_pool(tp);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
+                  -(long long)(tp->touched.elem * tp->touched.cap));
     weft_vec_fini(&tp->touched);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);

@@ -19,15 +19,21 @@ struct weft_taskpool {
     long ninserted_local;        /* body tasks kept by this rank (main thread) */
     _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
+    double cpu_first;            /* the inserting thread's CPU time then */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;
-    uint64_t epoch;          /* tags data touched since the last wait */
-    weft_vec_t touched;      /* weft_data_t *, retained: read through weft_taskpool_touched */
-    weft_seqlog_t seq;       /* insertion log for the cross-rank sequence check (nranks > 1) */
+    uint64_t epoch;     /* tags data touched since the last wait */
+    uint64_t wave;      /* the same, unique in the context (remote inference's views) */
+    weft_vec_t touched; /* weft_data_t *, retained: read through weft_taskpool_touched */
+    weft_seqlog_t seq;  /* insertion log for the cross-rank sequence check (nranks > 1) */
+    const weft_task_class_t *seq_cls; /* the class last logged, and its name's hash */
+    uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
+    weft_vec_t redux;        /* weft_data_t *, retained: data with partial results not yet combined
+                                (stf/redux.c) */
 };
 
 /* The i-th data tp touched since the last wait (i < tp->touched.n). */

@@ -37,6 +37,8 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     /* The accessor logged the misuse; a body returning 0 must not hide it. */
     if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
     weft_failure_task_end(ctx, t, rc);
+    for (int i = 0; i < t->nflows && ctx->ndevices > 0; i++)
+        if (weft_task_first_flow_of(t, i) == i) weft_data_use_done(t->flow[i].data, t->seq);
     weft_taskpool_t *tp = t->tp;
     if (rc == WEFT_ERR_CANCELLED) {
         /* It did not run: neither a task run nor an action done. */
@@ -46,6 +48,8 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
         if (t->cls->flops) add_flops(tp, t->cls->flops(t));
     } else {
         atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(t->kind == WEFT_TASK_SEND ? &ctx->sends_done : &ctx->recvs_done,
+                                  1, memory_order_relaxed);
     }
     weft_task_complete(t, ctx->ready, ctx);
     weft_task_unref(t);

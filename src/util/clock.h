@@ -17,6 +17,15 @@ static inline int64_t weft_clock_ns(void)
 /* Seconds of CLOCK_MONOTONIC. */
 static inline double weft_clock_s(void) { return 1e-9 * (double)weft_clock_ns(); }
 
+/* Seconds of CPU time of the calling thread: a duration of its own work
+ * that a loaded machine, which takes the core away, does not stretch. */
+static inline double weft_clock_thread_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The deadline `ns` nanoseconds from now, for pthread_cond_timedwait. */
 static inline struct timespec weft_deadline_in(int64_t ns)
 {

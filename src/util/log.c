@@ -69,3 +69,14 @@ void weft_log_stats(int device, const char *fmt, ...)
     emit(stdout, device, "stats", line);
     fflush(stdout);
 }
+
+void weft_log_summary(const char *fmt, ...)
+{
+    char line[WEFT_LOG_LINE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, "weft %s\n", line);
+    fflush(stdout);
+}

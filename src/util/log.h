@@ -21,6 +21,10 @@ void weft_log(int level, int device, const char *fmt, ...) __attribute__((format
  * stdout, as "weft[rank.device] stats: ...". */
 void weft_log_stats(int device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A summary line that names its rank itself (the simulation's, which
+ * tools parse): "weft <message>" on stdout, always printed. */
+void weft_log_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The longest message kept whole; longer ones are cut. */
 #define WEFT_LOG_LINE 1024
 /* Copies the message of the newest error line (any thread), "" if none

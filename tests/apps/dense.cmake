@@ -34,7 +34,7 @@ weft_app_test(gemm_emu_g1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1
   ARGS ${GEMM_ODD} -c 2 -g 1 --weft-device_type=emu --check)
 weft_app_test(gemm_emu_g2_batch EXE weft-gemm
   EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 2 NB= 64 N= 300 :"
-         "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+         "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS ${GEMM_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
 weft_app_test(gemm_emu_g2_1x2 EXE weft-gemm RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
   ARGS ${GEMM_ODD} -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --check)
@@ -42,11 +42,11 @@ weft_app_test(posv_emu_g1_1x2 EXE weft-posv RANKS 2 TIMEOUT 180 EXPECT "${DENSE_
   ARGS ${POSV_ODD} -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --check)
 # 256 KiB of device memory for 768 KiB of matrices: tiles are evicted.
 weft_app_test(gemm_emu_evict EXE weft-gemm
-  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* evictions"
   ARGS -N 256 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
 # The same with partial tiles.
 weft_app_test(gemm_emu_evict_partial EXE weft-gemm
-  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* evictions"
   ARGS -N 100 -M 64 -K 64 -t 64 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_memory=128K --weft-show_stats=1 --check)
 weft_app_test(gemm_bad_grid FAIL EXE weft-gemm EXPECT "P\\*Q must equal the number of ranks"
   ARGS -N 10 -P 2 -Q 1)
@@ -56,7 +56,7 @@ weft_app_test(gemm_cuda_absent EXE weft-gemm GPUS none FAIL
 weft_app_test(gemm_cuda_g1 EXE weft-gemm GPUS 1 TIMEOUT 300
   EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 1024 N= 8000 :" ARGS -g 1 --check -N 8000 -t 1024)
 weft_app_test(gemm_cuda_g1_batch EXE weft-gemm GPUS 1 TIMEOUT 300
-  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: cuda0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: cuda1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS -g 1 --check -N 3000 -t 256 --weft-show_stats=1)
 
 # ---- weft-posv ---------------------------------------------------------------
@@ -79,7 +79,7 @@ weft_app_test(posv_emu_g2 EXE weft-posv
   EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 2 NB= 64 N= 300 NRHS= 70 :"
   ARGS ${POSV_ODD} -c 2 -g 2 --weft-device_type=emu --check)
 weft_app_test(posv_emu_evict EXE weft-posv
-  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* evictions"
+  EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* evictions"
   ARGS ${POSV_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
 weft_app_test(posv_bad_nrhs FAIL EXE weft-posv EXPECT "--nrhs expects a positive integer" ARGS --nrhs 0)
 weft_app_test(posv_cuda_absent EXE weft-posv GPUS none FAIL

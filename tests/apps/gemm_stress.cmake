@@ -39,7 +39,7 @@ weft_app_test(gemm_stress_bad_weft_param FAIL EXE weft-gemm-stress
 # rank to rank; g = 2 devices ran steps.
 weft_app_test(gemm_stress_emu_g2 EXE weft-gemm-stress
   EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 1 2 NB= 64 "
-         "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+         "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu2: [1-9][0-9]* tasks"
   ARGS -t 64 --depth 8 --width 4 -c 1 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(gemm_stress_emu_g2_r2 EXE weft-gemm-stress RANKS 2
   EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 2 2 NB= 64 "

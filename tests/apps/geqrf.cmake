@@ -32,11 +32,11 @@ weft_app_test(geqrf_bad_flag FAIL EXE weft-geqrf EXPECT "unknown option '--bogus
 # emu devices: the updates and factorizations run there (both devices ran
 # tasks), on one rank and on a 1 x 2 grid.
 weft_app_test(geqrf_emu_g1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
-  "dgeqrf PxQxg= 1 1 1 NB= 48 N= 250 :" "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks"
+  "dgeqrf PxQxg= 1 1 1 NB= 48 N= 250 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
   ARGS -M 390 -N 250 -t 48 -b 16 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(geqrf_emu_g2 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
-  "dgeqrf PxQxg= 1 1 2 NB= 48 N= 300 :" "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks"
-  "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+  "dgeqrf PxQxg= 1 1 2 NB= 48 N= 300 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
+  "weft\\[0\\.2\\] stats: emu2: [1-9][0-9]* tasks"
   ARGS -N 300 -t 48 -b 16 -c 2 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(geqrf_emu_g2_1x2 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 2 2 " ARGS -M 350 -N 300 -t 48 -b 16 -P 1 -Q 2 -c 1 -g 2
@@ -44,7 +44,7 @@ weft_app_test(geqrf_emu_g2_1x2 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQR
 # A device zone of a few tiles: copies are evicted (and written back) to
 # make room, and the result still passes.
 weft_app_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
-  "weft\\[0\\.1\\] stats: emu0: .* MiB, [1-9][0-9]* evictions"
+  "weft\\[0\\.1\\] stats: emu1: .* MiB, [1-9][0-9]* evictions"
   ARGS -M 400 -N 320 -t 64 -b 16 -c 2 -g 1 --weft-device_type=emu
   --weft-device_emu_memory=1M --weft-show_stats=1 --check)
 # CUDA: fails cleanly without a GPU (skipped on GPU machines), runs the

@@ -22,16 +22,16 @@ weft_app_test(getrf_bad_tile FAIL EXE weft-getrf EXPECT "-t expects a positive i
 # on one rank and on a 1 x 2 grid; a device memory limit far below the
 # matrix (25 tiles of 32 KiB each) forces evictions, counted in the stats.
 weft_app_test(getrf_emu_g1 EXE weft-getrf EXPECT "${GETRF_PASSED}"
-  "dgetrf PxQxg= 1 1 1 NB= 64 N= 300 :" "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks"
+  "dgetrf PxQxg= 1 1 1 NB= 64 N= 300 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
   ARGS -N 300 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(getrf_emu_g2 EXE weft-getrf EXPECT "${GETRF_PASSED}"
-  "dgetrf PxQxg= 1 1 2 NB= 64 N= 449 :" "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+  "dgetrf PxQxg= 1 1 2 NB= 64 N= 449 :" "weft\\[0\\.2\\] stats: emu2: [1-9][0-9]* tasks"
   ARGS -N 449 -t 64 -c 2 -g 2 --nruns 2 --weft-device_type=emu --weft-show_stats=1 --check-first)
 weft_app_test(getrf_emu_g2_1x2 EXE weft-getrf RANKS 2 TIMEOUT 180 EXPECT "${GETRF_PASSED}"
   "dgetrf PxQxg= 1 2 2 NB= 64 N= 400 :"
   ARGS -N 400 -t 64 -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --check)
 weft_app_test(getrf_emu_evict EXE weft-getrf EXPECT "${GETRF_PASSED}"
-  "weft\\[0\\.1\\] stats: emu0: .*, [1-9][0-9]* evictions"
+  "weft\\[0\\.1\\] stats: emu1: .*, [1-9][0-9]* evictions"
   ARGS -N 320 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-device_emu_memory=256K
        --weft-show_stats=1 --check)
 # CUDA: without a GPU weft_init names the missing device (skipped on GPU

@@ -60,11 +60,11 @@ weft_app_test(potrf_bad_devices FAIL EXE weft-potrf
 # on a 1 x 2 grid, the type from argv or from the environment.
 weft_app_test(potrf_emu_g2 EXE weft-potrf
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 64 N= 600 :"
-         "weft\\[0\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+         "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks" "weft\\[0\\.2\\] stats: emu2: [1-9][0-9]* tasks"
   ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(potrf_emu_g2_1x2 EXE weft-potrf RANKS 2 TIMEOUT 180
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 2 2 NB= 64 N= 600 :"
-         "weft\\[1\\.1\\] stats: emu0: [1-9][0-9]* tasks" "weft\\[1\\.2\\] stats: emu1: [1-9][0-9]* tasks"
+         "weft\\[1\\.1\\] stats: emu1: [1-9][0-9]* tasks" "weft\\[1\\.2\\] stats: emu2: [1-9][0-9]* tasks"
   ARGS -N 600 -t 64 -P 1 -Q 2 -c 1 -g 2 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(potrf_emu_g2_env EXE weft-potrf ENV WEFT_DEVICE_TYPE=emu
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 "
@@ -89,12 +89,12 @@ weft_app_test(potrf_emu_g2_trsm_inv1 EXE weft-potrf
 # device_batch_elems; 64 x 64 tiles qualify), each device counting its
 # batches; device_batch=1 turns batching off.
 weft_app_test(potrf_emu_g2_batch EXE weft-potrf
-  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
-         "weft\\[0\\.2\\] stats: emu1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+         "weft\\[0\\.2\\] stats: emu2: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
 weft_app_test(potrf_emu_g2_no_batch EXE weft-potrf
-  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu0: .* 0 batches \\(0 tasks\\)"
-         "weft\\[0\\.2\\] stats: emu1: .* 0 batches \\(0 tasks\\)"
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* 0 batches \\(0 tasks\\)"
+         "weft\\[0\\.2\\] stats: emu2: .* 0 batches \\(0 tasks\\)"
   ARGS -N 600 -t 64 -c 2 -g 2 --weft-device_type=emu --weft-device_batch=1 --weft-show_stats=1 --check)
 weft_app_test(potrf_emu_check_first EXE weft-potrf
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 100 N= 700 :"
@@ -125,7 +125,7 @@ weft_app_test(potrf_cuda_g2 EXE weft-potrf GPUS 2 TIMEOUT 300
   ARGS -g 2 --check -N 8192 -t 1024)
 # 512 x 512 tiles: the GEMMs go out in batches (cublasDgemmBatched).
 weft_app_test(potrf_cuda_g1_batch EXE weft-potrf GPUS 1 TIMEOUT 300
-  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: cuda0: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
+  EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: cuda1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS -g 1 --check -N 6000 -t 512 --weft-show_stats=1)
 # cuBLAS's TRSM a tile (--trsm-inv 0), and the inverted factors with a
 # partial last tile, on GPUs.

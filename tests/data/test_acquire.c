@@ -34,8 +34,8 @@ static int run_add(weft_data_t *src, weft_data_t *dst)
 static void busy(void)
 {
     double a[2] = {1, 2}, b[2] = {10, 20};
-    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, 2, 1, 2);
-    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2);
+    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, 2, 1, 2, 0);
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "still open");
     CHECK(weft_insert_task(tp, &add_class, WEFT_R, da, WEFT_RW, db, 0) == 0);
     void *p = NULL;
@@ -59,8 +59,8 @@ static void busy(void)
 static void pairs(void)
 {
     double a[2] = {1, 1}, b[2] = {0, 0};
-    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, 2, 1, 2);
-    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2);
+    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, 2, 1, 2, 0);
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2, 0);
     double *p = NULL;
     int64_t ld = 0;
     capture_begin();
@@ -94,7 +94,7 @@ static void new_data(void)
 {
     weft_data_t *n = weft_data_new(ctx, WEFT_DOUBLE, 2, 1, 0);
     double b[2] = {0, 0};
-    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2);
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, 2, 1, 2, 0);
     double *p = NULL;
     capture_begin();
     CHECK(weft_data_host_acquire(n, WEFT_R, (void **)&p, NULL) == WEFT_ERR_INVALID);
@@ -136,9 +136,8 @@ int main(int argc, char **argv)
 {
     ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
-    /* Registered data belongs to the rank that registers it: tasks on it
-     * are a single rank's (on several ranks they would disagree on owners,
-     * docs/SEMANTICS.md section 4). */
+    /* The registered data here is owned by rank 0 with memory there only:
+     * these checks are a single rank's. */
     if (weft_nranks(ctx) == 1) {
         busy();
         pairs();

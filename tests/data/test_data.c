@@ -1,8 +1,10 @@
 /* The copy rules of docs/COHERENCY.md that hold with one process and no
  * real accelerator: copies on "device" indices 1 and 2 are host memory
  * here; what matters is the bookkeeping. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "data/data.h"
 
@@ -131,6 +133,79 @@ static void bad_sizes(void)
     CHECK(weft_data__create(NULL, 9, (weft_dtype_t)77, 4, 4, 0) == NULL);
 }
 
+/* Locking rule 6: a thread waiting for another's transfer into the host
+ * copy sleeps until that transfer ends (woken by it, not by the wait's
+ * safety net), and one waiting for a reader to let go until the last
+ * reader does. The waiter holds the lock from the end of each wait to its
+ * check, so the wait during which the change comes always returns woken. */
+typedef struct ender {
+    weft_data_t *d;
+    uint32_t v;
+    int release; /* 0: end the transfer, 1: release the reader */
+} ender_t;
+
+static void *end_later(void *arg)
+{
+    ender_t *e = arg;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = 2000000};
+    nanosleep(&ts, NULL);
+    weft_data_lock(e->d);
+    if (e->release)
+        weft_data_copy_reader_release_locked(e->d->copies[0]);
+    else
+        weft_data_xfer_end_locked(e->d, 0, e->v, 1);
+    weft_data_unlock(e->d);
+    return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void wait_for_change(void)
+{
+    weft_data_t *d = weft_data__create(NULL, 9, WEFT_DOUBLE, 4, 4, 0);
+    attach(d, 0, WEFT_MEM_RUNTIME, NULL);
+    attach(d, 1, WEFT_MEM_RUNTIME, NULL);
+    weft_data_lock(d);
+    weft_data_written_locked(d, 1);
+    ender_t e = {.d = d, .v = weft_data_xfer_begin_locked(d, 0)};
+    weft_data_unlock(d);
+    for (int release = 0; release < 2; release++) {
+        e.release = release;
+        if (release) {
+            weft_data_lock(d);
+            weft_data_copy_reader_acquire_locked(d->copies[0]);
+            weft_data_unlock(d);
+        }
+        /* Locked before the other thread starts: it cannot change the
+         * copy before this one waits, however late either is scheduled. */
+        pthread_t th;
+        double t0 = now_ms();
+        weft_data_lock(d);
+        CHECK(pthread_create(&th, NULL, end_later, &e) == 0);
+        int waits = 0, woken = 0;
+        while (release ? d->copies[0]->readers > 0 : d->copies[0]->xfer == WEFT_XFER_UNDER) {
+            woken = weft_data_wait_change(d);
+            waits++;
+        }
+        weft_data_unlock(d);
+        double ms = now_ms() - t0;
+        pthread_join(th, NULL);
+        /* The wait the change came in was ended by it, not by the safety
+         * net (which may end earlier ones on a loaded machine, when the
+         * other thread runs late). */
+        CHECK(waits >= 1 && woken);
+        CHECK(ms >= 1.5); /* after the other thread's 2 ms */
+        CHECK(d->waiters == NULL && d->wake == NULL);
+    }
+    CHECK(weft_data_copy_is_newest_locked(d, d->copies[0]));
+    weft_data__destroy(d);
+}
+
 int main(void)
 {
     gpu_only_copy();
@@ -140,6 +215,7 @@ int main(void)
     readers_pin();
     free_where_allocated();
     bad_sizes();
+    wait_for_change();
     printf("test_data: %d checks, %d failed\n", checks, failures);
     return failures != 0;
 }

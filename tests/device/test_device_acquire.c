@@ -44,8 +44,8 @@ static double host_value(weft_data_t *d, int i)
 static void registered(void)
 {
     double a[N] = {1, 1, 1, 1}, b[N] = {0};
-    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, N, 1, N);
-    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, N, 1, N);
+    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, N, 1, N, 0);
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, N, 1, N, 0);
     add_on_device(da, db, 0);
     CHECK(b[0] == 1 && b[3] == 1);
     a[0] = 100; /* no call: MANAGED memory is the user's between taskpools */
@@ -127,9 +127,9 @@ static void runtime_tiles(void)
 static void two_devices(void)
 {
     double a[N] = {1, 1, 1, 1}, b[N] = {0}, c[N] = {0};
-    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, N, 1, N);
-    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, N, 1, N);
-    weft_data_t *dc = weft_data_register(ctx, WEFT_DOUBLE, c, N, 1, N);
+    weft_data_t *da = weft_data_register(ctx, WEFT_DOUBLE, a, N, 1, N, 0);
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, b, N, 1, N, 0);
+    weft_data_t *dc = weft_data_register(ctx, WEFT_DOUBLE, c, N, 1, N, 0);
     add_on_device(da, db, 1);
     add_on_device(da, dc, 2);
     a[0] = 100;
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 {
     ctx = devtest_init(&argc, &argv, 1);
     double unit = 1.0;
-    one = weft_data_register(ctx, WEFT_DOUBLE, &unit, 1, 1, 1);
+    one = weft_data_register(ctx, WEFT_DOUBLE, &unit, 1, 1, 1, 0);
     registered();
     wrapped();
     runtime_tiles();

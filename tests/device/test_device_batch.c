@@ -138,9 +138,9 @@ int main(int argc, char **argv)
     CHECK(weft_param_get_int(ctx, "device_batch_elems", &belems) == 0);
     int batching = bmax > 1 && belems >= NB * NB;
     static double gmem[NB * NB], ymem[T][NB * NB];
-    weft_data_t *g = weft_data_register(ctx, WEFT_DOUBLE, gmem, NB, NB, NB), *y[T];
+    weft_data_t *g = weft_data_register(ctx, WEFT_DOUBLE, gmem, NB, NB, NB, 0), *y[T];
     for (int i = 0; i < T; i++) {
-        y[i] = weft_data_register(ctx, WEFT_DOUBLE, ymem[i], NB, NB, NB);
+        y[i] = weft_data_register(ctx, WEFT_DOUBLE, ymem[i], NB, NB, NB, 0);
         CHECK(y[i] != NULL && weft_data_set_device(y[i], 1) == 0);
     }
     CHECK(run(ctx, &axpy, g, y) == 0);

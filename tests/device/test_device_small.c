@@ -44,8 +44,8 @@ int main(int argc, char **argv)
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "small");
     double t0 = now_s();
     for (int k = 0; k < NTASKS; k++) {
-        da[k] = weft_data_register(ctx, WEFT_DOUBLE, a[k], NB, NB, NB);
-        db[k] = weft_data_register(ctx, WEFT_DOUBLE, b[k], NB, NB, NB);
+        da[k] = weft_data_register(ctx, WEFT_DOUBLE, a[k], NB, NB, NB, 0);
+        db[k] = weft_data_register(ctx, WEFT_DOUBLE, b[k], NB, NB, NB, 0);
         CHECK(weft_insert_task(tp, &add_dev, WEFT_R, da[k], WEFT_RW, db[k], 0) == WEFT_SUCCESS);
     }
     int rc = weft_taskpool_wait(tp);

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     weft_matrix_t *B = weft_matrix_wrap(ctx, WEFT_DOUBLE, b, LDA, M, N, NB, NB, 1, 1);
     weft_matrix_t *C = weft_matrix_wrap(ctx, WEFT_DOUBLE, c, LDA, M, N, NB, NB, 1, 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "stage");
-    weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB);
+    weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB, 0);
     CHECK(weft_data_set_device(yd, 0) == 0);
     CHECK(insert_tasks(tp, A, B, C, yd) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     static double host[ROWS * COLS];
     for (int k = 0; k < ROWS * COLS; k++) host[k] = k;
     /* Registered as ROWS x COLS; the functions know its real layout. */
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, ROWS, COLS, ROWS);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, ROWS, COLS, ROWS, 0);
     int rc = d ? 0 : 1;
     rc |= weft_data_set_stage(d, to_device, to_host, NULL);
     rc |= weft_data_set_device(d, 1);

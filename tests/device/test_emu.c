@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "device/registry.h"
-#include "sched/task.h"
 
 #include "../check.h"
 
@@ -26,14 +25,19 @@ static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *
     return ds;
 }
 
-static int sleepy_body(weft_task_t *t)
+/* The environment the last kernel ran with (written on the device thread,
+ * read after an event of its stream said it is done). */
+static weft_device_env_t seen;
+
+static int sleepy_kernel(const weft_device_env_t *env, void *arg)
 {
-    double *x = t->action;
+    double *x = arg;
     for (int i = 0; i < 1000; i++) x[i] = x[i] * 2.0 + 1.0;
+    seen = *env;
     return 0;
 }
 
-static int failing_body(weft_task_t *t) { return -1; }
+static int failing_kernel(const weft_device_env_t *env, void *arg) { return -1; }
 
 /* A strided 5 x 3 block into a contiguous one and back, then a kernel
  * that must see the copy's result, all queued before anything ran. */
@@ -47,9 +51,7 @@ static void copies_and_kernels(weft_device_t *dev)
     const weft_device_ops_t *o = dev->ops;
     CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){d, 5}, dev->index,
                         (weft_region_t){host, 8}, 0, 5, 3, sizeof(double)) == 0);
-    weft_task_t *t = weft_task_alloc(NULL);
-    t->action = d;
-    CHECK(o->launch(dev, WEFT_STREAM_IN, t, sleepy_body) == 0);
+    CHECK(o->launch(dev, WEFT_STREAM_IN, sleepy_kernel, d) == 0);
     CHECK(o->copy_async(dev, WEFT_STREAM_IN, (weft_region_t){back, 8}, 0, (weft_region_t){d, 5},
                         dev->index, 5, 3, sizeof(double)) == 0);
     weft_event_t ev;
@@ -62,19 +64,21 @@ static void copies_and_kernels(weft_device_t *dev)
         for (int i = 0; i < 8; i++)
             ok &= back[i + 8 * j] == (i < 5 ? host[i + 8 * j] * 2.0 + 1.0 : 0.0);
     CHECK(ok);
-    CHECK(t->stream != NULL && t->workspace_bytes == 0); /* stream IN has no workspace */
+    CHECK(seen.device == dev->index && seen.stream == WEFT_STREAM_IN);
+    CHECK(seen.stream_handle != NULL && seen.blas == NULL && seen.solver == NULL);
+    CHECK(seen.workspace == NULL && seen.workspace_bytes == 0); /* stream IN has none */
     /* A failing kernel shows in the next event of its stream only. */
     weft_event_t e1, e2;
-    CHECK(o->launch(dev, WEFT_STREAM_EXEC0, t, failing_body) == 0);
+    CHECK(o->launch(dev, WEFT_STREAM_EXEC0, failing_kernel, NULL) == 0);
     CHECK(o->event_record(dev, WEFT_STREAM_EXEC0, &e1) == 0);
-    CHECK(o->launch(dev, WEFT_STREAM_EXEC0, t, sleepy_body) == 0);
+    CHECK(o->launch(dev, WEFT_STREAM_EXEC0, sleepy_kernel, d) == 0);
     CHECK(o->event_record(dev, WEFT_STREAM_EXEC0, &e2) == 0);
     CHECK(o->event_sync(dev, &e1) == WEFT_ERR_TASK);
     CHECK(o->event_sync(dev, &e2) == WEFT_SUCCESS);
-    CHECK(t->workspace != NULL && t->workspace_bytes > 0);
+    CHECK(seen.stream == WEFT_STREAM_EXEC0 && seen.workspace != NULL);
+    CHECK(seen.workspace_bytes == dev->workspace_bytes && seen.workspace_bytes > 0);
     CHECK(o->event_record(dev, 99, &e1) == WEFT_ERR_INVALID);
     CHECK(weft_zone_free(dev->zone, d) == 0);
-    weft_task_unref(t);
 }
 
 /* The zone's name maps the same bytes in a second mapping. */

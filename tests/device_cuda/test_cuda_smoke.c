@@ -2,8 +2,8 @@
  * Smoke test of the CUDA device module (src/device/cuda/), driven through
  * its operations table without a weft context: open, a zone, strided 2D
  * round trips H2D -> D2D -> D2D -> D2H and a contiguous one, events and
- * their pool, pinned host memory, a launch whose body runs cusolverDnDpotrf
- * with the task's handle and workspace (checked against LAPACKE), argument
+ * their pool, pinned host memory, a launch whose kernel runs cusolverDnDpotrf
+ * with its stream's handle and workspace (checked against LAPACKE), argument
  * errors, IPC export, and with 2 GPUs a copy between them.
  * Exit 0 when every check passes, 1 at the first failure (printed), 77
  * (skipped) when no GPU is visible.
@@ -16,10 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/data.h"
 #include "data/zone.h"
 #include "device/cuda/cuda_device.h"
-#include "sched/task.h"
+#include "device/gpu/gpu.h"
 
 #include "../check.h"
 
@@ -72,7 +71,7 @@ static void open_device(weft_device_t *dev, int ordinal)
     dev->workspace_bytes = WORKSPACE_BYTES;
     REQUIRE(ops->open(dev, ordinal) == WEFT_SUCCESS);
     REQUIRE(dev->priv != NULL);
-    REQUIRE(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_CUDA_EXEC_STREAMS_DEFAULT);
+    REQUIRE(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_GPU_EXEC_STREAMS_DEFAULT);
     REQUIRE(dev->caps & WEFT_DEVCAP_IPC);
 
     size_t free_b = 0, total = 0;
@@ -200,34 +199,43 @@ static void test_ipc_export(weft_device_t *dev)
 
 /* ---- launch ---------------------------------------------------------- */
 
-/* Body: the lower Cholesky factor of flow 0 with the task's cuSOLVER
+/* What a kernel of this test works on, and the environment it ran with. */
+typedef struct smoke_arg {
+    double *a;
+    int n, ld;
+    weft_device_env_t env;
+} smoke_arg_t;
+
+/* Kernel: the lower Cholesky factor of a with the stream's cuSOLVER
  * handle; devInfo at the start of the workspace, the work array after it
  * (the layout of apps/potrf_cuda.h). */
-static int smoke_potrf(weft_task_t *t)
+static int smoke_potrf(const weft_device_env_t *env, void *arg)
 {
-    if (t->stream == NULL || t->blas == NULL || t->solver == NULL) return -2;
-    if (weft_task_workspace(t, t->workspace_bytes + 1) != NULL) return -3;
-    cusolverDnHandle_t h = weft_task_solver_handle(t);
-    int n = weft_task_rows(t, 0), lda = (int)weft_task_ld(t, 0), lwork = 0;
-    double *a = weft_task_ptr(t, 0);
-    if (cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork) != 0) return -4;
-    unsigned char *ws = weft_task_workspace(t, 256 + sizeof(double) * (size_t)lwork);
-    if (ws == NULL) return -5;
-    if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, (double *)(ws + 256), lwork,
+    smoke_arg_t *s = arg;
+    s->env = *env;
+    if (env->stream_handle == NULL || env->blas == NULL || env->solver == NULL) return -2;
+    cusolverDnHandle_t h = env->solver;
+    int lwork = 0;
+    if (cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, s->n, s->a, s->ld, &lwork) != 0)
+        return -4;
+    unsigned char *ws = env->workspace;
+    if (ws == NULL || 256 + sizeof(double) * (size_t)lwork > env->workspace_bytes) return -5;
+    if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, s->n, s->a, s->ld, (double *)(ws + 256), lwork,
                          (int *)ws) != CUSOLVER_STATUS_SUCCESS)
         return -6;
     return 0;
 }
 
-/* Body: prints the cuSOLVER workspace of potrf for common tile sizes, for
- * choosing device_workspace. Flow 0 is a device buffer of >= 2048^2. */
-static int smoke_lwork(weft_task_t *t)
+/* Kernel: prints the cuSOLVER workspace of potrf for common tile sizes,
+ * for choosing device_workspace. a is a device buffer of >= 2048^2. */
+static int smoke_lwork(const weft_device_env_t *env, void *arg)
 {
     static const int nb[] = {256, 512, 1024, 2048};
+    smoke_arg_t *s = arg;
     for (size_t i = 0; i < sizeof nb / sizeof nb[0]; i++) {
         int lwork = 0;
-        if (cusolverDnDpotrf_bufferSize(weft_task_solver_handle(t), CUBLAS_FILL_MODE_LOWER, nb[i],
-                                        weft_task_ptr(t, 0), nb[i], &lwork) != 0)
+        if (cusolverDnDpotrf_bufferSize(env->solver, CUBLAS_FILL_MODE_LOWER, nb[i], s->a, nb[i],
+                                        &lwork) != 0)
             return -1;
         printf("cusolverDnDpotrf workspace for a %d x %d tile: %zu bytes (+256 devInfo)\n", nb[i],
                nb[i], sizeof(double) * (size_t)lwork);
@@ -235,45 +243,11 @@ static int smoke_lwork(weft_task_t *t)
     return 0;
 }
 
-static int smoke_fail(weft_task_t *t) { return -42; }
-
-/* A task with one flow over device memory, outside any taskpool. */
-typedef struct smoke_task {
-    weft_task_t *t;
-    weft_data_t *data;
-    weft_data_copy_t *copy;
-} smoke_task_t;
-
-static smoke_task_t smoke_task(const weft_task_class_t *cls, void *ptr, int64_t ld, int rows,
-                               int cols, int device)
-{
-    smoke_task_t s = {calloc(1, sizeof *s.t), calloc(1, sizeof *s.data), calloc(1, sizeof *s.copy)};
-    REQUIRE(s.t != NULL && s.data != NULL && s.copy != NULL);
-    s.data->rows = rows;
-    s.data->cols = cols;
-    s.data->elem = sizeof(double);
-    s.copy->ptr = ptr;
-    s.copy->ld = ld;
-    s.copy->device = device;
-    s.t->cls = cls;
-    s.t->device = device;
-    s.t->nflows = 1;
-    s.t->flow[0] = (weft_flow_t){.data = s.data, .mode = WEFT_RW, .copy = s.copy};
-    return s;
-}
-
-static void smoke_task_free(smoke_task_t s)
-{
-    free(s.t);
-    free(s.data);
-    free(s.copy);
-}
+static int smoke_fail(const weft_device_env_t *env, void *arg) { return -42; }
 
 static void test_launch(weft_device_t *dev)
 {
     enum { N = 100, LD = 104 };
-    static const weft_task_class_t potrf = {.name = "smoke_potrf"};
-    static const weft_task_class_t fail = {.name = "smoke_fail"};
     double *h = malloc(sizeof(double) * LD * N), *ref = malloc(sizeof(double) * LD * N);
     REQUIRE(h != NULL && ref != NULL);
     for (int j = 0; j < N; j++)
@@ -286,12 +260,14 @@ static void test_launch(weft_device_t *dev)
     REQUIRE(a != NULL);
     int d = dev->index, x = WEFT_STREAM_EXEC0 + 2;
     REQUIRE(ops->copy_async(dev, x, region(a, LD), d, region(h, LD), 0, N, N, 8) == 0);
-    smoke_task_t s = smoke_task(&potrf, a, LD, N, N, d);
-    REQUIRE(ops->launch(dev, x, s.t, smoke_potrf) == 0);
-    REQUIRE(s.t->workspace != NULL && s.t->workspace_bytes == WORKSPACE_BYTES);
+    smoke_arg_t s = {.a = a, .n = N, .ld = LD};
+    REQUIRE(ops->launch(dev, x, smoke_potrf, &s) == 0);
+    REQUIRE(s.env.device == d && s.env.stream == x);
+    REQUIRE(s.env.stream_handle == ops->stream_handle(dev, x));
+    REQUIRE(s.env.workspace != NULL && s.env.workspace_bytes == WORKSPACE_BYTES);
     int info = -1;
     REQUIRE(ops->copy_async(dev, x, region(h, LD), 0, region(a, LD), d, N, N, 8) == 0);
-    REQUIRE(ops->copy_async(dev, x, region(&info, 1), 0, region(s.t->workspace, 1), d, 1, 1,
+    REQUIRE(ops->copy_async(dev, x, region(&info, 1), 0, region(s.env.workspace, 1), d, 1, 1,
                             sizeof info) == 0);
     wait_event(dev, x);
     REQUIRE(info == 0);
@@ -302,17 +278,14 @@ static void test_launch(weft_device_t *dev)
     REQUIRE(err < 1e-10);
 
     printf("(the next lines are expected errors)\n");
-    REQUIRE(ops->launch(dev, WEFT_STREAM_IN, s.t, smoke_potrf) == WEFT_ERR_INVALID);
+    REQUIRE(ops->launch(dev, WEFT_STREAM_IN, smoke_potrf, &s) == WEFT_ERR_INVALID);
     printf("(end of expected errors)\n");
-    s.t->cls = &fail;
-    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_fail) == -42);
-    smoke_task_free(s);
+    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, smoke_fail, &s) == -42);
 
     void *big = weft_zone_malloc(dev->zone, sizeof(double) * 2048 * 2048);
     REQUIRE(big != NULL);
-    s = smoke_task(&potrf, big, 2048, 2048, 2048, d);
-    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, s.t, smoke_lwork) == 0);
-    smoke_task_free(s);
+    s = (smoke_arg_t){.a = big, .n = 2048, .ld = 2048};
+    REQUIRE(ops->launch(dev, WEFT_STREAM_EXEC0, smoke_lwork, &s) == 0);
     REQUIRE(weft_zone_free(dev->zone, big) == 0 && weft_zone_free(dev->zone, a) == 0);
     free(h);
     free(ref);

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double x[1] = {0};
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 1, 1, 1);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 1, 1, 1, 0);
     one_case(ctx, name, x, d);
     weft_data_release(d);
     int rc = weft_fini(ctx);

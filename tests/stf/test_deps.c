@@ -82,7 +82,7 @@ static int run_case(weft_context_t *ctx, unsigned seed, int ntasks)
     weft_data_t *d[NDATA];
     for (int i = 0; i < NDATA; i++) {
         ref[i] = val[i] = (uint64_t)i * 1000003u + seed;
-        d[i] = weft_data_register(ctx, WEFT_BYTE, &val[i], sizeof val[i], 1, sizeof val[i]);
+        d[i] = weft_data_register(ctx, WEFT_BYTE, &val[i], sizeof val[i], 1, sizeof val[i], 0);
         if (!d[i]) return 1;
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "random-dag");

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     int rc = ctx ? 0 : 1;
     double x = 0;
-    weft_data_t *d = ctx ? weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1) : NULL;
+    weft_data_t *d = ctx ? weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0) : NULL;
     weft_taskpool_t *tp = ctx ? weft_taskpool_new(ctx, "traced") : NULL;
     if (tp) rc |= weft_insert_task(tp, &cls, WEFT_RW, d, 0);
     if (tp) rc |= weft_taskpool_wait(tp);

@@ -71,7 +71,7 @@ static void wrong_kind(weft_context_t *ctx)
 static void use_after_release(weft_context_t *ctx)
 {
     double x = 0;
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     CHECK(run_one(ctx, d) == 0 && x == 1);
     weft_data_release(d);
     capture_begin();
@@ -87,7 +87,7 @@ static void use_after_release(weft_context_t *ctx)
 
     /* Released while its task may still run: the data lives on for the
      * task, the handle is dead for the user at once. */
-    weft_data_t *n = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1);
+    weft_data_t *n = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "pending");
     CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, n, 0) == 0);
     weft_data_release(n);

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
     double x[16] = {0};
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 4, 4, 4);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 4, 4, 4, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "clean");
     int rc = weft_insert_task(tp, &cls, WEFT_RW, d, 0) | weft_taskpool_wait(tp);
     int clean = weft_taskpool_leak_report(ctx, &d, 1, "clean");

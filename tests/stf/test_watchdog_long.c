@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     double x = 0;
-    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1);
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     int rc = weft_ndevices(ctx) > 0 ? weft_data_set_device(d, 1) : 0;
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "long");
     rc |= weft_insert_task(tp, &cls, WEFT_RW | WEFT_AFFINITY, d, 0);

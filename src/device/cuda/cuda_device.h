@@ -1,41 +1,18 @@
-/* The CUDA device module: weft_device_ops_t over the CUDA runtime, cuBLAS
- * and cuSOLVER (built only when the toolkit is found: WEFT_HAVE_CUDA).
- *
- * One weft device per CUDA ordinal (index 0-based within the type = the
- * ordinal under CUDA_VISIBLE_DEVICES). open creates:
- *   - streams WEFT_STREAM_IN, WEFT_STREAM_OUT and WEFT_STREAM_PREFETCH at
- *     the highest stream priority, then `device_streams` execution streams
- *     at the lowest (4 when dev->params is NULL) and, with
- *     device_urgent_stream, one more at the highest, all non-blocking
- *     (cudaStreamNonBlocking);
- *   - per execution stream: one cuBLAS handle and one cuSOLVER handle bound
- *     to it, and a workspace of dev->workspace_bytes (none when 0) allocated
- *     at open, before the caller reserves the zone from what is left.
- * launch hands a body the stream, handles and workspace of its execution
- * stream (t->stream, t->blas, t->solver, t->workspace, t->workspace_bytes).
- * Bodies of one stream run in stream order, so a body may use the whole
- * workspace without synchronizing; it must not synchronize either.
- * The workspace is 256-byte aligned device memory with no layout imposed:
- * apps/potrf_cuda.h keeps cusolverDnDpotrf's devInfo in its first 256 bytes
- * and the cuSOLVER work array after them.
- *
- * Every CUDA, cuBLAS and cuSOLVER error is logged once with the call's name
- * and the library's message, then returned as a weft status: out of device
- * memory -> WEFT_ERR_DEVMEM, no device or driver -> WEFT_ERR_NODEV, a bad
- * argument -> WEFT_ERR_INVALID, anything else -> WEFT_ERR_INTERNAL (a body's
- * kernel launch error -> WEFT_ERR_TASK). The module counts no statistics.
- *
- * Threads: every operation may be called from any thread; each makes its
- * device current itself (cudaSetDevice) and the event pool is locked. */
+/* The CUDA device module: the vendor part of the GPU layer
+ * (device/gpu/gpu.h, which says what a GPU device does) over the CUDA
+ * runtime, with one cuBLAS and one cuSOLVER handle per execution stream
+ * (built only when the toolkit is found: WEFT_HAVE_CUDA). A kernel gets
+ * them in its environment: stream_handle a cudaStream_t, blas a
+ * cublasHandle_t, solver a cusolverDnHandle_t. apps/potrf_cuda.h keeps
+ * cusolverDnDpotrf's devInfo in the first 256 bytes of the workspace and
+ * the cuSOLVER work array after them. cuBLAS and cuSOLVER errors are
+ * logged with the library's message and mapped as the runtime's are. */
 #ifndef WEFT_DEVICE_CUDA_CUDA_DEVICE_H
 #define WEFT_DEVICE_CUDA_CUDA_DEVICE_H
 
 #include <stddef.h>
 
 #include "device/device.h"
-
-/* Execution streams when the device has no parameters (tests). */
-#define WEFT_CUDA_EXEC_STREAMS_DEFAULT 4
 
 /* The operations table, registered under WEFT_HAVE_CUDA. */
 extern const weft_device_ops_t weft_cuda_ops;

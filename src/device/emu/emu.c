@@ -3,7 +3,8 @@
  * process of the node can map it, as it would a CUDA IPC handle); its
  * copies and kernels run on its own thread, asynchronously for the caller
  * and in order per stream; an event is a ticket in a stream. Kernels are
- * task bodies run on that thread (a CPU body serves as the emu kernel). */
+ * the launch's kernel functions run on that thread (for a task, the layer
+ * above runs its emu body, or its CPU body). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #include "device/device.h"
-#include "sched/task.h"
 #include "util/log.h"
 
 #define EMU_MAX_DEVICES 64
@@ -37,8 +37,9 @@ typedef struct emu_op {
     weft_region_t dst, src; /* copy */
     int rows, cols;
     size_t elem;
-    weft_task_t *task; /* kernel */
-    weft_body_fn body;
+    weft_device_kernel_fn kernel; /* kernel, with its environment */
+    void *arg;
+    weft_device_env_t env;
     struct emu_op *next;
 } emu_op_t;
 
@@ -94,7 +95,7 @@ static int run_op(emu_op_t *op)
         copy_2d(op);
         return 0;
     }
-    return op->body(op->task) == 0 ? 0 : -1;
+    return op->kernel(&op->env, op->arg) == 0 ? 0 : -1;
 }
 
 static void *emu_thread(void *arg)
@@ -324,16 +325,23 @@ static int emu_copy_async(weft_device_t *dev, int stream, weft_region_t dst, int
     return enqueue(dev, op);
 }
 
-static int emu_launch(weft_device_t *dev, int stream, weft_task_t *t, weft_body_fn body)
+/* The environment travels in the op: the kernel runs after launch
+ * returned. The stream record stands for the native stream. */
+static int emu_launch(weft_device_t *dev, int stream, weft_device_kernel_fn kernel, void *arg)
 {
     emu_dev_t *e = dev->priv;
     emu_op_t *op = calloc(1, sizeof *op);
     if (!op) return WEFT_ERR_NOMEM;
-    *op = (emu_op_t){.kind = EMU_OP_KERNEL, .stream = stream, .task = t, .body = body};
-    t->stream = &e->streams[stream];
-    t->blas = t->solver = NULL;
-    t->workspace = e->streams[stream].workspace;
-    t->workspace_bytes = t->workspace ? dev->workspace_bytes : 0;
+    void *ws = e->streams[stream].workspace;
+    *op = (emu_op_t){.kind = EMU_OP_KERNEL,
+                     .stream = stream,
+                     .kernel = kernel,
+                     .arg = arg,
+                     .env = {.device = dev->index,
+                             .stream = stream,
+                             .stream_handle = &e->streams[stream],
+                             .workspace = ws,
+                             .workspace_bytes = ws ? dev->workspace_bytes : 0}};
     return enqueue(dev, op);
 }
 

@@ -1,0 +1,191 @@
+/* The driver of the dense linear algebra apps (weft-potrf, -getrf, -geqrf,
+ * -gemm, -posv): main's skeleton (prescan, weft_init, parse, validation,
+ * the runs, weft_fini and their errors), the runs loop on one taskpool, the
+ * timing of a run with its "[****]" line, the residual check of a square
+ * factorization (app_sums.h's all-reduce) and the verdict line.
+ * An app gives its command line (app_cli.h), its own validation, the
+ * setting up and freeing of its data and one run; it keeps its DAG, its
+ * kernels and its check. Header-only, as the other apps/ helpers (every
+ * .c file of apps/ is a program). Public API only. */
+#ifndef WEFT_APPS_APP_DRIVER_H
+#define WEFT_APPS_APP_DRIVER_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <lapacke.h>
+#include <weft/weft.h>
+
+#include "app_cli.h"
+#include "app_devices.h"
+#include "app_sums.h"
+
+typedef struct app_driver {
+    app_cli_t cli;
+    const char *pool; /* the taskpool's name */
+    /* The app's options (app_opts_t first) against the context, after the
+     * parse: grid, tile counts, defaults that depend on other flags. 0, or
+     * -1 after a message (when verbose). */
+    int (*validate)(weft_context_t *ctx, void *opts, int verbose);
+    /* Creates the app's data in data: 0, or -1 (after a message on rank
+     * 0); free is called after either. */
+    int (*setup)(weft_context_t *ctx, const void *opts, void *data);
+    void (*free)(void *data);
+    /* Run number r: 0, a weft error, or 1 for a failed check. */
+    int (*run)(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data, int64_t r);
+} app_driver_t;
+
+/* Waits for tp even after a failed insertion (so nothing is left running)
+ * and returns the first error of the two, named (when verbose). */
+static inline int app_wait(const char *prog, weft_taskpool_t *tp, int insert_rc, const char *what,
+                           int verbose)
+{
+    int rc = weft_taskpool_wait(tp);
+    if (insert_rc < 0) rc = insert_rc;
+    if (rc < 0 && verbose) fprintf(stderr, "%s: %s failed: %s\n", prog, what, weft_strerror(rc));
+    return rc;
+}
+
+/* A rows x cols matrix of doubles in the options' tiles and grid. */
+static inline weft_matrix_t *app_matrix(weft_context_t *ctx, const app_opts_t *o, int64_t rows,
+                                        int64_t cols)
+{
+    int nb = (int)o->nb;
+    return weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, nb, nb, (int)o->p, (int)o->q);
+}
+
+/* ---- timing of a run --------------------------------------------------- */
+
+typedef struct app_timer {
+    appdev_snap_t devs; /* to count the accelerators that ran tasks */
+    double t0, t;       /* start, then seconds */
+} app_timer_t;
+
+static inline double app_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void app_timer_start(weft_context_t *ctx, app_timer_t *tm)
+{
+    appdev_snapshot(ctx, &tm->devs);
+    tm->t0 = app_now();
+}
+
+static inline void app_timer_stop(app_timer_t *tm) { tm->t = app_now() - tm->t0; }
+
+/* On rank 0 the line the benchmark scripts read: op, grid, g = the
+ * accelerators of this rank that ran tasks since the start, NB, N, then
+ * extra (say " NRHS= 64", or "") and the rate of flops in tm->t. */
+static inline void app_report(weft_context_t *ctx, const app_timer_t *tm, const char *op,
+                              const app_opts_t *o, const char *extra, double flops)
+{
+    int g = appdev_used(ctx, &tm->devs);
+    if (weft_rank(ctx) == 0)
+        printf("[****] TIME(s) %.6f : %s PxQxg= %d %d %d NB= %lld N= %lld%s : %.2f gflops\n", tm->t,
+               op, (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n, extra,
+               flops / tm->t / 1e9);
+}
+
+/* Whether run r checks its result (--check: all, --check-first: the first). */
+static inline int app_check_due(const app_opts_t *o, int64_t r)
+{
+    return o->check == 1 || (o->check == 2 && r == 0);
+}
+
+/* The verdict on a scaled residual: its line on rank 0, 0 or 1. */
+static inline int app_verdict(weft_context_t *ctx, double resid, double max)
+{
+    int passed = resid < max;
+    if (weft_rank(ctx) == 0) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    return passed ? 0 : 1;
+}
+
+/* Inserts the tasks that compute the residual of a square factorization
+ * tile by tile into R (n x n, the options' tiles) and add its squared norm
+ * and the original's into columns 0 and 1 of the rank's sums in S. */
+typedef int (*app_resid_insert_fn)(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+                                   const void *opts, const void *data);
+
+/* The check of a square factorization: ||R||_F / (||A||_F N eps) in
+ * *resid, the sums all-reduced by tasks. 0 or a weft error. */
+static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, const char *prog,
+                                  const app_opts_t *o, app_resid_insert_fn insert, const void *data,
+                                  double *resid)
+{
+    int rc = WEFT_ERR_NOMEM;
+    weft_matrix_t *R = app_matrix(ctx, o, o->n, o->n), *S = app_sums_new(ctx, 2);
+    double s[2];
+    if (R == NULL || S == NULL) {
+        fprintf(stderr, "%s: cannot create the matrices of the check\n", prog);
+        goto free_matrices;
+    }
+    rc = app_sums_insert_zero(tp, S);
+    if (rc >= 0) rc = insert(tp, R, S, o, data);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
+    rc = app_wait(prog, tp, rc, "the residual check", weft_rank(ctx) == 0);
+    if (rc >= 0) rc = app_sums_read(ctx, S, s, 2, prog);
+    if (rc >= 0) *resid = sqrt(s[0]) / (sqrt(s[1]) * (double)o->n * LAPACKE_dlamch_work('e'));
+free_matrices:
+    if (S != NULL) weft_matrix_free(S);
+    if (R != NULL) weft_matrix_free(R);
+    return rc;
+}
+
+/* ---- the runs and main ------------------------------------------------- */
+
+/* Data, taskpool, the runs until one fails, then all freed: 0 or 1. */
+static inline int app_runs(const app_driver_t *d, weft_context_t *ctx, const app_opts_t *o,
+                           void *data)
+{
+    int rc = d->setup(ctx, o, data) == 0 ? 0 : 1;
+    weft_taskpool_t *tp = rc == 0 ? weft_taskpool_new(ctx, d->pool) : NULL;
+    if (rc == 0 && tp == NULL) {
+        if (weft_rank(ctx) == 0) fprintf(stderr, "%s: cannot create the taskpool\n", d->cli.prog);
+        rc = 1;
+    }
+    for (int64_t r = 0; r < o->nruns && rc == 0; r++) {
+        rc = d->run(ctx, tp, o, data, r);
+        fflush(stdout);
+    }
+    if (tp != NULL) weft_taskpool_free(tp);
+    d->free(data);
+    return rc == 0 ? 0 : 1;
+}
+
+/* An app's main: opts holds its defaults (app_opts_t first), data its
+ * zeroed data. Returns main's exit status. */
+static inline int app_main(const app_driver_t *d, void *opts, void *data, int argc, char **argv)
+{
+    appdev_t dev;
+    int rc = app_cli_prescan(&d->cli, argc, argv, &dev);
+    if (rc == 2) return appdev_probe(dev.prog, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 1;
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (ctx == NULL) {
+        fprintf(stderr, "%s: weft_init failed (see the message above)\n", d->cli.prog);
+        appdev_init_failed(&dev);
+        return 1;
+    }
+    int verbose = weft_rank(ctx) == 0;
+    const app_opts_t *o = opts;
+    if (app_cli_parse(&d->cli, argc, argv, opts, verbose) != 0 ||
+        d->validate(ctx, opts, verbose) != 0) {
+        rc = 1;
+    } else {
+        dev.g = o->g; /* the accelerators asked for, against those weft found */
+        rc = appdev_check(ctx, &dev) != 0 ? 1 : app_runs(d, ctx, o, data);
+    }
+    int frc = weft_fini(ctx);
+    if (frc < 0) {
+        fprintf(stderr, "%s: weft_fini: %s\n", d->cli.prog, weft_strerror(frc));
+        rc = 1;
+    }
+    return rc;
+}
+
+#endif

@@ -1,0 +1,203 @@
+/* Gather and scatter of a whole matrix to or from one rank, for checks
+ * and I/O, not the hot path: every tile goes through host memory and one
+ * MPI_Gatherv / MPI_Scatterv on the context's communicator. The ranks
+ * first meet in an agreement (stf/agree.h), so a bad argument on one rank,
+ * a tile that cannot be acquired, or a rank that is elsewhere in the
+ * program is reported on every rank instead of leaving the others in the
+ * collective. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collections/matrix_int.h"
+#include "stf/agree.h"
+#include "util/log.h"
+
+typedef struct {
+    const char *call;
+    int root, scatter;
+    char *buf; /* the root's column-major matrix */
+    int64_t ldb;
+} collect_t;
+
+static size_t tile_bytes(const weft_matrix_t *A, int k) { return A->tiles[k]->bytes; }
+
+/* Bytes each rank contributes and where they sit on the root; the same on
+ * every rank (owners are known everywhere). WEFT_ERR_INVALID past MPI's
+ * int counts. */
+static int layout(const weft_matrix_t *A, int *counts, int *displs)
+{
+    int R = A->ctx->nranks;
+    int64_t *per = calloc((size_t)R, sizeof *per);
+    if (!per) return WEFT_ERR_NOMEM;
+    for (int k = 0; k < A->mt * A->nt; k++)
+        per[A->tiles[k]->owner_rank] += (int64_t)tile_bytes(A, k);
+    int64_t off = 0;
+    for (int r = 0; r < R; r++) {
+        counts[r] = (int)per[r];
+        displs[r] = (int)off;
+        off += per[r];
+    }
+    free(per);
+    return off > INT_MAX ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+}
+
+/* Copies tile k between its host copy and the packed buffer p. */
+static void pack_tile(weft_data_t *d, char *p, int to_packed)
+{
+    weft_data_copy_t *h = d->copies[0];
+    size_t col = (size_t)d->rows * d->elem;
+    for (int c = 0; c < d->cols; c++) {
+        char *t = (char *)h->ptr + (size_t)c * (size_t)h->ld * d->elem;
+        if (to_packed)
+            memcpy(p + c * col, t, col);
+        else
+            memcpy(t, p + c * col, col);
+    }
+}
+
+/* Copies tile k between the root's matrix and the packed buffer p. */
+static void place_tile(const weft_matrix_t *A, const collect_t *c, int k, char *p, int to_packed)
+{
+    const weft_data_t *d = A->tiles[k];
+    int i = k % A->mt, j = k / A->mt;
+    size_t col = (size_t)d->rows * d->elem;
+    for (int cc = 0; cc < d->cols; cc++) {
+        char *t =
+            c->buf + (((int64_t)j * A->nb + cc) * c->ldb + (int64_t)i * A->mb) * (int64_t)d->elem;
+        if (to_packed)
+            memcpy(p + cc * col, t, col);
+        else
+            memcpy(t, p + cc * col, col);
+    }
+}
+
+/* Walks the root's side: every tile in rank order, then tile order. */
+static void root_walk(const weft_matrix_t *A, const collect_t *c, char *packed, const int *displs)
+{
+    for (int r = 0; r < A->ctx->nranks; r++) {
+        char *p = packed + displs[r];
+        for (int k = 0; k < A->mt * A->nt; k++) {
+            if (A->tiles[k]->owner_rank != r) continue;
+            place_tile(A, c, k, p, c->scatter);
+            p += tile_bytes(A, k);
+        }
+    }
+}
+
+static void local_walk(const weft_matrix_t *A, char *packed, int to_packed)
+{
+    for (int k = 0; k < A->nlocal; k++) {
+        weft_data_t *d = A->tiles[A->local[k]];
+        pack_tile(d, packed, to_packed);
+        packed += d->bytes;
+    }
+}
+
+/* The collective itself, after the agreement. */
+static int move(const weft_matrix_t *A, const collect_t *c, const int *counts, const int *displs)
+{
+    weft_context_t *ctx = A->ctx;
+    int me = ctx->rank, total = displs[ctx->nranks - 1] + counts[ctx->nranks - 1];
+    char *mine = malloc(counts[me] ? (size_t)counts[me] : 1);
+    char *all = me == c->root ? malloc(total ? (size_t)total : 1) : NULL;
+    if (!mine || (me == c->root && !all)) {
+        weft_error("%s: out of host memory for %d bytes: ending the run", c->call, total);
+        MPI_Abort(ctx->comm, 1); /* the other ranks are in the collective already */
+    }
+    int rc;
+    if (c->scatter) {
+        if (all) root_walk(A, c, all, displs);
+        rc = MPI_Scatterv(all, counts, displs, MPI_BYTE, mine, counts[me], MPI_BYTE, c->root,
+                          ctx->comm);
+        local_walk(A, mine, 0);
+    } else {
+        local_walk(A, mine, 1);
+        rc = MPI_Gatherv(mine, counts[me], MPI_BYTE, all, counts, displs, MPI_BYTE, c->root,
+                         ctx->comm);
+        if (all && rc == MPI_SUCCESS) root_walk(A, c, all, displs);
+    }
+    free(mine);
+    free(all);
+    if (rc == MPI_SUCCESS) return WEFT_SUCCESS;
+    weft_error("%s: MPI failed moving the tiles", c->call);
+    return WEFT_ERR_MPI;
+}
+
+/* This rank's checks of the arguments, then its tiles held for the host. */
+static int prepare(weft_matrix_t *A, const collect_t *c)
+{
+    weft_context_t *ctx = A->ctx;
+    if (c->root < 0 || c->root >= ctx->nranks) {
+        weft_error("%s: root %d is not a rank in [0, %d)", c->call, c->root, ctx->nranks);
+        return WEFT_ERR_INVALID;
+    }
+    if (ctx->rank == c->root && (!c->buf || c->ldb < A->m)) {
+        weft_error("%s: %s on the root rank %d", c->call,
+                   !c->buf ? "NULL buffer: pass the whole matrix's memory"
+                           : "ldb is smaller than the matrix's rows",
+                   c->root);
+        return WEFT_ERR_INVALID;
+    }
+    if (A->nlocal == 0) return WEFT_SUCCESS;
+    return weft_matrix_host_acquire(A, c->scatter ? WEFT_W : WEFT_R);
+}
+
+/* The tiles go back untouched: no release, which after a write acquire
+ * would make host memory that nothing filled the current version. */
+static void unhold(weft_matrix_t *A)
+{
+    for (int k = 0; k < A->nlocal; k++) A->tiles[A->local[k]]->host_access = 0;
+}
+
+static int collect(weft_matrix_t *A, const collect_t *c)
+{
+    weft_context_t *ctx = A->ctx;
+    if (ctx->diverged) {
+        weft_error("%s: the ranks are out of step since an earlier disagreement: no collective "
+                   "is made",
+                   c->call);
+        return WEFT_ERR_MISMATCH;
+    }
+    int *counts = calloc((size_t)ctx->nranks, sizeof *counts);
+    int *displs = calloc((size_t)ctx->nranks, sizeof *displs);
+    int status = !counts || !displs ? WEFT_ERR_NOMEM : prepare(A, c);
+    int held = status == WEFT_SUCCESS && A->nlocal > 0;
+    if (status == WEFT_SUCCESS && layout(A, counts, displs) != WEFT_SUCCESS) {
+        weft_error("%s: the matrix holds more than %d bytes: gather it in parts", c->call, INT_MAX);
+        status = WEFT_ERR_INVALID;
+    }
+    weft_agree_vote_t v = {.point = WEFT_AGREE_COLLECT, .status = status};
+    snprintf(v.where, sizeof v.where, "%s (root %d)", c->call, c->root);
+    weft_agree_outcome_t out;
+    int rc = weft_agree(ctx, &v, &out);
+    if (rc == WEFT_SUCCESS) rc = move(A, c, counts, displs);
+    if (rc == WEFT_ERR_MISMATCH || rc == WEFT_ERR_MPI) {
+        ctx->diverged = 1;
+        weft_context_fail(ctx, rc);
+    } else if (rc != WEFT_SUCCESS && out.failed_rank >= 0 && out.failed_rank != ctx->rank) {
+        weft_error("%s: rank %d failed (%s): nothing was moved", c->call, out.failed_rank,
+                   out.failed_msg);
+    }
+    if (held && rc == WEFT_SUCCESS && weft_matrix_host_release(A) != WEFT_SUCCESS)
+        rc = WEFT_ERR_INTERNAL;
+    if (held && rc != WEFT_SUCCESS) unhold(A);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_gather", 1)) return WEFT_ERR_INVALID;
+    collect_t c = {"weft_matrix_gather", root, 0, buf, ldb};
+    return collect(A, &c);
+}
+
+int weft_matrix_scatter(weft_matrix_t *A, int root, const void *buf, int64_t ldb)
+{
+    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_scatter", 1))
+        return WEFT_ERR_INVALID;
+    collect_t c = {"weft_matrix_scatter", root, 1, (char *)buf, ldb};
+    return collect(A, &c);
+}

@@ -1,0 +1,19 @@
+/* The matrix structure, shared by the files of the collections layer
+ * (matrix.c makes it, collect.c gathers and scatters it); never installed. */
+#ifndef WEFT_COLLECTIONS_MATRIX_INT_H
+#define WEFT_COLLECTIONS_MATRIX_INT_H
+
+#include "api/data_api.h"
+
+struct weft_matrix {
+    uint32_t tag; /* util/handle.h: WEFT_HANDLE_MATRIX; first field */
+    weft_context_t *ctx;
+    weft_dtype_t type;
+    int64_t m, n;
+    int mb, nb, mt, nt, P, Q;
+    weft_data_t **tiles; /* column-major, mt x nt */
+    int *local;          /* column-major indices of this rank's tiles */
+    int nlocal;
+};
+
+#endif

@@ -1,0 +1,114 @@
+/* The storage of a rank's sequence log: entries of 32 bits of running
+ * hash and a name index, the table of names, descriptions for the logs
+ * that have them, and the bytes they take (context/meta.h). */
+#include "context/seqlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/weft.h"
+
+#define SEQ_NO_NAME 0xffff /* a name past the table's 65535 */
+
+/* The bytes l's arrays take, as counted in its meta. */
+static long long seqlog_bytes(const weft_seqlog_t *l)
+{
+    return (long long)(l->log.elem * l->log.cap + l->name_ix.elem * l->name_ix.cap +
+                       l->names.elem * l->names.cap + l->detail.elem * l->detail.cap);
+}
+
+void weft_seqlog_init(weft_seqlog_t *l, weft_meta_t *meta)
+{
+    *l = (weft_seqlog_t){.meta = meta};
+    weft_vec_init(&l->log, sizeof(uint32_t), 256);
+    weft_vec_init(&l->name_ix, sizeof(uint16_t), 256);
+    weft_vec_init(&l->names, sizeof(const char *), 16);
+    weft_vec_init(&l->detail, WEFT_SEQ_DETAIL, 256);
+}
+
+/* The index of a static name, added to the table when new. */
+static int name_index(weft_seqlog_t *l, const char *name)
+{
+    if (name == l->last_name && l->last_name) return l->last_ix;
+    int ix = SEQ_NO_NAME;
+    const char *const *names = l->names.data;
+    for (size_t i = 0; i < l->names.n && ix == SEQ_NO_NAME; i++)
+        if (names[i] == name) ix = (int)i;
+    if (ix == SEQ_NO_NAME && l->names.n < SEQ_NO_NAME) {
+        if (weft_vec_push(&l->names, &name) != WEFT_SUCCESS) return SEQ_NO_NAME;
+        ix = (int)l->names.n - 1;
+    }
+    l->last_name = name;
+    l->last_ix = ix;
+    return ix;
+}
+
+int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail)
+{
+    /* Counted by capacity, as the arrays grow (a failure keeps what grew). */
+    long long before = seqlog_bytes(l);
+    size_t n = l->log.n;
+    int rc = weft_vec_reserve(&l->log, n + 1);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&l->name_ix, n + 1);
+    if (rc == WEFT_SUCCESS && detail) rc = weft_vec_reserve(&l->detail, n + 1);
+    uint16_t ix = SEQ_NO_NAME;
+    if (rc == WEFT_SUCCESS && name) ix = (uint16_t)name_index(l, name);
+    long long after = seqlog_bytes(l);
+    if (after != before) weft_meta_add(l->meta, WEFT_META_SEQ, after - before);
+    if (rc != WEFT_SUCCESS) {
+        l->lost++;
+        return WEFT_ERR_NOMEM;
+    }
+    /* Room is reserved: these pushes cannot fail. */
+    uint32_t h = (uint32_t)l->hash;
+    rc = weft_vec_push(&l->log, &h);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name_ix, &ix);
+    if (rc == WEFT_SUCCESS && detail) {
+        /* Entry n's description sits at index n (the logs that have them
+         * describe every entry). */
+        char *text = weft_vec_at(&l->detail, n);
+        size_t len = strnlen(detail, WEFT_SEQ_DETAIL - 1);
+        memcpy(text, detail, len);
+        text[len] = '\0';
+        l->detail.n = n + 1;
+    }
+    return rc;
+}
+
+int64_t weft_seqlog_at(const weft_seqlog_t *l, long k)
+{
+    return k >= 0 && (size_t)k < l->log.n
+               ? (int64_t) * (const uint32_t *)weft_vec_at(&l->log, (size_t)k)
+               : -1;
+}
+
+const char *weft_seqlog_text(const weft_seqlog_t *l, long k)
+{
+    if (k < 0 || (size_t)k >= l->log.n) return NULL;
+    if ((size_t)k < l->detail.n) return weft_vec_at(&l->detail, (size_t)k);
+    size_t ix = *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k);
+    return ix < l->names.n ? *(const char *const *)weft_vec_at(&l->names, ix)
+                           : "(a task class past the 65535 the check names)";
+}
+
+void weft_seqlog_clear(weft_seqlog_t *l)
+{
+    weft_vec_clear(&l->log);
+    weft_vec_clear(&l->name_ix);
+    weft_vec_clear(&l->detail);
+    l->hash = 0;
+    l->lost = 0;
+}
+
+void weft_seqlog_free(weft_seqlog_t *l)
+{
+    weft_meta_add(l->meta, WEFT_META_SEQ, -seqlog_bytes(l));
+    weft_vec_fini(&l->log);
+    weft_vec_fini(&l->name_ix);
+    weft_vec_fini(&l->names);
+    weft_vec_fini(&l->detail);
+    l->hash = 0;
+    l->lost = 0;
+    l->last_name = NULL;
+    l->last_ix = 0;
+}

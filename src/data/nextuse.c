@@ -1,0 +1,87 @@
+/* The pending uses of a data (nextuse.h): a ring in increasing insertion
+ * number, appended at insertion and dropped at each task's end. */
+#include "data/nextuse.h"
+
+#include <stdlib.h>
+
+#include "data/data.h"
+
+void weft_nextuse_push_locked(weft_nextuse_t *u, weft_use_t use)
+{
+    u->use[(u->head + u->n) % u->cap] = use;
+    u->n++;
+    int here = use.device < 0 || use.device == u->first_device;
+    if (u->first_known && here && weft_use_after(u->first, use)) u->first = use;
+}
+
+weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int cap)
+{
+    for (int i = 0; i < u->n; i++) grown[i] = u->use[(u->head + i) % u->cap];
+    weft_use_t *old = u->use;
+    u->use = grown;
+    u->head = 0;
+    u->cap = cap;
+    return old;
+}
+
+void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq)
+{
+    int i = 0;
+    while (i < u->n && u->use[(u->head + i) % u->cap].seq != seq) i++;
+    if (i == u->n) return;
+    if (u->first_known && u->first.seq == seq) u->first_known = 0;
+    /* Close the gap from the head side: at the head (the usual case) that
+     * moves nothing. */
+    for (; i > 0; i--) u->use[(u->head + i) % u->cap] = u->use[(u->head + i - 1) % u->cap];
+    u->head = (u->head + 1) % u->cap;
+    u->n--;
+}
+
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
+{
+    if (u->first_known && u->first_device == device) return u->first;
+    weft_use_t first = WEFT_USE_NONE;
+    for (int i = 0; i < u->n; i++) {
+        weft_use_t x = u->use[(u->head + i) % u->cap];
+        int here = x.device < 0 || x.device == device;
+        if (here && weft_use_after(first, x)) first = x;
+    }
+    u->first = first;
+    u->first_known = 1;
+    u->first_device = device;
+    return first;
+}
+
+void weft_nextuse_fini(weft_nextuse_t *u)
+{
+    free(u->use);
+    u->use = NULL;
+    u->n = u->cap = u->head = u->first_known = 0;
+}
+
+int weft_data_use_add(weft_data_t *d, weft_use_t use)
+{
+    weft_use_t *old = NULL;
+    weft_data_lock(d);
+    if (!weft_nextuse_has_room_locked(&d->uses)) {
+        /* Only the inserting thread appends, so the room made here is
+         * still there after the allocation; drops meanwhile only add room. */
+        int cap = d->uses.cap ? d->uses.cap * 2 : 8;
+        weft_data_unlock(d);
+        weft_use_t *grown = malloc(sizeof *grown * (size_t)cap);
+        if (!grown) return WEFT_ERR_NOMEM;
+        weft_data_lock(d);
+        old = weft_nextuse_grow_locked(&d->uses, grown, cap);
+    }
+    weft_nextuse_push_locked(&d->uses, use);
+    weft_data_unlock(d);
+    free(old); /* host memory goes back outside the spinlock */
+    return WEFT_SUCCESS;
+}
+
+void weft_data_use_done(weft_data_t *d, uint64_t seq)
+{
+    weft_data_lock(d);
+    weft_nextuse_drop_locked(&d->uses, seq);
+    weft_data_unlock(d);
+}

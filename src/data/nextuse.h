@@ -1,0 +1,75 @@
+/* The pending uses of one data: the tasks of this rank that were inserted
+ * with it and have not finished, in insertion order, each with its
+ * priority. Device eviction (devmgr/devcopy.c, device_evict=next_use)
+ * keeps the copies whose next use comes soonest, in the order the ready
+ * queues run tasks: higher priority first, then earlier insertion. Kept in
+ * the data (d->uses) under its lock. */
+#ifndef WEFT_DATA_NEXTUSE_H
+#define WEFT_DATA_NEXTUSE_H
+
+#include <stdint.h>
+
+/* When a use comes, in run order: (priority, seq) as the ready heaps rank
+ * tasks. */
+typedef struct weft_use {
+    uint64_t seq;
+    int priority;
+    int device; /* where the task will run (its home device), -1 not known yet */
+} weft_use_t;
+
+/* The "no pending use known on this rank" value: after every real use. */
+#define WEFT_USE_NONE ((weft_use_t){.seq = UINT64_MAX, .priority = INT32_MIN, .device = -1})
+
+/* 1 when use a comes after use b in run order (NONE after all others). */
+static inline int weft_use_after(weft_use_t a, weft_use_t b)
+{
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.seq > b.seq;
+}
+
+/* A ring of uses, in increasing insertion number from head, and the first
+ * in run order while known (eviction asks far more often than it changes). */
+typedef struct weft_nextuse {
+    weft_use_t *use;
+    int head, n, cap;
+    weft_use_t first;
+    int first_known; /* first is known for device first_device */
+    int first_device;
+} weft_nextuse_t;
+
+/* 1 when one more use fits without growing. Under the data's lock. */
+static inline int weft_nextuse_has_room_locked(const weft_nextuse_t *u) { return u->n < u->cap; }
+
+/* Appends a use (seq above every use listed); there must be room. */
+void weft_nextuse_push_locked(weft_nextuse_t *u, weft_use_t use);
+
+/* Moves the uses into `grown` (cap slots, allocated by the caller without
+ * the lock) and returns the old array for the caller to free after. */
+weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int cap);
+
+/* Removes the use by task `seq` (it finished); nothing when absent. Cheap
+ * when tasks finish roughly in insertion order: the search starts at the
+ * head. */
+void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq);
+
+/* The use on `device` that comes first in run order (uses by tasks homed
+ * elsewhere skipped, those not placed yet counted), WEFT_USE_NONE when
+ * none: kept from the last call for that device while no use ended, else a
+ * walk of this data's pending uses (a handful: the tasks of the insertion
+ * window that name it). */
+weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device);
+
+/* Frees the array (the data is being destroyed). */
+void weft_nextuse_fini(weft_nextuse_t *u);
+
+struct weft_data;
+
+/* A task of this rank was inserted with d: once per task, however many
+ * flows name d. Takes d's lock; grows the ring outside it. Main thread.
+ * WEFT_ERR_NOMEM when it cannot grow. */
+int weft_data_use_add(struct weft_data *d, weft_use_t use) __attribute__((warn_unused_result));
+/* Task `seq` finished (ran, failed or was cancelled): no longer a use of
+ * d. Takes d's lock. Any thread. */
+void weft_data_use_done(struct weft_data *d, uint64_t seq);
+
+#endif

@@ -1,0 +1,221 @@
+/* Reductions by rewriting (stf/redux.h): partial results per rank and lane,
+ * their init tasks, and the combine tasks that fold them into the data on
+ * its owner. */
+#include "stf/redux.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "params/params.h"
+#include "stf/insert.h"
+#include "stf/record.h"
+#include "stf/seqcheck.h"
+#include "util/handle.h"
+#include "util/log.h"
+
+/* The reduction of one data; partials indexed [rank * lanes + lane]. */
+typedef struct weft_redux {
+    const weft_task_class_t *init, *combine;
+    int lanes, nparts;
+    weft_data_t **part;  /* NULL until first used */
+    unsigned char *live; /* initialised and not yet combined */
+    int *next;           /* per rank: the lane its next task takes */
+    weft_taskpool_t *tp; /* taskpool of the pending partials, NULL: none */
+} weft_redux_t;
+
+void weft_redux_free(weft_redux_t *r)
+{
+    if (!r) return;
+    for (int i = 0; r->part && i < r->nparts; i++)
+        if (r->part[i]) weft_data__unref(r->part[i]);
+    free(r->live);
+    free(r->next);
+    free(r->part);
+    free(r);
+}
+
+static weft_redux_t *redux_of(const weft_data_t *d)
+{
+    const weft_stf_rec_t *rec = weft_stf_rec(d);
+    return rec ? rec->redux : NULL;
+}
+
+static int has_cpu_body(const weft_task_class_t *c)
+{
+    return c && c->name && c->body[WEFT_DEV_CPU];
+}
+
+int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
+                            const weft_task_class_t *combine)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_reduction", 1))
+        return WEFT_ERR_INVALID;
+    if (!has_cpu_body(init) || !has_cpu_body(combine)) {
+        weft_error("weft_data_set_reduction: data %llu: pass an init and a combine class, each "
+                   "with a name and a CPU body",
+                   (unsigned long long)d->key);
+        return WEFT_ERR_INVALID;
+    }
+    weft_stf_rec_t *rec = weft_stf_rec_get(d);
+    if (!rec) return WEFT_ERR_NOMEM;
+    if (rec->redux && rec->redux->tp) {
+        weft_error("weft_data_set_reduction: data %llu has partial results pending in taskpool "
+                   "%s: call it between taskpools",
+                   (unsigned long long)d->key, rec->redux->tp->name);
+        return WEFT_ERR_INVALID;
+    }
+    weft_context_t *ctx = d->ctx;
+    weft_redux_t *r = rec->redux ? rec->redux : calloc(1, sizeof *r);
+    if (!r) return WEFT_ERR_NOMEM;
+    rec->redux = r;
+    if (!r->part) {
+        r->lanes = (int)weft_params_int(ctx->params, "redux_lanes");
+        r->nparts = ctx->nranks * r->lanes;
+        size_t n = (size_t)r->nparts;
+        r->part = calloc(n, sizeof *r->part);
+        r->live = calloc(n, 1);
+        r->next = calloc((size_t)ctx->nranks, sizeof *r->next);
+        if (!r->part || !r->live || !r->next) return WEFT_ERR_NOMEM;
+    }
+    r->init = init;
+    r->combine = combine;
+    return WEFT_SUCCESS;
+}
+
+/* Partial `lane` of `rank` for d, made on first use (on every rank, in the
+ * same order: the creation is part of the sequence the ranks compare). */
+static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redux_t *r, int rank,
+                            int lane)
+{
+    weft_data_t **p = &r->part[rank * r->lanes + lane];
+    if (*p) return *p;
+    weft_seqcheck_call(ctx, "partial of data %llu (rank %d, lane %d)", (unsigned long long)d->key,
+                       rank, lane);
+    *p = weft_data_make(ctx, d->type, d->rows, d->cols, rank);
+    if (*p) (*p)->flags |= WEFT_DATA_NEW;
+    return *p;
+}
+
+/* d joins tp's pending data (retained until combined). */
+static int note_pending(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r)
+{
+    if (r->tp == tp) return WEFT_SUCCESS;
+    if (weft_vec_push(&tp->redux, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    weft_data__retain(d);
+    r->tp = tp;
+    return WEFT_SUCCESS;
+}
+
+/* The partial a REDUX task of d on `rank` updates: the rank's next lane,
+ * initialised by an init task when it is not live. */
+static int take_partial(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r, int rank,
+                        weft_data_t **out)
+{
+    int lane = r->next[rank];
+    r->next[rank] = (lane + 1) % r->lanes;
+    weft_data_t *p = partial(tp->ctx, d, r, rank, lane);
+    if (!p) return WEFT_ERR_NOMEM;
+    int rc = note_pending(tp, d, r);
+    if (rc == WEFT_SUCCESS && !r->live[rank * r->lanes + lane])
+        rc = weft_insert_task(tp, r->init, WEFT_W | WEFT_AFFINITY, p, 0);
+    if (rc != WEFT_SUCCESS) return rc;
+    r->live[rank * r->lanes + lane] = 1;
+    *out = p;
+    return WEFT_SUCCESS;
+}
+
+int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        weft_flow_t *f = &t->flow[i];
+        if (f->mode != WEFT_REDUX) continue;
+        weft_data_t *d = f->data, *p = NULL;
+        weft_redux_t *r = redux_of(d);
+        unsigned long long key = (unsigned long long)d->key;
+        if (!r || !r->part) {
+            weft_error("insert %s: WEFT_REDUX on data %llu, which has no reduction: call "
+                       "weft_data_set_reduction on it first",
+                       t->cls->name, key);
+            return WEFT_ERR_INVALID;
+        }
+        if (r->tp && r->tp != tp) {
+            weft_error("insert %s: data %llu has partial results pending in taskpool %s: wait "
+                       "for that taskpool first",
+                       t->cls->name, key, r->tp->name);
+            return WEFT_ERR_INVALID;
+        }
+        int rc = take_partial(tp, d, r, exec_rank, &p);
+        if (rc != WEFT_SUCCESS) return rc;
+        /* A walked task holds no references: keep_walked takes them. */
+        f->data = p;
+        f->mode = WEFT_RW;
+    }
+    return WEFT_SUCCESS;
+}
+
+static int combine(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *dst, weft_data_t *src)
+{
+    return weft_insert_task(tp, r->combine, WEFT_RW | WEFT_AFFINITY, dst, WEFT_R, src, 0);
+}
+
+/* Each rank's live partials fold into its first one, which folds into d
+ * on d's owner (the R flow of that combine sends it there). */
+static int flush_data(weft_taskpool_t *tp, weft_data_t *d)
+{
+    weft_redux_t *r = redux_of(d);
+    if (!r || r->tp != tp) return WEFT_SUCCESS;
+    r->tp = NULL; /* first: the combine tasks below use d */
+    int rc = WEFT_SUCCESS;
+    if (weft_insert_never_written(d))
+        rc = weft_insert_task(tp, r->init, WEFT_W | WEFT_AFFINITY, d, 0);
+    for (int rank = 0; rank < tp->ctx->nranks && rc == WEFT_SUCCESS; rank++) {
+        weft_data_t **p = &r->part[rank * r->lanes];
+        unsigned char *live = &r->live[rank * r->lanes];
+        int first = -1;
+        for (int l = 0; l < r->lanes && rc == WEFT_SUCCESS; l++) {
+            if (!live[l]) continue;
+            live[l] = 0;
+            if (first < 0)
+                first = l;
+            else
+                rc = combine(tp, r, p[first], p[l]);
+        }
+        if (first >= 0 && rc == WEFT_SUCCESS) rc = combine(tp, r, d, p[first]);
+    }
+    return rc;
+}
+
+int weft_redux_flush_flows(weft_taskpool_t *tp, const weft_task_t *t)
+{
+    int rc = WEFT_SUCCESS;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
+        if (t->flow[i].mode != WEFT_REDUX && redux_of(t->flow[i].data))
+            rc = flush_data(tp, t->flow[i].data);
+    return rc;
+}
+
+int weft_redux_flush_pool(weft_taskpool_t *tp)
+{
+    int rc = WEFT_SUCCESS;
+    for (size_t i = 0; i < tp->redux.n; i++) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&tp->redux, i);
+        if (rc == WEFT_SUCCESS) rc = flush_data(tp, d);
+        weft_data__unref(d);
+    }
+    weft_vec_clear(&tp->redux);
+    return rc;
+}
+
+void weft_redux_drop_pool(weft_taskpool_t *tp)
+{
+    for (size_t i = 0; i < tp->redux.n; i++) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&tp->redux, i);
+        weft_redux_t *r = redux_of(d);
+        if (r && r->tp == tp) {
+            r->tp = NULL;
+            memset(r->live, 0, (size_t)r->nparts);
+        }
+        weft_data__unref(d);
+    }
+    weft_vec_fini(&tp->redux);
+}

@@ -1,0 +1,74 @@
+/* Unit test of a data's pending uses (src/data/nextuse.c): the ring grows
+ * across its wrap, tasks finish out of order, and the next use is the one
+ * a ready heap would run first (higher priority, then earlier insertion). */
+#include "data/nextuse.h"
+
+#include <stdlib.h>
+
+#include "../check.h"
+
+static void push(weft_nextuse_t *u, uint64_t seq, int prio)
+{
+    if (!weft_nextuse_has_room_locked(u)) {
+        int cap = u->cap ? u->cap * 2 : 2;
+        free(weft_nextuse_grow_locked(u, malloc(sizeof(weft_use_t) * (size_t)cap), cap));
+    }
+    weft_nextuse_push_locked(u, (weft_use_t){.seq = seq, .priority = prio, .device = -1});
+}
+
+static void test_order(void)
+{
+    weft_nextuse_t u = {0};
+    weft_use_t none = weft_nextuse_first_locked(&u, 1);
+    CHECK(none.seq == WEFT_USE_NONE.seq && none.priority == WEFT_USE_NONE.priority);
+    push(&u, 10, 1);
+    push(&u, 11, 5);
+    push(&u, 12, 5);
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 11); /* higher priority first */
+    push(&u, 13, 9);                                   /* sooner than the one kept */
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 13);
+    weft_nextuse_drop_locked(&u, 13);
+    weft_nextuse_drop_locked(&u, 11); /* out of order */
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 12);
+    weft_nextuse_drop_locked(&u, 99); /* absent: nothing */
+    CHECK(u.n == 2);
+    weft_nextuse_drop_locked(&u, 12);
+    weft_nextuse_drop_locked(&u, 10);
+    CHECK(u.n == 0);
+    CHECK(weft_use_after(WEFT_USE_NONE, (weft_use_t){.seq = 1u << 30, .priority = -5}));
+    CHECK(!weft_use_after((weft_use_t){.seq = 3, .priority = 0}, (weft_use_t){4, 0, -1}));
+    /* Uses by tasks homed on another device do not count for this one. */
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 20, .priority = 9, .device = 2});
+    push(&u, 21, 0);
+    CHECK(weft_nextuse_first_locked(&u, 1).seq == 21);
+    CHECK(weft_nextuse_first_locked(&u, 2).seq == 20);
+    weft_nextuse_fini(&u);
+}
+
+/* Drops at the head while pushing moves the ring's head around; growing
+ * then must keep the order. */
+static void test_wrap(void)
+{
+    weft_nextuse_t u = {0};
+    uint64_t next = 0, oldest = 0;
+    for (int round = 0; round < 200; round++) {
+        push(&u, next++, 0);
+        push(&u, next++, 0);
+        weft_nextuse_drop_locked(&u, oldest++);
+        CHECK(weft_nextuse_first_locked(&u, 1).seq == oldest);
+    }
+    CHECK(u.n == 200);
+    int sorted = 1;
+    for (int i = 1; i < u.n; i++)
+        sorted &= u.use[(u.head + i) % u.cap].seq == u.use[(u.head + i - 1) % u.cap].seq + 1;
+    CHECK(sorted);
+    weft_nextuse_fini(&u);
+    CHECK(u.use == NULL && u.n == 0);
+}
+
+int main(void)
+{
+    test_order();
+    test_wrap();
+    return check_report("data_nextuse");
+}

@@ -1,0 +1,205 @@
+/* Which copy goes when a device is full (device_evict): one emu device whose
+ * zone holds four tiles runs a chain of tasks, each reading one tile X[i]
+ * (in a cycle one tile longer than the zone holds: LRU misses every time) and accumulating into a
+ * token tile T that orders them. The whole chain is inserted behind a gate
+ * task before anything runs, so each rank knows every next use. The bytes
+ * moved host to device must be exactly what the policy named by
+ * WEFT_DEVICE_EVICT predicts (simulated here: least recently used, or the
+ * farthest next use), and T must hold the sum of what was read. A second
+ * scenario checks the rules at equal distance and for copies without use. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "devtest.h"
+
+#define NB 64    /* tiles of 64 x 64 doubles: 32 KiB, 4 in the zone */
+#define NX 4     /* tiles read */
+#define SLOTS 3  /* zone slots left for them beside T */
+#define NUSES 32 /* reads in the chain */
+
+static atomic_int gate_open;
+
+/* flow 0: T (RW): waits until every task of the chain is inserted. */
+static int gate_body(weft_task_t *t)
+{
+    (void)t;
+    while (!atomic_load(&gate_open)) sched_yield();
+    return 0;
+}
+
+/* flows 0 .. n-2: X (R), flow n-1: T (RW): T += the X's */
+static int use_body(weft_task_t *t)
+{
+    int n = weft_task_nflows(t);
+    double *tok = weft_task_ptr(t, n - 1);
+    int64_t lt = weft_task_ld(t, n - 1);
+    for (int f = 0; f < n - 1; f++) {
+        const double *x = weft_task_ptr(t, f);
+        int64_t lx = weft_task_ld(t, f);
+        for (int j = 0; j < NB; j++)
+            for (int i = 0; i < NB; i++) tok[i + j * lt] += x[i + j * lx];
+    }
+    return 0;
+}
+
+/* flow 0: X (RW), flow 1: T (RW): X += 1, which leaves X dirty on the device */
+static int dirty_body(weft_task_t *t)
+{
+    double *x = weft_task_ptr(t, 0);
+    int64_t lx = weft_task_ld(t, 0);
+    for (int j = 0; j < NB; j++)
+        for (int i = 0; i < NB; i++) x[i + j * lx] += 1;
+    return 0;
+}
+
+static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_EMU] = gate_body}};
+static const weft_task_class_t use = {.name = "use", .body = {[WEFT_DEV_EMU] = use_body}};
+static const weft_task_class_t dirty = {.name = "dirty", .body = {[WEFT_DEV_EMU] = dirty_body}};
+
+/* The tile read by use k: 0 1 2 3 0 1 2 3 ..., the pattern where LRU with
+ * three slots always evicts the tile needed next. */
+static int pattern(int k) { return k % NX; }
+
+/* Index of the resident tile to evict before use k. */
+static int victim(const int *slot, int n, int k, int next_use)
+{
+    int best = 0;
+    long best_key = -1;
+    for (int s = 0; s < n; s++) {
+        long key = 0; /* lru: slot 0 is the least recently used */
+        if (next_use) {
+            key = 1L << 30; /* no use left: farthest */
+            for (int j = k + 1; j < NUSES; j++)
+                if (pattern(j) == slot[s]) {
+                    key = j;
+                    break;
+                }
+        } else {
+            key = n - s;
+        }
+        if (key > best_key) {
+            best = s;
+            best_key = key;
+        }
+    }
+    return best;
+}
+
+/* Stage-ins of X tiles the policy makes: an LRU list in slot[] (least
+ * recent first). */
+static int expected_misses(int next_use)
+{
+    int slot[SLOTS], n = 0, misses = 0;
+    for (int k = 0; k < NUSES; k++) {
+        int x = pattern(k), at = -1;
+        for (int s = 0; s < n; s++)
+            if (slot[s] == x) at = s;
+        if (at < 0) {
+            misses++;
+            if (n == SLOTS)
+                at = victim(slot, n, k, next_use);
+            else
+                at = n++;
+        }
+        memmove(&slot[at], &slot[at + 1], sizeof *slot * (size_t)(n - 1 - at));
+        slot[n - 1] = x; /* most recently used */
+    }
+    return misses;
+}
+
+/* Scenario 1: the cycle; H2D bytes and evictions as simulated. */
+static void cycle(weft_context_t *ctx, int next_use)
+{
+    static double xmem[NX][NB * NB], tmem[NB * NB];
+    weft_data_t *x[NX], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB, 0);
+    for (int i = 0; i < NX; i++) {
+        for (int e = 0; e < NB * NB; e++) xmem[i][e] = i + 1;
+        x[i] = weft_data_register(ctx, WEFT_DOUBLE, xmem[i], NB, NB, NB, 0);
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "evict");
+    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
+    double sum = 0;
+    for (int k = 0; k < NUSES; k++) {
+        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[pattern(k)], WEFT_RW, tok, 0) == 0);
+        sum += pattern(k) + 1;
+    }
+    atomic_store(&gate_open, 1);
+    CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
+    weft_taskpool_free(tp);
+
+    weft_device_counters_t c;
+    REQUIRE(weft_device_counters_get(ctx, 1, &c) == WEFT_SUCCESS);
+    int misses = expected_misses(next_use);
+    int64_t tile = NB * NB * (int64_t)sizeof(double);
+    printf("%s: %d stage-ins of X expected, H2D %lld bytes, %lld evictions\n",
+           next_use ? "next_use" : "lru", misses, (long long)c.bytes_h2d, (long long)c.evictions);
+    CHECK(c.mem_capacity == (SLOTS + 1) * tile);
+    CHECK(c.bytes_h2d == (misses + 1) * tile); /* and T once */
+    CHECK(c.evictions == misses + 1 - (SLOTS + 1));
+    CHECK(c.writebacks == 0); /* T is never the victim; X is only read */
+    CHECK(next_use ? misses < expected_misses(0) : misses == NUSES);
+    int right = 1;
+    for (int e = 0; e < NB * NB; e++) right &= tmem[e] == sum;
+    CHECK(right);
+    for (int i = 0; i < NX; i++) weft_data_release(x[i]);
+    weft_data_release(tok);
+}
+
+/* Scenario 2 (DEVTEST_EVICT_RULES=1), the rules of next_use in a zone of T
+ * and three tiles: B written first (dirty, least recently used), then A and
+ * C read, then D read: A, B and C are all next used by the last task (equal
+ * distance), so a clean one goes, A, the less recent, and not B (no
+ * write-back). That last task reads A, B and C: D, with no use left, goes
+ * for A. lru evicts A, then C (the least recent clean one, although needed
+ * at once), then D for C: one stage-in more. */
+static void rules(weft_context_t *ctx, int next_use)
+{
+    enum { A, B, C, D, NT };
+    static double mem[NT][NB * NB], tmem[NB * NB];
+    weft_data_t *x[NT], *tok = weft_data_register(ctx, WEFT_DOUBLE, tmem, NB, NB, NB, 0);
+    for (int i = 0; i < NT; i++) {
+        for (int e = 0; e < NB * NB; e++) mem[i][e] = i + 1;
+        x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], NB, NB, NB, 0);
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "rules");
+    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &dirty, WEFT_RW, x[B], WEFT_RW, tok, 0) == 0);
+    for (int i = A; i <= D; i += 2) /* A, C */
+        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[i], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[D], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[A], WEFT_R, x[B], WEFT_R, x[C], WEFT_RW, tok, 0) ==
+            0);
+    atomic_store(&gate_open, 1);
+    CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
+    weft_taskpool_free(tp);
+
+    weft_device_counters_t c;
+    REQUIRE(weft_device_counters_get(ctx, 1, &c) == WEFT_SUCCESS);
+    int64_t tile = NB * NB * (int64_t)sizeof(double);
+    printf("%s rules: H2D %lld tiles, %lld evictions, %lld write-backs\n",
+           next_use ? "next_use" : "lru", (long long)(c.bytes_h2d / tile), (long long)c.evictions,
+           (long long)c.writebacks);
+    CHECK(c.bytes_h2d == (next_use ? 6 : 7) * tile); /* T B A C D, then A (and C) */
+    CHECK(c.evictions == (next_use ? 2 : 3));
+    CHECK(c.writebacks == 0);
+    /* T: A + C + D, then A + (B + 1) + C; B: 2 + 1 */
+    double want = (A + 1) + (C + 1) + (D + 1) + (A + 1) + (B + 2) + (C + 1);
+    int right = 1;
+    for (int e = 0; e < NB * NB; e++) right &= tmem[e] == want && mem[B][e] == B + 2;
+    CHECK(right);
+    for (int i = 0; i < NT; i++) weft_data_release(x[i]);
+    weft_data_release(tok);
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = devtest_init(&argc, &argv, 1);
+    const char *policy = getenv("WEFT_DEVICE_EVICT");
+    int next_use = !policy || strcmp(policy, "lru") != 0;
+    if (getenv("DEVTEST_EVICT_RULES"))
+        rules(ctx, next_use);
+    else
+        cycle(ctx, next_use);
+    CHECK(weft_fini(ctx) == WEFT_SUCCESS);
+    return check_report("device_evict");
+}

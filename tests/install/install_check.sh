@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs the weft of build dir BUILD into a fresh prefix, runs the
+# installed weft-info, then builds consumer/ outside the tree against that
+# prefix twice (CMake find_package, then pkg-config) and runs each build on
+# 2 ranks. Usage: install_check.sh BUILD MPIRUN... (issue 15 items 10, Checks)
+# WEFT_CONSUMER_CFLAGS: flags the consumer needs too (a sanitized libweft).
+set -eu
+cflags=${WEFT_CONSUMER_CFLAGS:-}
+build=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/weft-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+# The installed tool runs without LD_LIBRARY_PATH: its RPATH finds libweft.
+env -u LD_LIBRARY_PATH "$prefix/bin/weft-info" | grep -q '^cores '
+echo "installed weft-info runs"
+
+cmake -S "$here/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_FLAGS="$cflags" >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+echo "find_package build:"
+"$@" -n 2 "$work/cmake-build/consumer" --weft-cores=1
+
+libdir=$(dirname "$(find "$prefix" -name weft.pc)")
+export PKG_CONFIG_PATH="$libdir"
+cc -std=c11 -Wall -Wextra -Werror $cflags -o "$work/consumer-pc" "$here/consumer/consumer.c" \
+    $(pkg-config --cflags --libs weft) -Wl,-rpath,"$(pkg-config --variable=libdir weft)"
+echo "pkg-config build:"
+"$@" -n 2 "$work/consumer-pc" --weft-cores=1
