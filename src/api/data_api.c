@@ -17,7 +17,7 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     const weft_stf_rec_t *r = weft_stf_rec(d);
     const weft_task_t *t = !r               ? NULL
                            : r->last_writer ? r->last_writer
-                           : r->nreaders    ? r->readers[0]
+                           : r->readers.n   ? weft_stf_rec_reader(r, 0)
                                             : NULL;
     return t ? t->tp->name : NULL;
 }
@@ -45,7 +45,7 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     if (!d) return NULL;
     d->flags |= WEFT_DATA_NEW;
     if (weft_context_track(ctx, d) != 0) {
-        weft_data_unref(d);
+        weft_data__unref(d);
         return NULL;
     }
     return d;
@@ -107,7 +107,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
                               ? NULL
                               : weft_data_copy_attach(d, 0, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
     if ((owner_rank == ctx->rank && !c) || weft_context_track(ctx, d) != 0) {
-        weft_data_unref(d);
+        weft_data__unref(d);
         return NULL;
     }
     if (c) weft_data_copy_set_initial_locked(d, 0);
@@ -124,7 +124,7 @@ void weft_data_release(weft_data_t *d)
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)

@@ -96,8 +96,8 @@ void weft_devexec_flush(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
     if (ctx->ndevices == 0) return;
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
         int rc = weft_devexec_flush_data(d);
         if (rc != WEFT_SUCCESS) {

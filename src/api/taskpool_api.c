@@ -48,7 +48,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }
-    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched, tp->ntouched, tp->name);
+    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name);
     weft_taskpool_reset_tracking(tp);
     double el = weft_clock_s() - tp->t_first;
     double f = atomic_exchange(&tp->flops_done, 0.0);

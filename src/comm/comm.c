@@ -5,6 +5,7 @@
  * transports (transport.h). */
 #include "comm/comm.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,17 +26,29 @@
  * taken must always be tracked. */
 static int reserve_request(weft_comm_t *c)
 {
-    if (c->nreq < c->req_cap) return WEFT_SUCCESS;
-    int cap = c->req_cap ? c->req_cap * 2 : 64;
-    MPI_Request *rq = realloc(c->reqs, sizeof *rq * (size_t)cap);
-    if (rq) c->reqs = rq;
-    weft_comm_req_cb_t *cb2 = realloc(c->cbs, sizeof *cb2 * (size_t)cap);
-    if (cb2) c->cbs = cb2;
-    int *ix = realloc(c->idx, sizeof *ix * (size_t)cap);
-    if (ix) c->idx = ix;
-    if (!rq || !cb2 || !ix) return WEFT_ERR_NOMEM;
-    c->req_cap = cap;
-    return WEFT_SUCCESS;
+    size_t want = c->reqs.n + 1;
+    int rc = weft_vec_reserve(&c->reqs, want);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&c->cbs, want);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&c->idx, want);
+    return rc;
+}
+
+static void tables_init(weft_comm_t *c)
+{
+    weft_vec_init(&c->reqs, sizeof(MPI_Request), 64);
+    weft_vec_init(&c->cbs, sizeof(weft_comm_req_cb_t), 64);
+    weft_vec_init(&c->idx, sizeof(int), 64);
+    weft_vec_init(&c->waits, sizeof(weft_comm_dev_wait_t), 32);
+    weft_vec_init(&c->throttled, sizeof(weft_comm_pending_t *), 64);
+}
+
+static void tables_free(weft_comm_t *c)
+{
+    weft_vec_fini(&c->reqs);
+    weft_vec_fini(&c->cbs);
+    weft_vec_fini(&c->idx);
+    weft_vec_fini(&c->waits);
+    weft_vec_fini(&c->throttled);
 }
 
 void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
@@ -53,7 +66,7 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
                 int tag, weft_comm_req_cb_t cb)
 {
     if (reserve_request(c) != WEFT_SUCCESS) {
-        weft_error("comm: no memory to track one more MPI request (%d in flight)", c->nreq);
+        weft_error("comm: no memory to track one more MPI request (%zu in flight)", c->reqs.n);
         return WEFT_ERR_NOMEM;
     }
     if (kind != POST_CTRL_RECV && weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_POST, NULL)) {
@@ -72,10 +85,11 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
                    kind == POST_SEND ? "Isend" : "Irecv", peer, tag, msg);
         return WEFT_ERR_MPI;
     }
-    c->reqs[c->nreq] = r;
-    c->cbs[c->nreq] = cb;
-    c->nreq++;
-    return WEFT_SUCCESS;
+    /* Room is reserved above: a request MPI has taken is always tracked. */
+    int rc = weft_vec_push(&c->reqs, &r);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_push(&c->cbs, &cb);
+    assert(rc == WEFT_SUCCESS);
+    return rc;
 }
 
 int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
@@ -100,17 +114,19 @@ int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn 
 
 void weft_comm__cancel_recvs(weft_comm_t *c, const void *x)
 {
-    for (int i = 0; i < c->nreq; i++)
-        if (c->cbs[i].fn && c->cbs[i].a == x) MPI_Cancel(&c->reqs[i]);
+    MPI_Request *reqs = c->reqs.data;
+    weft_comm_req_cb_t *cbs = c->cbs.data;
+    for (size_t i = 0; i < c->reqs.n; i++)
+        if (cbs[i].fn && cbs[i].a == x) MPI_Cancel(&reqs[i]);
 }
 
 /* Tests every request once; runs the callbacks of the finished ones.
  * Returns how many finished. Callbacks may post new requests (appended). */
 static int progress_requests(weft_comm_t *c)
 {
-    int n = c->nreq, done = 0;
+    int n = (int)c->reqs.n, done = 0;
     if (n == 0) return 0;
-    int rc = MPI_Testsome(n, c->reqs, &done, c->idx, MPI_STATUSES_IGNORE);
+    int rc = MPI_Testsome(n, c->reqs.data, &done, c->idx.data, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) {
         /* A request that completed in error (a truncated message, a peer
          * gone) has no callback that could fail its transfer, and both
@@ -126,18 +142,22 @@ static int progress_requests(weft_comm_t *c)
     if (done == MPI_UNDEFINED || done == 0) return 0;
     /* Callbacks first (they may append), then squeeze out the finished. */
     for (int k = 0; k < done; k++) {
-        weft_comm_req_cb_t cb = c->cbs[c->idx[k]];
-        c->cbs[c->idx[k]].fn = NULL;
+        /* Read afresh: an earlier callback may have grown the tables. */
+        size_t i = (size_t)((int *)c->idx.data)[k];
+        weft_comm_req_cb_t *slot = weft_vec_at(&c->cbs, i), cb = *slot;
+        slot->fn = NULL;
         cb.fn(c, cb.a, cb.b);
     }
-    int w = 0;
-    for (int i = 0; i < c->nreq; i++) {
-        if (!c->cbs[i].fn) continue;
-        c->reqs[w] = c->reqs[i];
-        c->cbs[w] = c->cbs[i];
+    MPI_Request *reqs = c->reqs.data;
+    weft_comm_req_cb_t *cbs = c->cbs.data;
+    size_t w = 0;
+    for (size_t i = 0; i < c->reqs.n; i++) {
+        if (!cbs[i].fn) continue;
+        reqs[w] = reqs[i];
+        cbs[w] = cbs[i];
         w++;
     }
-    c->nreq = w;
+    c->reqs.n = c->cbs.n = w;
     return done;
 }
 
@@ -146,31 +166,23 @@ static int progress_requests(weft_comm_t *c)
 int weft_comm__wait_device(weft_comm_t *c, weft_device_t *dev, weft_event_t ev, weft_comm_cb_fn fn,
                            void *a, void *b, int *status)
 {
-    if (c->nwaits == c->waits_cap) {
-        int cap = c->waits_cap ? c->waits_cap * 2 : 32;
-        weft_comm_dev_wait_t *w = realloc(c->waits, sizeof *w * (size_t)cap);
-        if (!w) return WEFT_ERR_NOMEM;
-        c->waits = w;
-        c->waits_cap = cap;
-    }
-    c->waits[c->nwaits++] =
-        (weft_comm_dev_wait_t){.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b, .status = status};
-    return WEFT_SUCCESS;
+    weft_comm_dev_wait_t w = {.dev = dev, .ev = ev, .fn = fn, .a = a, .b = b, .status = status};
+    return weft_vec_push(&c->waits, &w);
 }
 
 /* Queries each waited event once; runs the callbacks of those done. */
 static int progress_devices(weft_comm_t *c)
 {
     int done = 0;
-    for (int i = 0; i < c->nwaits;) {
-        weft_comm_dev_wait_t w = c->waits[i];
+    for (size_t i = 0; i < c->waits.n;) {
+        weft_comm_dev_wait_t w = *(weft_comm_dev_wait_t *)weft_vec_at(&c->waits, i);
         int rc = w.dev->ops->event_query(w.dev, &w.ev);
         if (rc == WEFT_AGAIN) {
             i++;
             continue;
         }
         /* Remove before the callback: it may add waits. */
-        c->waits[i] = c->waits[--c->nwaits];
+        weft_vec_swap_remove(&c->waits, i);
         w.dev->ops->event_destroy(w.dev, &w.ev);
         if (rc != WEFT_SUCCESS && w.status) *w.status = rc;
         w.fn(c, w.a, w.b);
@@ -211,7 +223,7 @@ static weft_task_t *take_submitted(weft_comm_t *c)
 static void wait_when_idle(weft_comm_t *c, int idle_turns)
 {
     if (idle_turns < 64) return;
-    if (idle_turns < 20000 || c->nwaits > 0 || c->tp_busy > 0) {
+    if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0) {
         sched_yield();
         return;
     }
@@ -272,6 +284,7 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
     c->tag_ub = flag && ub ? *(int *)ub : 32767;
     c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    tables_init(c);
     int rc = find_nodes(c);
     if (rc != WEFT_SUCCESS) goto undo_alloc;
     rc = weft_comm__transports_open(c);
@@ -293,6 +306,7 @@ undo_ctrl:
 undo_nodes:
     free(c->node_of);
 undo_alloc:
+    tables_free(c);
     free(c);
     return rc;
 }
@@ -311,11 +325,7 @@ void weft_comm_destroy(weft_comm_t *c)
     weft_comm__table_clear(c);
     weft_comm__transports_close(c);
     free(c->node_of);
-    free(c->waits);
-    free(c->reqs);
-    free(c->cbs);
-    free(c->idx);
-    free(c->throttled);
+    tables_free(c);
     pthread_cond_destroy(&c->qcond);
     pthread_mutex_destroy(&c->qlock);
     free(c);

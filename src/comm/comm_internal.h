@@ -14,6 +14,7 @@
 
 #include "comm/comm.h"
 #include "comm/transport.h"
+#include "util/vec.h"
 
 #define WEFT_COMM_CTRL_TAG 1
 #define WEFT_COMM_FIRST_DATA_TAG 16
@@ -146,19 +147,17 @@ struct weft_comm {
     pthread_mutex_t qlock;
     pthread_cond_t qcond;
     weft_task_t *qhead, *qtail;
-    MPI_Request *reqs;
-    weft_comm_req_cb_t *cbs;
-    int *idx;
-    int nreq, req_cap;
-    weft_comm_dev_wait_t *waits;
-    int nwaits, waits_cap;
+    /* Requests in flight: reqs (MPI_Request, contiguous for MPI_Testsome)
+     * and cbs (weft_comm_req_cb_t) have the same length; idx (int) only
+     * the room for MPI_Testsome's indices. */
+    weft_vec_t reqs, cbs, idx;
+    weft_vec_t waits; /* weft_comm_dev_wait_t */
     weft_comm_ctrl_slot_t ctrl[WEFT_COMM_NCTRL];
     weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
     int ndata_inflight;
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */
-    weft_comm_pending_t **throttled;
-    int nthrottled, throttled_cap;
+    weft_vec_t throttled; /* weft_comm_pending_t * */
     /* The transports of this build, by weft_transport_t (ops NULL: not
      * registered), each with its own state. */
     weft_comm_transport_t tp[WEFT_TRANSPORT_COUNT];

@@ -68,10 +68,12 @@ void weft_comm__ctrl_repost(weft_comm_t *c)
 
 void weft_comm__ctrl_stop(weft_comm_t *c)
 {
-    for (int i = 0; i < c->nreq; i++) {
-        if (c->cbs[i].fn != on_ctrl) continue;
-        MPI_Cancel(&c->reqs[i]);
-        MPI_Wait(&c->reqs[i], MPI_STATUS_IGNORE);
+    MPI_Request *reqs = c->reqs.data;
+    weft_comm_req_cb_t *cbs = c->cbs.data;
+    for (size_t i = 0; i < c->reqs.n; i++) {
+        if (cbs[i].fn != on_ctrl) continue;
+        MPI_Cancel(&reqs[i]);
+        MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
     }
     for (int i = 0; i < WEFT_COMM_NCTRL; i++) free(c->ctrl[i].buf);
 }
@@ -336,15 +338,7 @@ static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int repl
 
 static int throttle(weft_comm_t *c, weft_comm_pending_t *in)
 {
-    if (c->nthrottled == c->throttled_cap) {
-        int cap = c->throttled_cap ? c->throttled_cap * 2 : 64;
-        weft_comm_pending_t **v = realloc(c->throttled, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
-        c->throttled = v;
-        c->throttled_cap = cap;
-    }
-    c->throttled[c->nthrottled++] = in;
-    return WEFT_SUCCESS;
+    return weft_vec_push(&c->throttled, &in);
 }
 
 /* The device the bytes land on: the consumer's, when GPU-aware receives
@@ -415,14 +409,18 @@ static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
 
 int weft_comm__start_throttled(weft_comm_t *c)
 {
-    int started = 0, n = c->nthrottled;
+    int started = 0;
+    size_t n = c->throttled.n;
     /* Each waiting receive gets one try a turn, highest priority first. */
-    for (int k = 0; k < n && c->nthrottled > 0 && c->ndata_inflight < c->cfg.max_requests; k++) {
-        int best = 0;
-        for (int i = 1; i < c->nthrottled; i++)
-            if (c->throttled[i]->task->priority > c->throttled[best]->task->priority) best = i;
-        weft_comm_pending_t *p = c->throttled[best];
-        c->throttled[best] = c->throttled[--c->nthrottled];
+    for (size_t k = 0; k < n && c->throttled.n > 0 && c->ndata_inflight < c->cfg.max_requests;
+         k++) {
+        /* Re-read each turn: start_recv may throttle the receive again. */
+        weft_comm_pending_t **waiting = c->throttled.data;
+        size_t best = 0;
+        for (size_t i = 1; i < c->throttled.n; i++)
+            if (waiting[i]->task->priority > waiting[best]->task->priority) best = i;
+        weft_comm_pending_t *p = waiting[best];
+        weft_vec_swap_remove(&c->throttled, best);
         if (!start_recv(c, p)) started = 1;
     }
     return started;

@@ -93,10 +93,9 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     }
     if (x->copy->device > 0 && x->status == WEFT_SUCCESS)
         atomic_fetch_add(&c->n_into_dev, (long long)d->bytes);
-    weft_data_lock(d);
-    weft_data_copy_reader_release_locked(x->copy);
-    if (x->status == WEFT_SUCCESS) weft_data_copied_locked(d, x->copy->device, act->version);
-    weft_data_unlock(d);
+    weft_data_publish(d, x->copy,
+                      x->status == WEFT_SUCCESS ? WEFT_PUBLISH_RECEIVED : WEFT_PUBLISH_READ,
+                      act->version, 0);
     weft_comm__transport_release(c, x);
     int status = x->status;
     act->xfer = NULL;
@@ -112,9 +111,7 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
                      (unsigned long long)d->key, d->bytes,
                      x->rendezvous ? weft_comm__transport_name(c, x->mode) : "eager", x->peer,
                      x->copy->device);
-    weft_data_lock(d);
-    weft_data_copy_reader_release_locked(x->copy);
-    weft_data_unlock(d);
+    weft_data_publish(d, x->copy, WEFT_PUBLISH_READ, 0, 0);
     weft_comm__transport_release(c, x);
     int status = x->status;
     ((weft_comm_action_t *)t->action)->xfer = NULL;

@@ -16,6 +16,7 @@
 #include "context/meta.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
+#include "util/vec.h"
 #include "util/blas_threads.h"
 #include "weft/weft.h"
 
@@ -42,9 +43,9 @@ struct weft_context {
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
-    uint64_t next_seq;                /* tasks inserted (main thread) */
-    uint64_t next_key;                /* data created (main thread): names data across ranks */
-    uint64_t waves;                   /* taskpool waves begun (main thread): stf/taskpool.h's wave */
+    uint64_t next_seq; /* tasks inserted (main thread) */
+    uint64_t next_key; /* data created (main thread): names data across ranks */
+    uint64_t waves;    /* taskpool waves begun (main thread): stf/taskpool.h's wave */
     weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
     atomic_int error;                 /* first error seen by a worker, 0 if none */
     struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
@@ -67,13 +68,11 @@ struct weft_context {
     weft_seqlog_t calls; /* data and matrix creations since the last agreement */
     /* Taskpools not freed yet, in creation order (main thread): weft_fini
      * waits for those with tasks not waited for, then frees them. */
-    struct weft_taskpool **taskpools;
-    int ntaskpools, taskpools_cap;
-    long taskpools_made; /* numbers taskpools from 1 */
+    weft_vec_t taskpools; /* struct weft_taskpool * */
+    long taskpools_made;  /* numbers taskpools from 1 */
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
-    weft_data_t **live;
-    int nlive, live_cap;
+    weft_vec_t live; /* weft_data_t * */
     int leak_report, show_stats;
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
@@ -97,7 +96,7 @@ int weft_context_track(weft_context_t *ctx, weft_data_t *d);
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);
 /* Copies of the given data still read, or left on a rank that does not own
  * them, at the end of a taskpool; logged, returns how many. */
-int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);

@@ -10,7 +10,7 @@
 weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                             int owner_rank)
 {
-    weft_data_t *d = weft_data_create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
+    weft_data_t *d = weft_data__create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
     if (d) d->quarantine = &ctx->quarantine;
     return d;
 }
@@ -18,21 +18,8 @@ weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, in
 int weft_context_track(weft_context_t *ctx, weft_data_t *d)
 {
     pthread_mutex_lock(&ctx->live_lock);
-    int rc = WEFT_SUCCESS;
-    if (ctx->nlive == ctx->live_cap) {
-        int cap = ctx->live_cap ? ctx->live_cap * 2 : 256;
-        weft_data_t **v = realloc(ctx->live, sizeof *v * (size_t)cap);
-        if (v) {
-            ctx->live = v;
-            ctx->live_cap = cap;
-        } else {
-            rc = WEFT_ERR_NOMEM;
-        }
-    }
-    if (rc == WEFT_SUCCESS) {
-        ctx->live[ctx->nlive++] = d;
-        d->live_slot = ctx->nlive;
-    }
+    int rc = weft_vec_push(&ctx->live, &d);
+    if (rc == WEFT_SUCCESS) d->live_slot = (int)ctx->live.n;
     pthread_mutex_unlock(&ctx->live_lock);
     return rc;
 }
@@ -42,11 +29,11 @@ void weft_context_untrack(weft_context_t *ctx, weft_data_t *d)
     pthread_mutex_lock(&ctx->live_lock);
     /* The data knows its place: releasing every tile of a matrix is not
      * quadratic in the tiles (every rank holds a handle for each). */
+    weft_data_t **live = ctx->live.data;
     int i = d->live_slot - 1;
-    if (i >= 0 && i < ctx->nlive && ctx->live[i] == d) {
-        weft_data_t *last = ctx->live[--ctx->nlive];
-        ctx->live[i] = last;
-        last->live_slot = i + 1;
+    if (i >= 0 && (size_t)i < ctx->live.n && live[i] == d) {
+        weft_vec_swap_remove(&ctx->live, (size_t)i);
+        if ((size_t)i < ctx->live.n) live[i]->live_slot = i + 1;
         d->live_slot = 0;
     }
     pthread_mutex_unlock(&ctx->live_lock);
@@ -75,11 +62,11 @@ static int report_data(weft_data_t *d, const char *when)
 /* At the end of a taskpool nothing may still read a copy, and a rank keeps
  * no copy of a tile it does not own (those visited for the taskpool and
  * were reclaimed): anything else is a leak of this taskpool. */
-int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, int n,
+int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
                               const char *name)
 {
     int leaks = 0;
-    for (int i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         weft_data_t *d = data[i];
         weft_data_lock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
@@ -103,10 +90,12 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
 {
     int leaks = 0;
     pthread_mutex_lock(&ctx->live_lock);
-    for (int i = 0; i < ctx->nlive; i++) leaks += report_data(ctx->live[i], when);
+    weft_data_t **live = ctx->live.data;
+    size_t nlive = ctx->live.n;
+    for (size_t i = 0; i < nlive; i++) leaks += report_data(live[i], when);
     pthread_mutex_unlock(&ctx->live_lock);
     if (leaks)
-        weft_error("%d runtime-owned copies of %d unreleased data are still alive at %s", leaks,
-                   ctx->nlive, when);
+        weft_error("%d runtime-owned copies of %zu unreleased data are still alive at %s", leaks,
+                   nlive, when);
     return leaks;
 }

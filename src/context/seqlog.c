@@ -10,27 +10,20 @@
 
 #define SEQ_NO_NAME 0xffff /* a name past the table's 65535 */
 
-static size_t entry_bytes(const weft_seqlog_t *l)
+/* The bytes l's arrays take, as counted in its meta. */
+static long long seqlog_bytes(const weft_seqlog_t *l)
 {
-    return sizeof *l->log + sizeof *l->name_ix + (l->detail ? sizeof *l->detail : 0);
+    return (long long)(l->log.elem * l->log.cap + l->name_ix.elem * l->name_ix.cap +
+                       l->names.elem * l->names.cap + l->detail.elem * l->detail.cap);
 }
 
-static int grow(weft_seqlog_t *l, int with_detail)
+void weft_seqlog_init(weft_seqlog_t *l, weft_meta_t *meta)
 {
-    long cap = l->cap ? l->cap * 2 : 256;
-    uint32_t *h = realloc(l->log, sizeof *h * (size_t)cap);
-    if (h) l->log = h;
-    uint16_t *ix = realloc(l->name_ix, sizeof *ix * (size_t)cap);
-    if (ix) l->name_ix = ix;
-    char(*d)[WEFT_SEQ_DETAIL] = l->detail;
-    if (with_detail) {
-        d = realloc(l->detail, sizeof *d * (size_t)cap);
-        if (d) l->detail = d;
-    }
-    if (!h || !ix || (with_detail && !d)) return -1;
-    weft_meta_add(l->meta, WEFT_META_SEQ, (long long)(entry_bytes(l) * (size_t)(cap - l->cap)));
-    l->cap = cap;
-    return 0;
+    *l = (weft_seqlog_t){.meta = meta};
+    weft_vec_init(&l->log, sizeof(uint32_t), 256);
+    weft_vec_init(&l->name_ix, sizeof(uint16_t), 256);
+    weft_vec_init(&l->names, sizeof(const char *), 16);
+    weft_vec_init(&l->detail, WEFT_SEQ_DETAIL, 256);
 }
 
 /* The index of a static name, added to the table when new. */
@@ -38,20 +31,12 @@ static int name_index(weft_seqlog_t *l, const char *name)
 {
     if (name == l->last_name && l->last_name) return l->last_ix;
     int ix = SEQ_NO_NAME;
-    for (int i = 0; i < l->nnames && ix == SEQ_NO_NAME; i++)
-        if (l->names[i] == name) ix = i;
-    if (ix == SEQ_NO_NAME && l->nnames < SEQ_NO_NAME) {
-        if (l->nnames == l->names_cap) {
-            int cap = l->names_cap ? l->names_cap * 2 : 16;
-            const char **v = realloc(l->names, sizeof *v * (size_t)cap);
-            if (!v) return SEQ_NO_NAME;
-            weft_meta_add(l->meta, WEFT_META_SEQ,
-                          (long long)(sizeof *v * (size_t)(cap - l->names_cap)));
-            l->names = v;
-            l->names_cap = cap;
-        }
-        ix = l->nnames++;
-        l->names[ix] = name;
+    const char *const *names = l->names.data;
+    for (size_t i = 0; i < l->names.n && ix == SEQ_NO_NAME; i++)
+        if (names[i] == name) ix = (int)i;
+    if (ix == SEQ_NO_NAME && l->names.n < SEQ_NO_NAME) {
+        if (weft_vec_push(&l->names, &name) != WEFT_SUCCESS) return SEQ_NO_NAME;
+        ix = (int)l->names.n - 1;
     }
     l->last_name = name;
     l->last_ix = ix;
@@ -60,50 +45,70 @@ static int name_index(weft_seqlog_t *l, const char *name)
 
 int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail)
 {
-    if (l->n == l->cap && grow(l, detail != NULL) != 0) {
+    /* Counted by capacity, as the arrays grow (a failure keeps what grew). */
+    long long before = seqlog_bytes(l);
+    size_t n = l->log.n;
+    int rc = weft_vec_reserve(&l->log, n + 1);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&l->name_ix, n + 1);
+    if (rc == WEFT_SUCCESS && detail) rc = weft_vec_reserve(&l->detail, n + 1);
+    uint16_t ix = SEQ_NO_NAME;
+    if (rc == WEFT_SUCCESS && name) ix = (uint16_t)name_index(l, name);
+    long long after = seqlog_bytes(l);
+    if (after != before) weft_meta_add(l->meta, WEFT_META_SEQ, after - before);
+    if (rc != WEFT_SUCCESS) {
         l->lost++;
         return WEFT_ERR_NOMEM;
     }
-    l->log[l->n] = (uint32_t)l->hash;
-    l->name_ix[l->n] = (uint16_t)(name ? name_index(l, name) : SEQ_NO_NAME);
-    if (detail) {
+    /* Room is reserved: these pushes cannot fail. */
+    uint32_t h = (uint32_t)l->hash;
+    rc = weft_vec_push(&l->log, &h);
+    if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name_ix, &ix);
+    if (rc == WEFT_SUCCESS && detail) {
+        /* Entry n's description sits at index n (the logs that have them
+         * describe every entry). */
+        char *text = weft_vec_at(&l->detail, n);
         size_t len = strnlen(detail, WEFT_SEQ_DETAIL - 1);
-        memcpy(l->detail[l->n], detail, len);
-        l->detail[l->n][len] = '\0';
+        memcpy(text, detail, len);
+        text[len] = '\0';
+        l->detail.n = n + 1;
     }
-    l->n++;
-    return WEFT_SUCCESS;
+    return rc;
 }
 
 int64_t weft_seqlog_at(const weft_seqlog_t *l, long k)
 {
-    return k >= 0 && k < l->n ? (int64_t)l->log[k] : -1;
+    return k >= 0 && (size_t)k < l->log.n
+               ? (int64_t) * (const uint32_t *)weft_vec_at(&l->log, (size_t)k)
+               : -1;
 }
 
 const char *weft_seqlog_text(const weft_seqlog_t *l, long k)
 {
-    if (k < 0 || k >= l->n) return NULL;
-    if (l->detail) return l->detail[k];
-    int ix = l->name_ix[k];
-    return ix < l->nnames ? l->names[ix] : "(a task class past the 65535 the check names)";
+    if (k < 0 || (size_t)k >= l->log.n) return NULL;
+    if ((size_t)k < l->detail.n) return weft_vec_at(&l->detail, (size_t)k);
+    size_t ix = *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k);
+    return ix < l->names.n ? *(const char *const *)weft_vec_at(&l->names, ix)
+                           : "(a task class past the 65535 the check names)";
 }
 
 void weft_seqlog_clear(weft_seqlog_t *l)
 {
-    l->n = 0;
+    weft_vec_clear(&l->log);
+    weft_vec_clear(&l->name_ix);
+    weft_vec_clear(&l->detail);
     l->hash = 0;
     l->lost = 0;
 }
 
 void weft_seqlog_free(weft_seqlog_t *l)
 {
-    weft_meta_add(
-        l->meta, WEFT_META_SEQ,
-        -(long long)(entry_bytes(l) * (size_t)l->cap + sizeof *l->names * (size_t)l->names_cap));
-    weft_meta_t *meta = l->meta;
-    free(l->log);
-    free(l->name_ix);
-    free(l->names);
-    free(l->detail);
-    *l = (weft_seqlog_t){.meta = meta};
+    weft_meta_add(l->meta, WEFT_META_SEQ, -seqlog_bytes(l));
+    weft_vec_fini(&l->log);
+    weft_vec_fini(&l->name_ix);
+    weft_vec_fini(&l->names);
+    weft_vec_fini(&l->detail);
+    l->hash = 0;
+    l->lost = 0;
+    l->last_name = NULL;
+    l->last_ix = 0;
 }

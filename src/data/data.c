@@ -31,8 +31,8 @@ size_t weft_dtype_size(weft_dtype_t t)
 _Static_assert(offsetof(weft_data_t, home_device) <= 64,
                "what insertion reads of a data fits its first cache line");
 
-weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
-                              int cols, int owner_rank)
+weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
+                               int cols, int owner_rank)
 {
     size_t elem = weft_dtype_size(type);
     if (elem == 0 || rows <= 0 || cols <= 0) {
@@ -58,7 +58,7 @@ weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype
     return d;
 }
 
-void weft_data_destroy(weft_data_t *d)
+void weft_data__destroy(weft_data_t *d)
 {
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
         if (d->copies[i]) weft_data_copy_detach_force_locked(d, i);
@@ -69,14 +69,14 @@ void weft_data_destroy(weft_data_t *d)
     weft_quarantine_put(d->quarantine, d, free);
 }
 
-void weft_data_retain(weft_data_t *d)
+void weft_data__retain(weft_data_t *d)
 {
     atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
 }
 
-void weft_data_unref(weft_data_t *d)
+void weft_data__unref(weft_data_t *d)
 {
-    if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) weft_data_destroy(d);
+    if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) weft_data__destroy(d);
 }
 
 weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, int64_t ld,
@@ -294,6 +294,20 @@ void weft_host_free(void *allocator, void *ptr, size_t bytes)
     (void)allocator;
     (void)bytes;
     free(ptr);
+}
+
+void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
+                       uint64_t task_seq)
+{
+    weft_data_lock(d);
+    assert(d->copies[c->device] == c);
+    if (what == WEFT_PUBLISH_WRITTEN)
+        weft_data_written_at_locked(d, c->device, version ? version : d->version + 1);
+    else if (what == WEFT_PUBLISH_RECEIVED)
+        weft_data_copied_locked(d, c->device, version);
+    if (task_seq) c->last_task = task_seq;
+    weft_data_copy_reader_release_locked(c);
+    weft_data_unlock(d);
 }
 
 int weft_data_init_contents(weft_data_t *d)

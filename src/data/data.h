@@ -113,8 +113,8 @@ struct weft_data {
     void *init_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;      /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
+    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int live_slot;       /* its place in the context's live list, plus 1; 0: not in it */
     weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
     weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */
     weft_data_waiter_t *wake;    /* under lock: to wake when the lock is dropped */
@@ -126,14 +126,14 @@ struct weft_data {
 /* weft_dtype_size (bytes of an element) is public: weft/weft.h. */
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
-weft_data_t *weft_data_create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
-                              int cols, int owner_rank);
+weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
+                               int cols, int owner_rank);
 /* Frees every copy, then the structure (into d->quarantine when set);
  * readers must be 0 (asserted). */
-void weft_data_destroy(weft_data_t *d);
-void weft_data_retain(weft_data_t *d);
+void weft_data__destroy(weft_data_t *d);
+void weft_data__retain(weft_data_t *d);
 /* Drops one reference; the last one destroys the data. */
-void weft_data_unref(weft_data_t *d);
+void weft_data__unref(weft_data_t *d);
 
 /* Creates copy `device` (must be absent), INVALID at version 0. */
 weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, int64_t ld,
@@ -211,6 +211,25 @@ int weft_data_init_contents(weft_data_t *d) __attribute__((warn_unused_result));
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c);
+
+/* What a finished user of a copy leaves in it (weft_data_publish). */
+typedef enum weft_publish {
+    WEFT_PUBLISH_READ,     /* nothing: it only read, or it failed */
+    WEFT_PUBLISH_WRITTEN,  /* a task's writes: the newest version (rule 2) */
+    WEFT_PUBLISH_RECEIVED, /* a version that arrived from another rank */
+} weft_publish_t;
+
+/* The end of a task's or a transfer's use of copy c of d, the one path by
+ * which a written flow becomes visible (host tasks, device tasks, network
+ * receives; docs/COHERENCY.md rules 2 and 4). Takes d's lock; under it:
+ * WEFT_PUBLISH_WRITTEN makes c the newest version, `version` (the one the
+ * distributed sequence assigned) or, when 0, the next one, and every other
+ * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in
+ * (weft_data_copied_locked); a non-zero task_seq names the task that last
+ * used c; then the reader the user held on c is released (c may be evicted
+ * or freed from then on). */
+void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
+                       uint64_t task_seq);
 
 /* Number of copies whose state is not INVALID. */
 int weft_data_valid_copies_locked(const weft_data_t *d);

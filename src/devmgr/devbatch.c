@@ -8,17 +8,12 @@
  * one event after the call and hands its result to the others. */
 #include <stdlib.h>
 
-#include "devmgr/devinflight.h"
+#include "devmgr/devbatch.h"
 #include "trace/trace.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/fault.h"
 #include "util/log.h"
-
-void weft_devbatch_release(weft_batch_t *b)
-{
-    if (b && --b->refs == 0) free(b);
-}
 
 /* The batch body t would go out with on this device, or NULL: batching
  * off, none for this device type, or a tile too large (a large kernel
@@ -52,7 +47,7 @@ static int batch_fits(const weft_task_t *a, const weft_task_t *b)
 static int batch_trampoline(const weft_device_env_t *env, void *arg)
 {
     weft_task_t *first = arg;
-    for (int i = 0; i < first->nbatch; i++) weft_devexec_take_env(first->batch[i], env);
+    for (int i = 0; i < first->nbatch; i++) weft_devlaunch_take_env(first->batch[i], env);
     /* Each member is a body started: an injected failure of any fails the
      * call, as a batch body's own error would. */
     int injected = 0;
@@ -74,10 +69,10 @@ static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     weft_device_t *dev = m->dev;
     weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", f->task->cls->name,
              (unsigned long long)f->task->seq, weft_strerror(rc));
-    if (f->has_xfer_ev) dev->ops->event_destroy(dev, &f->xfer_ev);
-    f->has_xfer_ev = 0;
-    weft_devexec_undo_stage(m, f);
-    weft_devexec_finish_task(m, f->task, rc);
+    if (f->has_stage_ev) dev->ops->event_destroy(dev, &f->stage_ev);
+    f->has_stage_ev = 0;
+    weft_devlaunch_undo_stage(m, f);
+    weft_devlaunch_finish_task(m, f->task, rc);
     f->phase = PHASE_DONE;
 }
 
@@ -87,7 +82,7 @@ static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
  * rather than copying the same bytes again. */
 static int still_ready(weft_inflight_t *f)
 {
-    if (!weft_devexec_inputs_arriving(f->task)) return 1;
+    if (!weft_devlaunch_inputs_arriving(f->task)) return 1;
     f->phase = PHASE_WAIT;
     return 0;
 }
@@ -95,6 +90,34 @@ static int still_ready(weft_inflight_t *f)
 /* Stages the records of group on one stream and launches their tasks by
  * one batch-body call; only the first records an event. Returns the tasks
  * launched. */
+/* Stages the inputs of each record of the group still ready, on one
+ * stream, into batch b; the staged ones move to the front of group, in
+ * batch order (b->n of them), the others are dropped. */
+static void stage_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_batch_t *b,
+                        int stream)
+{
+    int64_t now = weft_clock_ns();
+    for (int i = 0; i < n; i++) {
+        weft_inflight_t *f = group[i];
+        if (!still_ready(f)) continue;
+        f->stream = stream;
+        f->stage_t0 = weft_trace_stamp(m->ctx->trace);
+        f->stage_bytes = 0;
+        int rc = weft_devlaunch_stage_inputs(m, f);
+        if (rc != WEFT_SUCCESS) {
+            batch_drop(m, f, rc);
+            continue;
+        }
+        f->task->device = m->dev->index;
+        f->phase = PHASE_EXEC;
+        f->start_ns = now;
+        atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
+        f->batch = b;
+        b->tasks[b->n] = f->task;
+        group[b->n++] = f;
+    }
+}
+
 static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_batch_fn fn)
 {
     weft_device_t *dev = m->dev;
@@ -104,27 +127,8 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
         return 0;
     }
     *b = (weft_batch_t){.refs = 0};
-    int stream = weft_devexec_pick_stream(m, group[0]->task);
-    int64_t now = weft_clock_ns();
-    for (int i = 0; i < n; i++) {
-        weft_inflight_t *f = group[i];
-        if (!still_ready(f)) continue;
-        f->stream = stream;
-        f->xfer_t0 = weft_trace_stamp(m->ctx->trace);
-        f->xfer_bytes = 0;
-        int rc = weft_devexec_stage_inputs(m, f);
-        if (rc != WEFT_SUCCESS) {
-            batch_drop(m, f, rc);
-            continue;
-        }
-        f->task->device = dev->index;
-        f->phase = PHASE_EXEC;
-        f->start_ns = now;
-        atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
-        f->batch = b;
-        b->tasks[b->n] = f->task;
-        group[b->n++] = f; /* the staged ones, in batch order */
-    }
+    int stream = weft_devlaunch_pick_stream(m, group[0]->task);
+    stage_group(m, group, n, b, stream);
     if (b->n == 0) {
         free(b);
         return 0;
@@ -170,20 +174,22 @@ int weft_devbatch_launch(weft_devmgr_t *m)
     int launched = 0;
     weft_inflight_t *group[64];
     int cap = m->batch_max < 64 ? m->batch_max : 64;
-    for (weft_inflight_t *lead = m->inflight; lead; lead = lead->next) {
+    weft_inflight_t *lead = weft_inflight_of(weft_list_first(&m->inflight));
+    for (; lead; lead = weft_inflight_next(m, lead)) {
         if (lead->phase != PHASE_READY || !still_ready(lead)) continue;
         int n = 0;
         group[n++] = lead;
-        for (weft_inflight_t *f = lead->next; f && n < cap; f = f->next)
+        for (weft_inflight_t *f = weft_inflight_next(m, lead); f && n < cap;
+             f = weft_inflight_next(m, f))
             if (f->phase == PHASE_READY && batch_fits(lead->task, f->task)) group[n++] = f;
         if (n > 1) {
             launched += launch_group(m, group, n, weft_devbatch_body(m, lead->task));
             continue;
         }
         launched++;
-        int rc = weft_devexec_stage_and_launch(m, lead);
+        int rc = weft_devlaunch_stage_and_launch(m, lead);
         if (rc != WEFT_SUCCESS) {
-            weft_devexec_finish_task(m, lead->task, rc);
+            weft_devlaunch_finish_task(m, lead->task, rc);
             lead->phase = PHASE_DONE;
         }
     }

@@ -189,7 +189,7 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
     }
     weft_data_unlock(d);
     weft_data_copy_free(gone, d->bytes);
-    weft_data_unref(d);
+    weft_data__unref(d);
     return rc == WEFT_SUCCESS ? 1 : rc;
 }
 
@@ -215,7 +215,7 @@ static int evict_one(weft_devmgr_t *m, weft_use_t after)
             weft_data_copy_t *gone = evict_locked(m, d, c->device);
             weft_data_unlock(d);
             weft_data_copy_free(gone, d->bytes);
-            weft_data_unref(d);
+            weft_data__unref(d);
         }
         weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
                          "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);

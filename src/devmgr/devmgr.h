@@ -17,6 +17,7 @@
 #include "sched/heap.h"
 #include "sched/task.h"
 #include "context/context.h"
+#include "util/list.h"
 
 typedef struct weft_inflight weft_inflight_t;
 
@@ -30,7 +31,7 @@ typedef struct weft_devmgr {
     weft_heap_t ready;
     int stop;
     /* Tasks between stage-in and publication (manager thread only). */
-    weft_inflight_t *inflight;
+    weft_list_t inflight; /* weft_inflight_t by link, in the order they started */
     int ninflight, max_inflight;
     int inflight_per_stream; /* parameter device_inflight */
     int prefetch;            /* parameter device_prefetch */

@@ -55,7 +55,7 @@ weft_task_t *weft_devpick_next(weft_devmgr_t *m)
     cand[n] = weft_heap_pop(&m->ready);
     if (cand[n]) n++;
     while (m->evict_next_use && n > 0 && n < RESIDENT_PICK && !weft_heap_empty(&m->ready) &&
-           m->ready.v[0]->priority == cand[0]->priority)
+           (*(weft_task_t **)weft_vec_at(&m->ready.v, 0))->priority == cand[0]->priority)
         cand[n++] = weft_heap_pop(&m->ready);
     pthread_mutex_unlock(&m->lock);
     if (n <= 1) return n ? cand[0] : NULL;

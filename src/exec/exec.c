@@ -50,13 +50,10 @@ static void publish_flows(weft_task_t *t, int ran)
     for (int i = 0; i < t->nflows; i++) {
         weft_flow_t *f = &t->flow[i];
         if (!f->copy) continue;
-        weft_data_t *d = f->data;
-        weft_data_lock(d);
-        weft_data_copy_reader_release_locked(f->copy);
-        if (ran && (f->mode & WEFT_W) && weft_task_first_flow_of(t, i) == i)
-            weft_data_written_at_locked(d, f->copy->device,
-                                        f->out_version ? f->out_version : d->version + 1);
-        weft_data_unlock(d);
+        /* Each flow held its own reader; a data written twice is published once. */
+        int wrote = ran && (f->mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
+        weft_data_publish(f->data, f->copy, wrote ? WEFT_PUBLISH_WRITTEN : WEFT_PUBLISH_READ,
+                          f->out_version, 0);
     }
 }
 

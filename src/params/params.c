@@ -421,7 +421,7 @@ undo_kept:
     return rc;
 }
 
-int weft_params_set(weft_params_t *p, const char *name, const char *value)
+int weft_params__set(weft_params_t *p, const char *name, const char *value)
 {
     int i = find_index(name, strlen(name));
     if (i < 0) {

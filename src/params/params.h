@@ -40,7 +40,7 @@ int weft_params_load(weft_params_t *p, int *argc, char ***argv) __attribute__((w
 /* Sets one parameter from text; WEFT_ERR_PARAM on unknown name or bad value
  * (malformed, or a number outside the parameter's [min, max]: the error
  * names the parameter, the value and the range). */
-int weft_params_set(weft_params_t *p, const char *name, const char *value)
+int weft_params__set(weft_params_t *p, const char *name, const char *value)
     __attribute__((warn_unused_result));
 
 /* Typed reads. Asking for an unknown name or a wrong kind is a programming

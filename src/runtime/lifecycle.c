@@ -333,8 +333,10 @@ weft_context_t *weft_init(int *argc, char ***argv)
     weft_task_pool_init(&ctx->task_pool);
     ctx->meta.tasks_live = &ctx->task_pool.live;
     ctx->meta.task_bytes = (long long)sizeof(weft_task_t);
-    ctx->calls.meta = &ctx->meta;
+    weft_seqlog_init(&ctx->calls, &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
+    weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
+    weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
     weft_log_clear_last_error();
     if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
@@ -374,6 +376,8 @@ undo_params:
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
 undo_ctx:
+    weft_vec_fini(&ctx->taskpools);
+    weft_vec_fini(&ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     weft_quarantine_fini(&ctx->quarantine);
@@ -422,7 +426,7 @@ int weft_fini(weft_context_t *ctx)
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     weft_seqlog_free(&ctx->calls);
-    free(ctx->live);
+    weft_vec_fini(&ctx->live);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     weft_quarantine_fini(&ctx->quarantine);
@@ -454,7 +458,7 @@ int weft_ndevices(const weft_context_t *ctx)
 int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1)) return WEFT_ERR_INVALID;
-    return weft_params_set(ctx->params, name, value);
+    return weft_params__set(ctx->params, name, value);
 }
 
 int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)

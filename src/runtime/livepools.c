@@ -14,8 +14,8 @@ static int has_unwaited(const weft_taskpool_t *tp) { return tp->t_first > 0 && !
 int weft_context_wait_forgotten(weft_context_t *ctx)
 {
     int forgotten = 0;
-    for (int i = 0; i < ctx->ntaskpools; i++) {
-        weft_taskpool_t *tp = ctx->taskpools[i];
+    for (size_t i = 0; i < ctx->taskpools.n; i++) {
+        weft_taskpool_t *tp = *(weft_taskpool_t **)weft_vec_at(&ctx->taskpools, i);
         if (!has_unwaited(tp)) continue;
         weft_error("weft_fini: taskpool %s has tasks not waited for (%ld of them not finished "
                    "on this rank): waiting for them now; call weft_taskpool_wait before "
@@ -34,16 +34,14 @@ int weft_context_wait_forgotten(weft_context_t *ctx)
 
 void weft_context_free_taskpools(weft_context_t *ctx, int mismatched)
 {
-    for (int i = ctx->ntaskpools - 1; i >= 0; i--) {
-        weft_taskpool_t *tp = ctx->taskpools[i];
+    for (size_t i = ctx->taskpools.n; i-- > 0;) {
+        weft_taskpool_t *tp = *(weft_taskpool_t **)weft_vec_at(&ctx->taskpools, i);
         if (tp->mismatch != mismatched) continue;
         if (mismatched)
             weft_taskpool_destroy(tp);
         else
             weft_taskpool_free(tp);
     }
-    if (ctx->ntaskpools > 0) return;
-    free(ctx->taskpools);
-    ctx->taskpools = NULL;
-    ctx->taskpools_cap = 0;
+    if (ctx->taskpools.n > 0) return;
+    weft_vec_fini(&ctx->taskpools);
 }

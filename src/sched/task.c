@@ -62,9 +62,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     atomic_init(&t->refs, 1);
     weft_spin_init(&t->lock);
     t->done = 0;
-    t->nsucc = 0;
-    t->succ_cap = 4;
-    t->succ = t->succ_inline;
+    weft_vec_init_inline(&t->succ, sizeof(weft_task_t *), t->succ_inline, 4);
     t->next = NULL;
     t->affinity = -1;
     t->on_rank = t->device_hint = -1;
@@ -88,24 +86,17 @@ void weft_task_retain(weft_task_t *t)
 void weft_task_unref(weft_task_t *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
-    for (int i = 0; i < t->nflows; i++) weft_data_unref(t->flow[i].data);
+    for (int i = 0; i < t->nflows; i++) weft_data__unref(t->flow[i].data);
     if (t->kind != WEFT_TASK_BODY) free(t->action);
-    if (t->succ != t->succ_inline) free(t->succ);
+    weft_vec_fini(&t->succ);
     pool_give(t);
 }
 
 static int succ_push(weft_task_t *pred, weft_task_t *succ)
 {
-    if (pred->nsucc == pred->succ_cap) {
-        int cap = pred->succ_cap * 2;
-        weft_task_t **s = malloc(sizeof *s * (size_t)cap);
-        if (!s) return -1;
-        memcpy(s, pred->succ, sizeof *s * (size_t)pred->nsucc);
-        if (pred->succ != pred->succ_inline) free(pred->succ);
-        pred->succ = s;
-        pred->succ_cap = cap;
-    }
-    pred->succ[pred->nsucc++] = succ;
+    /* A typed store rather than weft_vec_push's memcpy: every edge passes here. */
+    if (weft_vec_reserve(&pred->succ, pred->succ.n + 1) != WEFT_SUCCESS) return -1;
+    ((weft_task_t **)pred->succ.data)[pred->succ.n++] = succ;
     return 0;
 }
 
@@ -132,8 +123,9 @@ void weft_task_complete(weft_task_t *t, weft_task_ready_fn ready, void *arg)
     t->done = 1;
     weft_spin_unlock(&t->lock);
     /* No edge can be added once done is set, so the list is stable now. */
-    for (int i = 0; i < t->nsucc; i++) {
-        weft_task_t *s = t->succ[i];
+    weft_task_t **succ = t->succ.data;
+    for (size_t i = 0; i < t->succ.n; i++) {
+        weft_task_t *s = succ[i];
         if (atomic_fetch_sub_explicit(&s->ndeps, 1, memory_order_acq_rel) == 1) ready(arg, s);
     }
 }

@@ -9,6 +9,7 @@
 
 #include "data/data.h"
 #include "util/spin.h"
+#include "util/vec.h"
 #include "weft/weft.h"
 
 typedef struct weft_flow {
@@ -65,10 +66,9 @@ struct weft_task {
     atomic_int refs;
     weft_spin_t lock; /* guards done and the successor list */
     int done;
-    int nsucc, succ_cap;
-    struct weft_task **succ;
-    struct weft_task *succ_inline[4];
-    struct weft_task *next; /* free list / queue link */
+    weft_vec_t succ;                  /* struct weft_task *, first in succ_inline */
+    struct weft_task *succ_inline[4]; /* most tasks have few successors: no malloc */
+    struct weft_task *next;           /* free list / queue link */
     struct weft_task_pool *pool;
 };
 
@@ -107,9 +107,8 @@ void weft_task_unref(weft_task_t *t);
  * edge was added. Called while succ is being inserted. */
 int weft_task_add_edge(weft_task_t *pred, weft_task_t *succ);
 
-/* Marks t done and returns, in *ready (caller's array of at least t->nsucc
- * entries as read before the call: use weft_task_complete_cb), the successors
- * whose last predecessor this was. */
+/* Marks t done and calls ready(arg, s) for each successor s whose last
+ * predecessor this was. */
 typedef void (*weft_task_ready_fn)(void *arg, weft_task_t *ready);
 void weft_task_complete(weft_task_t *t, weft_task_ready_fn ready, void *arg);
 

@@ -122,8 +122,8 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         rc = rec->status != WEFT_SUCCESS ? rec->status : WEFT_ERR_TASK;
         weft_context_fail(ctx, rc);
     }
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
         d->lost = 0;
         weft_data_unlock(d);

@@ -165,12 +165,13 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
         if (rec->last_writer) weft_task_add_edge(rec->last_writer, t);
         return weft_stf_rec_push_reader(rec, t);
     }
-    if (rec->nreaders > 0) {
-        for (int r = 0; r < rec->nreaders; r++) {
-            weft_task_add_edge(rec->readers[r], t);
-            weft_task_unref(rec->readers[r]);
+    if (rec->readers.n > 0) {
+        for (size_t r = 0; r < rec->readers.n; r++) {
+            weft_task_t *reader = weft_stf_rec_reader(rec, r);
+            weft_task_add_edge(reader, t);
+            weft_task_unref(reader);
         }
-        rec->nreaders = 0;
+        weft_vec_clear(&rec->readers);
     } else if (rec->last_writer) {
         weft_task_add_edge(rec->last_writer, t);
     }
@@ -255,7 +256,7 @@ static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
     t->device_hint = w->device_hint;
     t->nflows = w->nflows;
     memcpy(t->flow, w->flow, sizeof *w->flow * (size_t)w->nflows);
-    for (int i = 0; i < t->nflows; i++) weft_data_retain(t->flow[i].data);
+    for (int i = 0; i < t->nflows; i++) weft_data__retain(t->flow[i].data);
     int nv = w->nvalues;
     t->nvalues = nv;
     memcpy(t->value_off, w->value_off, sizeof *w->value_off * (size_t)nv);

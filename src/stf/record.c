@@ -11,9 +11,9 @@ static void rec_free(void *p)
     weft_stf_rec_t *r = p;
     weft_redux_free(r->redux);
     weft_meta_add(r->meta, WEFT_META_RECORDS,
-                  -(long long)(sizeof *r + sizeof *r->readers * (size_t)r->readers_cap));
+                  -(long long)(sizeof *r + r->readers.elem * r->readers.cap));
     weft_meta_add(r->meta, WEFT_META_HOLDERS, -r->remote_bytes);
-    free(r->readers);
+    weft_vec_fini(&r->readers);
     free(r->remote);
     free(r);
 }
@@ -24,6 +24,7 @@ weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d)
     if (!r) {
         r = calloc(1, sizeof *r);
         if (!r) return NULL;
+        weft_vec_init(&r->readers, sizeof(weft_task_t *), 4);
         d->stf = r;
         d->stf_free = rec_free;
         r->meta = &d->ctx->meta;
@@ -45,17 +46,13 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
 
 int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t)
 {
-    if (r->nreaders == r->readers_cap) {
-        int cap = r->readers_cap ? r->readers_cap * 2 : 4;
-        weft_task_t **v = realloc(r->readers, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
+    size_t cap = r->readers.cap;
+    if (weft_vec_push(&r->readers, &t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    /* Counted by capacity, as it grows. */
+    if (r->readers.cap != cap)
         weft_meta_add(r->meta, WEFT_META_RECORDS,
-                      (long long)(sizeof *v * (size_t)(cap - r->readers_cap)));
-        r->readers = v;
-        r->readers_cap = cap;
-    }
+                      (long long)(r->readers.elem * (r->readers.cap - cap)));
     weft_task_retain(t);
-    r->readers[r->nreaders++] = t;
     return WEFT_SUCCESS;
 }
 
@@ -63,7 +60,7 @@ void weft_stf_rec_reset(weft_stf_rec_t *r)
 {
     if (r->last_writer) weft_task_unref(r->last_writer);
     r->last_writer = NULL;
-    for (int i = 0; i < r->nreaders; i++) weft_task_unref(r->readers[i]);
-    r->nreaders = 0;
+    for (size_t i = 0; i < r->readers.n; i++) weft_task_unref(weft_stf_rec_reader(r, i));
+    weft_vec_clear(&r->readers);
     r->epoch = 0;
 }

@@ -5,13 +5,13 @@
 #define WEFT_STF_RECORD_H
 
 #include "stf/taskpool.h"
+#include "util/vec.h"
 
 struct weft_remote_rec;
 
 typedef struct weft_stf_rec {
-    struct weft_task *last_writer; /* retained */
-    struct weft_task **readers;    /* since that writer, retained */
-    int nreaders, readers_cap;
+    struct weft_task *last_writer;  /* retained */
+    weft_vec_t readers;             /* struct weft_task * since that writer, retained */
     uint64_t epoch;                 /* taskpool epoch that last touched it */
     struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
     struct weft_redux *redux;       /* stf/redux.c, NULL: no reduction set */
@@ -21,6 +21,12 @@ typedef struct weft_stf_rec {
 
 /* d's record, NULL when no task was ever inserted with it. */
 static inline weft_stf_rec_t *weft_stf_rec(const weft_data_t *d) { return d->stf; }
+
+/* Reader i of r (i < r->readers.n). */
+static inline struct weft_task *weft_stf_rec_reader(const weft_stf_rec_t *r, size_t i)
+{
+    return *(struct weft_task **)weft_vec_at(&r->readers, i);
+}
 
 /* d's record, created when absent (NULL: out of host memory). */
 weft_stf_rec_t *weft_stf_rec_get(weft_data_t *d);

@@ -27,7 +27,7 @@ void weft_redux_free(weft_redux_t *r)
 {
     if (!r) return;
     for (int i = 0; r->part && i < r->nparts; i++)
-        if (r->part[i]) weft_data_unref(r->part[i]);
+        if (r->part[i]) weft_data__unref(r->part[i]);
     free(r->live);
     free(r->next);
     free(r->part);
@@ -100,15 +100,8 @@ static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redu
 static int note_pending(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r)
 {
     if (r->tp == tp) return WEFT_SUCCESS;
-    if (tp->nredux == tp->redux_cap) {
-        int cap = tp->redux_cap ? 2 * tp->redux_cap : 8;
-        weft_data_t **v = realloc(tp->redux, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
-        tp->redux = v;
-        tp->redux_cap = cap;
-    }
-    weft_data_retain(d);
-    tp->redux[tp->nredux++] = d;
+    if (weft_vec_push(&tp->redux, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    weft_data__retain(d);
     r->tp = tp;
     return WEFT_SUCCESS;
 }
@@ -204,25 +197,25 @@ int weft_redux_flush_flows(weft_taskpool_t *tp, const weft_task_t *t)
 int weft_redux_flush_pool(weft_taskpool_t *tp)
 {
     int rc = WEFT_SUCCESS;
-    for (int i = 0; i < tp->nredux; i++) {
-        if (rc == WEFT_SUCCESS) rc = flush_data(tp, tp->redux[i]);
-        weft_data_unref(tp->redux[i]);
+    for (size_t i = 0; i < tp->redux.n; i++) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&tp->redux, i);
+        if (rc == WEFT_SUCCESS) rc = flush_data(tp, d);
+        weft_data__unref(d);
     }
-    tp->nredux = 0;
+    weft_vec_clear(&tp->redux);
     return rc;
 }
 
 void weft_redux_drop_pool(weft_taskpool_t *tp)
 {
-    for (int i = 0; i < tp->nredux; i++) {
-        weft_redux_t *r = redux_of(tp->redux[i]);
+    for (size_t i = 0; i < tp->redux.n; i++) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&tp->redux, i);
+        weft_redux_t *r = redux_of(d);
         if (r && r->tp == tp) {
             r->tp = NULL;
             memset(r->live, 0, (size_t)r->nparts);
         }
-        weft_data_unref(tp->redux[i]);
+        weft_data__unref(d);
     }
-    free(tp->redux);
-    tp->redux = NULL;
-    tp->nredux = tp->redux_cap = 0;
+    weft_vec_fini(&tp->redux);
 }

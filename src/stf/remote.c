@@ -31,8 +31,9 @@ static int current(const weft_taskpool_t *tp, const weft_data_t *d)
     if (d->net_wave == tp->wave) return 1;
     if (d->net_wave == 0) return 0;
     const weft_context_t *ctx = tp->ctx;
-    for (int i = 0; i < ctx->ntaskpools; i++)
-        if (ctx->taskpools[i]->wave == d->net_wave) return 1;
+    weft_taskpool_t *const *pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++)
+        if (pools[i]->wave == d->net_wave) return 1;
     return 0;
 }
 
@@ -118,7 +119,7 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
     a->nflows = 1;
     a->flow[0] = (weft_flow_t){
         .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
-    weft_data_retain(d);
+    weft_data__retain(d);
     weft_meta_note(&tp->ctx->meta);
     return weft_insert_local(tp, a);
 }
@@ -153,8 +154,9 @@ static int infer_read(weft_taskpool_t *tp, weft_data_t *d, int reader, const wef
         if (!h) return WEFT_ERR_NOMEM;
         if (holds(h, reader)) return WEFT_SUCCESS;
         add_holder(h, reader);
-        return init_here ? WEFT_SUCCESS
-                         : insert_action(tp, WEFT_TASK_SEND, d, reader, d->net_version, priority, 0);
+        return init_here
+                   ? WEFT_SUCCESS
+                   : insert_action(tp, WEFT_TASK_SEND, d, reader, d->net_version, priority, 0);
     }
     if (d->net_held) return WEFT_SUCCESS;
     d->net_held = 1;
@@ -200,8 +202,8 @@ int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
 
 int weft_remote_flush(weft_taskpool_t *tp)
 {
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         if (!current(tp, d) || d->net_writer == d->owner_rank) continue;
         int rc = infer_read(tp, d, d->owner_rank, NULL);
         if (rc != WEFT_SUCCESS) return rc;
@@ -212,8 +214,8 @@ int weft_remote_flush(weft_taskpool_t *tp)
 void weft_remote_reclaim(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         /* Copies away from the owner were temporaries of this taskpool;
          * once it is waited for, every rank's view of d is "the owner
          * alone" (current() above). */

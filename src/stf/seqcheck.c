@@ -77,7 +77,7 @@ static int differs_at(weft_context_t *ctx, const weft_seqlog_t *l, long k)
  * there differs from rank 0's. */
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
-    long n = l->n, maxn = 0;
+    long n = weft_seqlog_count(l), maxn = 0;
     MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
     long lo = 0, hi = maxn;
     while (lo < hi) {
@@ -109,7 +109,8 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
 static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs)
 {
     char mine[WEFT_SEQ_DETAIL] = "";
-    if (k < l->n && l->detail) snprintf(mine, sizeof mine, "%s", l->detail[k]);
+    if (k >= 0 && (size_t)k < l->detail.n)
+        snprintf(mine, sizeof mine, "%s", (const char *)weft_vec_at(&l->detail, (size_t)k));
     char *all = malloc((size_t)WEFT_SEQ_DETAIL * (size_t)ctx->nranks);
     if (!all) {
         weft_error("out of memory comparing the ranks' sequences: ending the run");
@@ -150,7 +151,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     else
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
-                   subject, verb, what, what, k, verb, verb, l->n, ranks);
+                   subject, verb, what, what, k, verb, verb, weft_seqlog_count(l), ranks);
     if (each) log_each_rank(ctx, l, k, differs);
     free(differs);
     return WEFT_ERR_MISMATCH;
@@ -162,7 +163,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
 static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
     v->call_hash = ctx->calls.hash;
-    v->ncalls = ctx->calls.n + ctx->calls.lost;
+    v->ncalls = weft_seqlog_count(&ctx->calls) + ctx->calls.lost;
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
     /* An MPI failure leaves the outcome unknown: no further collective. */
@@ -191,7 +192,7 @@ int weft_seqcheck_verify(weft_taskpool_t *tp)
         .point = WEFT_AGREE_WAIT,
         .ordinal = tp->number,
         .task_hash = tp->seq.hash,
-        .ntasks = tp->seq.n + tp->seq.lost,
+        .ntasks = weft_seqlog_count(&tp->seq) + tp->seq.lost,
     };
     snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
              tp->name, tp->number);

@@ -16,24 +16,17 @@
 
 static int add_to_context(weft_context_t *ctx, weft_taskpool_t *tp)
 {
-    if (ctx->ntaskpools == ctx->taskpools_cap) {
-        int cap = ctx->taskpools_cap ? ctx->taskpools_cap * 2 : 8;
-        weft_taskpool_t **v = realloc(ctx->taskpools, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
-        ctx->taskpools = v;
-        ctx->taskpools_cap = cap;
-    }
-    ctx->taskpools[ctx->ntaskpools++] = tp;
+    if (weft_vec_push(&ctx->taskpools, &tp) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     tp->number = ++ctx->taskpools_made;
     return WEFT_SUCCESS;
 }
 
 static void remove_from_context(weft_context_t *ctx, weft_taskpool_t *tp)
 {
-    for (int i = 0; i < ctx->ntaskpools; i++) {
-        if (ctx->taskpools[i] != tp) continue;
-        for (int k = i + 1; k < ctx->ntaskpools; k++) ctx->taskpools[k - 1] = ctx->taskpools[k];
-        ctx->ntaskpools--;
+    weft_taskpool_t **pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++) {
+        if (pools[i] != tp) continue;
+        weft_vec_remove(&ctx->taskpools, i); /* creation order is weft_fini's order */
         return;
     }
 }
@@ -49,8 +42,10 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
+    weft_vec_init(&tp->touched, sizeof(weft_data_t *), 64);
+    weft_vec_init(&tp->redux, sizeof(weft_data_t *), 8);
     tp->wave = ++ctx->waves;
-    tp->seq.meta = &ctx->meta;
+    weft_seqlog_init(&tp->seq, &ctx->meta);
     if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
         pthread_cond_destroy(&tp->done);
@@ -72,17 +67,13 @@ void weft_taskpool_task_done(weft_taskpool_t *tp)
 
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
 {
-    if (tp->ntouched == tp->touched_cap) {
-        int cap = tp->touched_cap ? tp->touched_cap * 2 : 64;
-        weft_data_t **v = realloc(tp->touched, sizeof *v * (size_t)cap);
-        if (!v) return WEFT_ERR_NOMEM;
+    size_t cap = tp->touched.cap;
+    if (weft_vec_push(&tp->touched, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    /* Counted by capacity, as it grows. */
+    if (tp->touched.cap != cap)
         weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
-                      (long long)(sizeof *v * (size_t)(cap - tp->touched_cap)));
-        tp->touched = v;
-        tp->touched_cap = cap;
-    }
-    weft_data_retain(d);
-    tp->touched[tp->ntouched++] = d;
+                      (long long)(tp->touched.elem * (tp->touched.cap - cap)));
+    weft_data__retain(d);
     return WEFT_SUCCESS;
 }
 
@@ -90,12 +81,12 @@ int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
  * finished tasks only; drop them so the next wave starts clean. */
 void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
 {
-    for (int i = 0; i < tp->ntouched; i++) {
-        weft_data_t *d = tp->touched[i];
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_stf_rec_reset(weft_stf_rec(d));
-        weft_data_unref(d);
+        weft_data__unref(d);
     }
-    tp->ntouched = 0;
+    weft_vec_clear(&tp->touched);
     tp->epoch++;
     tp->wave = ++tp->ctx->waves;
 }
@@ -131,8 +122,8 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
     remove_from_context(tp->ctx, tp);
     weft_redux_drop_pool(tp);
     weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
-                  -(long long)(sizeof *tp->touched * (size_t)tp->touched_cap));
-    free(tp->touched);
+                  -(long long)(tp->touched.elem * tp->touched.cap));
+    weft_vec_fini(&tp->touched);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);
     pthread_mutex_destroy(&tp->lock);

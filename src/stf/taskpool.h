@@ -23,19 +23,24 @@ struct weft_taskpool {
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;
-    uint64_t epoch; /* tags data touched since the last wait */
-    uint64_t wave;  /* the same, unique in the context (remote inference's views) */
-    weft_data_t **touched;
-    int ntouched, touched_cap;
-    weft_seqlog_t seq; /* insertion log for the cross-rank sequence check (nranks > 1) */
+    uint64_t epoch;     /* tags data touched since the last wait */
+    uint64_t wave;      /* the same, unique in the context (remote inference's views) */
+    weft_vec_t touched; /* weft_data_t *, retained: read through weft_taskpool_touched */
+    weft_seqlog_t seq;  /* insertion log for the cross-rank sequence check (nranks > 1) */
     const weft_task_class_t *seq_cls; /* the class last logged, and its name's hash */
     uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
-    weft_data_t **redux;     /* data with partial results not yet combined (stf/redux.c) */
-    int nredux, redux_cap;
+    weft_vec_t redux;        /* weft_data_t *, retained: data with partial results not yet combined
+                                (stf/redux.c) */
 };
+
+/* The i-th data tp touched since the last wait (i < tp->touched.n). */
+static inline weft_data_t *weft_taskpool_touched(const weft_taskpool_t *tp, size_t i)
+{
+    return *(weft_data_t **)weft_vec_at(&tp->touched, i);
+}
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
 void weft_taskpool_task_done(weft_taskpool_t *tp);

@@ -75,10 +75,10 @@ static void report_stall(weft_taskpool_t *tp, double idle)
                tp->name, idle, (long)atomic_load(&tp->pending));
     const weft_task_t *seen[32];
     int shown = 0;
-    for (int i = 0; i < tp->ntouched && shown < 32; i++) {
-        const weft_stf_rec_t *rec = weft_stf_rec(tp->touched[i]);
-        for (int r = -1; rec && r < rec->nreaders && shown < 32; r++) {
-            const weft_task_t *t = r < 0 ? rec->last_writer : rec->readers[r];
+    for (size_t i = 0; i < tp->touched.n && shown < 32; i++) {
+        const weft_stf_rec_t *rec = weft_stf_rec(weft_taskpool_touched(tp, i));
+        for (long r = -1; rec && r < (long)rec->readers.n && shown < 32; r++) {
+            const weft_task_t *t = r < 0 ? rec->last_writer : weft_stf_rec_reader(rec, (size_t)r);
             int dup = !t || t->done;
             for (int k = 0; k < shown && !dup; k++) dup = seen[k] == t;
             if (dup) continue;

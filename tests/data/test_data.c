@@ -28,7 +28,7 @@ static weft_data_copy_t *attach(weft_data_t *d, int dev, weft_mem_owner_t owner,
 /* Rule 1: a host copy is optional. */
 static void gpu_only_copy(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 1, WEFT_DOUBLE, 4, 4, 0);
+    weft_data_t *d = weft_data__create(NULL, 1, WEFT_DOUBLE, 4, 4, 0);
     attach(d, 1, WEFT_MEM_RUNTIME, NULL);
     weft_data_written_locked(d, 1);
     CHECK(d->copies[0] == NULL);
@@ -36,13 +36,13 @@ static void gpu_only_copy(void)
     CHECK(d->copies[1]->state == WEFT_COPY_OWNED);
     /* The only newest copy cannot be dropped: it would lose the data. */
     CHECK(weft_data_copy_detach(d, 1) == WEFT_ERR_INVALID);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 /* Rule 2: one place holds the newest version; a write makes the rest stale. */
 static void write_invalidates(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 2, WEFT_DOUBLE, 4, 4, 0);
+    weft_data_t *d = weft_data__create(NULL, 2, WEFT_DOUBLE, 4, 4, 0);
     for (int dev = 0; dev < 3; dev++) attach(d, dev, WEFT_MEM_RUNTIME, NULL);
     weft_data_copy_set_initial_locked(d, 0);
     weft_data_copied_locked(d, 1, d->version);
@@ -57,13 +57,13 @@ static void write_invalidates(void)
     /* A stale copy may go; its memory returns to its allocator. */
     frees = 0;
     CHECK(weft_data_copy_detach(d, 0) == WEFT_SUCCESS && frees == 1);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 /* A newer version from another rank makes every local copy stale. */
 static void newer_version_arrives(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 3, WEFT_DOUBLE, 2, 2, 0);
+    weft_data_t *d = weft_data__create(NULL, 3, WEFT_DOUBLE, 2, 2, 0);
     attach(d, 0, WEFT_MEM_RUNTIME, NULL);
     attach(d, 1, WEFT_MEM_RUNTIME, NULL);
     weft_data_copy_set_initial_locked(d, 0);
@@ -71,13 +71,13 @@ static void newer_version_arrives(void)
     CHECK(d->version == 5);
     CHECK(d->copies[0]->state == WEFT_COPY_INVALID);
     CHECK(d->copies[1]->state == WEFT_COPY_OWNED);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 /* Rule 3 (in part): a copy under transfer is not readable yet. */
 static void under_transfer_not_newest(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 4, WEFT_DOUBLE, 2, 2, 0);
+    weft_data_t *d = weft_data__create(NULL, 4, WEFT_DOUBLE, 2, 2, 0);
     attach(d, 1, WEFT_MEM_RUNTIME, NULL);
     weft_data_written_locked(d, 1);
     weft_data_copy_t *h = attach(d, 0, WEFT_MEM_RUNTIME, NULL);
@@ -87,13 +87,13 @@ static void under_transfer_not_newest(void)
     CHECK(weft_data_newest_copy_locked(d, 0) == d->copies[1]);
     weft_data_copied_locked(d, 0, d->version);
     CHECK(weft_data_newest_copy_locked(d, 0) == h);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 /* Rule 4: readers pin a copy. */
 static void readers_pin(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 5, WEFT_DOUBLE, 2, 2, 0);
+    weft_data_t *d = weft_data__create(NULL, 5, WEFT_DOUBLE, 2, 2, 0);
     attach(d, 0, WEFT_MEM_RUNTIME, NULL);
     attach(d, 1, WEFT_MEM_RUNTIME, NULL);
     weft_data_copy_set_initial_locked(d, 0);
@@ -105,14 +105,14 @@ static void readers_pin(void)
     CHECK(weft_data_copy_detach(d, 1) == WEFT_ERR_INVALID);
     weft_data_copy_reader_release_locked(d->copies[1]);
     CHECK(weft_data_copy_detach(d, 1) == WEFT_SUCCESS);
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 /* Rule 5: each copy is freed where it came from; MANAGED memory never. */
 static void free_where_allocated(void)
 {
     int zone_a, zone_b;
-    weft_data_t *d = weft_data_create(NULL, 6, WEFT_DOUBLE, 2, 2, 0);
+    weft_data_t *d = weft_data__create(NULL, 6, WEFT_DOUBLE, 2, 2, 0);
     attach(d, 0, WEFT_MEM_MANAGED, NULL);
     attach(d, 1, WEFT_MEM_RUNTIME, &zone_a);
     attach(d, 2, WEFT_MEM_RUNTIME, &zone_b);
@@ -123,14 +123,14 @@ static void free_where_allocated(void)
     CHECK(frees == 2 && last_allocator == &zone_b);
     weft_data_copy_detach_force_locked(d, 0);
     CHECK(frees == 2); /* the user's memory is not ours to free */
-    weft_data_unref(d);
+    weft_data__unref(d);
 }
 
 static void bad_sizes(void)
 {
-    CHECK(weft_data_create(NULL, 7, WEFT_DOUBLE, 0, 4, 0) == NULL);
-    CHECK(weft_data_create(NULL, 8, WEFT_DOUBLE, 4, -1, 0) == NULL);
-    CHECK(weft_data_create(NULL, 9, (weft_dtype_t)77, 4, 4, 0) == NULL);
+    CHECK(weft_data__create(NULL, 7, WEFT_DOUBLE, 0, 4, 0) == NULL);
+    CHECK(weft_data__create(NULL, 8, WEFT_DOUBLE, 4, -1, 0) == NULL);
+    CHECK(weft_data__create(NULL, 9, (weft_dtype_t)77, 4, 4, 0) == NULL);
 }
 
 /* Locking rule 6: a thread waiting for another's transfer into the host
@@ -167,7 +167,7 @@ static double now_ms(void)
 
 static void wait_for_change(void)
 {
-    weft_data_t *d = weft_data_create(NULL, 9, WEFT_DOUBLE, 4, 4, 0);
+    weft_data_t *d = weft_data__create(NULL, 9, WEFT_DOUBLE, 4, 4, 0);
     attach(d, 0, WEFT_MEM_RUNTIME, NULL);
     attach(d, 1, WEFT_MEM_RUNTIME, NULL);
     weft_data_lock(d);
@@ -203,7 +203,7 @@ static void wait_for_change(void)
         CHECK(d->waiters == NULL && d->wake == NULL);
     }
     CHECK(weft_data_copy_is_newest_locked(d, d->copies[0]));
-    weft_data_destroy(d);
+    weft_data__destroy(d);
 }
 
 int main(void)

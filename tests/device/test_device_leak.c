@@ -14,8 +14,8 @@ static int busy_copies(weft_context_t *ctx)
 {
     int busy = 0;
     pthread_mutex_lock(&ctx->live_lock);
-    for (int i = 0; i < ctx->nlive; i++) {
-        weft_data_t *d = ctx->live[i];
+    for (size_t i = 0; i < ctx->live.n; i++) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&ctx->live, i);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
             weft_data_copy_t *c = d->copies[dev];
             if (c && (c->readers != 0 || c->xfer == WEFT_XFER_UNDER)) busy++;

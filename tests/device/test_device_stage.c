@@ -52,12 +52,56 @@ static const weft_task_class_t gemm_dev = {
         [WEFT_DEV_EMU] = gemm_ldcheck, [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(gemm_ldcheck_cuda)}};
 static const weft_task_class_t scale_cpu = {.name = "scale", .body = {[WEFT_DEV_CPU] = scale_host}};
 
+/* Every C(i,j) += A(i,k) B(k,j) on the devices, then a host task (its
+ * affinity on a tile mapped to the host) that reads C(0,0) right after
+ * them into y: its newest version comes home first, into the strided user
+ * array. Returns the first insertion error. */
+static int insert_tasks(weft_taskpool_t *tp, weft_matrix_t *A, weft_matrix_t *B, weft_matrix_t *C,
+                        weft_data_t *yd)
+{
+    int rc = 0;
+    int mt = weft_matrix_mt(C), nt = weft_matrix_nt(C), kt = weft_matrix_nt(A);
+    for (int i = 0; i < mt; i++)
+        for (int j = 0; j < nt; j++)
+            for (int k = 0; k < kt && rc == 0; k++)
+                rc = weft_insert_task(tp, &gemm_dev, WEFT_R, weft_tile(A, i, k), WEFT_R,
+                                      weft_tile(B, k, j), WEFT_RW | WEFT_AFFINITY,
+                                      weft_tile(C, i, j), 0);
+    if (rc == 0)
+        rc = weft_insert_task(tp, &scale_cpu, WEFT_R, weft_tile(C, 0, 0), WEFT_W | WEFT_AFFINITY,
+                              yd, 0);
+    return rc;
+}
+
+/* After the wait: the user's array c holds the final versions (and rows
+ * past M inside the leading dimension were never touched), y is twice
+ * C(0,0), and bytes went to the devices. */
+static void check_results(weft_context_t *ctx, const double *c, const double *ref, const double *y)
+{
+    CHECK(devtest_maxdiff(c, LDA, ref, LDA, M, N) < 1e-10 * M);
+    CHECK(atomic_load(&strided_on_device) == 0);
+    CHECK(atomic_load(&host_saw_lda) == 1);
+    double ydiff = 0;
+    for (int j = 0; j < NB; j++)
+        for (int i = 0; i < NB; i++)
+            ydiff = fmax(ydiff, fabs(y[i + j * NB] - 2.0 * ref[i + j * LDA]));
+    CHECK(ydiff < 1e-9 * M);
+    int pad_ok = 1;
+    for (int j = 0; j < N; j++)
+        for (int i = M; i < LDA; i++) pad_ok &= c[i + j * LDA] == sin(3.0 + 0.37 * i + 0.11 * j);
+    CHECK(pad_ok);
+    int64_t h2d = 0;
+    for (int d = 1; d <= weft_ndevices(ctx); d++) h2d += devtest_counters(ctx, d).bytes_h2d;
+    CHECK(h2d > 0);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = devtest_init(&argc, &argv, 1);
     /* C (M x N) += A (M x M) B (M x N), all in LAPACK layout with LDA. */
     double *a = malloc(sizeof(double) * LDA * M), *b = malloc(sizeof(double) * LDA * N);
     double *c = malloc(sizeof(double) * LDA * N), *ref = malloc(sizeof(double) * LDA * N);
+    double *y = malloc(sizeof(double) * NB * NB);
     devtest_fill_array(a, LDA, M, LDA, 1.0);
     devtest_fill_array(b, LDA, N, LDA, 2.0);
     devtest_fill_array(c, LDA, N, LDA, 3.0);
@@ -68,44 +112,12 @@ int main(int argc, char **argv)
     weft_matrix_t *B = weft_matrix_wrap(ctx, WEFT_DOUBLE, b, LDA, M, N, NB, NB, 1, 1);
     weft_matrix_t *C = weft_matrix_wrap(ctx, WEFT_DOUBLE, c, LDA, M, N, NB, NB, 1, 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "stage");
-    int rc = 0;
-    int mt = weft_matrix_mt(C), nt = weft_matrix_nt(C), kt = weft_matrix_nt(A);
-    for (int i = 0; i < mt; i++)
-        for (int j = 0; j < nt; j++)
-            for (int k = 0; k < kt && rc == 0; k++)
-                rc = weft_insert_task(tp, &gemm_dev, WEFT_R, weft_tile(A, i, k), WEFT_R,
-                                      weft_tile(B, k, j), WEFT_RW | WEFT_AFFINITY,
-                                      weft_tile(C, i, j), 0);
-    /* A host task (affinity on a tile mapped to the host) reads C(0,0)
-     * right after device tasks: its newest version comes home first, into
-     * the strided user array. */
-    double *y = malloc(sizeof(double) * NB * NB);
     weft_data_t *yd = weft_data_register(ctx, WEFT_DOUBLE, y, NB, NB, NB, 0);
     CHECK(weft_data_set_device(yd, 0) == 0);
-    if (rc == 0)
-        rc = weft_insert_task(tp, &scale_cpu, WEFT_R, weft_tile(C, 0, 0), WEFT_W | WEFT_AFFINITY,
-                              yd, 0);
-    CHECK(rc == 0);
+    CHECK(insert_tasks(tp, A, B, C, yd) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
-    /* The user's array holds the final versions right after the wait. */
-    CHECK(devtest_maxdiff(c, LDA, ref, LDA, M, N) < 1e-10 * M);
-    CHECK(atomic_load(&strided_on_device) == 0);
-    CHECK(atomic_load(&host_saw_lda) == 1);
-    double ydiff = 0;
-    for (int j = 0; j < NB; j++)
-        for (int i = 0; i < NB; i++)
-            ydiff = fmax(ydiff, fabs(y[i + j * NB] - 2.0 * ref[i + j * LDA]));
-    CHECK(ydiff < 1e-9 * M);
+    check_results(ctx, c, ref, y);
     weft_data_release(yd);
-    free(y);
-    /* Rows past M inside the leading dimension are never touched. */
-    int pad_ok = 1;
-    for (int j = 0; j < N; j++)
-        for (int i = M; i < LDA; i++) pad_ok &= c[i + j * LDA] == sin(3.0 + 0.37 * i + 0.11 * j);
-    CHECK(pad_ok);
-    int64_t h2d = 0;
-    for (int d = 1; d <= weft_ndevices(ctx); d++) h2d += devtest_counters(ctx, d).bytes_h2d;
-    CHECK(h2d > 0);
     weft_taskpool_free(tp);
     weft_matrix_free(A);
     weft_matrix_free(B);
@@ -115,5 +127,6 @@ int main(int argc, char **argv)
     free(b);
     free(c);
     free(ref);
+    free(y);
     return check_report("device_stage");
 }

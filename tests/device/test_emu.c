@@ -13,7 +13,7 @@
 static weft_devices_t *open_with(weft_params_t **p, const char *const *kv, int *rc)
 {
     *rc = weft_params_create(p);
-    for (int i = 0; kv[i] && *rc == 0; i += 2) *rc = weft_params_set(*p, kv[i], kv[i + 1]);
+    for (int i = 0; kv[i] && *rc == 0; i += 2) *rc = weft_params__set(*p, kv[i], kv[i + 1]);
     weft_devices_t *ds = NULL;
     if (*rc == 0) *rc = weft_devices_open(*p, 0, NULL, &ds);
     /* Alone: no other rank shares the devices, the zones follow at once. */

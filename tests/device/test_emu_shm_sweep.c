@@ -37,9 +37,9 @@ static weft_devices_t *open_emu(weft_params_t **p)
 {
     weft_devices_t *ds = NULL;
     int rc = weft_params_create(p);
-    if (rc == 0) rc = weft_params_set(*p, "device_emu_enabled", "1");
-    if (rc == 0) rc = weft_params_set(*p, "device_cuda_enabled", "0");
-    if (rc == 0) rc = weft_params_set(*p, "device_emu_memory", "1M");
+    if (rc == 0) rc = weft_params__set(*p, "device_emu_enabled", "1");
+    if (rc == 0) rc = weft_params__set(*p, "device_cuda_enabled", "0");
+    if (rc == 0) rc = weft_params__set(*p, "device_emu_memory", "1M");
     if (rc == 0) rc = weft_devices_open(*p, 0, NULL, &ds);
     if (rc == 0) rc = weft_devices_make_zones(ds);
     if (rc != 0) {

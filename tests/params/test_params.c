@@ -143,10 +143,10 @@ static void test_bool(void)
     CHECK(weft_params_int(p, "leak_report") == 0);
     CHECK(weft_params_int(p, "show_stats") == 1);
 
-    CHECK(weft_params_set(p, "sched_steal", "true") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "sched_steal", "true") == WEFT_SUCCESS);
     CHECK(weft_params_int(p, "sched_steal") == 1);
-    CHECK(weft_params_set(p, "sched_steal", "maybe") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "sched_steal", "2") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "sched_steal", "maybe") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "sched_steal", "2") == WEFT_ERR_PARAM);
     weft_params_destroy(p);
 }
 
@@ -179,12 +179,12 @@ static void test_size(void)
                                 "9223372036854775808"};
     weft_params_t *p = fresh();
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        CHECK(weft_params_set(p, "device_memory_limit", good[i].text) == WEFT_SUCCESS);
+        CHECK(weft_params__set(p, "device_memory_limit", good[i].text) == WEFT_SUCCESS);
         CHECK(weft_params_int(p, "device_memory_limit") == good[i].bytes);
     }
-    CHECK(weft_params_set(p, "device_memory_limit", "1M") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_memory_limit", "1M") == WEFT_SUCCESS);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK(weft_params_set(p, "device_memory_limit", bad[i]) == WEFT_ERR_PARAM);
+        CHECK(weft_params__set(p, "device_memory_limit", bad[i]) == WEFT_ERR_PARAM);
         CHECK(weft_params_int(p, "device_memory_limit") == 1 << 20); /* unchanged */
     }
     weft_params_destroy(p);
@@ -193,15 +193,15 @@ static void test_size(void)
 static void test_enum(void)
 {
     weft_params_t *p = fresh();
-    CHECK(weft_params_set(p, "device_type", "emu") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_type", "emu") == WEFT_SUCCESS);
     CHECK(weft_params_int(p, "device_type") == 1);
     CHECK(strcmp(weft_params_str(p, "device_type"), "emu") == 0);
-    CHECK(weft_params_set(p, "device_type", "CUDA") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_type", "CUDA") == WEFT_SUCCESS);
     CHECK(weft_params_int(p, "device_type") == 0);
     CHECK(strcmp(weft_params_str(p, "device_type"), "cuda") == 0);
-    CHECK(weft_params_set(p, "device_type", "x") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_type", "cud") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_type", "") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_type", "x") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_type", "cud") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_type", "") == WEFT_ERR_PARAM);
     CHECK(weft_params_int(p, "device_type") == 0);
     weft_params_destroy(p);
 }
@@ -209,18 +209,18 @@ static void test_enum(void)
 static void test_int_range(void)
 {
     weft_params_t *p = fresh();
-    CHECK(weft_params_set(p, "cores", "4096") == WEFT_SUCCESS);
-    CHECK(weft_params_set(p, "cores", "99999") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "cores", "-1") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "cores", "abc") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "cores", "12abc") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "cores", "") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "cores", "99999999999999999999999") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "4096") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "cores", "99999") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "-1") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "abc") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "12abc") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "cores", "99999999999999999999999") == WEFT_ERR_PARAM);
     CHECK(weft_params_int(p, "cores") == 4096);
-    CHECK(weft_params_set(p, "device_cuda_enabled", "-1") == WEFT_SUCCESS);
-    CHECK(weft_params_set(p, "device_cuda_enabled", "-2") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_memory_use", "0") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_memory_use", "100") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_cuda_enabled", "-1") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_cuda_enabled", "-2") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_memory_use", "0") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_memory_use", "100") == WEFT_SUCCESS);
     CHECK(weft_params_int(p, "device_memory_use") == 100);
     weft_params_destroy(p);
 }
@@ -228,7 +228,7 @@ static void test_int_range(void)
 static void test_unknown(void)
 {
     weft_params_t *p = fresh();
-    CHECK(weft_params_set(p, "cores", "2") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "cores", "2") == WEFT_SUCCESS);
     int argc;
     char *argv[] = {"prog", "--weft-cores=6", "--weft-foo=1", "x", NULL};
     CHECK(load(p, &argc, argv) == WEFT_ERR_PARAM);
@@ -236,7 +236,7 @@ static void test_unknown(void)
     CHECK(weft_params_int(p, "cores") == 2);
     CHECK(strcmp(argv[1], "--weft-cores=6") == 0 && strcmp(argv[2], "--weft-foo=1") == 0);
     CHECK(argv[4] == NULL);
-    CHECK(weft_params_set(p, "foo", "1") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "foo", "1") == WEFT_ERR_PARAM);
     weft_params_destroy(p);
 }
 
@@ -245,7 +245,7 @@ static void test_is_set(void)
     weft_params_t *p = fresh();
     CHECK(weft_params_is_set(p, "device_memory_use") == 0);
     /* Setting a parameter to its default still counts as set. */
-    CHECK(weft_params_set(p, "device_memory_use", "90") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "device_memory_use", "90") == WEFT_SUCCESS);
     CHECK(weft_params_is_set(p, "device_memory_use") == 1);
     CHECK(weft_params_is_set(p, "cores") == 0);
     weft_params_destroy(p);
@@ -255,7 +255,7 @@ static void test_is_set(void)
 static void test_print(void)
 {
     weft_params_t *p = fresh();
-    CHECK(weft_params_set(p, "cores", "12") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "cores", "12") == WEFT_SUCCESS);
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (f == NULL) return;

@@ -23,14 +23,14 @@ static int set_num(weft_params_t *p, const char *name, int64_t v)
 {
     char text[32];
     snprintf(text, sizeof text, "%" PRId64, v);
-    return weft_params_set(p, name, text);
+    return weft_params__set(p, name, text);
 }
 
 /* Each end of each range is accepted, one past it refused, the value kept. */
 static void test_ends(weft_params_t *p, const weft_param_def_t *d)
 {
     CHECK(d->min <= d->max);
-    CHECK(weft_params_set(p, d->name, d->defval) == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, d->name, d->defval) == WEFT_SUCCESS);
     int64_t dflt = weft_params_int(p, d->name);
     CHECK(dflt >= d->min && dflt <= d->max);
     CHECK(set_num(p, d->name, d->min) == WEFT_SUCCESS && weft_params_int(p, d->name) == d->min);
@@ -48,18 +48,18 @@ static void test_ends(weft_params_t *p, const weft_param_def_t *d)
 /* Ranges chosen for what the runtime carries, spot-checked by value. */
 static void test_known(weft_params_t *p)
 {
-    CHECK(weft_params_set(p, "comm_eager_limit", "2G") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "comm_eager_limit", "64M") == WEFT_SUCCESS);
-    CHECK(weft_params_set(p, "comm_eager_limit", "65537K") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "comm_eager_limit", "2G") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "comm_eager_limit", "64M") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "comm_eager_limit", "65537K") == WEFT_ERR_PARAM);
     CHECK(weft_params_int(p, "comm_eager_limit") == INT64_C(64) << 20);
-    CHECK(weft_params_set(p, "comm_staged_chunk", "2G") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_memory_use", "0") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_memory_use", "101") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_emu_enabled", "17") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_cuda_enabled", "-2") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_emu_memory", "1K") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_workspace", "17G") == WEFT_ERR_PARAM);
-    CHECK(weft_params_set(p, "device_memory_limit", "8589934591G") == WEFT_SUCCESS);
+    CHECK(weft_params__set(p, "comm_staged_chunk", "2G") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_memory_use", "0") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_memory_use", "101") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_emu_enabled", "17") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_cuda_enabled", "-2") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_emu_memory", "1K") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_workspace", "17G") == WEFT_ERR_PARAM);
+    CHECK(weft_params__set(p, "device_memory_limit", "8589934591G") == WEFT_SUCCESS);
 }
 
 int main(void)

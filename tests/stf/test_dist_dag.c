@@ -84,6 +84,37 @@ static void random_spec(spec_t *s, unsigned *seed)
     }
 }
 
+/* Inserts ntasks random tasks over the tiles d and applies each, in the
+ * same order, to the reference ref (the sequential run). Non-zero when an
+ * insertion fails. */
+static int insert_random_tasks(weft_taskpool_t *tp, weft_data_t **d, uint64_t (*ref)[16384],
+                               const int *len, unsigned *seed)
+{
+    int ntasks = 3000;
+    for (int k = 0; k < ntasks; k++) {
+        spec_t s;
+        random_spec(&s, seed);
+        uint64_t id = (uint64_t)k;
+        weft_data_t *x[MAXF] = {0};
+        int m[MAXF] = {0};
+        for (int i = 0; i < s.nflows; i++) {
+            x[i] = d[s.idx[i]];
+            m[i] = s.mode[i];
+        }
+        if (weft_insert_task(tp, &cls, WEFT_VALUE, &id, sizeof id, WEFT_VALUE, &s, sizeof s, m[0],
+                             x[0], m[1], x[1], m[2], x[2], 0))
+            return 1;
+        uint64_t *v[MAXF];
+        int l[MAXF];
+        for (int i = 0; i < s.nflows; i++) {
+            v[i] = ref[s.idx[i]];
+            l[i] = len[s.idx[i]];
+        }
+        apply(id, &s, v, l);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -104,28 +135,7 @@ int main(int argc, char **argv)
                                       sizeof s0, 0))
             return 1;
     }
-    int ntasks = 3000;
-    for (int k = 0; k < ntasks; k++) {
-        spec_t s;
-        random_spec(&s, &seed);
-        uint64_t id = (uint64_t)k;
-        weft_data_t *x[MAXF] = {0};
-        int m[MAXF] = {0};
-        for (int i = 0; i < s.nflows; i++) {
-            x[i] = d[s.idx[i]];
-            m[i] = s.mode[i];
-        }
-        if (weft_insert_task(tp, &cls, WEFT_VALUE, &id, sizeof id, WEFT_VALUE, &s, sizeof s, m[0],
-                             x[0], m[1], x[1], m[2], x[2], 0))
-            return 1;
-        uint64_t *v[MAXF];
-        int l[MAXF];
-        for (int i = 0; i < s.nflows; i++) {
-            v[i] = ref[s.idx[i]];
-            l[i] = len[s.idx[i]];
-        }
-        apply(id, &s, v, l);
-    }
+    if (insert_random_tasks(tp, d, ref, len, &seed) != 0) return 1;
     int bad = weft_taskpool_wait(tp) != 0;
     int checked = 0;
     for (int i = 0; i < NDATA && !bad; i++) {
