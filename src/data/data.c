@@ -94,7 +94,7 @@ weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, i
     c->free_fn = owner == WEFT_MEM_MANAGED ? NULL : free_fn;
     c->allocator = allocator;
     c->state = WEFT_COPY_INVALID;
-    c->lru_list = -1;
+    weft_list_init(&c->lru); /* in no LRU list */
     d->copies[device] = c;
     return c;
 }

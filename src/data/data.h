@@ -13,6 +13,7 @@
 
 #include "data/nextuse.h"
 #include "util/handle.h"
+#include "util/list.h"
 #include "util/quarantine.h"
 #include "util/spin.h"
 #include "weft/weft.h"
@@ -64,8 +65,7 @@ typedef struct weft_data_copy {
     weft_xfer_status_t xfer;
     void *zone_ptr;     /* per-tile device allocations: the block the zone counted */
     uint64_t last_task; /* sequence number of the task that last used it */
-    struct weft_data_copy *lru_prev, *lru_next; /* device LRU lists */
-    int lru_list;                               /* which list, -1 none */
+    weft_list_t lru;    /* its place in its device manager's LRU list, unlinked when none */
 } weft_data_copy_t;
 
 enum {

@@ -15,41 +15,18 @@ weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
 
 /* ---- the LRU of a device ------------------------------------------------ */
 
-static void lru_unlink_locked(weft_devmgr_t *m, weft_data_copy_t *c)
-{
-    if (c->lru_list < 0) return;
-    if (c->lru_prev)
-        c->lru_prev->lru_next = c->lru_next;
-    else
-        m->lru_head = c->lru_next;
-    if (c->lru_next)
-        c->lru_next->lru_prev = c->lru_prev;
-    else
-        m->lru_tail = c->lru_prev;
-    c->lru_prev = c->lru_next = NULL;
-    c->lru_list = -1;
-}
+static void lru_unlink_locked(weft_devmgr_t *m, weft_data_copy_t *c) { weft_list_remove(&c->lru); }
 
 static void lru_append_locked(weft_devmgr_t *m, weft_data_copy_t *c)
 {
-    c->lru_prev = m->lru_tail;
-    c->lru_next = NULL;
-    if (m->lru_tail)
-        m->lru_tail->lru_next = c;
-    else
-        m->lru_head = c;
-    m->lru_tail = c;
-    c->lru_list = 0;
+    weft_list_push_back(&m->lru, &c->lru);
 }
 
 void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c)
 {
     if (c->owner == WEFT_MEM_MANAGED) return; /* never evicted: not listed */
     pthread_mutex_lock(&m->lru_lock);
-    if (c->lru_list >= 0) {
-        lru_unlink_locked(m, c);
-        lru_append_locked(m, c);
-    }
+    if (weft_list_linked(&c->lru)) weft_list_move_back(&m->lru, &c->lru);
     pthread_mutex_unlock(&m->lru_lock);
 }
 
@@ -103,7 +80,8 @@ static int evictable_locked(const weft_data_t *d, const weft_data_copy_t *c)
  * evict, returned with its data retained and locked, out of the LRU. */
 static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass)
 {
-    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) continue; /* busy: not a victim now */
         int ok = evictable_locked(d, c) && (dirty_pass || copy_clean_locked(d, c));
@@ -136,7 +114,8 @@ static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after)
     weft_data_copy_t *best = NULL;
     weft_use_t best_next = after;
     int best_clean = 0;
-    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) continue;
         weft_use_t next = weft_nextuse_first_locked(&d->uses, m->dev->index);
@@ -284,7 +263,8 @@ int weft_devcopy_pinned(weft_devmgr_t *m)
 {
     int pinned = 0;
     pthread_mutex_lock(&m->lru_lock);
-    for (weft_data_copy_t *c = m->lru_head; c; c = c->lru_next) {
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) {
             pinned++; /* busy now: someone is using it */

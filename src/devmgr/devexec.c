@@ -317,6 +317,7 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);
     pthread_mutex_init(&m->lru_lock, NULL);
+    weft_list_init(&m->lru);
     weft_list_init(&m->inflight);
     if (weft_heap_init(&m->ready, 64) != 0) {
         free(m);

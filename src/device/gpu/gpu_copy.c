@@ -59,7 +59,7 @@ static int gpu_event_get(weft_device_t *dev, void **out)
     weft_gpu_dev_t *g = weft_gpu__priv(dev);
     void *e = NULL;
     pthread_mutex_lock(&g->pool_lock);
-    if (g->npool > 0) e = g->pool[--g->npool];
+    if (g->pool.n > 0) e = *(void **)weft_vec_at(&g->pool, --g->pool.n);
     g->nevents_out++;
     pthread_mutex_unlock(&g->pool_lock);
     int rc = WEFT_SUCCESS;
@@ -80,18 +80,7 @@ static void gpu_event_put(weft_device_t *dev, void *e)
     weft_gpu_dev_t *g = weft_gpu__priv(dev);
     pthread_mutex_lock(&g->pool_lock);
     g->nevents_out--;
-    if (g->npool == g->pool_cap) {
-        int cap = g->pool_cap ? 2 * g->pool_cap : 64;
-        void **p = realloc(g->pool, (size_t)cap * sizeof *p);
-        if (p != NULL) {
-            g->pool = p;
-            g->pool_cap = cap;
-        }
-    }
-    if (g->npool < g->pool_cap) {
-        g->pool[g->npool++] = e;
-        e = NULL;
-    }
+    if (weft_vec_push(&g->pool, &e) == WEFT_SUCCESS) e = NULL;
     pthread_mutex_unlock(&g->pool_lock);
     if (e != NULL) (void)weft_gpu__check(dev, g->vendor->event_destroy(e), "EventDestroy");
 }
@@ -100,11 +89,11 @@ void weft_gpu__event_pool_drain(weft_device_t *dev)
 {
     weft_gpu_dev_t *g = weft_gpu__priv(dev);
     pthread_mutex_lock(&g->pool_lock);
-    for (int i = 0; i < g->npool; i++)
-        (void)weft_gpu__check(dev, g->vendor->event_destroy(g->pool[i]), "EventDestroy");
-    free(g->pool);
-    g->pool = NULL;
-    g->npool = g->pool_cap = 0;
+    for (size_t i = 0; i < g->pool.n; i++) {
+        void *e = *(void **)weft_vec_at(&g->pool, i);
+        (void)weft_gpu__check(dev, g->vendor->event_destroy(e), "EventDestroy");
+    }
+    weft_vec_fini(&g->pool);
     if (g->nevents_out != 0)
         weft_log(WEFT_LOG_WARN, dev->index, "%s close: %d events recorded and never destroyed",
                  g->vendor->name, g->nevents_out);

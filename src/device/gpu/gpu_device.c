@@ -145,6 +145,7 @@ int weft_gpu_open(const weft_gpu_vendor_t *v, weft_device_t *dev, int index)
     g->vendor = v;
     g->ordinal = index;
     g->workspace_bytes = dev->workspace_bytes;
+    weft_vec_init(&g->pool, sizeof(void *), 64);
     if (pthread_mutex_init(&g->pool_lock, NULL) != 0) {
         free(g);
         return WEFT_ERR_NOMEM;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "device/gpu/gpu.h"
+#include "util/vec.h"
 
 /* dev->priv of an open GPU device. The stream, handle and workspace arrays
  * are indexed by weft stream number; handles and workspaces exist for the
@@ -22,8 +23,7 @@ typedef struct weft_gpu_dev {
     /* Recycled events (no timing), so recording one costs no event
      * creation in steady state. */
     pthread_mutex_t pool_lock;
-    void **pool;
-    int npool, pool_cap;
+    weft_vec_t pool; /* idle events (void *), reused before making new ones */
     int nevents_out; /* recorded and not yet destroyed */
 } weft_gpu_dev_t;
 
