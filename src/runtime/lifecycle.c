@@ -320,7 +320,8 @@ static int init_agree(weft_context_t *ctx, int step, const char *what, int rc)
 
 /* MPI starts first, so that every later failure can be agreed on; each
  * failure-prone step ends with an agreement that every rank enters. */
-weft_context_t *weft_init(int *argc, char ***argv)
+/* The context before any step: its own structures, nothing of MPI yet. */
+static weft_context_t *context_new(void)
 {
     weft_context_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
@@ -337,6 +338,26 @@ weft_context_t *weft_init(int *argc, char ***argv)
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
+    return ctx;
+}
+
+/* The context's own structures, last (weft_init's undo and weft_fini). */
+static void context_free(weft_context_t *ctx)
+{
+    weft_seqlog_free(&ctx->calls);
+    weft_vec_fini(&ctx->taskpools);
+    weft_vec_fini(&ctx->live);
+    pthread_mutex_destroy(&ctx->live_lock);
+    weft_task_pool_fini(&ctx->task_pool);
+    weft_quarantine_fini(&ctx->quarantine);
+    ctx->tag = weft_handle_released(WEFT_HANDLE_CONTEXT);
+    free(ctx);
+}
+
+weft_context_t *weft_init(int *argc, char ***argv)
+{
+    weft_context_t *ctx = context_new();
+    if (!ctx) return NULL;
     weft_log_clear_last_error();
     if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
@@ -376,12 +397,7 @@ undo_params:
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
 undo_ctx:
-    weft_vec_fini(&ctx->taskpools);
-    weft_vec_fini(&ctx->live);
-    pthread_mutex_destroy(&ctx->live_lock);
-    weft_task_pool_fini(&ctx->task_pool);
-    weft_quarantine_fini(&ctx->quarantine);
-    free(ctx);
+    context_free(ctx);
     return NULL;
 }
 
@@ -425,13 +441,7 @@ int weft_fini(weft_context_t *ctx)
     weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
-    weft_seqlog_free(&ctx->calls);
-    weft_vec_fini(&ctx->live);
-    pthread_mutex_destroy(&ctx->live_lock);
-    weft_task_pool_fini(&ctx->task_pool);
-    weft_quarantine_fini(&ctx->quarantine);
-    ctx->tag = weft_handle_released(WEFT_HANDLE_CONTEXT);
-    free(ctx);
+    context_free(ctx);
     return rc;
 }
 
