@@ -27,7 +27,7 @@
 typedef struct mg_opts {
     int64_t n, t;
     uint64_t seed;
-    int g, nruns, flag; /* flag: the peer's switch (--check, --pivot) given */
+    int g, nruns, flag; /* flag: the peer's switch (--check) given */
 } mg_opts_t;
 
 /* The matrix on the G devices and the solver's state. Every device holds
@@ -42,7 +42,6 @@ typedef struct mg {
     double *d[MG_MAX_GPUS];  /* the matrix factorized */
     double *d0[MG_MAX_GPUS]; /* its pristine copy; NULL: none, upload h */
     double *work[MG_MAX_GPUS];
-    int *ipiv[MG_MAX_GPUS]; /* LU's pivots, where the peer wants them */
     int64_t lwork;          /* doubles of workspace a device */
     cusolverMgHandle_t handle;
     cudaLibMgGrid_t grid;
@@ -63,7 +62,7 @@ typedef struct peer_mg_ops {
     cusolverStatus_t (*call)(mg_t *m, int *info);
     /* After run r and its line; 0 or 1 (NULL: nothing). */
     int (*after_run)(mg_t *m, int r);
-    /* The end of the banner line, e.g. ", no pivoting". */
+    /* The end of the banner line (may be empty). */
     const char *(*banner)(const mg_t *m);
 } peer_mg_ops_t;
 
@@ -199,7 +198,6 @@ static inline void mg_free(mg_t *m)
         cudaFree(m->d[p]);
         cudaFree(m->d0[p]);
         cudaFree(m->work[p]);
-        cudaFree(m->ipiv[p]);
         free(m->h[p]);
     }
     if (m->desc != NULL) cusolverMgDestroyMatrixDesc(m->desc);
