@@ -24,7 +24,8 @@
 /* The options every dense app has, first member of the app's options. */
 typedef struct app_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
-    int check; /* 1: every run (--check), 2: the first run only (--check-first) */
+    int check;    /* 1: every run (--check), 2: the first run only (--check-first) */
+    int nb_given; /* -t was on the command line */
 } app_opts_t;
 
 /* Their flags; an app's own table may list one again with other bounds
@@ -47,8 +48,24 @@ typedef struct app_cli {
     int check_first; /* --check-first is accepted */
     void (*usage)(FILE *out);
     int64_t nb;             /* default tile size */
+    int gpu_nb_auto;        /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
     double workspace_tiles; /* device workspace an execution stream needs, in tiles */
 } app_cli_t;
+
+/* The tile size when -t is not given. On GPUs (CUDA, HIP), for an app
+ * that asks for it: about N / 16, a power of two in [512, 2048], the best
+ * of 512/1024/2048 measured on one H200 at N = 8192, 16384 and 32768 and
+ * up (README, "GPU speed"); small tiles leave a GPU idle, large ones leave
+ * too few tiles for its streams. Elsewhere (CPU, emu) the app's default.
+ * n < 0: not known yet (the largest). */
+static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appdev_t *dev)
+{
+    int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
+    if (!c->gpu_nb_auto || dev->g <= 0 || !gpu) return c->nb;
+    int64_t nb = 512;
+    while (nb < 2048 && (n < 0 || nb * 16 < n)) nb *= 2;
+    return nb;
+}
 
 /* The flag argv[*i] names, the app's own table first (app_flag_at). */
 static inline const app_flag_t *app_cli_flag(const app_cli_t *c, int argc, char **argv, int *i,
@@ -92,7 +109,8 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
 {
     dev->prog = c->prog;
     dev->g = -1;
-    int64_t nb = c->nb;
+    int64_t nb = c->nb, n = -1;
+    int nb_given = 0;
     if (appdev_probe_asked(argc, argv)) return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value;
@@ -106,15 +124,20 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
         }
         const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);
         if (f == NULL) continue;
-        if (strcmp(f->name, "-t") == 0 &&
-            app_parse_int(c->prog, "-t", value, f->min, f->max, &nb, 0) != 0)
-            nb = c->nb;
+        if (strcmp(f->name, "-t") == 0) {
+            nb_given = 1;
+            if (app_parse_int(c->prog, "-t", value, f->min, f->max, &nb, 0) != 0) nb = c->nb;
+        }
+        if (strcmp(f->name, "-N") == 0 &&
+            app_parse_int(c->prog, "-N", value, f->min, f->max, &n, 0) != 0)
+            n = -1;
         if (strcmp(f->name, "-g") == 0 &&
             app_parse_int(c->prog, "-g", value, f->min, f->max, &dev->g, 0) != 0)
             dev->g = -1;
         if (strcmp(f->name, "-c") == 0 && app_cli_set_cores(c->prog, value, f) != 0) return -1;
     }
     if (appdev_prepare(dev, argc, argv) != 0) return -1;
+    if (!nb_given) nb = app_cli_auto_nb(c, n, dev);
     return app_cli_workspace(c, argc, argv, dev, nb);
 }
 
@@ -141,6 +164,7 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
         }
         int64_t *dst = (int64_t *)((char *)opts + f->offset);
         if (app_parse_int(c->prog, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+        if (strcmp(f->name, "-t") == 0) common->nb_given = 1;
     }
     return 0;
 }

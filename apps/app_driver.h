@@ -172,9 +172,14 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         return 1;
     }
     int verbose = weft_rank(ctx) == 0;
-    const app_opts_t *o = opts;
-    if (app_cli_parse(&d->cli, argc, argv, opts, verbose) != 0 ||
-        d->validate(ctx, opts, verbose) != 0) {
+    app_opts_t *o = opts;
+    rc = app_cli_parse(&d->cli, argc, argv, opts, verbose);
+    if (rc == 0 && !o->nb_given) {
+        appdev_t asked = dev;
+        asked.g = o->g;
+        o->nb = app_cli_auto_nb(&d->cli, o->n, &asked);
+    }
+    if (rc != 0 || d->validate(ctx, opts, verbose) != 0) {
         rc = 1;
     } else {
         dev.g = o->g; /* the accelerators asked for, against those weft found */

@@ -46,7 +46,8 @@ static void potrf_usage(FILE *out)
     fprintf(out,
             "usage: weft-potrf [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        matrix order (default %lld)\n"
-            "  -t <nb>       tile size (default %lld)\n"
+            "  -t <nb>       tile size (default %lld; on GPUs about N/16, a power of two\n"
+            "                in 512..2048)\n"
             "  -P <p>        rows of the process grid (default 1)\n"
             "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
@@ -190,6 +191,7 @@ static const app_driver_t potrf_app = {
             .check_first = 1,
             .usage = potrf_usage,
             .nb = 256,
+            .gpu_nb_auto = 1,
             /* cusolverDnDpotrf's work array for a tile and, for the check
              * on the GPU, a tile and its packed lower triangle */
             .workspace_tiles = 2.5},
