@@ -53,18 +53,17 @@ typedef struct app_cli {
 } app_cli_t;
 
 /* The tile size when -t is not given. On GPUs (CUDA, HIP), for an app
- * that asks for it: about N / 16, a power of two in [512, 2048], the best
- * of 512/1024/2048 measured on one H200 at N = 8192, 16384 and 32768 and
- * up (README, "GPU speed"); small tiles leave a GPU idle, large ones leave
+ * that asks for it: 2048 from N = 32768, 1024 above N = 4096, else 512,
+ * the best of 512/1024/2048 measured on one H200 at N = 8192, 16384 and
+ * 32768 (README, "GPU speed"): small tiles leave a GPU idle, large ones
  * too few tiles for its streams. Elsewhere (CPU, emu) the app's default.
  * n < 0: not known yet (the largest). */
 static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appdev_t *dev)
 {
     int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
     if (!c->gpu_nb_auto || dev->g <= 0 || !gpu) return c->nb;
-    int64_t nb = 512;
-    while (nb < 2048 && (n < 0 || nb * 16 < n)) nb *= 2;
-    return nb;
+    if (n < 0 || n >= 32768) return 2048;
+    return n > 4096 ? 1024 : 512;
 }
 
 /* The flag argv[*i] names, the app's own table first (app_flag_at). */

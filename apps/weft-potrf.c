@@ -46,8 +46,8 @@ static void potrf_usage(FILE *out)
     fprintf(out,
             "usage: weft-potrf [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        matrix order (default %lld)\n"
-            "  -t <nb>       tile size (default %lld; on GPUs about N/16, a power of two\n"
-            "                in 512..2048)\n"
+            "  -t <nb>       tile size (default %lld; on GPUs 512 up to N=4096, 1024 below\n"
+            "                N=32768, 2048 from there)\n"
             "  -P <p>        rows of the process grid (default 1)\n"
             "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"

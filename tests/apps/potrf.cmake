@@ -120,11 +120,11 @@ weft_app_test(potrf_cuda_absent EXE weft-potrf GPUS none FAIL
 weft_app_test(potrf_cuda_g1 EXE weft-potrf GPUS 1 TIMEOUT 300
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 1024 N= 8192 :"
   ARGS -g 1 --check -N 8192 -t 1024)
-# Without -t on a GPU the tile follows N (app_cli_auto_nb): 512 at 8192,
+# Without -t on a GPU the tile follows N (app_cli_auto_nb): 512 at 4096,
 # 1024 at 16384; on emu devices and CPUs it stays the default (potrf_emu_*).
-weft_app_test(potrf_cuda_auto_nb_8192 EXE weft-potrf GPUS 1 TIMEOUT 300
-  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 512 N= 8192 :"
-  ARGS -g 1 --check -N 8192)
+weft_app_test(potrf_cuda_auto_nb_4096 EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 512 N= 4096 :"
+  ARGS -g 1 --check -N 4096)
 weft_app_test(potrf_cuda_auto_nb_16384 EXE weft-potrf GPUS 1 TIMEOUT 300
   EXPECT "dpotrf PxQxg= 1 1 1 NB= 1024 N= 16384 :"
   ARGS -g 1 -N 16384)
