@@ -39,7 +39,6 @@
 #include "util/log.h"
 
 #define NCCL_SETUP_SECONDS 60
-#define NCCL_ENQUEUE_SECONDS 10
 
 /* One operation in flight, ended by its event. */
 typedef struct nccl_op {
@@ -200,14 +199,14 @@ static int start_links(weft_comm_t *c, nccl_state_t *s, const nccl_card_t *cards
         /* The sender of a direction is rank 0 of its communicator. */
         ncclResult_t a = ncclCommInitRankConfig(&l[0]->comm, 2, out[r], 0, &cfg);
         ncclResult_t b = ncclCommInitRankConfig(&l[1]->comm, 2, in[r], 1, &cfg);
-        ok = (a == ncclSuccess || a == ncclInProgress) && (b == ncclSuccess || b == ncclInProgress);
+        ok = a == ncclSuccess && b == ncclSuccess;
         for (int k = 0; k < 2; k++) {
             l[k]->peer = r;
             l[k]->send = k == 0;
         }
     }
     ncclResult_t g = ncclGroupEnd();
-    if (g != ncclSuccess && g != ncclInProgress) ok = 0;
+    if (g != ncclSuccess) ok = 0;
     if (!ok) weft_error("comm: starting the NCCL communicators failed: %s", ncclGetLastError(NULL));
     return ok;
 }
@@ -219,33 +218,22 @@ static nccl_link_t *link_at(weft_comm_t *c, nccl_state_t *s, int l)
     return l < c->nranks ? &s->to[l] : &s->from[l - c->nranks];
 }
 
-/* Waits (bounded) until no communicator of this rank has NCCL work in the
- * background; 0 after logging when one failed or the time ran out. */
-static int settle_all(weft_comm_t *c, nccl_state_t *s, const char *what)
+/* 1 when no communicator of this rank reports an asynchronous error (the
+ * communicators are blocking: a call that returned is done); 0 after
+ * logging the first error. */
+static int links_ok(weft_comm_t *c, nccl_state_t *s, const char *what)
 {
-    int64_t end = weft_clock_ns() + (int64_t)NCCL_SETUP_SECONDS * 1000000000LL;
-    for (;;) {
-        int pending = 0;
-        for (int i = 0; i < 2 * c->nranks; i++) {
-            nccl_link_t *l = link_at(c, s, i);
-            ncclResult_t st = ncclSuccess;
-            if (!l->comm) continue;
-            if (ncclCommGetAsyncError(l->comm, &st) != ncclSuccess) st = ncclInternalError;
-            if (st == ncclInProgress) {
-                pending++;
-            } else if (st != ncclSuccess) {
-                weft_error("comm: %s: NCCL communicator with rank %d: %s (%s)", what, l->peer,
-                           ncclGetErrorString(st), ncclGetLastError(l->comm));
-                return 0;
-            }
-        }
-        if (!pending) return 1;
-        if (weft_clock_ns() > end) {
-            weft_error("comm: %s: not done after %d s", what, NCCL_SETUP_SECONDS);
-            return 0;
-        }
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    for (int i = 0; i < 2 * c->nranks; i++) {
+        nccl_link_t *l = link_at(c, s, i);
+        ncclResult_t st = ncclSuccess;
+        if (!l->comm) continue;
+        if (ncclCommGetAsyncError(l->comm, &st) != ncclSuccess) st = ncclInternalError;
+        if (st == ncclSuccess) continue;
+        weft_error("comm: %s: NCCL communicator with rank %d: %s (%s)", what, l->peer,
+                   ncclGetErrorString(st), ncclGetLastError(l->comm));
+        return 0;
     }
+    return 1;
 }
 
 /* Gives each communicator its stream. */
@@ -281,7 +269,7 @@ static int warm_links(weft_comm_t *c, nccl_state_t *s)
             ncclRecv(buf + i, 1, ncclChar, 0, l->comm, l->stream);
     }
     ncclResult_t g = ncclGroupEnd();
-    int ok = (g == ncclSuccess || g == ncclInProgress) && settle_all(c, s, "first exchange");
+    int ok = g == ncclSuccess && links_ok(c, s, "first exchange");
     int64_t end = weft_clock_ns() + (int64_t)NCCL_SETUP_SECONDS * 1000000000LL;
     for (int i = 0; i < 2 * c->nranks && ok; i++) {
         nccl_link_t *l = link_at(c, s, i);
@@ -331,7 +319,7 @@ static int nccl_connect(weft_comm_t *c, void *state)
     ok = !used || exchange_ids(c, cards, ids, ids + c->nranks);
     if (used && ok)
         ok = start_links(c, s, cards, ids, ids + c->nranks) &&
-             settle_all(c, s, "communicator set-up") && make_streams(c, s);
+             links_ok(c, s, "communicator set-up") && make_streams(c, s);
     ok = !used || all_ranks_ok(c, ok);
     /* Every rank has its communicators: the first exchange can pair up. */
     if (used && ok) ok = all_ranks_ok(c, warm_links(c, s));
@@ -350,18 +338,6 @@ static int nccl_connect(weft_comm_t *c, void *state)
 
 /* ---- operations --------------------------------------------------------------- */
 
-/* A nonblocking communicator may still be queuing the last call: wait
- * (bounded) until it is on the stream, before an event is recorded. */
-static ncclResult_t settle(nccl_link_t *l, ncclResult_t r)
-{
-    int64_t end = weft_clock_ns() + (int64_t)NCCL_ENQUEUE_SECONDS * 1000000000LL;
-    while (r == ncclInProgress) {
-        if (ncclCommGetAsyncError(l->comm, &r) != ncclSuccess) return ncclInternalError;
-        if (r == ncclInProgress && weft_clock_ns() > end) return ncclInternalError;
-    }
-    return r;
-}
-
 /* Issues the send or receive of x on its link and records its event. */
 static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_xfer_t *x)
 {
@@ -376,7 +352,6 @@ static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_x
      * for its receiver. */
     ncclResult_t r = l->send ? ncclSend(x->copy->ptr, d->bytes, ncclChar, 1, l->comm, l->stream)
                              : ncclRecv(x->copy->ptr, d->bytes, ncclChar, 0, l->comm, l->stream);
-    r = settle(l, r);
     if (r != ncclSuccess) {
         weft_error("comm: %s of data %llu with rank %d: %s (%s)", l->send ? "ncclSend" : "ncclRecv",
                    (unsigned long long)d->key, l->peer, ncclGetErrorString(r),
@@ -454,7 +429,7 @@ static int nccl_progress(weft_comm_t *c, void *state)
         ncclResult_t st = ncclSuccess;
         if (!l->comm || !l->inflight) continue;
         if (ncclCommGetAsyncError(l->comm, &st) != ncclSuccess) st = ncclInternalError;
-        if (st == ncclSuccess || st == ncclInProgress) continue;
+        if (st == ncclSuccess) continue;
         char why[256];
         snprintf(why, sizeof why, "%s (%s)", ncclGetErrorString(st), ncclGetLastError(l->comm));
         link_broken(c, s, l, why);
