@@ -21,77 +21,18 @@
 #include "device/gpu/gpu.h"
 
 #include "../check.h"
+#include "../device_gpu/smoke_util.h"
 
-#define ZONE_BYTES ((size_t)64 << 20)
 #define WORKSPACE_BYTES ((size_t)16 << 20)
 
 static const weft_device_ops_t *ops = &weft_cuda_ops;
 
-/* ---- helpers --------------------------------------------------------- */
-
-static double pattern(int i, int j, int salt) { return i + 1000.0 * j + 0.25 * salt; }
-
-static void fill(double *h, int64_t ld, int rows, int cols, int salt)
-{
-    for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++) h[i + j * ld] = pattern(i, j, salt);
-}
-
-/* Every element of the tile matches; padding rows [rows, ld) kept pad. */
-static int same(const double *h, int64_t ld, int rows, int cols, int salt, double pad)
-{
-    for (int j = 0; j < cols; j++) {
-        for (int i = 0; i < rows; i++)
-            if (h[i + j * ld] != pattern(i, j, salt)) return 0;
-        for (int64_t i = rows; i < ld; i++)
-            if (h[i + j * ld] != pad) return 0;
-    }
-    return 1;
-}
-
-static void wait_event(weft_device_t *dev, int stream)
-{
-    weft_event_t ev;
-    REQUIRE(ops->event_record(dev, stream, &ev) == WEFT_SUCCESS);
-    REQUIRE(ops->event_sync(dev, &ev) == WEFT_SUCCESS);
-    REQUIRE(ops->event_query(dev, &ev) == WEFT_SUCCESS);
-    ops->event_destroy(dev, &ev);
-    REQUIRE(ev.handle == NULL);
-}
-
-static weft_region_t region(void *ptr, int64_t ld) { return (weft_region_t){ptr, ld}; }
+/* ---- helpers (../device_gpu/smoke_util.h) --------------------------------- */
 
 static void open_device(weft_device_t *dev, int ordinal)
 {
-    memset(dev, 0, sizeof *dev);
-    dev->ops = ops;
-    dev->index = ordinal + 1;
-    dev->type_index = ordinal;
-    snprintf(dev->name, sizeof dev->name, "cuda%d", ordinal);
-    dev->workspace_bytes = WORKSPACE_BYTES;
-    REQUIRE(ops->open(dev, ordinal) == WEFT_SUCCESS);
-    REQUIRE(dev->priv != NULL);
-    REQUIRE(dev->nstreams == WEFT_STREAM_EXEC0 + WEFT_GPU_EXEC_STREAMS_DEFAULT);
-    REQUIRE(dev->caps & WEFT_DEVCAP_IPC);
-
-    size_t free_b = 0, total = 0;
-    REQUIRE(ops->mem_info(dev, &free_b, &total) == WEFT_SUCCESS);
-    REQUIRE(total > 0 && free_b <= total && free_b >= ZONE_BYTES);
-    void *base = NULL;
-    REQUIRE(ops->mem_reserve(dev, ZONE_BYTES, &base) == WEFT_SUCCESS && base != NULL);
-    REQUIRE(weft_zone_create(base, ZONE_BYTES, 256, &dev->zone) == WEFT_ZONE_OK);
-    dev->zone_base = base;
-    dev->zone_bytes = ZONE_BYTES;
-    printf("device %d: %zu MiB free of %zu MiB, zone of %zu MiB at %p\n", ordinal, free_b >> 20,
-           total >> 20, ZONE_BYTES >> 20, base);
-}
-
-static void close_device(weft_device_t *dev)
-{
-    weft_zone_destroy(dev->zone);
-    ops->mem_release(dev, dev->zone_base, dev->zone_bytes);
-    ops->close(dev);
-    REQUIRE(dev->priv == NULL);
+    smoke_open(dev, ops, ordinal, WORKSPACE_BYTES);
+    smoke_zone(dev);
 }
 
 /* ---- copies ---------------------------------------------------------- */
