@@ -1,0 +1,169 @@
+/* The command line of weft-gemm-stress: its options, their defaults and
+ * limits, the scan made before weft_init (-h, -c, -g, --probe-gpus) and
+ * the parse and checks made after it.
+ *
+ * Header-only on purpose (see gemm_stress_kernels.h); weft-gemm-stress.c
+ * includes it. */
+#ifndef WEFT_APPS_GEMM_STRESS_CLI_H
+#define WEFT_APPS_GEMM_STRESS_CLI_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <weft/weft.h>
+
+#include "app_devices.h"
+#include "app_flags.h"
+#include "gemm_stress_kernels.h" /* GS_NAME, GS_ERROR_MAX */
+
+#define GS_TILE_MAX 16384
+#define GS_TILES_MAX (1 << 24)
+
+typedef struct gs_opts {
+    int64_t nb, depth, width, p, q, g, cores, seed;
+    int check;
+} gs_opts_t;
+
+static const gs_opts_t gs_defaults = {.nb = 256,
+                                      .depth = 16,
+                                      .width = 4,
+                                      .p = 1,
+                                      .q = -1,
+                                      .g = 0,
+                                      .cores = -1,
+                                      .seed = 42,
+                                      .check = 0};
+
+static void gs_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " GS_NAME " [options] [--weft-<param>=<value> ...]\n"
+            "  -t <nb>        tile size (default %lld)\n"
+            "  --depth <d>    GEMM steps of a chain (default %lld)\n"
+            "  --width <w>    independent chains (default %lld)\n"
+            "  -P <p>         rows of the process grid of A and B (default 1)\n"
+            "  -Q <q>         columns of the process grid (default: ranks / P); P*Q = ranks\n"
+            "  -g <n>         accelerators a rank runs the GEMM steps on, of the type\n"
+            "                 --weft-device_type names (cuda by default, or emu); sets\n"
+            "                 device_cuda_enabled or device_emu_enabled to n unless\n"
+            "                 already set (default 0: CPU only)\n"
+            "  -c <cores>     worker cores a rank (sets WEFT_CORES before weft_init)\n"
+            "  --seed <s>     seed of the generated operands (default %lld)\n"
+            "  --check        recompute each chain with CBLAS on the rank that owns its\n"
+            "                 result (relative error < %.0e) and check the message counts\n"
+            "  --probe-gpus   print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
+            "  -h, --help     this help; weft-info lists the --weft-* parameters\n",
+            (long long)gs_defaults.nb, (long long)gs_defaults.depth, (long long)gs_defaults.width,
+            (long long)gs_defaults.seed, GS_ERROR_MAX);
+}
+
+static const app_flag_t gs_flags[] = {
+    {"-t", offsetof(gs_opts_t, nb), 1, GS_TILE_MAX},
+    {"--depth", offsetof(gs_opts_t, depth), 1, 1 << 20},
+    {"--width", offsetof(gs_opts_t, width), 1, 1 << 20},
+    {"-P", offsetof(gs_opts_t, p), 1, 1 << 20},
+    {"-Q", offsetof(gs_opts_t, q), 1, 1 << 20},
+    {"-g", offsetof(gs_opts_t, g), 0, 1024},
+    {"-c", offsetof(gs_opts_t, cores), 1, 4096},
+    {"--seed", offsetof(gs_opts_t, seed), 0, INT64_MAX},
+};
+
+/* Before weft_init: -h/--help (returns 1), --probe-gpus (returns 2), -c,
+ * which reaches weft_init as WEFT_CORES, and -g, which sets the device count
+ * of its type (app_devices.h). The rest is parsed after weft_init. */
+static int gs_prescan(int argc, char **argv, appdev_t *dev)
+{
+    dev->prog = GS_NAME;
+    dev->g = -1;
+    if (appdev_probe_asked(argc, argv)) return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *value;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            gs_usage(stdout);
+            return 1;
+        }
+        if (strncmp(a, "--weft-", 7) == 0) {
+            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
+            continue;
+        }
+        const app_flag_t *f =
+            app_flag_at(gs_flags, sizeof gs_flags / sizeof gs_flags[0], argc, argv, &i, &value);
+        if (f != NULL && strcmp(f->name, "-g") == 0) {
+            /* a malformed value is reported after weft_init */
+            if (app_parse_int(GS_NAME, "-g", value, f->min, f->max, &dev->g, 0) != 0) dev->g = -1;
+            continue;
+        }
+        if (f == NULL || strcmp(f->name, "-c") != 0) continue;
+        int64_t cores;
+        if (app_parse_int(GS_NAME, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
+        char text[32];
+        snprintf(text, sizeof text, "%lld", (long long)cores);
+        if (setenv("WEFT_CORES", text, 1) != 0) {
+            fprintf(stderr, GS_NAME ": cannot set WEFT_CORES: %s\n", strerror(errno));
+            return -1;
+        }
+    }
+    return appdev_prepare(dev, argc, argv);
+}
+
+static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
+{
+    *o = gs_defaults;
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+        if (strcmp(argv[i], "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        const app_flag_t *f =
+            app_flag_at(gs_flags, sizeof gs_flags / sizeof gs_flags[0], argc, argv, &i, &value);
+        if (f == NULL) {
+            if (verbose && value != NULL)
+                fprintf(stderr, GS_NAME ": %s needs a value (see --help)\n", argv[i]);
+            else if (verbose)
+                fprintf(stderr, GS_NAME ": unknown option '%s' (see --help)\n", argv[i]);
+            return -1;
+        }
+        int64_t *dst = (int64_t *)((char *)o + f->offset);
+        if (app_parse_int(GS_NAME, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+    }
+    return 0;
+}
+
+static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int verbose)
+{
+    int nranks = weft_nranks(ctx);
+    if (o->q < 0) {
+        if (nranks % o->p != 0) {
+            if (verbose)
+                fprintf(stderr,
+                        GS_NAME ": -P %lld does not divide the %d ranks "
+                                "(P*Q must equal the number of ranks)\n",
+                        (long long)o->p, nranks);
+            return -1;
+        }
+        o->q = nranks / o->p;
+    }
+    if (o->p * o->q != nranks) {
+        if (verbose)
+            fprintf(stderr,
+                    GS_NAME ": -P %lld x -Q %lld = %lld ranks, but running on %d "
+                            "(P*Q must equal the number of ranks)\n",
+                    (long long)o->p, (long long)o->q, (long long)(o->p * o->q), nranks);
+        return -1;
+    }
+    if (o->width * o->depth > GS_TILES_MAX) {
+        if (verbose)
+            fprintf(stderr, GS_NAME ": --width %lld x --depth %lld is more than %d steps\n",
+                    (long long)o->width, (long long)o->depth, GS_TILES_MAX);
+        return -1;
+    }
+    dev->g = o->g;
+    return appdev_check(ctx, dev);
+}
+
+#endif
