@@ -2,6 +2,7 @@
  * the checks every data handle goes through. */
 #include "api/data_api.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sched/task.h"
@@ -22,6 +23,35 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     return t ? t->tp->name : NULL;
 }
 
+/* The creations the ranks compare (stf/seqcheck.h): described only to
+ * report a divergence. arg: key, type, rows, cols, owner rank. */
+static void describe_data(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text, size_t n)
+{
+    snprintf(text, n, "%s(data %lld: type %d, %d x %d, owner rank %d)", kind->name,
+             (long long)arg[0], (int)arg[1], (int)arg[2], (int)arg[3], (int)arg[4]);
+}
+
+/* arg: key, 1 for a function or 0 for zeros. */
+static void describe_set_init(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                              size_t n)
+{
+    snprintf(text, n, "%s(data %lld, %s)", kind->name, (long long)arg[0],
+             arg[1] ? "function" : "zeros");
+}
+
+static const weft_seqcall_kind_t seq_data_new = {"weft_data_new", describe_data};
+static const weft_seqcall_kind_t seq_data_register = {"weft_data_register", describe_data};
+static const weft_seqcall_kind_t seq_set_init = {"weft_data_set_init", describe_set_init};
+
+/* Logs a data creation for the check across ranks. */
+static void log_creation(weft_context_t *ctx, const weft_seqcall_kind_t *kind, weft_dtype_t type,
+                         int rows, int cols, int owner_rank)
+{
+    weft_seqcheck_call(ctx, kind,
+                       (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)ctx->next_key, (int64_t)type, rows,
+                                                    cols, owner_rank});
+}
+
 /* The owner must be a rank of the run; every rank checks the same
  * arguments, so every rank refuses the same call. */
 static int check_owner(const weft_context_t *ctx, const char *call, int owner_rank)
@@ -38,8 +68,7 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_new", 1)) return NULL;
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
-    weft_seqcheck_call(ctx, "weft_data_new(data %llu: type %d, %d x %d, owner rank %d)",
-                       (unsigned long long)ctx->next_key, (int)type, rows, cols, owner_rank);
+    log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
     if (check_owner(ctx, "weft_data_new", owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
@@ -57,8 +86,8 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
     weft_context_t *ctx = d->ctx;
     /* Ranks that read d first make its contents themselves: they must all
      * know it, or one waits for a transfer that another never sends. */
-    weft_seqcheck_call(ctx, "weft_data_set_init(data %llu, %s)", (unsigned long long)d->key,
-                       init ? "function" : "zeros");
+    weft_seqcheck_call(ctx, &seq_set_init,
+                       (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, init != NULL});
     const weft_stf_rec_t *r = weft_stf_rec(d);
     const char *busy = weft_data_busy_taskpool(d);
     int written = !(d->flags & WEFT_DATA_NEW) || d->version > 0 || weft_remote_version(d) > 0 ||
@@ -96,8 +125,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
                                 int cols, int64_t ld, int owner_rank)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
-    weft_seqcheck_call(ctx, "weft_data_register(data %llu: type %d, %d x %d, owner rank %d)",
-                       (unsigned long long)ctx->next_key, (int)type, rows, cols, owner_rank);
+    log_creation(ctx, &seq_data_register, type, rows, cols, owner_rank);
     if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;

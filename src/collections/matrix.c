@@ -66,6 +66,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
 /* The owner of tile (i, j), for tiles inside the matrix. */
 static int tile_rank(const weft_matrix_t *A, int i, int j)
 {
+    if (A->cyclic) return weft_dist_block_cyclic_rank(i, j, &(weft_grid_t){A->P, A->Q});
     return A->tiles[(size_t)j * A->mt + i]->owner_rank;
 }
 
@@ -254,8 +255,30 @@ static unsigned long long dist_hash(const weft_context_t *ctx, const weft_dist_t
     return h;
 }
 
+/* A matrix creation as the ranks compare it (described only to report a
+ * divergence). arg: type, m, n, mb, nb, then P and Q for a grid, or -1 and
+ * the hash of the owners a user distribution gives. */
+static void describe_matrix(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                            size_t n)
+{
+    char grid[64];
+    if (arg[5] >= 0)
+        snprintf(grid, sizeof grid, "grid %d x %d", (int)arg[5], (int)arg[6]);
+    else
+        snprintf(grid, sizeof grid, "owners %016llx", (unsigned long long)arg[6]);
+    snprintf(text, n, "%s(type %d, %lld x %lld, tiles %d x %d, %s)", kind->name, (int)arg[0],
+             (long long)arg[1], (long long)arg[2], (int)arg[3], (int)arg[4], grid);
+}
+
+static const weft_seqcall_kind_t seq_matrix_new = {"weft_matrix_new", describe_matrix};
+static const weft_seqcall_kind_t seq_matrix_wrap = {"weft_matrix_wrap", describe_matrix};
+static const weft_seqcall_kind_t seq_matrix_new_dist = {"weft_matrix_new_dist", describe_matrix};
+static const weft_seqcall_kind_t seq_matrix_wrap_dist = {"weft_matrix_wrap_dist", describe_matrix};
+static const weft_seqcall_kind_t seq_vector_new = {"weft_vector_new", describe_matrix};
+static const weft_seqcall_kind_t seq_vector_wrap = {"weft_vector_wrap", describe_matrix};
+
 typedef struct {
-    const char *call;
+    const weft_seqcall_kind_t *kind; /* the call */
     weft_dtype_t type;
     int wrap; /* the user's matrix at ptr (lda) rather than weft's memory */
     void *ptr;
@@ -269,16 +292,15 @@ typedef struct {
  * user distribution gives (a function that differs between ranks). */
 static void log_creation(weft_context_t *ctx, const shape_t *s)
 {
-    char grid[64];
     int mt = s->mb > 0 ? (int)((s->m + s->mb - 1) / s->mb) : 0;
     int nt = s->nb > 0 ? (int)((s->n + s->nb - 1) / s->nb) : 0;
-    if (!s->dist)
-        snprintf(grid, sizeof grid, "grid %d x %d", s->P, s->Q);
-    else
-        snprintf(grid, sizeof grid, "owners %016llx",
-                 s->dist->rank && mt > 0 && nt > 0 ? dist_hash(ctx, s->dist, mt, nt) : 0ULL);
-    weft_seqcheck_call(ctx, "%s(type %d, %lld x %lld, tiles %d x %d, %s)", s->call, (int)s->type,
-                       (long long)s->m, (long long)s->n, s->mb, s->nb, grid);
+    int64_t arg[WEFT_SEQCALL_ARGS] = {(int64_t)s->type, s->m, s->n, s->mb, s->nb, s->P, s->Q};
+    if (s->dist) {
+        arg[5] = -1;
+        arg[6] =
+            (int64_t)(s->dist->rank && mt > 0 && nt > 0 ? dist_hash(ctx, s->dist, mt, nt) : 0ULL);
+    }
+    weft_seqcheck_call(ctx, s->kind, arg);
 }
 
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
@@ -289,7 +311,7 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
                       : s->wrap && s->lda < s->m ? "lda is smaller than m"
                                                  : NULL;
     if (bad) {
-        weft_error("%s: %s", s->call, bad);
+        weft_error("%s: %s", s->kind->name, bad);
         return NULL;
     }
     /* A user distribution: no grid to check; weft's home-device rule then
@@ -298,6 +320,7 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
                                     s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;
     if (s->dist) A->P = A->Q = 1;
+    A->cyclic = !s->dist;
     weft_grid_t g = {s->P, s->Q};
     weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     wrap_arg_t w = {.base = s->ptr, .lda = s->lda};
@@ -308,7 +331,7 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
                                int nb, int P, int Q)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
-    shape_t s = {"weft_matrix_new", type, 0, NULL, 0, m, n, mb, nb, NULL, P, Q};
+    shape_t s = {&seq_matrix_new, type, 0, NULL, 0, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
 
@@ -316,7 +339,7 @@ weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
-    shape_t s = {"weft_matrix_wrap", type, 1, ptr, lda, m, n, mb, nb, NULL, P, Q};
+    shape_t s = {&seq_matrix_wrap, type, 1, ptr, lda, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
 
@@ -325,7 +348,7 @@ weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int6
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
-    shape_t s = {"weft_matrix_new_dist", type, 0, NULL, 0, m, n, mb, nb, dist ? dist : &none, 0, 0};
+    shape_t s = {&seq_matrix_new_dist, type, 0, NULL, 0, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
 }
 
@@ -334,15 +357,14 @@ weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, voi
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
-    shape_t s = {"weft_matrix_wrap_dist", type, 1, ptr, lda, m, n, mb, nb,
-                 dist ? dist : &none,     0,    0};
+    shape_t s = {&seq_matrix_wrap_dist, type, 1, ptr, lda, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
 }
 
 weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
-    shape_t s = {"weft_vector_new", type, 0, NULL, 0, n, 1, nb, 1, NULL, ctx->nranks, 1};
+    shape_t s = {&seq_vector_new, type, 0, NULL, 0, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
 
@@ -350,7 +372,7 @@ weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
                                 int nb)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
-    shape_t s = {"weft_vector_wrap", type, 1, ptr, n, n, 1, nb, 1, NULL, ctx->nranks, 1};
+    shape_t s = {&seq_vector_wrap, type, 1, ptr, n, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
 

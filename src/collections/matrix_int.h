@@ -11,6 +11,10 @@ struct weft_matrix {
     weft_dtype_t type;
     int64_t m, n;
     int mb, nb, mt, nt, P, Q;
+    /* Owners follow the P x Q grid (no user distribution): a tile's owner
+     * is computed, not read from its handle, a cache miss a tile when a
+     * rank asks for many (docs/SCALE.md). */
+    int cyclic;
     weft_data_t **tiles; /* column-major, mt x nt */
     int *local;          /* column-major indices of this rank's tiles */
     int nlocal;

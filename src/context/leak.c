@@ -10,7 +10,11 @@
 weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                             int owner_rank)
 {
-    weft_data_t *d = weft_data__create(ctx, ctx->next_key++, type, rows, cols, owner_rank);
+    /* Every rank makes every data of the run (each NEW tile of a chain of
+     * tasks, wherever it runs): the memory of one released long ago is
+     * reused rather than a malloc and a free a data. */
+    void *mem = weft_quarantine_take(&ctx->quarantine, weft_data__free_mem);
+    weft_data_t *d = weft_data__create_in(mem, ctx, ctx->next_key++, type, rows, cols, owner_rank);
     if (d) d->quarantine = &ctx->quarantine;
     return d;
 }

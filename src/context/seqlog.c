@@ -1,6 +1,6 @@
 /* The storage of a rank's sequence log: entries of 32 bits of running
- * hash and a name index, the table of names, descriptions for the logs
- * that have them, and the bytes they take (context/meta.h). */
+ * hash and a name index, the table of names, records for the logs that
+ * keep them, and the bytes they take (context/meta.h). */
 #include "context/seqlog.h"
 
 #include <stdlib.h>
@@ -14,16 +14,16 @@
 static long long seqlog_bytes(const weft_seqlog_t *l)
 {
     return (long long)(l->log.elem * l->log.cap + l->name_ix.elem * l->name_ix.cap +
-                       l->names.elem * l->names.cap + l->detail.elem * l->detail.cap);
+                       l->names.elem * l->names.cap + l->rec.elem * l->rec.cap);
 }
 
-void weft_seqlog_init(weft_seqlog_t *l, weft_meta_t *meta)
+void weft_seqlog_init(weft_seqlog_t *l, size_t rec_size, weft_meta_t *meta)
 {
     *l = (weft_seqlog_t){.meta = meta};
     weft_vec_init(&l->log, sizeof(uint32_t), 256);
     weft_vec_init(&l->name_ix, sizeof(uint16_t), 256);
     weft_vec_init(&l->names, sizeof(const char *), 16);
-    weft_vec_init(&l->detail, WEFT_SEQ_DETAIL, 256);
+    weft_vec_init(&l->rec, rec_size, 256);
 }
 
 /* The index of a static name, added to the table when new. */
@@ -43,14 +43,26 @@ static int name_index(weft_seqlog_t *l, const char *name)
     return ix;
 }
 
-int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail)
+int weft_seqlog_push(weft_seqlog_t *l, const char *name, const void *rec)
 {
+    size_t n = l->log.n;
+    int keep_rec = l->rec.elem > 0;
+    /* Room in every array and the last entry's name: stores only (every
+     * rank logs every task of the run, docs/SCALE.md). */
+    if (name && name == l->last_name && n < l->log.cap && n < l->name_ix.cap &&
+        (!keep_rec || n < l->rec.cap)) {
+        ((uint32_t *)l->log.data)[n] = (uint32_t)l->hash;
+        ((uint16_t *)l->name_ix.data)[n] = (uint16_t)l->last_ix;
+        if (keep_rec) memcpy(weft_vec_at(&l->rec, n), rec, l->rec.elem);
+        l->log.n = l->name_ix.n = n + 1;
+        if (keep_rec) l->rec.n = n + 1;
+        return WEFT_SUCCESS;
+    }
     /* Counted by capacity, as the arrays grow (a failure keeps what grew). */
     long long before = seqlog_bytes(l);
-    size_t n = l->log.n;
     int rc = weft_vec_reserve(&l->log, n + 1);
     if (rc == WEFT_SUCCESS) rc = weft_vec_reserve(&l->name_ix, n + 1);
-    if (rc == WEFT_SUCCESS && detail) rc = weft_vec_reserve(&l->detail, n + 1);
+    if (rc == WEFT_SUCCESS && keep_rec) rc = weft_vec_reserve(&l->rec, n + 1);
     uint16_t ix = SEQ_NO_NAME;
     if (rc == WEFT_SUCCESS && name) ix = (uint16_t)name_index(l, name);
     long long after = seqlog_bytes(l);
@@ -63,15 +75,9 @@ int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail)
     uint32_t h = (uint32_t)l->hash;
     rc = weft_vec_push(&l->log, &h);
     if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name_ix, &ix);
-    if (rc == WEFT_SUCCESS && detail) {
-        /* Entry n's description sits at index n (the logs that have them
-         * describe every entry). */
-        char *text = weft_vec_at(&l->detail, n);
-        size_t len = strnlen(detail, WEFT_SEQ_DETAIL - 1);
-        memcpy(text, detail, len);
-        text[len] = '\0';
-        l->detail.n = n + 1;
-    }
+    /* Entry n's record sits at index n (a log with records keeps one for
+     * every entry). */
+    if (rc == WEFT_SUCCESS && keep_rec) rc = weft_vec_push(&l->rec, rec);
     return rc;
 }
 
@@ -82,10 +88,14 @@ int64_t weft_seqlog_at(const weft_seqlog_t *l, long k)
                : -1;
 }
 
-const char *weft_seqlog_text(const weft_seqlog_t *l, long k)
+const void *weft_seqlog_rec(const weft_seqlog_t *l, long k)
+{
+    return k >= 0 && (size_t)k < l->rec.n ? weft_vec_at(&l->rec, (size_t)k) : NULL;
+}
+
+const char *weft_seqlog_name(const weft_seqlog_t *l, long k)
 {
     if (k < 0 || (size_t)k >= l->log.n) return NULL;
-    if ((size_t)k < l->detail.n) return weft_vec_at(&l->detail, (size_t)k);
     size_t ix = *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k);
     return ix < l->names.n ? *(const char *const *)weft_vec_at(&l->names, ix)
                            : "(a task class past the 65535 the check names)";
@@ -95,7 +105,7 @@ void weft_seqlog_clear(weft_seqlog_t *l)
 {
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
-    weft_vec_clear(&l->detail);
+    weft_vec_clear(&l->rec);
     l->hash = 0;
     l->lost = 0;
 }
@@ -106,9 +116,10 @@ void weft_seqlog_free(weft_seqlog_t *l)
     weft_vec_fini(&l->log);
     weft_vec_fini(&l->name_ix);
     weft_vec_fini(&l->names);
-    weft_vec_fini(&l->detail);
+    weft_vec_fini(&l->rec);
     l->hash = 0;
     l->lost = 0;
     l->last_name = NULL;
     l->last_ix = 0;
+    l->hashed_name = NULL;
 }

@@ -2,7 +2,10 @@
  * the data and matrices it created), so that ranks can compare theirs and
  * name the first entry where they differ. Every rank logs every task of
  * the whole sequence, so an entry is small: 32 bits of the running hash
- * and the index of its name in a table of distinct names (docs/SCALE.md). */
+ * and the index of its name in a table of distinct names (docs/SCALE.md).
+ * A log may also keep a fixed-size binary record an entry (the arguments
+ * of a data creation), from which its owner makes text only to report a
+ * divergence. */
 #ifndef WEFT_CONTEXT_SEQLOG_H
 #define WEFT_CONTEXT_SEQLOG_H
 
@@ -11,34 +14,38 @@
 #include "context/meta.h"
 #include "util/vec.h"
 
-#define WEFT_SEQ_DETAIL 96
-
 typedef struct weft_seqlog {
-    uint64_t hash;         /* after the last entry; 0 when empty */
-    weft_vec_t log;        /* uint32_t: low 32 bits of the running hash after each entry */
-    weft_vec_t name_ix;    /* uint16_t: each entry's name, an index into names */
-    weft_vec_t names;      /* const char *: the distinct static names (task classes), at
-                              most 65535; later ones are not kept */
-    const char *last_name; /* the name last logged and its index */
-    int last_ix;           /* (tasks of a class come in runs) */
-    weft_vec_t detail;     /* char[WEFT_SEQ_DETAIL]: or a description, when entries have one */
-    int lost;              /* entries that could not be kept (out of memory) */
-    weft_meta_t *meta;     /* where its bytes are counted, NULL: nowhere */
+    uint64_t hash;           /* after the last entry; 0 when empty */
+    weft_vec_t log;          /* uint32_t: low 32 bits of the running hash after each entry */
+    weft_vec_t name_ix;      /* uint16_t: each entry's name, an index into names */
+    weft_vec_t names;        /* const char *: the distinct static names (task classes), at
+                                most 65535; later ones are not kept */
+    const char *last_name;   /* the name last logged and its index */
+    int last_ix;             /* (tasks of a class come in runs) */
+    const char *hashed_name; /* the name its owner hashed last, and the hash */
+    uint64_t name_hash;      /* (entries of one name come in runs) */
+    weft_vec_t rec;          /* the entries' records, when the log keeps them (elem > 0) */
+    int lost;                /* entries that could not be kept (out of memory) */
+    weft_meta_t *meta;       /* where its bytes are counted, NULL: nowhere */
 } weft_seqlog_t;
 
-/* Makes l an empty log whose bytes are counted in meta (NULL: nowhere);
- * a zeroed one is not (its arrays need their element sizes). */
-void weft_seqlog_init(weft_seqlog_t *l, weft_meta_t *meta);
+/* Makes l an empty log that keeps a record of rec_size bytes an entry (0:
+ * none), its bytes counted in meta (NULL: nowhere); a zeroed log is not
+ * one (its arrays need their element sizes). */
+void weft_seqlog_init(weft_seqlog_t *l, size_t rec_size, weft_meta_t *meta);
 /* Entries since the last clear. */
 static inline long weft_seqlog_count(const weft_seqlog_t *l) { return (long)l->log.n; }
 /* Keeps an entry for l->hash as it is now (the caller folded the entry
- * into it), named by a static name or described by detail (copied).
- * WEFT_ERR_NOMEM: not kept, counted as lost. */
-int weft_seqlog_push(weft_seqlog_t *l, const char *name, const char *detail);
+ * into it), named by a static name, with its record (rec_size bytes
+ * copied; ignored by a log without records). WEFT_ERR_NOMEM: not kept,
+ * counted as lost. */
+int weft_seqlog_push(weft_seqlog_t *l, const char *name, const void *rec);
 /* Entry k's 32 bits of running hash, -1 past the last entry. */
 int64_t weft_seqlog_at(const weft_seqlog_t *l, long k);
-/* Entry k's description or name; NULL past the last entry. */
-const char *weft_seqlog_text(const weft_seqlog_t *l, long k);
+/* Entry k's name; NULL past the last entry. */
+const char *weft_seqlog_name(const weft_seqlog_t *l, long k);
+/* Entry k's record; NULL past the last entry or in a log without them. */
+const void *weft_seqlog_rec(const weft_seqlog_t *l, long k);
 /* Forgets the entries (the names stay). */
 void weft_seqlog_clear(weft_seqlog_t *l);
 /* Frees l's memory; l is empty afterwards (and may log again). */

@@ -31,19 +31,29 @@ size_t weft_dtype_size(weft_dtype_t t)
 _Static_assert(offsetof(weft_data_t, home_device) <= 64,
                "what insertion reads of a data fits its first cache line");
 
+/* Whole cache lines: the first is what insertion reads (data.h). */
+#define DATA_BYTES ((sizeof(weft_data_t) + 63) / 64 * 64)
+
+void weft_data__free_mem(void *mem) { free(mem); }
+
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                                int cols, int owner_rank)
+{
+    return weft_data__create_in(NULL, ctx, key, type, rows, cols, owner_rank);
+}
+
+weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t key,
+                                  weft_dtype_t type, int rows, int cols, int owner_rank)
 {
     size_t elem = weft_dtype_size(type);
     if (elem == 0 || rows <= 0 || cols <= 0) {
         weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows, cols);
+        weft_data__free_mem(mem);
         return NULL;
     }
-    /* Whole cache lines: the first is what insertion reads (data.h). */
-    size_t size = (sizeof(weft_data_t) + 63) / 64 * 64;
-    weft_data_t *d = aligned_alloc(64, size);
+    weft_data_t *d = mem ? mem : aligned_alloc(64, DATA_BYTES);
     if (!d) return NULL;
-    memset(d, 0, size);
+    memset(d, 0, DATA_BYTES);
     d->tag = WEFT_HANDLE_DATA;
     d->key = key;
     d->ctx = ctx;
@@ -66,7 +76,7 @@ void weft_data__destroy(weft_data_t *d)
     d->stf = NULL;
     weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
-    weft_quarantine_put(d->quarantine, d, free);
+    weft_quarantine_put(d->quarantine, d, weft_data__free_mem);
 }
 
 void weft_data__retain(weft_data_t *d)

@@ -77,7 +77,10 @@ enum {
     WEFT_DATA_KEEP_DEVICE = 0x8,
     /* A NEW data read before its first write starts from init_fn's contents
      * (zero bytes when init_fn is NULL): weft_data_set_init. */
-    WEFT_DATA_INIT = 0x10
+    WEFT_DATA_INIT = 0x10,
+    /* weft_data_set_reduction was called on it: a walk reads the stf
+     * record, off the first cache line, only for these (docs/SCALE.md). */
+    WEFT_DATA_REDUX = 0x20
 };
 
 struct weft_data {
@@ -128,6 +131,14 @@ struct weft_data {
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                                int cols, int owner_rank);
+/* The same in mem, the memory of a destroyed data that the quarantine
+ * gave back (weft_quarantine_take with weft_data__free_mem), or NULL to
+ * allocate; mem is the data's, or freed when NULL is returned. */
+weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t key,
+                                  weft_dtype_t type, int rows, int cols, int owner_rank);
+/* Frees a destroyed data's memory: the free function its quarantine entry
+ * carries, by which weft_quarantine_take tells a data's memory. */
+void weft_data__free_mem(void *mem);
 /* Frees every copy, then the structure (into d->quarantine when set);
  * readers must be 0 (asserted). */
 void weft_data__destroy(weft_data_t *d);

@@ -334,7 +334,7 @@ static weft_context_t *context_new(void)
     weft_task_pool_init(&ctx->task_pool);
     ctx->meta.tasks_live = &ctx->task_pool.live;
     ctx->meta.task_bytes = (long long)sizeof(weft_task_t);
-    weft_seqlog_init(&ctx->calls, &ctx->meta);
+    weft_seqlog_init(&ctx->calls, sizeof(weft_seqcall_t), &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);

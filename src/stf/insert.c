@@ -297,6 +297,16 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     return rc != WEFT_SUCCESS ? rc : rc2;
 }
 
+/* Whether a flow of t reduces, or names a data with a reduction set:
+ * reductions are rare, and one look spares the walk redux.c's passes. */
+static int uses_redux(const weft_task_t *t)
+{
+    int any = 0;
+    for (int i = 0; i < t->nflows; i++)
+        any |= t->flow[i].mode == WEFT_REDUX || (t->flow[i].data->flags & WEFT_DATA_REDUX);
+    return any;
+}
+
 /* The one path of both forms, once tp and cls were checked. */
 static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                        int nargs)
@@ -312,13 +322,15 @@ static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     int tags[WEFT_MAX_FLOWS];
     unsigned init = 0;
     int rc = parse_args(&w, tags, args, nargs);
+    int redux = rc == WEFT_SUCCESS && uses_redux(&w);
     /* Pending partial results of a data this task uses otherwise are
      * combined first (their tasks go before it). */
-    if (rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, &w);
+    if (redux) rc = weft_redux_flush_flows(tp, &w);
     if (rc == WEFT_SUCCESS) rc = check_flows(&w, &init);
     int aff = affinity_flow(tags, w.nflows);
     int exec_rank = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
-    if (rc == WEFT_SUCCESS) rc = weft_redux_lower(tp, &w, tp->ctx->nranks > 1 ? exec_rank : 0);
+    if (rc == WEFT_SUCCESS && redux)
+        rc = weft_redux_lower(tp, &w, tp->ctx->nranks > 1 ? exec_rank : 0);
     /* Refused: nothing inserted, so nothing for a wait to wait for. */
     if (rc != WEFT_SUCCESS) return rc;
     return insert_checked(tp, &w, aff, init);

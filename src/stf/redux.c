@@ -3,6 +3,7 @@
  * its owner. */
 #include "stf/redux.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
     weft_redux_t *r = rec->redux ? rec->redux : calloc(1, sizeof *r);
     if (!r) return WEFT_ERR_NOMEM;
     rec->redux = r;
+    d->flags |= WEFT_DATA_REDUX;
     if (!r->part) {
         r->lanes = (int)weft_params_int(ctx->params, "redux_lanes");
         r->nparts = ctx->nranks * r->lanes;
@@ -82,6 +84,16 @@ int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
     return WEFT_SUCCESS;
 }
 
+/* arg: the data's key, rank, lane (described only to report a divergence). */
+static void describe_partial(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                             size_t n)
+{
+    snprintf(text, n, "%s of data %lld (rank %d, lane %d)", kind->name, (long long)arg[0],
+             (int)arg[1], (int)arg[2]);
+}
+
+static const weft_seqcall_kind_t seq_partial = {"partial", describe_partial};
+
 /* Partial `lane` of `rank` for d, made on first use (on every rank, in the
  * same order: the creation is part of the sequence the ranks compare). */
 static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redux_t *r, int rank,
@@ -89,8 +101,8 @@ static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redu
 {
     weft_data_t **p = &r->part[rank * r->lanes + lane];
     if (*p) return *p;
-    weft_seqcheck_call(ctx, "partial of data %llu (rank %d, lane %d)", (unsigned long long)d->key,
-                       rank, lane);
+    weft_seqcheck_call(ctx, &seq_partial,
+                       (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, rank, lane});
     *p = weft_data_make(ctx, d->type, d->rows, d->cols, rank);
     if (*p) (*p)->flags |= WEFT_DATA_NEW;
     return *p;
@@ -188,8 +200,10 @@ static int flush_data(weft_taskpool_t *tp, weft_data_t *d)
 int weft_redux_flush_flows(weft_taskpool_t *tp, const weft_task_t *t)
 {
     int rc = WEFT_SUCCESS;
+    /* Every rank walks every task: the flag spares a cache miss a data. */
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        if (t->flow[i].mode != WEFT_REDUX && redux_of(t->flow[i].data))
+        if (t->flow[i].mode != WEFT_REDUX && (t->flow[i].data->flags & WEFT_DATA_REDUX) &&
+            redux_of(t->flow[i].data))
             rc = flush_data(tp, t->flow[i].data);
     return rc;
 }

@@ -2,17 +2,24 @@
  * the ranks compare the running hashes at the next agreement. */
 #include "stf/seqcheck.h"
 
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stf/agree.h"
 #include "util/log.h"
 
-static uint64_t fold(uint64_t h, uint64_t v)
+/* The longest text of an entry named in a report. */
+#define WEFT_SEQ_TEXT 96
+
+/* One multiply and a shift a word: every rank folds every flow of every
+ * task of the run, so the mix is the cheapest that still spreads each
+ * input bit over the high half, which the next word's product carries
+ * down again. */
+static inline uint64_t fold(uint64_t h, uint64_t v)
 {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
+    h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
 }
 
 uint64_t weft_seqcheck_hash_str(const char *s)
@@ -24,10 +31,10 @@ uint64_t weft_seqcheck_hash_str(const char *s)
 
 /* The hash always moves, so ranks compare all they did; the entry itself
  * is kept to name a divergence, and counted as lost when memory lacks. */
-static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const char *detail)
+static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const void *rec)
 {
     l->hash = fold(l->hash, entry);
-    return weft_seqlog_push(l, name, detail);
+    return weft_seqlog_push(l, name, rec);
 }
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
@@ -39,27 +46,50 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
     }
     uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
     h = fold(h, (uint64_t)(t->device_hint + 1));
-    /* Each flow is hashed on its own chain, folded into h once: the
-     * flows' chains overlap in the processor (every rank pays this for
-     * every task of the run). */
+    /* Three words a flow, each field whole in one of them (a key below
+     * 2^62, 32-bit shapes, owner and type). */
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        uint64_t f = fold(d->key * 4 + (uint64_t)t->flow[i].mode, (uint64_t)d->owner_rank);
-        f = fold(f, ((uint64_t)d->rows << 32) ^ ((uint64_t)d->cols << 2) ^ (uint64_t)d->type);
-        h = fold(h, f);
+        h = fold(h, d->key * 4 + (uint64_t)t->flow[i].mode);
+        h = fold(h, ((uint64_t)(uint32_t)d->owner_rank << 32) | (uint32_t)d->type);
+        h = fold(h, ((uint64_t)(uint32_t)d->rows << 32) | (uint32_t)d->cols);
     }
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
 
-void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
+/* The text of an entry of l: its record described, or its name. */
+static void entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
 {
-    char text[WEFT_SEQ_DETAIL];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (seqlog_add(&ctx->calls, weft_seqcheck_hash_str(text), NULL, text) != WEFT_SUCCESS)
+    const weft_seqcall_t *c = weft_seqlog_rec(l, k);
+    const char *name = weft_seqlog_name(l, k);
+    if (c)
+        c->kind->describe(c->kind, c->arg, text, n);
+    else
+        snprintf(text, n, "%s", name ? name : "");
+}
+
+void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
+                        const int64_t arg[WEFT_SEQCALL_ARGS])
+{
+    /* Binary fields folded, no text: every rank pays this for every
+     * creation of the run. Creations of a kind come in runs: its name is
+     * hashed once a run. */
+    weft_seqlog_t *l = &ctx->calls;
+    if (kind->name != l->hashed_name) {
+        l->hashed_name = kind->name;
+        l->name_hash = weft_seqcheck_hash_str(kind->name);
+    }
+    weft_seqcall_t c = {.kind = kind};
+    uint64_t h = l->name_hash;
+    for (int i = 0; i < WEFT_SEQCALL_ARGS; i++) {
+        c.arg[i] = arg[i];
+        h = fold(h, (uint64_t)arg[i]);
+    }
+    if (seqlog_add(l, h, kind->name, &c) != WEFT_SUCCESS) {
+        char text[WEFT_SEQ_TEXT];
+        kind->describe(kind, arg, text, sizeof text);
         weft_warn("out of memory keeping '%s' for the check across ranks", text);
+    }
 }
 
 /* Whether entry k differs between ranks (a rank without it differs). */
@@ -108,18 +138,17 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
  * At most 16 ranks are listed: the first divergent ones are among them. */
 static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs)
 {
-    char mine[WEFT_SEQ_DETAIL] = "";
-    if (k >= 0 && (size_t)k < l->detail.n)
-        snprintf(mine, sizeof mine, "%s", (const char *)weft_vec_at(&l->detail, (size_t)k));
-    char *all = malloc((size_t)WEFT_SEQ_DETAIL * (size_t)ctx->nranks);
+    char mine[WEFT_SEQ_TEXT] = "";
+    if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
+    char *all = malloc((size_t)WEFT_SEQ_TEXT * (size_t)ctx->nranks);
     if (!all) {
         weft_error("out of memory comparing the ranks' sequences: ending the run");
         MPI_Abort(ctx->comm, 1);
     }
-    MPI_Allgather(mine, WEFT_SEQ_DETAIL, MPI_CHAR, all, WEFT_SEQ_DETAIL, MPI_CHAR, ctx->comm);
+    MPI_Allgather(mine, WEFT_SEQ_TEXT, MPI_CHAR, all, WEFT_SEQ_TEXT, MPI_CHAR, ctx->comm);
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
-        const char *e = all + (size_t)r * WEFT_SEQ_DETAIL;
+        const char *e = all + (size_t)r * WEFT_SEQ_TEXT;
         if (*e)
             weft_error("  rank %d made #%ld as '%s'", r, k, e);
         else
@@ -143,8 +172,10 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     long k = first_divergence(ctx, l, differs);
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
-    const char *mine = weft_seqlog_text(l, k);
-    if (mine)
+    char mine[WEFT_SEQ_TEXT];
+    int have = k < weft_seqlog_count(l);
+    if (have) entry_text(l, k, mine, sizeof mine);
+    if (have)
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
                    "as '%s' (ranks differing there from rank 0: %s)",
                    subject, verb, what, what, k, verb, mine, ranks);

@@ -10,14 +10,40 @@
 #include "sched/task.h"
 #include "stf/taskpool.h"
 
-/* Folds t, to run on exec_rank, into tp's sequence (main thread). */
 /* The 64-bit FNV-1a hash of a string: what the ranks compare of a text. */
 uint64_t weft_seqcheck_hash_str(const char *s);
+/* Folds t, to run on exec_rank, into tp's sequence (main thread). */
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank);
-/* Folds a data or matrix creation, described by a printf format whose
- * text holds every argument that must match across ranks (main thread). */
-void weft_seqcheck_call(weft_context_t *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+
+/* Arguments of a creation that the ranks compare. */
+#define WEFT_SEQCALL_ARGS 7
+
+struct weft_seqcall_kind;
+/* Writes the text of a creation of `kind` with arguments arg into text (n
+ * bytes): called only to report a divergence. */
+typedef void weft_seqcall_describe_fn(const struct weft_seqcall_kind *kind, const int64_t *arg,
+                                      char *text, size_t n);
+
+/* A kind of creation (weft_data_new, a matrix call ...): a static constant
+ * of the module that makes it. */
+typedef struct weft_seqcall_kind {
+    const char *name; /* the call; hashed with the arguments */
+    weft_seqcall_describe_fn *describe;
+} weft_seqcall_kind_t;
+
+/* A creation as the context's log keeps it: binary, since every rank
+ * logs every creation of the run and text is needed only to name a
+ * divergence (docs/SCALE.md). */
+typedef struct weft_seqcall {
+    const weft_seqcall_kind_t *kind;
+    int64_t arg[WEFT_SEQCALL_ARGS];
+} weft_seqcall_t;
+
+/* Folds a data or matrix creation of `kind` into the context's creations:
+ * arg holds every argument that must match across ranks, unused ones zero
+ * (main thread). */
+void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
+                        const int64_t arg[WEFT_SEQCALL_ARGS]);
 /* The agreement at the start of weft_taskpool_wait: collective over the
  * context's ranks. WEFT_ERR_MISMATCH (logged on every rank, context marked
  * diverged) when ranks are at different points or their sequences or

@@ -66,3 +66,17 @@ void weft_quarantine_put(weft_quarantine_t *q, void *p, weft_quarantine_free_fn 
     pthread_mutex_unlock(&q->lock);
     if (old) old_fn(old); /* outside the lock: a free may take long */
 }
+
+void *weft_quarantine_take(weft_quarantine_t *q, weft_quarantine_free_fn free_fn)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&q->lock);
+    /* Full: the oldest entry sits at next, the slot the next put fills. */
+    if (q->ptr && q->count == WEFT_QUARANTINE_SLOTS && q->free_fn[q->next] == free_fn) {
+        p = q->ptr[q->next];
+        q->ptr[q->next] = NULL;
+        q->count--;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return p;
+}

@@ -25,5 +25,10 @@ void weft_quarantine_fini(weft_quarantine_t *q);
 /* Keeps p (freed later by free_fn); with q NULL, or when the ring cannot be
  * allocated, frees it at once. */
 void weft_quarantine_put(weft_quarantine_t *q, void *p, weft_quarantine_free_fn free_fn);
+/* When the ring is full and its oldest entry was put with free_fn: that
+ * entry, out of the ring, for the caller to reuse as an object of the
+ * same kind instead of allocating one (it is past the window, where put
+ * would free it). NULL otherwise. */
+void *weft_quarantine_take(weft_quarantine_t *q, weft_quarantine_free_fn free_fn);
 
 #endif

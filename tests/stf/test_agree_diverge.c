@@ -3,6 +3,8 @@
  *   --grid PxQ   the matrix's process grid (ranks may be given different ones)
  *   --runs N     taskpools run one after the other before weft_fini
  *   --extra 1    one more task in each run (a flag that changes the sequence)
+ *   --scratch R  a NEW 4 x 4 data owned by rank R, made after the matrix
+ *                (ranks given different owners make different creations)
  * Each run sets tile (0,0) to the run number (doubled with --extra) and
  * adds it to every other tile. When the ranks agree, every local tile must
  * hold the sum over the runs; run_expect.sh checks the messages. */
@@ -88,18 +90,21 @@ int main(int argc, char **argv)
     elapsed_start();
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
-    int rank = weft_rank(ctx), P = 1, Q = weft_nranks(ctx), runs = 1, extra = 0;
+    int rank = weft_rank(ctx), P = 1, Q = weft_nranks(ctx), runs = 1, extra = 0, scratch = -1;
     for (int a = 1; a + 1 < argc; a += 2) {
         if (!strcmp(argv[a], "--grid")) sscanf(argv[a + 1], "%dx%d", &P, &Q);
         if (!strcmp(argv[a], "--runs")) runs = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--extra")) extra = atoi(argv[a + 1]);
+        if (!strcmp(argv[a], "--scratch")) scratch = atoi(argv[a + 1]);
     }
     static double mem[MT * NB * MT * NB]; /* zeros: the sums start there */
     weft_matrix_t *A =
         weft_matrix_wrap(ctx, WEFT_DOUBLE, mem, MT * NB, MT * NB, MT * NB, NB, NB, P, Q);
-    int w = A ? 0 : 1;
+    weft_data_t *S = scratch >= 0 ? weft_data_new(ctx, WEFT_DOUBLE, 4, 4, scratch) : NULL;
+    int w = A && (scratch < 0 || S) ? 0 : 1;
     for (int k = 1; k <= runs && w == 0; k++) w = run(ctx, A, k, extra);
     int wrong = w == 0 && check(ctx, A, runs, extra);
+    if (S) weft_data_release(S);
     weft_matrix_free(A);
     int f = weft_fini(ctx);
     printf("test_agree_diverge rank %d: wait=%d fini=%d%s\n", rank, w, f,
