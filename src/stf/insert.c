@@ -1,5 +1,5 @@
 /* Task insertion (sequential task flow): the array form and the variadic
- * form that builds the array, argument checks, placement options, the
+ * form (parsed alike, argument by argument), argument checks, placement options, the
  * dependencies from the access modes in insertion order, release the task
  * when nothing precedes it. */
 #include <stdarg.h>
@@ -92,24 +92,25 @@ static int is_option(int tag)
     return tag == WEFT_PRIORITY || tag == WEFT_ON_RANK || tag == WEFT_DEVICE_HINT;
 }
 
+/* One argument into the walked task t; pos counts them from 1. */
+static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos)
+{
+    if (a->tag == WEFT_VALUE) return add_value(t, a->ptr, a->bytes, pos);
+    if (is_option(a->tag)) return add_option(t, a->tag, a->i, pos);
+    if (is_mode(a->tag)) {
+        if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
+        return add_flow(t, a->tag, a->data, pos);
+    }
+    weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
+               "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",
+               t->cls->name, pos, a->tag);
+    return WEFT_ERR_INVALID;
+}
+
 static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nargs)
 {
     for (int k = 0; k < nargs; k++) {
-        const weft_arg_t *a = &args[k];
-        int rc, pos = k + 1;
-        if (a->tag == WEFT_VALUE) {
-            rc = add_value(t, a->ptr, a->bytes, pos);
-        } else if (is_option(a->tag)) {
-            rc = add_option(t, a->tag, a->i, pos);
-        } else if (is_mode(a->tag)) {
-            if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
-            rc = add_flow(t, a->tag, a->data, pos);
-        } else {
-            weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
-                       "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",
-                       t->cls->name, pos, a->tag);
-            rc = WEFT_ERR_INVALID;
-        }
+        int rc = parse_arg(t, tags, &args[k], k + 1);
         if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;
@@ -268,6 +269,8 @@ static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
 
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
+    /* The usual case without a call: every rank checks every task. */
+    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name) return WEFT_SUCCESS;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     if (cls && cls->name) return WEFT_SUCCESS;
     weft_error("argument 2 of %s is %s: pass a weft_task_class_t with a name", call,
@@ -307,10 +310,29 @@ static int uses_redux(const weft_task_t *t)
     return any;
 }
 
-/* The one path of both forms, once tp and cls were checked. */
-static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
-                       int nargs)
+/* The one path of both forms, once tp and cls were checked and the
+ * arguments parsed into w (rc: how that went). */
+static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, int rc)
 {
+    unsigned init = 0;
+    int redux = rc == WEFT_SUCCESS && uses_redux(w);
+    /* Pending partial results of a data this task uses otherwise are
+     * combined first (their tasks go before it). */
+    if (redux) rc = weft_redux_flush_flows(tp, w);
+    if (rc == WEFT_SUCCESS) rc = check_flows(w, &init);
+    int aff = affinity_flow(tags, w->nflows);
+    int exec_rank = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
+    if (rc == WEFT_SUCCESS && redux)
+        rc = weft_redux_lower(tp, w, tp->ctx->nranks > 1 ? exec_rank : 0);
+    /* Refused: nothing inserted, so nothing for a wait to wait for. */
+    if (rc != WEFT_SUCCESS) return rc;
+    return insert_checked(tp, w, aff, init);
+}
+
+int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                           const weft_arg_t *args, int nargs)
+{
+    if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (nargs < 0 || (!args && nargs > 0)) {
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
                    "them",
@@ -320,63 +342,48 @@ static int insert_args(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
-    unsigned init = 0;
     int rc = parse_args(&w, tags, args, nargs);
-    int redux = rc == WEFT_SUCCESS && uses_redux(&w);
-    /* Pending partial results of a data this task uses otherwise are
-     * combined first (their tasks go before it). */
-    if (redux) rc = weft_redux_flush_flows(tp, &w);
-    if (rc == WEFT_SUCCESS) rc = check_flows(&w, &init);
-    int aff = affinity_flow(tags, w.nflows);
-    int exec_rank = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
-    if (rc == WEFT_SUCCESS && redux)
-        rc = weft_redux_lower(tp, &w, tp->ctx->nranks > 1 ? exec_rank : 0);
-    /* Refused: nothing inserted, so nothing for a wait to wait for. */
-    if (rc != WEFT_SUCCESS) return rc;
-    return insert_checked(tp, &w, aff, init);
-}
-
-int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
-                           const weft_arg_t *args, int nargs)
-{
-    if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    return insert_args(tp, cls, args, nargs);
-}
-
-/* The variadic arguments as the array form takes them. An unknown tag
- * ends the list (what follows it cannot be read): the array form names it. */
-static int collect_args(va_list ap, weft_arg_t *args, int cap, const char *name)
-{
-    for (int n = 0; n < cap; n++) {
-        int tag = va_arg(ap, int);
-        if (tag == 0) return n;
-        args[n] = weft_arg_int(tag, 0);
-        if (tag == WEFT_VALUE) {
-            args[n].ptr = va_arg(ap, const void *);
-            args[n].bytes = va_arg(ap, size_t);
-        } else if (is_option(tag)) {
-            args[n].i = va_arg(ap, int);
-        } else if (is_mode(tag)) {
-            args[n].data = va_arg(ap, weft_data_t *);
-        } else {
-            return n + 1;
-        }
-    }
-    weft_error("insert %s: more than %d arguments before the 0 that ends them (at most %d data "
-               "and %d values)",
-               name, cap, WEFT_MAX_FLOWS, WEFT_MAX_VALUES);
-    return -1;
+    return insert_walked(tp, &w, tags, rc);
 }
 
 #define INSERT_MAX_ARGS 64
 
+/* The variadic arguments, each parsed as the array form parses it as soon
+ * as it is read (every rank walks every task: no array to fill and read
+ * again). An unknown tag ends the list (what follows it cannot be read):
+ * parse_arg names it. */
+static int parse_va(weft_task_t *t, int *tags, va_list ap)
+{
+    for (int n = 0; n < INSERT_MAX_ARGS; n++) {
+        int tag = va_arg(ap, int);
+        if (tag == 0) return WEFT_SUCCESS;
+        weft_arg_t a = weft_arg_int(tag, 0);
+        if (tag == WEFT_VALUE) {
+            a.ptr = va_arg(ap, const void *);
+            a.bytes = va_arg(ap, size_t);
+        } else if (is_option(tag)) {
+            a.i = va_arg(ap, int);
+        } else if (is_mode(tag)) {
+            a.data = va_arg(ap, weft_data_t *);
+        }
+        int rc = parse_arg(t, tags, &a, n + 1);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    weft_error("insert %s: more than %d arguments before the 0 that ends them (at most %d data "
+               "and %d values)",
+               t->cls->name, INSERT_MAX_ARGS, WEFT_MAX_FLOWS, WEFT_MAX_VALUES);
+    return WEFT_ERR_INVALID;
+}
+
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
     if (check_class(tp, cls, "weft_insert_task") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    weft_arg_t args[INSERT_MAX_ARGS];
+    weft_task_t w; /* the walked task */
+    walk_init(&w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
     va_list ap;
     va_start(ap, cls);
-    int n = collect_args(ap, args, INSERT_MAX_ARGS, cls->name);
+    int rc = parse_va(&w, tags, ap);
     va_end(ap);
-    return n < 0 ? WEFT_ERR_INVALID : insert_args(tp, cls, args, n);
+    return insert_walked(tp, &w, tags, rc);
 }
