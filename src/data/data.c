@@ -181,6 +181,9 @@ void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
     weft_data_wake_mark_locked(d);
     weft_data_copy_t *dst = d->copies[device];
     assert(dst);
+    /* 0: the next version of this rank's own numbering (a front-end that
+     * matches transfers by labels of its own, src/ptg). */
+    if (version == 0) version = d->version + 1;
     if (version > d->version) {
         /* A newer version arrived from another rank: every local copy is stale. */
         d->version = version;

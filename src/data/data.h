@@ -224,7 +224,7 @@ typedef enum weft_publish {
  * receives; docs/COHERENCY.md rules 2 and 4). Takes d's lock; under it:
  * WEFT_PUBLISH_WRITTEN makes c the newest version, `version` (the one the
  * distributed sequence assigned) or, when 0, the next one, and every other
- * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in
+ * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` (0: the next) in
  * (weft_data_copied_locked); a non-zero task_seq names the task that last
  * used c; then the reader the user held on c is released (c may be evicted
  * or freed from then on). */

@@ -23,7 +23,7 @@
  * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
  * each make one. The handle is checked before anything is read from it:
  * a matrix, a released data or a stray pointer is refused. The data is
- * retained only if the task is kept (keep_walked). */
+ * retained only if the task is kept (weft_insert_keep). */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 {
     const char *name = t->cls->name;
@@ -181,7 +181,7 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
     return WEFT_SUCCESS;
 }
 
-int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
+int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t)
 {
     weft_context_t *ctx = tp->ctx;
     int rc = WEFT_SUCCESS;
@@ -194,6 +194,13 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
         for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
             if (weft_task_first_flow_of(t, i) == i) rc = weft_data_use_add(t->flow[i].data, use);
     }
+    return rc;
+}
+
+int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
+{
+    weft_context_t *ctx = tp->ctx;
+    int rc = weft_insert_number(tp, t);
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
@@ -243,7 +250,7 @@ static void walk_init(weft_task_t *w, weft_taskpool_t *tp, const weft_task_class
     w->nvalues = 0;
 }
 
-static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
+weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w)
 {
     weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
     if (!t) return NULL;
@@ -266,6 +273,17 @@ static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
     return t;
 }
 
+int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                      int nargs, weft_task_t *w, int *aff)
+{
+    walk_init(w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
+    int rc = parse_args(w, tags, args, nargs);
+    *aff = affinity_flow(tags, w->nflows);
+    w->affinity = *aff;
+    return rc;
+}
+
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
@@ -276,7 +294,7 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
 }
 
 /* After the arguments were checked: the distributed part on every rank,
- * then the local part on the rank that keeps the task (keep_walked). */
+ * then the local part on the rank that keeps the task (weft_insert_keep). */
 static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init)
 {
     int rc = WEFT_SUCCESS;
@@ -289,7 +307,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
         if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data);
-    weft_task_t *t = keep_walked(tp, w);
+    weft_task_t *t = weft_insert_keep(tp, w);
     if (!t) return WEFT_ERR_NOMEM;
     tp->ninserted_local++;
     tp->ctx->kept++;

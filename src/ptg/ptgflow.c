@@ -1,0 +1,406 @@
+/* The versions of a graph as one rank sees them (docs/PTG.md): for each
+ * flow of a local task, the version it reads or replaces (made here, brought
+ * by a RECV, or the data's own from before the graph) and the version it
+ * writes (sent once to each other rank with a consumer). Versions are
+ * matched across ranks by their depth in the graph (label), which both
+ * ends compute from the producer functions alone; locally a received
+ * version takes this rank's next version number (data.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptg/ptg.h"
+#include "stf/home.h"
+#include "stf/remote.h"
+
+static weft_ptg_ver_t *ver(const weft_ptg_build_t *b, size_t i)
+{
+    return weft_vec_at(&b->vervec, i);
+}
+
+/* The record of key, made empty when absent; *out its index. */
+static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
+{
+    size_t i = weft_ptgmap_get(&b->vers, key);
+    if (i == SIZE_MAX) {
+        weft_ptg_ver_t v = {.key = *key, .users = SIZE_MAX, .listed = -1};
+        i = b->vervec.n;
+        if (weft_vec_push(&b->vervec, &v) != WEFT_SUCCESS ||
+            weft_ptgmap_put(&b->vers, key, i) != WEFT_SUCCESS)
+            return WEFT_ERR_NOMEM;
+    }
+    *out = i;
+    return WEFT_SUCCESS;
+}
+
+/* The version of d from before the graph: one key per data. */
+static weft_ptg_ref_t initial_key(const weft_data_t *d)
+{
+    weft_ptg_ref_t k = {.cls = -1, .flow = -1};
+    k.idx[0] = (int)(uint32_t)d->key;
+    k.idx[1] = (int)(uint32_t)(d->key >> 32);
+    return k;
+}
+
+static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
+{
+    const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    if (!k->producer(r->idx, r->flow, p, b->g->arg)) return 0;
+    *p = weft_ptg__norm(b, *p);
+    return weft_ptg__check_ref(b, r, p) == WEFT_SUCCESS ? 1 : -1;
+}
+
+/* r's output's depth: one more than the version it replaced. The chain of
+ * producers is walked back to a version whose depth is known (or to the
+ * graph's start) and numbered forward; a chain longer than the graph has
+ * tasks loops. */
+static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
+{
+    weft_ptg_ref_t cur = *r;
+    uint32_t base = 0;
+    b->chain.n = 0;
+    for (;;) {
+        size_t i = weft_ptgmap_get(&b->vers, &cur);
+        if (i != SIZE_MAX && ver(b, i)->label) {
+            base = ver(b, i)->label;
+            break;
+        }
+        if ((long long)b->chain.n > b->walked)
+            return weft_ptg__fail(b, r, "the producers of its flow %d never reach the graph's "
+                                        "start (the producer functions form a cycle)",
+                                  r->flow);
+        if (weft_vec_push(&b->chain, &cur) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        weft_ptg_ref_t p;
+        int has = producer_of(b, &cur, &p);
+        if (has < 0) return WEFT_ERR_INVALID;
+        if (!has) break;
+        cur = p;
+    }
+    for (size_t k = b->chain.n; k-- > 0;) {
+        size_t i;
+        weft_ptg_ref_t key = *(weft_ptg_ref_t *)weft_vec_at(&b->chain, k);
+        if (ver_get(b, &key, &i) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        ver(b, i)->label = ++base;
+    }
+    *label = base;
+    return WEFT_SUCCESS;
+}
+
+/* p's consumers of flow p->flow into b->refs (checked to be tasks). */
+static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
+{
+    const weft_ptg_class_t *k = &b->g->classes[p->cls];
+    for (;;) {
+        int max = (int)(b->refs.cap ? b->refs.cap : 16);
+        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        weft_ptg_ref_t *to = b->refs.data;
+        int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
+        if (got < 0)
+            return weft_ptg__fail(b, p, "its consumers function returned %d for flow %d", got,
+                                  p->flow);
+        if (got > max) {
+            if (weft_vec_reserve(&b->refs, (size_t)got) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+            continue;
+        }
+        for (int c = 0; c < got; c++) {
+            to[c] = weft_ptg__norm(b, to[c]);
+            if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        }
+        *n = (size_t)got;
+        return WEFT_SUCCESS;
+    }
+}
+
+static int add_user(weft_ptg_build_t *b, size_t vi, weft_task_t *t)
+{
+    weft_ptg_link_t l = {.task = t, .next = ver(b, vi)->users};
+    if (weft_vec_push(&b->links, &l) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    ver(b, vi)->users = b->links.n - 1;
+    return WEFT_SUCCESS;
+}
+
+static int same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A version written away from d's owner must be replaced later by a
+ * task of the graph: nothing brings a final version home. */
+static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
+                       size_t n)
+{
+    if (d->owner_rank == b->me) return WEFT_SUCCESS;
+    for (size_t c = 0; c < n; c++) {
+        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
+        weft_task_t w;
+        int aff;
+        if (weft_ptg__parse(b, &cr, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return WEFT_SUCCESS;
+    }
+    return weft_ptg__fail(b, p,
+                          "flow %d writes the final version of data %llu on rank %d, away from "
+                          "its owner rank %d (no later task replaces it): run the last writer "
+                          "on the owner",
+                          p->flow, (unsigned long long)d->key, b->me, d->owner_rank);
+}
+
+/* The consumers of p's output on other ranks: each must name p back; one
+ * SEND to each such rank, after pt. */
+static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
+                      size_t n, int *listed)
+{
+    weft_ptg_ver_t *v = ver(b, vi);
+    int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0;
+    if (!ranks) return WEFT_ERR_NOMEM;
+    *listed = 0;
+    for (size_t c = 0; c < n; c++) {
+        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c], back;
+        int r = weft_ptg__rank(b, &cr);
+        if (r < 0) goto bad;
+        if (r == b->me) {
+            (*listed)++;
+            continue;
+        }
+        int has = producer_of(b, &cr, &back);
+        if (has < 0) goto bad;
+        if (!has || !same_ref(&back, p)) {
+            weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
+                                 "not name it back",
+                           p->flow);
+            weft_ptg__fail(b, &cr, "(that consumer, flow %d) names %s as its producer",
+                           cr.flow, has ? "another task" : "none");
+            goto bad;
+        }
+        ranks[nr++] = r;
+    }
+    qsort(ranks, (size_t)nr, sizeof *ranks, cmp_int);
+    for (int k = 0; k < nr; k++) {
+        if (k > 0 && ranks[k] == ranks[k - 1]) continue;
+        weft_task_t *s = weft_remote_action(b->tp, WEFT_TASK_SEND, v->data, ranks[k], v->label,
+                                            pt->priority, 0);
+        if (!s || weft_vec_push(&b->actions, &s) != WEFT_SUCCESS) {
+            if (s) weft_task_unref(s);
+            free(ranks);
+            return WEFT_ERR_NOMEM;
+        }
+        weft_task_add_edge(pt, s);
+        if (add_user(b, vi, s) != WEFT_SUCCESS) {
+            free(ranks);
+            return WEFT_ERR_NOMEM;
+        }
+        v = ver(b, vi);
+    }
+    free(ranks);
+    return WEFT_SUCCESS;
+bad:
+    free(ranks);
+    return WEFT_ERR_INVALID;
+}
+
+/* The version written by flow p->flow of local task pt. */
+static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
+{
+    if (p->flow >= pt->nflows || !(pt->flow[p->flow].mode & WEFT_W))
+        return weft_ptg__fail(b, p, "is named as the producer of its flow %d, which it %s",
+                              p->flow, p->flow >= pt->nflows ? "does not have" : "does not write");
+    weft_data_t *d = pt->flow[p->flow].data;
+    uint32_t label;
+    int rc = label_of(b, p, &label);
+    size_t n = 0;
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = pt;
+    v->label = label;
+    v->full = 1;
+    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
+}
+
+/* Where the bytes of a version received for t land: t's home device. */
+static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
+{
+    if (ctx->ndevices == 0) return 0;
+    int home = weft_home_device(ctx, t);
+    return home > 0 ? home : 0;
+}
+
+/* The version written by flow p->flow of a task of rank prank, read or
+ * replaced here by t: a RECV brings it. */
+static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
+                           weft_task_t *t, weft_data_t *d)
+{
+    weft_task_t w;
+    int aff;
+    if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (p->flow >= w.nflows || !(w.flow[p->flow].mode & WEFT_W) || w.flow[p->flow].data != d)
+        return weft_ptg__fail(b, p,
+                              "is named as the producer of data %llu by its flow %d, which %s",
+                              (unsigned long long)d->key, p->flow,
+                              p->flow >= w.nflows              ? "it does not have"
+                              : !(w.flow[p->flow].mode & WEFT_W) ? "it does not write"
+                                                                 : "holds another data");
+    uint32_t label;
+    size_t n = 0;
+    int rc = label_of(b, p, &label);
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc != WEFT_SUCCESS) return rc;
+    int listed = 0;
+    for (size_t c = 0; c < n; c++) {
+        int r = weft_ptg__rank(b, &((weft_ptg_ref_t *)b->refs.data)[c]);
+        if (r < 0) return WEFT_ERR_INVALID;
+        listed += r == b->me;
+    }
+    weft_ptg_ref_t prev;
+    int has = producer_of(b, p, &prev);
+    if (has < 0) return WEFT_ERR_INVALID;
+    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, label, t->priority,
+                                        recv_device(b->ctx, t));
+    if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
+        if (a) weft_task_unref(a);
+        return WEFT_ERR_NOMEM;
+    }
+    a->flow[0].out_version = 0; /* this rank's next version (the label only matches) */
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = a;
+    v->label = label;
+    v->listed = listed;
+    v->has_prev = 1;
+    v->prev = has ? prev : initial_key(d);
+    v->full = 1;
+    return WEFT_SUCCESS;
+}
+
+/* d as it was before the graph, read or replaced by t: only its owner
+ * holds it (the graph moves versions its tasks made, not these). */
+static int make_initial(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *self,
+                        weft_data_t *d)
+{
+    if (d->owner_rank != b->me)
+        return weft_ptg__fail(b, self,
+                              "its flow %d names no producer, so it uses data %llu as it was "
+                              "before the graph, which only the data's owner rank %d holds: "
+                              "run that first use on rank %d (it may pass the tile on)",
+                              self->flow, (unsigned long long)d->key, d->owner_rank,
+                              d->owner_rank);
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->full = 1;
+    return WEFT_SUCCESS;
+}
+
+/* A NEW data read before anything wrote it: its initialiser makes it. */
+static int initial_contents(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_data_t *d)
+{
+    if (!(d->flags & WEFT_DATA_NEW)) return WEFT_SUCCESS;
+    weft_data_lock(d);
+    int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_unlock(d);
+    if (have) return WEFT_SUCCESS;
+    if (d->flags & WEFT_DATA_INIT) return weft_data_init_contents(d);
+    return weft_ptg__fail(b, self,
+                          "its flow %d reads NEW data %llu, which no task wrote: name its "
+                          "producer, or give it initial contents (weft_data_set_init)",
+                          self->flow, (unsigned long long)d->key);
+}
+
+/* The record of the version flow self->flow of t reads or replaces. */
+static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t,
+                         weft_data_t *d, int reads, size_t *vi, int *has)
+{
+    weft_ptg_ref_t p;
+    *has = producer_of(b, self, &p);
+    if (*has < 0) return WEFT_ERR_INVALID;
+    if (!*has) p = initial_key(d);
+    int rc = ver_get(b, &p, vi);
+    if (rc != WEFT_SUCCESS || ver(b, *vi)->full) return rc;
+    if (!*has) {
+        rc = make_initial(b, *vi, self, d);
+        return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
+    }
+    int prank = weft_ptg__rank(b, &p);
+    if (prank < 0) return WEFT_ERR_INVALID;
+    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d);
+    weft_task_t *pt = weft_ptg__local(b, &p);
+    if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
+    return make_local_out(b, *vi, &p, pt);
+}
+
+int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_task_t *t, int i)
+{
+    if (weft_task_first_flow_of(t, i) != i) return WEFT_SUCCESS;
+    weft_data_t *d = t->flow[i].data;
+    int mode = 0;
+    for (int j = i; j < t->nflows; j++)
+        if (t->flow[j].data == d) mode |= t->flow[j].mode;
+    weft_ptg_ref_t self = *self_task;
+    self.flow = i;
+    size_t vi;
+    int has, rc = input_version(b, &self, t, d, mode & WEFT_R, &vi, &has);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    if (v->data != d)
+        return weft_ptg__fail(b, &self,
+                              "its flow %d holds data %llu, but the producer it names wrote data "
+                              "%llu",
+                              i, (unsigned long long)d->key, (unsigned long long)v->data->key);
+    if (has) v->named++;
+    if (v->task) weft_task_add_edge(v->task, t);
+    if ((mode & WEFT_R) && add_user(b, vi, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (!(mode & WEFT_W)) return WEFT_SUCCESS;
+    v = ver(b, vi);
+    if (v->writer && v->writer != t)
+        return weft_ptg__fail(b, &self,
+                              "its flow %d replaces a version of data %llu that another task "
+                              "here replaces too (a version has one next writer)",
+                              i, (unsigned long long)d->key);
+    v->writer = t;
+    size_t vo;
+    rc = ver_get(b, &self, &vo);
+    if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
+    return make_local_out(b, vo, &self, t);
+}
+
+/* Everything that used version v here finishes before `next` replaces it. */
+static void after_users(weft_ptg_build_t *b, const weft_ptg_ver_t *v, weft_task_t *next)
+{
+    if (v->task && v->task != next) weft_task_add_edge(v->task, next);
+    for (size_t l = v->users; l != SIZE_MAX;) {
+        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
+        if (k->task != next) weft_task_add_edge(k->task, next);
+        l = k->next;
+    }
+}
+
+int weft_ptg__finish(weft_ptg_build_t *b)
+{
+    for (size_t i = 0; i < b->vervec.n; i++) {
+        weft_ptg_ver_t *v = ver(b, i);
+        if (v->writer) after_users(b, v, v->writer);
+        if (v->has_prev) {
+            size_t pi = weft_ptgmap_get(&b->vers, &v->prev);
+            if (pi != SIZE_MAX) {
+                const weft_ptg_ver_t *pv = ver(b, pi);
+                if (pv->writer)
+                    return weft_ptg__fail(b, &v->key,
+                                          "replaces a version of data %llu on its rank that a "
+                                          "task of rank %d replaces too",
+                                          (unsigned long long)v->data->key, b->me);
+                after_users(b, pv, v->task);
+            }
+        }
+        if (v->full && v->listed >= 0 && v->listed != v->named)
+            return weft_ptg__fail(b, &v->key,
+                                  "its consumers function lists %d task(s) on rank %d for flow "
+                                  "%d, but %d task(s) there name it as their producer",
+                                  v->listed, b->me, v->key.flow, v->named);
+    }
+    return WEFT_SUCCESS;
+}
