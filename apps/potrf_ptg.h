@@ -24,13 +24,17 @@ enum { PP_POTRF = 0, PP_TRSM = 1, PP_SYRK = 2, PP_GEMM = 3 };
 typedef struct potrf_ptg {
     weft_matrix_t *A;
     int nt;
+    int p, q; /* the P x Q block-cyclic grid of A (weft_matrix_new) */
 } potrf_ptg_t;
 
 static int pp_nt(const void *arg) { return ((const potrf_ptg_t *)arg)->nt; }
 
+/* weft_dist_block_cyclic_rank's rule, without a call per index point
+ * (weft checks it against the tiles' owners for every task it keeps). */
 static int pp_rank_at(const void *arg, int m, int n)
 {
-    return weft_matrix_tile_rank(((const potrf_ptg_t *)arg)->A, m, n);
+    const potrf_ptg_t *a = arg;
+    return (m % a->p) * a->q + n % a->q;
 }
 
 static weft_ptg_ref_t pp_ref(int cls, int flow, int a, int b, int c)
@@ -45,6 +49,48 @@ static void pp_range(const int *idx, int dim, int *lo, int *hi, const void *arg)
 {
     *lo = dim == 0 ? 0 : idx[0] + 1;
     *hi = dim == 2 ? idx[1] - 1 : pp_nt(arg) - 1;
+}
+
+/* Where a rank's tasks can be: rows m = its grid row mod P, columns its
+ * grid column mod Q (the written tile's). `rowdim`/`coldim`: the
+ * dimensions that index the written tile's row and column (-1: none). */
+static void pp_local(int dim, int rank, int rowdim, int coldim, int *lo, int *hi, int *step,
+                     const void *arg)
+{
+    const potrf_ptg_t *a = arg;
+    *lo = 0;
+    *hi = a->nt - 1;
+    *step = 1;
+    if (dim == rowdim) *lo = rank / a->q, *step = a->p;
+    if (dim == coldim) *lo = rank % a->q, *step = a->q;
+}
+
+static void pp_local_potrf(const int *i, int dim, int rank, int *lo, int *hi, int *step,
+                           const void *arg)
+{
+    (void)i;
+    pp_local(dim, rank, 0, -1, lo, hi, step, arg);
+}
+
+static void pp_local_trsm(const int *i, int dim, int rank, int *lo, int *hi, int *step,
+                          const void *arg)
+{
+    (void)i;
+    pp_local(dim, rank, 1, 0, lo, hi, step, arg);
+}
+
+static void pp_local_syrk(const int *i, int dim, int rank, int *lo, int *hi, int *step,
+                          const void *arg)
+{
+    (void)i;
+    pp_local(dim, rank, 1, -1, lo, hi, step, arg);
+}
+
+static void pp_local_gemm(const int *i, int dim, int rank, int *lo, int *hi, int *step,
+                          const void *arg)
+{
+    (void)i;
+    pp_local(dim, rank, 1, 2, lo, hi, step, arg);
 }
 
 /* ---- ranks: the owner of the written tile ---- */
@@ -191,20 +237,20 @@ static int pp_cons_gemm(const int *i, int flow, weft_ptg_ref_t *to, int max, con
 
 static const weft_ptg_class_t potrf_ptg_classes[] = {
     [PP_POTRF] = {&potrf_class_potrf, 1, pp_range, pp_rank_potrf, pp_args_potrf, pp_prod_potrf,
-                  pp_cons_potrf},
+                  pp_cons_potrf, pp_local_potrf},
     [PP_TRSM] = {&potrf_class_trsm, 2, pp_range, pp_rank_trsm, pp_args_trsm, pp_prod_trsm,
-                 pp_cons_trsm},
+                 pp_cons_trsm, pp_local_trsm},
     [PP_SYRK] = {&potrf_class_syrk, 2, pp_range, pp_rank_syrk, pp_args_syrk, pp_prod_syrk,
-                 pp_cons_syrk},
+                 pp_cons_syrk, pp_local_syrk},
     [PP_GEMM] = {&potrf_class_gemm, 3, pp_range, pp_rank_gemm, pp_args_gemm, pp_prod_gemm,
-                 pp_cons_gemm},
+                 pp_cons_gemm, pp_local_gemm},
 };
 
 /* The factorization of A through the graph (potrf_insert_factorization
  * with --trsm-inv 0). */
-static int potrf_ptg_factorization(weft_taskpool_t *tp, weft_matrix_t *A)
+static int potrf_ptg_factorization(weft_taskpool_t *tp, weft_matrix_t *A, int p, int q)
 {
-    potrf_ptg_t arg = {.A = A, .nt = weft_matrix_nt(A)};
+    potrf_ptg_t arg = {.A = A, .nt = weft_matrix_nt(A), .p = p, .q = q};
     weft_ptg_t g = {.classes = potrf_ptg_classes, .nclasses = 4, .arg = &arg};
     return weft_ptg_insert(tp, &g);
 }

@@ -184,7 +184,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     app_timer_t tm;
     app_timer_start(ctx, &tm);
     if (o->c.ptg)
-        rc = potrf_ptg_factorization(tp, d->a);
+        rc = potrf_ptg_factorization(tp, d->a, (int)o->c.p, (int)o->c.q);
     else
         rc = potrf_insert_factorization(tp, d->a, d->dinv, (int)o->trsm_inv);
     rc = app_wait(POTRF_NAME, tp, rc, "dpotrf", verbose);

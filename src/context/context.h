@@ -58,6 +58,7 @@ struct weft_context {
      * and seconds from each taskpool's first insertion to its wait. */
     long long walked, kept, sends, recvs;
     double insert_s;
+    double ptg_build_s; /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */

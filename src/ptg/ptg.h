@@ -63,6 +63,9 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
 int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
 /* r's task parsed from its args function into w (no reference taken). */
 int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *aff);
+/* Whether r's rank enumerates r (its class's local_range for that rank
+ * holds its indices); 0 after logging. */
+int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, int rank);
 /* The local task of r (flow ignored), NULL when this rank has none. */
 weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
 /* r with its unused indices zeroed. */

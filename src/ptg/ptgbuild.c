@@ -57,20 +57,23 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
     if (r->cls < 0 || r->cls >= g->nclasses)
         return weft_ptg__fail(b, who, "names a task of class #%d: the graph has classes 0..%d",
                               r->cls, g->nclasses - 1);
+    /* Every edge passes here: the name is formatted only for an error. */
     char name[160];
-    ref_text(b, r, name, sizeof name);
-    if (r->flow < 0 || r->flow >= WEFT_MAX_FLOWS)
+    if (r->flow < 0 || r->flow >= WEFT_MAX_FLOWS) {
+        ref_text(b, r, name, sizeof name);
         return weft_ptg__fail(b, who, "names flow %d of %s: flows are 0..%d", r->flow, name,
                               WEFT_MAX_FLOWS - 1);
+    }
     const weft_ptg_class_t *k = &g->classes[r->cls];
     for (int d = 0; d < k->ndims; d++) {
         int lo, hi;
         k->range(r->idx, d, &lo, &hi, g->arg);
-        if (r->idx[d] < lo || r->idx[d] > hi)
-            return weft_ptg__fail(b, who,
-                                  "names %s, which is not a task of the graph (index %d is %d, "
-                                  "outside %d..%d)",
-                                  name, d, r->idx[d], lo, hi);
+        if (r->idx[d] >= lo && r->idx[d] <= hi) continue;
+        ref_text(b, r, name, sizeof name);
+        return weft_ptg__fail(b, who,
+                              "names %s, which is not a task of the graph (index %d is %d, "
+                              "outside %d..%d)",
+                              name, d, r->idx[d], lo, hi);
     }
     return WEFT_SUCCESS;
 }
@@ -160,32 +163,71 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
     return WEFT_SUCCESS;
 }
 
+/* Dimension d's indices for this rank: the local range when the class
+ * gives one (clipped to the range), else the whole range. */
+static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, const int *idx,
+                       int d, int *lo, int *hi, int *step)
+{
+    k->range(idx, d, lo, hi, b->g->arg);
+    *step = 1;
+    if (!k->local_range) return;
+    int llo, lhi, lstep = 1;
+    k->local_range(idx, d, b->me, &llo, &lhi, &lstep, b->g->arg);
+    if (lstep < 1) lstep = 1;
+    /* Keep the progression, clipped to range's bounds. */
+    if (llo < *lo) llo += (int)(((long long)*lo - llo + lstep - 1) / lstep) * lstep;
+    *lo = llo;
+    if (lhi < *hi) *hi = lhi;
+    *step = lstep;
+}
+
 /* The nested loops of a class's index space, each range asked with the
  * outer indices set. */
 static int enumerate(weft_ptg_build_t *b, int cls)
 {
     const weft_ptg_class_t *k = &b->g->classes[cls];
-    int idx[WEFT_PTG_MAX_DIMS] = {0}, hi[WEFT_PTG_MAX_DIMS], lo;
+    int idx[WEFT_PTG_MAX_DIMS] = {0}, hi[WEFT_PTG_MAX_DIMS], step[WEFT_PTG_MAX_DIMS], lo;
     int d = 0;
-    k->range(idx, 0, &lo, &hi[0], b->g->arg);
+    dim_bounds(b, k, idx, 0, &lo, &hi[0], &step[0]);
     idx[0] = lo;
     for (;;) {
         if (idx[d] > hi[d]) {
             if (d == 0) return WEFT_SUCCESS;
             idx[d] = 0;
-            idx[--d]++;
+            d--;
+            idx[d] += step[d];
             continue;
         }
         if (d < k->ndims - 1) {
             d++;
-            k->range(idx, d, &lo, &hi[d], b->g->arg);
+            dim_bounds(b, k, idx, d, &lo, &hi[d], &step[d]);
             idx[d] = lo;
             continue;
         }
         int rc = visit(b, cls, idx);
         if (rc != WEFT_SUCCESS) return rc;
-        idx[d]++;
+        idx[d] += step[d];
     }
+}
+
+int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, int rank)
+{
+    const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    if (!k->local_range) return 1;
+    for (int d = 0; d < k->ndims; d++) {
+        int lo, hi, step = 1;
+        k->local_range(r->idx, d, rank, &lo, &hi, &step, b->g->arg);
+        if (step < 1) step = 1;
+        if (r->idx[d] < lo || r->idx[d] > hi || (r->idx[d] - lo) % step != 0) {
+            weft_ptg__fail(b, r,
+                           "runs on rank %d, but its class's local_range for that rank leaves "
+                           "out index %d = %d (it gives %d..%d by %d): that rank would never "
+                           "make it",
+                           rank, d, r->idx[d], lo, hi, step);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static int check_graph(const weft_ptg_t *g)
@@ -338,12 +380,14 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
         tp->t_first = weft_clock_s();
         tp->cpu_first = weft_clock_thread_s();
     }
+    double cpu0 = weft_clock_thread_s();
     weft_ptg_build_t b;
     build_init(&b, tp, g);
     /* A bad graph still goes to the agreement: the other ranks are there. */
     int rc = check_graph(g);
     if (rc == WEFT_SUCCESS) rc = build(&b);
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
+    tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
     rc = agree(&b, rc);
     tp->ctx->walked += b.walked;
     if (rc != WEFT_SUCCESS) {

@@ -64,7 +64,9 @@ static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *labe
             base = ver(b, i)->label;
             break;
         }
-        if ((long long)b->chain.n > b->walked)
+        /* Chains are as long as a data is rewritten; far past any graph's
+         * depth means the producers loop. */
+        if (b->chain.n > ((size_t)1 << 24))
             return weft_ptg__fail(b, r, "the producers of its flow %d never reach the graph's "
                                         "start (the producer functions form a cycle)",
                                   r->flow);
@@ -166,6 +168,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             (*listed)++;
             continue;
         }
+        if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int has = producer_of(b, &cr, &back);
         if (has < 0) goto bad;
         if (!has || !same_ref(&back, p)) {
@@ -238,6 +241,7 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
 {
     weft_task_t w;
     int aff;
+    if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
     if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (p->flow >= w.nflows || !(w.flow[p->flow].mode & WEFT_W) || w.flow[p->flow].data != d)
         return weft_ptg__fail(b, p,
