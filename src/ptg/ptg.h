@@ -22,6 +22,7 @@ typedef struct weft_ptg_ver {
     weft_task_t *writer; /* the local task or RECV that replaces it here, NULL: none */
     uint32_t label;      /* its depth in the graph (1: the first write); transfers match on it */
     int full;            /* listed and the transfers are set */
+    int chasing;         /* on the chain label_of walks now */
     int listed;          /* consumers on this rank, per the producer's list (-1: not checked) */
     int named;           /* local tasks that name it as their producer */
     size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
@@ -47,7 +48,7 @@ typedef struct weft_ptg_build {
     weft_vec_t vervec;      /* weft_ptg_ver_t */
     weft_vec_t links;       /* weft_ptg_link_t */
     weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
-    weft_vec_t chain;       /* weft_ptg_ref_t scratch for the producers chased for a label */
+    weft_vec_t chain;       /* size_t scratch: the versions label_of walks through */
     long long walked;
 } weft_ptg_build_t;
 

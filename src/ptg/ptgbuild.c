@@ -346,7 +346,7 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     weft_vec_init(&b->vervec, sizeof(weft_ptg_ver_t), 64);
     weft_vec_init(&b->links, sizeof(weft_ptg_link_t), 64);
     weft_vec_init(&b->refs, sizeof(weft_ptg_ref_t), 16);
-    weft_vec_init(&b->chain, sizeof(weft_ptg_ref_t), 16);
+    weft_vec_init(&b->chain, sizeof(size_t), 16);
 }
 
 /* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */

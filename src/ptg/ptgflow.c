@@ -51,40 +51,45 @@ static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_re
 
 /* r's output's depth: one more than the version it replaced. The chain of
  * producers is walked back to a version whose depth is known (or to the
- * graph's start) and numbered forward; a chain longer than the graph has
- * tasks loops. */
+ * graph's start) and numbered forward; meeting a version of the walk
+ * again means the producer functions loop. */
 static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
 {
     weft_ptg_ref_t cur = *r;
     uint32_t base = 0;
+    int rc = WEFT_SUCCESS;
     b->chain.n = 0;
     for (;;) {
-        size_t i = weft_ptgmap_get(&b->vers, &cur);
-        if (i != SIZE_MAX && ver(b, i)->label) {
-            base = ver(b, i)->label;
+        size_t i;
+        if ((rc = ver_get(b, &cur, &i)) != WEFT_SUCCESS) break;
+        weft_ptg_ver_t *v = ver(b, i);
+        if (v->label) {
+            base = v->label;
             break;
         }
-        /* Chains are as long as a data is rewritten; far past any graph's
-         * depth means the producers loop. */
-        if (b->chain.n > ((size_t)1 << 24))
-            return weft_ptg__fail(b, r, "the producers of its flow %d never reach the graph's "
-                                        "start (the producer functions form a cycle)",
-                                  r->flow);
-        if (weft_vec_push(&b->chain, &cur) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        if (v->chasing) {
+            rc = weft_ptg__fail(b, r, "the producers before its flow %d come back to a task "
+                                      "they passed (the producer functions form a cycle)",
+                                r->flow);
+            break;
+        }
+        v->chasing = 1;
+        if ((rc = weft_vec_push(&b->chain, &i)) != WEFT_SUCCESS) break;
         weft_ptg_ref_t p;
         int has = producer_of(b, &cur, &p);
-        if (has < 0) return WEFT_ERR_INVALID;
-        if (!has) break;
+        if (has <= 0) {
+            rc = has < 0 ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+            break;
+        }
         cur = p;
     }
     for (size_t k = b->chain.n; k-- > 0;) {
-        size_t i;
-        weft_ptg_ref_t key = *(weft_ptg_ref_t *)weft_vec_at(&b->chain, k);
-        if (ver_get(b, &key, &i) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-        ver(b, i)->label = ++base;
+        weft_ptg_ver_t *v = ver(b, *(size_t *)weft_vec_at(&b->chain, k));
+        v->chasing = 0;
+        if (rc == WEFT_SUCCESS) v->label = ++base;
     }
     *label = base;
-    return WEFT_SUCCESS;
+    return rc;
 }
 
 /* p's consumers of flow p->flow into b->refs (checked to be tasks). */
@@ -383,6 +388,51 @@ static void after_users(weft_ptg_build_t *b, const weft_ptg_ver_t *v, weft_task_
     }
 }
 
+/* Kahn's walk over this rank's new tasks (none is released yet, so each
+ * one's ndeps - 1 counts its incoming edges; est_ns, unused before
+ * placement, holds what is left of it). A task never reached waits on a
+ * cycle: in-place writes that wait for readers that wait for them (a
+ * version needs a copy the graph does not make) or producers that loop. */
+static int check_acyclic(weft_ptg_build_t *b)
+{
+    weft_vec_t *sets[2] = {&b->local, &b->actions};
+    weft_vec_t ready;
+    weft_vec_init(&ready, sizeof(weft_task_t *), 64);
+    size_t total = b->local.n + b->actions.n, seen = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < sets[k]->n; j++) {
+            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
+            t->est_ns = atomic_load(&t->ndeps) - 1;
+            if (t->est_ns == 0 && weft_vec_push(&ready, &t) != WEFT_SUCCESS) goto nomem;
+        }
+    while (ready.n > 0) {
+        weft_task_t *t = *(weft_task_t **)weft_vec_at(&ready, --ready.n);
+        seen++;
+        weft_task_t **succ = t->succ.data;
+        for (size_t i = 0; i < t->succ.n; i++)
+            if (--succ[i]->est_ns == 0 && weft_vec_push(&ready, &succ[i]) != WEFT_SUCCESS)
+                goto nomem;
+    }
+    weft_vec_fini(&ready);
+    size_t stuck = SIZE_MAX; /* the first local task left waiting */
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < sets[k]->n; j++) {
+            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
+            if (k == 0 && t->est_ns > 0 && stuck == SIZE_MAX) stuck = j;
+            t->est_ns = 0;
+        }
+    if (seen == total) return WEFT_SUCCESS;
+    return weft_ptg__fail(b, weft_vec_at(&b->selfs, stuck == SIZE_MAX ? 0 : stuck),
+                          "it is among %zu of the %zu tasks and transfers of rank %d that wait "
+                          "on a cycle: in-place writes wait for readers that wait for them (a "
+                          "version read while the next one is written needs a copy the graph "
+                          "does not make: write the next version to another data)",
+                          total - seen, total, b->me);
+nomem:
+    weft_vec_fini(&ready);
+    return WEFT_ERR_NOMEM;
+}
+
 int weft_ptg__finish(weft_ptg_build_t *b)
 {
     for (size_t i = 0; i < b->vervec.n; i++) {
@@ -406,5 +456,5 @@ int weft_ptg__finish(weft_ptg_build_t *b)
                                   "%d, but %d task(s) there name it as their producer",
                                   v->listed, b->me, v->key.flow, v->named);
     }
-    return WEFT_SUCCESS;
+    return check_acyclic(b);
 }
