@@ -3,8 +3,7 @@
 # sequential insertion: both must pass their check with the same residual
 # line, and every rank must send the same activations and bytes and make
 # the same SEND and RECV transfers, and run as many tasks (show_stats).
-# Prints one line a rank and
-# a verdict.
+# Prints one line a rank and a verdict.
 #
 # Usage: ptg_vs_stf.sh N EXE [ARG ...] -- MPIEXEC [MPIEXEC_ARG ...]
 set -u
