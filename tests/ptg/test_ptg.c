@@ -19,7 +19,10 @@
  * of odd indices), rank (the rank function disagrees with the arguments),
  * remote_initial (STEP reads the initial version of its neighbour, away
  * from the owner), cycle (the producers loop), twice (two tasks replace
- * one version), sim (ok, under sim_nranks: counts only). */
+ * one version), space (a consumer outside its class's space), away (a
+ * final version written away from its owner), graphs (rank 1 passes
+ * another graph), periodic (the updates form a ring: a cycle on one rank,
+ * fine across ranks), sim (ok, under sim_nranks: counts only). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,10 +98,18 @@ static void range_step(const int *idx, int dim, int *lo, int *hi, const void *ar
 
 static int rank_init(const int *idx, const void *arg) { return owner(arg, idx[0]); }
 
+/* "away": the last update of X[0] runs on the next rank (WEFT_ON_RANK),
+ * which leaves X[0]'s final version away from its owner. */
+static int away(const graph_t *g, const int *idx)
+{
+    return is(g, "away") && idx[0] == S - 1 && idx[1] == 0;
+}
+
 static int rank_step(const int *idx, const void *arg)
 {
     const graph_t *g = arg;
     if (is(g, "rank") && idx[0] == 1) return owner(g, idx[1] + 1);
+    if (away(g, idx)) return owner(g, 1);
     return owner(g, idx[1]);
 }
 
@@ -118,7 +129,9 @@ static int args_step(const int *idx, weft_arg_t *a, int max, const void *arg)
     a[0] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, g->x[idx[1]]);
     a[1] = weft_arg_data(WEFT_R, g->x[right(g, idx[1])]);
     a[2] = weft_arg_int(WEFT_PRIORITY, S - idx[0]);
-    return 3;
+    if (!away(g, idx)) return 3;
+    a[3] = weft_arg_int(WEFT_ON_RANK, owner(g, 1));
+    return 4;
 }
 
 static int prod_init(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
@@ -172,6 +185,7 @@ static int readers_of(const graph_t *g, int s, int i, weft_ptg_ref_t *to, int ma
     }
     int n = put(to, max, 0, ref(C_STEP, 0, s + 1, i));
     if (is(g, "consumers") && s == -1 && i == 1) return n;
+    if (is(g, "space") && s == 0 && i == 0) n = put(to, max, n, ref(C_STEP, 1, S + 3, 0));
     if (!periodic(g) && i == 0) return n;
     return put(to, max, n, ref(C_STEP, 1, s + 1, left(g, i)));
 }
@@ -199,12 +213,16 @@ static void local_step(const int *idx, int dim, int rank, int *lo, int *hi, int 
     *step = 1;
     /* "rank": every index, so that the rank function's fault is the one
      * found (its tasks kept where the arguments do not place them). */
-    if (dim == 1 && !is(g, "rank")) {
+    if (dim == 1 && !is(g, "rank") && !is(g, "away")) {
         *lo = rank;
         *step = g->nranks;
         if (is(g, "local_range") && g->nranks > 1 && rank == 1) *step = 2 * g->nranks;
     }
 }
+
+/* "graphs": rank 1 passes a graph whose update class has another name. */
+static const weft_task_class_t step_class_renamed = {.name = "step_renamed",
+                                                     .body = {[WEFT_DEV_CPU] = body_step}};
 
 static const weft_ptg_class_t classes[] = {
     [C_INIT] = {&init_class, 1, range_init, rank_init, args_init, prod_init, cons_init, NULL},
@@ -247,7 +265,9 @@ int main(int argc, char **argv)
         g.x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], B, 1, B, owner(&g, i));
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "ptg");
-    weft_ptg_t graph = {.classes = classes, .nclasses = 2, .arg = &g};
+    weft_ptg_class_t mine[2] = {classes[0], classes[1]};
+    if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
+    weft_ptg_t graph = {.classes = mine, .nclasses = 2, .arg = &g};
     int rc = weft_ptg_insert(tp, &graph);
     int wrc = weft_taskpool_wait(tp);
     int64_t ran = weft_taskpool_ntasks_run(tp);
