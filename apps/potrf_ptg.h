@@ -191,7 +191,8 @@ static int pp_prod_gemm(const int *i, int flow, weft_ptg_ref_t *p, const void *a
     return 1;
 }
 
-/* ---- consumers: who reads or replaces the version each write makes ---- */
+/* ---- consumers: who reads or replaces the version each write makes (the
+ * read flows pass nothing on) ---- */
 
 static int pp_put(weft_ptg_ref_t *to, int max, int n, weft_ptg_ref_t r)
 {
@@ -211,7 +212,7 @@ static int pp_cons_potrf(const int *i, int flow, weft_ptg_ref_t *to, int max, co
 /* L[m][k]: SYRK(k, m), the GEMMs of row m and those of column m. */
 static int pp_cons_trsm(const int *i, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    (void)flow;
+    if (flow != 1) return 0; /* it reads L[k][k] and passes nothing on */
     int k = i[0], m = i[1], n = 0;
     n = pp_put(to, max, n, pp_ref(PP_SYRK, 0, k, m, 0));
     for (int c = k + 1; c < m; c++) n = pp_put(to, max, n, pp_ref(PP_GEMM, 0, k, m, c));
@@ -221,7 +222,8 @@ static int pp_cons_trsm(const int *i, int flow, weft_ptg_ref_t *to, int max, con
 
 static int pp_cons_syrk(const int *i, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    (void)flow, (void)arg;
+    (void)arg;
+    if (flow != 1) return 0;
     int k = i[0], m = i[1];
     return pp_put(to, max, 0,
                   k + 1 == m ? pp_ref(PP_POTRF, 0, m, 0, 0) : pp_ref(PP_SYRK, 1, k + 1, m, 0));
@@ -229,7 +231,8 @@ static int pp_cons_syrk(const int *i, int flow, weft_ptg_ref_t *to, int max, con
 
 static int pp_cons_gemm(const int *i, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    (void)flow, (void)arg;
+    (void)arg;
+    if (flow != 2) return 0;
     int k = i[0], m = i[1], c = i[2];
     return pp_put(to, max, 0,
                   k + 1 == c ? pp_ref(PP_TRSM, 1, c, m, 0) : pp_ref(PP_GEMM, 2, k + 1, m, c));

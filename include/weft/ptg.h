@@ -46,16 +46,21 @@ typedef struct weft_ptg_class {
      * how many it wrote (at most max). Called for this rank's tasks, and
      * once for each remote task whose output this rank receives. */
     int (*args)(const int *idx, weft_arg_t *args, int max, const void *arg);
-    /* The task whose write made the version that data flow `flow` reads, or
-     * replaces when it only writes: returns 1 and fills *from (its class,
-     * indices and flow), or 0 for the version the data had when the
-     * taskpool began. */
+    /* Where the version that data flow `flow` reads (or replaces, when it
+     * only writes) comes from, in *from (class, indices, flow): returns 1
+     * when that task wrote it; 2 when that task only read it and passes it
+     * on from its rank (a forwarder: how a version from before the graph,
+     * which only the data's owner holds, reaches other ranks, as PaRSEC's
+     * READ tasks do); 0 for the version the data had when the graph began
+     * (*from unused). */
     int (*producer)(const int *idx, int flow, weft_ptg_ref_t *from, const void *arg);
-    /* Called for written flows only: every task that reads or replaces the
-     * version this flow writes, each with the flow by which it does (their
-     * producer function must name this task and flow back). Writes at most
-     * max of them into to[] and returns how many there are (weft calls again
-     * with room for all when that is more than max). 0: a final version. */
+    /* For a written flow: every task that reads or replaces the version it
+     * writes; for a read flow: the tasks it passes its version on to (none
+     * for a plain read). Each is given with the flow by which it does, and
+     * its producer function must name this task and flow back (with 1, or
+     * 2 for a read flow). Writes at most max of them into to[] and returns
+     * how many there are (weft calls again with room for all when that is
+     * more than max). 0 for a written flow: a final version. */
     int (*consumers)(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg);
     /* Optional (NULL: each rank walks the whole space): the indices of
      * dimension `dim` (given idx[0 .. dim-1]) where tasks of `rank` can be,

@@ -26,6 +26,8 @@ typedef struct weft_ptg_ver {
     int listed;          /* consumers on this rank, per the producer's list (-1: not checked) */
     int named;           /* local tasks that name it as their producer */
     size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
+    size_t canon;        /* the record of the version itself: this one, or for a version
+                            named through a forwarder, its writer's (or the initial one) */
     int has_prev;        /* a RECV'd version: the one it replaces here is prev */
     weft_ptg_ref_t prev;
 } weft_ptg_ver_t;

@@ -22,8 +22,8 @@ static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
 {
     size_t i = weft_ptgmap_get(&b->vers, key);
     if (i == SIZE_MAX) {
-        weft_ptg_ver_t v = {.key = *key, .users = SIZE_MAX, .listed = -1};
         i = b->vervec.n;
+        weft_ptg_ver_t v = {.key = *key, .users = SIZE_MAX, .listed = -1, .canon = i};
         if (weft_vec_push(&b->vervec, &v) != WEFT_SUCCESS ||
             weft_ptgmap_put(&b->vers, key, i) != WEFT_SUCCESS)
             return WEFT_ERR_NOMEM;
@@ -41,12 +41,33 @@ static weft_ptg_ref_t initial_key(const weft_data_t *d)
     return k;
 }
 
+/* 0: the version from before the graph; 1: *p wrote it; 2: *p read it
+ * and passes it on from its rank (a forwarder); -1 after logging. */
 static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
 {
     const weft_ptg_class_t *k = &b->g->classes[r->cls];
-    if (!k->producer(r->idx, r->flow, p, b->g->arg)) return 0;
+    int has = k->producer(r->idx, r->flow, p, b->g->arg);
+    if (has == 0) return 0;
+    if (has != 1 && has != 2)
+        return weft_ptg__fail(b, r, "its producer function returned %d for flow %d: 0, 1 or 2",
+                              has, r->flow) ? -1 : -1;
     *p = weft_ptg__norm(b, *p);
-    return weft_ptg__check_ref(b, r, p) == WEFT_SUCCESS ? 1 : -1;
+    return weft_ptg__check_ref(b, r, p) == WEFT_SUCCESS ? has : -1;
+}
+
+/* Through forwarders to the task that wrote the version r's flow reads:
+ * *w and 1, or 0 for the version from before the graph. A forwarder
+ * passes on what it read, so its output has the depth of its input. */
+static int writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *w)
+{
+    weft_ptg_ref_t cur = *r;
+    for (size_t hops = 0;; hops++) {
+        int has = producer_of(b, &cur, w);
+        if (has != 2) return has;
+        if (hops > ((size_t)1 << 20))
+            return weft_ptg__fail(b, r, "its forwarders of flow %d loop", r->flow) ? -1 : -1;
+        cur = *w;
+    }
 }
 
 /* r's output's depth: one more than the version it replaced. The chain of
@@ -76,7 +97,7 @@ static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *labe
         v->chasing = 1;
         if ((rc = weft_vec_push(&b->chain, &i)) != WEFT_SUCCESS) break;
         weft_ptg_ref_t p;
-        int has = producer_of(b, &cur, &p);
+        int has = writer_of(b, &cur, &p);
         if (has <= 0) {
             rc = has < 0 ? WEFT_ERR_INVALID : WEFT_SUCCESS;
             break;
@@ -176,7 +197,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int has = producer_of(b, &cr, &back);
         if (has < 0) goto bad;
-        if (!has || !same_ref(&back, p)) {
+        if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !same_ref(&back, p)) {
             weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
                                  "not name it back",
                            p->flow);
@@ -197,7 +218,9 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             return WEFT_ERR_NOMEM;
         }
         weft_task_add_edge(pt, s);
-        if (add_user(b, vi, s) != WEFT_SUCCESS) {
+        size_t canon = ver(b, vi)->canon;
+        if (add_user(b, vi, s) != WEFT_SUCCESS ||
+            (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
             free(ranks);
             return WEFT_ERR_NOMEM;
         }
@@ -210,12 +233,43 @@ bad:
     return WEFT_ERR_INVALID;
 }
 
+/* The canonical key of the version a forwarder's flow reads (its writer,
+ * or d's version from before the graph), and that version's depth. */
+static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
+                       weft_ptg_ref_t *key, uint32_t *label)
+{
+    int has = writer_of(b, p, key);
+    if (has < 0) return WEFT_ERR_INVALID;
+    if (has == 0) {
+        *key = initial_key(d);
+        *label = 0;
+        return WEFT_SUCCESS;
+    }
+    return label_of(b, key, label);
+}
+
+/* What task w's flow p->flow must be for `fwd` (1: it passes on what it
+ * read; 0: it wrote) and hold d; else logged. */
+static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_task_t *w,
+                            const weft_data_t *d, int fwd)
+{
+    int f = p->flow, mode = f < w->nflows ? w->flow[f].mode : 0;
+    const char *why = f >= w->nflows                       ? "it does not have"
+                      : fwd && (mode & WEFT_W)              ? "it writes (name it with 1)"
+                      : fwd && !(mode & WEFT_R)             ? "it does not read"
+                      : !fwd && !(mode & WEFT_W)            ? "it does not write (name it with 2 "
+                                                              "to have it pass on what it read)"
+                      : d && w->flow[f].data != d           ? "holds another data"
+                                                            : NULL;
+    if (!why) return WEFT_SUCCESS;
+    return weft_ptg__fail(b, p, "is named as the %s of a version by its flow %d, which %s",
+                          fwd ? "forwarder" : "producer", f, why);
+}
+
 /* The version written by flow p->flow of local task pt. */
 static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
 {
-    if (p->flow >= pt->nflows || !(pt->flow[p->flow].mode & WEFT_W))
-        return weft_ptg__fail(b, p, "is named as the producer of its flow %d, which it %s",
-                              p->flow, p->flow >= pt->nflows ? "does not have" : "does not write");
+    if (check_named_flow(b, p, pt, NULL, 0) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     weft_data_t *d = pt->flow[p->flow].data;
     uint32_t label;
     int rc = label_of(b, p, &label);
@@ -239,25 +293,21 @@ static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
     return home > 0 ? home : 0;
 }
 
-/* The version written by flow p->flow of a task of rank prank, read or
- * replaced here by t: a RECV brings it. */
+/* The version of d that flow p->flow of a task of rank prank wrote (fwd 0)
+ * or read and passes on (fwd 1), read or replaced here by t: a RECV brings
+ * it. */
 static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
-                           weft_task_t *t, weft_data_t *d)
+                           weft_task_t *t, weft_data_t *d, int fwd)
 {
     weft_task_t w;
     int aff;
     if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
     if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    if (p->flow >= w.nflows || !(w.flow[p->flow].mode & WEFT_W) || w.flow[p->flow].data != d)
-        return weft_ptg__fail(b, p,
-                              "is named as the producer of data %llu by its flow %d, which %s",
-                              (unsigned long long)d->key, p->flow,
-                              p->flow >= w.nflows              ? "it does not have"
-                              : !(w.flow[p->flow].mode & WEFT_W) ? "it does not write"
-                                                                 : "holds another data");
+    if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     uint32_t label;
+    weft_ptg_ref_t canon = *p, writer;
+    int rc = fwd ? fwd_version(b, p, d, &canon, &label) : label_of(b, p, &label);
     size_t n = 0;
-    int rc = label_of(b, p, &label);
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc != WEFT_SUCCESS) return rc;
     int listed = 0;
@@ -266,9 +316,12 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         if (r < 0) return WEFT_ERR_INVALID;
         listed += r == b->me;
     }
-    weft_ptg_ref_t prev;
-    int has = producer_of(b, p, &prev);
+    /* The version this one replaces here: the one its writer replaced. */
+    int has_writer = canon.cls >= 0;
+    int has = has_writer ? writer_of(b, &canon, &writer) : 0;
     if (has < 0) return WEFT_ERR_INVALID;
+    size_t ci = vi;
+    if (fwd && ver_get(b, &canon, &ci) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, label, t->priority,
                                         recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
@@ -281,18 +334,42 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     v->task = a;
     v->label = label;
     v->listed = listed;
-    v->has_prev = 1;
-    v->prev = has ? prev : initial_key(d);
+    v->canon = ci;
+    v->has_prev = has_writer;
+    v->prev = has ? writer : initial_key(d);
     v->full = 1;
     return WEFT_SUCCESS;
+}
+
+/* The version of d that local task pt's flow p->flow reads and passes on
+ * to its consumers (fwd): sent from here after pt ran. */
+static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
+                          weft_task_t *pt, weft_data_t *d)
+{
+    if (check_named_flow(b, p, pt, d, 1) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    uint32_t label;
+    weft_ptg_ref_t canon;
+    size_t n = 0, ci;
+    int rc = fwd_version(b, p, d, &canon, &label);
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = pt;
+    v->label = label;
+    v->canon = ci;
+    v->full = 1;
+    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
 }
 
 /* d as it was before the graph, read or replaced by t: only its owner
  * holds it (the graph moves versions its tasks made, not these). */
 static int make_initial(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *self,
-                        weft_data_t *d)
+                        weft_data_t *d, int reads)
 {
-    if (d->owner_rank != b->me)
+    /* Replacing it needs no bytes: any rank may. */
+    if (reads && d->owner_rank != b->me)
         return weft_ptg__fail(b, self,
                               "its flow %d names no producer, so it uses data %llu as it was "
                               "before the graph, which only the data's owner rank %d holds: "
@@ -331,15 +408,29 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     int rc = ver_get(b, &p, vi);
     if (rc != WEFT_SUCCESS || ver(b, *vi)->full) return rc;
     if (!*has) {
-        rc = make_initial(b, *vi, self, d);
+        rc = make_initial(b, *vi, self, d, reads);
         return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
     }
     int prank = weft_ptg__rank(b, &p);
     if (prank < 0) return WEFT_ERR_INVALID;
-    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d);
+    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2);
     weft_task_t *pt = weft_ptg__local(b, &p);
     if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
-    return make_local_out(b, *vi, &p, pt);
+    return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
+}
+
+/* A read flow with consumers passes its version on (a forwarder): its
+ * record and SENDs are made here even when no local task names it. */
+static int pass_on(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t,
+                   weft_data_t *d)
+{
+    const weft_ptg_class_t *k = &b->g->classes[self->cls];
+    if (weft_vec_reserve(&b->refs, 1) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (k->consumers(self->idx, self->flow, b->refs.data, 0, b->g->arg) == 0) return WEFT_SUCCESS;
+    size_t vo;
+    int rc = ver_get(b, self, &vo);
+    if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
+    return make_local_fwd(b, vo, self, t, d);
 }
 
 int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_task_t *t, int i)
@@ -362,9 +453,12 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
                               i, (unsigned long long)d->key, (unsigned long long)v->data->key);
     if (has) v->named++;
     if (v->task) weft_task_add_edge(v->task, t);
-    if ((mode & WEFT_R) && add_user(b, vi, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-    if (!(mode & WEFT_W)) return WEFT_SUCCESS;
-    v = ver(b, vi);
+    /* Readers and the next writer belong to the version itself, whoever
+     * passed it on. */
+    size_t ci = v->canon;
+    if ((mode & WEFT_R) && add_user(b, ci, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (!(mode & WEFT_W)) return pass_on(b, &self, t, d);
+    v = ver(b, ci);
     if (v->writer && v->writer != t)
         return weft_ptg__fail(b, &self,
                               "its flow %d replaces a version of data %llu that another task "

@@ -22,7 +22,9 @@
  * one version), space (a consumer outside its class's space), away (a
  * final version written away from its owner), graphs (rank 1 passes
  * another graph), periodic (the updates form a ring: a cycle on one rank,
- * fine across ranks), sim (ok, under sim_nranks: counts only). */
+ * fine across ranks), fwd (the first versions passed on by READ tasks on
+ * their owners: producer functions answering 2), sim (ok, under
+ * sim_nranks: counts only). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,10 @@ static int right(const graph_t *g, int i) { return (i + 1) % g->n; }
  * they form a ring, a cycle on one rank (refused) that copies to other
  * ranks break. */
 static int periodic(const graph_t *g) { return is(g, "periodic"); }
+/* "fwd": no INIT tasks; the owners fill X before the graph, and class 0 is
+ * READ(i), which reads X[i] on its owner and passes that version on to the
+ * readers on other ranks (its producer functions answer 2). */
+static int fwd(const graph_t *g) { return is(g, "fwd"); }
 static int nsteps_i(const graph_t *g) { return periodic(g) ? g->n : g->n - 1; }
 
 static int body_init(weft_task_t *t)
@@ -72,6 +78,15 @@ static int body_step(weft_task_t *t)
 static const weft_task_class_t init_class = {.name = "init",
                                              .body = {[WEFT_DEV_CPU] = body_init,
                                                       [WEFT_DEV_EMU] = body_init}};
+static int body_read(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+static const weft_task_class_t read_class = {.name = "read",
+                                             .body = {[WEFT_DEV_CPU] = body_read,
+                                                      [WEFT_DEV_EMU] = body_read}};
 static const weft_task_class_t step_class = {.name = "step",
                                              .body = {[WEFT_DEV_CPU] = body_step,
                                                       [WEFT_DEV_EMU] = body_step}};
@@ -117,7 +132,7 @@ static int args_init(const int *idx, weft_arg_t *a, int max, const void *arg)
 {
     (void)max;
     const graph_t *g = arg;
-    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, g->x[idx[0]]);
+    a[0] = weft_arg_data((fwd(g) ? WEFT_R : WEFT_W) | WEFT_AFFINITY, g->x[idx[0]]);
     a[1] = weft_arg_value(&idx[0], sizeof idx[0]);
     return 2;
 }
@@ -145,7 +160,7 @@ static int prod_init(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
 static int version_of(const graph_t *g, int s, int j, weft_ptg_ref_t *p)
 {
     *p = s == 0 || j >= nsteps_i(g) ? ref(C_INIT, 0, j, 0) : ref(C_STEP, 0, s - 1, j);
-    return 1;
+    return fwd(g) && p->cls == C_INIT ? 2 : 1;
 }
 
 static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
@@ -159,6 +174,8 @@ static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
         }
         /* STEP(1, 0) claims to replace the version STEP(0, 0) replaces. */
         if (is(g, "twice") && s == 1 && i == 0) return version_of(g, 0, i, p);
+        /* Its own tile's first version is the owner's, read in place. */
+        if (fwd(g) && s == 0) return 0;
         return version_of(g, s, i, p);
     }
     if (is(g, "remote_initial") && s == 0) return 0;
@@ -183,7 +200,7 @@ static int readers_of(const graph_t *g, int s, int i, weft_ptg_ref_t *to, int ma
         for (int k = 0; k < S; k++) n = put(to, max, n, ref(C_STEP, 1, k, left(g, i)));
         return n;
     }
-    int n = put(to, max, 0, ref(C_STEP, 0, s + 1, i));
+    int n = fwd(g) && s == -1 ? 0 : put(to, max, 0, ref(C_STEP, 0, s + 1, i));
     if (is(g, "consumers") && s == -1 && i == 1) return n;
     if (is(g, "space") && s == 0 && i == 0) n = put(to, max, n, ref(C_STEP, 1, S + 3, 0));
     if (!periodic(g) && i == 0) return n;
@@ -198,8 +215,7 @@ static int cons_init(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
 
 static int cons_step(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    (void)flow;
-    return readers_of(arg, idx[0], idx[1], to, max);
+    return flow == 0 ? readers_of(arg, idx[0], idx[1], to, max) : 0;
 }
 
 /* Every index of this rank's tiles; the faulty one leaves out odd ones. */
@@ -266,6 +282,11 @@ int main(int argc, char **argv)
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "ptg");
     weft_ptg_class_t mine[2] = {classes[0], classes[1]};
+    if (fwd(&g)) {
+        mine[C_INIT].task = &read_class;
+        for (int i = 0; i < g.n; i++)
+            for (int k = 0; mem[i] && k < B; k++) mem[i][k] = i + 1 + 0.001 * k;
+    }
     if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
     weft_ptg_t graph = {.classes = mine, .nclasses = 2, .arg = &g};
     int rc = weft_ptg_insert(tp, &graph);
@@ -273,7 +294,7 @@ int main(int argc, char **argv)
     int64_t ran = weft_taskpool_ntasks_run(tp);
     int status = 0;
     int refused_here = is(&g, "periodic") && g.nranks == 1;
-    if ((is(&g, "ok") || is(&g, "sim") || is(&g, "periodic")) && !refused_here) {
+    if ((is(&g, "ok") || is(&g, "sim") || is(&g, "periodic") || fwd(&g)) && !refused_here) {
         int bad = rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !is(&g, "sim") ? check(&g, mem, me)
                                                                               : 0;
         if (rc != WEFT_SUCCESS || wrc != WEFT_SUCCESS || bad) {
