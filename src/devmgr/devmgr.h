@@ -20,6 +20,7 @@
 #include "util/list.h"
 
 typedef struct weft_inflight weft_inflight_t;
+typedef struct weft_devahead weft_devahead_t; /* devahead.c */
 
 typedef struct weft_devmgr {
     weft_context_t *ctx;
@@ -37,6 +38,7 @@ typedef struct weft_devmgr {
     int prefetch;            /* parameter device_prefetch */
     int evict_next_use;      /* parameter device_evict: next_use (1) or lru (0) */
     int prefetch_share;      /* parameter device_prefetch_share (percent) */
+    weft_devahead_t *ahead;  /* copies ahead of upcoming tasks, NULL: off */
     size_t inflight_bytes;   /* zone bytes the tiles of the tasks in flight take */
     int batch_max;           /* parameter device_batch */
     int64_t batch_elems;     /* parameter device_batch_elems */
@@ -105,6 +107,12 @@ weft_task_t *weft_devpick_next(weft_devmgr_t *m);
  * tiles past device_prefetch_share of the zone (next_use only): it waits
  * for one to end. Sets *bytes, t's zone bytes. Manager thread. */
 int weft_devpick_past_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *bytes);
+
+/* ---- devahead.c: copies ahead of upcoming tasks ----------------------- */
+
+/* The end of a taskpool: the finished tasks leave the devices' lists of
+ * upcoming tasks (their data may be released now). Main thread. */
+void weft_devahead_prune(weft_context_t *ctx);
 
 /* ---- devcopy.c: copies across devices --------------------------------- */
 
