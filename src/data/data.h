@@ -65,7 +65,10 @@ typedef struct weft_data_copy {
     weft_xfer_status_t xfer;
     void *zone_ptr;     /* per-tile device allocations: the block the zone counted */
     uint64_t last_task; /* sequence number of the task that last used it */
-    weft_list_t lru;    /* its place in its device manager's LRU list, unlinked when none */
+    /* A device manager copied it in ahead of this task (its insertion
+     * number), and no task has used it since; 0: none (devmgr/devahead.c). */
+    uint64_t ahead_for;
+    weft_list_t lru; /* its place in its device manager's LRU list, unlinked when none */
 } weft_data_copy_t;
 
 enum {

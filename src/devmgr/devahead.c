@@ -9,9 +9,12 @@
  *  - room comes only from copies whose next use is after the task's own
  *    (weft_devcopy_get_ahead): a prefetch never evicts what is needed
  *    sooner, and never a copy that a task in flight pins (readers);
- *  - at most device_prefetch_ahead copies in flight, on the prefetch
- *    stream, polled by the manager's pass like its tasks' events: no
- *    thread blocks on them.
+ *  - at most device_prefetch_ahead tiles held ahead: arriving, or landed
+ *    and not used by a task yet (copy->ahead_for), so that the manager
+ *    fetches for the next few tasks only, not for tasks far enough away
+ *    that their tiles would be evicted again before they run; the copies
+ *    go on the prefetch stream and the manager's pass polls them like its
+ *    tasks' events: no thread blocks on them.
  * A copy ahead is a reader of its source and holds the destination (a
  * reader, and UNDER while the bytes arrive): a task that reads the tile
  * waits for it (weft_devlaunch_inputs_arriving), then finds it newest and
@@ -27,7 +30,7 @@
 #include "sched/upcoming.h"
 #include "trace/trace.h"
 
-#define AHEAD_MAX 64  /* the parameter's upper bound: copies in flight */
+#define AHEAD_MAX 64  /* the parameter's upper bound: tiles held ahead */
 #define AHEAD_SCAN 32 /* upcoming tasks looked at by one pass, in run order */
 
 typedef struct ahead_rec {
@@ -108,14 +111,39 @@ static weft_data_copy_t *source_locked(weft_devmgr_t *m, weft_data_t *d, uint64_
     return weft_devlaunch_source_locked(m, d);
 }
 
+/* Under c's data lock: c no longer counts as fetched ahead. */
+static void let_go_locked(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    if (!c->ahead_for) return;
+    c->ahead_for = 0;
+    atomic_fetch_sub(&m->ahead_held, 1);
+    atomic_fetch_add(&m->ahead_let_go, 1);
+}
+
+void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    weft_data_lock(c->data);
+    let_go_locked(m, c);
+    weft_data_unlock(c->data);
+}
+
+void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    if (!c->ahead_for) return;
+    atomic_fetch_add(&m->dev->stats.prefetches_unused, 1);
+    let_go_locked(m, c); /* unlinked: nobody else reaches c */
+}
+
 /* The copy landed (ok) or failed: its readers go, the destination becomes
- * current (or stays stale: weft_data_xfer_end_locked). */
+ * current (or stays stale: weft_data_xfer_end_locked, and no longer held
+ * ahead). */
 static void end_copy(weft_devmgr_t *m, ahead_rec_t *r, int ok)
 {
     weft_data_t *d = r->data;
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(r->src);
     weft_data_xfer_end_locked(d, m->dev->index, r->version, ok);
+    if (!ok) let_go_locked(m, r->dst);
     weft_data_copy_reader_release_locked(r->dst);
     weft_data_unlock(d);
     weft_trace_slice(m->ctx->trace, m->trace_track + 1 + WEFT_STREAM_PREFETCH, r->t0,
@@ -145,6 +173,8 @@ static int begin_copy(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, uin
     *r = (ahead_rec_t){.data = d, .src = src, .dst = c, .seq = seq};
     r->version = weft_data_xfer_begin_locked(d, dev->index);
     r->t0 = weft_trace_stamp(m->ctx->trace);
+    if (!c->ahead_for) atomic_fetch_add(&m->ahead_held, 1);
+    c->ahead_for = seq;
     weft_data_unlock(d);
     int rc = weft_devcopy_enqueue(dev, WEFT_STREAM_PREFETCH, d, c, src);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_PREFETCH, &r->ev);
@@ -207,15 +237,17 @@ static int poll_copies(weft_devmgr_t *m)
 }
 
 /* What a scan depends on: the tasks listed, those ended on this rank (a
- * version became final, a task's tiles were unpinned) and the copies
- * landed. Equal to the last scan's: nothing new to fetch. */
+ * version became final, a task's tiles were unpinned), and the copies
+ * ahead that landed, were used or were freed (room in the window). Equal
+ * to the last scan's: nothing new to fetch. */
 static long long state_now(weft_devmgr_t *m)
 {
     weft_context_t *ctx = m->ctx;
     return atomic_load_explicit(&m->ahead->upcoming.pushed, memory_order_relaxed) +
            atomic_load_explicit(&ctx->tasks_run, memory_order_relaxed) +
            atomic_load_explicit(&ctx->actions_done, memory_order_relaxed) +
-           atomic_load_explicit(&ctx->tasks_cancelled, memory_order_relaxed) + m->ahead->landed;
+           atomic_load_explicit(&ctx->tasks_cancelled, memory_order_relaxed) + m->ahead->landed +
+           atomic_load_explicit(&m->ahead_let_go, memory_order_relaxed);
 }
 
 /* Walks the first upcoming tasks in run order, starting copies for their
@@ -229,7 +261,7 @@ static int scan(weft_devmgr_t *m)
     for (int i = 0; i < n && !stop; i++) {
         for (int j = 0; j < t[i]->nflows && !stop; j++) {
             if (!(t[i]->flow[j].mode & WEFT_R) || weft_task_first_flow_of(t[i], j) != j) continue;
-            stop = a->n >= a->max;
+            stop = a->n >= a->max || atomic_load(&m->ahead_held) >= a->max;
             ahead_step_t r = stop ? AHEAD_NONE : prefetch_data(m, t[i], t[i]->flow[j].data);
             started += r == AHEAD_STARTED;
             stop |= r == AHEAD_NO_ROOM;
@@ -244,7 +276,7 @@ int weft_devahead_pass(weft_devmgr_t *m)
     weft_devahead_t *a = m->ahead;
     if (!a) return 0;
     int progress = poll_copies(m);
-    if (a->n >= a->max) return progress;
+    if (a->n >= a->max || atomic_load(&m->ahead_held) >= a->max) return progress;
     long long now = state_now(m);
     if (now == a->seen) return progress;
     a->seen = now;

@@ -7,7 +7,7 @@
 #include "devmgr/devmgr.h"
 
 /* Lists m's upcoming tasks from insertion on (ctx->upcoming) and lets its
- * manager copy up to `max` tiles ahead at once; max 0, device_evict=lru
+ * manager hold up to `max` tiles ahead (arriving, or in and not used yet); max 0, device_evict=lru
  * (its victims do not know the future) or device_prefetch=0 (no prefetch
  * stream) leaves it off. Before the manager
  * thread starts. WEFT_ERR_NOMEM. */
@@ -18,8 +18,8 @@ void weft_devahead_stop(weft_devmgr_t *m);
 
 /* One pass of the manager: the copies ahead that landed are marked in,
  * then, when something changed since the last look (a task listed or
- * ended, a copy landed) and fewer than max copies are in flight, more are
- * started. Returns how many ended or started (0: nothing to do). Manager
+ * ended, a copy ahead landed, used or freed) and fewer than max tiles are
+ * held ahead, more are started. Returns how many ended or started (0: nothing to do). Manager
  * thread. */
 int weft_devahead_pass(weft_devmgr_t *m);
 /* Copies ahead in flight (the manager polls while there are). Manager

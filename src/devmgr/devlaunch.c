@@ -50,6 +50,7 @@ int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t)
             unpin_flows(t, i);
             return rc;
         }
+        weft_devahead_claim(m, t->flow[i].copy);
     }
     return WEFT_SUCCESS;
 }

@@ -34,16 +34,18 @@ typedef struct weft_devmgr {
     /* Tasks between stage-in and publication (manager thread only). */
     weft_list_t inflight; /* weft_inflight_t by link, in the order they started */
     int ninflight, max_inflight;
-    int inflight_per_stream; /* parameter device_inflight */
-    int prefetch;            /* parameter device_prefetch */
-    int evict_next_use;      /* parameter device_evict: next_use (1) or lru (0) */
-    int prefetch_share;      /* parameter device_prefetch_share (percent) */
-    weft_devahead_t *ahead;  /* copies ahead of upcoming tasks, NULL: off */
-    size_t inflight_bytes;   /* zone bytes the tiles of the tasks in flight take */
-    int batch_max;           /* parameter device_batch */
-    int64_t batch_elems;     /* parameter device_batch_elems */
-    int nheld;               /* records held READY for batches this pass */
-    int next_exec;           /* round robin over the execution streams */
+    int inflight_per_stream;   /* parameter device_inflight */
+    int prefetch;              /* parameter device_prefetch */
+    int evict_next_use;        /* parameter device_evict: next_use (1) or lru (0) */
+    int prefetch_share;        /* parameter device_prefetch_share (percent) */
+    weft_devahead_t *ahead;    /* copies ahead of upcoming tasks, NULL: off */
+    atomic_int ahead_held;     /* copies fetched ahead (arriving or in) not used yet */
+    atomic_llong ahead_let_go; /* of those, used or freed since the start */
+    size_t inflight_bytes;     /* zone bytes the tiles of the tasks in flight take */
+    int batch_max;             /* parameter device_batch */
+    int64_t batch_elems;       /* parameter device_batch_elems */
+    int nheld;                 /* records held READY for batches this pass */
+    int next_exec;             /* round robin over the execution streams */
     /* Runtime-owned copies on this device, least recently used first (the
      * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
@@ -113,6 +115,12 @@ int weft_devpick_past_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *byt
 /* The end of a taskpool: the finished tasks leave the devices' lists of
  * upcoming tasks (their data may be released now). Main thread. */
 void weft_devahead_prune(weft_context_t *ctx);
+/* A task pinned copy c of m's device: a copy fetched ahead is used and no
+ * longer counts against device_prefetch_ahead. Not with c's data locked. */
+void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c);
+/* Copy c of m's device goes back to the zone: fetched ahead and never
+ * used, it counts as unused. The copy is unlinked (no lock needed). */
+void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
 
 /* ---- devcopy.c: copies across devices --------------------------------- */
 
