@@ -79,6 +79,8 @@ void weft_devahead_stop(weft_devmgr_t *m)
 
 int weft_devahead_inflight(const weft_devmgr_t *m) { return m->ahead ? m->ahead->n : 0; }
 
+static void clear_marks(weft_devmgr_t *m);
+
 void weft_devahead_prune(weft_context_t *ctx)
 {
     for (int i = 1; i <= ctx->ndevices; i++) {
@@ -89,6 +91,7 @@ void weft_devahead_prune(weft_context_t *ctx)
          * wait's write-backs and host_only come after it (the manager polls
          * while one is in flight). */
         while (atomic_load(&a->busy) > 0) sched_yield();
+        clear_marks(ctx->devmgr[i]);
     }
 }
 
@@ -118,6 +121,22 @@ static void let_go_locked(weft_devmgr_t *m, weft_data_copy_t *c)
     c->ahead_for = 0;
     atomic_fetch_sub(&m->ahead_held, 1);
     atomic_fetch_add(&m->ahead_let_go, 1);
+}
+
+/* The end of a taskpool: copies fetched ahead for tasks that ended without
+ * pinning them (cancelled) stop holding room in the window. Copies of
+ * tasks of other taskpools lose their mark too: the window only counts
+ * them no more, they stay. Data locks only tried (the LRU lock is held). */
+static void clear_marks(weft_devmgr_t *m)
+{
+    pthread_mutex_lock(&m->lru_lock);
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
+        if (!weft_spin_trylock(&c->data->lock)) continue;
+        if (c->xfer != WEFT_XFER_UNDER) let_go_locked(m, c);
+        weft_data_unlock(c->data);
+    }
+    pthread_mutex_unlock(&m->lru_lock);
 }
 
 void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c)
