@@ -290,12 +290,12 @@ static int scan(weft_devmgr_t *m)
     return started;
 }
 
-int weft_devahead_pass(weft_devmgr_t *m)
+int weft_devahead_pass(weft_devmgr_t *m, int fetch)
 {
     weft_devahead_t *a = m->ahead;
     if (!a) return 0;
     int progress = poll_copies(m);
-    if (a->n >= a->max || atomic_load(&m->ahead_held) >= a->max) return progress;
+    if (!fetch || a->n >= a->max || atomic_load(&m->ahead_held) >= a->max) return progress;
     long long now = state_now(m);
     if (now == a->seen) return progress;
     a->seen = now;

@@ -17,11 +17,11 @@ int weft_devahead_start(weft_devmgr_t *m, int max) __attribute__((warn_unused_re
 void weft_devahead_stop(weft_devmgr_t *m);
 
 /* One pass of the manager: the copies ahead that landed are marked in,
- * then, when something changed since the last look (a task listed or
- * ended, a copy ahead landed, used or freed) and fewer than max tiles are
- * held ahead, more are started. Returns how many ended or started (0: nothing to do). Manager
- * thread. */
-int weft_devahead_pass(weft_devmgr_t *m);
+ * then, with `fetch`, when something changed since the last look (a task
+ * listed or ended, a copy ahead landed, used or freed) and fewer than max
+ * tiles are held ahead, more are started. Returns how many ended or
+ * started (0: nothing to do). Manager thread. */
+int weft_devahead_pass(weft_devmgr_t *m, int fetch);
 /* Copies ahead in flight (the manager polls while there are). Manager
  * thread. */
 int weft_devahead_inflight(const weft_devmgr_t *m);

@@ -117,6 +117,7 @@ static int progress_inflight(weft_devmgr_t *m)
 typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
     int defrag;            /* it did not fit with nothing else in flight */
+    int starved;           /* blocked waits for memory (not for the in-flight cap) */
     int64_t blocked_since; /* while nothing else is in flight */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
@@ -158,6 +159,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         weft_task_t *t = s->blocked ? s->blocked : weft_devpick_next(m);
         if (!t) break;
         s->blocked = NULL;
+        s->starved = 0;
         if (s->defrag) {
             s->defrag = 0;
             int er = weft_devcopy_evict_all(m);
@@ -173,6 +175,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
             s->blocked = t;
+            s->starved = 1;
             free(f);
             break;
         }
@@ -236,8 +239,9 @@ static void *mgr_main(void *arg)
     for (;;) {
         int progress = progress_inflight(m);
         progress += start_tasks(m, &s);
-        /* After the ready tasks took their room: copies ahead for the next. */
-        progress += weft_devahead_pass(m);
+        /* After the ready tasks took their room: copies ahead for the next,
+         * none while a task waits for memory (they would pin what it needs). */
+        progress += weft_devahead_pass(m, !s.starved);
         if (progress) {
             s.yields = 0;
             continue;
