@@ -120,6 +120,7 @@ static void let_go_locked(weft_devmgr_t *m, weft_data_copy_t *c)
     if (!c->ahead_for) return;
     c->ahead_for = 0;
     atomic_fetch_sub(&m->ahead_held, 1);
+    atomic_fetch_sub(&m->ahead_bytes, (long long)c->data->bytes);
     atomic_fetch_add(&m->ahead_let_go, 1);
 }
 
@@ -192,7 +193,10 @@ static int begin_copy(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, uin
     *r = (ahead_rec_t){.data = d, .src = src, .dst = c, .seq = seq};
     r->version = weft_data_xfer_begin_locked(d, dev->index);
     r->t0 = weft_trace_stamp(m->ctx->trace);
-    if (!c->ahead_for) atomic_fetch_add(&m->ahead_held, 1);
+    if (!c->ahead_for) {
+        atomic_fetch_add(&m->ahead_held, 1);
+        atomic_fetch_add(&m->ahead_bytes, (long long)d->bytes);
+    }
     c->ahead_for = seq;
     weft_data_unlock(d);
     int rc = weft_devcopy_enqueue(dev, WEFT_STREAM_PREFETCH, d, c, src);
@@ -208,6 +212,18 @@ static int begin_copy(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, uin
     a->n++;
     atomic_fetch_add(&a->busy, 1);
     return 1;
+}
+
+/* 1 when `bytes` more may not be held ahead: max tiles are, or they would
+ * take more of the zone than the tasks in flight leave (100 -
+ * device_prefetch_share percent): in a zone of a few tiles, tiles fetched
+ * ahead would only push out each other and the next task's. */
+static int window_full(weft_devmgr_t *m, size_t bytes)
+{
+    weft_devahead_t *a = m->ahead;
+    size_t room = weft_zone_capacity(m->dev->zone) / 100 * (size_t)(100 - m->prefetch_share);
+    size_t held = (size_t)atomic_load(&m->ahead_bytes);
+    return a->n >= a->max || atomic_load(&m->ahead_held) >= a->max || held + bytes > room;
 }
 
 /* What one look at a tile of an upcoming task did. */
@@ -280,7 +296,7 @@ static int scan(weft_devmgr_t *m)
     for (int i = 0; i < n && !stop; i++) {
         for (int j = 0; j < t[i]->nflows && !stop; j++) {
             if (!(t[i]->flow[j].mode & WEFT_R) || weft_task_first_flow_of(t[i], j) != j) continue;
-            stop = a->n >= a->max || atomic_load(&m->ahead_held) >= a->max;
+            stop = window_full(m, t[i]->flow[j].data->bytes);
             ahead_step_t r = stop ? AHEAD_NONE : prefetch_data(m, t[i], t[i]->flow[j].data);
             started += r == AHEAD_STARTED;
             stop |= r == AHEAD_NO_ROOM;
@@ -295,7 +311,7 @@ int weft_devahead_pass(weft_devmgr_t *m, int fetch)
     weft_devahead_t *a = m->ahead;
     if (!a) return 0;
     int progress = poll_copies(m);
-    if (!fetch || a->n >= a->max || atomic_load(&m->ahead_held) >= a->max) return progress;
+    if (!fetch || window_full(m, 0)) return progress;
     long long now = state_now(m);
     if (now == a->seen) return progress;
     a->seen = now;

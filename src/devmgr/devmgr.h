@@ -40,6 +40,7 @@ typedef struct weft_devmgr {
     int prefetch_share;        /* parameter device_prefetch_share (percent) */
     weft_devahead_t *ahead;    /* copies ahead of upcoming tasks, NULL: off */
     atomic_int ahead_held;     /* copies fetched ahead (arriving or in) not used yet */
+    atomic_llong ahead_bytes;  /* their bytes */
     atomic_llong ahead_let_go; /* of those, used or freed since the start */
     size_t inflight_bytes;     /* zone bytes the tiles of the tasks in flight take */
     int batch_max;             /* parameter device_batch */
