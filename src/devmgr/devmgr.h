@@ -34,19 +34,21 @@ typedef struct weft_devmgr {
     /* Tasks between stage-in and publication (manager thread only). */
     weft_list_t inflight; /* weft_inflight_t by link, in the order they started */
     int ninflight, max_inflight;
-    int inflight_per_stream;   /* parameter device_inflight */
-    int prefetch;              /* parameter device_prefetch */
-    int evict_next_use;        /* parameter device_evict: next_use (1) or lru (0) */
-    int prefetch_share;        /* parameter device_prefetch_share (percent) */
-    weft_devahead_t *ahead;    /* copies ahead of upcoming tasks, NULL: off */
-    atomic_int ahead_held;     /* copies fetched ahead (arriving or in) not used yet */
+    int inflight_per_stream; /* parameter device_inflight */
+    int prefetch;            /* parameter device_prefetch */
+    int evict_next_use;      /* parameter device_evict: next_use (1) or lru (0) */
+    int prefetch_share;      /* parameter device_prefetch_share (percent) */
+    size_t inflight_bytes;   /* zone bytes the tiles of the tasks in flight take */
+    int batch_max;           /* parameter device_batch */
+    int64_t batch_elems;     /* parameter device_batch_elems */
+    int nheld;               /* records held READY for batches this pass */
+    int next_exec;           /* round robin over the execution streams */
+    /* Copies ahead of upcoming tasks (devahead.c; ahead NULL: off), and those
+     * fetched ahead not used yet: arriving or in, marked copy->ahead_for. */
+    weft_devahead_t *ahead;
+    atomic_int ahead_held;
     atomic_llong ahead_bytes;  /* their bytes */
-    atomic_llong ahead_let_go; /* of those, used or freed since the start */
-    size_t inflight_bytes;     /* zone bytes the tiles of the tasks in flight take */
-    int batch_max;             /* parameter device_batch */
-    int64_t batch_elems;       /* parameter device_batch_elems */
-    int nheld;                 /* records held READY for batches this pass */
-    int next_exec;             /* round robin over the execution streams */
+    atomic_llong ahead_let_go; /* marks cleared since the start: used, freed */
     /* Runtime-owned copies on this device, least recently used first (the
      * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
