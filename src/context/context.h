@@ -34,6 +34,9 @@ struct weft_context {
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
+    /* Tasks homed on each device, listed at insertion for its manager to
+     * stage their inputs ahead (sched/upcoming.h); NULL where it does not. */
+    struct weft_upcoming *upcoming[WEFT_MAX_DEVICES];
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
     /* Takes a task whose predecessors are done (exec/exec.h's

@@ -181,9 +181,6 @@ void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
     weft_data_wake_mark_locked(d);
     weft_data_copy_t *dst = d->copies[device];
     assert(dst);
-    /* 0: the next version of this rank's own numbering (a front-end that
-     * matches transfers by labels of its own, src/ptg). */
-    if (version == 0) version = d->version + 1;
     if (version > d->version) {
         /* A newer version arrived from another rank: every local copy is stale. */
         d->version = version;
@@ -307,7 +304,8 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     if (what == WEFT_PUBLISH_WRITTEN)
         weft_data_written_at_locked(d, c->device, version ? version : d->version + 1);
     else if (what == WEFT_PUBLISH_RECEIVED)
-        weft_data_copied_locked(d, c->device, version);
+        weft_data_copied_locked(d, c->device,
+                                version == WEFT_VERSION_NEXT ? d->version + 1 : version);
     if (task_seq) c->last_task = task_seq;
     weft_data_copy_reader_release_locked(c);
     weft_data_unlock(d);

@@ -328,7 +328,7 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         if (a) weft_task_unref(a);
         return WEFT_ERR_NOMEM;
     }
-    a->flow[0].out_version = 0; /* this rank's next version (the label only matches) */
+    a->flow[0].out_version = WEFT_VERSION_NEXT; /* this rank's numbering; the label matches */
     weft_ptg_ver_t *v = ver(b, vi);
     v->data = d;
     v->task = a;

@@ -9,6 +9,7 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
+#include "sched/upcoming.h"
 #include "stf/insert.h"
 #include "stf/record.h"
 #include "stf/remote.h"
@@ -181,20 +182,39 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
     return WEFT_SUCCESS;
 }
 
+/* 1 when a flow of t names the same data as flow i and writes it. */
+static int writes_data(const weft_task_t *t, int i)
+{
+    for (int j = 0; j < t->nflows; j++)
+        if (t->flow[j].data == t->flow[i].data && (t->flow[j].mode & WEFT_W)) return 1;
+    return 0;
+}
+
+/* t is a pending use of each of its data until it ends (device eviction
+ * keeps what is used soonest), and a body task homed on a device is listed
+ * for that device's manager to stage its inputs ahead. */
+static int add_uses(weft_context_t *ctx, weft_task_t *t)
+{
+    int home = weft_home_device(ctx, t), rc = WEFT_SUCCESS;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) {
+        if (weft_task_first_flow_of(t, i) != i) continue;
+        weft_use_t use = {
+            .seq = t->seq, .priority = t->priority, .device = home, .writes = writes_data(t, i)};
+        rc = weft_data_use_add(t->flow[i].data, use);
+    }
+    if (rc == WEFT_SUCCESS && t->kind == WEFT_TASK_BODY && home > 0 && ctx->upcoming[home]) {
+        int urc = weft_upcoming_push(ctx->upcoming[home], t);
+        (void)urc; /* out of memory: t's inputs come at its start, as without prefetch */
+    }
+    return rc;
+}
+
 int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t)
 {
     weft_context_t *ctx = tp->ctx;
-    int rc = WEFT_SUCCESS;
     t->seq = ctx->next_seq++;
-    /* The task is a pending use of its data until it ends (device
-     * eviction keeps what is used soonest; nothing to keep without devices). */
-    if (ctx->ndevices > 0) {
-        weft_use_t use = {
-            .seq = t->seq, .priority = t->priority, .device = weft_home_device(ctx, t)};
-        for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-            if (weft_task_first_flow_of(t, i) == i) rc = weft_data_use_add(t->flow[i].data, use);
-    }
-    return rc;
+    /* Nothing to keep without devices. */
+    return ctx->ndevices > 0 ? add_uses(ctx, t) : WEFT_SUCCESS;
 }
 
 int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)

@@ -71,7 +71,8 @@ static void sim_publish(weft_task_t *t)
         weft_flow_t *f = &t->flow[i];
         if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(f->data);
-        f->data->version = f->out_version ? f->out_version : f->data->version + 1;
+        uint32_t v = f->out_version;
+        f->data->version = v && v != WEFT_VERSION_NEXT ? v : f->data->version + 1;
         weft_data_unlock(f->data);
     }
 }
