@@ -26,6 +26,7 @@ typedef struct app_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
     int check;    /* 1: every run (--check), 2: the first run only (--check-first) */
     int nb_given; /* -t was on the command line */
+    int ptg;      /* --ptg: the app's parameterized task graph instead of insertion */
 } app_opts_t;
 
 /* Their flags; an app's own table may list one again with other bounds
@@ -46,6 +47,7 @@ typedef struct app_cli {
     const app_flag_t *flags; /* the app's own, offsets into its options */
     size_t nflags;
     int check_first; /* --check-first is accepted */
+    int ptg;         /* --ptg is accepted (the app has a graph, include/weft/ptg.h) */
     void (*usage)(FILE *out);
     int64_t nb;             /* default tile size */
     int gpu_nb_auto;        /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
@@ -151,6 +153,10 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
         if (strcmp(argv[i], "--check") == 0 ||
             (c->check_first && strcmp(argv[i], "--check-first") == 0)) {
             common->check = strcmp(argv[i], "--check") == 0 ? 1 : 2;
+            continue;
+        }
+        if (c->ptg && strcmp(argv[i], "--ptg") == 0) {
+            common->ptg = 1;
             continue;
         }
         const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);

@@ -25,6 +25,7 @@
 #include "app_driver.h"
 #include "potrf_check.h"
 #include "potrf_dag.h"
+#include "potrf_ptg.h"
 
 #define POTRF_NAME "weft-potrf"
 #define POTRF_RESIDUAL_MAX 60.0
@@ -60,6 +61,9 @@ static void potrf_usage(FILE *out)
             "                once (trtri task) and applied to the panel by multiplication;\n"
             "                2: the same but the first tile below the diagonal by TRSM\n"
             "                (default 2 with -g > 0, 0 without)\n"
+            "  --ptg         the factorization as a parameterized task graph (weft_ptg_insert,\n"
+            "                docs/PTG.md): each rank builds only its own tasks; TRSM panel\n"
+            "                (--trsm-inv 0)\n"
             "  --check       check ||A - L L^T|| / (||A|| N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -77,7 +81,14 @@ static int potrf_validate(weft_context_t *ctx, void *opts, int verbose)
 {
     potrf_opts_t *o = opts;
     /* cuBLAS's TRSM of a tile runs at a fraction of its GEMM rate. */
-    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 2 : 0;
+    if (o->c.ptg && o->trsm_inv > 0) {
+        if (verbose)
+            fprintf(stderr, POTRF_NAME ": --ptg factorizes with TRSM panels: drop --trsm-inv %lld "
+                            "(or give 0)\n",
+                    (long long)o->trsm_inv);
+        return -1;
+    }
+    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 && !o->c.ptg ? 2 : 0;
     if (app_cli_grid(POTRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(POTRF_NAME, &o->c, POTRF_NT_MAX, verbose);
 }
@@ -172,7 +183,10 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
 
     app_timer_t tm;
     app_timer_start(ctx, &tm);
-    rc = potrf_insert_factorization(tp, d->a, d->dinv, (int)o->trsm_inv);
+    if (o->c.ptg)
+        rc = potrf_ptg_factorization(tp, d->a, (int)o->c.p, (int)o->c.q);
+    else
+        rc = potrf_insert_factorization(tp, d->a, d->dinv, (int)o->trsm_inv);
     rc = app_wait(POTRF_NAME, tp, rc, "dpotrf", verbose);
     app_timer_stop(&tm);
     if (rc < 0) return rc;
@@ -189,6 +203,7 @@ static const app_driver_t potrf_app = {
             .flags = potrf_flags,
             .nflags = sizeof potrf_flags / sizeof potrf_flags[0],
             .check_first = 1,
+            .ptg = 1,
             .usage = potrf_usage,
             .nb = 256,
             .gpu_nb_auto = 1,

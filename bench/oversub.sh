@@ -18,7 +18,9 @@
 #   -c <cores>    worker cores (default 2 with emu; weft's own choice with cuda)
 #   -f "<f> ..."  limits as fractions of the matrix's N^2 * 8 bytes, or
 #                 "none" for no limit (default "1/8 1/4 1/2 1 none")
-#   -p "<p> ..."  policies (default "lru next_use")
+#   -p "<p> ..."  policies (default "lru next_use:0 next_use"): device_evict,
+#                 with ":K" device_prefetch_ahead=K (0: no prefetch ahead of
+#                 a task's start; without it weft's default)
 #   -r <runs>     factorizations a process (default 1; 2 on cuda: the first
 #                 loads the kernels); GFLOPS of the last, bytes / runs
 #   --check       check the first factorization (its check's traffic then
@@ -46,7 +48,7 @@ g=1
 dtype=emu
 cores=""
 fracs="1/8 1/4 1/2 1 none"
-policies="lru next_use"
+policies="lru next_use:0 next_use"
 runs=""
 check=""
 extra=""
@@ -83,7 +85,7 @@ if [ ! -x "$potrf" ]; then
 fi
 matrix=$((n * n * 8))
 csv=$out/results.csv
-echo "N,NB,devices,type,limit,limit_bytes,policy,gflops,h2d_gib,d2h_gib,evictions,writebacks,check" >"$csv"
+echo "N,NB,devices,type,limit,limit_bytes,policy,gflops,h2d_gib,d2h_gib,evictions,writebacks,prefetches,check" >"$csv"
 
 # Bytes of a fraction "a/b" of the matrix; empty for "none".
 limit_bytes() {
@@ -98,9 +100,10 @@ limit_bytes() {
 cell() {
     local frac=$1 policy=$2 bytes log args
     bytes=$(limit_bytes "$frac")
-    log=$out/potrf_${frac//\//of}_$policy.log
+    log=$out/potrf_${frac//\//of}_${policy//:/_ahead}.log
     args=(-N "$n" -t "$nb" -g "$g" --nruns "$runs" --weft-device_type="$dtype"
-        --weft-show_stats=1 --weft-device_evict="$policy")
+        --weft-show_stats=1 --weft-device_evict="${policy%%:*}")
+    [ "${policy#*:}" != "$policy" ] && args+=(--weft-device_prefetch_ahead="${policy#*:}")
     [ "$cores" != -1 ] && args+=(-c "$cores")
     [ -n "$bytes" ] && args+=(--weft-device_memory_limit="$bytes")
     # The emu device's memory must hold the limit (and the whole matrix in core).
@@ -117,11 +120,12 @@ cell() {
                 if ($i == "D2H") d += $(i + 1)
                 if ($(i + 1) == "evictions") e += $i
                 if ($(i + 1) == "write-backs),") w += substr($i, 2)
+                if ($(i + 1) == "prefetches") pf += $i
             }
         }
         /residual/ { c = $NF }
-        END { printf "%s,%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d,%d,%s\n", n, nb, g, t, f, b, p,
-                     gf == "" ? "fail" : gf, h / 1024 / r, d / 1024 / r, e / r, w / r, c }' \
+        END { printf "%s,%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d,%d,%d,%s\n", n, nb, g, t, f, b, p,
+                     gf == "" ? "fail" : gf, h / 1024 / r, d / 1024 / r, e / r, w / r, pf / r, c }' \
         "$log" >>"$csv"
 }
 
@@ -136,10 +140,10 @@ done
 # Belady = a perfect cache on the one-at-a-time priority order, bound = the
 # lower bound for any schedule; both H2D + D2H).
 {
-    echo "| limit | policy | GFLOPS | H2D GiB | D2H GiB | evictions | bytes / lru | Belady GiB | bound GiB |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    tail -n +2 "$csv" | while IFS=, read -r _ _ _ _ frac bytes policy gf h2d d2h ev _ chk; do
-        lru=$(awk -F, -v f="$frac" '$5 == f && $7 == "lru" { print $9 + $10 }' "$csv")
+    echo "| limit | policy | GFLOPS | H2D GiB | D2H GiB | evictions | prefetches | bytes / lru | Belady GiB | bound GiB |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    tail -n +2 "$csv" | while IFS=, read -r _ _ _ _ frac bytes policy gf h2d d2h ev _ pf chk; do
+        lru=$(awk -F, -v f="$frac" '$5 == f && $7 ~ /^lru(:|$)/ { print $9 + $10; exit }' "$csv")
         rel=$(awk -v a="$h2d" -v b="$d2h" -v l="${lru:-0}" 'BEGIN {
             if (l > 0) printf "%.2f", (a + b) / l; else printf "-" }')
         ref="-" comp="-"
@@ -150,7 +154,7 @@ done
             ref=$(echo "$refs" | awk '$1 == "belady" { printf "%.3f", $2 + $3 }')
             comp=$(echo "$refs" | awk '$1 == "bound" { printf "%.3f", $2 + $3 }')
         fi
-        echo "| $frac | $policy | $gf${chk:+ ($chk)} | $h2d | $d2h | $ev | $rel | $ref | $comp |"
+        echo "| $frac | $policy | $gf${chk:+ ($chk)} | $h2d | $d2h | $ev | $pf | $rel | $ref | $comp |"
     done
 } >"$out/table.md"
 cat "$out/table.md"

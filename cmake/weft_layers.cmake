@@ -2,7 +2,7 @@
 # docs/ARCHITECTURE.md: a file in folder F may include headers of F and of
 # folders listed before F, never of one listed after it. Run at each build
 # (cmake -P, SRC= the src folder) so that a wrong-way include fails it.
-set(layers util params trace data device sched comm context stf devmgr exec api runtime
+set(layers util params trace data device sched comm context stf ptg devmgr exec api runtime
            collections)
 file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.c ${SRC}/*.h)
 set(bad 0)

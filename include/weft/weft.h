@@ -502,6 +502,8 @@ typedef struct weft_device_counters {
     int64_t copies;                           /* runtime-owned tile copies alive in the zone */
     int64_t busy_ns;                /* summed time from kernel launch to completion seen */
     int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
+    int64_t prefetches; /* tiles copied in ahead, for tasks not started (device_prefetch_ahead) */
+    int64_t prefetches_unused; /* of those, evicted or freed before any task used them */
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */

@@ -33,6 +33,8 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
         .busy_ns = atomic_load(&s->busy_ns),
         .batches = atomic_load(&s->batches),
         .batched_tasks = atomic_load(&s->batched_tasks),
+        .prefetches = atomic_load(&s->prefetches),
+        .prefetches_unused = atomic_load(&s->prefetches_unused),
     };
     return WEFT_SUCCESS;
 }
@@ -47,11 +49,12 @@ void weft_devstats_print(weft_context_t *ctx)
         weft_log_stats(i,
                        "%s: %lld tasks (busy %.3f s), H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
                        "%lld evictions (%lld write-backs), peak %.1f of %.1f MiB, "
-                       "%lld batches (%lld tasks)",
+                       "%lld batches (%lld tasks), %lld prefetches ahead (%lld unused)",
                        ctx->devices->dev[i]->name, (long long)c.tasks, c.busy_ns * 1e-9,
                        mib(c.bytes_h2d), mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
                        (long long)c.writebacks, mib(c.mem_peak), mib(c.mem_capacity),
-                       (long long)c.batches, (long long)c.batched_tasks);
+                       (long long)c.batches, (long long)c.batched_tasks, (long long)c.prefetches,
+                       (long long)c.prefetches_unused);
     }
 }
 
@@ -96,6 +99,7 @@ void weft_devexec_flush(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
     if (ctx->ndevices == 0) return;
+    weft_devahead_prune(ctx);
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;

@@ -4,6 +4,7 @@
 #include "context/context.h"
 
 #include "devmgr/devmgr.h"
+#include "ptg/ptgwait.h"
 #include "stf/redux.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
@@ -48,6 +49,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }
+    if (tp->ptg && ctx->nranks > 1) weft_ptg_settle(tp);
     if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name);
     weft_taskpool_reset_tracking(tp);
     double el = weft_clock_s() - tp->t_first;

@@ -34,6 +34,9 @@ struct weft_context {
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
+    /* Tasks homed on each device, listed at insertion for its manager to
+     * stage their inputs ahead (sched/upcoming.h); NULL where it does not. */
+    struct weft_upcoming *upcoming[WEFT_MAX_DEVICES];
     atomic_llong host_load_ns; /* estimated work queued on the host (device selection) */
     weft_sched_t *sched;
     /* Takes a task whose predecessors are done (exec/exec.h's
@@ -58,6 +61,7 @@ struct weft_context {
      * and seconds from each taskpool's first insertion to its wait. */
     long long walked, kept, sends, recvs;
     double insert_s;
+    double ptg_build_s; /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */

@@ -65,7 +65,10 @@ typedef struct weft_data_copy {
     weft_xfer_status_t xfer;
     void *zone_ptr;     /* per-tile device allocations: the block the zone counted */
     uint64_t last_task; /* sequence number of the task that last used it */
-    weft_list_t lru;    /* its place in its device manager's LRU list, unlinked when none */
+    /* A device manager copied it in ahead of this task (its insertion
+     * number), and no task has used it since; 0: none (devmgr/devahead.c). */
+    uint64_t ahead_for;
+    weft_list_t lru; /* its place in its device manager's LRU list, unlinked when none */
 } weft_data_copy_t;
 
 enum {
@@ -235,10 +238,14 @@ typedef enum weft_publish {
  * receives; docs/COHERENCY.md rules 2 and 4). Takes d's lock; under it:
  * WEFT_PUBLISH_WRITTEN makes c the newest version, `version` (the one the
  * distributed sequence assigned) or, when 0, the next one, and every other
- * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in
+ * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` (WEFT_VERSION_NEXT:
+ * the next of this rank's numbering) in
  * (weft_data_copied_locked); a non-zero task_seq names the task that last
  * used c; then the reader the user held on c is released (c may be evicted
  * or freed from then on). */
+/* A received version numbered by this rank (a front-end that matches
+ * transfers by labels of its own, src/ptg): the next after the data's. */
+#define WEFT_VERSION_NEXT UINT32_MAX
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq);
 

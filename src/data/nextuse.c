@@ -52,6 +52,17 @@ weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
     return first;
 }
 
+int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq)
+{
+    /* In increasing insertion number from the head: stop at seq. */
+    for (int i = 0; i < u->n; i++) {
+        weft_use_t x = u->use[(u->head + i) % u->cap];
+        if (x.seq >= seq) return 0;
+        if (x.writes) return 1;
+    }
+    return 0;
+}
+
 void weft_nextuse_fini(weft_nextuse_t *u)
 {
     free(u->use);

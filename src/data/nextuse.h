@@ -15,6 +15,7 @@ typedef struct weft_use {
     uint64_t seq;
     int priority;
     int device; /* where the task will run (its home device), -1 not known yet */
+    int writes; /* the task writes the data: later readers wait for its version */
 } weft_use_t;
 
 /* The "no pending use known on this rank" value: after every real use. */
@@ -58,6 +59,11 @@ void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq);
  * walk of this data's pending uses (a handful: the tasks of the insertion
  * window that name it). */
 weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device);
+
+/* 1 when a use by a task inserted before `seq` writes the data: a task
+ * reading it at `seq` waits for a version not produced yet, so its newest
+ * version now is not the one that task will read (prefetch ahead). */
+int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq);
 
 /* Frees the array (the data is being destroyed). */
 void weft_nextuse_fini(weft_nextuse_t *u);

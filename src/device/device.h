@@ -169,7 +169,9 @@ typedef struct weft_device_stats {
     atomic_llong tasks;
     atomic_llong bytes[WEFT_XFER_KINDS]; /* H2D and D2D into it, D2H out of it */
     atomic_llong evictions;
-    atomic_llong writebacks; /* evictions that first copied a dirty copy to host */
+    atomic_llong writebacks;        /* evictions that first copied a dirty copy to host */
+    atomic_llong prefetches;        /* copies in for tasks not started yet (devahead.c) */
+    atomic_llong prefetches_unused; /* of those, freed before any task used them */
     atomic_llong busy_ns;
     atomic_llong batches, batched_tasks;
 } weft_device_stats_t;

@@ -36,6 +36,7 @@ static void devcopy_free(void *allocator, void *ptr, size_t bytes)
 {
     weft_data_copy_t *c = allocator;
     weft_devmgr_t *m = c->data->ctx->devmgr[c->device];
+    weft_devahead_forget(m, c);
     pthread_mutex_lock(&m->lru_lock);
     lru_unlink_locked(m, c);
     pthread_mutex_unlock(&m->lru_lock);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "devmgr/devahead.h"
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
 #include "util/clock.h"
@@ -116,6 +117,7 @@ static int progress_inflight(weft_devmgr_t *m)
 typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
     int defrag;            /* it did not fit with nothing else in flight */
+    int starved;           /* blocked waits for memory (not for the in-flight cap) */
     int64_t blocked_since; /* while nothing else is in flight */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
@@ -157,6 +159,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         weft_task_t *t = s->blocked ? s->blocked : weft_devpick_next(m);
         if (!t) break;
         s->blocked = NULL;
+        s->starved = 0;
         if (s->defrag) {
             s->defrag = 0;
             int er = weft_devcopy_evict_all(m);
@@ -172,6 +175,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
             s->blocked = t;
+            s->starved = 1;
             free(f);
             break;
         }
@@ -182,6 +186,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             weft_devlaunch_finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
             continue;
         }
+        atomic_store_explicit(&t->dev_started, 1, memory_order_relaxed);
         f->task = t;
         f->phase = PHASE_WAIT;
         f->zone_bytes = bytes;
@@ -198,7 +203,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
 {
     pthread_mutex_lock(&m->lock);
-    int idle = m->ninflight == 0 && !s->blocked;
+    int idle = m->ninflight == 0 && !s->blocked && weft_devahead_inflight(m) == 0;
     if (idle) {
         /* A new task often follows within microseconds (a successor, a
          * tile just received): yield a little before sleeping, since a
@@ -234,6 +239,9 @@ static void *mgr_main(void *arg)
     for (;;) {
         int progress = progress_inflight(m);
         progress += start_tasks(m, &s);
+        /* After the ready tasks took their room: copies ahead for the next,
+         * none while a task waits for memory (they would pin what it needs). */
+        progress += weft_devahead_pass(m, !s.starved);
         if (progress) {
             s.yields = 0;
             continue;
@@ -274,6 +282,7 @@ void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t)
 
 static void mgr_free(weft_devmgr_t *m)
 {
+    weft_devahead_stop(m);
     weft_heap_fini(&m->ready);
     pthread_cond_destroy(&m->cond);
     pthread_mutex_destroy(&m->lock);
@@ -319,8 +328,9 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     pthread_mutex_init(&m->lru_lock, NULL);
     weft_list_init(&m->lru);
     weft_list_init(&m->inflight);
-    if (weft_heap_init(&m->ready, 64) != 0) {
-        free(m);
+    int ahead = (int)weft_params_int(ctx->params, "device_prefetch_ahead");
+    if (weft_heap_init(&m->ready, 64) != 0 || weft_devahead_start(m, ahead) != WEFT_SUCCESS) {
+        mgr_free(m);
         return WEFT_ERR_NOMEM;
     }
     dev->mgr = m;
@@ -378,6 +388,10 @@ void weft_devexec_stop(weft_context_t *ctx)
     int n = ds->n;
     for (int i = 1; i <= n; i++)
         if (ctx->devmgr[i]) mgr_stop(ctx->devmgr[i]);
+    /* The listed tasks' last references may free data, and their device
+     * copies go back to the zones: before the devices close. */
+    for (int i = 1; i <= n; i++)
+        if (ctx->devmgr[i]) weft_devahead_stop(ctx->devmgr[i]);
     if (ctx->show_stats) weft_devstats_print(ctx);
     weft_devices_close(ds);
     for (int i = 1; i <= n; i++) {

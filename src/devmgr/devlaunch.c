@@ -50,13 +50,12 @@ int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t)
             unpin_flows(t, i);
             return rc;
         }
+        weft_devahead_claim(m, t->flow[i].copy);
     }
     return WEFT_SUCCESS;
 }
 
-/* Under d's lock: the copy to read from, a peer device's if allowed, else
- * the host's; NULL when only a device without peer access holds it. */
-static weft_data_copy_t *pick_source_locked(weft_devmgr_t *m, weft_data_t *d)
+weft_data_copy_t *weft_devlaunch_source_locked(weft_devmgr_t *m, weft_data_t *d)
 {
     weft_devices_t *ds = m->ctx->devices;
     int dev = m->dev->index;
@@ -93,7 +92,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
         weft_data_unlock(d);
         return WEFT_SUCCESS;
     }
-    src = pick_source_locked(m, d);
+    src = weft_devlaunch_source_locked(m, d);
     if (src) {
         weft_data_copy_reader_acquire_locked(src);
     } else {

@@ -79,6 +79,10 @@ int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t);
 /* The execution stream for t (the urgent one for a task that outranks
  * the running work, else round robin). */
 int weft_devlaunch_pick_stream(weft_devmgr_t *m, const weft_task_t *t);
+/* Under d's lock: the copy to stage d in from, a peer device's if allowed,
+ * else the host's; NULL when only a device without peer access holds the
+ * newest version. */
+weft_data_copy_t *weft_devlaunch_source_locked(weft_devmgr_t *m, weft_data_t *d);
 /* 1 while a copy t reads is receiving bytes for another task. */
 int weft_devlaunch_inputs_arriving(const weft_task_t *t);
 /* Enqueues f's stage-in copies; f's stream waits for them. */

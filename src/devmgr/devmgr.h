@@ -20,6 +20,7 @@
 #include "util/list.h"
 
 typedef struct weft_inflight weft_inflight_t;
+typedef struct weft_devahead weft_devahead_t; /* devahead.c */
 
 typedef struct weft_devmgr {
     weft_context_t *ctx;
@@ -42,6 +43,12 @@ typedef struct weft_devmgr {
     int64_t batch_elems;     /* parameter device_batch_elems */
     int nheld;               /* records held READY for batches this pass */
     int next_exec;           /* round robin over the execution streams */
+    /* Copies ahead of upcoming tasks (devahead.c; ahead NULL: off), and those
+     * fetched ahead not used yet: arriving or in, marked copy->ahead_for. */
+    weft_devahead_t *ahead;
+    atomic_int ahead_held;
+    atomic_llong ahead_bytes;  /* their bytes */
+    atomic_llong ahead_let_go; /* marks cleared since the start: used, freed */
     /* Runtime-owned copies on this device, least recently used first (the
      * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
@@ -105,6 +112,18 @@ weft_task_t *weft_devpick_next(weft_devmgr_t *m);
  * tiles past device_prefetch_share of the zone (next_use only): it waits
  * for one to end. Sets *bytes, t's zone bytes. Manager thread. */
 int weft_devpick_past_budget(weft_devmgr_t *m, const weft_task_t *t, size_t *bytes);
+
+/* ---- devahead.c: copies ahead of upcoming tasks ----------------------- */
+
+/* The end of a taskpool: the finished tasks leave the devices' lists of
+ * upcoming tasks (their data may be released now). Main thread. */
+void weft_devahead_prune(weft_context_t *ctx);
+/* A task pinned copy c of m's device: a copy fetched ahead is used and no
+ * longer counts against device_prefetch_ahead. Not with c's data locked. */
+void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c);
+/* Copy c of m's device goes back to the zone: fetched ahead and never
+ * used, it counts as unused. The copy is unlinked (no lock needed). */
+void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
 
 /* ---- devcopy.c: copies across devices --------------------------------- */
 

@@ -82,6 +82,12 @@ const weft_param_def_t weft_param_table[] = {
         "with device_evict=next_use, percent of a device's zone that the tiles of tasks in "
         "flight may take: past it the next task waits for one to end rather than evict the "
         "tiles of the next tasks"),
+    INT("device_prefetch_ahead", "0", 0, 64,
+        "with device_evict=next_use, tiles a device may hold ahead (arriving, or in and not used "
+        "yet) for tasks homed on it that are not started, within the part of the zone that "
+        "device_prefetch_share leaves (soonest use first, final versions only, evicting only "
+        "copies used later; on the prefetch stream, device_prefetch=1); 0 (the default: slower "
+        "on an H200, README): inputs come once a task is started"),
     INT("device_inflight", "4", 1, 64,
         "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
         "over all of a device's execution streams"),

@@ -44,6 +44,9 @@ struct weft_task {
     /* Its body called an accessor with a bad index or size: the task fails
      * whatever the body returns (set on the body's thread, read at finish). */
     atomic_int misuse;
+    /* A device manager started it: staging its inputs ahead is over
+     * (sched/upcoming.h). Set by the manager, read by any thread. */
+    atomic_int dev_started;
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
     int nvalues;

@@ -18,6 +18,8 @@ typedef enum weft_agree_point {
     WEFT_AGREE_FINI = 3, /* start of weft_fini */
     /* start of weft_matrix_gather / weft_matrix_scatter (collections) */
     WEFT_AGREE_COLLECT = 4,
+    /* end of weft_ptg_insert's build (ptg/); ordinal: the taskpool's number */
+    WEFT_AGREE_PTG = 5,
 } weft_agree_point_t;
 
 #define WEFT_AGREE_WHERE 96

@@ -9,6 +9,7 @@
 
 #include "sched/sched.h"
 #include "sched/task.h"
+#include "sched/upcoming.h"
 #include "stf/insert.h"
 #include "stf/record.h"
 #include "stf/remote.h"
@@ -23,7 +24,7 @@
  * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
  * each make one. The handle is checked before anything is read from it:
  * a matrix, a released data or a stray pointer is refused. The data is
- * retained only if the task is kept (keep_walked). */
+ * retained only if the task is kept (weft_insert_keep). */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 {
     const char *name = t->cls->name;
@@ -182,19 +183,45 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
     return WEFT_SUCCESS;
 }
 
+/* 1 when a flow of t names the same data as flow i and writes it. */
+static int writes_data(const weft_task_t *t, int i)
+{
+    for (int j = 0; j < t->nflows; j++)
+        if (t->flow[j].data == t->flow[i].data && (t->flow[j].mode & WEFT_W)) return 1;
+    return 0;
+}
+
+/* t is a pending use of each of its data until it ends (device eviction
+ * keeps what is used soonest), and a body task homed on a device is listed
+ * for that device's manager to stage its inputs ahead. */
+static int add_uses(weft_context_t *ctx, weft_task_t *t)
+{
+    int home = weft_home_device(ctx, t), rc = WEFT_SUCCESS;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) {
+        if (weft_task_first_flow_of(t, i) != i) continue;
+        weft_use_t use = {
+            .seq = t->seq, .priority = t->priority, .device = home, .writes = writes_data(t, i)};
+        rc = weft_data_use_add(t->flow[i].data, use);
+    }
+    if (rc == WEFT_SUCCESS && t->kind == WEFT_TASK_BODY && home > 0 && ctx->upcoming[home]) {
+        int urc = weft_upcoming_push(ctx->upcoming[home], t);
+        (void)urc; /* out of memory: t's inputs come at its start, as without prefetch */
+    }
+    return rc;
+}
+
+int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t)
+{
+    weft_context_t *ctx = tp->ctx;
+    t->seq = ctx->next_seq++;
+    /* Nothing to keep without devices. */
+    return ctx->ndevices > 0 ? add_uses(ctx, t) : WEFT_SUCCESS;
+}
+
 int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
 {
     weft_context_t *ctx = tp->ctx;
-    int rc = WEFT_SUCCESS;
-    t->seq = ctx->next_seq++;
-    /* The task is a pending use of its data until it ends (device
-     * eviction keeps what is used soonest; nothing to keep without devices). */
-    if (ctx->ndevices > 0) {
-        weft_use_t use = {
-            .seq = t->seq, .priority = t->priority, .device = weft_home_device(ctx, t)};
-        for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-            if (weft_task_first_flow_of(t, i) == i) rc = weft_data_use_add(t->flow[i].data, use);
-    }
+    int rc = weft_insert_number(tp, t);
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);
@@ -244,7 +271,7 @@ static void walk_init(weft_task_t *w, weft_taskpool_t *tp, const weft_task_class
     w->nvalues = 0;
 }
 
-static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
+weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w)
 {
     weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
     if (!t) return NULL;
@@ -267,6 +294,17 @@ static weft_task_t *keep_walked(weft_taskpool_t *tp, const weft_task_t *w)
     return t;
 }
 
+int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                      int nargs, weft_task_t *w, int *aff)
+{
+    walk_init(w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
+    int rc = parse_args(w, tags, args, nargs);
+    *aff = affinity_flow(tags, w->nflows);
+    w->affinity = *aff;
+    return rc;
+}
+
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     /* The usual case without a call: every rank checks every task. */
@@ -279,7 +317,7 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
 }
 
 /* After the arguments were checked: the distributed part on every rank,
- * then the local part on the rank that keeps the task (keep_walked). */
+ * then the local part on the rank that keeps the task (weft_insert_keep). */
 static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init)
 {
     int rc = WEFT_SUCCESS;
@@ -292,7 +330,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
         if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data);
-    weft_task_t *t = keep_walked(tp, w);
+    weft_task_t *t = weft_insert_keep(tp, w);
     if (!t) return WEFT_ERR_NOMEM;
     tp->ninserted_local++;
     tp->ctx->kept++;

@@ -9,6 +9,16 @@
  * it when nothing precedes it. Takes over the caller's reference. */
 int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t);
 
+/* Numbers t (its insertion number) and notes it as a pending use of its
+ * data (device eviction by next use); the first half of
+ * weft_insert_local, for front-ends that order tasks themselves. */
+int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t);
+/* Parses an argument array as weft_insert_task_array does into the walked
+ * task w (no structure, no reference taken); *aff: its affinity flow or -1. */
+int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                      int nargs, weft_task_t *w, int *aff);
+/* A task structure for the walked task w, its data retained. NULL: no memory. */
+weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
 /* A NEW data that no task wrote yet (in this run, on any rank). */
 int weft_insert_never_written(const weft_data_t *d);
 

@@ -93,16 +93,15 @@ int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow)
     return t->nflows ? t->flow[0].data->owner_rank : 0;
 }
 
-/* A SEND or RECV task for one version of d, inserted like any task. */
-static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d, int peer,
-                         uint32_t version, int priority, int device)
+weft_task_t *weft_remote_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d,
+                                int peer, uint32_t version, int priority, int device)
 {
     weft_task_t *a = weft_task_alloc(&tp->ctx->task_pool);
     weft_comm_action_t *act = weft_comm_action_new();
     if (!a || !act) {
         if (a) weft_task_unref(a);
         free(act);
-        return WEFT_ERR_NOMEM;
+        return NULL;
     }
     a->kind = kind;
     if (kind == WEFT_TASK_SEND)
@@ -121,7 +120,15 @@ static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t
         .data = d, .mode = kind == WEFT_TASK_SEND ? WEFT_R : WEFT_W, .out_version = version};
     weft_data__retain(d);
     weft_meta_note(&tp->ctx->meta);
-    return weft_insert_local(tp, a);
+    return a;
+}
+
+/* A SEND or RECV task for one version of d, inserted like any task. */
+static int insert_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d, int peer,
+                         uint32_t version, int priority, int device)
+{
+    weft_task_t *a = weft_remote_action(tp, kind, d, peer, version, priority, device);
+    return a ? weft_insert_local(tp, a) : WEFT_ERR_NOMEM;
 }
 
 /* Where the consumer of a received tile will run on this rank: its home

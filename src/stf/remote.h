@@ -27,6 +27,13 @@ int weft_remote_exec_rank(const weft_task_t *t, int affinity_flow);
  * RECV tasks this rank takes part in. Sets the versions t's writes publish. */
 int weft_remote_infer(weft_taskpool_t *tp, weft_task_t *t, int exec_rank);
 
+/* A SEND (to peer) or RECV (from peer) task for version `version` of d,
+ * not inserted; counted in the context's sends/recvs. version is what both
+ * ranks match the transfer by; the flow publishes it too (a front-end
+ * numbering versions locally sets the flow's out_version to 0 after).
+ * device: where a RECV receives (0 = host). NULL: out of host memory. */
+weft_task_t *weft_remote_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft_data_t *d,
+                                int peer, uint32_t version, int priority, int device);
 /* At wait: final versions held only away from their owner go home. */
 int weft_remote_flush(weft_taskpool_t *tp);
 

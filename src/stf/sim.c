@@ -3,6 +3,7 @@
  * stands in for tiles, and the summary line. */
 #include "stf/sim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "stf/taskpool.h"
@@ -70,7 +71,8 @@ static void sim_publish(weft_task_t *t)
         weft_flow_t *f = &t->flow[i];
         if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(f->data);
-        f->data->version = f->out_version ? f->out_version : f->data->version + 1;
+        uint32_t v = f->out_version;
+        f->data->version = v && v != WEFT_VERSION_NEXT ? v : f->data->version + 1;
         weft_data_unlock(f->data);
     }
 }
@@ -106,10 +108,13 @@ void *weft_sim_scratch(weft_context_t *ctx, size_t bytes)
 
 void weft_sim_report(weft_context_t *ctx)
 {
+    char graph[64] = "";
+    if (ctx->ptg_build_s > 0)
+        snprintf(graph, sizeof graph, ", of which graph build %.6f s", ctx->ptg_build_s);
     weft_log_summary("sim: rank %d of %d: walked %lld tasks, kept %lld, sends %lld, recvs %lld, "
-                     "insert %.6f s, metadata %lld bytes",
+                     "insert %.6f s, metadata %lld bytes%s",
                      ctx->rank, ctx->nranks, ctx->walked, ctx->kept, ctx->sends, ctx->recvs,
-                     ctx->insert_s, ctx->meta.peak);
+                     ctx->insert_s, ctx->meta.peak, graph);
 }
 
 void weft_sim_free(weft_context_t *ctx)

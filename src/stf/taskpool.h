@@ -30,6 +30,7 @@ struct weft_taskpool {
     const weft_task_class_t *seq_cls; /* the class last logged, and its name's hash */
     uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
+    int ptg;                 /* a graph went in since the last wait (weft_ptg_settle) */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
     weft_vec_t redux;        /* weft_data_t *, retained: data with partial results not yet combined

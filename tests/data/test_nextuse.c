@@ -36,12 +36,30 @@ static void test_order(void)
     weft_nextuse_drop_locked(&u, 10);
     CHECK(u.n == 0);
     CHECK(weft_use_after(WEFT_USE_NONE, (weft_use_t){.seq = 1u << 30, .priority = -5}));
-    CHECK(!weft_use_after((weft_use_t){.seq = 3, .priority = 0}, (weft_use_t){4, 0, -1}));
+    CHECK(!weft_use_after((weft_use_t){.seq = 3, .priority = 0},
+                          (weft_use_t){.seq = 4, .priority = 0, .device = -1}));
     /* Uses by tasks homed on another device do not count for this one. */
     weft_nextuse_push_locked(&u, (weft_use_t){.seq = 20, .priority = 9, .device = 2});
     push(&u, 21, 0);
     CHECK(weft_nextuse_first_locked(&u, 1).seq == 21);
     CHECK(weft_nextuse_first_locked(&u, 2).seq == 20);
+    weft_nextuse_fini(&u);
+}
+
+/* A reader at seq waits for a version still to come while a task inserted
+ * before it writes the data (prefetch ahead fetches only final versions). */
+static void test_writer_before(void)
+{
+    weft_nextuse_t u = {0};
+    push(&u, 5, 0);
+    free(weft_nextuse_grow_locked(&u, malloc(sizeof(weft_use_t) * 8), 8));
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 7, .priority = 0, .device = 1, .writes = 1});
+    push(&u, 9, 3);
+    CHECK(!weft_nextuse_writer_before_locked(&u, 5)); /* only a reader before */
+    CHECK(!weft_nextuse_writer_before_locked(&u, 7)); /* its own write does not count */
+    CHECK(weft_nextuse_writer_before_locked(&u, 9));
+    weft_nextuse_drop_locked(&u, 7); /* the writer ended: its version is final */
+    CHECK(!weft_nextuse_writer_before_locked(&u, 9));
     weft_nextuse_fini(&u);
 }
 
@@ -70,5 +88,6 @@ int main(void)
 {
     test_order();
     test_wrap();
+    test_writer_before();
     return check_report("data_nextuse");
 }

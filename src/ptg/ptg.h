@@ -1,0 +1,85 @@
+/* The PTG builder's state for one weft_ptg_insert (docs/PTG.md): this
+ * rank's tasks, the versions they read and write, and the SEND/RECV tasks
+ * those imply. Lives only for the call: what remains are tasks. */
+#ifndef WEFT_PTG_PTG_H
+#define WEFT_PTG_PTG_H
+
+#include <stdint.h>
+
+#include "ptg/ptgmap.h"
+#include "sched/task.h"
+#include "stf/taskpool.h"
+#include "util/vec.h"
+#include "weft/ptg.h"
+
+/* One version of one data as this rank sees it: the output of flow `flow`
+ * of a task (its key), or the data's version from before the graph (key
+ * class -1). */
+typedef struct weft_ptg_ver {
+    weft_ptg_ref_t key;
+    weft_data_t *data;   /* NULL until known (a version only chased through for its label) */
+    weft_task_t *task;   /* what makes it here: the local producer or the RECV; NULL: memory */
+    weft_task_t *writer; /* the local task or RECV that replaces it here, NULL: none */
+    uint32_t label;      /* its depth in the graph (1: the first write); transfers match on it */
+    int full;            /* listed and the transfers are set */
+    int chasing;         /* on the chain label_of walks now */
+    int listed;          /* consumers on this rank, per the producer's list (-1: not checked) */
+    int named;           /* local tasks that name it as their producer */
+    size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
+    size_t canon;        /* the record of the version itself: this one, or for a version
+                            named through a forwarder, its writer's (or the initial one) */
+    int has_prev;        /* a RECV'd version: the one it replaces here is prev */
+    weft_ptg_ref_t prev;
+} weft_ptg_ver_t;
+
+typedef struct weft_ptg_link {
+    weft_task_t *task;
+    size_t next;
+} weft_ptg_link_t;
+
+typedef struct weft_ptg_build {
+    weft_taskpool_t *tp;
+    weft_context_t *ctx;
+    const weft_ptg_t *g;
+    int me;
+    weft_ptgmap_t tasks;    /* task reference (flow -1) -> index in local */
+    weft_vec_t local;       /* weft_task_t *: this rank's body tasks, in enumeration order */
+    weft_vec_t selfs;       /* weft_ptg_ref_t: their references, alike */
+    weft_vec_t actions;     /* weft_task_t *: the SENDs and RECVs made */
+    weft_ptgmap_t vers;     /* version key -> index in vervec */
+    weft_vec_t vervec;      /* weft_ptg_ver_t */
+    weft_vec_t links;       /* weft_ptg_link_t */
+    weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
+    weft_vec_t chain;       /* size_t scratch: the versions label_of walks through */
+    long long walked;
+} weft_ptg_build_t;
+
+/* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
+ * returns WEFT_ERR_INVALID. */
+int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* r names a task of the graph: its class exists and its indices are in the
+ * class's space (else logged, as seen from `who`). */
+int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
+                        const weft_ptg_ref_t *r);
+/* The rank that runs r's task, checked to be a rank. -1 after logging. */
+int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
+/* r's task parsed from its args function into w (no reference taken). */
+int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *aff);
+/* Whether r's rank enumerates r (its class's local_range for that rank
+ * holds its indices); 0 after logging. */
+int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, int rank);
+/* The local task of r (flow ignored), NULL when this rank has none. */
+weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
+/* r with its unused indices zeroed. */
+weft_ptg_ref_t weft_ptg__norm(const weft_ptg_build_t *b, weft_ptg_ref_t r);
+
+/* Flow i of local task t (reference self): the version it reads or
+ * replaces, the one it writes, the transfers and edges these imply
+ * (ptgflow.c). */
+int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t, int i);
+/* After every flow: the edges that keep a version until its readers are
+ * done, and the check that each producer's list and its consumers agree. */
+int weft_ptg__finish(weft_ptg_build_t *b);
+
+#endif

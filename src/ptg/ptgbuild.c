@@ -1,0 +1,409 @@
+/* weft_ptg_insert: enumerate the index spaces, keep this rank's tasks, let
+ * ptgflow.c connect them, agree with the other ranks that every rank's
+ * part is sound, then release (or, on any rank's failure, drop) the
+ * tasks. docs/PTG.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ptg/ptg.h"
+#include "stf/agree.h"
+#include "stf/insert.h"
+#include "stf/record.h"
+#include "stf/remote.h"
+#include "stf/seqcheck.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define PTG_MAX_ARGS 64
+
+static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n)
+{
+    const weft_ptg_t *g = b->g;
+    if (r->cls < 0 || r->cls >= g->nclasses) {
+        snprintf(buf, n, "class #%d", r->cls);
+        return;
+    }
+    const weft_ptg_class_t *k = &g->classes[r->cls];
+    size_t len = (size_t)snprintf(buf, n, "%s(", k->task->name);
+    for (int d = 0; d < k->ndims && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, d ? ",%d" : "%d", r->idx[d]);
+    if (len < n) snprintf(buf + len, n - len, ")");
+}
+
+int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
+{
+    char who[160], why[400];
+    ref_text(b, r, who, sizeof who);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    weft_error("weft_ptg_insert: task %s: %s", who, why);
+    return WEFT_ERR_INVALID;
+}
+
+weft_ptg_ref_t weft_ptg__norm(const weft_ptg_build_t *b, weft_ptg_ref_t r)
+{
+    if (r.cls >= 0 && r.cls < b->g->nclasses)
+        for (int d = b->g->classes[r.cls].ndims; d < WEFT_PTG_MAX_DIMS; d++) r.idx[d] = 0;
+    return r;
+}
+
+int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
+                        const weft_ptg_ref_t *r)
+{
+    const weft_ptg_t *g = b->g;
+    if (r->cls < 0 || r->cls >= g->nclasses)
+        return weft_ptg__fail(b, who, "names a task of class #%d: the graph has classes 0..%d",
+                              r->cls, g->nclasses - 1);
+    /* Every edge passes here: the name is formatted only for an error. */
+    char name[160];
+    if (r->flow < 0 || r->flow >= WEFT_MAX_FLOWS) {
+        ref_text(b, r, name, sizeof name);
+        return weft_ptg__fail(b, who, "names flow %d of %s: flows are 0..%d", r->flow, name,
+                              WEFT_MAX_FLOWS - 1);
+    }
+    const weft_ptg_class_t *k = &g->classes[r->cls];
+    for (int d = 0; d < k->ndims; d++) {
+        int lo, hi;
+        k->range(r->idx, d, &lo, &hi, g->arg);
+        if (r->idx[d] >= lo && r->idx[d] <= hi) continue;
+        ref_text(b, r, name, sizeof name);
+        return weft_ptg__fail(b, who,
+                              "names %s, which is not a task of the graph (index %d is %d, "
+                              "outside %d..%d)",
+                              name, d, r->idx[d], lo, hi);
+    }
+    return WEFT_SUCCESS;
+}
+
+int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r)
+{
+    int rank = b->g->classes[r->cls].rank(r->idx, b->g->arg);
+    if (rank >= 0 && rank < b->ctx->nranks) return rank;
+    weft_ptg__fail(b, r, "its rank function gives %d: ranks are 0..%d", rank, b->ctx->nranks - 1);
+    return -1;
+}
+
+int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *aff)
+{
+    const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    weft_arg_t args[PTG_MAX_ARGS];
+    int n = k->args(r->idx, args, PTG_MAX_ARGS, b->g->arg);
+    if (n < 0 || n > PTG_MAX_ARGS)
+        return weft_ptg__fail(b, r, "its args function returned %d: give 0..%d arguments", n,
+                              PTG_MAX_ARGS);
+    int rc = weft_insert_parse(b->tp, k->task, args, n, w, aff);
+    if (rc != WEFT_SUCCESS) return weft_ptg__fail(b, r, "its arguments are refused (above)");
+    return WEFT_SUCCESS;
+}
+
+weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r)
+{
+    weft_ptg_ref_t key = *r;
+    key.flow = -1;
+    size_t i = weft_ptgmap_get(&b->tasks, &key);
+    return i == SIZE_MAX ? NULL : *(weft_task_t **)weft_vec_at(&b->local, i);
+}
+
+/* The checks insertion makes on a task's data, less the STF ones. */
+static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w)
+{
+    for (int i = 0; i < w->nflows; i++) {
+        const weft_data_t *d = w->flow[i].data;
+        if (w->flow[i].mode & WEFT_REDUX)
+            return weft_ptg__fail(b, r, "flow %d is WEFT_REDUX, which a graph does not take", i);
+        if (d->ctx != b->ctx)
+            return weft_ptg__fail(b, r, "data %llu belongs to another weft context",
+                                  (unsigned long long)d->key);
+        if (d->host_access)
+            return weft_ptg__fail(b, r,
+                                  "data %llu is acquired by the host: release it before "
+                                  "weft_ptg_insert",
+                                  (unsigned long long)d->key);
+    }
+    return WEFT_SUCCESS;
+}
+
+/* One index point: kept when this rank runs it. */
+static int visit(weft_ptg_build_t *b, int cls, const int *idx)
+{
+    b->walked++;
+    weft_ptg_ref_t r = {.cls = cls, .flow = -1};
+    memcpy(r.idx, idx, sizeof r.idx);
+    int rank = weft_ptg__rank(b, &r);
+    if (rank < 0) return WEFT_ERR_INVALID;
+    if (rank != b->me) return WEFT_SUCCESS;
+    weft_task_t w;
+    int aff, rc = weft_ptg__parse(b, &r, &w, &aff);
+    if (rc == WEFT_SUCCESS) rc = check_data(b, &r, &w);
+    if (rc != WEFT_SUCCESS) return rc;
+    int exec = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
+    if (b->ctx->nranks > 1 && exec != rank)
+        return weft_ptg__fail(b, &r,
+                              "its rank function gives rank %d, but its arguments place it on "
+                              "rank %d",
+                              rank, exec);
+    if (weft_ptgmap_get(&b->tasks, &r) != SIZE_MAX)
+        return weft_ptg__fail(b, &r, "its index space gives it twice");
+    weft_task_t *t = weft_insert_keep(b->tp, &w);
+    if (!t) return WEFT_ERR_NOMEM;
+    if (weft_ptgmap_put(&b->tasks, &r, b->local.n) != WEFT_SUCCESS ||
+        weft_vec_reserve(&b->selfs, b->local.n + 1) != WEFT_SUCCESS ||
+        weft_vec_push(&b->local, &t) != WEFT_SUCCESS) {
+        weft_task_unref(t);
+        return WEFT_ERR_NOMEM;
+    }
+    r.flow = 0;
+    weft_ptg_ref_t *self = weft_vec_at(&b->selfs, b->selfs.n++);
+    *self = r;
+    for (int i = 0; i < t->nflows; i++)
+        if (!weft_stf_rec_touch(b->tp, t->flow[i].data)) return WEFT_ERR_NOMEM;
+    return WEFT_SUCCESS;
+}
+
+/* Dimension d's indices for this rank: the local range when the class
+ * gives one (clipped to the range), else the whole range. */
+static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, const int *idx,
+                       int d, int *lo, int *hi, int *step)
+{
+    k->range(idx, d, lo, hi, b->g->arg);
+    *step = 1;
+    if (!k->local_range) return;
+    int llo, lhi, lstep = 1;
+    k->local_range(idx, d, b->me, &llo, &lhi, &lstep, b->g->arg);
+    if (lstep < 1) lstep = 1;
+    /* Keep the progression, clipped to range's bounds. */
+    if (llo < *lo) llo += (int)(((long long)*lo - llo + lstep - 1) / lstep) * lstep;
+    *lo = llo;
+    if (lhi < *hi) *hi = lhi;
+    *step = lstep;
+}
+
+/* The nested loops of a class's index space, each range asked with the
+ * outer indices set. */
+static int enumerate(weft_ptg_build_t *b, int cls)
+{
+    const weft_ptg_class_t *k = &b->g->classes[cls];
+    int idx[WEFT_PTG_MAX_DIMS] = {0}, hi[WEFT_PTG_MAX_DIMS], step[WEFT_PTG_MAX_DIMS], lo;
+    int d = 0;
+    dim_bounds(b, k, idx, 0, &lo, &hi[0], &step[0]);
+    idx[0] = lo;
+    for (;;) {
+        if (idx[d] > hi[d]) {
+            if (d == 0) return WEFT_SUCCESS;
+            idx[d] = 0;
+            d--;
+            idx[d] += step[d];
+            continue;
+        }
+        if (d < k->ndims - 1) {
+            d++;
+            dim_bounds(b, k, idx, d, &lo, &hi[d], &step[d]);
+            idx[d] = lo;
+            continue;
+        }
+        int rc = visit(b, cls, idx);
+        if (rc != WEFT_SUCCESS) return rc;
+        idx[d] += step[d];
+    }
+}
+
+int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, int rank)
+{
+    const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    if (!k->local_range) return 1;
+    for (int d = 0; d < k->ndims; d++) {
+        int lo, hi, step = 1;
+        k->local_range(r->idx, d, rank, &lo, &hi, &step, b->g->arg);
+        if (step < 1) step = 1;
+        if (r->idx[d] < lo || r->idx[d] > hi || (r->idx[d] - lo) % step != 0) {
+            weft_ptg__fail(b, r,
+                           "runs on rank %d, but its class's local_range for that rank leaves "
+                           "out index %d = %d (it gives %d..%d by %d): that rank would never "
+                           "make it",
+                           rank, d, r->idx[d], lo, hi, step);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_graph(const weft_ptg_t *g)
+{
+    if (!g || !g->classes || g->nclasses <= 0) {
+        weft_error("weft_ptg_insert: argument 2 is %s: pass a graph with at least one class",
+                   !g ? "NULL" : "a graph without classes");
+        return WEFT_ERR_INVALID;
+    }
+    for (int c = 0; c < g->nclasses; c++) {
+        const weft_ptg_class_t *k = &g->classes[c];
+        if (!k->task || !k->task->name || k->ndims < 1 || k->ndims > WEFT_PTG_MAX_DIMS ||
+            !k->range || !k->rank || !k->args || !k->producer || !k->consumers) {
+            weft_error("weft_ptg_insert: class #%d (%s): give a named task class, ndims in 1..%d "
+                       "and every function (range, rank, args, producer, consumers)",
+                       c, k->task && k->task->name ? k->task->name : "no name",
+                       WEFT_PTG_MAX_DIMS);
+            return WEFT_ERR_INVALID;
+        }
+    }
+    return WEFT_SUCCESS;
+}
+
+static int build(weft_ptg_build_t *b)
+{
+    for (int c = 0; c < b->g->nclasses; c++) {
+        int rc = enumerate(b, c);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
+    for (size_t j = 0; j < b->local.n; j++) {
+        weft_task_t *t = *(weft_task_t **)weft_vec_at(&b->local, j);
+        const weft_ptg_ref_t *self = weft_vec_at(&b->selfs, j);
+        for (int i = 0; i < t->nflows; i++) {
+            int rc = weft_ptg__flow(b, self, t, i);
+            if (rc != WEFT_SUCCESS) return rc;
+        }
+    }
+    return weft_ptg__finish(b);
+}
+
+/* What every rank must have passed alike: the classes' names and shapes. */
+static uint64_t graph_hash(const weft_ptg_t *g)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int c = 0; g && c < g->nclasses; c++) {
+        const weft_ptg_class_t *k = &g->classes[c];
+        h = h * 1099511628211ULL ^ weft_seqcheck_hash_str(k->task && k->task->name ? k->task->name : "");
+        h = h * 1099511628211ULL ^ (uint64_t)k->ndims;
+    }
+    return h;
+}
+
+/* Every rank learns whether every rank's part is sound before any task
+ * of the graph runs: a rank that found a fault would otherwise leave its
+ * peers waiting for transfers that never come. */
+static int agree(weft_ptg_build_t *b, int rc)
+{
+    weft_agree_vote_t v = {.point = WEFT_AGREE_PTG,
+                           .ordinal = b->tp->number,
+                           .status = rc,
+                           .task_hash = graph_hash(b->g),
+                           .ntasks = b->g ? b->g->nclasses : 0};
+    snprintf(v.where, sizeof v.where, "weft_ptg_insert into taskpool '%.40s'", b->tp->name);
+    weft_agree_outcome_t out = {0};
+    int arc = weft_agree(b->ctx, &v, &out);
+    if (arc == WEFT_ERR_MPI) return arc;
+    if (out.failed_rank >= 0 && out.failed_rank != b->me)
+        weft_error("weft_ptg_insert: rank %d refused the graph (%s): no task of it runs",
+                   out.failed_rank, out.failed_msg);
+    if (arc == WEFT_SUCCESS && !out.same_tasks) {
+        weft_error("weft_ptg_insert: the ranks passed different graphs (class names or "
+                   "dimensions differ): no task of it runs");
+        arc = WEFT_ERR_INVALID;
+    }
+    if (arc == WEFT_ERR_MISMATCH) {
+        b->ctx->diverged = 1;
+        b->tp->mismatch = 1;
+    }
+    return arc;
+}
+
+static void for_each_task(weft_ptg_build_t *b, void (*fn)(weft_ptg_build_t *, weft_task_t *))
+{
+    for (size_t j = 0; j < b->local.n; j++) fn(b, *(weft_task_t **)weft_vec_at(&b->local, j));
+    for (size_t j = 0; j < b->actions.n; j++) fn(b, *(weft_task_t **)weft_vec_at(&b->actions, j));
+}
+
+static void drop(weft_ptg_build_t *b, weft_task_t *t)
+{
+    (void)b;
+    weft_task_unref(t);
+}
+
+/* Numbered and counted pending only now: a dropped graph leaves no use of
+ * its data behind (device eviction reads them). */
+static void number(weft_ptg_build_t *b, weft_task_t *t)
+{
+    if (weft_insert_number(b->tp, t) != WEFT_SUCCESS)
+        weft_warn("weft_ptg_insert: out of memory noting a use of a tile (device eviction "
+                  "may pick it early)");
+}
+
+static void release(weft_ptg_build_t *b, weft_task_t *t)
+{
+    if (weft_task_insert_done(t)) b->ctx->ready(b->ctx, t);
+}
+
+static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_t *g)
+{
+    *b = (weft_ptg_build_t){.tp = tp, .ctx = tp->ctx, .g = g, .me = tp->ctx->rank};
+    weft_ptgmap_init(&b->tasks);
+    weft_ptgmap_init(&b->vers);
+    weft_vec_init(&b->local, sizeof(weft_task_t *), 64);
+    weft_vec_init(&b->selfs, sizeof(weft_ptg_ref_t), 64);
+    weft_vec_init(&b->actions, sizeof(weft_task_t *), 64);
+    weft_vec_init(&b->vervec, sizeof(weft_ptg_ver_t), 64);
+    weft_vec_init(&b->links, sizeof(weft_ptg_link_t), 64);
+    weft_vec_init(&b->refs, sizeof(weft_ptg_ref_t), 16);
+    weft_vec_init(&b->chain, sizeof(size_t), 16);
+}
+
+/* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */
+static long long build_bytes(const weft_ptg_build_t *b)
+{
+    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
+                             &b->links, &b->refs,  &b->chain};
+    size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
+    return (long long)bytes;
+}
+
+static void build_fini(weft_ptg_build_t *b)
+{
+    weft_ptgmap_fini(&b->tasks);
+    weft_ptgmap_fini(&b->vers);
+    weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
+                       &b->links, &b->refs,  &b->chain};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
+}
+
+int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
+{
+    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
+        return WEFT_ERR_INVALID;
+    if (tp->ctx->diverged) {
+        weft_error("weft_ptg_insert: the ranks are out of step since an earlier disagreement");
+        return WEFT_ERR_MISMATCH;
+    }
+    if (tp->t_first == 0) {
+        tp->t_first = weft_clock_s();
+        tp->cpu_first = weft_clock_thread_s();
+    }
+    double cpu0 = weft_clock_thread_s();
+    weft_ptg_build_t b;
+    build_init(&b, tp, g);
+    /* A bad graph still goes to the agreement: the other ranks are there. */
+    int rc = check_graph(g);
+    if (rc == WEFT_SUCCESS) rc = build(&b);
+    if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
+    tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
+    rc = agree(&b, rc);
+    tp->ctx->walked += b.walked;
+    if (rc != WEFT_SUCCESS) {
+        for_each_task(&b, drop);
+        build_fini(&b);
+        return rc;
+    }
+    tp->ptg = 1;
+    tp->ctx->kept += (long long)b.local.n;
+    tp->ninserted_local += (long)b.local.n;
+    for_each_task(&b, number);
+    atomic_fetch_add_explicit(&tp->pending, (long)(b.local.n + b.actions.n), memory_order_relaxed);
+    long long bytes = build_bytes(&b);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, bytes);
+    for_each_task(&b, release);
+    build_fini(&b);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, -bytes);
+    return WEFT_SUCCESS;
+}

@@ -1,0 +1,554 @@
+/* The versions of a graph as one rank sees them (docs/PTG.md): for each
+ * flow of a local task, the version it reads or replaces (made here, brought
+ * by a RECV, or the data's own from before the graph) and the version it
+ * writes (sent once to each other rank with a consumer). Versions are
+ * matched across ranks by their depth in the graph (label), which both
+ * ends compute from the producer functions alone; locally a received
+ * version takes this rank's next version number (data.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptg/ptg.h"
+#include "stf/home.h"
+#include "stf/remote.h"
+
+static weft_ptg_ver_t *ver(const weft_ptg_build_t *b, size_t i)
+{
+    return weft_vec_at(&b->vervec, i);
+}
+
+/* The record of key, made empty when absent; *out its index. */
+static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
+{
+    size_t i = weft_ptgmap_get(&b->vers, key);
+    if (i == SIZE_MAX) {
+        i = b->vervec.n;
+        weft_ptg_ver_t v = {.key = *key, .users = SIZE_MAX, .listed = -1, .canon = i};
+        if (weft_vec_push(&b->vervec, &v) != WEFT_SUCCESS ||
+            weft_ptgmap_put(&b->vers, key, i) != WEFT_SUCCESS)
+            return WEFT_ERR_NOMEM;
+    }
+    *out = i;
+    return WEFT_SUCCESS;
+}
+
+/* The version of d from before the graph: one key per data. */
+static weft_ptg_ref_t initial_key(const weft_data_t *d)
+{
+    weft_ptg_ref_t k = {.cls = -1, .flow = -1};
+    k.idx[0] = (int)(uint32_t)d->key;
+    k.idx[1] = (int)(uint32_t)(d->key >> 32);
+    return k;
+}
+
+/* 0: the version from before the graph; 1: *p wrote it; 2: *p read it
+ * and passes it on from its rank (a forwarder); -1 after logging. */
+static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
+{
+    const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    int has = k->producer(r->idx, r->flow, p, b->g->arg);
+    if (has == 0) return 0;
+    if (has != 1 && has != 2)
+        return weft_ptg__fail(b, r, "its producer function returned %d for flow %d: 0, 1 or 2",
+                              has, r->flow) ? -1 : -1;
+    *p = weft_ptg__norm(b, *p);
+    return weft_ptg__check_ref(b, r, p) == WEFT_SUCCESS ? has : -1;
+}
+
+/* Through forwarders to the task that wrote the version r's flow reads:
+ * *w and 1, or 0 for the version from before the graph. A forwarder
+ * passes on what it read, so its output has the depth of its input. */
+static int writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *w)
+{
+    weft_ptg_ref_t cur = *r;
+    for (size_t hops = 0;; hops++) {
+        int has = producer_of(b, &cur, w);
+        if (has != 2) return has;
+        if (hops > ((size_t)1 << 20))
+            return weft_ptg__fail(b, r, "its forwarders of flow %d loop", r->flow) ? -1 : -1;
+        cur = *w;
+    }
+}
+
+/* r's output's depth: one more than the version it replaced. The chain of
+ * producers is walked back to a version whose depth is known (or to the
+ * graph's start) and numbered forward; meeting a version of the walk
+ * again means the producer functions loop. */
+static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
+{
+    weft_ptg_ref_t cur = *r;
+    uint32_t base = 0;
+    int rc = WEFT_SUCCESS;
+    b->chain.n = 0;
+    for (;;) {
+        size_t i;
+        if ((rc = ver_get(b, &cur, &i)) != WEFT_SUCCESS) break;
+        weft_ptg_ver_t *v = ver(b, i);
+        if (v->label) {
+            base = v->label;
+            break;
+        }
+        if (v->chasing) {
+            rc = weft_ptg__fail(b, r, "the producers before its flow %d come back to a task "
+                                      "they passed (the producer functions form a cycle)",
+                                r->flow);
+            break;
+        }
+        v->chasing = 1;
+        if ((rc = weft_vec_push(&b->chain, &i)) != WEFT_SUCCESS) break;
+        weft_ptg_ref_t p;
+        int has = writer_of(b, &cur, &p);
+        if (has <= 0) {
+            rc = has < 0 ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+            break;
+        }
+        cur = p;
+    }
+    for (size_t k = b->chain.n; k-- > 0;) {
+        weft_ptg_ver_t *v = ver(b, *(size_t *)weft_vec_at(&b->chain, k));
+        v->chasing = 0;
+        if (rc == WEFT_SUCCESS) v->label = ++base;
+    }
+    *label = base;
+    return rc;
+}
+
+/* p's consumers of flow p->flow into b->refs (checked to be tasks). */
+static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
+{
+    const weft_ptg_class_t *k = &b->g->classes[p->cls];
+    for (;;) {
+        int max = (int)(b->refs.cap ? b->refs.cap : 16);
+        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        weft_ptg_ref_t *to = b->refs.data;
+        int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
+        if (got < 0)
+            return weft_ptg__fail(b, p, "its consumers function returned %d for flow %d", got,
+                                  p->flow);
+        if (got > max) {
+            if (weft_vec_reserve(&b->refs, (size_t)got) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+            continue;
+        }
+        for (int c = 0; c < got; c++) {
+            to[c] = weft_ptg__norm(b, to[c]);
+            if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        }
+        *n = (size_t)got;
+        return WEFT_SUCCESS;
+    }
+}
+
+static int add_user(weft_ptg_build_t *b, size_t vi, weft_task_t *t)
+{
+    weft_ptg_link_t l = {.task = t, .next = ver(b, vi)->users};
+    if (weft_vec_push(&b->links, &l) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    ver(b, vi)->users = b->links.n - 1;
+    return WEFT_SUCCESS;
+}
+
+static int same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A version written away from d's owner must be replaced later by a
+ * task of the graph: nothing brings a final version home. */
+static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
+                       size_t n)
+{
+    if (d->owner_rank == b->me) return WEFT_SUCCESS;
+    for (size_t c = 0; c < n; c++) {
+        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
+        weft_task_t w;
+        int aff;
+        if (weft_ptg__parse(b, &cr, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return WEFT_SUCCESS;
+    }
+    return weft_ptg__fail(b, p,
+                          "flow %d writes the final version of data %llu on rank %d, away from "
+                          "its owner rank %d (no later task replaces it): run the last writer "
+                          "on the owner",
+                          p->flow, (unsigned long long)d->key, b->me, d->owner_rank);
+}
+
+/* The consumers of p's output on other ranks: each must name p back; one
+ * SEND to each such rank, after pt. */
+static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
+                      size_t n, int *listed)
+{
+    weft_ptg_ver_t *v = ver(b, vi);
+    int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0;
+    if (!ranks) return WEFT_ERR_NOMEM;
+    *listed = 0;
+    for (size_t c = 0; c < n; c++) {
+        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c], back;
+        int r = weft_ptg__rank(b, &cr);
+        if (r < 0) goto bad;
+        if (r == b->me) {
+            (*listed)++;
+            continue;
+        }
+        if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
+        int has = producer_of(b, &cr, &back);
+        if (has < 0) goto bad;
+        if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !same_ref(&back, p)) {
+            weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
+                                 "not name it back",
+                           p->flow);
+            weft_ptg__fail(b, &cr, "(that consumer, flow %d) names %s as its producer",
+                           cr.flow, has ? "another task" : "none");
+            goto bad;
+        }
+        ranks[nr++] = r;
+    }
+    qsort(ranks, (size_t)nr, sizeof *ranks, cmp_int);
+    for (int k = 0; k < nr; k++) {
+        if (k > 0 && ranks[k] == ranks[k - 1]) continue;
+        weft_task_t *s = weft_remote_action(b->tp, WEFT_TASK_SEND, v->data, ranks[k], v->label,
+                                            pt->priority, 0);
+        if (!s || weft_vec_push(&b->actions, &s) != WEFT_SUCCESS) {
+            if (s) weft_task_unref(s);
+            free(ranks);
+            return WEFT_ERR_NOMEM;
+        }
+        weft_task_add_edge(pt, s);
+        size_t canon = ver(b, vi)->canon;
+        if (add_user(b, vi, s) != WEFT_SUCCESS ||
+            (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
+            free(ranks);
+            return WEFT_ERR_NOMEM;
+        }
+        v = ver(b, vi);
+    }
+    free(ranks);
+    return WEFT_SUCCESS;
+bad:
+    free(ranks);
+    return WEFT_ERR_INVALID;
+}
+
+/* The canonical key of the version a forwarder's flow reads (its writer,
+ * or d's version from before the graph), and that version's depth. */
+static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
+                       weft_ptg_ref_t *key, uint32_t *label)
+{
+    int has = writer_of(b, p, key);
+    if (has < 0) return WEFT_ERR_INVALID;
+    if (has == 0) {
+        *key = initial_key(d);
+        *label = 0;
+        return WEFT_SUCCESS;
+    }
+    return label_of(b, key, label);
+}
+
+/* What task w's flow p->flow must be for `fwd` (1: it passes on what it
+ * read; 0: it wrote) and hold d; else logged. */
+static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_task_t *w,
+                            const weft_data_t *d, int fwd)
+{
+    int f = p->flow, mode = f < w->nflows ? w->flow[f].mode : 0;
+    const char *why = f >= w->nflows                       ? "it does not have"
+                      : fwd && (mode & WEFT_W)              ? "it writes (name it with 1)"
+                      : fwd && !(mode & WEFT_R)             ? "it does not read"
+                      : !fwd && !(mode & WEFT_W)            ? "it does not write (name it with 2 "
+                                                              "to have it pass on what it read)"
+                      : d && w->flow[f].data != d           ? "holds another data"
+                                                            : NULL;
+    if (!why) return WEFT_SUCCESS;
+    return weft_ptg__fail(b, p, "is named as the %s of a version by its flow %d, which %s",
+                          fwd ? "forwarder" : "producer", f, why);
+}
+
+/* The version written by flow p->flow of local task pt. */
+static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
+{
+    if (check_named_flow(b, p, pt, NULL, 0) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    weft_data_t *d = pt->flow[p->flow].data;
+    uint32_t label;
+    int rc = label_of(b, p, &label);
+    size_t n = 0;
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = pt;
+    v->label = label;
+    v->full = 1;
+    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
+}
+
+/* Where the bytes of a version received for t land: t's home device. */
+static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
+{
+    if (ctx->ndevices == 0) return 0;
+    int home = weft_home_device(ctx, t);
+    return home > 0 ? home : 0;
+}
+
+/* The version of d that flow p->flow of a task of rank prank wrote (fwd 0)
+ * or read and passes on (fwd 1), read or replaced here by t: a RECV brings
+ * it. */
+static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
+                           weft_task_t *t, weft_data_t *d, int fwd)
+{
+    weft_task_t w;
+    int aff;
+    if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
+    if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    uint32_t label;
+    weft_ptg_ref_t canon = *p, writer;
+    int rc = fwd ? fwd_version(b, p, d, &canon, &label) : label_of(b, p, &label);
+    size_t n = 0;
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc != WEFT_SUCCESS) return rc;
+    int listed = 0;
+    for (size_t c = 0; c < n; c++) {
+        int r = weft_ptg__rank(b, &((weft_ptg_ref_t *)b->refs.data)[c]);
+        if (r < 0) return WEFT_ERR_INVALID;
+        listed += r == b->me;
+    }
+    /* The version this one replaces here: the one its writer replaced. */
+    int has_writer = canon.cls >= 0;
+    int has = has_writer ? writer_of(b, &canon, &writer) : 0;
+    if (has < 0) return WEFT_ERR_INVALID;
+    size_t ci = vi;
+    if (fwd && ver_get(b, &canon, &ci) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, label, t->priority,
+                                        recv_device(b->ctx, t));
+    if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
+        if (a) weft_task_unref(a);
+        return WEFT_ERR_NOMEM;
+    }
+    a->flow[0].out_version = WEFT_VERSION_NEXT; /* this rank's numbering; the label matches */
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = a;
+    v->label = label;
+    v->listed = listed;
+    v->canon = ci;
+    v->has_prev = has_writer;
+    v->prev = has ? writer : initial_key(d);
+    v->full = 1;
+    return WEFT_SUCCESS;
+}
+
+/* The version of d that local task pt's flow p->flow reads and passes on
+ * to its consumers (fwd): sent from here after pt ran. */
+static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
+                          weft_task_t *pt, weft_data_t *d)
+{
+    if (check_named_flow(b, p, pt, d, 1) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    uint32_t label;
+    weft_ptg_ref_t canon;
+    size_t n = 0, ci;
+    int rc = fwd_version(b, p, d, &canon, &label);
+    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = pt;
+    v->label = label;
+    v->canon = ci;
+    v->full = 1;
+    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
+}
+
+/* d as it was before the graph, read or replaced by t: only its owner
+ * holds it (the graph moves versions its tasks made, not these). */
+static int make_initial(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *self,
+                        weft_data_t *d, int reads)
+{
+    /* Replacing it needs no bytes: any rank may. */
+    if (reads && d->owner_rank != b->me)
+        return weft_ptg__fail(b, self,
+                              "its flow %d names no producer, so it uses data %llu as it was "
+                              "before the graph, which only the data's owner rank %d holds: "
+                              "run that first use on rank %d (it may pass the tile on)",
+                              self->flow, (unsigned long long)d->key, d->owner_rank,
+                              d->owner_rank);
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->full = 1;
+    return WEFT_SUCCESS;
+}
+
+/* A NEW data read before anything wrote it: its initialiser makes it. */
+static int initial_contents(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_data_t *d)
+{
+    if (!(d->flags & WEFT_DATA_NEW)) return WEFT_SUCCESS;
+    weft_data_lock(d);
+    int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_unlock(d);
+    if (have) return WEFT_SUCCESS;
+    if (d->flags & WEFT_DATA_INIT) return weft_data_init_contents(d);
+    return weft_ptg__fail(b, self,
+                          "its flow %d reads NEW data %llu, which no task wrote: name its "
+                          "producer, or give it initial contents (weft_data_set_init)",
+                          self->flow, (unsigned long long)d->key);
+}
+
+/* The record of the version flow self->flow of t reads or replaces. */
+static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t,
+                         weft_data_t *d, int reads, size_t *vi, int *has)
+{
+    weft_ptg_ref_t p;
+    *has = producer_of(b, self, &p);
+    if (*has < 0) return WEFT_ERR_INVALID;
+    if (!*has) p = initial_key(d);
+    int rc = ver_get(b, &p, vi);
+    if (rc != WEFT_SUCCESS || ver(b, *vi)->full) return rc;
+    if (!*has) {
+        rc = make_initial(b, *vi, self, d, reads);
+        return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
+    }
+    int prank = weft_ptg__rank(b, &p);
+    if (prank < 0) return WEFT_ERR_INVALID;
+    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2);
+    weft_task_t *pt = weft_ptg__local(b, &p);
+    if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
+    return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
+}
+
+/* A read flow with consumers passes its version on (a forwarder): its
+ * record and SENDs are made here even when no local task names it. */
+static int pass_on(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t,
+                   weft_data_t *d)
+{
+    const weft_ptg_class_t *k = &b->g->classes[self->cls];
+    if (weft_vec_reserve(&b->refs, 1) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (k->consumers(self->idx, self->flow, b->refs.data, 0, b->g->arg) == 0) return WEFT_SUCCESS;
+    size_t vo;
+    int rc = ver_get(b, self, &vo);
+    if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
+    return make_local_fwd(b, vo, self, t, d);
+}
+
+int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_task_t *t, int i)
+{
+    if (weft_task_first_flow_of(t, i) != i) return WEFT_SUCCESS;
+    weft_data_t *d = t->flow[i].data;
+    int mode = 0;
+    for (int j = i; j < t->nflows; j++)
+        if (t->flow[j].data == d) mode |= t->flow[j].mode;
+    weft_ptg_ref_t self = *self_task;
+    self.flow = i;
+    size_t vi;
+    int has, rc = input_version(b, &self, t, d, mode & WEFT_R, &vi, &has);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_ptg_ver_t *v = ver(b, vi);
+    if (v->data != d)
+        return weft_ptg__fail(b, &self,
+                              "its flow %d holds data %llu, but the producer it names wrote data "
+                              "%llu",
+                              i, (unsigned long long)d->key, (unsigned long long)v->data->key);
+    if (has) v->named++;
+    if (v->task) weft_task_add_edge(v->task, t);
+    /* Readers and the next writer belong to the version itself, whoever
+     * passed it on. */
+    size_t ci = v->canon;
+    if ((mode & WEFT_R) && add_user(b, ci, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (!(mode & WEFT_W)) return pass_on(b, &self, t, d);
+    v = ver(b, ci);
+    if (v->writer && v->writer != t)
+        return weft_ptg__fail(b, &self,
+                              "its flow %d replaces a version of data %llu that another task "
+                              "here replaces too (a version has one next writer)",
+                              i, (unsigned long long)d->key);
+    v->writer = t;
+    size_t vo;
+    rc = ver_get(b, &self, &vo);
+    if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
+    return make_local_out(b, vo, &self, t);
+}
+
+/* Everything that used version v here finishes before `next` replaces it. */
+static void after_users(weft_ptg_build_t *b, const weft_ptg_ver_t *v, weft_task_t *next)
+{
+    if (v->task && v->task != next) weft_task_add_edge(v->task, next);
+    for (size_t l = v->users; l != SIZE_MAX;) {
+        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
+        if (k->task != next) weft_task_add_edge(k->task, next);
+        l = k->next;
+    }
+}
+
+/* Kahn's walk over this rank's new tasks (none is released yet, so each
+ * one's ndeps - 1 counts its incoming edges; est_ns, unused before
+ * placement, holds what is left of it). A task never reached waits on a
+ * cycle: in-place writes that wait for readers that wait for them (a
+ * version needs a copy the graph does not make) or producers that loop. */
+static int check_acyclic(weft_ptg_build_t *b)
+{
+    weft_vec_t *sets[2] = {&b->local, &b->actions};
+    weft_vec_t ready;
+    weft_vec_init(&ready, sizeof(weft_task_t *), 64);
+    size_t total = b->local.n + b->actions.n, seen = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < sets[k]->n; j++) {
+            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
+            t->est_ns = atomic_load(&t->ndeps) - 1;
+            if (t->est_ns == 0 && weft_vec_push(&ready, &t) != WEFT_SUCCESS) goto nomem;
+        }
+    while (ready.n > 0) {
+        weft_task_t *t = *(weft_task_t **)weft_vec_at(&ready, --ready.n);
+        seen++;
+        weft_task_t **succ = t->succ.data;
+        for (size_t i = 0; i < t->succ.n; i++)
+            if (--succ[i]->est_ns == 0 && weft_vec_push(&ready, &succ[i]) != WEFT_SUCCESS)
+                goto nomem;
+    }
+    weft_vec_fini(&ready);
+    size_t stuck = SIZE_MAX; /* the first local task left waiting */
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < sets[k]->n; j++) {
+            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
+            if (k == 0 && t->est_ns > 0 && stuck == SIZE_MAX) stuck = j;
+            t->est_ns = 0;
+        }
+    if (seen == total) return WEFT_SUCCESS;
+    return weft_ptg__fail(b, weft_vec_at(&b->selfs, stuck == SIZE_MAX ? 0 : stuck),
+                          "it is among %zu of the %zu tasks and transfers of rank %d that wait "
+                          "on a cycle: in-place writes wait for readers that wait for them (a "
+                          "version read while the next one is written needs a copy the graph "
+                          "does not make: write the next version to another data)",
+                          total - seen, total, b->me);
+nomem:
+    weft_vec_fini(&ready);
+    return WEFT_ERR_NOMEM;
+}
+
+int weft_ptg__finish(weft_ptg_build_t *b)
+{
+    for (size_t i = 0; i < b->vervec.n; i++) {
+        weft_ptg_ver_t *v = ver(b, i);
+        if (v->writer) after_users(b, v, v->writer);
+        if (v->has_prev) {
+            size_t pi = weft_ptgmap_get(&b->vers, &v->prev);
+            if (pi != SIZE_MAX) {
+                const weft_ptg_ver_t *pv = ver(b, pi);
+                if (pv->writer)
+                    return weft_ptg__fail(b, &v->key,
+                                          "replaces a version of data %llu on its rank that a "
+                                          "task of rank %d replaces too",
+                                          (unsigned long long)v->data->key, b->me);
+                after_users(b, pv, v->task);
+            }
+        }
+        if (v->full && v->listed >= 0 && v->listed != v->named)
+            return weft_ptg__fail(b, &v->key,
+                                  "its consumers function lists %d task(s) on rank %d for flow "
+                                  "%d, but %d task(s) there name it as their producer",
+                                  v->listed, b->me, v->key.flow, v->named);
+    }
+    return check_acyclic(b);
+}
