@@ -28,6 +28,7 @@ typedef struct weft_ptg_ver {
     size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
     size_t canon;        /* the record of the version itself: this one, or for a version
                             named through a forwarder, its writer's (or the initial one) */
+    int remote_noread;   /* made on another rank and only replaced here so far: no RECV */
     int has_prev;        /* a RECV'd version: the one it replaces here is prev */
     weft_ptg_ref_t prev;
 } weft_ptg_ver_t;

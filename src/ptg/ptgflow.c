@@ -177,8 +177,26 @@ static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
                           p->flow, (unsigned long long)d->key, b->me, d->owner_rank);
 }
 
+/* Whether consumer c's flow reads (1) or only replaces (0); -1 after
+ * logging. */
+static int consumer_reads(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
+{
+    weft_task_t w;
+    int aff;
+    if (weft_ptg__parse(b, c, &w, &aff) != WEFT_SUCCESS) return -1;
+    if (c->flow >= w.nflows) {
+        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
+                       c->flow);
+        return -1;
+    }
+    int mode = 0;
+    for (int j = 0; j < w.nflows; j++)
+        if (w.flow[j].data == w.flow[c->flow].data) mode |= w.flow[j].mode;
+    return (mode & WEFT_R) != 0;
+}
+
 /* The consumers of p's output on other ranks: each must name p back; one
- * SEND to each such rank, after pt. */
+ * SEND to each such rank where one reads it, after pt. */
 static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
                       size_t n, int *listed)
 {
@@ -197,6 +215,8 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int has = producer_of(b, &cr, &back);
         if (has < 0) goto bad;
+        int reads = consumer_reads(b, &cr);
+        if (reads < 0) goto bad;
         if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !same_ref(&back, p)) {
             weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
                                  "not name it back",
@@ -205,7 +225,8 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
                            cr.flow, has ? "another task" : "none");
             goto bad;
         }
-        ranks[nr++] = r;
+        /* A consumer that only replaces the version needs no bytes. */
+        if (reads) ranks[nr++] = r;
     }
     qsort(ranks, (size_t)nr, sizeof *ranks, cmp_int);
     for (int k = 0; k < nr; k++) {
@@ -297,7 +318,7 @@ static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
  * or read and passes on (fwd 1), read or replaced here by t: a RECV brings
  * it. */
 static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
-                           weft_task_t *t, weft_data_t *d, int fwd)
+                           weft_task_t *t, weft_data_t *d, int fwd, int reads)
 {
     weft_task_t w;
     int aff;
@@ -322,6 +343,16 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     if (has < 0) return WEFT_ERR_INVALID;
     size_t ci = vi;
     if (fwd && ver_get(b, &canon, &ci) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->label = label;
+    v->listed = listed;
+    v->canon = ci;
+    v->full = 1;
+    /* Only replaced here: no bytes come (the producer's rank sends none),
+     * until a local reader of it shows up (input_version). */
+    v->remote_noread = !reads;
+    if (!reads) return WEFT_SUCCESS;
     weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, label, t->priority,
                                         recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
@@ -329,15 +360,10 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         return WEFT_ERR_NOMEM;
     }
     a->flow[0].out_version = WEFT_VERSION_NEXT; /* this rank's numbering; the label matches */
-    weft_ptg_ver_t *v = ver(b, vi);
-    v->data = d;
+    v = ver(b, vi);
     v->task = a;
-    v->label = label;
-    v->listed = listed;
-    v->canon = ci;
     v->has_prev = has_writer;
     v->prev = has ? writer : initial_key(d);
-    v->full = 1;
     return WEFT_SUCCESS;
 }
 
@@ -406,14 +432,16 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     if (*has < 0) return WEFT_ERR_INVALID;
     if (!*has) p = initial_key(d);
     int rc = ver_get(b, &p, vi);
-    if (rc != WEFT_SUCCESS || ver(b, *vi)->full) return rc;
+    if (rc != WEFT_SUCCESS) return rc;
+    const weft_ptg_ver_t *v = ver(b, *vi);
+    if (v->full && !(v->remote_noread && reads)) return WEFT_SUCCESS;
     if (!*has) {
         rc = make_initial(b, *vi, self, d, reads);
         return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
     }
     int prank = weft_ptg__rank(b, &p);
     if (prank < 0) return WEFT_ERR_INVALID;
-    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2);
+    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0);
     weft_task_t *pt = weft_ptg__local(b, &p);
     if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
     return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
