@@ -411,7 +411,8 @@ static int make_initial(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *se
 /* A NEW data read before anything wrote it: its initialiser makes it. */
 static int initial_contents(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_data_t *d)
 {
-    if (!(d->flags & WEFT_DATA_NEW)) return WEFT_SUCCESS;
+    /* A simulation keeps no tile contents: versions stand for them. */
+    if (!(d->flags & WEFT_DATA_NEW) || (b->ctx->sim && d->version > 0)) return WEFT_SUCCESS;
     weft_data_lock(d);
     int have = weft_data_valid_copies_locked(d) > 0;
     weft_data_unlock(d);
