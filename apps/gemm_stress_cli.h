@@ -26,6 +26,7 @@
 typedef struct gs_opts {
     int64_t nb, depth, width, p, q, g, cores, seed;
     int check;
+    int ptg; /* --ptg: the chains as a parameterized task graph (gemm_stress_ptg.h) */
 } gs_opts_t;
 
 static const gs_opts_t gs_defaults = {.nb = 256,
@@ -36,7 +37,8 @@ static const gs_opts_t gs_defaults = {.nb = 256,
                                       .g = 0,
                                       .cores = -1,
                                       .seed = 42,
-                                      .check = 0};
+                                      .check = 0,
+                                      .ptg = 0};
 
 static void gs_usage(FILE *out)
 {
@@ -55,6 +57,8 @@ static void gs_usage(FILE *out)
             "  --seed <s>     seed of the generated operands (default %lld)\n"
             "  --check        recompute each chain with CBLAS on the rank that owns its\n"
             "                 result (relative error < %.0e) and check the message counts\n"
+            "  --ptg          the chains as a parameterized task graph (weft_ptg_insert,\n"
+            "                 docs/PTG.md): a rank builds only its own steps\n"
             "  --probe-gpus   print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help     this help; weft-info lists the --weft-* parameters\n",
             (long long)gs_defaults.nb, (long long)gs_defaults.depth, (long long)gs_defaults.width,
@@ -117,6 +121,10 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
         const char *value;
         if (strcmp(argv[i], "--check") == 0) {
             o->check = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--ptg") == 0) {
+            o->ptg = 1;
             continue;
         }
         const app_flag_t *f =

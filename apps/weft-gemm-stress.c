@@ -26,7 +26,10 @@
  * CPU body, so every NEW C tile is created in device memory and travels
  * from device to device and rank to rank. CUDA: cublasDgemm on the task's
  * stream; emu: the CPU body as the emulated device's kernel. Fill and check
- * tasks keep their CPU bodies (an emu device may run them too). */
+ * tasks keep their CPU bodies (an emu device may run them too).
+ *
+ * --ptg: the chains through the parameterized task graph of
+ * gemm_stress_ptg.h (same steps, ranks and messages). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
@@ -39,6 +42,7 @@
 
 #include "gemm_stress_cli.h"
 #include "gemm_stress_kernels.h"
+#include "gemm_stress_ptg.h"
 
 /* ---- the run --------------------------------------------------------- */
 
@@ -48,6 +52,7 @@ typedef struct gs_run {
     int rank, nranks, width, depth, nb;
     weft_matrix_t *A, *B;
     weft_data_t **c;              /* C[c][s] of the newest step s, width entries (NULL: none) */
+    weft_data_t **y;              /* --ptg: the two tiles each chain alternates between */
     int64_t expected_activations; /* that this rank sends during the chains */
 } gs_run_t;
 
@@ -101,23 +106,32 @@ static int gs_insert_fill(weft_taskpool_t *tp, gs_run_t *r)
     return rc < 0 ? rc : 0;
 }
 
+/* The activations this rank must send during the chains: one per remote
+ * reader of each tile version (A, the previous C, B of each step). */
+static int64_t gs_expected_activations(const gs_run_t *r)
+{
+    int64_t n = 0;
+    for (int s = 1; s <= r->depth; s++)
+        for (int c = 0; c < r->width; c++) {
+            int exec = gs_owner(r, c, s);
+            int src[3] = {weft_matrix_tile_rank(r->A, c, s - 1), gs_owner(r, c, s - 1),
+                          weft_matrix_tile_rank(r->B, c, s - 1)};
+            for (int k = 0; k < 3; k++) n += src[k] == r->rank && exec != r->rank;
+        }
+    return n;
+}
+
 /* Step-major: step s of every chain, then step s+1; the C tiles of step
- * s-1 are released once their reader is inserted. Counts the activations
- * this rank must send: one per remote reader of each tile version. */
+ * s-1 are released once their reader is inserted. */
 static int gs_insert_chains(weft_taskpool_t *tp, gs_run_t *r)
 {
     int rc = 0;
-    r->expected_activations = 0;
     for (int s = 1; s <= r->depth && rc >= 0; s++) {
         for (int c = 0; c < r->width && rc >= 0; c++) {
             int exec = gs_owner(r, c, s);
             weft_data_t *a = weft_tile(r->A, c, s - 1), *b = weft_tile(r->B, c, s - 1);
             weft_data_t *next = weft_data_new(r->ctx, WEFT_DOUBLE, r->nb, r->nb, exec);
             if (next == NULL) return WEFT_ERR_NOMEM;
-            int src[3] = {weft_matrix_tile_rank(r->A, c, s - 1), gs_owner(r, c, s - 1),
-                          weft_matrix_tile_rank(r->B, c, s - 1)};
-            for (int k = 0; k < 3; k++)
-                r->expected_activations += src[k] == r->rank && exec != r->rank;
             rc = weft_insert_task(tp, r->o->g > 0 ? &gs_class_step_dev : &gs_class_step, WEFT_R, a,
                                   WEFT_R, r->c[c], WEFT_R, b, WEFT_W | WEFT_AFFINITY, next, 0);
             weft_data_release(r->c[c]);
@@ -125,6 +139,48 @@ static int gs_insert_chains(weft_taskpool_t *tp, gs_run_t *r)
         }
     }
     return rc < 0 ? rc : 0;
+}
+
+/* --ptg: the two tiles of each chain, Y[c][k] owned by the rank of the
+ * last step that writes it, written once before the graph (a fill of
+ * C_0's contents, replaced by the steps) so that the check after it reads
+ * a written tile on every rank. */
+static int gs_ptg_tiles(weft_taskpool_t *tp, gs_run_t *r)
+{
+    int rc = 0;
+    for (int k = 0; k < 2 * r->width && rc >= 0; k++) {
+        int c = k / 2, owner = gp_y_owner(c, r->depth, k % 2, r->nranks);
+        r->y[k] = weft_data_new(r->ctx, WEFT_DOUBLE, r->nb, r->nb, owner);
+        if (r->y[k] == NULL) return WEFT_ERR_NOMEM;
+        gs_tile_arg_t arg = gs_arg(r, GS_GEN_C0, c, 0);
+        rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->y[k], WEFT_VALUE,
+                              &arg, sizeof arg, 0);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* The chains through the graph; each chain's result is then Y[c][depth %
+ * 2], which takes C_0's place in r->c for the check. */
+static int gs_ptg_run_chains(weft_taskpool_t *tp, gs_run_t *r)
+{
+    gs_ptg_t g = {.width = r->width,
+                  .depth = r->depth,
+                  .nranks = r->nranks,
+                  .p = (int)r->o->p,
+                  .q = (int)r->o->q,
+                  .dev = r->o->g > 0,
+                  .A = r->A,
+                  .B = r->B,
+                  .x0 = r->c,
+                  .y = r->y};
+    int rc = gs_ptg_chains(tp, &g);
+    if (rc < 0) return rc;
+    for (int c = 0; c < r->width; c++) {
+        weft_data_release(r->c[c]);
+        r->c[c] = r->y[2 * c + r->depth % 2];
+        r->y[2 * c + r->depth % 2] = NULL;
+    }
+    return 0;
 }
 
 /* Check tasks on the owner of each final C, then the max-reduction of the
@@ -198,6 +254,7 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
 {
     int verbose = r->rank == 0;
     int rc = gs_insert_fill(tp, r);
+    if (rc >= 0 && r->o->ptg) rc = gs_ptg_tiles(tp, r);
     rc = gs_wait(tp, rc, "generating the operands", verbose);
     if (rc < 0) return rc;
 
@@ -207,7 +264,8 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
     appdev_snap_t devs;
     appdev_snapshot(ctx, &devs);
     double t0 = gs_now();
-    rc = gs_insert_chains(tp, r);
+    r->expected_activations = gs_expected_activations(r);
+    rc = r->o->ptg ? gs_ptg_run_chains(tp, r) : gs_insert_chains(tp, r);
     rc = gs_wait(tp, rc, "the GEMM chains", verbose);
     double t = gs_now() - t0;
     if (rc < 0) return rc;
@@ -247,8 +305,9 @@ static int gs_main(weft_context_t *ctx, const gs_opts_t *o)
     r.A = weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, r.nb, r.nb, (int)o->p, (int)o->q);
     r.B = weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, r.nb, r.nb, (int)o->p, (int)o->q);
     r.c = calloc((size_t)r.width, sizeof *r.c);
+    r.y = calloc(2 * (size_t)r.width, sizeof *r.y);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "gemm-stress");
-    if (r.A == NULL || r.B == NULL || r.c == NULL || tp == NULL) {
+    if (r.A == NULL || r.B == NULL || r.c == NULL || r.y == NULL || tp == NULL) {
         if (verbose)
             fprintf(stderr, GS_NAME ": cannot create the operands (%lld x %lld, tiles %d)\n",
                     (long long)rows, (long long)cols, r.nb);
@@ -261,7 +320,10 @@ out:
      * give back: weft_data_release takes live handles only. */
     for (int c = 0; r.c != NULL && c < r.width; c++)
         if (r.c[c] != NULL) weft_data_release(r.c[c]);
+    for (int k = 0; r.y != NULL && k < 2 * r.width; k++)
+        if (r.y[k] != NULL) weft_data_release(r.y[k]);
     free(r.c);
+    free(r.y);
     if (r.B != NULL) weft_matrix_free(r.B);
     if (r.A != NULL) weft_matrix_free(r.A);
     return rc == 0 ? 0 : 1;
