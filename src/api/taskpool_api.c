@@ -50,6 +50,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_seqcheck_reset(tp);
     }
     if (tp->ptg && ctx->nranks > 1) weft_ptg_settle(tp);
+    tp->ptg = 0;
     if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name);
     weft_taskpool_reset_tracking(tp);
     double el = weft_clock_s() - tp->t_first;

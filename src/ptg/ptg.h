@@ -25,12 +25,12 @@ typedef struct weft_ptg_ver {
     int chasing;         /* on the chain label_of walks now */
     int listed;          /* consumers on this rank, per the producer's list (-1: not checked) */
     int named;           /* local tasks that name it as their producer */
+    int matched;         /* of those, the ones its producer lists (b->expect) */
     size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
     size_t canon;        /* the record of the version itself: this one, or for a version
                             named through a forwarder, its writer's (or the initial one) */
     int remote_noread;   /* made on another rank and only replaced here so far: no RECV */
-    int has_prev;        /* a RECV'd version: the one it replaces here is prev */
-    weft_ptg_ref_t prev;
+    int remote_writers;  /* consumers on other ranks that write it (a version has one) */
 } weft_ptg_ver_t;
 
 typedef struct weft_ptg_link {
@@ -50,10 +50,24 @@ typedef struct weft_ptg_build {
     weft_ptgmap_t vers;     /* version key -> index in vervec */
     weft_vec_t vervec;      /* weft_ptg_ver_t */
     weft_vec_t links;       /* weft_ptg_link_t */
+    weft_ptgmap_t expect;   /* local consumer flow -> the version its producer lists it for */
     weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
     weft_vec_t chain;       /* size_t scratch: the versions label_of walks through */
     long long walked;
+    long long nsends, nrecvs; /* of a dropped graph */
 } weft_ptg_build_t;
+
+static inline weft_ptg_ver_t *weft_ptg__ver(const weft_ptg_build_t *b, size_t i)
+{
+    return (weft_ptg_ver_t *)weft_vec_at(&b->vervec, i);
+}
+
+/* pred before succ (neither released yet); WEFT_ERR_NOMEM when the edge
+ * could not be kept. */
+static inline int weft_ptg__edge(weft_task_t *pred, weft_task_t *succ)
+{
+    return pred == succ || weft_task_add_edge(pred, succ) ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+}
 
 /* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
  * returns WEFT_ERR_INVALID. */
@@ -79,8 +93,10 @@ weft_ptg_ref_t weft_ptg__norm(const weft_ptg_build_t *b, weft_ptg_ref_t r);
  * replaces, the one it writes, the transfers and edges these imply
  * (ptgflow.c). */
 int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t *t, int i);
-/* After every flow: the edges that keep a version until its readers are
- * done, and the check that each producer's list and its consumers agree. */
+/* After every flow (ptgorder.c): the edges that put each data's versions
+ * on this rank in order (a version waits for everything that used the one
+ * before it here), the checks that each producer's list and its consumers
+ * agree, and the cycle check. */
 int weft_ptg__finish(weft_ptg_build_t *b);
 
 #endif

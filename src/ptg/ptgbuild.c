@@ -317,7 +317,8 @@ static void for_each_task(weft_ptg_build_t *b, void (*fn)(weft_ptg_build_t *, we
 
 static void drop(weft_ptg_build_t *b, weft_task_t *t)
 {
-    (void)b;
+    b->nsends += t->kind == WEFT_TASK_SEND;
+    b->nrecvs += t->kind == WEFT_TASK_RECV;
     weft_task_unref(t);
 }
 
@@ -340,6 +341,7 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     *b = (weft_ptg_build_t){.tp = tp, .ctx = tp->ctx, .g = g, .me = tp->ctx->rank};
     weft_ptgmap_init(&b->tasks);
     weft_ptgmap_init(&b->vers);
+    weft_ptgmap_init(&b->expect);
     weft_vec_init(&b->local, sizeof(weft_task_t *), 64);
     weft_vec_init(&b->selfs, sizeof(weft_ptg_ref_t), 64);
     weft_vec_init(&b->actions, sizeof(weft_task_t *), 64);
@@ -354,7 +356,8 @@ static long long build_bytes(const weft_ptg_build_t *b)
 {
     const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
                              &b->links, &b->refs,  &b->chain};
-    size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers);
+    size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) +
+                   weft_ptgmap_bytes(&b->expect);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
     return (long long)bytes;
 }
@@ -363,6 +366,7 @@ static void build_fini(weft_ptg_build_t *b)
 {
     weft_ptgmap_fini(&b->tasks);
     weft_ptgmap_fini(&b->vers);
+    weft_ptgmap_fini(&b->expect);
     weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
                        &b->links, &b->refs,  &b->chain};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
@@ -376,11 +380,16 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
         weft_error("weft_ptg_insert: the ranks are out of step since an earlier disagreement");
         return WEFT_ERR_MISMATCH;
     }
-    if (tp->t_first == 0) {
-        tp->t_first = weft_clock_s();
-        tp->cpu_first = weft_clock_thread_s();
+    /* A graph's tasks are ordered among themselves only: it takes a wave of
+     * the taskpool (between two waits) of its own. Every rank sees the
+     * same history, so every rank refuses alike. */
+    if (tp->t_first > 0) {
+        weft_error("weft_ptg_insert: taskpool %s has %s since its last wait: a graph takes a "
+                   "wave of its own (call weft_taskpool_wait first)",
+                   tp->name, tp->ptg ? "a graph" : "tasks inserted");
+        return WEFT_ERR_INVALID;
     }
-    double cpu0 = weft_clock_thread_s();
+    double t0 = weft_clock_s(), cpu0 = weft_clock_thread_s();
     weft_ptg_build_t b;
     build_init(&b, tp, g);
     /* A bad graph still goes to the agreement: the other ranks are there. */
@@ -391,10 +400,15 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     rc = agree(&b, rc);
     tp->ctx->walked += b.walked;
     if (rc != WEFT_SUCCESS) {
+        /* Nothing of it ran nor counts: the transfers it had planned go too. */
         for_each_task(&b, drop);
+        tp->ctx->sends -= b.nsends;
+        tp->ctx->recvs -= b.nrecvs;
         build_fini(&b);
         return rc;
     }
+    tp->t_first = t0;
+    tp->cpu_first = cpu0;
     tp->ptg = 1;
     tp->ctx->kept += (long long)b.local.n;
     tp->ninserted_local += (long)b.local.n;

@@ -12,10 +12,7 @@
 #include "stf/home.h"
 #include "stf/remote.h"
 
-static weft_ptg_ver_t *ver(const weft_ptg_build_t *b, size_t i)
-{
-    return weft_vec_at(&b->vervec, i);
-}
+#define ver weft_ptg__ver
 
 /* The record of key, made empty when absent; *out its index. */
 static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
@@ -138,6 +135,18 @@ static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
     }
 }
 
+/* Consumer c (its flow included) is listed, on this rank, by the producer
+ * of version vi: the task that names that producer must be c, once. */
+static int expect_consumer(weft_ptg_build_t *b, const weft_ptg_ref_t *c, size_t vi)
+{
+    size_t other = weft_ptgmap_get(&b->expect, c);
+    if (other == SIZE_MAX) return weft_ptgmap_put(&b->expect, c, vi);
+    return weft_ptg__fail(b, &ver(b, vi)->key,
+                          "its consumers function lists a task (flow %d) that %s lists already "
+                          "(a version reaches a task's flow once)",
+                          c->flow, other == vi ? "it" : "another producer");
+}
+
 static int add_user(weft_ptg_build_t *b, size_t vi, weft_task_t *t)
 {
     weft_ptg_link_t l = {.task = t, .next = ver(b, vi)->users};
@@ -177,9 +186,9 @@ static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
                           p->flow, (unsigned long long)d->key, b->me, d->owner_rank);
 }
 
-/* Whether consumer c's flow reads (1) or only replaces (0); -1 after
- * logging. */
-static int consumer_reads(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
+/* Consumer c's mode on the data of its flow (WEFT_R, WEFT_W or both); -1
+ * after logging. */
+static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
 {
     weft_task_t w;
     int aff;
@@ -192,7 +201,7 @@ static int consumer_reads(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
     int mode = 0;
     for (int j = 0; j < w.nflows; j++)
         if (w.flow[j].data == w.flow[c->flow].data) mode |= w.flow[j].mode;
-    return (mode & WEFT_R) != 0;
+    return mode & WEFT_RW;
 }
 
 /* The consumers of p's output on other ranks: each must name p back; one
@@ -210,13 +219,16 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
         if (r < 0) goto bad;
         if (r == b->me) {
             (*listed)++;
+            if (expect_consumer(b, &cr, vi) != WEFT_SUCCESS) goto bad;
             continue;
         }
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int has = producer_of(b, &cr, &back);
         if (has < 0) goto bad;
-        int reads = consumer_reads(b, &cr);
-        if (reads < 0) goto bad;
+        int mode = consumer_mode(b, &cr);
+        if (mode < 0) goto bad;
+        int reads = (mode & WEFT_R) != 0;
+        ver(b, vi)->remote_writers += (mode & WEFT_W) != 0;
         if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !same_ref(&back, p)) {
             weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
                                  "not name it back",
@@ -238,9 +250,8 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             free(ranks);
             return WEFT_ERR_NOMEM;
         }
-        weft_task_add_edge(pt, s);
         size_t canon = ver(b, vi)->canon;
-        if (add_user(b, vi, s) != WEFT_SUCCESS ||
+        if (weft_ptg__edge(pt, s) != WEFT_SUCCESS || add_user(b, vi, s) != WEFT_SUCCESS ||
             (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
             free(ranks);
             return WEFT_ERR_NOMEM;
@@ -303,7 +314,10 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     v->task = pt;
     v->label = label;
     v->full = 1;
-    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
+    int listed;
+    rc = make_sends(b, vi, p, pt, n, &listed);
+    ver(b, vi)->listed = listed;
+    return rc;
 }
 
 /* Where the bytes of a version received for t land: t's home device. */
@@ -320,40 +334,41 @@ static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
 static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
                            weft_task_t *t, weft_data_t *d, int fwd, int reads)
 {
-    weft_task_t w;
-    int aff;
-    if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
-    if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    uint32_t label;
-    weft_ptg_ref_t canon = *p, writer;
-    int rc = fwd ? fwd_version(b, p, d, &canon, &label) : label_of(b, p, &label);
-    size_t n = 0;
-    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
-    if (rc != WEFT_SUCCESS) return rc;
-    int listed = 0;
-    for (size_t c = 0; c < n; c++) {
-        int r = weft_ptg__rank(b, &((weft_ptg_ref_t *)b->refs.data)[c]);
-        if (r < 0) return WEFT_ERR_INVALID;
-        listed += r == b->me;
-    }
-    /* The version this one replaces here: the one its writer replaced. */
-    int has_writer = canon.cls >= 0;
-    int has = has_writer ? writer_of(b, &canon, &writer) : 0;
-    if (has < 0) return WEFT_ERR_INVALID;
-    size_t ci = vi;
-    if (fwd && ver_get(b, &canon, &ci) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     weft_ptg_ver_t *v = ver(b, vi);
-    v->data = d;
-    v->label = label;
-    v->listed = listed;
-    v->canon = ci;
-    v->full = 1;
-    /* Only replaced here: no bytes come (the producer's rank sends none),
-     * until a local reader of it shows up (input_version). */
-    v->remote_noread = !reads;
-    if (!reads) return WEFT_SUCCESS;
-    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, label, t->priority,
+    if (!v->full) {
+        weft_task_t w;
+        int aff;
+        if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
+        if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        uint32_t label;
+        weft_ptg_ref_t canon = *p;
+        int rc = fwd ? fwd_version(b, p, d, &canon, &label) : label_of(b, p, &label);
+        size_t n = 0, ci = vi;
+        if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+        if (rc == WEFT_SUCCESS && fwd) rc = ver_get(b, &canon, &ci);
+        if (rc != WEFT_SUCCESS) return rc;
+        int listed = 0;
+        for (size_t c = 0; c < n; c++) {
+            const weft_ptg_ref_t *cr = &((weft_ptg_ref_t *)b->refs.data)[c];
+            int r = weft_ptg__rank(b, cr);
+            if (r < 0) return WEFT_ERR_INVALID;
+            if (r != b->me) continue;
+            listed++;
+            if (expect_consumer(b, cr, vi) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        }
+        v = ver(b, vi);
+        v->data = d;
+        v->label = label;
+        v->listed = listed;
+        v->canon = ci;
+        v->full = 1;
+        /* Only replaced here so far: no bytes come (the producer's rank
+         * sends none), until a local reader of it shows up. */
+        v->remote_noread = 1;
+    }
+    if (!reads || v->task) return WEFT_SUCCESS;
+    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
                                         recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
         if (a) weft_task_unref(a);
@@ -362,8 +377,12 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     a->flow[0].out_version = WEFT_VERSION_NEXT; /* this rank's numbering; the label matches */
     v = ver(b, vi);
     v->task = a;
-    v->has_prev = has_writer;
-    v->prev = has ? writer : initial_key(d);
+    v->remote_noread = 0;
+    /* The version itself is put on this rank by that RECV (ptgorder.c
+     * orders what puts each version here). */
+    weft_ptg_ver_t *cv = ver(b, v->canon);
+    if (cv != v && !cv->task) cv->task = a;
+    if (!cv->data) cv->data = d;
     return WEFT_SUCCESS;
 }
 
@@ -380,13 +399,17 @@ static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
     if (rc != WEFT_SUCCESS) return rc;
+    if (!ver(b, ci)->data) ver(b, ci)->data = d;
     weft_ptg_ver_t *v = ver(b, vi);
     v->data = d;
     v->task = pt;
     v->label = label;
     v->canon = ci;
     v->full = 1;
-    return make_sends(b, vi, p, pt, n, &ver(b, vi)->listed);
+    int listed;
+    rc = make_sends(b, vi, p, pt, n, &listed);
+    ver(b, vi)->listed = listed;
+    return rc;
 }
 
 /* d as it was before the graph, read or replaced by t: only its owner
@@ -480,8 +503,17 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
                               "its flow %d holds data %llu, but the producer it names wrote data "
                               "%llu",
                               i, (unsigned long long)d->key, (unsigned long long)v->data->key);
-    if (has) v->named++;
-    if (v->task) weft_task_add_edge(v->task, t);
+    if (has) {
+        v->named++;
+        size_t e = weft_ptgmap_get(&b->expect, &self);
+        if (e != vi)
+            return weft_ptg__fail(b, &self,
+                                  "its flow %d names a producer whose consumers function does "
+                                  "not list it",
+                                  i);
+        v->matched++;
+    }
+    if (v->task && weft_ptg__edge(v->task, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     /* Readers and the next writer belong to the version itself, whoever
      * passed it on. */
     size_t ci = v->canon;
@@ -500,84 +532,3 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
     return make_local_out(b, vo, &self, t);
 }
 
-/* Everything that used version v here finishes before `next` replaces it. */
-static void after_users(weft_ptg_build_t *b, const weft_ptg_ver_t *v, weft_task_t *next)
-{
-    if (v->task && v->task != next) weft_task_add_edge(v->task, next);
-    for (size_t l = v->users; l != SIZE_MAX;) {
-        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
-        if (k->task != next) weft_task_add_edge(k->task, next);
-        l = k->next;
-    }
-}
-
-/* Kahn's walk over this rank's new tasks (none is released yet, so each
- * one's ndeps - 1 counts its incoming edges; est_ns, unused before
- * placement, holds what is left of it). A task never reached waits on a
- * cycle: in-place writes that wait for readers that wait for them (a
- * version needs a copy the graph does not make) or producers that loop. */
-static int check_acyclic(weft_ptg_build_t *b)
-{
-    weft_vec_t *sets[2] = {&b->local, &b->actions};
-    weft_vec_t ready;
-    weft_vec_init(&ready, sizeof(weft_task_t *), 64);
-    size_t total = b->local.n + b->actions.n, seen = 0;
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < sets[k]->n; j++) {
-            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
-            t->est_ns = atomic_load(&t->ndeps) - 1;
-            if (t->est_ns == 0 && weft_vec_push(&ready, &t) != WEFT_SUCCESS) goto nomem;
-        }
-    while (ready.n > 0) {
-        weft_task_t *t = *(weft_task_t **)weft_vec_at(&ready, --ready.n);
-        seen++;
-        weft_task_t **succ = t->succ.data;
-        for (size_t i = 0; i < t->succ.n; i++)
-            if (--succ[i]->est_ns == 0 && weft_vec_push(&ready, &succ[i]) != WEFT_SUCCESS)
-                goto nomem;
-    }
-    weft_vec_fini(&ready);
-    size_t stuck = SIZE_MAX; /* the first local task left waiting */
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < sets[k]->n; j++) {
-            weft_task_t *t = *(weft_task_t **)weft_vec_at(sets[k], j);
-            if (k == 0 && t->est_ns > 0 && stuck == SIZE_MAX) stuck = j;
-            t->est_ns = 0;
-        }
-    if (seen == total) return WEFT_SUCCESS;
-    return weft_ptg__fail(b, weft_vec_at(&b->selfs, stuck == SIZE_MAX ? 0 : stuck),
-                          "it is among %zu of the %zu tasks and transfers of rank %d that wait "
-                          "on a cycle: in-place writes wait for readers that wait for them (a "
-                          "version read while the next one is written needs a copy the graph "
-                          "does not make: write the next version to another data)",
-                          total - seen, total, b->me);
-nomem:
-    weft_vec_fini(&ready);
-    return WEFT_ERR_NOMEM;
-}
-
-int weft_ptg__finish(weft_ptg_build_t *b)
-{
-    for (size_t i = 0; i < b->vervec.n; i++) {
-        weft_ptg_ver_t *v = ver(b, i);
-        if (v->writer) after_users(b, v, v->writer);
-        if (v->has_prev) {
-            size_t pi = weft_ptgmap_get(&b->vers, &v->prev);
-            if (pi != SIZE_MAX) {
-                const weft_ptg_ver_t *pv = ver(b, pi);
-                if (pv->writer)
-                    return weft_ptg__fail(b, &v->key,
-                                          "replaces a version of data %llu on its rank that a "
-                                          "task of rank %d replaces too",
-                                          (unsigned long long)v->data->key, b->me);
-                after_users(b, pv, v->task);
-            }
-        }
-        if (v->full && v->listed >= 0 && v->listed != v->named)
-            return weft_ptg__fail(b, &v->key,
-                                  "its consumers function lists %d task(s) on rank %d for flow "
-                                  "%d, but %d task(s) there name it as their producer",
-                                  v->listed, b->me, v->key.flow, v->named);
-    }
-    return check_acyclic(b);
-}

@@ -22,5 +22,4 @@ void weft_ptg_settle(weft_taskpool_t *tp)
         d->version = d->net_version;
         weft_data_unlock(d);
     }
-    tp->ptg = 0;
 }

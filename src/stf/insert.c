@@ -308,8 +308,16 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     /* The usual case without a call: every rank checks every task. */
-    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name) return WEFT_SUCCESS;
+    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg)
+        return WEFT_SUCCESS;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
+    /* A graph's tasks would not be ordered with this one (docs/PTG.md). */
+    if (tp->ptg) {
+        weft_error("%s: taskpool %s received a graph (weft_ptg_insert) since its last wait: "
+                   "call weft_taskpool_wait before inserting",
+                   call, tp->name);
+        return WEFT_ERR_INVALID;
+    }
     if (cls && cls->name) return WEFT_SUCCESS;
     weft_error("argument 2 of %s is %s: pass a weft_task_class_t with a name", call,
                cls ? "a task class without a name" : "NULL");
