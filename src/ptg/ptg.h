@@ -22,7 +22,6 @@ typedef struct weft_ptg_ver {
     weft_task_t *writer; /* the local task or RECV that replaces it here, NULL: none */
     uint32_t label;      /* its depth in the graph (1: the first write); transfers match on it */
     int full;            /* listed and the transfers are set */
-    int chasing;         /* on the chain label_of walks now */
     int listed;          /* consumers on this rank, per the producer's list (-1: not checked) */
     int named;           /* local tasks that name it as their producer */
     int matched;         /* of those, the ones its producer lists (b->expect) */
@@ -52,7 +51,6 @@ typedef struct weft_ptg_build {
     weft_vec_t links;       /* weft_ptg_link_t */
     weft_ptgmap_t expect;   /* local consumer flow -> the version its producer lists it for */
     weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
-    weft_vec_t chain;       /* size_t scratch: the versions label_of walks through */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
 } weft_ptg_build_t;

@@ -348,14 +348,13 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     weft_vec_init(&b->vervec, sizeof(weft_ptg_ver_t), 64);
     weft_vec_init(&b->links, sizeof(weft_ptg_link_t), 64);
     weft_vec_init(&b->refs, sizeof(weft_ptg_ref_t), 16);
-    weft_vec_init(&b->chain, sizeof(size_t), 16);
 }
 
 /* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */
 static long long build_bytes(const weft_ptg_build_t *b)
 {
-    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
-                             &b->links, &b->refs,  &b->chain};
+    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions,
+                             &b->vervec, &b->links, &b->refs};
     size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) +
                    weft_ptgmap_bytes(&b->expect);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
@@ -367,8 +366,7 @@ static void build_fini(weft_ptg_build_t *b)
     weft_ptgmap_fini(&b->tasks);
     weft_ptgmap_fini(&b->vers);
     weft_ptgmap_fini(&b->expect);
-    weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
-                       &b->links, &b->refs,  &b->chain};
+    weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec, &b->links, &b->refs};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
 }
 

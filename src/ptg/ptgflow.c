@@ -38,6 +38,11 @@ static weft_ptg_ref_t initial_key(const weft_data_t *d)
     return k;
 }
 
+static int same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
 /* 0: the version from before the graph; 1: *p wrote it; 2: *p read it
  * and passes it on from its rank (a forwarder); -1 after logging. */
 static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
@@ -67,50 +72,52 @@ static int writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_
     }
 }
 
-/* r's output's depth: one more than the version it replaced. The chain of
- * producers is walked back to a version whose depth is known (or to the
- * graph's start) and numbered forward; meeting a version of the walk
- * again means the producer functions loop. */
+/* r's output's depth: one more than the version it replaced, so the
+ * number of writers back along the chain of producers to one whose depth
+ * is known (a record here) or to the graph's start. Only r's depth is
+ * kept: the chain behind a received version belongs to other ranks, and
+ * keeping a record for each of its links cost more than walking it. A
+ * chain that comes back to a link it passed loops (Brent's check: one
+ * saved link, saved again at each power of two). */
 static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
 {
-    weft_ptg_ref_t cur = *r;
+    weft_ptg_ref_t cur = *r, saved = *r;
+    uint64_t steps = 0, power = 1, lam = 0;
     uint32_t base = 0;
-    int rc = WEFT_SUCCESS;
-    b->chain.n = 0;
     for (;;) {
-        size_t i;
-        if ((rc = ver_get(b, &cur, &i)) != WEFT_SUCCESS) break;
-        weft_ptg_ver_t *v = ver(b, i);
-        if (v->label) {
-            base = v->label;
+        size_t i = weft_ptgmap_get(&b->vers, &cur);
+        if (i != SIZE_MAX && ver(b, i)->label) {
+            base = ver(b, i)->label;
             break;
         }
-        if (v->chasing) {
-            rc = weft_ptg__fail(b, r, "the producers before its flow %d come back to a task "
-                                      "they passed (the producer functions form a cycle)",
-                                r->flow);
-            break;
-        }
-        v->chasing = 1;
-        if ((rc = weft_vec_push(&b->chain, &i)) != WEFT_SUCCESS) break;
         weft_ptg_ref_t p;
         int has = writer_of(b, &cur, &p);
-        if (has <= 0) {
-            rc = has < 0 ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+        if (has < 0) return WEFT_ERR_INVALID;
+        if (has == 0) {
+            base = 1;
             break;
         }
         cur = p;
+        steps++;
+        if (same_ref(&cur, &saved))
+            return weft_ptg__fail(b, r, "the producers before its flow %d come back to a task "
+                                        "they passed (the producer functions form a cycle)",
+                                  r->flow);
+        if (++lam == power) {
+            saved = cur;
+            power *= 2;
+            lam = 0;
+        }
     }
-    for (size_t k = b->chain.n; k-- > 0;) {
-        weft_ptg_ver_t *v = ver(b, *(size_t *)weft_vec_at(&b->chain, k));
-        v->chasing = 0;
-        if (rc == WEFT_SUCCESS) v->label = ++base;
-    }
-    *label = base;
-    return rc;
+    if (base + steps > UINT32_MAX - 2)
+        return weft_ptg__fail(b, r, "its flow %d is written more than 2^32 times", r->flow);
+    size_t i;
+    if (ver_get(b, r, &i) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    *label = ver(b, i)->label = base + (uint32_t)steps;
+    return WEFT_SUCCESS;
 }
 
-/* p's consumers of flow p->flow into b->refs (checked to be tasks). */
+/* p's consumers of flow p->flow into b->refs. */
 static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
 {
     const weft_ptg_class_t *k = &b->g->classes[p->cls];
@@ -126,9 +133,14 @@ static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
             if (weft_vec_reserve(&b->refs, (size_t)got) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
             continue;
         }
+        /* Only the class and flow here: a consumer on this rank that is no
+         * task never names its producer (the counts catch it), and the
+         * ranges of one that is sent to are checked in make_sends. */
         for (int c = 0; c < got; c++) {
+            if (to[c].cls < 0 || to[c].cls >= b->g->nclasses || to[c].flow < 0 ||
+                to[c].flow >= WEFT_MAX_FLOWS)
+                return weft_ptg__check_ref(b, p, &to[c]);
             to[c] = weft_ptg__norm(b, to[c]);
-            if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }
         *n = (size_t)got;
         return WEFT_SUCCESS;
@@ -153,11 +165,6 @@ static int add_user(weft_ptg_build_t *b, size_t vi, weft_task_t *t)
     if (weft_vec_push(&b->links, &l) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     ver(b, vi)->users = b->links.n - 1;
     return WEFT_SUCCESS;
-}
-
-static int same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
-{
-    return memcmp(a, b, sizeof *a) == 0;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -222,6 +229,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             if (expect_consumer(b, &cr, vi) != WEFT_SUCCESS) goto bad;
             continue;
         }
+        if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int has = producer_of(b, &cr, &back);
         if (has < 0) goto bad;
