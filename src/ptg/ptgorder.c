@@ -61,7 +61,7 @@ static int order_versions(weft_ptg_build_t *b)
             return WEFT_ERR_NOMEM;
         }
     }
-    qsort(hs.data, hs.n, sizeof(here_t), cmp_here);
+    if (hs.n > 1) qsort(hs.data, hs.n, sizeof(here_t), cmp_here);
     int rc = WEFT_SUCCESS;
     const here_t *all = hs.data;
     for (size_t k = 0, last = SIZE_MAX; k < hs.n && rc == WEFT_SUCCESS; k++) {
