@@ -28,6 +28,7 @@ typedef struct weft_ptg_ver {
     size_t users;        /* head of its local readers and SENDs in b->links, SIZE_MAX: none */
     size_t canon;        /* the record of the version itself: this one, or for a version
                             named through a forwarder, its writer's (or the initial one) */
+    int remote;          /* made (or passed on) by another rank */
     int remote_noread;   /* made on another rank and only replaced here so far: no RECV */
     int remote_writers;  /* consumers on other ranks that write it (a version has one) */
 } weft_ptg_ver_t;
@@ -49,7 +50,8 @@ typedef struct weft_ptg_build {
     weft_ptgmap_t vers;     /* version key -> index in vervec */
     weft_vec_t vervec;      /* weft_ptg_ver_t */
     weft_vec_t links;       /* weft_ptg_link_t */
-    weft_ptgmap_t expect;   /* local consumer flow -> the version its producer lists it for */
+    weft_ptgmap_t expect;   /* local consumer flow -> the version a producer on another rank
+                               lists it for */
     weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */

@@ -77,7 +77,11 @@ static int order_versions(weft_ptg_build_t *b)
             break;
         }
         const weft_ptg_ver_t *v = ver(b, all[k].vi);
-        if (last != SIZE_MAX && v->task) rc = after_users(b, ver(b, all[last].vi), v->task);
+        /* The usual case, the next version made here by the task that
+         * replaced the previous one in place, was ordered by its writer's
+         * edges already (weft_ptg__finish). */
+        const weft_ptg_ver_t *pv = last != SIZE_MAX ? ver(b, all[last].vi) : NULL;
+        if (pv && v->task && pv->writer != v->task) rc = after_users(b, pv, v->task);
         if (has_bytes(v)) last = k;
     }
     weft_vec_fini(&hs);
