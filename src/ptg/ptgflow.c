@@ -212,15 +212,15 @@ static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
     return mode & WEFT_RW;
 }
 
-/* The consumers of p's output on other ranks: each must name p back; one
- * SEND to each such rank where one reads it, after pt. */
+/* The consumers of p's output: those here counted into vi's listed, those
+ * on other ranks each checked to name p back; one SEND to each such rank
+ * where one reads it, after pt. */
 static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
-                      size_t n, int *listed)
+                      size_t n)
 {
     weft_ptg_ver_t *v = ver(b, vi);
-    int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0;
+    int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0, listed = 0;
     if (!ranks) return WEFT_ERR_NOMEM;
-    *listed = 0;
     for (size_t c = 0; c < n; c++) {
         weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c], back;
         int r = weft_ptg__rank(b, &cr);
@@ -229,7 +229,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
          * only the count is checked (a list read wrong here orders nothing
          * wrong and sends nothing). */
         if (r == b->me) {
-            (*listed)++;
+            listed++;
             continue;
         }
         if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
@@ -251,6 +251,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
         /* A consumer that only replaces the version needs no bytes. */
         if (reads) ranks[nr++] = r;
     }
+    ver(b, vi)->listed = listed;
     qsort(ranks, (size_t)nr, sizeof *ranks, cmp_int);
     for (int k = 0; k < nr; k++) {
         if (k > 0 && ranks[k] == ranks[k - 1]) continue;
@@ -309,6 +310,21 @@ static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const 
                           fwd ? "forwarder" : "producer", f, why);
 }
 
+/* Version vi of d, made (or passed on) by local task pt's flow p->flow at
+ * depth label, ci the record of the version itself: the record, then the
+ * SENDs to its n consumers (in b->refs). */
+static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_ref_t *p,
+                     weft_task_t *pt, weft_data_t *d, uint32_t label, size_t n)
+{
+    weft_ptg_ver_t *v = ver(b, vi);
+    v->data = d;
+    v->task = pt;
+    v->label = label;
+    v->canon = ci;
+    v->full = 1;
+    return make_sends(b, vi, p, pt, n);
+}
+
 /* The version written by flow p->flow of local task pt. */
 static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
 {
@@ -319,16 +335,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     size_t n = 0;
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
-    if (rc != WEFT_SUCCESS) return rc;
-    weft_ptg_ver_t *v = ver(b, vi);
-    v->data = d;
-    v->task = pt;
-    v->label = label;
-    v->full = 1;
-    int listed;
-    rc = make_sends(b, vi, p, pt, n, &listed);
-    ver(b, vi)->listed = listed;
-    return rc;
+    return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, d, label, n) : rc;
 }
 
 /* Where the bytes of a version received for t land: t's home device. */
@@ -412,16 +419,7 @@ static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
     if (rc != WEFT_SUCCESS) return rc;
     if (!ver(b, ci)->data) ver(b, ci)->data = d;
-    weft_ptg_ver_t *v = ver(b, vi);
-    v->data = d;
-    v->task = pt;
-    v->label = label;
-    v->canon = ci;
-    v->full = 1;
-    int listed;
-    rc = make_sends(b, vi, p, pt, n, &listed);
-    ver(b, vi)->listed = listed;
-    return rc;
+    return set_local(b, vi, ci, p, pt, d, label, n);
 }
 
 /* d as it was before the graph, read or replaced by t: only its owner
