@@ -7,16 +7,8 @@
 #
 # Usage: ptg_vs_stf.sh N EXE [ARG ...] -- MPIEXEC [MPIEXEC_ARG ...]
 set -u
-n=$1
-exe=$2
-shift 2
-args=''
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-    args="$args $1"
-    shift
-done
-[ $# -gt 1 ] || { echo "ptg_vs_stf: usage: N EXE [ARG ...] -- MPIEXEC ..."; exit 1; }
-shift
+script=ptg_vs_stf
+. "$(dirname "$0")/../split_run_args.sh"
 stf=$("$@" -n "$n" "$exe" $args --weft-show_stats=1 2>&1) || {
     echo "$stf"
     echo "ptg_vs_stf: the run by insertion failed"

@@ -261,11 +261,7 @@ static int check(const graph_t *g, double **mem, int me)
     int bad = 0;
     for (int i = 0; i < g->n; i++)
         if (owner(g, i) == me)
-            for (int k = 0; k < B; k++) {
-                if (mem[i][k] != ref_x[i * B + k] && getenv("PTG_DEBUG"))
-                    printf("tile %d [%d] %g want %g\n", i, k, mem[i][k], ref_x[i * B + k]);
-                bad += mem[i][k] != ref_x[i * B + k];
-            }
+            for (int k = 0; k < B; k++) bad += mem[i][k] != ref_x[i * B + k];
     free(ref_x);
     free(old);
     return bad;

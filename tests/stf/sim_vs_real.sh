@@ -7,16 +7,8 @@
 #
 # Usage: sim_vs_real.sh N EXE [ARG ...] -- MPIEXEC [MPIEXEC_ARG ...]
 set -u
-n=$1
-exe=$2
-shift 2
-args=''
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-    args="$args $1"
-    shift
-done
-[ $# -gt 1 ] || { echo "sim_vs_real: usage: N EXE [ARG ...] -- MPIEXEC ..."; exit 1; }
-shift
+script=sim_vs_real
+. "$(dirname "$0")/../split_run_args.sh"
 real=$("$@" -n "$n" "$exe" $args --weft-show_stats=1 2>&1) || {
     echo "$real"
     echo "sim_vs_real: the real run failed"
