@@ -1,6 +1,8 @@
-/* CUDA bodies of weft-geqrf's two update classes, GEMQRT and TSMQR, by
- * cuBLAS alone (compiled with WEFT_APP_HAVE_CUDA). The factorization
- * kernels GEQRT and TSQRT stay on the host (qr_kernels.h says why).
+/* CUDA bodies of weft-geqrf's four classes (compiled with
+ * WEFT_APP_HAVE_CUDA): the updates GEMQRT and TSMQR by cuBLAS, the
+ * factorizations GEQRT and TSQRT by cusolverDnDgeqrf and cusolverDnXlarft
+ * (qr_cuda_factor.h). Tiles keep LAPACK's layout, so a tile factored on a
+ * GPU can be updated on a CPU and the other way round.
  *
  * LAPACK's dgeqrt/dtpqrt store Q as blocks of ib reflectors, block i
  * being H_i = I - V_i T_i V_i^T with T_i the ib x ib upper triangle in

@@ -23,7 +23,8 @@
  * never rewritten). The copy costs one tile move, not a flop count.
  *
  * Bodies: CPU (LAPACKE *_work) for every class, also the emu devices'
- * kernels. CUDA: see qr_cuda.h. */
+ * kernels. CUDA: the updates in qr_cuda.h, the factorizations in
+ * qr_cuda_factor.h. */
 #ifndef WEFT_APPS_QR_KERNELS_H
 #define WEFT_APPS_QR_KERNELS_H
 
@@ -116,6 +117,8 @@ static int qr_info_ok(lapack_int info, const char *call)
     fprintf(stderr, "weft-geqrf: %s returned info=%d\n", call, (int)info);
     return -1;
 }
+
+#include "qr_cuda_factor.h" /* needs qr_thread_work */
 
 /* The inner block size of a task whose T tile is flow f: T has ib rows. */
 static int qr_ib(const weft_task_t *t, int f) { return weft_task_rows(t, f); }
@@ -228,18 +231,16 @@ static int qr_nop(weft_task_t *t)
     return 0;
 }
 
-/* GEQRT and TSQRT have no CUDA body: cuSOLVER's geqrf gives Householder
- * vectors and tau, not the compact-WY T factor that the updates need
- * (there is no larft on the GPU), and it has no triangle-on-top-of-square
- * (tpqrt) kernel at all. They run on the host; their tiles move. */
-static const weft_task_class_t qr_class_geqrt = {
-    .name = "geqrt",
-    .body = {[WEFT_DEV_CPU] = qr_cpu_geqrt, [WEFT_DEV_EMU] = qr_cpu_geqrt},
-    .flops = qr_flops_geqrt};
-static const weft_task_class_t qr_class_tsqrt = {
-    .name = "tsqrt",
-    .body = {[WEFT_DEV_CPU] = qr_cpu_tsqrt, [WEFT_DEV_EMU] = qr_cpu_tsqrt},
-    .flops = qr_flops_tsqrt};
+static const weft_task_class_t qr_class_geqrt = {.name = "geqrt",
+                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_geqrt,
+                                                          [WEFT_DEV_EMU] = qr_cpu_geqrt,
+                                                          QR_CUDA_BODY(qr_cuda_geqrt)},
+                                                 .flops = qr_flops_geqrt};
+static const weft_task_class_t qr_class_tsqrt = {.name = "tsqrt",
+                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_tsqrt,
+                                                          [WEFT_DEV_EMU] = qr_cpu_tsqrt,
+                                                          QR_CUDA_BODY(qr_cuda_tsqrt)},
+                                                 .flops = qr_flops_tsqrt};
 static const weft_task_class_t qr_class_gemqrt = {.name = "gemqrt",
                                                   .body = {[WEFT_DEV_CPU] = qr_cpu_gemqrt,
                                                            [WEFT_DEV_EMU] = qr_cpu_gemqrt,

@@ -47,9 +47,18 @@ weft_app_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "weft\\[0\\.1\\] stats: emu1: .* MiB, [1-9][0-9]* evictions"
   ARGS -M 400 -N 320 -t 64 -b 16 -c 2 -g 1 --weft-device_type=emu
   --weft-device_emu_memory=1M --weft-show_stats=1 --check)
-# CUDA: fails cleanly without a GPU (skipped on GPU machines), runs the
-# updates by cuBLAS with one (skipped without).
+# CUDA: fails cleanly without a GPU (skipped on GPU machines), runs every
+# class there with one (skipped without): partial tiles both ways with an
+# inner block that does not divide the tile, -b = -t over two runs, and 2
+# ranks sharing the GPU (factors made on one rank, updated on the other).
 weft_app_test(geqrf_cuda_absent EXE weft-geqrf GPUS none FAIL
   EXPECT "weft-geqrf: -g 1 asked weft for 1 CUDA device" ARGS -N 512 -t 128 -g 1 --check)
 weft_app_test(geqrf_cuda_g1 EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 1 NB= 512 N= 4000 :" ARGS -g 1 -M 5000 -N 4000 -t 512 -b 64 --check)
+weft_app_test(geqrf_cuda_odd EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
+  "weft\\[0\\.1\\] stats: cuda1: [1-9][0-9]* tasks"
+  ARGS -g 1 -M 1030 -N 777 -t 256 -b 48 --weft-show_stats=1 --check)
+weft_app_test(geqrf_cuda_ib_nb EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
+  ARGS -g 1 -N 2048 -t 512 -b 512 --nruns 2 --check)
+weft_app_test(geqrf_cuda_2x1 EXE weft-geqrf RANKS 2 GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
+  ARGS -g 1 -M 1500 -N 1200 -t 256 -b 64 -P 2 -Q 1 -c 1 --check)
