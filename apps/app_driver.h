@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <lapacke.h>
@@ -54,6 +55,34 @@ static inline weft_matrix_t *app_matrix(weft_context_t *ctx, const app_opts_t *o
 {
     int nb = (int)o->nb;
     return weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, nb, nb, (int)o->p, (int)o->q);
+}
+
+/* One NEW tile of doubles per diagonal tile of A, of its shape, held at
+ * the end by that tile's rank and created where its first writer runs (the
+ * inverted diagonal factors of --trsm-inv). NULL after naming what failed
+ * (on rank 0). */
+static inline weft_data_t **app_diag_tiles_new(weft_context_t *ctx, weft_matrix_t *A,
+                                               const char *prog, const char *what)
+{
+    int nt = weft_matrix_nt(A);
+    weft_data_t **d = calloc((size_t)nt, sizeof *d);
+    for (int k = 0; d != NULL && k < nt; k++) {
+        d[k] = weft_data_new(ctx, WEFT_DOUBLE, weft_matrix_tile_rows(A, k),
+                             weft_matrix_tile_cols(A, k), weft_matrix_tile_rank(A, k, k));
+        if (d[k] == NULL) {
+            while (k-- > 0) weft_data_release(d[k]);
+            free(d);
+            d = NULL;
+        }
+    }
+    if (d == NULL && weft_rank(ctx) == 0) fprintf(stderr, "%s: cannot create %s\n", prog, what);
+    return d;
+}
+
+static inline void app_diag_tiles_free(weft_data_t **d, int nt)
+{
+    for (int k = 0; d != NULL && k < nt; k++) weft_data_release(d[k]);
+    free(d);
 }
 
 /* ---- timing of a run --------------------------------------------------- */

@@ -24,6 +24,8 @@
 
 #include <weft/weft.h>
 
+#include "app_cuda.h"
+
 /* Needs GETRF_DIAG_L and GETRF_DIAG_U (getrf_kernels.h, included first). */
 
 static int getrf_cuda_blas_ok(cublasStatus_t st, const char *call)
@@ -119,6 +121,54 @@ static int getrf_cuda_gemm(weft_task_t *t)
                     weft_task_ptr(t, 2), getrf_cuda_ld(t, 2)),
         "cublasDgemm");
 }
+
+/* ---- the panels by inverted factors (--trsm-inv) ---------------------- */
+
+/* flow 0: A[k][k] R, flow 1: X W (n x n). X := L[k][k]^-1 (unit lower)
+ * when lower, else U[k][k]^-1, by a TRSM of the identity: cuBLAS reads only
+ * the triangle it is told (the tile holds both factors), and the zeros of
+ * the identity's other triangle stay. */
+static int getrf_cuda_inverse(weft_task_t *t, int lower)
+{
+    const double one = 1.0;
+    int n = weft_task_rows(t, 0), ldx = getrf_cuda_ld(t, 1);
+    double *x = weft_task_ptr(t, 1);
+    if (app_cuda_identity(x, n, ldx, (cudaStream_t)weft_task_stream(t)) != 0) {
+        fprintf(stderr, "weft-getrf: cudaMemset2DAsync of an inverse tile failed\n");
+        return -1;
+    }
+    return getrf_cuda_blas_ok(
+        cublasDtrsm(getrf_cuda_blas(t), CUBLAS_SIDE_LEFT,
+                    lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                    lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, n, &one,
+                    weft_task_ptr(t, 0), getrf_cuda_ld(t, 0), x, ldx),
+        "cublasDtrsm (inverse)");
+}
+
+static int getrf_cuda_inv_l(weft_task_t *t) { return getrf_cuda_inverse(t, 1); }
+static int getrf_cuda_inv_u(weft_task_t *t) { return getrf_cuda_inverse(t, 0); }
+
+/* flow 0: X R (an inverted factor), flow 1: B RW. B := X B (row panel,
+ * left) or B X (column panel): one GEMM, cuBLAS's TRSM of such tiles being
+ * a fraction of its GEMM rate (README, "What the GPUs allow"). */
+static int getrf_cuda_by_inverse(weft_task_t *t, int left)
+{
+    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);
+    double *x = getrf_cuda_scratch(t, (size_t)m * (size_t)n * sizeof(double),
+                                   "the panel by an inverted factor");
+    if (x == NULL) return -1;
+    const double *inv = weft_task_ptr(t, 0), *b = weft_task_ptr(t, 1);
+    int ldi = getrf_cuda_ld(t, 0), ldb = getrf_cuda_ld(t, 1);
+    app_cuda_mul_t p = {.ta = CUBLAS_OP_N, .tb = CUBLAS_OP_N, .m = m, .n = n,
+                        .k = left ? m : n, .a = left ? inv : b, .lda = left ? ldi : ldb,
+                        .b = left ? b : inv, .ldb = left ? ldb : ldi,
+                        .c = weft_task_ptr(t, 1), .ldc = ldb};
+    return app_cuda_mul_back("weft-getrf", getrf_cuda_blas(t), (cudaStream_t)weft_task_stream(t),
+                             &p, x);
+}
+
+static int getrf_cuda_row_inv(weft_task_t *t) { return getrf_cuda_by_inverse(t, 1); }
+static int getrf_cuda_col_inv(weft_task_t *t) { return getrf_cuda_by_inverse(t, 0); }
 
 /* ---- residual check (--check) on the GPU ------------------------------ */
 

@@ -13,6 +13,7 @@
 #define WEFT_APPS_GETRF_KERNELS_H
 
 #include <cblas.h>
+#include <lapacke.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,13 @@ static double getrf_flops_trsm_col(const weft_task_t *t)
 {
     double m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);
     return m * n * n;
+}
+
+/* Inverting an n x n triangle (dtrtri's leading term). */
+static double getrf_flops_inverse(const weft_task_t *t)
+{
+    double n = weft_task_rows(t, 0);
+    return n * n * n / 3.0;
 }
 
 static double getrf_flops_gemm(const weft_task_t *t)
@@ -162,6 +170,47 @@ static int getrf_cpu_gemm(weft_task_t *t)
     return 0;
 }
 
+/* ---- the panels by inverted factors (--trsm-inv) ---------------------- */
+
+/* flow 0: A[k][k] R, flow 1: X W. X := L[k][k]^-1 (unit lower, zeros
+ * above) when lower, else U[k][k]^-1 (zeros below): the whole tile is
+ * written, so a GPU body can use it as a full matrix whatever made it. */
+static int getrf_cpu_inverse(weft_task_t *t, int lower)
+{
+    int n = weft_task_rows(t, 0);
+    const double *a = weft_task_ptr(t, 0);
+    double *x = weft_task_ptr(t, 1);
+    int64_t lda = weft_task_ld(t, 0), ldx = weft_task_ld(t, 1);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int keep = lower ? i > j : i <= j;
+            x[i + j * ldx] = keep ? a[i + j * lda] : (lower && i == j ? 1.0 : 0.0);
+        }
+    lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, lower ? 'L' : 'U', lower ? 'U' : 'N',
+                                          n, x, (lapack_int)ldx);
+    if (info == 0) return 0;
+    fprintf(stderr, "weft-getrf: inverting a diagonal factor: dtrtri returned info=%d\n",
+            (int)info);
+    return -1;
+}
+
+static int getrf_cpu_inv_l(weft_task_t *t) { return getrf_cpu_inverse(t, 1); }
+static int getrf_cpu_inv_u(weft_task_t *t) { return getrf_cpu_inverse(t, 0); }
+
+/* flow 0: X R (an inverted factor), flow 1: B RW; B := X B when left (row
+ * panel, X unit lower), else B X (column panel, X upper). */
+static int getrf_cpu_by_inverse(weft_task_t *t, int left)
+{
+    cblas_dtrmm(CblasColMajor, left ? CblasLeft : CblasRight, left ? CblasLower : CblasUpper,
+                CblasNoTrans, left ? CblasUnit : CblasNonUnit, weft_task_rows(t, 1),
+                weft_task_cols(t, 1), 1.0, weft_task_ptr(t, 0), (int)weft_task_ld(t, 0),
+                weft_task_ptr(t, 1), (int)weft_task_ld(t, 1));
+    return 0;
+}
+
+static int getrf_cpu_row_inv(weft_task_t *t) { return getrf_cpu_by_inverse(t, 1); }
+static int getrf_cpu_col_inv(weft_task_t *t) { return getrf_cpu_by_inverse(t, 0); }
+
 /* flow 0: a tile W; value 0: getrf_tile_arg_t. The tile of the original. */
 static int getrf_cpu_fill(weft_task_t *t)
 {
@@ -217,6 +266,28 @@ static const weft_task_class_t getrf_class_gemm = {.name = "gemm",
                                                             [WEFT_DEV_EMU] = getrf_cpu_gemm,
                                                             GETRF_CUDA_BODY(getrf_cuda_gemm)},
                                                    .flops = getrf_flops_gemm};
+static const weft_task_class_t getrf_class_inv_l = {.name = "inv_l",
+                                                    .body = {[WEFT_DEV_CPU] = getrf_cpu_inv_l,
+                                                             [WEFT_DEV_EMU] = getrf_cpu_inv_l,
+                                                             GETRF_CUDA_BODY(getrf_cuda_inv_l)},
+                                                    .flops = getrf_flops_inverse};
+static const weft_task_class_t getrf_class_inv_u = {.name = "inv_u",
+                                                    .body = {[WEFT_DEV_CPU] = getrf_cpu_inv_u,
+                                                             [WEFT_DEV_EMU] = getrf_cpu_inv_u,
+                                                             GETRF_CUDA_BODY(getrf_cuda_inv_u)},
+                                                    .flops = getrf_flops_inverse};
+static const weft_task_class_t getrf_class_row_inv = {
+    .name = "row_inv",
+    .body = {[WEFT_DEV_CPU] = getrf_cpu_row_inv,
+             [WEFT_DEV_EMU] = getrf_cpu_row_inv,
+             GETRF_CUDA_BODY(getrf_cuda_row_inv)},
+    .flops = getrf_flops_trsm_row};
+static const weft_task_class_t getrf_class_col_inv = {
+    .name = "col_inv",
+    .body = {[WEFT_DEV_CPU] = getrf_cpu_col_inv,
+             [WEFT_DEV_EMU] = getrf_cpu_col_inv,
+             GETRF_CUDA_BODY(getrf_cuda_col_inv)},
+    .flops = getrf_flops_trsm_col};
 static const weft_task_class_t getrf_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = getrf_cpu_fill}, .flops = NULL};
 /* Accelerators only: with -g 0 no prefetch task is inserted. */

@@ -30,6 +30,8 @@
 
 #include <weft/weft.h>
 
+#include "app_cuda.h"
+
 #define POTRF_CUDA_INFO_BYTES 256
 
 static int potrf_cuda_blas_ok(cublasStatus_t st, const char *call)
@@ -97,26 +99,6 @@ static int potrf_cuda_trsm(weft_task_t *t)
         "cublasDtrsm");
 }
 
-/* d (n x n, ld ldd) := the identity, enqueued on stream: cleared, then
- * each non-zero byte of the double 1.0 written down the diagonal by a 2D
- * memset one byte wide whose pitch steps one column and one row. No kernel
- * of our own and no copy from host memory (which CUDA may make wait for the
- * stream). */
-static int potrf_cuda_identity(double *d, int n, int ldd, cudaStream_t stream)
-{
-    const double one = 1.0;
-    unsigned char bytes[sizeof one];
-    memcpy(bytes, &one, sizeof one);
-    size_t col = (size_t)ldd * sizeof(double);
-    if (cudaMemset2DAsync(d, col, 0, (size_t)n * sizeof(double), n, stream) != cudaSuccess)
-        return -1;
-    for (size_t i = 0; i < sizeof one; i++)
-        if (bytes[i] != 0 && cudaMemset2DAsync((unsigned char *)d + i, col + sizeof(double),
-                                               bytes[i], 1, n, stream) != cudaSuccess)
-            return -1;
-    return 0;
-}
-
 /* flow 0: L[k][k] R, flow 1: D[k] W; D[k] := L[k][k]^-1 (zeros above) by a
  * TRSM of the identity: cuBLAS reads only L's lower triangle (cuSOLVER
  * leaves A's upper one in the tile). For 2048 tiles on an H200 that takes
@@ -126,7 +108,7 @@ static int potrf_cuda_trtri(weft_task_t *t)
     const double one = 1.0;
     int n = weft_task_rows(t, 0), ldd = potrf_cuda_ld(t, 1);
     double *d = weft_task_ptr(t, 1);
-    if (potrf_cuda_identity(d, n, ldd, (cudaStream_t)weft_task_stream(t)) != 0) {
+    if (app_cuda_identity(d, n, ldd, (cudaStream_t)weft_task_stream(t)) != 0) {
         fprintf(stderr, "weft-potrf: cudaMemset2DAsync of an inverse tile failed\n");
         return -1;
     }
@@ -142,24 +124,16 @@ static int potrf_cuda_trtri(weft_task_t *t)
  * runs at a fraction of its GEMM rate (bench/cublas_tile_rate.c). */
 static int potrf_cuda_trsm_inv(weft_task_t *t)
 {
-    const double one = 1.0, zero = 0.0;
-    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1), ldb = potrf_cuda_ld(t, 1);
-    double *bk = weft_task_ptr(t, 1);
+    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);
     double *x = potrf_cuda_scratch(t, (size_t)m * (size_t)n * sizeof(double),
                                    "the TRSM by an inverted factor", n);
     if (x == NULL) return -1;
-    if (potrf_cuda_blas_ok(cublasDgemm((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N,
-                                       CUBLAS_OP_T, m, n, n, &one, bk, ldb, weft_task_ptr(t, 0),
-                                       potrf_cuda_ld(t, 0), &zero, x, m),
-                           "cublasDgemm (trsm_inv)") != 0)
-        return -1;
-    if (cudaMemcpy2DAsync(bk, (size_t)ldb * sizeof(double), x, (size_t)m * sizeof(double),
-                          (size_t)m * sizeof(double), n, cudaMemcpyDeviceToDevice,
-                          (cudaStream_t)weft_task_stream(t)) != cudaSuccess) {
-        fprintf(stderr, "weft-potrf: cudaMemcpy2DAsync of a TRSM result failed\n");
-        return -1;
-    }
-    return 0;
+    app_cuda_mul_t p = {.ta = CUBLAS_OP_N, .tb = CUBLAS_OP_T, .m = m, .n = n, .k = n,
+                        .a = weft_task_ptr(t, 1), .lda = potrf_cuda_ld(t, 1),
+                        .b = weft_task_ptr(t, 0), .ldb = potrf_cuda_ld(t, 0),
+                        .c = weft_task_ptr(t, 1), .ldc = potrf_cuda_ld(t, 1)};
+    return app_cuda_mul_back("weft-potrf", (cublasHandle_t)weft_task_blas_handle(t),
+                             (cudaStream_t)weft_task_stream(t), &p, x);
 }
 
 /* flow 0: A[m][k] R, flow 1: A[m][m] RW; A[m][m] -= A[m][k] A[m][k]^T. */

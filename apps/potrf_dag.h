@@ -14,6 +14,7 @@
 
 #include <weft/weft.h>
 
+#include "app_driver.h"
 #include "potrf_kernels.h"
 
 /* The arguments of the fill or norm task of tile (m, k) of the order-n
@@ -122,28 +123,11 @@ static weft_data_t **potrf_new_inverses(weft_context_t *ctx, weft_matrix_t *A, i
                                         const char *prog, int *rc)
 {
     if (!trsm_inv) return NULL;
-    int nt = weft_matrix_nt(A);
-    weft_data_t **dinv = calloc((size_t)nt, sizeof *dinv);
-    for (int k = 0; dinv != NULL && k < nt; k++) {
-        dinv[k] = weft_data_new(ctx, WEFT_DOUBLE, weft_matrix_tile_rows(A, k),
-                                weft_matrix_tile_cols(A, k), weft_matrix_tile_rank(A, k, k));
-        if (dinv[k] == NULL) {
-            while (k-- > 0) weft_data_release(dinv[k]);
-            free(dinv);
-            dinv = NULL;
-        }
-    }
-    if (dinv == NULL) {
-        if (weft_rank(ctx) == 0) fprintf(stderr, "%s: cannot create the inverse tiles\n", prog);
-        *rc = 1;
-    }
+    weft_data_t **dinv = app_diag_tiles_new(ctx, A, prog, "the inverse tiles");
+    if (dinv == NULL) *rc = 1;
     return dinv;
 }
 
-static void potrf_free_inverses(weft_data_t **dinv, int nt)
-{
-    for (int k = 0; dinv != NULL && k < nt; k++) weft_data_release(dinv[k]);
-    free(dinv);
-}
+static void potrf_free_inverses(weft_data_t **dinv, int nt) { app_diag_tiles_free(dinv, nt); }
 
 #endif /* WEFT_APPS_POTRF_DAG_H */

@@ -40,10 +40,12 @@
 
 typedef struct getrf_opts {
     app_opts_t c;
+    int64_t trsm_inv; /* 1, 2: panels by inverted diagonal factors; -1: 2 with -g > 0 */
 } getrf_opts_t;
 
 static const getrf_opts_t getrf_defaults = {
-    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42}};
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .trsm_inv = -1};
 
 /* ---- command line ----------------------------------------------------- */
 
@@ -61,6 +63,10 @@ static void getrf_usage(FILE *out)
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
+            "  --trsm-inv <m> 0: a TRSM a panel tile; 1: both factors of each diagonal tile\n"
+            "                inverted once (inv_l, inv_u tasks) and applied to the panels by\n"
+            "                multiplication; 2: the same but the first tile of each panel\n"
+            "                by TRSM (default 2 with -g > 0, 0 without)\n"
             "  --check       check ||A - L U||_F / (||A||_F N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -69,10 +75,17 @@ static void getrf_usage(FILE *out)
             (long long)getrf_defaults.c.seed, GETRF_RESIDUAL_MAX);
 }
 
-/* The options against the context: grid size and tile count. */
+static const app_flag_t getrf_flags[] = {
+    {"--trsm-inv", offsetof(getrf_opts_t, trsm_inv), 0, 2},
+};
+
+/* The options against the context: grid size and tile count. cuBLAS's
+ * TRSM of a tile runs at a fraction of its GEMM rate, hence the inverted
+ * factors by default on accelerators. */
 static int getrf_validate(weft_context_t *ctx, void *opts, int verbose)
 {
-    const getrf_opts_t *o = opts;
+    getrf_opts_t *o = opts;
+    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 2 : 0;
     if (app_cli_grid(GETRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(GETRF_NAME, &o->c, GETRF_NT_MAX, verbose);
 }
@@ -115,21 +128,50 @@ static int getrf_prio(int nt, int m, int n, int bonus)
     return 4 * (nt - (m < n ? m : n)) + bonus;
 }
 
-/* Step k: the diagonal tile's LU (its info into info[k]), both panels and
- * the trailing update. */
-static int getrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t *info, int k)
+/* The matrix a run factorizes, in place. */
+typedef struct getrf_data {
+    weft_matrix_t *a;
+    weft_data_t **info;       /* of each diagonal tile's LU */
+    weft_data_t **linv, **uinv; /* --trsm-inv: L[k][k]^-1 and U[k][k]^-1 */
+    int inv_mode;               /* --trsm-inv */
+} getrf_data_t;
+
+/* Panel tile (k, j) and (j, k), j > k: by TRSM with the diagonal tile, or
+ * by the inverted factors; mode 2 keeps the TRSM for j = k + 1, the tiles
+ * the next diagonal tile waits for, so the inversions overlap them instead
+ * of preceding them. */
+static int getrf_insert_panel(weft_taskpool_t *tp, const getrf_data_t *d, int k, int j)
 {
+    int nt = weft_matrix_nt(d->a), direct = d->linv == NULL || j < k + d->inv_mode;
+    weft_data_t *akk = weft_tile(d->a, k, k);
+    int rc = weft_insert_task(tp, direct ? &getrf_class_trsm_row : &getrf_class_row_inv, WEFT_R,
+                              direct ? akk : d->linv[k], WEFT_RW | WEFT_AFFINITY,
+                              weft_tile(d->a, k, j), WEFT_PRIORITY, getrf_prio(nt, k, j, 2), 0);
+    if (rc >= 0)
+        rc = weft_insert_task(tp, direct ? &getrf_class_trsm_col : &getrf_class_col_inv, WEFT_R,
+                              direct ? akk : d->uinv[k], WEFT_RW | WEFT_AFFINITY,
+                              weft_tile(d->a, j, k), WEFT_PRIORITY, getrf_prio(nt, j, k, 2), 0);
+    return rc;
+}
+
+/* Step k: the diagonal tile's LU (its info into info[k]), the inversions
+ * of its factors when a panel tile uses them, both panels and the trailing
+ * update. */
+static int getrf_insert_step(weft_taskpool_t *tp, const getrf_data_t *d, int k)
+{
+    weft_matrix_t *A = d->a;
     int nt = weft_matrix_nt(A);
     weft_data_t *akk = weft_tile(A, k, k);
-    int rc = weft_insert_task(tp, &getrf_class_getrf, WEFT_RW | WEFT_AFFINITY, akk, WEFT_W, info,
-                              WEFT_PRIORITY, getrf_prio(nt, k, k, 3), 0);
-    for (int j = k + 1; j < nt && rc >= 0; j++) {
-        rc = weft_insert_task(tp, &getrf_class_trsm_row, WEFT_R, akk, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, k, j), WEFT_PRIORITY, getrf_prio(nt, k, j, 2), 0);
+    int rc = weft_insert_task(tp, &getrf_class_getrf, WEFT_RW | WEFT_AFFINITY, akk, WEFT_W,
+                              d->info[k], WEFT_PRIORITY, getrf_prio(nt, k, k, 3), 0);
+    if (rc >= 0 && d->linv != NULL && k + d->inv_mode < nt) {
+        rc = weft_insert_task(tp, &getrf_class_inv_l, WEFT_R | WEFT_AFFINITY, akk, WEFT_W,
+                              d->linv[k], WEFT_PRIORITY, getrf_prio(nt, k, k, 3), 0);
         if (rc >= 0)
-            rc = weft_insert_task(tp, &getrf_class_trsm_col, WEFT_R, akk, WEFT_RW | WEFT_AFFINITY,
-                                  weft_tile(A, j, k), WEFT_PRIORITY, getrf_prio(nt, j, k, 2), 0);
+            rc = weft_insert_task(tp, &getrf_class_inv_u, WEFT_R | WEFT_AFFINITY, akk, WEFT_W,
+                                  d->uinv[k], WEFT_PRIORITY, getrf_prio(nt, k, k, 3), 0);
     }
+    for (int j = k + 1; j < nt && rc >= 0; j++) rc = getrf_insert_panel(tp, d, k, j);
     for (int n = k + 1; n < nt && rc >= 0; n++) {
         weft_data_t *ukn = weft_tile(A, k, n);
         for (int m = k + 1; m < nt && rc >= 0; m++)
@@ -148,12 +190,6 @@ static int getrf_check_info(weft_taskpool_t *tp, weft_data_t **info, int nt, int
         rc = weft_insert_task(tp, &getrf_class_info, WEFT_R, info[k], WEFT_VALUE, &k, sizeof k, 0);
     return app_wait(GETRF_NAME, tp, rc, "the pivots' check", verbose);
 }
-
-/* The matrix a run factorizes, in place. */
-typedef struct getrf_data {
-    weft_matrix_t *a;
-    weft_data_t **info; /* of each diagonal tile's LU */
-} getrf_data_t;
 
 /* ---- residual check --------------------------------------------------- */
 
@@ -227,7 +263,12 @@ static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
         return -1;
     }
     d->info = getrf_new_info(ctx, d->a);
-    return d->info != NULL ? 0 : -1;
+    if (d->info == NULL) return -1;
+    d->inv_mode = (int)o->trsm_inv;
+    if (d->inv_mode == 0) return 0;
+    d->linv = app_diag_tiles_new(ctx, d->a, GETRF_NAME, "the inverted L factors");
+    d->uinv = app_diag_tiles_new(ctx, d->a, GETRF_NAME, "the inverted U factors");
+    return d->linv != NULL && d->uinv != NULL ? 0 : -1;
 }
 
 static void getrf_free(void *data)
@@ -235,6 +276,8 @@ static void getrf_free(void *data)
     getrf_data_t *d = data;
     if (d->a == NULL) return;
     getrf_free_info(d->info, weft_matrix_nt(d->a));
+    app_diag_tiles_free(d->linv, weft_matrix_nt(d->a));
+    app_diag_tiles_free(d->uinv, weft_matrix_nt(d->a));
     weft_matrix_free(d->a);
 }
 
@@ -246,7 +289,7 @@ static int getrf_factorize(weft_context_t *ctx, weft_taskpool_t *tp, const getrf
     int verbose = weft_rank(ctx) == 0, nt = weft_matrix_nt(d->a), rc = 0;
     app_timer_t tm;
     app_timer_start(ctx, &tm);
-    for (int k = 0; k < nt && rc >= 0; k++) rc = getrf_insert_step(tp, d->a, d->info[k], k);
+    for (int k = 0; k < nt && rc >= 0; k++) rc = getrf_insert_step(tp, d, k);
     rc = app_wait(GETRF_NAME, tp, rc, "dgetrf", verbose);
     app_timer_stop(&tm);
     if (rc < 0) return rc;
@@ -273,6 +316,8 @@ static int getrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
 
 static const app_driver_t getrf_app = {
     .cli = {.prog = GETRF_NAME,
+            .flags = getrf_flags,
+            .nflags = sizeof getrf_flags / sizeof getrf_flags[0],
             .check_first = 1,
             .usage = getrf_usage,
             .nb = 256,

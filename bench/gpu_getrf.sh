@@ -10,6 +10,8 @@
 #   -n         matrix orders (default "16384 32768")
 #   -r         warm runs a process after the cold first one (default 3)
 #   --nb       weft tile size per N (default 16384:1024 32768:2048)
+#   --inv      weft-getrf --trsm-inv modes, one cell each (default "0 2": the
+#              TRSM panels beside the inverted factors, the GPU default)
 #
 # Each cell is one process: run 1 is the cold one (CUDA loads its kernels,
 # cuBLAS/cuSOLVER set up) and is checked (weft: --check-first, ||A - L U|| /
@@ -29,12 +31,14 @@ build=./build-gpu-getrf
 ns="16384 32768"
 runs=3
 nbmap="16384:1024 32768:2048"
+invs="0 2"
 while [ $# -gt 0 ]; do
     case $1 in
     -B) build=$2; shift 2 ;;
     -n) ns=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --nb) nbmap=$2; shift 2 ;;
+    --inv) invs=$2; shift 2 ;;
     *) echo "gpu_getrf.sh: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -81,8 +85,10 @@ cell() {
         nb=$(nb_for "$n")
         cell "N=$n cusolverDnDgetrf (no pivot)" "$out/$n-cusolver.log" \
             "$build/cusolver_getrf" -N "$n" --nruns $((runs + 1)) --check
-        cell "N=$n weft-getrf -g 1 NB=$nb" "$out/$n-weft.log" \
-            "$build/apps/weft-getrf" -N "$n" -t "$nb" -g 1 --nruns $((runs + 1)) --check-first \
-            --weft-device_workspace=256M
+        for inv in $invs; do
+            cell "N=$n weft-getrf -g 1 NB=$nb inv $inv" "$out/$n-weft-inv$inv.log" \
+                "$build/apps/weft-getrf" -N "$n" -t "$nb" -g 1 --nruns $((runs + 1)) \
+                --check-first --trsm-inv "$inv" --weft-device_workspace=256M
+        done
     done
 } | tee "$out/summary.txt"
