@@ -51,6 +51,7 @@ typedef struct app_cli {
     void (*usage)(FILE *out);
     int64_t nb;             /* default tile size */
     int gpu_nb_auto;        /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
+    int64_t (*gpu_nb)(int64_t n); /* the app's own rule for that, NULL: the common one */
     double workspace_tiles; /* device workspace an execution stream needs, in tiles */
 } app_cli_t;
 
@@ -64,6 +65,7 @@ static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appde
 {
     int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
     if (!c->gpu_nb_auto || dev->g <= 0 || !gpu) return c->nb;
+    if (c->gpu_nb != NULL) return c->gpu_nb(n);
     if (n < 0 || n >= 32768) return 2048;
     return n > 4096 ? 1024 : 512;
 }

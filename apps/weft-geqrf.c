@@ -32,6 +32,7 @@
 #define QR_NAME "weft-geqrf"
 #define QR_CHECK_MAX 60.0
 #define QR_NT_MAX (1 << 16)
+#define QR_IB_CPU 32
 
 typedef struct qr_opts {
     app_opts_t c;
@@ -40,8 +41,8 @@ typedef struct qr_opts {
 
 static const qr_opts_t qr_defaults = {
     .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .m = -1, /* -1: M = N */
-    .ib = 32};
+    .m = -1,  /* -1: M = N */
+    .ib = -1}; /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -51,8 +52,9 @@ static void qr_usage(FILE *out)
             "usage: weft-geqrf [options] [--weft-<param>=<value> ...]\n"
             "  -M <m>        rows of the matrix, >= N (default N)\n"
             "  -N <n>        columns of the matrix (default %lld)\n"
-            "  -t <nb>       tile size (default %lld)\n"
-            "  -b <ib>       inner block size of the T factors, <= nb (default %lld)\n"
+            "  -t <nb>       tile size (default %lld; with -g on GPUs, from N: 512 to 4096)\n"
+            "  -b <ib>       inner block size of the T factors, <= nb (default %d, at most\n"
+            "                nb; with -g, nb / 4)\n"
             "  -P <p>, -Q <q> process grid, P*Q = ranks (default 1 x 1)\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu) (default 0: CPU only)\n"
@@ -63,7 +65,7 @@ static void qr_usage(FILE *out)
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, (long long)qr_defaults.ib,
+            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, QR_IB_CPU,
             (long long)qr_defaults.c.seed, QR_CHECK_MAX);
 }
 
@@ -80,6 +82,11 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     qr_opts_t *o = opts;
     const char *why = NULL;
     if (o->m < 0) o->m = o->c.n;
+    if (o->ib < 0) { /* the best of 1/8 .. 1/2 of the tile on an H200 (README) */
+        o->ib = o->c.g > 0 ? o->c.nb / 4 : QR_IB_CPU;
+        if (o->ib > o->c.nb) o->ib = o->c.nb;
+        if (o->ib < 1) o->ib = 1;
+    }
     if (o->c.p * o->c.q != weft_nranks(ctx))
         why = "P*Q must equal the number of ranks";
     else if (o->m < o->c.n)
@@ -360,12 +367,24 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     return passed ? 0 : 1;
 }
 
+/* The tile without -t on GPUs: the best measured on an H200 (README):
+ * 2048 at N=16384, 4096 at 32768; QR's panel chain wants fewer, larger
+ * tiles than Cholesky's. */
+static int64_t qr_gpu_nb(int64_t n)
+{
+    if (n < 0 || n >= 32768) return 4096;
+    if (n >= 12288) return 2048;
+    return n > 4096 ? 1024 : 512;
+}
+
 static const app_driver_t qr_app = {
     .cli = {.prog = QR_NAME,
             .flags = qr_flags,
             .nflags = sizeof qr_flags / sizeof qr_flags[0],
             .usage = qr_usage,
             .nb = 192,
+            .gpu_nb_auto = 1,
+            .gpu_nb = qr_gpu_nb,
             /* TSQRT: its stack (2 tiles), R packed, cuSOLVER's scratch:
              * 7 tiles in all at NB=1024, 9.5 at 512 (measured, H200) */
             .workspace_tiles = 10.0},

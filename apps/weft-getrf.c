@@ -40,7 +40,7 @@
 
 typedef struct getrf_opts {
     app_opts_t c;
-    int64_t trsm_inv; /* 1, 2: panels by inverted diagonal factors; -1: 2 with -g > 0 */
+    int64_t trsm_inv; /* 1, 2: panels by inverted diagonal factors; -1: 1 with -g > 0 */
 } getrf_opts_t;
 
 static const getrf_opts_t getrf_defaults = {
@@ -66,7 +66,7 @@ static void getrf_usage(FILE *out)
             "  --trsm-inv <m> 0: a TRSM a panel tile; 1: both factors of each diagonal tile\n"
             "                inverted once (inv_l, inv_u tasks) and applied to the panels by\n"
             "                multiplication; 2: the same but the first tile of each panel\n"
-            "                by TRSM (default 2 with -g > 0, 0 without)\n"
+            "                by TRSM (default 1 with -g > 0, 0 without)\n"
             "  --check       check ||A - L U||_F / (||A||_F N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -81,11 +81,13 @@ static const app_flag_t getrf_flags[] = {
 
 /* The options against the context: grid size and tile count. cuBLAS's
  * TRSM of a tile runs at a fraction of its GEMM rate, hence the inverted
- * factors by default on accelerators. */
+ * factors by default on accelerators; mode 1 measured faster than 2 on an
+ * H200 (N=32768 NB=2048: 48.1 against 47.5 TFLOP/s; N=16384 NB=1024: 42.0
+ * against 39.6; README), unlike weft-potrf, where 2 is. */
 static int getrf_validate(weft_context_t *ctx, void *opts, int verbose)
 {
     getrf_opts_t *o = opts;
-    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 2 : 0;
+    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 1 : 0;
     if (app_cli_grid(GETRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(GETRF_NAME, &o->c, GETRF_NT_MAX, verbose);
 }

@@ -10,7 +10,7 @@
 #   -n         matrix orders (default "16384 32768")
 #   -r         warm runs a process after the cold first one (default 3)
 #   --nb       weft tile size per N (default 16384:1024 32768:2048)
-#   --inv      weft-getrf --trsm-inv modes, one cell each (default "0 2": the
+#   --inv      weft-getrf --trsm-inv modes, one cell each (default "0 1": the
 #              TRSM panels beside the inverted factors, the GPU default)
 #
 # Each cell is one process: run 1 is the cold one (CUDA loads its kernels,
@@ -31,7 +31,7 @@ build=./build-gpu-getrf
 ns="16384 32768"
 runs=3
 nbmap="16384:1024 32768:2048"
-invs="0 2"
+invs="0 1"
 while [ $# -gt 0 ]; do
     case $1 in
     -B) build=$2; shift 2 ;;

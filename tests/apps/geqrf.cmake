@@ -14,6 +14,12 @@ weft_app_test(geqrf_check_tile_gt_n EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 130 -N 77 -t 200 -b 32 --check)
 weft_app_test(geqrf_check_ib_nb_nruns EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 400 -N 250 -t 50 -b 50 -c 2 --nruns 2 --seed 9 --check)
+# Without -b the inner block is min(32, -t) on CPUs (a tile below 32 used
+# to be refused for a -b nobody gave) and -t / 4 with -g.
+weft_app_test(geqrf_default_ib_small_tile EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
+  "(M= 100 IB= 16)" ARGS -N 100 -t 16 --check)
+weft_app_test(geqrf_default_ib_emu EXE weft-geqrf EXPECT "${GEQRF_PASSED}" "(M= 300 IB= 25)"
+  ARGS -N 300 -t 100 -c 2 -g 1 --weft-device_type=emu --check)
 # Ranks: 2 (2x1 and 1x2), 3 (3x1) and 4 (2x2); T tiles and diagonal copies
 # travel between ranks.
 weft_app_test(geqrf_check_2x1 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"

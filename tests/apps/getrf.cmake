@@ -34,14 +34,14 @@ weft_app_test(getrf_emu_evict EXE weft-getrf EXPECT "${GETRF_PASSED}"
   "weft\\[0\\.1\\] stats: emu1: .*, [1-9][0-9]* evictions"
   ARGS -N 320 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-device_emu_memory=256K
        --weft-show_stats=1 --check)
-# Panels by inverted diagonal factors (--trsm-inv; 2 is the default with
+# Panels by inverted diagonal factors (--trsm-inv; 1 is the default with
 # -g, so the emu tests above take it): on CPUs on a 2 x 2 grid with partial
-# tiles (the inverses are NEW tiles that travel), mode 1 on emu; and the
+# tiles (the inverses are NEW tiles that travel), mode 2 on emu; and the
 # TRSM panels on emu devices (--trsm-inv 0), which -g no longer takes.
 weft_app_test(getrf_inv_2x2 EXE weft-getrf RANKS 4 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
   ARGS -N 333 -t 40 -P 2 -Q 2 -c 1 --trsm-inv 1 --check)
-weft_app_test(getrf_inv_emu_mode1 EXE weft-getrf EXPECT "${GETRF_PASSED}"
-  ARGS -N 517 -t 50 -c 2 -g 2 --weft-device_type=emu --trsm-inv 1 --check)
+weft_app_test(getrf_inv_emu_mode2 EXE weft-getrf EXPECT "${GETRF_PASSED}"
+  ARGS -N 517 -t 50 -c 2 -g 2 --weft-device_type=emu --trsm-inv 2 --check)
 weft_app_test(getrf_emu_trsm EXE weft-getrf EXPECT "${GETRF_PASSED}"
   ARGS -N 300 -t 64 -c 2 -g 1 --weft-device_type=emu --trsm-inv 0 --check)
 weft_app_test(getrf_bad_trsm_inv FAIL EXE weft-getrf
@@ -53,7 +53,7 @@ weft_app_test(getrf_cuda_absent EXE weft-getrf GPUS none FAIL
 weft_app_test(getrf_cuda_g1 EXE weft-getrf GPUS 1 TIMEOUT 300
   EXPECT "${GETRF_PASSED}" "dgetrf PxQxg= 1 1 1 NB= 1024 N= 7000 :"
   ARGS -g 1 --check -N 7000 -t 1024)
-weft_app_test(getrf_cuda_inv1 EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
-  ARGS -g 1 --check -N 5000 -t 768 --trsm-inv 1)
+weft_app_test(getrf_cuda_inv2 EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
+  ARGS -g 1 --check -N 5000 -t 768 --trsm-inv 2)
 weft_app_test(getrf_cuda_trsm EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
   ARGS -g 1 --check -N 5000 -t 768 --trsm-inv 0)
