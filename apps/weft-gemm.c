@@ -55,7 +55,7 @@ static void gemm_usage(FILE *out)
             "  -N <n>        columns of B and C (default %lld)\n"
             "  -M <m>        rows of A and C (default N)\n"
             "  -K <k>        columns of A, rows of B (default N)\n"
-            "  -t <nb>       tile size (default %lld)\n"
+            "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
             "  -P <p>, -Q <q>  process grid, P*Q = ranks (default 1 x 1)\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu; default 0: CPU only)\n"
@@ -369,6 +369,7 @@ static const app_driver_t gemm_app = {
             .nflags = sizeof gemm_flags / sizeof gemm_flags[0],
             .usage = gemm_usage,
             .nb = 256,
+            .gpu_nb_auto = 1,
             .workspace_tiles = 0.0}, /* the batch body: 3 pointers a task, far below 1 MiB */
     .pool = "gemm",
     .validate = gemm_validate,

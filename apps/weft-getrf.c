@@ -54,7 +54,7 @@ static void getrf_usage(FILE *out)
     fprintf(out,
             "usage: weft-getrf [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        matrix order (default %lld)\n"
-            "  -t <nb>       tile size (default %lld)\n"
+            "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
             "  -P <p>        rows of the process grid (default 1)\n"
             "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
@@ -323,6 +323,7 @@ static const app_driver_t getrf_app = {
             .check_first = 1,
             .usage = getrf_usage,
             .nb = 256,
+            .gpu_nb_auto = 1, /* the best NB measured: 1024 at N=16384, 2048 at 32768 */
             /* cuSOLVER's getrf work array for a tile and, for the check on
              * the GPU, a tile and a packed triangle */
             .workspace_tiles = 2.5},

@@ -51,15 +51,15 @@ static void posv_usage(FILE *out)
             "usage: weft-posv [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        order of A (default %lld)\n"
             "  --nrhs <r>    right-hand sides, columns of B (default %lld)\n"
-            "  -t <nb>       tile size (default %lld)\n"
+            "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
             "  -P <p>, -Q <q>  process grid, P*Q = ranks (default 1 x 1)\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu; default 0: CPU only)\n"
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of A and B (default %lld)\n"
             "  --nruns <r>   generate and solve r times, one line each (default 1)\n"
-            "  --trsm-inv <m> the factorization's panel as weft-potrf's (default 2 with\n"
-            "                -g > 0, 0 without)\n"
+            "  --trsm-inv <m> the factorization's panel as weft-potrf's (default with\n"
+            "                -g > 0: 1 on one rank, 2 on several; 0 without)\n"
             "  --check       check ||A X - B|| / (||A|| ||X|| N eps) < %g\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
@@ -75,7 +75,8 @@ static const app_flag_t posv_flags[] = {
 static int posv_validate(weft_context_t *ctx, void *opts, int verbose)
 {
     posv_opts_t *o = opts;
-    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 2 : 0;
+    if (o->trsm_inv < 0) /* as weft-potrf */
+        o->trsm_inv = o->c.g > 0 ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
     if (app_cli_grid(POSV_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     if ((o->c.n + o->c.nb - 1) / o->c.nb > POSV_NT_MAX ||
         (o->nrhs + o->c.nb - 1) / o->c.nb > POSV_NT_MAX) {
@@ -279,6 +280,7 @@ static const app_driver_t posv_app = {
             .nflags = sizeof posv_flags / sizeof posv_flags[0],
             .usage = posv_usage,
             .nb = 256,
+            .gpu_nb_auto = 1,
             .workspace_tiles = 2.5}, /* cusolverDnDpotrf's and the check's, as weft-potrf */
     .pool = "posv",
     .validate = posv_validate,

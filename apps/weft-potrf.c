@@ -33,7 +33,7 @@
 
 typedef struct potrf_opts {
     app_opts_t c;
-    int64_t trsm_inv; /* 1, 2: TRSMs by inverted diagonal factors; -1: 2 with -g > 0 */
+    int64_t trsm_inv; /* 1, 2: TRSMs by inverted diagonal factors; -1: see potrf_validate */
 } potrf_opts_t;
 
 static const potrf_opts_t potrf_defaults = {
@@ -60,7 +60,7 @@ static void potrf_usage(FILE *out)
             "  --trsm-inv <m> 0: a TRSM a panel tile; 1: each diagonal factor inverted\n"
             "                once (trtri task) and applied to the panel by multiplication;\n"
             "                2: the same but the first tile below the diagonal by TRSM\n"
-            "                (default 2 with -g > 0, 0 without)\n"
+            "                (default with -g > 0: 1 on one rank, 2 on several; 0 without)\n"
             "  --ptg         the factorization as a parameterized task graph (weft_ptg_insert,\n"
             "                docs/PTG.md): each rank builds only its own tasks; TRSM panel\n"
             "                (--trsm-inv 0)\n"
@@ -88,7 +88,11 @@ static int potrf_validate(weft_context_t *ctx, void *opts, int verbose)
                     (long long)o->trsm_inv);
         return -1;
     }
-    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 && !o->c.ptg ? 2 : 0;
+    /* On one H200, mode 1 measured 2-5% faster than 2 at N=8192..32768
+     * (README); on several ranks only 0 and 2 were compared (2 won), so 2
+     * stays there. */
+    if (o->trsm_inv < 0)
+        o->trsm_inv = o->c.g > 0 && !o->c.ptg ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
     if (app_cli_grid(POTRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(POTRF_NAME, &o->c, POTRF_NT_MAX, verbose);
 }

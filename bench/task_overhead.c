@@ -1,6 +1,7 @@
 /* task_overhead: the cost of an empty weft task, insertion plus execution.
  *
- * Usage: task_overhead [-n ntasks] [-r reps] [-p nodata|spread|chain|device]
+ * Usage: task_overhead [-n ntasks] [-r reps]
+ *                      [-p nodata|spread|chain|device|devchain]
  *                      [--weft-cores=N ...]
  *
  * Three patterns, each timed from the first weft_insert_task to the return
@@ -15,7 +16,11 @@
  *             only when the parameters open some, e.g.
  *             --weft-device_emu_enabled=1): every task goes through a device
  *             manager (pin, stage, an empty kernel, events, publication),
- *             the runtime's cost per task on an accelerator.
+ *             the runtime's cost per task on an accelerator;
+ *   devchain - every task RW on one tile homed on an accelerator: the
+ *             latency from one device task's completion to the next one's
+ *             launch (event seen, release, pick, launch), which the panel
+ *             chain of a small factorization pays at every step.
  * bench/starpu_overhead.c is the same program on StarPU; task_overhead.sh
  * runs both and prints the ratios. One line per pattern on stdout:
  *   RESULT <runtime> <pattern> cores=<c> ntasks=<n> best_s=<t> insert_s=<t>
@@ -142,7 +147,7 @@ int main(int argc, char **argv)
     }
     if (ntasks < 1 || reps < 1) {
         fprintf(stderr,
-                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain|device] "
+                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain|device|devchain] "
                 "[--weft-<param>=<value>]\n",
                 argv[0]);
         weft_fini(ctx);
@@ -166,7 +171,8 @@ int main(int argc, char **argv)
         int ntiles; /* 0: no data */
         int device;
     } patterns[] = {
-        {"nodata", 0, 0}, {"spread", NTILES, 0}, {"chain", 1, 0}, {"device", NTILES, 1}};
+        {"nodata", 0, 0}, {"spread", NTILES, 0}, {"chain", 1, 0}, {"device", NTILES, 1},
+        {"devchain", 1, 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
         if ((only && strcmp(only, patterns[p].name) != 0) || (patterns[p].device && ndev == 0))
