@@ -68,3 +68,6 @@ weft_app_test(geqrf_cuda_ib_nb EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF
   ARGS -g 1 -N 2048 -t 512 -b 512 --nruns 2 --check)
 weft_app_test(geqrf_cuda_2x1 EXE weft-geqrf RANKS 2 GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
   ARGS -g 1 -M 1500 -N 1200 -t 256 -b 64 -P 2 -Q 1 -c 1 --check)
+# Without -t and -b on a GPU: weft-geqrf's own tile rule and IB = NB / 4.
+weft_app_test(geqrf_cuda_auto_nb EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
+  "dgeqrf PxQxg= 1 1 1 NB= 1024 N= 5000 :" "(M= 5000 IB= 256)" ARGS -g 1 --check -N 5000)

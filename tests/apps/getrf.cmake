@@ -57,3 +57,6 @@ weft_app_test(getrf_cuda_inv2 EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_
   ARGS -g 1 --check -N 5000 -t 768 --trsm-inv 2)
 weft_app_test(getrf_cuda_trsm EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
   ARGS -g 1 --check -N 5000 -t 768 --trsm-inv 0)
+# Without -t on a GPU the tile follows N (1024 above N=4096).
+weft_app_test(getrf_cuda_auto_nb EXE weft-getrf GPUS 1 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
+  "dgetrf PxQxg= 1 1 1 NB= 1024 N= 5000 :" ARGS -g 1 --check -N 5000)
