@@ -15,7 +15,11 @@
  * NEW tiles Y[c][0], Y[c][1]: step s writes Y[c][s % 2], replacing the
  * version step s-2 wrote (read by step s-1), and each Y is owned by the rank
  * of the last step that writes it, where its final version stays. The
- * classes' local ranges give a rank only the steps it runs. Header-only. */
+ * classes' local ranges give a rank only the steps it runs.
+ *
+ * The fill of A and B is a graph too (gs_ptg_fill, a wave before the
+ * chains): by insertion every rank would walk every fill, 2 x width x depth
+ * of them, to keep the few of its own tiles. Header-only. */
 #ifndef WEFT_APPS_GEMM_STRESS_PTG_H
 #define WEFT_APPS_GEMM_STRESS_PTG_H
 
@@ -28,6 +32,8 @@ enum { GP_STEP = 0, GP_RA = 1, GP_RB = 2, GP_RC = 3 };
 
 typedef struct gs_ptg {
     int width, depth, nranks, p, q, dev;
+    uint64_t seed; /* the operands' fill (gs_ptg_fill) */
+    int nb;
     weft_matrix_t *A, *B;
     weft_data_t **x0; /* C_0 of each chain, owned by rank c */
     weft_data_t **y;  /* Y[c][k] at y[2 c + k] */
@@ -231,6 +237,54 @@ static int gs_ptg_chains(weft_taskpool_t *tp, const gs_ptg_t *g)
                    gp_cons_rc, NULL},
     };
     weft_ptg_t graph = {.classes = classes, .nclasses = 4, .arg = g};
+    return weft_ptg_insert(tp, &graph);
+}
+
+/* ---- the fill of A and B: FA(c, s), FB(c, s) write tile (c, s-1) ---- */
+
+/* weft copies a value while it parses the arguments, before it calls an
+ * args function again: one buffer a thread is enough. */
+static int gf_args(const int *i, weft_arg_t *a, int which, const gs_ptg_t *g)
+{
+    static _Thread_local gs_tile_arg_t v;
+    v = (gs_tile_arg_t){
+        .seed = g->seed, .which = which, .chain = i[0], .step = i[1], .nb = g->nb};
+    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY,
+                         weft_tile(which == GS_GEN_A ? g->A : g->B, i[0], i[1] - 1));
+    a[1] = weft_arg_value(&v, sizeof v);
+    return 2;
+}
+
+static int gf_args_a(const int *i, weft_arg_t *a, int max, const void *arg)
+{
+    (void)max;
+    return gf_args(i, a, GS_GEN_A, arg);
+}
+
+static int gf_args_b(const int *i, weft_arg_t *a, int max, const void *arg)
+{
+    (void)max;
+    return gf_args(i, a, GS_GEN_B, arg);
+}
+
+/* A fill's version is final in its wave: it stays on the tile's owner. */
+static int gf_cons_none(const int *i, int flow, weft_ptg_ref_t *to, int max, const void *arg)
+{
+    (void)i, (void)flow, (void)to, (void)max, (void)arg;
+    return 0;
+}
+
+/* A and B of g filled where their tiles live, each rank walking only its
+ * own tiles (gp_local_tile). */
+static int gs_ptg_fill(weft_taskpool_t *tp, const gs_ptg_t *g)
+{
+    weft_ptg_class_t classes[2] = {
+        {&gs_class_fill, 2, gp_range, gp_rank_tile, gf_args_a, gp_prod_none, gf_cons_none,
+         gp_local_tile},
+        {&gs_class_fill, 2, gp_range, gp_rank_tile, gf_args_b, gp_prod_none, gf_cons_none,
+         gp_local_tile},
+    };
+    weft_ptg_t graph = {.classes = classes, .nclasses = 2, .arg = g};
     return weft_ptg_insert(tp, &graph);
 }
 

@@ -79,10 +79,11 @@ static int gs_wait(weft_taskpool_t *tp, int insert_rc, const char *what, int ver
     return rc;
 }
 
-/* Fill tasks of the NEW C[c][0], then of A and B (tile (c, s-1) of step
- * s) step-major, as the chains use them: tiles of a column are neighbours
- * in a tiled matrix, and walking them in that order keeps an insertion on
- * every rank close to memory it touched (docs/SCALE.md). */
+/* Fill tasks of the NEW C[c][0], then (without --ptg, whose graph fills
+ * them) of A and B (tile (c, s-1) of step s) step-major, as the chains use
+ * them: tiles of a column are neighbours in a tiled matrix, and walking
+ * them in that order keeps an insertion on every rank close to memory it
+ * touched (docs/SCALE.md). */
 static int gs_insert_fill(weft_taskpool_t *tp, gs_run_t *r)
 {
     int rc = 0;
@@ -93,7 +94,7 @@ static int gs_insert_fill(weft_taskpool_t *tp, gs_run_t *r)
         rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->c[c], WEFT_VALUE, &arg,
                               sizeof arg, 0);
     }
-    for (int s = 1; s <= r->depth && rc >= 0; s++)
+    for (int s = 1; s <= r->depth && rc >= 0 && !r->o->ptg; s++)
         for (int c = 0; c < r->width && rc >= 0; c++) {
             gs_tile_arg_t arg = gs_arg(r, GS_GEN_A, c, s);
             rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY,
@@ -161,18 +162,25 @@ static int gs_ptg_tiles(weft_taskpool_t *tp, gs_run_t *r)
 
 /* The chains through the graph; each chain's result is then Y[c][depth %
  * 2], which takes C_0's place in r->c for the check. */
+static gs_ptg_t gs_ptg_of(const gs_run_t *r)
+{
+    return (gs_ptg_t){.width = r->width,
+                      .depth = r->depth,
+                      .nranks = r->nranks,
+                      .p = (int)r->o->p,
+                      .q = (int)r->o->q,
+                      .dev = r->o->g > 0,
+                      .seed = (uint64_t)r->o->seed,
+                      .nb = r->nb,
+                      .A = r->A,
+                      .B = r->B,
+                      .x0 = r->c,
+                      .y = r->y};
+}
+
 static int gs_ptg_run_chains(weft_taskpool_t *tp, gs_run_t *r)
 {
-    gs_ptg_t g = {.width = r->width,
-                  .depth = r->depth,
-                  .nranks = r->nranks,
-                  .p = (int)r->o->p,
-                  .q = (int)r->o->q,
-                  .dev = r->o->g > 0,
-                  .A = r->A,
-                  .B = r->B,
-                  .x0 = r->c,
-                  .y = r->y};
+    gs_ptg_t g = gs_ptg_of(r);
     int rc = gs_ptg_chains(tp, &g);
     if (rc < 0) return rc;
     for (int c = 0; c < r->width; c++) {
@@ -252,8 +260,13 @@ out:
 
 static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
 {
-    int verbose = r->rank == 0;
-    int rc = gs_insert_fill(tp, r);
+    int verbose = r->rank == 0, rc = 0;
+    if (r->o->ptg) { /* A and B by a graph of their own, a wave before the rest */
+        gs_ptg_t g = gs_ptg_of(r);
+        rc = gs_wait(tp, gs_ptg_fill(tp, &g), "generating A and B", verbose);
+        if (rc < 0) return rc;
+    }
+    rc = gs_insert_fill(tp, r);
     if (rc >= 0 && r->o->ptg) rc = gs_ptg_tiles(tp, r);
     rc = gs_wait(tp, rc, "generating the operands", verbose);
     if (rc < 0) return rc;
