@@ -54,16 +54,9 @@ static cublasHandle_t getrf_cuda_blas(const weft_task_t *t)
     return (cublasHandle_t)weft_task_blas_handle(t);
 }
 
-/* weft_task_workspace(t, bytes), or NULL after naming what needs how much. */
 static void *getrf_cuda_scratch(weft_task_t *t, size_t bytes, const char *what)
 {
-    void *ws = weft_task_workspace(t, bytes);
-    if (ws == NULL)
-        fprintf(stderr,
-                "weft-getrf: %s needs %zu bytes of device workspace; raise "
-                "--weft-device_workspace\n",
-                what, bytes);
-    return ws;
+    return app_cuda_workspace("weft-getrf", t, bytes, what);
 }
 
 /* flow 0: A[k][k] RW, flow 1: info[k] W (an int on the device). */
@@ -125,24 +118,19 @@ static int getrf_cuda_gemm(weft_task_t *t)
 /* ---- the panels by inverted factors (--trsm-inv) ---------------------- */
 
 /* flow 0: A[k][k] R, flow 1: X W (n x n). X := L[k][k]^-1 (unit lower)
- * when lower, else U[k][k]^-1, by a TRSM of the identity: cuBLAS reads only
- * the triangle it is told (the tile holds both factors), and the zeros of
- * the identity's other triangle stay. */
+ * when lower, else U[k][k]^-1, zeros in the other triangle; only the
+ * triangle asked for is read (the tile holds both factors). */
 static int getrf_cuda_inverse(weft_task_t *t, int lower)
 {
-    const double one = 1.0;
-    int n = weft_task_rows(t, 0), ldx = getrf_cuda_ld(t, 1);
-    double *x = weft_task_ptr(t, 1);
-    if (app_cuda_identity(x, n, ldx, (cudaStream_t)weft_task_stream(t)) != 0) {
-        fprintf(stderr, "weft-getrf: cudaMemset2DAsync of an inverse tile failed\n");
-        return -1;
-    }
-    return getrf_cuda_blas_ok(
-        cublasDtrsm(getrf_cuda_blas(t), CUBLAS_SIDE_LEFT,
-                    lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                    lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, n, &one,
-                    weft_task_ptr(t, 0), getrf_cuda_ld(t, 0), x, ldx),
-        "cublasDtrsm (inverse)");
+    app_cuda_tri_t p = {.upper = !lower,
+                        .unit = lower,
+                        .n = weft_task_rows(t, 0),
+                        .a = weft_task_ptr(t, 0),
+                        .lda = getrf_cuda_ld(t, 0),
+                        .x = weft_task_ptr(t, 1),
+                        .ldx = getrf_cuda_ld(t, 1)};
+    return app_cuda_tri_inverse("weft-getrf", getrf_cuda_blas(t),
+                                (cudaStream_t)weft_task_stream(t), &p);
 }
 
 static int getrf_cuda_inv_l(weft_task_t *t) { return getrf_cuda_inverse(t, 1); }

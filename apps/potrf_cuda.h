@@ -99,24 +99,18 @@ static int potrf_cuda_trsm(weft_task_t *t)
         "cublasDtrsm");
 }
 
-/* flow 0: L[k][k] R, flow 1: D[k] W; D[k] := L[k][k]^-1 (zeros above) by a
- * TRSM of the identity: cuBLAS reads only L's lower triangle (cuSOLVER
- * leaves A's upper one in the tile). For 2048 tiles on an H200 that takes
- * 1.2 ms where cusolverDnXtrtri takes 3.3 (bench/cublas_tile_rate.c). */
+/* flow 0: L[k][k] R, flow 1: D[k] W; D[k] := L[k][k]^-1 (zeros above),
+ * reading only L's lower triangle (cuSOLVER leaves A's upper one in the
+ * tile): app_cuda_tri_inverse. */
 static int potrf_cuda_trtri(weft_task_t *t)
 {
-    const double one = 1.0;
-    int n = weft_task_rows(t, 0), ldd = potrf_cuda_ld(t, 1);
-    double *d = weft_task_ptr(t, 1);
-    if (app_cuda_identity(d, n, ldd, (cudaStream_t)weft_task_stream(t)) != 0) {
-        fprintf(stderr, "weft-potrf: cudaMemset2DAsync of an inverse tile failed\n");
-        return -1;
-    }
-    return potrf_cuda_blas_ok(cublasDtrsm((cublasHandle_t)weft_task_blas_handle(t),
-                                          CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                          CUBLAS_DIAG_NON_UNIT, n, n, &one, weft_task_ptr(t, 0),
-                                          potrf_cuda_ld(t, 0), d, ldd),
-                              "cublasDtrsm (inverse)");
+    app_cuda_tri_t p = {.n = weft_task_rows(t, 0),
+                        .a = weft_task_ptr(t, 0),
+                        .lda = potrf_cuda_ld(t, 0),
+                        .x = weft_task_ptr(t, 1),
+                        .ldx = potrf_cuda_ld(t, 1)};
+    return app_cuda_tri_inverse("weft-potrf", (cublasHandle_t)weft_task_blas_handle(t),
+                                (cudaStream_t)weft_task_stream(t), &p);
 }
 
 /* flow 0: D[k] = L[k][k]^-1 R, flow 1: A[m][k] RW; A[m][k] := A[m][k] D^T.

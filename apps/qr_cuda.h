@@ -23,6 +23,8 @@
 
 #include <weft/weft.h>
 
+#include "app_cuda.h"
+
 /* One step's cuBLAS status; the first failure is printed and sticks. */
 typedef struct qr_cuda_ctx {
     cublasHandle_t h;
@@ -56,14 +58,8 @@ static int qr_cuda_begin(weft_task_t *t, qr_cuda_ctx_t *c)
 
 static double *qr_cuda_scratch(weft_task_t *t, int ib, int n)
 {
-    size_t bytes = sizeof(double) * (size_t)ib * (size_t)n;
-    double *w = weft_task_workspace(t, bytes);
-    if (w == NULL)
-        fprintf(stderr,
-                "weft-geqrf: an update needs %zu bytes of workspace; raise "
-                "--weft-device_workspace\n",
-                bytes);
-    return w;
+    return app_cuda_workspace("weft-geqrf", t, sizeof(double) * (size_t)ib * (size_t)n,
+                              "an update");
 }
 
 /* Block of GEMQRT: V = [vt; vb] (vt ib x ib unit lower, vb r x ib), C =

@@ -150,16 +150,9 @@ static int qr_cuda_panel_factor(const qr_cuda_panel_t *p, qr_cuda_ws_t *ws, int 
     return qr_cuda_larft_blocks(p->h, p->prm, &r, lwork_dev, ldev);
 }
 
-/* The task's device workspace of `bytes`, or NULL after naming the need. */
 static void *qr_cuda_ws(weft_task_t *t, size_t bytes, const char *what)
 {
-    void *p = weft_task_workspace(t, bytes);
-    if (p == NULL)
-        fprintf(stderr,
-                "weft-geqrf: %s needs %zu bytes of device workspace; raise "
-                "--weft-device_workspace\n",
-                what, bytes);
-    return p;
+    return app_cuda_workspace("weft-geqrf", t, bytes, what);
 }
 
 /* flows: 0 A(k,k) RW, 1 T(k,k) W, 2 D(k) W (a copy of the factored tile). */
