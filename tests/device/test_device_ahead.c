@@ -14,31 +14,10 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "devtest.h"
-
 #define NB 64 /* tiles of 64 x 64 doubles: 32 KiB */
 #define NX 4  /* tiles the first device's readers read */
 
-static atomic_int gate_open;
-
-/* flow 0: a token (RW): waits until the main thread opens the gate. */
-static int gate_body(weft_task_t *t)
-{
-    (void)t;
-    while (!atomic_load(&gate_open)) sched_yield();
-    return 0;
-}
-
-/* flow 0: X (R), flow 1: T (RW): T += X */
-static int use_body(weft_task_t *t)
-{
-    const double *x = weft_task_ptr(t, 0);
-    double *tok = weft_task_ptr(t, 1);
-    int64_t lx = weft_task_ld(t, 0), lt = weft_task_ld(t, 1);
-    for (int j = 0; j < NB; j++)
-        for (int i = 0; i < NB; i++) tok[i + j * lt] += x[i + j * lx];
-    return 0;
-}
+#include "devgate.h" /* needs NB */
 
 /* flow 0: X (RW), flow 1: a token (RW): X += 10 */
 static int bump_body(weft_task_t *t)
@@ -50,16 +29,7 @@ static int bump_body(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_EMU] = gate_body}};
-static const weft_task_class_t use = {.name = "use", .body = {[WEFT_DEV_EMU] = use_body}};
 static const weft_task_class_t bump = {.name = "bump", .body = {[WEFT_DEV_EMU] = bump_body}};
-
-static weft_device_counters_t counters(weft_context_t *ctx, int dev)
-{
-    weft_device_counters_t c;
-    REQUIRE(weft_device_counters_get(ctx, dev, &c) == WEFT_SUCCESS);
-    return c;
-}
 
 /* Waits (up to 10 s) until devices 1 and 2 prefetched at least p1 and p2
  * tiles; 1 when they did. */
@@ -67,7 +37,8 @@ static int wait_prefetches(weft_context_t *ctx, int p1, int p2)
 {
     struct timespec pause = {0, 1000000};
     for (int ms = 0; ms < 10000; ms++) {
-        if (counters(ctx, 1).prefetches >= p1 && counters(ctx, 2).prefetches >= p2) return 1;
+        if (devgate_counters(ctx, 1).prefetches >= p1 && devgate_counters(ctx, 2).prefetches >= p2)
+            return 1;
         nanosleep(&pause, NULL);
     }
     return 0;
@@ -101,19 +72,20 @@ int main(int argc, char **argv)
     weft_data_t *w = tile(ctx, wmem, 100, 0), *y = tile(ctx, ymem, 1000, 0);
 
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "ahead");
-    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
-    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW | WEFT_AFFINITY, s, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_gate, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_gate, WEFT_RW | WEFT_AFFINITY, s, 0) == 0);
     /* Device 1: readers of final versions. */
     for (int i = 0; i < NX; i++)
-        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[i], WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
+        REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, x[i], WEFT_RW | WEFT_AFFINITY, tok, 0) ==
+                0);
     /* W read on device 1, then written on device 2 (after that read), then
      * read again on device 1; Y written on device 2 before its one read on
      * device 1. */
-    REQUIRE(weft_insert_task(tp, &use, WEFT_R, w, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, w, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
     REQUIRE(weft_insert_task(tp, &bump, WEFT_RW, w, WEFT_RW | WEFT_AFFINITY, s, 0) == 0);
     REQUIRE(weft_insert_task(tp, &bump, WEFT_RW, y, WEFT_RW | WEFT_AFFINITY, s, 0) == 0);
-    REQUIRE(weft_insert_task(tp, &use, WEFT_R, w, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
-    REQUIRE(weft_insert_task(tp, &use, WEFT_R, y, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, w, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, y, WEFT_RW | WEFT_AFFINITY, tok, 0) == 0);
 
     int64_t t = NB * NB * (int64_t)sizeof(double);
     if (ahead) {
@@ -122,18 +94,18 @@ int main(int argc, char **argv)
         CHECK(wait_prefetches(ctx, early, 2));
         struct timespec settle = {0, 50000000};
         nanosleep(&settle, NULL);
-        weft_device_counters_t c1 = counters(ctx, 1);
+        weft_device_counters_t c1 = devgate_counters(ctx, 1);
         printf("while the gates hold: device 1 prefetched %lld tiles, %lld tiles in\n",
                (long long)c1.prefetches, (long long)((c1.bytes_h2d + c1.bytes_d2d) / t));
         /* Not Y (written first on device 2), nor W again: T, the X's, W. */
         CHECK(c1.prefetches == early);
         CHECK(c1.bytes_h2d + c1.bytes_d2d == (early + 1) * t);
     }
-    atomic_store(&gate_open, 1);
+    atomic_store(&devgate_open, 1);
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     weft_taskpool_free(tp);
 
-    weft_device_counters_t c1 = counters(ctx, 1), c2 = counters(ctx, 2);
+    weft_device_counters_t c1 = devgate_counters(ctx, 1), c2 = devgate_counters(ctx, 2);
     printf("device 1: %lld prefetches, H2D %lld D2D %lld tiles; device 2: %lld prefetches\n",
            (long long)c1.prefetches, (long long)(c1.bytes_h2d / t), (long long)(c1.bytes_d2d / t),
            (long long)c2.prefetches);

@@ -10,37 +10,12 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "devtest.h"
-
 #define NB 64    /* tiles of 64 x 64 doubles: 32 KiB, 4 in the zone */
 #define NX 4     /* tiles read */
 #define SLOTS 3  /* zone slots left for them beside T */
 #define NUSES 32 /* reads in the chain */
 
-static atomic_int gate_open;
-
-/* flow 0: T (RW): waits until every task of the chain is inserted. */
-static int gate_body(weft_task_t *t)
-{
-    (void)t;
-    while (!atomic_load(&gate_open)) sched_yield();
-    return 0;
-}
-
-/* flows 0 .. n-2: X (R), flow n-1: T (RW): T += the X's */
-static int use_body(weft_task_t *t)
-{
-    int n = weft_task_nflows(t);
-    double *tok = weft_task_ptr(t, n - 1);
-    int64_t lt = weft_task_ld(t, n - 1);
-    for (int f = 0; f < n - 1; f++) {
-        const double *x = weft_task_ptr(t, f);
-        int64_t lx = weft_task_ld(t, f);
-        for (int j = 0; j < NB; j++)
-            for (int i = 0; i < NB; i++) tok[i + j * lt] += x[i + j * lx];
-    }
-    return 0;
-}
+#include "devgate.h" /* needs NB */
 
 /* flow 0: X (RW), flow 1: T (RW): X += 1, which leaves X dirty on the device */
 static int dirty_body(weft_task_t *t)
@@ -52,8 +27,6 @@ static int dirty_body(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_EMU] = gate_body}};
-static const weft_task_class_t use = {.name = "use", .body = {[WEFT_DEV_EMU] = use_body}};
 static const weft_task_class_t dirty = {.name = "dirty", .body = {[WEFT_DEV_EMU] = dirty_body}};
 
 /* The tile read by use k: 0 1 2 3 0 1 2 3 ..., the pattern where LRU with
@@ -117,18 +90,17 @@ static void cycle(weft_context_t *ctx, int next_use)
         x[i] = weft_data_register(ctx, WEFT_DOUBLE, xmem[i], NB, NB, NB, 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "evict");
-    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_gate, WEFT_RW, tok, 0) == 0);
     double sum = 0;
     for (int k = 0; k < NUSES; k++) {
-        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[pattern(k)], WEFT_RW, tok, 0) == 0);
+        REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, x[pattern(k)], WEFT_RW, tok, 0) == 0);
         sum += pattern(k) + 1;
     }
-    atomic_store(&gate_open, 1);
+    atomic_store(&devgate_open, 1);
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     weft_taskpool_free(tp);
 
-    weft_device_counters_t c;
-    REQUIRE(weft_device_counters_get(ctx, 1, &c) == WEFT_SUCCESS);
+    weft_device_counters_t c = devgate_counters(ctx, 1);
     int misses = expected_misses(next_use);
     int64_t tile = NB * NB * (int64_t)sizeof(double);
     printf("%s: %d stage-ins of X expected, H2D %lld bytes, %lld evictions\n",
@@ -162,19 +134,18 @@ static void rules(weft_context_t *ctx, int next_use)
         x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], NB, NB, NB, 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "rules");
-    REQUIRE(weft_insert_task(tp, &gate, WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_gate, WEFT_RW, tok, 0) == 0);
     REQUIRE(weft_insert_task(tp, &dirty, WEFT_RW, x[B], WEFT_RW, tok, 0) == 0);
     for (int i = A; i <= D; i += 2) /* A, C */
-        REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[i], WEFT_RW, tok, 0) == 0);
-    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[D], WEFT_RW, tok, 0) == 0);
-    REQUIRE(weft_insert_task(tp, &use, WEFT_R, x[A], WEFT_R, x[B], WEFT_R, x[C], WEFT_RW, tok, 0) ==
-            0);
-    atomic_store(&gate_open, 1);
+        REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, x[i], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, x[D], WEFT_RW, tok, 0) == 0);
+    REQUIRE(weft_insert_task(tp, &devgate_use, WEFT_R, x[A], WEFT_R, x[B], WEFT_R, x[C], WEFT_RW,
+                             tok, 0) == 0);
+    atomic_store(&devgate_open, 1);
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     weft_taskpool_free(tp);
 
-    weft_device_counters_t c;
-    REQUIRE(weft_device_counters_get(ctx, 1, &c) == WEFT_SUCCESS);
+    weft_device_counters_t c = devgate_counters(ctx, 1);
     int64_t tile = NB * NB * (int64_t)sizeof(double);
     printf("%s rules: H2D %lld tiles, %lld evictions, %lld write-backs\n",
            next_use ? "next_use" : "lru", (long long)(c.bytes_h2d / tile), (long long)c.evictions,
