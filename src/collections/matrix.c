@@ -3,6 +3,8 @@
  * tile); vectors are n x 1 matrices of blocks. Every rank holds a data
  * handle for every tile (the insertion sequence names remote tiles too)
  * but memory only for its own tiles. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "collections/matrix_int.h"
@@ -24,6 +26,19 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
     }
     if (mb <= 0 || nb <= 0) {
         weft_error("matrix: tile size %d x %d must be positive", mb, nb);
+        return WEFT_ERR_INVALID;
+    }
+    /* Counts that do not fit an int (tile indices are ints) or a tile of
+     * more bytes than size_t holds would make a wrong matrix, not a
+     * refused one. */
+    int64_t mt = (m - 1) / mb + 1, nt = (n - 1) / nb + 1, rows = m < mb ? m : mb,
+            cols = n < nb ? n : nb, bytes = 0;
+    if (mt > INT_MAX || nt > INT_MAX ||
+        __builtin_mul_overflow(rows * cols, (int64_t)weft_dtype_size(type), &bytes)) {
+        weft_error("matrix: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
+                   "elements: at most %d tiles a dimension and %lld bytes a tile",
+                   (long long)m, (long long)n, mb, nb, (long long)mt, (long long)nt,
+                   (long long)rows, (long long)cols, INT_MAX, (long long)PTRDIFF_MAX);
         return WEFT_ERR_INVALID;
     }
     if (!user_dist && (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks)) {
@@ -55,6 +70,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
     A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
     if (!A->tiles || !A->local) {
+        weft_error("matrix: out of host memory for the handles of %d x %d tiles", A->mt, A->nt);
         free(A->tiles);
         free(A->local);
         free(A);
