@@ -346,7 +346,7 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
                                int nb, int P, int Q)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
     shape_t s = {&seq_matrix_new, type, 0, NULL, 0, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
@@ -354,7 +354,7 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
 weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
     shape_t s = {&seq_matrix_wrap, type, 1, ptr, lda, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
@@ -362,7 +362,7 @@ weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
 weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
                                     int mb, int nb, const weft_dist_t *dist)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
     shape_t s = {&seq_matrix_new_dist, type, 0, NULL, 0, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
@@ -371,7 +371,7 @@ weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int6
 weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                      int64_t m, int64_t n, int mb, int nb, const weft_dist_t *dist)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
     shape_t s = {&seq_matrix_wrap_dist, type, 1, ptr, lda, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
@@ -379,7 +379,7 @@ weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, voi
 
 weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
     shape_t s = {&seq_vector_new, type, 0, NULL, 0, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
@@ -387,7 +387,7 @@ weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n
 weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t n,
                                 int nb)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
     shape_t s = {&seq_vector_wrap, type, 1, ptr, n, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
@@ -402,7 +402,7 @@ static void matrix_destroy(void *p)
 
 void weft_matrix_free(weft_matrix_t *A)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
@@ -441,7 +441,7 @@ static int local_tile(const weft_matrix_t *A, size_t k)
 
 int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt, k;
     int rc = WEFT_SUCCESS;
@@ -462,7 +462,7 @@ int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
 
 int weft_matrix_host_release(weft_matrix_t *A)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     int acquired = 0;
@@ -479,7 +479,7 @@ int weft_matrix_host_release(weft_matrix_t *A)
 
 int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_set_keep_device_copies", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_set_keep_device_copies", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++) {

@@ -406,7 +406,7 @@ undo_ctx:
  * the barrier safe. After a disagreement no collective runs at all. */
 int weft_fini(weft_context_t *ctx)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
@@ -467,7 +467,8 @@ int weft_ndevices(const weft_context_t *ctx)
 
 int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1))
+        return WEFT_ERR_INVALID;
     return weft_params__set(ctx->params, name, value);
 }
 

@@ -378,6 +378,7 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
                            const weft_arg_t *args, int nargs)
 {
+    if (weft_inbody_refuse("weft_insert_task_array")) return WEFT_ERR_INVALID;
     if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (nargs < 0 || (!args && nargs > 0)) {
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
@@ -423,6 +424,7 @@ static int parse_va(weft_task_t *t, int *tags, va_list ap)
 
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
+    if (weft_inbody_refuse("weft_insert_task")) return WEFT_ERR_INVALID;
     if (check_class(tp, cls, "weft_insert_task") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);

@@ -5,6 +5,7 @@
 #include "stf/failure.h"
 #include "stf/taskpool.h"
 #include "util/fault.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 int weft_taskrun_body(weft_task_t *t)
@@ -15,7 +16,10 @@ int weft_taskrun_body(weft_task_t *t)
                    t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
         rc = WEFT_FAULT_RC;
     } else {
+        weft_inbody_t saved;
+        weft_inbody_enter(&saved, t->cls->name, (unsigned long long)t->seq, &t->misuse);
         rc = t->body_fn(t);
+        weft_inbody_leave(&saved);
     }
     t->body_rc = rc;
     /* A body's own code may collide with a weft status (-11 is both
