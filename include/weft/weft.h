@@ -105,7 +105,12 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
 /* Parameter access by name (the names weft-info lists). Returns
  * WEFT_ERR_PARAM for an unknown name, a malformed value or a number
  * outside the parameter's range (weft-info shows it; docs/SEMANTICS.md
- * 5.4), after an error naming the parameter, the value and the range. */
+ * 5.4), after an error naming the parameter, the value and the range, and
+ * for a NULL name, value or output. weft_param_set changes only what a
+ * context reads after weft_init: debug_verbose, leak_report, show_stats,
+ * sched_window, progress, watchdog_s, watchdog_abort, redux_lanes; any
+ * other parameter shaped what weft_init built and is refused (set it in
+ * the environment or on the command line, before weft_init). */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
 WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
