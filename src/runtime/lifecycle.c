@@ -224,8 +224,8 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     apply_live_params(ctx);
     if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
-        rc =
-            weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault);
+        rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,
+                               &ctx->fault);
     return rc;
 }
 

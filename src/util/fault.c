@@ -41,7 +41,7 @@ static int bad(const char *rule, const char *why)
 
 /* One rule, "SITE[:CLASS]:N[@RANK]", written into r; *mine is 1 when it
  * applies on this rank. */
-static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
+static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, int *mine)
 {
     char rule[160];
     snprintf(rule, sizeof rule, "%s", text);
@@ -50,6 +50,14 @@ static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
     if (sep) {
         *sep = '\0';
         if (parse_long(sep + 1, 0, &at) != 0) return bad(rule, "has a malformed rank after '@'");
+        /* A rule no rank applies would never fire: the test that set it
+         * would pass without exercising anything. */
+        if (at >= nranks) {
+            char why[96];
+            snprintf(why, sizeof why, "names rank %ld, but the run has %d rank%s", at, nranks,
+                     nranks == 1 ? "" : "s");
+            return bad(rule, why);
+        }
     }
     char *colon = strchr(text, ':'), *last = strrchr(text, ':');
     if (!colon) return bad(rule, "has no ':N'");
@@ -73,7 +81,7 @@ static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
     return WEFT_SUCCESS;
 }
 
-int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out)
 {
     *out = NULL;
     if (!spec || !*spec) return WEFT_SUCCESS;
@@ -89,7 +97,7 @@ int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
             break;
         }
         int mine = 0;
-        rc = parse_rule(tok, rank, &f->rule[f->nrules], &mine);
+        rc = parse_rule(tok, rank, nranks, &f->rule[f->nrules], &mine);
         if (rc == WEFT_SUCCESS && mine) f->armed[f->rule[f->nrules++].site] = 1;
     }
     free(copy);

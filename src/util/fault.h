@@ -44,9 +44,10 @@ typedef struct weft_fault {
     weft_fault_rule_t rule[WEFT_FAULT_MAX_RULES];
 } weft_fault_t;
 
-/* Parses spec for this rank. *out is NULL when no rule applies here (the
- * zero-cost case). WEFT_ERR_PARAM after logging the malformed part. */
-int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+/* Parses spec for this rank of nranks. *out is NULL when no rule applies
+ * here (the zero-cost case). WEFT_ERR_PARAM after logging the malformed
+ * part, or a rule for a rank >= nranks (it would never fire). */
+int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out)
     __attribute__((warn_unused_result));
 void weft_fault_destroy(weft_fault_t *f);
 
