@@ -418,7 +418,8 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
  * j)), a data acquired by the host, a NEW data read before any write
- * (without weft_data_set_init), an unknown tag, too many flows or values,
+ * (without weft_data_set_init), a class with no body, an unknown tag, too
+ * many flows or values,
  * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
  * 0..weft_ndevices (every rank checks the same arguments, so every rank
  * refuses the same call); nothing is inserted then. The rank a task runs
