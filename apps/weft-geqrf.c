@@ -40,8 +40,12 @@ typedef struct qr_opts {
 
 static const qr_opts_t qr_defaults = {
     .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .m = -1, /* -1: M = N */
-    .ib = 32};
+    .m = -1,   /* -1: M = N */
+    .ib = -1}; /* -1: QR_IB, or nb when smaller */
+
+/* The inner block without -b: a default larger than a small -t would
+ * refuse a command line that never named -b. */
+#define QR_IB 32
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -52,7 +56,8 @@ static void qr_usage(FILE *out)
             "  -M <m>        rows of the matrix, >= N (default N)\n"
             "  -N <n>        columns of the matrix (default %lld)\n"
             "  -t <nb>       tile size (default %lld)\n"
-            "  -b <ib>       inner block size of the T factors, <= nb (default %lld)\n"
+            "  -b <ib>       inner block size of the T factors, <= nb (default %d, or nb\n"
+            "                when smaller)\n"
             "  -P <p>, -Q <q> process grid, P*Q = ranks (default 1 x 1)\n"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu) (default 0: CPU only)\n"
@@ -63,7 +68,7 @@ static void qr_usage(FILE *out)
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, (long long)qr_defaults.ib,
+            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, QR_IB,
             (long long)qr_defaults.c.seed, QR_CHECK_MAX);
 }
 
@@ -80,6 +85,7 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     qr_opts_t *o = opts;
     const char *why = NULL;
     if (o->m < 0) o->m = o->c.n;
+    if (o->ib < 0) o->ib = o->c.nb < QR_IB ? o->c.nb : QR_IB;
     if (o->c.p * o->c.q != weft_nranks(ctx))
         why = "P*Q must equal the number of ranks";
     else if (o->m < o->c.n)

@@ -25,6 +25,10 @@ weft_app_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF
 weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
 # Bad input: a message naming the problem and a non-zero exit.
+# Without -b, a tile smaller than the default inner block (32) takes the
+# tile's size: the command line names no -b, so none may be refused.
+weft_app_test(geqrf_check_default_ib_small_tile EXE weft-geqrf
+  EXPECT "^residual = .* orthogonality = .* \\(M= 20 IB= 4\\) : PASSED$" ARGS -M 20 -N 10 -t 4 --check)
 weft_app_test(geqrf_bad_shape FAIL EXE weft-geqrf EXPECT "-M must be >= -N" ARGS -M 10 -N 20)
 weft_app_test(geqrf_bad_ib FAIL EXE weft-geqrf EXPECT "-b \\(inner block size\\) must be <= -t"
   ARGS -N 100 -t 32 -b 64)
