@@ -16,7 +16,17 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_counters_get", 1))
         return WEFT_ERR_INVALID;
-    if (!out || index < 1 || index > ctx->ndevices) return WEFT_ERR_INVALID;
+    if (index < 1 || index > ctx->ndevices) {
+        weft_error("weft_device_counters_get: device %d is not an accelerator of this rank (1..%d; "
+                   "0 is the host, which has no device counters)",
+                   index, ctx->ndevices);
+        return WEFT_ERR_INVALID;
+    }
+    if (!out) {
+        weft_error("argument 3 of weft_device_counters_get is NULL: pass a "
+                   "weft_device_counters_t to fill");
+        return WEFT_ERR_INVALID;
+    }
     weft_device_t *dev = ctx->devices->dev[index];
     weft_device_stats_t *s = &dev->stats;
     *out = (weft_device_counters_t){
