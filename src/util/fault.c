@@ -14,6 +14,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_COMM_ALLOC] = "comm_alloc",
     [WEFT_FAULT_COMM_POST] = "comm_post",
     [WEFT_FAULT_DEVICE_OPEN] = "device_open",
+    [WEFT_FAULT_DEVICE_COPY] = "device_copy",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -34,7 +35,7 @@ static int parse_long(const char *s, long min, long *out)
 static int bad(const char *rule, const char *why)
 {
     weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
-               "comm_alloc, comm_post, device_open, N >= 1; e.g. task:gemm:3@1)",
+               "comm_alloc, comm_post, device_open, device_copy, N >= 1; e.g. task:gemm:3@1)",
                rule, why);
     return WEFT_ERR_PARAM;
 }

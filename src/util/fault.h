@@ -10,6 +10,8 @@
  *   comm_post:N     the N-th MPI post of a tile transfer fails as if MPI
  *                   had returned an error
  *   device_open:N   the N-th accelerator weft_init opens fails to open
+ *   device_copy:N   the N-th tile copy weft enqueues to, from or between
+ *                   accelerators (stage-in, write-back, peer) fails
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -23,6 +25,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_COMM_ALLOC = 1,  /* the comm engine allocates host memory */
     WEFT_FAULT_COMM_POST = 2,   /* the comm engine posts a send or receive */
     WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
+    WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
