@@ -78,7 +78,9 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
  * writes the trace, prints the statistics and the leak report when asked,
- * finalizes MPI when weft started it. Returns the first error of the run
+ * finalizes MPI when weft started it and no other context of the process
+ * is live (a weft_init once MPI is finalized returns NULL after an error:
+ * MPI cannot start twice in a process). Returns the first error of the run
  * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
  * earlier), else WEFT_ERR_INVALID for a taskpool not waited for or a
  * trace file that could not be written, else 0. After a disagreement no

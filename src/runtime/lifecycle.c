@@ -24,9 +24,23 @@ void weft_context_fail(weft_context_t *ctx, int status)
     atomic_compare_exchange_strong(&ctx->error, &expected, status);
 }
 
+/* MPI is one a process and contexts may be several: MPI_Finalize comes
+ * with the end of the last live context, when weft started MPI (finalized
+ * with the first context's end, it aborted the others' weft_fini). */
+static atomic_int mpi_contexts; /* live contexts */
+static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
+
 static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
-    int inited = 0;
+    int inited = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        /* MPI would abort the process in its next call. */
+        weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
+                   "application), and MPI cannot start twice in a process: keep one context "
+                   "for the run, or start MPI yourself and finalize it after the last weft_fini");
+        return WEFT_ERR_MPI;
+    }
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
@@ -34,8 +48,10 @@ static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
             weft_error("MPI_Init_thread failed");
             return WEFT_ERR_MPI;
         }
-        ctx->mpi_started = 1;
+        atomic_store(&mpi_ours, 1);
     }
+    atomic_fetch_add(&mpi_contexts, 1);
+    ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
@@ -191,7 +207,10 @@ static void stop_mpi(weft_context_t *ctx)
     free(ctx->node_of);
     ctx->node_of = NULL;
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    if (ctx->mpi_started) MPI_Finalize();
+    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1 && atomic_load(&mpi_ours)) {
+        atomic_store(&mpi_ours, 0);
+        MPI_Finalize();
+    }
 }
 
 /* The parameters weft_param_set may change after weft_init: those read at
