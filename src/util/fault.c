@@ -15,6 +15,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_COMM_POST] = "comm_post",
     [WEFT_FAULT_DEVICE_OPEN] = "device_open",
     [WEFT_FAULT_DEVICE_COPY] = "device_copy",
+    [WEFT_FAULT_TASK_SKIP] = "task_skip",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -34,9 +35,10 @@ static int parse_long(const char *s, long min, long *out)
 
 static int bad(const char *rule, const char *why)
 {
-    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
-               "comm_alloc, comm_post, device_open, device_copy, N >= 1; e.g. task:gemm:3@1)",
-               rule, why);
+    weft_error(
+        "fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
+        "comm_alloc, comm_post, device_open, device_copy, task_skip, N >= 1; e.g. task:gemm:3@1)",
+        rule, why);
     return WEFT_ERR_PARAM;
 }
 
@@ -70,7 +72,8 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     r->cls[0] = '\0';
     if (last != colon) {
         *last = '\0';
-        if (site != WEFT_FAULT_TASK) return bad(rule, "gives a class to a site other than task");
+        if (site != WEFT_FAULT_TASK && site != WEFT_FAULT_TASK_SKIP)
+            return bad(rule, "gives a class to a site other than task and task_skip");
         if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof r->cls)
             return bad(rule, "has an empty or too long class name");
         snprintf(r->cls, sizeof r->cls, "%s", colon + 1);

@@ -12,6 +12,9 @@
  *   device_open:N   the N-th accelerator weft_init opens fails to open
  *   device_copy:N   the N-th tile copy weft enqueues to, from or between
  *                   accelerators (stage-in, write-back, peer) fails
+ *   task_skip:N     the N-th task body this rank starts does not run but
+ *   task_skip:CLASS:N  reports success: a wrong result, which an
+ *                   application's own check must catch
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -26,6 +29,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_COMM_POST = 2,   /* the comm engine posts a send or receive */
     WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
     WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
+    WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
