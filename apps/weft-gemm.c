@@ -9,8 +9,9 @@
  * version per destination rank, which every rank compares after each run
  * with the count it computes from the grid (a difference fails the run).
  *
- * --check: a random vector x, r = C x - (alpha A (B x) + beta C0 x) by
- * matrix-vector tasks where the tiles of A, B and C live (C0 regenerated,
+ * --check: a random vector x, r = C x - (alpha A0 (B0 x) + beta C0 x) by
+ * matrix-vector tasks where the tiles of A, B and C live (A0, B0 and C0
+ * regenerated from their seeds, so that a lost write of an operand shows;
  * the vectors travel), reduced with tasks into
  *   ||r|| / ((|alpha| ||A||_F ||B||_F + |beta| ||C0||_F) ||x|| K eps)
  * which must stay under GEMM_RESIDUAL_MAX: a wrong tile gives about 1/eps.
@@ -211,16 +212,36 @@ static int gemm_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, weft_matri
     return rc < 0 ? rc : 0;
 }
 
-/* w[i] += s T[i][j] v[j] for every tile of T, run where T[i][j] is. */
-static int gemm_insert_matvec(weft_taskpool_t *tp, weft_matrix_t *T, weft_matrix_t *v,
-                              weft_matrix_t *w, double s)
+/* Adds ||tile||^2 of every tile of the operand generated from seed into
+ * column c, where X's tiles are: regenerated, as the products below. */
+static int gemm_insert_sqnorms_gen(weft_taskpool_t *tp, weft_matrix_t *X, uint64_t seed,
+                                   weft_matrix_t *S, int c, int64_t nb)
+{
+    int rc = 0;
+    for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
+        for (int i = 0; i < weft_matrix_mt(X) && rc >= 0; i++) {
+            dense_tile_arg_t arg = gemm_arg(seed, nb, i, j);
+            int shape[2] = {weft_matrix_tile_rows(X, i), weft_matrix_tile_cols(X, j)};
+            rc = weft_insert_task(tp, &gemm_class_sqnorm_gen, WEFT_RW | WEFT_AFFINITY,
+                                  app_sums_of(S, X, i, j), WEFT_VALUE, &c, sizeof c, WEFT_VALUE,
+                                  &arg, sizeof arg, WEFT_VALUE, shape, sizeof shape, 0);
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* w[i] += s T0[i][j] v[j] for every tile of operand T, run where T[i][j]
+ * is, with T0 the tile regenerated from seed (not the stored one). */
+static int gemm_insert_matvec(weft_taskpool_t *tp, weft_matrix_t *T, uint64_t seed,
+                              weft_matrix_t *v, weft_matrix_t *w, double s, int64_t nb)
 {
     int rc = 0;
     for (int j = 0; j < weft_matrix_nt(T) && rc >= 0; j++)
-        for (int i = 0; i < weft_matrix_mt(T) && rc >= 0; i++)
+        for (int i = 0; i < weft_matrix_mt(T) && rc >= 0; i++) {
+            dense_tile_arg_t arg = gemm_arg(seed, nb, i, j);
             rc = weft_insert_task(tp, &gemm_class_gemv, WEFT_R | WEFT_AFFINITY, weft_tile(T, i, j),
                                   WEFT_R, weft_tile(v, j, 0), WEFT_RW, weft_tile(w, i, 0),
-                                  WEFT_VALUE, &s, sizeof s, 0);
+                                  WEFT_VALUE, &s, sizeof s, WEFT_VALUE, &arg, sizeof arg, 0);
+        }
     return rc < 0 ? rc : 0;
 }
 
@@ -258,12 +279,12 @@ static int gemm_insert_check(weft_taskpool_t *tp, const gemm_mats_t *x, weft_mat
         rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(y, i, 0), 0);
     for (int i = 0; i < weft_matrix_mt(r) && rc >= 0; i++)
         rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(r, i, 0), 0);
-    if (rc >= 0) rc = gemm_insert_matvec(tp, x->b, xv, y, 1.0);
+    if (rc >= 0) rc = gemm_insert_matvec(tp, x->b, x->seed_b, xv, y, 1.0, nb);
     if (rc >= 0) rc = gemm_insert_cdiff(tp, x, xv, r, S, nb);
-    if (rc >= 0) rc = gemm_insert_matvec(tp, x->a, y, r, -GEMM_ALPHA);
+    if (rc >= 0) rc = gemm_insert_matvec(tp, x->a, x->seed_a, y, r, -GEMM_ALPHA, nb);
     if (rc >= 0) rc = gemm_insert_sqnorms(tp, r, S, GEMM_S_R);
-    if (rc >= 0) rc = gemm_insert_sqnorms(tp, x->a, S, GEMM_S_A);
-    if (rc >= 0) rc = gemm_insert_sqnorms(tp, x->b, S, GEMM_S_B);
+    if (rc >= 0) rc = gemm_insert_sqnorms_gen(tp, x->a, x->seed_a, S, GEMM_S_A, nb);
+    if (rc >= 0) rc = gemm_insert_sqnorms_gen(tp, x->b, x->seed_b, S, GEMM_S_B, nb);
     if (rc >= 0) rc = gemm_insert_sqnorms(tp, xv, S, GEMM_S_X);
     if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
     return rc;

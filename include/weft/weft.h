@@ -5,7 +5,9 @@
  * returns a weft status (0 success, negative error, see weft_strerror).
  * Unless said otherwise a function is called from the thread that called
  * weft_init (the "main" thread); task bodies run on worker or device threads
- * and may only call the weft_task_* accessors. The contract (user memory,
+ * and may only call the weft_task_* accessors (a wait, an insertion, a
+ * creation or a release made from a body is refused, and the task fails:
+ * docs/SEMANTICS.md section 2). The contract (user memory,
  * handles, failures) is docs/SEMANTICS.md.
  *
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
@@ -76,7 +78,9 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
  * writes the trace, prints the statistics and the leak report when asked,
- * finalizes MPI when weft started it. Returns the first error of the run
+ * finalizes MPI when weft started it and no other context of the process
+ * is live (a weft_init once MPI is finalized returns NULL after an error:
+ * MPI cannot start twice in a process). Returns the first error of the run
  * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
  * earlier), else WEFT_ERR_INVALID for a taskpool not waited for or a
  * trace file that could not be written, else 0. After a disagreement no
@@ -103,7 +107,12 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
 /* Parameter access by name (the names weft-info lists). Returns
  * WEFT_ERR_PARAM for an unknown name, a malformed value or a number
  * outside the parameter's range (weft-info shows it; docs/SEMANTICS.md
- * 5.4), after an error naming the parameter, the value and the range. */
+ * 5.4), after an error naming the parameter, the value and the range, and
+ * for a NULL name, value or output. weft_param_set changes only what a
+ * context reads after weft_init: debug_verbose, leak_report, show_stats,
+ * sched_window, progress, watchdog_s, watchdog_abort, redux_lanes; any
+ * other parameter shaped what weft_init built and is refused (set it in
+ * the environment or on the command line, before weft_init). */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
 WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
@@ -411,7 +420,8 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
  * j)), a data acquired by the host, a NEW data read before any write
- * (without weft_data_set_init), an unknown tag, too many flows or values,
+ * (without weft_data_set_init), a class with no body, an unknown tag, too
+ * many flows or values,
  * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
  * 0..weft_ndevices (every rank checks the same arguments, so every rank
  * refuses the same call); nothing is inserted then. The rank a task runs

@@ -142,7 +142,7 @@ void weft_acquire_end(weft_data_t *d)
 
 int weft_data_host_acquire(weft_data_t *d, int mode, void **ptr, int64_t *ld)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_acquire", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_acquire", 1))
         return WEFT_ERR_INVALID;
     if (!ptr) {
         weft_error("weft_data_host_acquire: argument 3 is NULL: pass the address of a pointer "
@@ -160,7 +160,7 @@ int weft_data_host_acquire(weft_data_t *d, int mode, void **ptr, int64_t *ld)
 
 int weft_data_host_release(weft_data_t *d)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_release", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_release", 1))
         return WEFT_ERR_INVALID;
     if (!d->host_access) {
         weft_error("weft_data_host_release: data %llu is not acquired: call "

@@ -65,7 +65,7 @@ static int check_owner(const weft_context_t *ctx, const char *call, int owner_ra
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                            int owner_rank)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_data_new", 1)) return NULL;
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
     log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
@@ -82,7 +82,8 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
 
 int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_init", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_init", 1))
+        return WEFT_ERR_INVALID;
     weft_context_t *ctx = d->ctx;
     /* Ranks that read d first make its contents themselves: they must all
      * know it, or one waits for a transfer that another never sends. */
@@ -124,7 +125,7 @@ static int check_register(const weft_context_t *ctx, const void *ptr, int rows, 
 weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                 int cols, int64_t ld, int owner_rank)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
     log_creation(ctx, &seq_data_register, type, rows, cols, owner_rank);
     if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
@@ -144,7 +145,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
 
 void weft_data_release(weft_data_t *d)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_release", 1)) return;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_release", 1)) return;
     if (d->host_access)
         weft_warn("weft_data_release: data %llu was still acquired by the host: released too",
                   (unsigned long long)d->key);
@@ -157,7 +158,7 @@ void weft_data_release(weft_data_t *d)
 
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;
     /* The host may write through the pointer: an acquire for read-write,
      * released at once, leaves every device copy stale. */
     const char *tp = weft_data_busy_taskpool(d);
@@ -172,7 +173,7 @@ void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 
 int weft_data_set_keep_device_copies(weft_data_t *d, int keep)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_keep_device_copies", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_keep_device_copies", 1))
         return WEFT_ERR_INVALID;
     if (keep)
         d->flags |= WEFT_DATA_KEEP_DEVICE;

@@ -16,7 +16,17 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_counters_get", 1))
         return WEFT_ERR_INVALID;
-    if (!out || index < 1 || index > ctx->ndevices) return WEFT_ERR_INVALID;
+    if (index < 1 || index > ctx->ndevices) {
+        weft_error("weft_device_counters_get: device %d is not an accelerator of this rank (1..%d; "
+                   "0 is the host, which has no device counters)",
+                   index, ctx->ndevices);
+        return WEFT_ERR_INVALID;
+    }
+    if (!out) {
+        weft_error("argument 3 of weft_device_counters_get is NULL: pass a "
+                   "weft_device_counters_t to fill");
+        return WEFT_ERR_INVALID;
+    }
     weft_device_t *dev = ctx->devices->dev[index];
     weft_device_stats_t *s = &dev->stats;
     *out = (weft_device_counters_t){
@@ -60,7 +70,8 @@ void weft_devstats_print(weft_context_t *ctx)
 
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1))
+        return WEFT_ERR_INVALID;
     d->stage_in = stage_in;
     d->stage_out = stage_out;
     d->stage_arg = arg;
@@ -69,7 +80,8 @@ int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn st
 
 int weft_data_set_device(weft_data_t *d, int device)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_device", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_device", 1))
+        return WEFT_ERR_INVALID;
     if (device < 0 || device > d->ctx->ndevices) {
         weft_error("weft_data_set_device: device %d is not in [0, %d]", device, d->ctx->ndevices);
         return WEFT_ERR_INVALID;
@@ -144,7 +156,7 @@ static int drop_runtime_copy(weft_data_t *d, int device)
 
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
         return WEFT_ERR_INVALID;
     if (!ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
         weft_error("weft_data_register_device: %s",

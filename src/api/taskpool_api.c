@@ -14,7 +14,7 @@
 
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
+    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
         return WEFT_ERR_INVALID;
     weft_context_t *ctx = tp->ctx;
     /* The insertion phase in CPU time of the inserting thread, whatever
@@ -63,7 +63,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
     if (!tp) return;
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
+    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */
     if (tp->mismatch) return;

@@ -189,14 +189,15 @@ static int collect(weft_matrix_t *A, const collect_t *c)
 
 int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_gather", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_gather", 1))
+        return WEFT_ERR_INVALID;
     collect_t c = {"weft_matrix_gather", root, 0, buf, ldb};
     return collect(A, &c);
 }
 
 int weft_matrix_scatter(weft_matrix_t *A, int root, const void *buf, int64_t ldb)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_scatter", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_scatter", 1))
         return WEFT_ERR_INVALID;
     collect_t c = {"weft_matrix_scatter", root, 1, (char *)buf, ldb};
     return collect(A, &c);

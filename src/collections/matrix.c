@@ -3,6 +3,8 @@
  * tile); vectors are n x 1 matrices of blocks. Every rank holds a data
  * handle for every tile (the insertion sequence names remote tiles too)
  * but memory only for its own tiles. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "collections/matrix_int.h"
@@ -24,6 +26,19 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
     }
     if (mb <= 0 || nb <= 0) {
         weft_error("matrix: tile size %d x %d must be positive", mb, nb);
+        return WEFT_ERR_INVALID;
+    }
+    /* Counts that do not fit an int (tile indices are ints) or a tile of
+     * more bytes than size_t holds would make a wrong matrix, not a
+     * refused one. */
+    int64_t mt = (m - 1) / mb + 1, nt = (n - 1) / nb + 1, rows = m < mb ? m : mb,
+            cols = n < nb ? n : nb, bytes = 0;
+    if (mt > INT_MAX || nt > INT_MAX ||
+        __builtin_mul_overflow(rows * cols, (int64_t)weft_dtype_size(type), &bytes)) {
+        weft_error("matrix: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
+                   "elements: at most %d tiles a dimension and %lld bytes a tile",
+                   (long long)m, (long long)n, mb, nb, (long long)mt, (long long)nt,
+                   (long long)rows, (long long)cols, INT_MAX, (long long)PTRDIFF_MAX);
         return WEFT_ERR_INVALID;
     }
     if (!user_dist && (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks)) {
@@ -55,6 +70,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
     A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
     if (!A->tiles || !A->local) {
+        weft_error("matrix: out of host memory for the handles of %d x %d tiles", A->mt, A->nt);
         free(A->tiles);
         free(A->local);
         free(A);
@@ -330,7 +346,7 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,
                                int nb, int P, int Q)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new", 1)) return NULL;
     shape_t s = {&seq_matrix_new, type, 0, NULL, 0, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
@@ -338,7 +354,7 @@ weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m
 weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                 int64_t m, int64_t n, int mb, int nb, int P, int Q)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap", 1)) return NULL;
     shape_t s = {&seq_matrix_wrap, type, 1, ptr, lda, m, n, mb, nb, NULL, P, Q};
     return build(ctx, &s);
 }
@@ -346,7 +362,7 @@ weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
 weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
                                     int mb, int nb, const weft_dist_t *dist)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_new_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
     shape_t s = {&seq_matrix_new_dist, type, 0, NULL, 0, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
@@ -355,7 +371,7 @@ weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int6
 weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t lda,
                                      int64_t m, int64_t n, int mb, int nb, const weft_dist_t *dist)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_matrix_wrap_dist", 1)) return NULL;
     static const weft_dist_t none = {0};
     shape_t s = {&seq_matrix_wrap_dist, type, 1, ptr, lda, m, n, mb, nb, dist ? dist : &none, 0, 0};
     return build(ctx, &s);
@@ -363,7 +379,7 @@ weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, voi
 
 weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_new", 1)) return NULL;
     shape_t s = {&seq_vector_new, type, 0, NULL, 0, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
@@ -371,7 +387,7 @@ weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n
 weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr, int64_t n,
                                 int nb)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_vector_wrap", 1)) return NULL;
     shape_t s = {&seq_vector_wrap, type, 1, ptr, n, n, 1, nb, 1, NULL, ctx->nranks, 1};
     return build(ctx, &s);
 }
@@ -386,7 +402,7 @@ static void matrix_destroy(void *p)
 
 void weft_matrix_free(weft_matrix_t *A)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
@@ -425,7 +441,7 @@ static int local_tile(const weft_matrix_t *A, size_t k)
 
 int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt, k;
     int rc = WEFT_SUCCESS;
@@ -446,7 +462,7 @@ int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
 
 int weft_matrix_host_release(weft_matrix_t *A)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     int acquired = 0;
@@ -463,7 +479,7 @@ int weft_matrix_host_release(weft_matrix_t *A)
 
 int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep)
 {
-    if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_set_keep_device_copies", 1))
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_set_keep_device_copies", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++) {

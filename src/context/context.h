@@ -26,7 +26,7 @@ struct weft_context {
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
     int *node_of;               /* every rank's node: its lowest rank (start_mpi) */
-    int mpi_started;            /* weft called MPI_Init and will finalize it */
+    int mpi_started;            /* counted among the contexts MPI serves (lifecycle.c) */
     MPI_Comm comm;              /* weft's own duplicate of MPI_COMM_WORLD */
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */

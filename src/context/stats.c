@@ -30,7 +30,10 @@ void weft_stats_print(weft_context_t *ctx)
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_stats_get", 1)) return WEFT_ERR_INVALID;
-    if (!out) return WEFT_ERR_INVALID;
+    if (!out) {
+        weft_error("argument 2 of weft_stats_get is NULL: pass a weft_stats_t to fill");
+        return WEFT_ERR_INVALID;
+    }
     memset(out, 0, sizeof *out);
     out->tasks_run = atomic_load(&ctx->tasks_run);
     out->tasks_failed = atomic_load(&ctx->tasks_failed);

@@ -3,6 +3,7 @@
 #include "data/data.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +46,19 @@ weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtyp
 weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t key,
                                   weft_dtype_t type, int rows, int cols, int owner_rank)
 {
-    size_t elem = weft_dtype_size(type);
+    size_t elem = weft_dtype_size(type), bytes = 0;
     if (elem == 0 || rows <= 0 || cols <= 0) {
         weft_error("data %llu: invalid type or size %d x %d", (unsigned long long)key, rows, cols);
+        weft_data__free_mem(mem);
+        return NULL;
+    }
+    /* Struct elements make rows x cols x elem overflow size_t (2^30 x 2^30
+     * of 16 bytes is 0): every copy would then be too small for its tile. */
+    if (__builtin_mul_overflow((size_t)rows * (size_t)cols, elem, &bytes) ||
+        bytes > (size_t)PTRDIFF_MAX) {
+        weft_error("data %llu: %d x %d elements of %zu bytes are more bytes than a tile can "
+                   "hold (at most %lld): use smaller tiles",
+                   (unsigned long long)key, rows, cols, elem, (long long)PTRDIFF_MAX);
         weft_data__free_mem(mem);
         return NULL;
     }
@@ -61,7 +72,7 @@ weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t 
     d->rows = rows;
     d->cols = cols;
     d->elem = elem;
-    d->bytes = (size_t)rows * (size_t)cols * elem;
+    d->bytes = bytes;
     d->owner_rank = owner_rank;
     weft_spin_init(&d->lock);
     atomic_init(&d->refs, 1);

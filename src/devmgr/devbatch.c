@@ -13,6 +13,7 @@
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/fault.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 /* The batch body t would go out with on this device, or NULL: batching
@@ -57,8 +58,12 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
     if (injected)
         weft_error("batch of %d %s tasks: failure injected (fault_inject): returns %d",
                    first->nbatch, first->cls->name, rc);
-    else
+    else {
+        weft_inbody_t saved;
+        weft_inbody_enter(&saved, first->cls->name, (unsigned long long)first->seq, &first->misuse);
         rc = first->batch_fn(first->batch, first->nbatch);
+        weft_inbody_leave(&saved);
+    }
     for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
     return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_taskrun_body */
 }

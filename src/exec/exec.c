@@ -63,8 +63,12 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) rc = host_flow_copy(t, i);
     t->body_fn = t->cls->body[WEFT_DEV_CPU];
     if (rc == WEFT_SUCCESS && !t->body_fn) {
-        weft_error("task %s has no CPU body", t->cls->name);
-        rc = WEFT_ERR_INTERNAL;
+        /* A user's class, not a broken invariant: only a device body, and
+         * no device of that type runs the task here. */
+        weft_error("task %s #%llu has no CPU body and runs on the host of rank %d: give its "
+                   "class a CPU body, or open a device of a type it has a body for",
+                   t->cls->name, (unsigned long long)t->seq, t->tp->ctx->rank);
+        rc = WEFT_ERR_UNSUPPORTED;
     }
     if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
         weft_error("task %s #%llu failed: its body returned %d", t->cls->name,

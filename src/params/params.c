@@ -330,6 +330,64 @@ static int load_env(weft_params_t *p)
     return WEFT_SUCCESS;
 }
 
+/* Edit distance of a and b (lower case, at most 63 characters each), for
+ * the typo check below. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int row[64];
+    if (la > 63 || lb > 63) return 64;
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            if (up + 1 < best) best = up + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* A WEFT_ variable that is no parameter but one or two letters away from
+ * one (WEFT_DEVICE_EMU_ENABLE) is a typo that would otherwise leave the
+ * run at the default without a word; other WEFT_ variables belong to other
+ * tools and stay unremarked. */
+static void warn_env_typos(void)
+{
+    extern char **environ;
+    static int warned; /* once a process: weft-info loads the parameters twice */
+    if (warned) return;
+    warned = 1;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : 0;
+        if (strncmp(*e, ENV_PREFIX, sizeof ENV_PREFIX - 1) != 0 || len >= 64 + sizeof ENV_PREFIX)
+            continue;
+        char name[80];
+        size_t n = len - (sizeof ENV_PREFIX - 1);
+        for (size_t k = 0; k < n; k++)
+            name[k] = (char)tolower((unsigned char)(*e)[sizeof ENV_PREFIX - 1 + k]);
+        name[n] = '\0';
+        if (find_index(name, n) >= 0) continue;
+        for (int i = 0; i < weft_param_count; i++) {
+            if (distance(name, weft_param_table[i].name) > 2) continue;
+            char want[80];
+            size_t k = 0;
+            for (; weft_param_table[i].name[k] && k < sizeof want - 1; k++)
+                want[k] = (char)toupper((unsigned char)weft_param_table[i].name[k]);
+            want[k] = '\0';
+            weft_warn("environment variable %.*s is not a weft parameter (ignored): did you mean "
+                      "%s%s? (weft-info lists them)",
+                      (int)len, *e, ENV_PREFIX, want);
+            break;
+        }
+    }
+}
+
 /* Applies the option args[0] (which starts with --weft-), taking its value
  * from args[1] in the two-word form; *used says how many words it took. */
 static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
@@ -404,6 +462,7 @@ int weft_params_load(weft_params_t *p, int *argc, char ***argv)
     if (rc != WEFT_SUCCESS) goto undo_kept;
     int nkept = 0;
     rc = load_env(work);
+    warn_env_typos();
     if (rc == WEFT_SUCCESS && n > 0) rc = load_argv(work, n, *argv, kept, &nkept);
     if (rc != WEFT_SUCCESS) goto undo_work;
     if (n > 0) {

@@ -372,7 +372,7 @@ static void build_fini(weft_ptg_build_t *b)
 
 int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
 {
-    if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
+    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
         return WEFT_ERR_INVALID;
     if (tp->ctx->diverged) {
         weft_error("weft_ptg_insert: the ranks are out of step since an earlier disagreement");

@@ -4,6 +4,7 @@
 #include "context/context.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "stf/agree.h"
 #include "runtime/comm_glue.h"
@@ -23,9 +24,23 @@ void weft_context_fail(weft_context_t *ctx, int status)
     atomic_compare_exchange_strong(&ctx->error, &expected, status);
 }
 
+/* MPI is one a process and contexts may be several: MPI_Finalize comes
+ * with the end of the last live context, when weft started MPI (finalized
+ * with the first context's end, it aborted the others' weft_fini). */
+static atomic_int mpi_contexts; /* live contexts */
+static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
+
 static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
-    int inited = 0;
+    int inited = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        /* MPI would abort the process in its next call. */
+        weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
+                   "application), and MPI cannot start twice in a process: keep one context "
+                   "for the run, or start MPI yourself and finalize it after the last weft_fini");
+        return WEFT_ERR_MPI;
+    }
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
@@ -33,8 +48,10 @@ static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
             weft_error("MPI_Init_thread failed");
             return WEFT_ERR_MPI;
         }
-        ctx->mpi_started = 1;
+        atomic_store(&mpi_ours, 1);
     }
+    atomic_fetch_add(&mpi_contexts, 1);
+    ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
@@ -190,7 +207,27 @@ static void stop_mpi(weft_context_t *ctx)
     free(ctx->node_of);
     ctx->node_of = NULL;
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    if (ctx->mpi_started) MPI_Finalize();
+    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1 && atomic_load(&mpi_ours)) {
+        atomic_store(&mpi_ours, 0);
+        MPI_Finalize();
+    }
+}
+
+/* The parameters weft_param_set may change after weft_init: those read at
+ * each wait or by the call that uses them, and those copied into the
+ * context here (copied again after each set). The others shape what
+ * weft_init built (workers, devices, the comm engine, the trace, the fault
+ * rules): set later, they would change nothing. */
+static const char *const live_params[] = {"debug_verbose",  "leak_report", "show_stats",
+                                          "sched_window",   "progress",    "watchdog_s",
+                                          "watchdog_abort", "redux_lanes"};
+
+static void apply_live_params(weft_context_t *ctx)
+{
+    weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
+    ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
+    ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
+    ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
 }
 
 /* Step 1: parameters. A failure is kept for the agreement, never returned
@@ -203,14 +240,11 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
         return rc;
     }
     rc = weft_params_load(ctx->params, argc, argv);
-    weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
-    ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
-    ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
-    ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
+    apply_live_params(ctx);
     if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
-        rc =
-            weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, &ctx->fault);
+        rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,
+                               &ctx->fault);
     return rc;
 }
 
@@ -406,7 +440,7 @@ undo_ctx:
  * the barrier safe. After a disagreement no collective runs at all. */
 int weft_fini(weft_context_t *ctx)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
@@ -467,14 +501,37 @@ int weft_ndevices(const weft_context_t *ctx)
 
 int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1)) return WEFT_ERR_INVALID;
-    return weft_params__set(ctx->params, name, value);
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1))
+        return WEFT_ERR_INVALID;
+    if (!name || !value) {
+        weft_error("weft_param_set: argument %d (the %s) is NULL", name ? 3 : 2,
+                   name ? "value" : "parameter's name");
+        return WEFT_ERR_PARAM;
+    }
+    const weft_param_def_t *def = weft_params_find(name);
+    int live = 0;
+    for (size_t i = 0; def && i < sizeof live_params / sizeof live_params[0]; i++)
+        live |= strcmp(def->name, live_params[i]) == 0;
+    if (def && !live) {
+        weft_error("weft_param_set: parameter %s is read by weft_init only: setting it now would "
+                   "change nothing; set it before weft_init (env WEFT_<NAME> or --weft-%s=%s)",
+                   def->name, def->name, value);
+        return WEFT_ERR_PARAM;
+    }
+    int rc = weft_params__set(ctx->params, name, value);
+    if (rc == WEFT_SUCCESS) apply_live_params(ctx);
+    return rc;
 }
 
 int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_get_int", 1))
         return WEFT_ERR_INVALID;
+    if (!name || !out) {
+        weft_error("weft_param_get_int: argument %d (the %s) is NULL", name ? 3 : 2,
+                   name ? "output" : "parameter's name");
+        return WEFT_ERR_PARAM;
+    }
     const weft_param_def_t *def = weft_params_find(name);
     if (!def) {
         weft_error("unknown parameter '%s' (run weft-info for the list)", name);

@@ -305,10 +305,20 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
     return rc;
 }
 
+/* Whether cls gives a body for some device type (a batch body alone
+ * cannot run a task that does not batch). */
+static int has_body(const weft_task_class_t *cls)
+{
+    int any = 0;
+    for (int i = 0; i < WEFT_DEV_TYPES; i++) any |= cls->body[i] != NULL;
+    return any;
+}
+
 static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     /* The usual case without a call: every rank checks every task. */
-    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg)
+    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg &&
+        has_body(cls))
         return WEFT_SUCCESS;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     /* A graph's tasks would not be ordered with this one (docs/PTG.md). */
@@ -316,6 +326,14 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
         weft_error("%s: taskpool %s received a graph (weft_ptg_insert) since its last wait: "
                    "call weft_taskpool_wait before inserting",
                    call, tp->name);
+        return WEFT_ERR_INVALID;
+    }
+    if (cls && cls->name && !has_body(cls)) {
+        /* Every rank refuses it: none could run the task. */
+        weft_error("argument 2 of %s is task class %s, which has no body: give it a body for "
+                   "at least one device type (.body[WEFT_DEV_CPU] runs on the host and on emu "
+                   "devices)",
+                   call, cls->name);
         return WEFT_ERR_INVALID;
     }
     if (cls && cls->name) return WEFT_SUCCESS;
@@ -378,6 +396,7 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
                            const weft_arg_t *args, int nargs)
 {
+    if (weft_inbody_refuse("weft_insert_task_array")) return WEFT_ERR_INVALID;
     if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (nargs < 0 || (!args && nargs > 0)) {
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
@@ -423,6 +442,7 @@ static int parse_va(weft_task_t *t, int *tags, va_list ap)
 
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
+    if (weft_inbody_refuse("weft_insert_task")) return WEFT_ERR_INVALID;
     if (check_class(tp, cls, "weft_insert_task") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);

@@ -49,7 +49,7 @@ static int has_cpu_body(const weft_task_class_t *c)
 int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
                             const weft_task_class_t *combine)
 {
-    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_set_reduction", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_reduction", 1))
         return WEFT_ERR_INVALID;
     if (!has_cpu_body(init) || !has_cpu_body(combine)) {
         weft_error("weft_data_set_reduction: data %llu: pass an init and a combine class, each "

@@ -33,7 +33,7 @@ static void remove_from_context(weft_context_t *ctx, weft_taskpool_t *tp)
 
 weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_taskpool_new", 1)) return NULL;
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_taskpool_new", 1)) return NULL;
     weft_taskpool_t *tp = calloc(1, sizeof *tp);
     if (!tp) return NULL;
     tp->tag = WEFT_HANDLE_TASKPOOL;

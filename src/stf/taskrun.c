@@ -5,6 +5,7 @@
 #include "stf/failure.h"
 #include "stf/taskpool.h"
 #include "util/fault.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 int weft_taskrun_body(weft_task_t *t)
@@ -14,8 +15,17 @@ int weft_taskrun_body(weft_task_t *t)
         weft_error("task %s #%llu: failure injected (fault_inject): returns %d without running",
                    t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
         rc = WEFT_FAULT_RC;
+    } else if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK_SKIP, t->cls->name)) {
+        /* A silent wrong result, for the checks of applications. */
+        weft_warn("task %s #%llu: skipped (fault_inject task_skip): reports success without "
+                  "running",
+                  t->cls->name, (unsigned long long)t->seq);
+        rc = 0;
     } else {
+        weft_inbody_t saved;
+        weft_inbody_enter(&saved, t->cls->name, (unsigned long long)t->seq, &t->misuse);
         rc = t->body_fn(t);
+        weft_inbody_leave(&saved);
     }
     t->body_rc = rc;
     /* A body's own code may collide with a weft status (-11 is both

@@ -14,6 +14,8 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_COMM_ALLOC] = "comm_alloc",
     [WEFT_FAULT_COMM_POST] = "comm_post",
     [WEFT_FAULT_DEVICE_OPEN] = "device_open",
+    [WEFT_FAULT_DEVICE_COPY] = "device_copy",
+    [WEFT_FAULT_TASK_SKIP] = "task_skip",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -33,15 +35,16 @@ static int parse_long(const char *s, long min, long *out)
 
 static int bad(const char *rule, const char *why)
 {
-    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
-               "comm_alloc, comm_post, device_open, N >= 1; e.g. task:gemm:3@1)",
-               rule, why);
+    weft_error(
+        "fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
+        "comm_alloc, comm_post, device_open, device_copy, task_skip, N >= 1; e.g. task:gemm:3@1)",
+        rule, why);
     return WEFT_ERR_PARAM;
 }
 
 /* One rule, "SITE[:CLASS]:N[@RANK]", written into r; *mine is 1 when it
  * applies on this rank. */
-static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
+static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, int *mine)
 {
     char rule[160];
     snprintf(rule, sizeof rule, "%s", text);
@@ -50,6 +53,14 @@ static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
     if (sep) {
         *sep = '\0';
         if (parse_long(sep + 1, 0, &at) != 0) return bad(rule, "has a malformed rank after '@'");
+        /* A rule no rank applies would never fire: the test that set it
+         * would pass without exercising anything. */
+        if (at >= nranks) {
+            char why[96];
+            snprintf(why, sizeof why, "names rank %ld, but the run has %d rank%s", at, nranks,
+                     nranks == 1 ? "" : "s");
+            return bad(rule, why);
+        }
     }
     char *colon = strchr(text, ':'), *last = strrchr(text, ':');
     if (!colon) return bad(rule, "has no ':N'");
@@ -61,7 +72,8 @@ static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
     r->cls[0] = '\0';
     if (last != colon) {
         *last = '\0';
-        if (site != WEFT_FAULT_TASK) return bad(rule, "gives a class to a site other than task");
+        if (site != WEFT_FAULT_TASK && site != WEFT_FAULT_TASK_SKIP)
+            return bad(rule, "gives a class to a site other than task and task_skip");
         if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof r->cls)
             return bad(rule, "has an empty or too long class name");
         snprintf(r->cls, sizeof r->cls, "%s", colon + 1);
@@ -73,7 +85,7 @@ static int parse_rule(char *text, int rank, weft_fault_rule_t *r, int *mine)
     return WEFT_SUCCESS;
 }
 
-int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out)
 {
     *out = NULL;
     if (!spec || !*spec) return WEFT_SUCCESS;
@@ -89,7 +101,7 @@ int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
             break;
         }
         int mine = 0;
-        rc = parse_rule(tok, rank, &f->rule[f->nrules], &mine);
+        rc = parse_rule(tok, rank, nranks, &f->rule[f->nrules], &mine);
         if (rc == WEFT_SUCCESS && mine) f->armed[f->rule[f->nrules++].site] = 1;
     }
     free(copy);

@@ -10,6 +10,11 @@
  *   comm_post:N     the N-th MPI post of a tile transfer fails as if MPI
  *                   had returned an error
  *   device_open:N   the N-th accelerator weft_init opens fails to open
+ *   device_copy:N   the N-th tile copy weft enqueues to, from or between
+ *                   accelerators (stage-in, write-back, peer) fails
+ *   task_skip:N     the N-th task body this rank starts does not run but
+ *   task_skip:CLASS:N  reports success: a wrong result, which an
+ *                   application's own check must catch
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -23,6 +28,8 @@ typedef enum weft_fault_site {
     WEFT_FAULT_COMM_ALLOC = 1,  /* the comm engine allocates host memory */
     WEFT_FAULT_COMM_POST = 2,   /* the comm engine posts a send or receive */
     WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
+    WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
+    WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
@@ -44,9 +51,10 @@ typedef struct weft_fault {
     weft_fault_rule_t rule[WEFT_FAULT_MAX_RULES];
 } weft_fault_t;
 
-/* Parses spec for this rank. *out is NULL when no rule applies here (the
- * zero-cost case). WEFT_ERR_PARAM after logging the malformed part. */
-int weft_fault_create(const char *spec, int rank, weft_fault_t **out)
+/* Parses spec for this rank of nranks. *out is NULL when no rule applies
+ * here (the zero-cost case). WEFT_ERR_PARAM after logging the malformed
+ * part, or a rule for a rank >= nranks (it would never fire). */
+int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out)
     __attribute__((warn_unused_result));
 void weft_fault_destroy(weft_fault_t *f);
 

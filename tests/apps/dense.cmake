@@ -87,3 +87,27 @@ weft_app_test(posv_cuda_absent EXE weft-posv GPUS none FAIL
 weft_app_test(posv_cuda_g1 EXE weft-posv GPUS 1 TIMEOUT 300
   EXPECT "${DENSE_PASSED}" "dposv PxQxg= 1 1 1 NB= 1024 N= 7000 NRHS= 1000 :"
   ARGS -g 1 --check -N 7000 --nrhs 1000 -t 1024)
+
+# A silently wrong result must not pass a check: fault_inject task_skip
+# makes one task report success without running (a write the runtime would
+# have lost), and each app's --check must print FAILED and exit non-zero.
+# weft-gemm's check used to read the stored A and B (a lost write of an
+# operand went unseen, PASSED): it regenerates them now. Fill 2 is a tile
+# of A, fill 18 one of B (4 x 4 tiles each).
+set(LOST_WRITE "(residual|max relative error) .*FAILED")
+weft_app_test(gemm_check_lost_a FAIL EXE weft-gemm EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:fill:2)
+weft_app_test(gemm_check_lost_b FAIL EXE weft-gemm EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:fill:18)
+weft_app_test(gemm_check_lost_gemm FAIL EXE weft-gemm EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:gemm:5)
+weft_app_test(potrf_check_lost_gemm FAIL EXE weft-potrf EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:gemm:1)
+weft_app_test(getrf_check_lost_gemm FAIL EXE weft-getrf EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:gemm:3)
+weft_app_test(posv_check_lost_solve FAIL EXE weft-posv EXPECT "${LOST_WRITE}"
+  ARGS -N 120 -t 30 -c 1 --nrhs 10 --check --weft-fault_inject=task_skip:solve_trsm_lt:1)
+weft_app_test(geqrf_check_lost_tsmqr FAIL EXE weft-geqrf EXPECT "${LOST_WRITE}"
+  ARGS -M 150 -N 120 -t 30 -b 10 -c 1 --check --weft-fault_inject=task_skip:tsmqr:2)
+weft_app_test(gemm_stress_check_lost_step FAIL EXE weft-gemm-stress EXPECT "${LOST_WRITE}"
+  ARGS -t 20 --depth 4 --width 3 -c 1 --check --weft-fault_inject=task_skip:gs_step:3)

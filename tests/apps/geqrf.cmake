@@ -14,10 +14,8 @@ weft_app_test(geqrf_check_tile_gt_n EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 130 -N 77 -t 200 -b 32 --check)
 weft_app_test(geqrf_check_ib_nb_nruns EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   ARGS -M 400 -N 250 -t 50 -b 50 -c 2 --nruns 2 --seed 9 --check)
-# Without -b the inner block is min(32, -t) on CPUs (a tile below 32 used
-# to be refused for a -b nobody gave) and -t / 4 with -g.
-weft_app_test(geqrf_default_ib_small_tile EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
-  "(M= 100 IB= 16)" ARGS -N 100 -t 16 --check)
+# Without -b the inner block is -t / 4 with -g (min(32, -t) on CPUs:
+# geqrf_check_default_ib_small_tile below).
 weft_app_test(geqrf_default_ib_emu EXE weft-geqrf EXPECT "${GEQRF_PASSED}" "(M= 300 IB= 25)"
   ARGS -N 300 -t 100 -c 2 -g 1 --weft-device_type=emu --check)
 # Ranks: 2 (2x1 and 1x2), 3 (3x1) and 4 (2x2); T tiles and diagonal copies
@@ -31,6 +29,10 @@ weft_app_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF
 weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
 # Bad input: a message naming the problem and a non-zero exit.
+# Without -b, a tile smaller than the default inner block (32) takes the
+# tile's size: the command line names no -b, so none may be refused.
+weft_app_test(geqrf_check_default_ib_small_tile EXE weft-geqrf
+  EXPECT "^residual = .* orthogonality = .* \\(M= 20 IB= 4\\) : PASSED$" ARGS -M 20 -N 10 -t 4 --check)
 weft_app_test(geqrf_bad_shape FAIL EXE weft-geqrf EXPECT "-M must be >= -N" ARGS -M 10 -N 20)
 weft_app_test(geqrf_bad_ib FAIL EXE weft-geqrf EXPECT "-b \\(inner block size\\) must be <= -t"
   ARGS -N 100 -t 32 -b 64)

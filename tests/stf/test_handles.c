@@ -115,12 +115,34 @@ static void use_after_release(weft_context_t *ctx)
     CHECK(captured("argument 1 of weft_taskpool_wait is a released weft_taskpool_t"));
 }
 
+/* Output pointers and indices of the counter calls: refused with a
+ * message (they used to return the error silently). */
+static void counters(weft_context_t *ctx)
+{
+    weft_device_counters_t c;
+    capture_begin();
+    CHECK(weft_stats_get(ctx, NULL) == WEFT_ERR_INVALID);
+    CHECK(weft_device_counters_get(ctx, 0, &c) == WEFT_ERR_INVALID);
+    CHECK(weft_device_counters_get(ctx, weft_ndevices(ctx) + 1, &c) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured("argument 2 of weft_stats_get is NULL"));
+    CHECK(captured("weft_device_counters_get: device 0 is not an accelerator of this rank"));
+    if (weft_ndevices(ctx) > 0) {
+        capture_begin();
+        CHECK(weft_device_counters_get(ctx, 1, NULL) == WEFT_ERR_INVALID);
+        capture_end();
+        CHECK(captured("argument 3 of weft_device_counters_get is NULL"));
+        CHECK(weft_device_counters_get(ctx, 1, &c) == 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
     wrong_kind(ctx);
     use_after_release(ctx);
+    counters(ctx);
     CHECK(weft_fini(ctx) == 0);
     return check_report("stf_handles");
 }
