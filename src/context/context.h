@@ -31,7 +31,8 @@ struct weft_context {
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;
-    int ndevices;                                 /* accelerators, device indices 1..ndevices */
+    int comm_shares_core; /* the workers fill the rank's cores: the comm thread shares them */
+    int ndevices;         /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     /* Tasks homed on each device, listed at insertion for its manager to
@@ -61,7 +62,7 @@ struct weft_context {
      * and seconds from each taskpool's first insertion to its wait. */
     long long walked, kept, sends, recvs;
     double insert_s;
-    double ptg_build_s; /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
+    double ptg_build_s;        /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
