@@ -31,8 +31,7 @@ struct weft_context {
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;
-    int comm_shares_core; /* the workers fill the rank's cores: the comm thread shares them */
-    int ndevices;         /* accelerators, device indices 1..ndevices */
+    int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     /* Tasks homed on each device, listed at insertion for its manager to
@@ -47,9 +46,10 @@ struct weft_context {
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
-    uint64_t next_seq; /* tasks inserted (main thread) */
-    uint64_t next_key; /* data created (main thread): names data across ranks */
-    uint64_t waves;    /* taskpool waves begun (main thread): stf/taskpool.h's wave */
+    int comm_shares_core; /* the workers fill the rank's cores: the comm thread shares them */
+    uint64_t next_seq;    /* tasks inserted (main thread) */
+    uint64_t next_key;    /* data created (main thread): names data across ranks */
+    uint64_t waves;       /* taskpool waves begun (main thread): stf/taskpool.h's wave */
     weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
     atomic_int error;                 /* first error seen by a worker, 0 if none */
     struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
