@@ -494,6 +494,9 @@ typedef struct weft_stats {
      * because a task they depend on failed. */
     int64_t tasks_failed;
     int64_t tasks_cancelled;
+    /* Waits of the comm thread, between its polls, while a task ran on the
+     * core it shares with the workers (parameter comm_nap_us). */
+    int64_t comm_naps;
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);

@@ -215,13 +215,33 @@ static weft_task_t *take_submitted(weft_comm_t *c)
     return list;
 }
 
+/* A worker computes on the engine's core: a yield would hand the core
+ * back to it until the next scheduler tick (4 ms at HZ=250), and the
+ * messages its tasks release, and the GETs of their readers, would wait
+ * that long. A timed wait instead returns in nap_ns, or at once when a
+ * task is submitted, and the wakeup preempts the worker. */
+static int nap_while_busy(weft_comm_t *c)
+{
+    if (c->cfg.nap_ns <= 0 || !c->cfg.busy ||
+        atomic_load_explicit(c->cfg.busy, memory_order_relaxed) == 0)
+        return 0;
+    atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
+    struct timespec ts = weft_deadline_in(c->cfg.nap_ns);
+    pthread_mutex_lock(&c->qlock);
+    if (!c->qhead && !atomic_load(&c->stop)) pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
+    pthread_mutex_unlock(&c->qlock);
+    return 1;
+}
+
 /* While nothing moves: spin a little, then yield the core (a worker may
  * share it, and an activation or GET from a peer is noticed at the next
  * turn, with no sleep to wait out), and only after a long quiet spell
  * (between taskpools) with no device work to poll, sleep until a
- * submission or a timeout. */
+ * submission or a timeout. On a core where a worker computes, nap
+ * instead (nap_while_busy). */
 static void wait_when_idle(weft_comm_t *c, int idle_turns)
 {
+    if (idle_turns > 0 && nap_while_busy(c)) return;
     if (idle_turns < 64) return;
     if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0) {
         sched_yield();
@@ -347,6 +367,7 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->bytes_sent = atomic_load(&c->n_bytes_out);
     out->bytes_received = atomic_load(&c->n_bytes_in);
     out->rejected = atomic_load(&c->n_rejected);
+    out->naps = atomic_load(&c->n_naps);
     out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
     out->bytes_received_into_device = atomic_load(&c->n_into_dev);
     out->bytes_staged = atomic_load(&c->n_staged);

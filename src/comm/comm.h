@@ -12,6 +12,7 @@
 #define WEFT_COMM_COMM_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "device/device.h"
@@ -44,6 +45,12 @@ typedef struct weft_comm_config {
                            comm_node_split=rank), found by the caller */
     size_t eager_limit;
     int max_requests; /* data transfers in flight at most */
+    /* The engine's core is shared with workers (no core of its own): while
+     * *busy (tasks running) is non-zero, an idle engine waits nap_ns
+     * between turns, woken at once by a submission, instead of yielding
+     * the core until the scheduler's next tick. 0 or busy NULL: yield. */
+    const atomic_long *busy;
+    long nap_ns;
     weft_comm_done_fn done;
     void *done_arg;
     /* Device memory: devices[1..ndevices] of this rank. */
@@ -79,6 +86,7 @@ typedef struct weft_comm_counters {
     int64_t activations_sent, eager_sent, gets_sent;
     int64_t bytes_sent, bytes_received;
     int64_t rejected; /* activations refused: shape does not match */
+    int64_t naps;     /* idle turns waited out while a task ran on the engine's core */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
     int64_t bytes_staged; /* bytes that went through a host bounce buffer */

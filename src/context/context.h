@@ -46,9 +46,10 @@ struct weft_context {
     weft_task_pool_t task_pool; /* task structures, allocated by the main thread */
     weft_comm_t *comm_engine;   /* NULL on a single rank */
     int mpi_thread_level;
-    uint64_t next_seq; /* tasks inserted (main thread) */
-    uint64_t next_key; /* data created (main thread): names data across ranks */
-    uint64_t waves;    /* taskpool waves begun (main thread): stf/taskpool.h's wave */
+    int comm_shares_core; /* the workers fill the rank's cores: the comm thread shares them */
+    uint64_t next_seq;    /* tasks inserted (main thread) */
+    uint64_t next_key;    /* data created (main thread): names data across ranks */
+    uint64_t waves;       /* taskpool waves begun (main thread): stf/taskpool.h's wave */
     weft_blas_threads_t blas_threads; /* the BLAS thread count weft_init changed */
     atomic_int error;                 /* first error seen by a worker, 0 if none */
     struct weft_fault *fault;         /* fault_inject rules of this rank, NULL: none */
@@ -61,7 +62,7 @@ struct weft_context {
      * and seconds from each taskpool's first insertion to its wait. */
     long long walked, kept, sends, recvs;
     double insert_s;
-    double ptg_build_s; /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
+    double ptg_build_s;        /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */

@@ -47,6 +47,7 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->net_bytes_sent = c.bytes_sent;
         out->net_bytes_received = c.bytes_received;
         out->recv_rejected = c.rejected;
+        out->comm_naps = c.naps;
         out->net_bytes_from_device = c.bytes_sent_from_device;
         out->net_bytes_into_device = c.bytes_received_into_device;
         out->net_bytes_staged = c.bytes_staged;

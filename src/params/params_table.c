@@ -113,6 +113,10 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
     INT("progress", "-1", -1, 1,
         "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
+    INT("comm_nap_us", "500", 0, 100000,
+        "when the workers fill the rank's cores, the idle comm thread waits this long between "
+        "polls while a task runs (a message to send wakes it at once) instead of yielding the "
+        "core until the next scheduler tick; 0 = always yield"),
     ENUM("comm_gpu_aware", "auto", "auto|on|off",
          "send from and receive into device memory; auto: on when compiled in and the rank has "
          "accelerators"),

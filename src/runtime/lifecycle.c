@@ -112,6 +112,8 @@ static int start_workers(weft_context_t *ctx)
     int reserve = ctx->ndevices + (ctx->nranks > 1);
     if (want <= 0 && ctx->ndevices > 0 && ctx->ncores > reserve) ctx->ncores -= reserve;
     ctx->ready = weft_exec_ready;
+    /* No core left for the comm thread: it shares the workers' cores. */
+    ctx->comm_shares_core = ctx->nranks > 1 && cores > 0 && ctx->ncores >= cores;
     weft_sched_config_t cfg = {
         .nworkers = ctx->ncores,
         .steal = (int)weft_params_int(ctx->params, "sched_steal"),
@@ -141,6 +143,8 @@ static int start_comm(weft_context_t *ctx)
         .node_of = ctx->node_of,
         .eager_limit = (size_t)weft_params_int(ctx->params, "comm_eager_limit"),
         .max_requests = (int)weft_params_int(ctx->params, "comm_max_requests"),
+        .busy = ctx->comm_shares_core ? &ctx->tasks_running : NULL,
+        .nap_ns = 1000 * (long)weft_params_int(ctx->params, "comm_nap_us"),
         .done = weft_taskrun_action_done,
         .done_arg = ctx,
         .trace = ctx->trace,
