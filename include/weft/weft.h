@@ -289,7 +289,9 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
 
 /* Sets the stage-in (host to device) and stage-out (device to host)
  * functions of d; NULL keeps weft's copy for that direction. Call before
- * the tasks that use d are inserted. */
+ * the tasks that use d are inserted. A stage function runs on a device's
+ * or the comm thread: like a task body it may not call what belongs to the
+ * thread of weft_init (such a call is refused and the copy fails). */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 

@@ -6,6 +6,7 @@
 
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
+#include "util/inbody.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -380,7 +381,15 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
         }
         if (rc != WEFT_SUCCESS) return rc;
     }
-    return fn(&s, d->stage_arg) == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
+    /* A stage function runs on a device manager's or the comm thread, as a
+     * body does: the calls that belong to the main thread are refused there
+     * too (a wait would deadlock), and such a call fails the copy. */
+    atomic_int misuse = 0;
+    weft_inbody_t saved;
+    weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
+    int frc = fn(&s, d->stage_arg);
+    weft_inbody_leave(&saved);
+    return frc == 0 && !atomic_load(&misuse) ? WEFT_SUCCESS : WEFT_ERR_TASK;
 }
 
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,

@@ -2,7 +2,12 @@
  * (rows x cols, element (i,j) at i*cols + j); the stage-in function
  * transposes it into the device's column-major copy, the stage-out function
  * transposes it back. A device task doubles every element. The host copy
- * must end up doubled, still row-major, and both functions must have run. */
+ * must end up doubled, still row-major, and both functions must have run.
+ *
+ * --misuse: the stage-in function calls weft_taskpool_wait, which belongs
+ * to the main thread (from a device's thread it would deadlock): the call
+ * must be refused, the copy and its task fail, and the wait returns the
+ * error instead of hanging. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,10 +15,12 @@
 
 enum { ROWS = 37, COLS = 23 };
 
-static int calls_in, calls_out;
+static int calls_in, calls_out, refused_in;
 
 static int to_device(const weft_stage_t *s, void *arg)
 {
+    if (arg != NULL) /* --misuse: arg is the taskpool */
+        refused_in += weft_taskpool_wait((weft_taskpool_t *)arg) != WEFT_SUCCESS;
     const double *src = s->src;
     double *dst = s->dst;
     for (int i = 0; i < s->rows; i++)
@@ -43,6 +50,28 @@ static int twice(weft_task_t *t)
 
 static const weft_task_class_t cls = {.name = "twice", .body = {[WEFT_DEV_EMU] = twice}};
 
+/* --misuse: the wait must fail (the copy failed), the stage function's
+ * own wait must have been refused, and the host copy must be untouched. */
+static int misuse(weft_context_t *ctx, double *host)
+{
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, ROWS, COLS, ROWS, 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "stage-misuse");
+    int bad = d == NULL || tp == NULL;
+    bad |= weft_data_set_stage(d, to_device, to_host, tp) != 0;
+    bad |= weft_data_set_device(d, 1) != 0;
+    bad |= weft_insert_task(tp, &cls, WEFT_RW | WEFT_AFFINITY, d, 0) != 0;
+    int wrc = weft_taskpool_wait(tp);
+    bad |= wrc == WEFT_SUCCESS || refused_in != 1;
+    for (int k = 0; !bad && k < ROWS * COLS; k++) bad = host[k] != k;
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    weft_fini(ctx); /* reports the failed taskpool again */
+    printf("test_device_stage_fn --misuse: wait %s, the stage function's wait %s: %s\n",
+           weft_strerror(wrc), refused_in == 1 ? "refused" : "not refused",
+           bad ? "FAILED" : "PASSED");
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -54,6 +83,7 @@ int main(int argc, char **argv)
     }
     static double host[ROWS * COLS];
     for (int k = 0; k < ROWS * COLS; k++) host[k] = k;
+    if (argc > 1 && strcmp(argv[1], "--misuse") == 0) return misuse(ctx, host);
     /* Registered as ROWS x COLS; the functions know its real layout. */
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, ROWS, COLS, ROWS, 0);
     int rc = d ? 0 : 1;
