@@ -166,6 +166,17 @@ static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
 {
     if (d->g <= 0 || d->type == NULL) return 0;
     int have = appdev_count(ctx, d->dtype);
+    /* A count the user set above -g would silently run on more devices than
+     * -g says (and print a g that the user did not ask for): refused. "all"
+     * (-1) is a policy, not a count, and -g picks among those devices. */
+    long asked = d->user_set ? strtol(d->user_value, NULL, 10) : 0;
+    if (asked > d->g && have > d->g) {
+        fprintf(stderr,
+                "%s: rank %d: -g %lld and %s=%s set by %s disagree: give one of them\n",
+                d->prog, weft_rank(ctx), (long long)d->g, d->param, d->user_value,
+                d->user_origin);
+        return -1;
+    }
     if (have >= d->g) return 0;
     fprintf(stderr,
             "%s: rank %d: asked for -g %lld accelerators but this rank has %d %s "

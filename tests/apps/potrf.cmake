@@ -107,6 +107,11 @@ weft_app_test(potrf_g0 EXE weft-potrf
 weft_app_test(potrf_emu_g2_user_count EXE weft-potrf FAIL
   EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*device_emu_enabled=1 set by --weft-device_emu_enabled"
   ARGS -N 300 -t 64 -g 2 --weft-device_type=emu --weft-device_emu_enabled=1)
+# ... and too many contradicts -g: refused on every rank, not run on more devices.
+weft_app_test(potrf_emu_g1_user_more EXE weft-potrf FAIL RANKS 2
+  EXPECT "rank 0: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
+         "rank 1: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
+  ARGS -N 300 -t 64 -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_enabled=2)
 weft_app_test(potrf_emu_g2_user_env EXE weft-potrf FAIL ENV WEFT_DEVICE_EMU_ENABLED=1
   EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*set by env WEFT_DEVICE_EMU_ENABLED"
   ARGS -N 300 -t 64 -g 2 --weft-device_type=emu)
