@@ -309,18 +309,24 @@ static int params_copy(const weft_params_t *src, weft_params_t **out)
 
 /* ---- env and command line ---------------------------------------------- */
 
+/* The environment variable of parameter i: WEFT_<NAME>. */
+static void env_name(int i, char var[128])
+{
+    const char *name = weft_param_table[i].name;
+    size_t len = strlen(name);
+    assert(len + sizeof ENV_PREFIX <= 128);
+    memcpy(var, ENV_PREFIX, sizeof ENV_PREFIX - 1);
+    for (size_t k = 0; k <= len; k++)
+        var[sizeof ENV_PREFIX - 1 + k] = (char)toupper((unsigned char)name[k]);
+}
+
 /* WEFT_<NAME> for every parameter. Other WEFT_ variables belong to other
  * tools and are not looked at. */
 static int load_env(weft_params_t *p)
 {
     for (int i = 0; i < p->count; i++) {
         char var[128], origin[160];
-        const char *name = weft_param_table[i].name;
-        size_t len = strlen(name);
-        assert(len + sizeof ENV_PREFIX <= sizeof var);
-        memcpy(var, ENV_PREFIX, sizeof ENV_PREFIX - 1);
-        for (size_t k = 0; k <= len; k++)
-            var[sizeof ENV_PREFIX - 1 + k] = (char)toupper((unsigned char)name[k]);
+        env_name(i, var);
         const char *text = getenv(var);
         if (text == NULL) continue;
         snprintf(origin, sizeof origin, " (from env %s)", var);
@@ -375,14 +381,11 @@ static void warn_env_typos(void)
         if (find_index(name, n) >= 0) continue;
         for (int i = 0; i < weft_param_count; i++) {
             if (distance(name, weft_param_table[i].name) > 2) continue;
-            char want[80];
-            size_t k = 0;
-            for (; weft_param_table[i].name[k] && k < sizeof want - 1; k++)
-                want[k] = (char)toupper((unsigned char)weft_param_table[i].name[k]);
-            want[k] = '\0';
+            char want[128];
+            env_name(i, want);
             weft_warn("environment variable %.*s is not a weft parameter (ignored): did you mean "
-                      "%s%s? (weft-info lists them)",
-                      (int)len, *e, ENV_PREFIX, want);
+                      "%s? (weft-info lists them)",
+                      (int)len, *e, want);
             break;
         }
     }
