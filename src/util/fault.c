@@ -3,6 +3,7 @@
 #include "util/fault.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,12 +34,18 @@ static int parse_long(const char *s, long min, long *out)
     return 0;
 }
 
+/* The message names the sites from site_names, so that a new site is
+ * listed where it is defined and nowhere else. */
 static int bad(const char *rule, const char *why)
 {
-    weft_error(
-        "fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of task, "
-        "comm_alloc, comm_post, device_open, device_copy, task_skip, N >= 1; e.g. task:gemm:3@1)",
-        rule, why);
+    char sites[160] = "";
+    for (int i = 0; i < WEFT_FAULT_NSITES; i++) {
+        size_t used = strlen(sites);
+        snprintf(sites + used, sizeof sites - used, "%s%s", i ? ", " : "", site_names[i]);
+    }
+    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of %s, "
+               "N >= 1; e.g. task:gemm:3@1)",
+               rule, why, sites);
     return WEFT_ERR_PARAM;
 }
 
