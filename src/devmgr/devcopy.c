@@ -6,8 +6,8 @@
 
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
-#include "util/inbody.h"
 #include "util/fault.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
