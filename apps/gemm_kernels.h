@@ -170,31 +170,32 @@ static const weft_task_class_t gemm_class_prefetch = {
 
 /* ---- check: r = C x - (alpha A (B x) + beta C0 x), tile by tile ------- */
 
-/* flow 0: a matrix tile T R, flow 1: vector tile v R, flow 2: vector tile
- * w RW; value 0: double s; value 1, when given: the dense_tile_arg_t T
- * was generated from. w += s T v, with T regenerated element by element
- * when value 1 is given: the check then does not trust the stored operand
- * (a generation whose write was lost would be read by the check too, and
- * the product would look right). */
+/* w (rows) += s T0 v, with T0 the rows x cols tile regenerated from a
+ * element by element: the check does not trust a stored operand (a
+ * generation whose write was lost would be read by the check too, and the
+ * product would look right), and C0 is gone from C. */
+static void gemm_gen_gemv(const dense_tile_arg_t *a, int rows, int cols, double s,
+                          const double *v, double *w)
+{
+    for (int i = 0; i < rows; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < cols; j++) sum += dense_elem(a->seed, a->row0 + i, a->col0 + j) * v[j];
+        w[i] += s * sum;
+    }
+}
+
+/* flow 0: a matrix tile T R (it places the task), flow 1: vector tile v R,
+ * flow 2: vector tile w RW; value 0: double s, value 1: the
+ * dense_tile_arg_t T was generated from. w += s T0 v (gemm_gen_gemv). */
 static int gemm_cpu_gemv(weft_task_t *t)
 {
     double s;
     dense_tile_arg_t a;
-    if (weft_task_value_get(t, 0, &s, sizeof s) != 0) return -1;
-    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
-    const double *v = weft_task_ptr(t, 1);
-    double *w = weft_task_ptr(t, 2);
-    if (weft_task_nvalues(t) < 2) {
-        cblas_dgemv(CblasColMajor, CblasNoTrans, rows, cols, s, weft_task_ptr(t, 0),
-                    (int)weft_task_ld(t, 0), v, 1, 1.0, w, 1);
-        return 0;
-    }
-    if (weft_task_value_get(t, 1, &a, sizeof a) != 0) return -1;
-    for (int i = 0; i < rows; i++) {
-        double sum = 0.0;
-        for (int j = 0; j < cols; j++) sum += dense_elem(a.seed, a.row0 + i, a.col0 + j) * v[j];
-        w[i] += s * sum;
-    }
+    if (weft_task_value_get(t, 0, &s, sizeof s) != 0 ||
+        weft_task_value_get(t, 1, &a, sizeof a) != 0)
+        return -1;
+    gemm_gen_gemv(&a, weft_task_rows(t, 0), weft_task_cols(t, 0), s, weft_task_ptr(t, 1),
+                  weft_task_ptr(t, 2));
     return 0;
 }
 
@@ -213,17 +214,14 @@ static int gemm_cpu_cdiff(weft_task_t *t)
     double *r = weft_task_ptr(t, 2);
     cblas_dgemv(CblasColMajor, CblasNoTrans, rows, cols, 1.0, weft_task_ptr(t, 0),
                 (int)weft_task_ld(t, 0), x, 1, 1.0, r, 1);
-    for (int i = 0; i < rows; i++) {
-        double s = 0.0;
-        for (int j = 0; j < cols; j++) s += dense_elem(a.seed, a.row0 + i, a.col0 + j) * x[j];
-        r[i] -= beta * s;
-    }
+    gemm_gen_gemv(&a, rows, cols, -beta, x, r);
     return 0;
 }
 
 /* flow 0: a sums tile RW; value 0: int column, value 1: dense_tile_arg_t,
- * value 2: int rows and cols. Adds the squared norm of a regenerated tile
- * (C0, whose tile in C now holds the result). */
+ * value 2: int rows and cols. Adds the squared norm of a regenerated
+ * operand tile: C0, whose tile in C now holds the result, and A0 and B0,
+ * which the check does not trust in storage (gemm_gen_gemv). */
 static int gemm_cpu_sqnorm_gen(weft_task_t *t)
 {
     int c, shape[2];

@@ -245,25 +245,19 @@ static int gemm_insert_matvec(weft_taskpool_t *tp, weft_matrix_t *T, uint64_t se
     return rc < 0 ? rc : 0;
 }
 
-/* r += C x - beta C0 x and ||C0||^2, where the tiles of C are. */
+/* r += C x - beta C0 x, where the tiles of C are. */
 static int gemm_insert_cdiff(weft_taskpool_t *tp, const gemm_mats_t *x, weft_matrix_t *xv,
-                             weft_matrix_t *r, weft_matrix_t *S, int64_t nb)
+                             weft_matrix_t *r, int64_t nb)
 {
-    int rc = 0, c = GEMM_S_C;
+    int rc = 0;
     double beta = GEMM_BETA;
     for (int j = 0; j < weft_matrix_nt(x->c) && rc >= 0; j++)
         for (int i = 0; i < weft_matrix_mt(x->c) && rc >= 0; i++) {
             dense_tile_arg_t arg = gemm_arg(x->seed_c, nb, i, j);
-            int shape[2] = {weft_matrix_tile_rows(x->c, i), weft_matrix_tile_cols(x->c, j)};
             rc = weft_insert_task(tp, &gemm_class_cdiff, WEFT_R | WEFT_AFFINITY,
                                   weft_tile(x->c, i, j), WEFT_R, weft_tile(xv, j, 0), WEFT_RW,
                                   weft_tile(r, i, 0), WEFT_VALUE, &beta, sizeof beta, WEFT_VALUE,
                                   &arg, sizeof arg, 0);
-            if (rc >= 0)
-                rc = weft_insert_task(tp, &gemm_class_sqnorm_gen, WEFT_RW | WEFT_AFFINITY,
-                                      app_sums_of(S, x->c, i, j), WEFT_VALUE, &c, sizeof c,
-                                      WEFT_VALUE, &arg, sizeof arg, WEFT_VALUE, shape, sizeof shape,
-                                      0);
         }
     return rc < 0 ? rc : 0;
 }
@@ -280,7 +274,8 @@ static int gemm_insert_check(weft_taskpool_t *tp, const gemm_mats_t *x, weft_mat
     for (int i = 0; i < weft_matrix_mt(r) && rc >= 0; i++)
         rc = weft_insert_task(tp, &dense_class_zero, WEFT_W | WEFT_AFFINITY, weft_tile(r, i, 0), 0);
     if (rc >= 0) rc = gemm_insert_matvec(tp, x->b, x->seed_b, xv, y, 1.0, nb);
-    if (rc >= 0) rc = gemm_insert_cdiff(tp, x, xv, r, S, nb);
+    if (rc >= 0) rc = gemm_insert_cdiff(tp, x, xv, r, nb);
+    if (rc >= 0) rc = gemm_insert_sqnorms_gen(tp, x->c, x->seed_c, S, GEMM_S_C, nb);
     if (rc >= 0) rc = gemm_insert_matvec(tp, x->a, x->seed_a, y, r, -GEMM_ALPHA, nb);
     if (rc >= 0) rc = gemm_insert_sqnorms(tp, r, S, GEMM_S_R);
     if (rc >= 0) rc = gemm_insert_sqnorms_gen(tp, x->a, x->seed_a, S, GEMM_S_A, nb);
