@@ -59,54 +59,11 @@ static int qr_cuda_rt_ok(cudaError_t e, const char *call)
     return -1;
 }
 
-/* The reflectors of a factored panel: V (rows x k, unit lower, ld ldv)
- * with tau, and the T tile (ib rows) their larfts fill. */
-typedef struct qr_cuda_refl {
-    const double *v, *tau;
-    double *t;
-    int64_t rows, k, ldv, ib, ldt;
-} qr_cuda_refl_t;
-
-/* Device and host bytes of the largest larft (the first block: most rows). */
-static int qr_cuda_larft_size(cusolverDnHandle_t h, cusolverDnParams_t prm,
-                              const qr_cuda_refl_t *r, size_t *dev, size_t *host)
-{
-    int64_t bi = r->k < r->ib ? r->k : r->ib;
-    return qr_cuda_solver_ok(
-        cusolverDnXlarft_bufferSize(h, prm, CUBLAS_DIRECT_FORWARD, CUBLAS_STOREV_COLUMNWISE,
-                                    r->rows, bi, CUDA_R_64F, r->v, r->ldv, CUDA_R_64F, r->tau,
-                                    CUDA_R_64F, r->t, r->ldt, CUDA_R_64F, dev, host),
-        "cusolverDnXlarft_bufferSize");
-}
-
-/* T_i of each inner block i into columns i*ib.. of the T tile, as dgeqrt
- * and dtpqrt store them. */
-static int qr_cuda_larft_blocks(cusolverDnHandle_t h, cusolverDnParams_t prm,
-                                const qr_cuda_refl_t *r, void *dwork, size_t dbytes)
-{
-    size_t dsz = 0, hsz = 0;
-    if (qr_cuda_larft_size(h, prm, r, &dsz, &hsz) != 0) return -1;
-    void *hwork = hsz > 0 ? qr_thread_work(hsz) : NULL;
-    if (dsz > dbytes || (hsz > 0 && hwork == NULL)) {
-        fprintf(stderr, "weft-geqrf: larft needs %zu device and %zu host bytes\n", dsz, hsz);
-        return -1;
-    }
-    for (int64_t r0 = 0; r0 < r->k; r0 += r->ib) {
-        int64_t bi = r->k - r0 < r->ib ? r->k - r0 : r->ib;
-        if (qr_cuda_solver_ok(
-                cusolverDnXlarft(h, prm, CUBLAS_DIRECT_FORWARD, CUBLAS_STOREV_COLUMNWISE,
-                                 r->rows - r0, bi, CUDA_R_64F, r->v + r0 + r0 * r->ldv, r->ldv,
-                                 CUDA_R_64F, r->tau + r0, CUDA_R_64F, r->t + r0 * r->ldt, r->ldt,
-                                 CUDA_R_64F, dwork, dbytes, hwork, hsz),
-                "cusolverDnXlarft") != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* geqrf of a rows x k panel in place, then the T tile of its reflectors.
- * tau, devInfo, geqrf's and larft's scratch come from ws, whose caller has
- * room for qr_cuda_panel_bytes. */
+/* geqrf of a rows x k panel a in place, then the T tile (ib rows) of its
+ * reflectors. qr_cuda_panel_sizes asks cuSOLVER once a task for the
+ * scratch geqrf and the largest larft (the first block: most rows) need;
+ * tau, devInfo and that scratch then come from ws, whose caller has room
+ * for qr_cuda_panel_bytes. */
 typedef struct qr_cuda_panel {
     cusolverDnHandle_t h;
     cusolverDnParams_t prm;
@@ -114,40 +71,63 @@ typedef struct qr_cuda_panel {
     int rows, k, lda;
     double *t;
     int ib, ldt;
+    int lwork;          /* geqrf's work, in doubles */
+    size_t ldev, lhost; /* larft's device and host bytes */
 } qr_cuda_panel_t;
 
-static int qr_cuda_panel_sizes(const qr_cuda_panel_t *p, int *lwork, size_t *ldev)
+static int qr_cuda_panel_sizes(qr_cuda_panel_t *p)
 {
-    size_t lhost = 0;
-    double *tau_probe = p->a; /* bufferSize reads no data */
-    qr_cuda_refl_t r = {.v = p->a, .tau = tau_probe, .t = p->t, .rows = p->rows, .k = p->k,
-                        .ldv = p->lda, .ib = p->ib, .ldt = p->ldt};
-    if (qr_cuda_solver_ok(cusolverDnDgeqrf_bufferSize(p->h, p->rows, p->k, p->a, p->lda, lwork),
+    int64_t bi = p->k < p->ib ? p->k : p->ib;
+    const double *tau_probe = p->a; /* the size queries read no data */
+    if (qr_cuda_solver_ok(cusolverDnDgeqrf_bufferSize(p->h, p->rows, p->k, p->a, p->lda, &p->lwork),
                           "cusolverDnDgeqrf_bufferSize") != 0)
         return -1;
-    return qr_cuda_larft_size(p->h, p->prm, &r, ldev, &lhost);
+    return qr_cuda_solver_ok(
+        cusolverDnXlarft_bufferSize(p->h, p->prm, CUBLAS_DIRECT_FORWARD, CUBLAS_STOREV_COLUMNWISE,
+                                    p->rows, bi, CUDA_R_64F, p->a, p->lda, CUDA_R_64F, tau_probe,
+                                    CUDA_R_64F, p->t, p->ldt, CUDA_R_64F, &p->ldev, &p->lhost),
+        "cusolverDnXlarft_bufferSize");
 }
 
-static size_t qr_cuda_panel_bytes(const qr_cuda_panel_t *p, int lwork, size_t ldev)
+static size_t qr_cuda_panel_bytes(const qr_cuda_panel_t *p)
 {
     return qr_cuda_round(sizeof(double) * (size_t)p->k) + qr_cuda_round(sizeof(int)) +
-           qr_cuda_round(sizeof(double) * (size_t)lwork) + qr_cuda_round(ldev);
+           qr_cuda_round(sizeof(double) * (size_t)p->lwork) + qr_cuda_round(p->ldev);
 }
 
-static int qr_cuda_panel_factor(const qr_cuda_panel_t *p, qr_cuda_ws_t *ws, int lwork,
-                                size_t ldev)
+/* T_i of each inner block i into columns i*ib.. of the T tile, as dgeqrt
+ * and dtpqrt store them. */
+static int qr_cuda_larft_blocks(const qr_cuda_panel_t *p, const double *tau, void *dwork)
+{
+    void *hwork = p->lhost > 0 ? qr_thread_work(p->lhost) : NULL;
+    if (p->lhost > 0 && hwork == NULL) {
+        fprintf(stderr, "weft-geqrf: larft needs %zu bytes of host scratch\n", p->lhost);
+        return -1;
+    }
+    for (int64_t r0 = 0; r0 < p->k; r0 += p->ib) {
+        int64_t bi = p->k - r0 < p->ib ? p->k - r0 : p->ib;
+        if (qr_cuda_solver_ok(cusolverDnXlarft(p->h, p->prm, CUBLAS_DIRECT_FORWARD,
+                                               CUBLAS_STOREV_COLUMNWISE, p->rows - r0, bi,
+                                               CUDA_R_64F, p->a + r0 + r0 * p->lda, p->lda,
+                                               CUDA_R_64F, tau + r0, CUDA_R_64F, p->t + r0 * p->ldt,
+                                               p->ldt, CUDA_R_64F, dwork, p->ldev, hwork, p->lhost),
+                              "cusolverDnXlarft") != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int qr_cuda_panel_factor(const qr_cuda_panel_t *p, qr_cuda_ws_t *ws)
 {
     double *tau = qr_cuda_take(ws, sizeof(double) * (size_t)p->k);
     int *info = qr_cuda_take(ws, sizeof(int));
-    double *work = qr_cuda_take(ws, sizeof(double) * (size_t)lwork);
-    void *lwork_dev = qr_cuda_take(ws, ldev);
-    if (qr_cuda_solver_ok(cusolverDnDgeqrf(p->h, p->rows, p->k, p->a, p->lda, tau, work, lwork,
-                                           info),
-                          "cusolverDnDgeqrf") != 0)
+    double *work = qr_cuda_take(ws, sizeof(double) * (size_t)p->lwork);
+    void *larft_dev = qr_cuda_take(ws, p->ldev);
+    if (qr_cuda_solver_ok(
+            cusolverDnDgeqrf(p->h, p->rows, p->k, p->a, p->lda, tau, work, p->lwork, info),
+            "cusolverDnDgeqrf") != 0)
         return -1;
-    qr_cuda_refl_t r = {.v = p->a, .tau = tau, .t = p->t, .rows = p->rows, .k = p->k,
-                        .ldv = p->lda, .ib = p->ib, .ldt = p->ldt};
-    return qr_cuda_larft_blocks(p->h, p->prm, &r, lwork_dev, ldev);
+    return qr_cuda_larft_blocks(p, tau, larft_dev);
 }
 
 static void *qr_cuda_ws(weft_task_t *t, size_t bytes, const char *what)
@@ -159,9 +139,8 @@ static void *qr_cuda_ws(weft_task_t *t, size_t bytes, const char *what)
 static int qr_cuda_geqrt(weft_task_t *t)
 {
     cusolverDnParams_t prm;
-    if (qr_cuda_solver_ok(cusolverDnCreateParams(&prm), "cusolverDnCreateParams") != 0)
-        return -1;
-    int m = weft_task_rows(t, 0), n = weft_task_cols(t, 0), lwork = 0;
+    if (qr_cuda_solver_ok(cusolverDnCreateParams(&prm), "cusolverDnCreateParams") != 0) return -1;
+    int m = weft_task_rows(t, 0), n = weft_task_cols(t, 0);
     qr_cuda_panel_t p = {.h = (cusolverDnHandle_t)weft_task_solver_handle(t),
                          .prm = prm,
                          .a = weft_task_ptr(t, 0),
@@ -171,20 +150,17 @@ static int qr_cuda_geqrt(weft_task_t *t)
                          .t = weft_task_ptr(t, 1),
                          .ib = weft_task_rows(t, 1),
                          .ldt = qr_cuda_ld(t, 1)};
-    size_t ldev = 0;
-    int rc = qr_cuda_panel_sizes(&p, &lwork, &ldev);
+    int rc = qr_cuda_panel_sizes(&p);
     qr_cuda_ws_t ws = {0, NULL};
-    if (rc == 0) ws.base = qr_cuda_ws(t, qr_cuda_panel_bytes(&p, lwork, ldev), "geqrt");
+    if (rc == 0) ws.base = qr_cuda_ws(t, qr_cuda_panel_bytes(&p), "geqrt");
     if (rc == 0 && ws.base == NULL) rc = -1;
-    if (rc == 0) rc = qr_cuda_panel_factor(&p, &ws, lwork, ldev);
+    if (rc == 0) rc = qr_cuda_panel_factor(&p, &ws);
     if (rc == 0)
-        rc = qr_cuda_rt_ok(cudaMemcpy2DAsync(weft_task_ptr(t, 2),
-                                             sizeof(double) * (size_t)weft_task_ld(t, 2), p.a,
-                                             sizeof(double) * (size_t)p.lda,
-                                             sizeof(double) * (size_t)m, (size_t)n,
-                                             cudaMemcpyDeviceToDevice,
-                                             (cudaStream_t)weft_task_stream(t)),
-                           "cudaMemcpy2DAsync (D copy)");
+        rc = qr_cuda_rt_ok(
+            cudaMemcpy2DAsync(weft_task_ptr(t, 2), sizeof(double) * (size_t)weft_task_ld(t, 2), p.a,
+                              sizeof(double) * (size_t)p.lda, sizeof(double) * (size_t)m, (size_t)n,
+                              cudaMemcpyDeviceToDevice, (cudaStream_t)weft_task_stream(t)),
+            "cudaMemcpy2DAsync (D copy)");
     cusolverDnDestroyParams(prm);
     return rc;
 }
@@ -201,9 +177,9 @@ static int qr_cuda_stack_in(const qr_cuda_stack_t *s)
 {
     const double one = 1.0, zero = 0.0;
     size_t col = sizeof(double) * (size_t)s->lds;
-    if (qr_cuda_rt_ok(cudaMemset2DAsync(s->s, col, 0, sizeof(double) * (size_t)s->n,
-                                        (size_t)s->n, s->st),
-                      "cudaMemset2DAsync (stack)") != 0)
+    if (qr_cuda_rt_ok(
+            cudaMemset2DAsync(s->s, col, 0, sizeof(double) * (size_t)s->n, (size_t)s->n, s->st),
+            "cudaMemset2DAsync (stack)") != 0)
         return -1;
     qr_cuda_ctx_t c = {.h = s->bh, .failed = 0};
     qr_cuda_ok(&c, cublasDtrttp(s->bh, CUBLAS_FILL_MODE_UPPER, s->n, s->r, s->ldr, s->packed),
@@ -228,8 +204,8 @@ static int qr_cuda_stack_out(const qr_cuda_stack_t *s)
     qr_cuda_ok(&c, cublasDtpttr(s->bh, CUBLAS_FILL_MODE_UPPER, s->n, s->packed, s->r, s->ldr),
                "cublasDtpttr (R out)");
     qr_cuda_ok(&c,
-               cublasDgeam(s->bh, CUBLAS_OP_N, CUBLAS_OP_N, s->mb, s->n, &one, s->s + s->n,
-                           s->lds, &zero, s->b, s->ldb, s->b, s->ldb),
+               cublasDgeam(s->bh, CUBLAS_OP_N, CUBLAS_OP_N, s->mb, s->n, &one, s->s + s->n, s->lds,
+                           &zero, s->b, s->ldb, s->b, s->ldb),
                "cublasDgeam (V2 out)");
     return c.failed ? -1 : 0;
 }
@@ -238,9 +214,8 @@ static int qr_cuda_stack_out(const qr_cuda_stack_t *s)
 static int qr_cuda_tsqrt(weft_task_t *t)
 {
     cusolverDnParams_t prm;
-    if (qr_cuda_solver_ok(cusolverDnCreateParams(&prm), "cusolverDnCreateParams") != 0)
-        return -1;
-    int n = weft_task_cols(t, 1), mb = weft_task_rows(t, 1), lwork = 0;
+    if (qr_cuda_solver_ok(cusolverDnCreateParams(&prm), "cusolverDnCreateParams") != 0) return -1;
+    int n = weft_task_cols(t, 1), mb = weft_task_rows(t, 1);
     qr_cuda_stack_t s = {.bh = (cublasHandle_t)weft_task_blas_handle(t),
                          .st = (cudaStream_t)weft_task_stream(t),
                          .r = weft_task_ptr(t, 0),
@@ -259,22 +234,20 @@ static int qr_cuda_tsqrt(weft_task_t *t)
                          .t = weft_task_ptr(t, 2),
                          .ib = weft_task_rows(t, 2),
                          .ldt = qr_cuda_ld(t, 2)};
-    size_t ldev = 0, stack = sizeof(double) * (size_t)s.lds * (size_t)n,
+    size_t stack = sizeof(double) * (size_t)s.lds * (size_t)n,
            packed = sizeof(double) * ((size_t)n * (size_t)(n + 1) / 2);
-    int rc = qr_cuda_panel_sizes(&p, &lwork, &ldev);
+    int rc = qr_cuda_panel_sizes(&p);
     qr_cuda_ws_t ws = {0, NULL};
     if (rc == 0)
-        ws.base = qr_cuda_ws(t,
-                             qr_cuda_round(stack) + qr_cuda_round(packed) +
-                                 qr_cuda_panel_bytes(&p, lwork, ldev),
-                             "tsqrt");
+        ws.base = qr_cuda_ws(
+            t, qr_cuda_round(stack) + qr_cuda_round(packed) + qr_cuda_panel_bytes(&p), "tsqrt");
     if (rc == 0 && ws.base == NULL) rc = -1;
     if (rc == 0) {
         p.a = s.s = qr_cuda_take(&ws, stack);
         s.packed = qr_cuda_take(&ws, packed);
         rc = qr_cuda_stack_in(&s);
     }
-    if (rc == 0) rc = qr_cuda_panel_factor(&p, &ws, lwork, ldev);
+    if (rc == 0) rc = qr_cuda_panel_factor(&p, &ws);
     if (rc == 0) rc = qr_cuda_stack_out(&s);
     cusolverDnDestroyParams(prm);
     return rc;
