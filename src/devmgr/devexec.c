@@ -138,8 +138,14 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     if (!defragged) s->blocked_since = now;
     s->defrag = 1;
     if (!defragged) return 1;
+    /* Zone memory can also be held outside the device's copy list (a tile
+     * arriving from another rank into device memory, a copy another thread
+     * is evicting): whatever is still allocated after the defrag may be
+     * freed by its holder, so it gets the same while. Only a zone emptied
+     * that still cannot hold the task fails at once. */
     int pinned = weft_devcopy_pinned(m);
-    if (pinned > 0 && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
+    int held = pinned > 0 || weft_zone_largest_free(m->dev->zone) < m->dev->zone_bytes;
+    if (held && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s #%llu: its tiles do not fit in the free part of %s's zone (%zu of %zu "
              "bytes free) and nothing more can be evicted%s (raise device_memory_limit / "
