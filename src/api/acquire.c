@@ -63,7 +63,7 @@ static int bring_home(weft_data_t *d, int mode, const char *call)
      * the initial ones, made here as a first reading task would. */
     if (!held && mine && (mode & WEFT_R) && (d->flags & WEFT_DATA_NEW) &&
         (d->flags & WEFT_DATA_INIT) && d->version == 0) {
-        int rc = weft_data_init_contents(d);
+        int rc = weft_data_init_contents(d, d->ctx->hostmem);
         if (rc != WEFT_SUCCESS) return rc;
         held = 1;
     }

@@ -1,6 +1,7 @@
 /* The public device calls (types, counters, home devices, user device
  * memory), the statistics lines, and the write-backs that make the final
  * versions readable on the host after a wait. */
+#include "data/hostmem.h"
 #include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
@@ -66,6 +67,12 @@ void weft_devstats_print(weft_context_t *ctx)
                        (long long)c.batches, (long long)c.batched_tasks, (long long)c.prefetches,
                        (long long)c.prefetches_unused);
     }
+    size_t pinned;
+    int slabs;
+    weft_hostmem_stats(ctx->hostmem, &pinned, &slabs);
+    if (ctx->hostmem)
+        weft_log_stats(-1, "host copies: %.1f MiB pinned (%d slabs made)", mib((long long)pinned),
+                       slabs);
 }
 
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)

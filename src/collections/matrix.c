@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "collections/matrix_int.h"
+#include "data/hostmem.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
 
@@ -184,10 +185,11 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
 
 static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
 {
-    void *p = weft_host_alloc(d->bytes);
+    void *alloc;
+    void *p = weft_hostmem_alloc(A->ctx->hostmem, d->bytes, &alloc);
     if (!p) return WEFT_ERR_NOMEM;
-    if (!weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL)) {
-        weft_host_free(NULL, p, d->bytes);
+    if (!weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_hostmem_free, alloc)) {
+        weft_hostmem_free(alloc, p, d->bytes);
         return WEFT_ERR_NOMEM;
     }
     weft_data_copy_set_initial_locked(d, 0);

@@ -33,6 +33,7 @@ struct weft_context {
     int ncores;
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
+    struct weft_hostmem *hostmem; /* data/hostmem.h: pinned host copies, NULL: plain */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     /* Tasks homed on each device, listed at insertion for its manager to
      * stage their inputs ahead (sched/upcoming.h); NULL where it does not. */

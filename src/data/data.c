@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/hostmem.h"
 #include "util/log.h"
 
 size_t weft_dtype_size(weft_dtype_t t)
@@ -332,13 +333,14 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     weft_data_unlock(d);
 }
 
-int weft_data_init_contents(weft_data_t *d)
+int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
 {
     weft_data_lock(d);
     int have = weft_data_valid_copies_locked(d) > 0;
     weft_data_unlock(d);
     if (have) return WEFT_SUCCESS;
-    void *p = weft_host_alloc(d->bytes);
+    void *alloc;
+    void *p = weft_hostmem_alloc(pool, d->bytes, &alloc);
     if (!p) return WEFT_ERR_NOMEM;
     /* Outside the lock: the user's function may take its time, and no task
      * can reach d before the copy is attached. */
@@ -349,9 +351,9 @@ int weft_data_init_contents(weft_data_t *d)
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[0] ? NULL
                                        : weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME,
-                                                               weft_host_free, NULL);
+                                                               weft_hostmem_free, alloc);
     if (c) weft_data_copy_set_initial_locked(d, 0);
     weft_data_unlock(d);
-    if (!c) weft_host_free(NULL, p, d->bytes);
+    if (!c) weft_hostmem_free(alloc, p, d->bytes);
     return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
 }

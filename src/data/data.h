@@ -219,8 +219,11 @@ void weft_data_host_only(weft_data_t *d);
 /* Gives a NEW data with WEFT_DATA_INIT and no copy at all its initial
  * contents in a host copy (runtime memory, OWNED at the data's version):
  * the zero bytes or what d->init_fn writes. Nothing to do when a copy
- * exists. Main thread, while no task uses d. WEFT_ERR_NOMEM. */
-int weft_data_init_contents(weft_data_t *d) __attribute__((warn_unused_result));
+ * exists; the memory comes from pool (data/hostmem.h; NULL: plain). Main
+ * thread, while no task uses d. WEFT_ERR_NOMEM. */
+struct weft_hostmem;
+int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
+    __attribute__((warn_unused_result));
 
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);

@@ -4,6 +4,7 @@
  * device's newest version to host memory (pushout). */
 #include <stdlib.h>
 
+#include "data/hostmem.h"
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
 #include "util/fault.h"
@@ -409,10 +410,35 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
     return rc;
 }
 
+/* Host memory taken for a copy that may turn out not to be needed. */
+typedef struct host_block {
+    void *ptr, *alloc; /* data/hostmem.h */
+} host_block_t;
+
+static int host_block_get(weft_data_t *d, host_block_t *b)
+{
+    if (!b->ptr) b->ptr = weft_hostmem_alloc(d->ctx->hostmem, d->bytes, &b->alloc);
+    return b->ptr ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+}
+
+/* Under d's lock: host copy 0 made from b's memory (which it then owns). */
+static weft_data_copy_t *host_attach_locked(weft_data_t *d, host_block_t *b)
+{
+    weft_data_copy_t *h =
+        weft_data_copy_attach(d, 0, b->ptr, d->rows, WEFT_MEM_RUNTIME, weft_hostmem_free, b->alloc);
+    if (h) b->ptr = NULL;
+    return h;
+}
+
+static void host_block_put(weft_data_t *d, host_block_t *b)
+{
+    if (b->ptr) weft_hostmem_free(b->alloc, b->ptr, d->bytes);
+}
+
 /* Under d's lock: the host copy to write the newest version into (its
  * memory allocated when absent), or NULL after setting *rc: WEFT_SUCCESS
  * when the host copy is newest already, WEFT_AGAIN when it is busy. */
-static weft_data_copy_t *host_target_locked(weft_data_t *d, void **fresh, int *rc)
+static weft_data_copy_t *host_target_locked(weft_data_t *d, host_block_t *fresh, int *rc)
 {
     weft_data_copy_t *h = d->copies[0];
     if (weft_data_copy_is_newest_locked(d, h)) {
@@ -428,24 +454,20 @@ static weft_data_copy_t *host_target_locked(weft_data_t *d, void **fresh, int *r
         *rc = WEFT_ERR_INTERNAL;
         return NULL;
     }
-    if (!h && !*fresh) {
+    if (!h && !fresh->ptr) {
         *rc = WEFT_ERR_NOMEM; /* the caller allocates outside the lock */
         return NULL;
     }
-    if (!h) {
-        h = weft_data_copy_attach(d, 0, *fresh, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
-        if (!h) {
-            *rc = WEFT_ERR_NOMEM;
-            return NULL;
-        }
-        *fresh = NULL;
+    if (!h && !(h = host_attach_locked(d, fresh))) {
+        *rc = WEFT_ERR_NOMEM;
+        return NULL;
     }
     return h;
 }
 
 /* Waits until the host copy can be written or is newest; the lock is
  * held on return. Returns the host target, or NULL with *rc set. */
-static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
+static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, int *rc)
 {
     weft_data_lock(d);
     for (;;) {
@@ -456,7 +478,7 @@ static weft_data_copy_t *wait_host_target(weft_data_t *d, void **fresh, int *rc)
             continue;
         }
         weft_data_unlock(d); /* WEFT_ERR_NOMEM: the memory comes outside the lock */
-        if (*fresh || !(*fresh = weft_host_alloc(d->bytes))) {
+        if (fresh->ptr || host_block_get(d, fresh) != WEFT_SUCCESS) {
             weft_data_lock(d);
             return NULL;
         }
@@ -483,7 +505,7 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
 
 int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
 {
-    void *fresh = NULL;
+    host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
     weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
     if (h) rc = pull_to_host(d, h);
@@ -492,7 +514,7 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
         weft_data_copy_reader_acquire_locked(*out);
     }
     weft_data_unlock(d);
-    if (fresh) weft_host_free(NULL, fresh, d->bytes);
+    host_block_put(d, &fresh);
     if (rc == WEFT_ERR_INTERNAL)
         weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
                    d->version);
@@ -502,24 +524,20 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
 {
     if (mode & WEFT_R) return weft_devcopy_to_host(d, out);
-    void *fresh = NULL;
+    host_block_t fresh = {0};
     weft_data_lock(d);
     /* A write-back of the previous version may still be landing there. */
     while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) weft_data_wait_change(d);
-    while (!d->copies[0] && !fresh) {
+    while (!d->copies[0] && !fresh.ptr) {
         weft_data_unlock(d);
-        fresh = weft_host_alloc(d->bytes);
-        if (!fresh) return WEFT_ERR_NOMEM;
+        if (host_block_get(d, &fresh) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
         weft_data_lock(d);
     }
     weft_data_copy_t *h = d->copies[0];
-    if (!h) {
-        h = weft_data_copy_attach(d, 0, fresh, d->rows, WEFT_MEM_RUNTIME, weft_host_free, NULL);
-        if (h) fresh = NULL;
-    }
+    if (!h) h = host_attach_locked(d, &fresh);
     if (h) weft_data_copy_reader_acquire_locked(h);
     weft_data_unlock(d);
-    if (fresh) weft_host_free(NULL, fresh, d->bytes);
+    host_block_put(d, &fresh);
     if (!h) return WEFT_ERR_NOMEM;
     *out = h;
     return WEFT_SUCCESS;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "data/hostmem.h"
 #include "devmgr/devahead.h"
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
@@ -358,6 +359,19 @@ static void mgr_stop(weft_devmgr_t *m)
     pthread_join(m->thread, NULL);
 }
 
+/* The host memory pool pins through a device's module. */
+static int hostmem_pin(void *arg, void *ptr, size_t bytes)
+{
+    weft_device_t *dev = arg;
+    return dev->ops->host_register(dev, ptr, bytes);
+}
+
+static void hostmem_unpin(void *arg, void *ptr)
+{
+    weft_device_t *dev = arg;
+    (void)dev->ops->host_unregister(dev, ptr);
+}
+
 int weft_devexec_start(weft_context_t *ctx)
 {
     weft_devices_t *ds = NULL;
@@ -384,6 +398,11 @@ int weft_devexec_start(weft_context_t *ctx)
         return rc;
     }
     ctx->ndevices = ds->n;
+    if (ds->n > 0 && weft_params_int(ctx->params, "host_pin")) {
+        weft_device_t *dev = ds->dev[1]; /* pinned memory serves every device */
+        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, dev, dev->name};
+        ctx->hostmem = weft_hostmem_open(&pinner);
+    }
     return WEFT_SUCCESS;
 }
 
@@ -399,6 +418,10 @@ void weft_devexec_stop(weft_context_t *ctx)
     for (int i = 1; i <= n; i++)
         if (ctx->devmgr[i]) weft_devahead_stop(ctx->devmgr[i]);
     if (ctx->show_stats) weft_devstats_print(ctx);
+    /* Unpinned while the devices are open; its slabs live on with the
+     * copies still in them. */
+    weft_hostmem_close(ctx->hostmem);
+    ctx->hostmem = NULL;
     weft_devices_close(ds);
     for (int i = 1; i <= n; i++) {
         if (ctx->devmgr[i]) mgr_free(ctx->devmgr[i]);

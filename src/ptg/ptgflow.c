@@ -450,7 +450,7 @@ static int initial_contents(weft_ptg_build_t *b, const weft_ptg_ref_t *self, wef
     int have = weft_data_valid_copies_locked(d) > 0;
     weft_data_unlock(d);
     if (have) return WEFT_SUCCESS;
-    if (d->flags & WEFT_DATA_INIT) return weft_data_init_contents(d);
+    if (d->flags & WEFT_DATA_INIT) return weft_data_init_contents(d, b->ctx->hostmem);
     return weft_ptg__fail(b, self,
                           "its flow %d reads NEW data %llu, which no task wrote: name its "
                           "producer, or give it initial contents (weft_data_set_init)",

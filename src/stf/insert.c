@@ -355,7 +355,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     w->affinity = aff;
     if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
-        if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data);
+        if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data, tp->ctx->hostmem);
     weft_task_t *t = weft_insert_keep(tp, w);
     if (!t) return WEFT_ERR_NOMEM;
     tp->ninserted_local++;

@@ -1,0 +1,189 @@
+/* Host memory for runtime-owned copies: page-locked slabs carved by the
+ * zone allocator (see hostmem.h for why). */
+#include "data/hostmem.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "data/data.h"
+#include "data/zone.h"
+#include "util/log.h"
+
+#define SLAB_MIN ((size_t)16 << 20)
+#define SLAB_MAX ((size_t)1 << 30)
+#define SLAB_ALIGN ((size_t)2 << 20) /* whole huge pages where the kernel gives them */
+#define BLOCK_ALIGN 64               /* what weft_host_alloc gives: BLAS fast paths */
+
+typedef struct hm_slab {
+    weft_hostmem_t *pool;
+    weft_zone_t *zone;
+    void *base;
+    size_t bytes;
+    int pinned;
+    int live; /* blocks handed out (pool lock) */
+    struct hm_slab *next;
+} hm_slab_t;
+
+struct weft_hostmem {
+    pthread_mutex_t lock;
+    weft_hostmem_pinner_t pinner;
+    int open; /* 0 once closed: nothing is pinned any more */
+    hm_slab_t *slabs;   /* newest first */
+    size_t total;       /* bytes of the slabs alive */
+    size_t pinned;
+    int made;
+    int failed; /* pinning failed once: plain memory from then on */
+};
+
+weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner)
+{
+    weft_hostmem_t *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pthread_mutex_init(&pool->lock, NULL);
+    pool->pinner = *pinner;
+    pool->open = 1;
+    return pool;
+}
+
+/* Under the pool's lock: the slab leaves the list and its memory goes. */
+static void slab_release_locked(weft_hostmem_t *pool, hm_slab_t *s)
+{
+    for (hm_slab_t **pp = &pool->slabs; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    if (s->pinned) {
+        pool->pinner.unpin(pool->pinner.arg, s->base);
+        pool->pinned -= s->bytes;
+    }
+    pool->total -= s->bytes;
+    weft_zone_destroy(s->zone);
+    free(s->base);
+    free(s);
+}
+
+/* Under the pool's lock: a new slab of at least `bytes`, pinned; NULL when
+ * memory or pinning failed (then pool->failed says which). */
+static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
+{
+    size_t want = pool->total < SLAB_MIN ? SLAB_MIN : pool->total > SLAB_MAX ? SLAB_MAX
+                                                                             : pool->total;
+    if (want < bytes + BLOCK_ALIGN) want = bytes + BLOCK_ALIGN;
+    want = (want + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
+    hm_slab_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (posix_memalign(&s->base, SLAB_ALIGN, want) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->bytes = want;
+    if (weft_zone_create(s->base, want, BLOCK_ALIGN, &s->zone) != WEFT_ZONE_OK) {
+        free(s->base);
+        free(s);
+        return NULL;
+    }
+    if (pool->pinner.pin(pool->pinner.arg, s->base, want) != 0) {
+        weft_warn("host_pin: pinning %zu MiB of host memory for %s failed: the runtime's host "
+                  "copies stay pageable from now on (copies to and from the device are slower; "
+                  "host_pin=0 skips the attempt)",
+                  want >> 20, pool->pinner.who);
+        pool->failed = 1;
+        weft_zone_destroy(s->zone);
+        free(s->base);
+        free(s);
+        return NULL;
+    }
+    s->pinned = 1;
+    s->pool = pool;
+    s->next = pool->slabs;
+    pool->slabs = s;
+    pool->total += want;
+    pool->pinned += want;
+    pool->made++;
+    return s;
+}
+
+void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
+{
+    *allocator = NULL;
+    if (bytes == 0) bytes = BLOCK_ALIGN;
+    if (pool) {
+        pthread_mutex_lock(&pool->lock);
+        void *p = NULL;
+        hm_slab_t *s = pool->slabs;
+        for (; s && !(p = weft_zone_malloc(s->zone, bytes)); s = s->next) {
+        }
+        if (!p && pool->open && !pool->failed && (s = slab_new_locked(pool, bytes)))
+            p = weft_zone_malloc(s->zone, bytes);
+        if (p) {
+            s->live++;
+            *allocator = s;
+        }
+        pthread_mutex_unlock(&pool->lock);
+        if (p) return p;
+    }
+    return weft_host_alloc(bytes);
+}
+
+void weft_hostmem_free(void *allocator, void *ptr, size_t bytes)
+{
+    hm_slab_t *s = allocator;
+    if (!s) {
+        weft_host_free(NULL, ptr, bytes);
+        return;
+    }
+    weft_hostmem_t *pool = s->pool;
+    pthread_mutex_lock(&pool->lock);
+    if (weft_zone_free(s->zone, ptr) != WEFT_ZONE_OK)
+        weft_error("host_pin: %p (%zu bytes) is not a block of its slab", ptr, bytes);
+    /* An empty slab goes unless it is the newest (the next tiles fit there
+     * without pinning again); after close every empty slab goes. */
+    int last = 0;
+    if (--s->live == 0 && (!pool->open || s != pool->slabs)) {
+        slab_release_locked(pool, s);
+        last = !pool->open && !pool->slabs;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    if (last) {
+        pthread_mutex_destroy(&pool->lock);
+        free(pool);
+    }
+}
+
+void weft_hostmem_close(weft_hostmem_t *pool)
+{
+    if (!pool) return;
+    pthread_mutex_lock(&pool->lock);
+    hm_slab_t *next;
+    for (hm_slab_t *s = pool->slabs; s; s = next) {
+        next = s->next;
+        if (s->live == 0) {
+            slab_release_locked(pool, s);
+            continue;
+        }
+        /* Still in use (taskpools freed after the devices, leaked data):
+         * plain memory from now on, freed with its last block. */
+        pool->pinner.unpin(pool->pinner.arg, s->base);
+        s->pinned = 0;
+        pool->pinned -= s->bytes;
+    }
+    pool->open = 0;
+    int empty = pool->slabs == NULL;
+    pthread_mutex_unlock(&pool->lock);
+    if (empty) {
+        pthread_mutex_destroy(&pool->lock);
+        free(pool);
+    }
+}
+
+void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, int *slabs_made)
+{
+    *pinned = 0;
+    *slabs_made = 0;
+    if (!pool) return;
+    pthread_mutex_lock(&pool->lock);
+    *pinned = pool->pinned;
+    *slabs_made = pool->made;
+    pthread_mutex_unlock(&pool->lock);
+}
