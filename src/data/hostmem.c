@@ -3,7 +3,9 @@
 #include "data/hostmem.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "data/data.h"
 #include "data/zone.h"
@@ -63,6 +65,53 @@ static void slab_release_locked(weft_hostmem_t *pool, hm_slab_t *s)
     free(s);
 }
 
+#define TOUCH_STRIPE ((size_t)64 << 20) /* below this a slab is touched by one thread */
+#define PAGE 4096
+
+typedef struct touch_part {
+    char *base;
+    size_t bytes;
+} touch_part_t;
+
+/* One write a page: the kernel maps (and zeroes) it. */
+static void *touch_pages(void *arg)
+{
+    touch_part_t *t = arg;
+    for (size_t off = 0; off < t->bytes; off += PAGE) ((volatile char *)t->base)[off] = 0;
+    return NULL;
+}
+
+/* Faults [base, base + bytes) in with up to `threads` threads (the caller
+ * is one of them); a thread that cannot start leaves its part to the
+ * caller. */
+static void touch_parallel(char *base, size_t bytes, int threads)
+{
+    int n = (int)(bytes / TOUCH_STRIPE);
+    if (n > threads) n = threads;
+    if (n > 64) n = 64;
+    if (n < 2) {
+        touch_part_t all = {base, bytes};
+        touch_pages(&all);
+        return;
+    }
+    pthread_t tid[64];
+    touch_part_t part[64];
+    int started[64] = {0};
+    size_t step = (bytes / (size_t)n + PAGE - 1) / PAGE * PAGE;
+    for (int i = 0; i < n; i++) {
+        size_t off = step * (size_t)i;
+        part[i] = (touch_part_t){base + off, off >= bytes ? 0 : bytes - off < step ? bytes - off : step};
+        if (i > 0) started[i] = pthread_create(&tid[i], NULL, touch_pages, &part[i]) == 0;
+    }
+    touch_pages(&part[0]);
+    for (int i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            touch_pages(&part[i]);
+    }
+}
+
 /* Under the pool's lock: a new slab of at least `bytes`, pinned; NULL when
  * memory or pinning failed (then pool->failed says which). */
 static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
@@ -83,6 +132,10 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
         free(s);
         return NULL;
     }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(s->base, want, MADV_HUGEPAGE); /* fewer faults; a hint only */
+#endif
+    touch_parallel(s->base, want, pool->pinner.threads);
     if (pool->pinner.pin(pool->pinner.arg, s->base, want) != 0) {
         weft_warn("host_pin: pinning %zu MiB of host memory for %s failed: the runtime's host "
                   "copies stay pageable from now on (copies to and from the device are slower; "

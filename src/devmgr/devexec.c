@@ -400,7 +400,8 @@ int weft_devexec_start(weft_context_t *ctx)
     ctx->ndevices = ds->n;
     if (ds->n > 0 && weft_params_int(ctx->params, "host_pin")) {
         weft_device_t *dev = ds->dev[1]; /* pinned memory serves every device */
-        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, dev, dev->name};
+        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, dev, dev->name,
+                                        ctx->ncores + 1};
         ctx->hostmem = weft_hostmem_open(&pinner);
     }
     return WEFT_SUCCESS;

@@ -62,7 +62,7 @@ static int pinned_at(const ledger_t *l, const void *p, size_t bytes)
 static weft_hostmem_t *pool_new(ledger_t *l)
 {
     memset(l, 0, sizeof *l);
-    weft_hostmem_pinner_t p = {pin, unpin, l, "test device"};
+    weft_hostmem_pinner_t p = {pin, unpin, l, "test device", 4};
     weft_hostmem_t *pool = weft_hostmem_open(&p);
     REQUIRE(pool != NULL);
     return pool;
