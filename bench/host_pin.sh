@@ -2,9 +2,9 @@
 # Pinned host copies (parameter host_pin) on one GPU, side by side in one
 # call: what pinning costs (bench/host_pin.c: cudaHostRegister of fresh and
 # touched memory, cudaHostAlloc, a tile's copy rate pageable vs pinned), then
-# weft-potrf out of core (bench/oversub.sh at 1/4 of the matrix) and in core
-# (rates of the first and second run, process wall of one run) with
-# host_pin=1 and host_pin=0.
+# weft-potrf out of core (bench/oversub.sh at 1/4 of the matrix: host_pin
+# auto, which pins there, and off) and in core (rates of the first and second
+# run, process wall of one run: auto, which pins nothing there, on and off).
 # Usage: bench/host_pin.sh BUILD OUTDIR [N = 32768] [NB = 2048]
 # (BUILD: a CUDA build with the apps). Prints figures, never fails on one.
 set -u
@@ -23,7 +23,7 @@ echo "== pinning $gib GiB, copies of one $nb tile"
 "$out/host_pin" "$gib" 256 "$nb"
 
 echo "== out of core: N=$n NB=$nb, 1/4 of the matrix"
-for pin in 1 0; do
+for pin in auto off; do
     echo "-- host_pin=$pin"
     "$here/oversub.sh" -B "$build" -d cuda -N "$n" -t "$nb" -f 1/4 -p next_use:0 \
         --weft "--weft-host_pin=$pin" -o "$out/oversub-pin$pin" | tail -n 3
@@ -32,7 +32,7 @@ done
 echo "== in core: N=$n NB=$nb, first and second run (GFLOPS), process wall of one run"
 potrf="$build/apps/weft-potrf -N $n -t $nb -g 1 --weft-device_workspace=256M"
 wall() { local t0=$(date +%s.%N); "$@" >/dev/null 2>&1; awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
-for pin in 1 0; do
+for pin in auto on off; do
     $potrf --nruns 2 --weft-host_pin=$pin --weft-show_stats=1 >"$out/incore-pin$pin.log" 2>&1
     rates=$(awk '/^\[\*\*\*\*\] TIME/ { printf "%s ", $(NF - 1) }' "$out/incore-pin$pin.log")
     echo "host_pin=$pin: runs $rates; wall of one run $(wall $potrf --weft-host_pin=$pin) s," \

@@ -67,12 +67,12 @@ void weft_devstats_print(weft_context_t *ctx)
                        (long long)c.batches, (long long)c.batched_tasks, (long long)c.prefetches,
                        (long long)c.prefetches_unused);
     }
-    size_t pinned;
+    size_t pinned, total;
     int slabs;
-    weft_hostmem_stats(ctx->hostmem, &pinned, &slabs);
+    weft_hostmem_stats(ctx->hostmem, &pinned, &total, &slabs);
     if (ctx->hostmem)
-        weft_log_stats(-1, "host copies: %.1f MiB pinned (%d slabs made)", mib((long long)pinned),
-                       slabs);
+        weft_log_stats(-1, "host copies: %.1f MiB pinned of %.1f MiB in slabs (%d slabs made)",
+                       mib((long long)pinned), mib((long long)total), slabs);
 }
 
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)

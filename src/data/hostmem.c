@@ -34,7 +34,7 @@ struct weft_hostmem {
     size_t total;       /* bytes of the slabs alive */
     size_t pinned;
     int made;
-    int failed; /* pinning failed once: plain memory from then on */
+    int failed; /* pinning failed once: pageable slabs from then on */
 };
 
 weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner)
@@ -65,55 +65,86 @@ static void slab_release_locked(weft_hostmem_t *pool, hm_slab_t *s)
     free(s);
 }
 
-#define TOUCH_STRIPE ((size_t)64 << 20) /* below this a slab is touched by one thread */
+#define POPULATE_STRIPE ((size_t)64 << 20) /* below this one thread populates */
 #define PAGE 4096
 
-typedef struct touch_part {
+typedef struct populate_part {
     char *base;
     size_t bytes;
-} touch_part_t;
+    int fresh; /* nothing lives there yet: a write a page may fault it in */
+} populate_part_t;
 
-/* One write a page: the kernel maps (and zeroes) it. */
-static void *touch_pages(void *arg)
+/* Maps every page of the part writable. MADV_POPULATE_WRITE leaves the
+ * contents alone (blocks may live there already); without it (kernels
+ * before 5.14) a fresh part is faulted in by one write a page, and a part
+ * in use is left to the pinning to fault. */
+static void *populate(void *arg)
 {
-    touch_part_t *t = arg;
-    for (size_t off = 0; off < t->bytes; off += PAGE) ((volatile char *)t->base)[off] = 0;
+    populate_part_t *t = arg;
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(t->base, t->bytes, MADV_POPULATE_WRITE) == 0) return NULL;
+#endif
+    if (t->fresh)
+        for (size_t off = 0; off < t->bytes; off += PAGE) ((volatile char *)t->base)[off] = 0;
     return NULL;
 }
 
-/* Faults [base, base + bytes) in with up to `threads` threads (the caller
+/* Populates [base, base + bytes) with up to `threads` threads (the caller
  * is one of them); a thread that cannot start leaves its part to the
  * caller. */
-static void touch_parallel(char *base, size_t bytes, int threads)
+static void populate_parallel(char *base, size_t bytes, int threads, int fresh)
 {
-    int n = (int)(bytes / TOUCH_STRIPE);
+    enum { MAXT = 64 };
+    int n = (int)(bytes / POPULATE_STRIPE);
     if (n > threads) n = threads;
-    if (n > 64) n = 64;
-    if (n < 2) {
-        touch_part_t all = {base, bytes};
-        touch_pages(&all);
-        return;
-    }
-    pthread_t tid[64];
-    touch_part_t part[64];
-    int started[64] = {0};
+    if (n > MAXT) n = MAXT;
+    if (n < 1) n = 1;
+    pthread_t tid[MAXT];
+    populate_part_t part[MAXT];
+    int started[MAXT] = {0};
     size_t step = (bytes / (size_t)n + PAGE - 1) / PAGE * PAGE;
     for (int i = 0; i < n; i++) {
-        size_t off = step * (size_t)i;
-        part[i] = (touch_part_t){base + off, off >= bytes ? 0 : bytes - off < step ? bytes - off : step};
-        if (i > 0) started[i] = pthread_create(&tid[i], NULL, touch_pages, &part[i]) == 0;
+        size_t off = step * (size_t)i, len = off >= bytes ? 0 : bytes - off;
+        part[i] = (populate_part_t){base + off, len < step ? len : step, fresh};
+        if (i > 0) started[i] = pthread_create(&tid[i], NULL, populate, &part[i]) == 0;
     }
-    touch_pages(&part[0]);
+    populate(&part[0]);
     for (int i = 1; i < n; i++) {
         if (started[i])
             pthread_join(tid[i], NULL);
         else
-            touch_pages(&part[i]);
+            populate(&part[i]);
     }
 }
 
-/* Under the pool's lock: a new slab of at least `bytes`, pinned; NULL when
- * memory or pinning failed (then pool->failed says which). */
+/* Under the pool's lock: pins s (its pages populated first). A failure is
+ * said once; the slab and those after it stay pageable. */
+static void slab_pin_locked(weft_hostmem_t *pool, hm_slab_t *s)
+{
+    populate_parallel(s->base, s->bytes, pool->pinner.threads, s->live == 0);
+    if (pool->pinner.pin(pool->pinner.arg, s->base, s->bytes) != 0) {
+        weft_warn("host_pin: pinning %zu MiB of host memory for %s failed: the runtime's host "
+                  "copies stay pageable from now on (copies to and from the device are slower; "
+                  "host_pin=off skips the attempt)",
+                  s->bytes >> 20, pool->pinner.who);
+        pool->failed = 1;
+        return;
+    }
+    s->pinned = 1;
+    pool->pinned += s->bytes;
+}
+
+/* Under the pool's lock: once the slabs outgrow pin_from, every slab not
+ * pinned yet is. */
+static void pin_due_locked(weft_hostmem_t *pool)
+{
+    if (pool->failed || !pool->open || pool->total <= pool->pinner.pin_from) return;
+    for (hm_slab_t *s = pool->slabs; s && !pool->failed; s = s->next)
+        if (!s->pinned) slab_pin_locked(pool, s);
+}
+
+/* Under the pool's lock: a new slab of at least `bytes` (pinned when due);
+ * NULL when out of memory. */
 static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
 {
     size_t want = pool->total < SLAB_MIN ? SLAB_MIN : pool->total > SLAB_MAX ? SLAB_MAX
@@ -135,25 +166,12 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
 #ifdef MADV_HUGEPAGE
     (void)madvise(s->base, want, MADV_HUGEPAGE); /* fewer faults; a hint only */
 #endif
-    touch_parallel(s->base, want, pool->pinner.threads);
-    if (pool->pinner.pin(pool->pinner.arg, s->base, want) != 0) {
-        weft_warn("host_pin: pinning %zu MiB of host memory for %s failed: the runtime's host "
-                  "copies stay pageable from now on (copies to and from the device are slower; "
-                  "host_pin=0 skips the attempt)",
-                  want >> 20, pool->pinner.who);
-        pool->failed = 1;
-        weft_zone_destroy(s->zone);
-        free(s->base);
-        free(s);
-        return NULL;
-    }
-    s->pinned = 1;
     s->pool = pool;
     s->next = pool->slabs;
     pool->slabs = s;
     pool->total += want;
-    pool->pinned += want;
     pool->made++;
+    pin_due_locked(pool);
     return s;
 }
 
@@ -167,7 +185,7 @@ void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
         hm_slab_t *s = pool->slabs;
         for (; s && !(p = weft_zone_malloc(s->zone, bytes)); s = s->next) {
         }
-        if (!p && pool->open && !pool->failed && (s = slab_new_locked(pool, bytes)))
+        if (!p && pool->open && (s = slab_new_locked(pool, bytes)))
             p = weft_zone_malloc(s->zone, bytes);
         if (p) {
             s->live++;
@@ -217,9 +235,11 @@ void weft_hostmem_close(weft_hostmem_t *pool)
         }
         /* Still in use (taskpools freed after the devices, leaked data):
          * plain memory from now on, freed with its last block. */
-        pool->pinner.unpin(pool->pinner.arg, s->base);
-        s->pinned = 0;
-        pool->pinned -= s->bytes;
+        if (s->pinned) {
+            pool->pinner.unpin(pool->pinner.arg, s->base);
+            s->pinned = 0;
+            pool->pinned -= s->bytes;
+        }
     }
     pool->open = 0;
     int empty = pool->slabs == NULL;
@@ -230,13 +250,14 @@ void weft_hostmem_close(weft_hostmem_t *pool)
     }
 }
 
-void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, int *slabs_made)
+void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, size_t *total, int *slabs_made)
 {
-    *pinned = 0;
+    *pinned = *total = 0;
     *slabs_made = 0;
     if (!pool) return;
     pthread_mutex_lock(&pool->lock);
     *pinned = pool->pinned;
+    *total = pool->total;
     *slabs_made = pool->made;
     pthread_mutex_unlock(&pool->lock);
 }

@@ -1,19 +1,19 @@
 /* Host memory for the copies the runtime allocates itself (tiles of
  * weft_matrix_new, first host copies, write-back targets of device-only
- * data). With accelerators on the rank and host_pin=1 it comes from
- * page-locked slabs, so that copies to and from a device are truly
- * asynchronous and run at the link's rate: from pageable memory a copy out
- * of the device holds the calling thread (a device manager evicting a dirty
- * tile) and both directions go through the driver's bounce buffers at a
- * fraction of the rate. Slabs grow geometrically (each the size of all
- * before it, 16 MiB to 1 GiB, at least the request) so that pinning is paid
- * a few times, not once a tile; a tile is carved from a slab by the zone
- * allocator (data/zone.h). Pinning faults every page of a slab in, one
- * thread, at about 2 GB/s on the H200 machine (8 GiB: 3.7 s, more than the
- * factorization it serves), while pinning pages already there runs at
- * 31 GB/s: so a new slab's pages are first touched by several threads
- * (huge pages asked for), then pinned. Without devices, with host_pin=0, or when pinning
- * fails (logged once), plain aligned memory.
+ * data), from slabs that are page-locked once it pays: copies between
+ * pageable memory and a GPU run at a fifth of the link's rate through the
+ * driver's bounce buffers and hold the calling thread (a device manager
+ * writing a dirty victim back waits it out), which made out-of-core runs
+ * four times slower on the H200 (README, issue 18). Pinning costs too: it
+ * faults every page in on one thread at about 2 GB/s there (8 GiB: 3.7 s,
+ * more than the factorization); pages already mapped pin at 24-31 GB/s. So
+ * slabs are pinned only once they outgrow pin_from (the rank's device
+ * memory, host_pin=auto: tiles will then go back and forth), each after
+ * several threads mapped its pages. Slabs grow geometrically (each the size
+ * of all before it, 16 MiB to 1 GiB, at least the request), so pinning is
+ * paid a few times, not once a tile; tiles are carved from a slab by the
+ * zone allocator (data/zone.h). Without devices or with host_pin=off:
+ * plain aligned memory; a failed pinning is said once, slabs stay pageable.
  *
  * The pool outlives the devices: weft_hostmem_close (before the devices
  * close) unpins every slab, and copies freed later (taskpools freed last,
@@ -33,7 +33,8 @@ typedef struct weft_hostmem_pinner {
     void (*unpin)(void *arg, void *ptr);
     void *arg;
     const char *who;
-    int threads; /* how many threads may fault a new slab's pages in */
+    int threads;     /* how many threads may map a slab's pages before it is pinned */
+    size_t pin_from; /* slabs are pinned once they hold more bytes than this (0: always) */
 } weft_hostmem_pinner_t;
 
 /* A pool that pins through `pinner` (copied); NULL when out of memory
@@ -48,8 +49,8 @@ void weft_hostmem_close(weft_hostmem_t *pool);
 void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator);
 /* The free_fn of a copy allocated by weft_hostmem_alloc. Any thread. */
 void weft_hostmem_free(void *allocator, void *ptr, size_t bytes);
-/* Bytes pinned now and slabs made since the start (show_stats); zeros for
- * NULL. Any thread. */
-void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, int *slabs_made);
+/* Bytes pinned now, bytes of the slabs now, and slabs made since the start
+ * (show_stats); zeros for NULL. Any thread. */
+void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, size_t *total, int *slabs_made);
 
 #endif

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "data/hostmem.h"
+#include "data/zone.h"
 #include "devmgr/devahead.h"
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
@@ -398,10 +399,14 @@ int weft_devexec_start(weft_context_t *ctx)
         return rc;
     }
     ctx->ndevices = ds->n;
-    if (ds->n > 0 && weft_params_int(ctx->params, "host_pin")) {
+    const char *pin = weft_params_str(ctx->params, "host_pin");
+    if (ds->n > 0 && strcmp(pin, "off") != 0) {
+        /* auto: pinned once the host copies outgrow the rank's zones. */
+        size_t zones = 0;
+        for (int i = 1; i <= ds->n; i++) zones += weft_zone_capacity(ds->dev[i]->zone);
         weft_device_t *dev = ds->dev[1]; /* pinned memory serves every device */
         weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, dev, dev->name,
-                                        ctx->ncores + 1};
+                                        ctx->ncores + 1, strcmp(pin, "auto") == 0 ? zones : 0};
         ctx->hostmem = weft_hostmem_open(&pinner);
     }
     return WEFT_SUCCESS;

@@ -71,10 +71,11 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("device_urgent_stream", "1",
          "one more execution stream at the device's highest priority, for tasks that outrank "
          "every task running on the others (the next panel: lookahead)"),
-    BOOL("host_pin", "1",
-         "with accelerators on the rank, the host copies weft allocates itself (tiles of "
-         "weft_matrix_new, write-back targets) come from page-locked slabs, so copies to and "
-         "from devices are asynchronous and at full rate; 0: pageable memory"),
+    ENUM("host_pin", "auto", "auto|on|off",
+         "host copies weft allocates itself (tiles of weft_matrix_new, write-back targets) come "
+         "from slabs that are page-locked so copies to and from devices are asynchronous and at "
+         "full rate: auto, once they outgrow the rank's device memory (out of core); on, from "
+         "the first; off, never (pageable)"),
     BOOL("device_prefetch", "1",
          "stage-in copies go on a prefetch stream as soon as a task is started, while earlier "
          "kernels run (execution streams wait for them); 0: on the task's execution stream"),

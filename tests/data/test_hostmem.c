@@ -59,14 +59,16 @@ static int pinned_at(const ledger_t *l, const void *p, size_t bytes)
     return 0;
 }
 
-static weft_hostmem_t *pool_new(ledger_t *l)
+static weft_hostmem_t *pool_from(ledger_t *l, size_t pin_from)
 {
     memset(l, 0, sizeof *l);
-    weft_hostmem_pinner_t p = {pin, unpin, l, "test device", 4};
+    weft_hostmem_pinner_t p = {pin, unpin, l, "test device", 4, pin_from};
     weft_hostmem_t *pool = weft_hostmem_open(&p);
     REQUIRE(pool != NULL);
     return pool;
 }
+
+static weft_hostmem_t *pool_new(ledger_t *l) { return pool_from(l, 0); }
 
 enum { NB = 200 };
 
@@ -90,9 +92,10 @@ static void test_blocks(void)
         const unsigned char *q = p[i];
         CHECK(q[0] == (i & 0xff) && q[b[i] - 1] == (i & 0xff));
     }
-    size_t pinned;
+    size_t pinned, total;
     int made;
-    weft_hostmem_stats(pool, &pinned, &made);
+    weft_hostmem_stats(pool, &pinned, &total, &made);
+    CHECK(total == pinned);
     /* 200 tiles of 0.3-2.1 MiB, about 230 MiB: geometric slabs (16, 16,
      * 32, 64, 128, ...) need a handful, not one a tile. */
     CHECK(made >= 3 && made <= 8);
@@ -148,7 +151,7 @@ static void test_close_live(void)
     weft_hostmem_free(a3, p3, 100);
 }
 
-/* Pinning fails: one warning naming the device, then plain memory; the
+/* Pinning fails: one warning naming the device, then pageable slabs; the
  * slabs pinned before keep serving. */
 static void test_pin_fails(void)
 {
@@ -161,14 +164,14 @@ static void test_pin_fails(void)
     void *a2, *p2 = weft_hostmem_alloc(pool, 30 * MIB, &a2); /* needs a second slab */
     void *a3, *p3 = weft_hostmem_alloc(pool, 30 * MIB, &a3);
     const char *text = capture_end();
-    CHECK(p2 != NULL && a2 == NULL);
-    CHECK(p3 != NULL && a3 == NULL);
+    CHECK(p2 != NULL && a2 != NULL && !pinned_at(&l, p2, 30 * MIB)); /* a pageable slab */
+    CHECK(p3 != NULL && a3 != NULL && !pinned_at(&l, p3, 30 * MIB));
     CHECK(strstr(text, "pinning") && strstr(text, "test device"));
     const char *first = strstr(text, "pinning");
     CHECK(first && !strstr(first + 1, "pinning")); /* said once */
     CHECK(l.pins == 2); /* no further attempt after the failure */
-    void *a4, *p4 = weft_hostmem_alloc(pool, MIB, &a4); /* fits the first slab */
-    CHECK(p4 != NULL && a4 == a1);
+    void *a4, *p4 = weft_hostmem_alloc(pool, MIB, &a4); /* fits a slab made already */
+    CHECK(p4 != NULL && a4 != NULL && l.pins == 2);
     weft_hostmem_free(a2, p2, 30 * MIB);
     weft_hostmem_free(a3, p3, 30 * MIB);
     weft_hostmem_free(a4, p4, MIB);
@@ -177,8 +180,39 @@ static void test_pin_fails(void)
     CHECK(l.n == 0);
 }
 
+/* pin_from: slabs stay pageable until they outgrow it; then every slab is
+ * pinned, the ones holding tiles with their contents intact. */
+static void test_pin_from(void)
+{
+    ledger_t l;
+    weft_hostmem_t *pool = pool_from(&l, 80 * MIB);
+    void *a[8], *p[8];
+    for (int i = 0; i < 3; i++) {
+        p[i] = weft_hostmem_alloc(pool, 10 * MIB, &a[i]);
+        REQUIRE(p[i] != NULL);
+        memset(p[i], 0x40 + i, 10 * MIB);
+    }
+    size_t pinned, total;
+    int made;
+    weft_hostmem_stats(pool, &pinned, &total, &made);
+    CHECK(l.pins == 0 && pinned == 0 && total >= 30 * MIB && total <= 80 * MIB);
+    p[3] = weft_hostmem_alloc(pool, 40 * MIB, &a[3]); /* past 80 MiB: all pinned now */
+    REQUIRE(p[3] != NULL);
+    weft_hostmem_stats(pool, &pinned, &total, &made);
+    CHECK(pinned == total && l.n == made);
+    for (int i = 0; i < 4; i++) CHECK(pinned_at(&l, p[i], i < 3 ? 10 * MIB : 40 * MIB));
+    for (int i = 0; i < 3; i++) {
+        const unsigned char *q = p[i];
+        CHECK(q[0] == 0x40 + i && q[4096] == 0x40 + i && q[10 * MIB - 1] == 0x40 + i);
+    }
+    for (int i = 0; i < 4; i++) weft_hostmem_free(a[i], p[i], 0);
+    weft_hostmem_close(pool);
+    CHECK(l.n == 0 && l.pins == l.unpins);
+}
+
 int main(void)
 {
+    test_pin_from();
     test_blocks();
     test_large();
     test_close_live();
