@@ -151,3 +151,14 @@ weft_app_test(potrf_cuda_g1_trsm_solve EXE weft-potrf GPUS 1 TIMEOUT 300
 weft_app_test(potrf_cuda_g2_partial EXE weft-potrf GPUS 2 TIMEOUT 300
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 1024 N= 7000 :"
   ARGS -g 2 --check -N 7000 -t 1024)
+# --preload (the default with CUDA devices): the taskpool that generates the
+# first matrix also factorizes a small one of 2 max(P,Q) + 1 tiles a side on
+# the devices (3 x 3 here: 6 fills and 12 factorization tasks with
+# --trsm-inv 1 beside the 670 of the run); the run's factor still checks out,
+# on one rank and on two.
+weft_app_test(potrf_emu_preload EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "stats: rank 0: 688 tasks"
+  ARGS -N 600 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check --preload 1)
+weft_app_test(potrf_emu_preload_2ranks EXE weft-potrf RANKS 2 TIMEOUT 180
+  EXPECT "${POTRF_PASSED}"
+  ARGS -N 600 -t 64 -P 2 -Q 1 -c 1 -g 1 --weft-device_type=emu --check --preload 1 --nruns 2)
