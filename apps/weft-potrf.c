@@ -172,8 +172,11 @@ static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
     }
     d->dinv = potrf_new_inverses(ctx, d->a, (int)o->trsm_inv, POTRF_NAME, &rc);
     if (rc == 0 && o->preload) {
-        /* 2 max(P, Q) + 1 tiles a side: every rank runs each kind of task. */
-        int64_t side = (2 * (o->c.p > o->c.q ? o->c.p : o->c.q) + 1) * o->c.nb;
+        /* 2 max(P, Q) + 1 tiles a side, so that the ranks run the kinds of
+         * task they run in the factorization; at most 17 (grids up to 8 x 8
+         * covered), so that a large grid does not factorize a large matrix. */
+        int64_t pq = o->c.p > o->c.q ? o->c.p : o->c.q;
+        int64_t side = (pq > 8 ? 17 : 2 * pq + 1) * o->c.nb;
         d->w = app_matrix(ctx, &o->c, side, side);
         if (d->w == NULL) return -1;
         d->wdinv = potrf_new_inverses(ctx, d->w, (int)o->trsm_inv, POTRF_NAME, &rc);
