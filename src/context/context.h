@@ -106,5 +106,9 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, siz
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
+/* weft_fini's leak check: the report when leak_report is on, then, on
+ * every rank, WEFT_ERR_INVALID into ctx->misuse when any rank reported a
+ * leak. Collective unless the ranks diverged; main thread. */
+void weft_context_leak_check_fini(weft_context_t *ctx);
 
 #endif

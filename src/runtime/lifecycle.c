@@ -465,7 +465,7 @@ int weft_fini(weft_context_t *ctx)
     }
     weft_sched_destroy(ctx->sched);
     weft_context_free_taskpools(ctx, 0);
-    if (ctx->leak_report) (void)weft_context_leak_report(ctx, "weft_fini");
+    weft_context_leak_check_fini(ctx);
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
     weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx);
