@@ -79,6 +79,9 @@ struct weft_context {
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_vec_t live; /* weft_data_t * */
+    /* Data whose write-back into the user's memory failed, each with a
+     * reference, tried again at each wait (devmgr/devflush.c; main thread). */
+    weft_vec_t wb_pending; /* weft_data_t * */
     int leak_report, show_stats;
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
