@@ -75,6 +75,10 @@ static int batch_call(weft_task_t *first)
     weft_inbody_enter(&saved, first->cls->name, (unsigned long long)first->seq, &first->misuse);
     int rc = first->batch_fn(run, n);
     weft_inbody_leave(&saved);
+    /* A refused call (marked on the first) is the whole call's, as its
+     * return code is: every member fails, not only the first. */
+    if (atomic_load(&first->misuse))
+        for (int i = 0; i < first->nbatch; i++) atomic_store(&first->batch[i]->misuse, 1);
     return rc;
 }
 
