@@ -14,6 +14,7 @@
 
 #include "devmgr/devmgr.h"
 #include "stf/failure.h"
+#include "stf/record.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -112,6 +113,19 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
     pending_add(d);
 }
 
+/* A task of a taskpool other than tp, not waited for yet, uses d (as
+ * api/data_api.c's weft_data_busy_taskpool tells): writing d back now
+ * would race with it; that taskpool's own wait tries again. */
+static int used_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
+{
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    const weft_task_t *t = !r               ? NULL
+                           : r->last_writer ? r->last_writer
+                           : r->readers.n   ? weft_stf_rec_reader(r, 0)
+                                            : NULL;
+    return t && t->tp != tp;
+}
+
 void weft_devexec_flush(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
@@ -122,7 +136,8 @@ void weft_devexec_flush(weft_taskpool_t *tp)
     size_t npend = ctx->wb_pending.n;
     weft_data_t **pend = npend ? malloc(npend * sizeof *pend) : NULL;
     if (pend) memcpy(pend, ctx->wb_pending.data, npend * sizeof *pend);
-    for (size_t i = 0; pend && i < npend; i++) flush_at_wait(tp, pend[i]);
+    for (size_t i = 0; pend && i < npend; i++)
+        if (!used_elsewhere(tp, pend[i])) flush_at_wait(tp, pend[i]);
     free(pend);
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
