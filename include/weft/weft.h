@@ -82,8 +82,11 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * is live (a weft_init once MPI is finalized returns NULL after an error:
  * MPI cannot start twice in a process). Returns the first error of the run
  * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
- * earlier), else WEFT_ERR_INVALID for a taskpool not waited for or a
- * trace file that could not be written, else 0. After a disagreement no
+ * earlier), else WEFT_ERR_INVALID for a taskpool not waited for, a
+ * trace file that could not be written, or a data never released that
+ * still holds runtime memory on some rank (the leak report names it on
+ * that rank; every rank returns it; leak_report=0 turns report and status
+ * off), else 0. After a disagreement no
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL.
  * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
@@ -188,7 +191,12 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * read and write it without any call: each wait leaves device copies of
  * MANAGED data stale, so the next task on a device stages the data in
  * again (the cost of this default; see weft_data_set_keep_device_copies
- * to keep them). A registration made on some ranks only is found at the
+ * to keep them). When that write-back fails, the wait returns its error
+ * naming the data, the newest version stays on its device, and the
+ * write-back is tried again at each later wait, acquire, release and at
+ * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
+ * the memory is stale and what the user writes there is overwritten.
+ * A registration made on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
@@ -453,7 +461,12 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * may never run); every later wait then returns WEFT_ERR_MISMATCH at once.
  * A task that failed cancels the tasks that depend on it, on every rank;
  * every rank's wait then logs one line naming the failed task and returns
- * WEFT_ERR_TASK (section 3). With watchdog_s set, a stalled wait says what
+ * WEFT_ERR_TASK (section 3). A write-back of a final version into user
+ * memory that fails (this taskpool's, or one pending from an earlier wait)
+ * returns its status on every rank, the line naming the data (section 3).
+ * A copy still read at the end (the taskpool-end leak report, on with
+ * leak_report) is a broken invariant of weft: that rank's wait returns
+ * WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
  * it waits for (section 6). WEFT_ERR_INVALID for tp NULL. The taskpool (and
  * others of the context) can take new tasks afterwards: each wait returns
  * its own taskpool's outcome. */

@@ -149,6 +149,11 @@ void weft_data_release(weft_data_t *d)
     if (d->host_access)
         weft_warn("weft_data_release: data %llu was still acquired by the host: released too",
                   (unsigned long long)d->key);
+    /* The last point where the user sees the handle: a write-back that
+     * failed earlier is tried again (a taskpool still using d writes it
+     * back at its wait). The list of pending ones keeps d for the later
+     * tries when this one fails too. */
+    if (!weft_data_busy_taskpool(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */

@@ -1,6 +1,5 @@
 /* The public device calls (types, counters, home devices, user device
- * memory), the statistics lines, and the write-backs that make the final
- * versions readable on the host after a wait. */
+ * memory) and the statistics lines. */
 #include "data/hostmem.h"
 #include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
@@ -102,38 +101,6 @@ int weft_data_device(const weft_data_t *d)
 {
     if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_device", 1)) return -1;
     return (d->flags & WEFT_DATA_HOMED) ? d->home_device : -1;
-}
-
-int weft_devexec_flush_data(weft_data_t *d)
-{
-    if (!d->ctx || d->ctx->ndevices == 0) return WEFT_SUCCESS;
-    weft_data_lock(d);
-    int need =
-        !weft_data_copy_is_newest_locked(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
-    weft_data_unlock(d);
-    return need ? weft_devcopy_to_host(d, NULL) : WEFT_SUCCESS;
-}
-
-void weft_devexec_flush(weft_taskpool_t *tp)
-{
-    weft_context_t *ctx = tp->ctx;
-    if (ctx->ndevices == 0) return;
-    weft_devahead_prune(ctx);
-    for (size_t i = 0; i < tp->touched.n; i++) {
-        weft_data_t *d = weft_taskpool_touched(tp, i);
-        if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
-        int rc = weft_devexec_flush_data(d);
-        if (rc != WEFT_SUCCESS) {
-            /* The user's memory lacks the final version: the wait says so
-             * on every rank (failure.c). */
-            char what[160];
-            snprintf(what, sizeof what, "the write-back of data %llu into user memory failed: %s",
-                     (unsigned long long)d->key, weft_strerror(rc));
-            weft_error("taskpool %s: %s", tp->name, what);
-            weft_failure_note(tp, rc, what);
-        } else if (!(d->flags & WEFT_DATA_KEEP_DEVICE))
-            weft_data_host_only(d); /* the user may write it before the next taskpool */
-    }
 }
 
 /* Makes room on `device` for the user's copy: a runtime copy there goes,

@@ -51,7 +51,15 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     }
     if (tp->ptg && ctx->nranks > 1) weft_ptg_settle(tp);
     tp->ptg = 0;
-    if (ctx->leak_report) weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name);
+    if (ctx->leak_report &&
+        weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name) > 0) {
+        /* A copy still read or left behind is weft's broken invariant, found
+         * here after the ranks exchanged their failures: this rank's wait
+         * and the run's weft_fini say so rather than return 0 after the
+         * error lines. */
+        weft_context_fail(ctx, WEFT_ERR_INTERNAL);
+        if (rc == WEFT_SUCCESS) rc = WEFT_ERR_INTERNAL;
+    }
     weft_taskpool_reset_tracking(tp);
     double el = weft_clock_s() - tp->t_first;
     double f = atomic_exchange(&tp->flops_done, 0.0);

@@ -79,6 +79,9 @@ struct weft_context {
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_vec_t live; /* weft_data_t * */
+    /* Data whose write-back into the user's memory failed, each with a
+     * reference, tried again at each wait (devmgr/devflush.c; main thread). */
+    weft_vec_t wb_pending; /* weft_data_t * */
     int leak_report, show_stats;
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
@@ -106,5 +109,9 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, siz
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
+/* weft_fini's leak check: the report when leak_report is on, then, on
+ * every rank, WEFT_ERR_INVALID into ctx->misuse when any rank reported a
+ * leak. Collective unless the ranks diverged; main thread. */
+void weft_context_leak_check_fini(weft_context_t *ctx);
 
 #endif

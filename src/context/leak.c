@@ -2,6 +2,7 @@
  * never released that still holds runtime-owned memory is a real leak.
  * Temporaries (NEW tiles, network copies) released by the user or by weft
  * are gone from this list by then, so they are never reported. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "context/context.h"
@@ -102,4 +103,28 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
         weft_error("%d runtime-owned copies of %zu unreleased data are still alive at %s", leaks,
                    nlive, when);
     return leaks;
+}
+
+/* Data left unreleased with runtime memory is the application's error, as
+ * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
+ * it, on every rank, since the memory may be held by one rank only. The
+ * exchange is made whatever leak_report says: set on some ranks only
+ * (weft_param_set), it must not leave the others in a collective. */
+void weft_context_leak_check_fini(weft_context_t *ctx)
+{
+    int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
+    int first = leaks > 0 ? ctx->rank : INT_MAX;
+    if (ctx->nranks > 1 && !ctx->diverged && !ctx->sim)
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (first == INT_MAX) return;
+    if (leaks)
+        weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every data "
+                   "and matrix (weft_data_release, weft_matrix_free) before weft_fini, or set "
+                   "leak_report=0",
+                   WEFT_ERR_INVALID);
+    else
+        weft_error("weft_fini returns %d (WEFT_ERR_INVALID): rank %d holds unreleased data (its "
+                   "leak report names them)",
+                   WEFT_ERR_INVALID, first);
+    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
 }

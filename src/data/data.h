@@ -83,7 +83,11 @@ enum {
     WEFT_DATA_INIT = 0x10,
     /* weft_data_set_reduction was called on it: a walk reads the stf
      * record, off the first cache line, only for these (docs/SCALE.md). */
-    WEFT_DATA_REDUX = 0x20
+    WEFT_DATA_REDUX = 0x20,
+    /* A write-back into the user's memory (MANAGED host copy) failed: the
+     * newest version is on a device until a retry succeeds (main thread,
+     * devmgr/devflush.c). */
+    WEFT_DATA_WB_PENDING = 0x40
 };
 
 struct weft_data {

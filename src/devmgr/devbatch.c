@@ -42,6 +42,46 @@ static int batch_fits(const weft_task_t *a, const weft_task_t *b)
     return 1;
 }
 
+/* The most tasks one batch body call takes (a pass gathers no more). */
+enum { BATCH_CAP = 64 };
+
+/* Moves into run the members of the batch of first whose bodies are not
+ * skipped by fault_inject task_skip, as weft_taskrun_body skips a body
+ * run alone: an application's check must see the lost write whether or
+ * not its task went out in a batch. Returns how many are left. */
+static int batch_unskipped(weft_task_t *first, weft_task_t **run)
+{
+    int n = 0;
+    for (int i = 0; i < first->nbatch; i++) {
+        weft_task_t *t = first->batch[i];
+        if (!weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK_SKIP, t->cls->name)) {
+            run[n++] = t;
+            continue;
+        }
+        weft_warn("task %s #%llu: skipped in a batch of %d (fault_inject task_skip): reports "
+                  "success without running",
+                  t->cls->name, (unsigned long long)t->seq, first->nbatch);
+    }
+    return n;
+}
+
+/* The batch body's call on the members not skipped (none: nothing runs). */
+static int batch_call(weft_task_t *first)
+{
+    weft_task_t *run[BATCH_CAP];
+    int n = batch_unskipped(first, run);
+    if (n == 0) return 0;
+    weft_inbody_t saved;
+    weft_inbody_enter(&saved, first->cls->name, (unsigned long long)first->seq, &first->misuse);
+    int rc = first->batch_fn(run, n);
+    weft_inbody_leave(&saved);
+    /* A refused call (marked on the first) is the whole call's, as its
+     * return code is: every member fails, not only the first. */
+    if (atomic_load(&first->misuse))
+        for (int i = 0; i < first->nbatch; i++) atomic_store(&first->batch[i]->misuse, 1);
+    return rc;
+}
+
 /* The kernel that launch runs for a batch (arg: its first task): every
  * member takes the stream's environment, then the batch body runs them
  * all. */
@@ -58,12 +98,8 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
     if (injected)
         weft_error("batch of %d %s tasks: failure injected (fault_inject): returns %d",
                    first->nbatch, first->cls->name, rc);
-    else {
-        weft_inbody_t saved;
-        weft_inbody_enter(&saved, first->cls->name, (unsigned long long)first->seq, &first->misuse);
-        rc = first->batch_fn(first->batch, first->nbatch);
-        weft_inbody_leave(&saved);
-    }
+    else
+        rc = batch_call(first);
     for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
     return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_taskrun_body */
 }
@@ -177,8 +213,8 @@ int weft_devbatch_launch(weft_devmgr_t *m)
     if (m->nheld == 0) return 0; /* no walk of the in-flight list this pass */
     m->nheld = 0;                /* each held record leaves READY below */
     int launched = 0;
-    weft_inflight_t *group[64];
-    int cap = m->batch_max < 64 ? m->batch_max : 64;
+    weft_inflight_t *group[BATCH_CAP];
+    int cap = m->batch_max < BATCH_CAP ? m->batch_max : BATCH_CAP;
     weft_inflight_t *lead = weft_inflight_of(weft_list_first(&m->inflight));
     for (; lead; lead = weft_inflight_next(m, lead)) {
         if (lead->phase != PHASE_READY || !still_ready(lead)) continue;

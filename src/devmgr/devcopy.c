@@ -508,6 +508,9 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
     host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
     weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
+    /* Only the search for a source says this: a copy that fails on the
+     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. */
+    int none = !h && rc == WEFT_ERR_INTERNAL;
     if (h) rc = pull_to_host(d, h);
     if (rc == WEFT_SUCCESS && out) {
         *out = d->copies[0];
@@ -515,7 +518,7 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
     }
     weft_data_unlock(d);
     host_block_put(d, &fresh);
-    if (rc == WEFT_ERR_INTERNAL)
+    if (none)
         weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
                    d->version);
     return rc;

@@ -93,12 +93,26 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t);
 
 /* The statistics lines of show_stats, one per device. */
 void weft_devstats_print(weft_context_t *ctx);
+
+/* ---- devflush.c: final versions into the user's memory --------------- */
+
 /* When the newest version of d lives on a device only, writes it back to
- * the host copy (created if absent). Main thread, between taskpools. */
+ * the host copy (created if absent); a write-back pending since an earlier
+ * failure is settled by its success. Main thread, between taskpools. */
 int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
-/* End of a taskpool: every touched data whose host copy is the user's
- * memory (MANAGED) gets its final version back there. */
+/* End of a taskpool: the write-backs pending from earlier waits are tried
+ * again, then every touched data whose host copy is the user's memory
+ * (MANAGED) gets its final version back there; each failure fails the
+ * wait naming the data, and leaves it pending. */
 void weft_devexec_flush(struct weft_taskpool *tp);
+/* At d's release: tries again its pending write-back, if any (logged
+ * when it fails; d stays pending, for the next wait and weft_fini). */
+void weft_devexec_flush_release(weft_data_t *d);
+/* At weft_fini, before the devices stop: the last try of every pending
+ * write-back (none when retry is 0: the devices stopped early after a
+ * disagreement); a failure is logged as a lost version and recorded as the
+ * context's error. Empties the list. */
+void weft_devexec_flush_fini(weft_context_t *ctx, int retry);
 
 /* ---- devpick.c: which ready task starts next -------------------------- */
 

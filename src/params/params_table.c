@@ -41,7 +41,9 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("show_stats", "0",
          "at weft_fini, per rank: tasks, network bytes by transport; per device (emu1, cuda1, "
          "... by API index): tasks, H2D/D2H/D2D bytes, evictions, peak memory"),
-    BOOL("leak_report", "1", "report runtime-owned copies still alive at taskpool and context end"),
+    BOOL("leak_report", "1",
+         "report runtime-owned copies still alive at taskpool and context end (a leak at "
+         "context end makes weft_fini return WEFT_ERR_INVALID)"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sim_nranks", "0", 0, 1 << 24,

@@ -375,6 +375,7 @@ static weft_context_t *context_new(void)
     weft_seqlog_init(&ctx->calls, sizeof(weft_seqcall_t), &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
+    weft_vec_init(&ctx->wb_pending, sizeof(weft_data_t *), 4);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
     return ctx;
 }
@@ -385,6 +386,7 @@ static void context_free(weft_context_t *ctx)
     weft_seqlog_free(&ctx->calls);
     weft_vec_fini(&ctx->taskpools);
     weft_vec_fini(&ctx->live);
+    weft_vec_fini(&ctx->wb_pending);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
     weft_quarantine_fini(&ctx->quarantine);
@@ -465,7 +467,10 @@ int weft_fini(weft_context_t *ctx)
     }
     weft_sched_destroy(ctx->sched);
     weft_context_free_taskpools(ctx, 0);
-    if (ctx->leak_report) (void)weft_context_leak_report(ctx, "weft_fini");
+    /* The user's memory, before the leak report (the devices stopped
+     * already after a disagreement). */
+    weft_devexec_flush_fini(ctx, !ctx->diverged);
+    weft_context_leak_check_fini(ctx);
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
     weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx);

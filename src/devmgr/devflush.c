@@ -1,0 +1,177 @@
+/* The write-backs that put the final versions into the user's memory (a
+ * MANAGED host copy: weft_data_register, weft_matrix_wrap) after a wait,
+ * and what a failed one leaves (docs/SEMANTICS.md section 3, "A write-back
+ * into user memory that fails"): the newest version stays on its device
+ * copy, the data is *pending* (flag WEFT_DATA_WB_PENDING, listed in
+ * ctx->wb_pending with a reference), and the write-back is tried again at
+ * every later point where the user's memory must be current: each later
+ * wait, an acquire by the host, the data's release and weft_fini. Each
+ * failure is an error naming the data; the one that settles it says so.
+ * Main thread, between taskpools. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devmgr/devmgr.h"
+#include "stf/failure.h"
+#include "stf/record.h"
+#include "stf/taskpool.h"
+#include "util/log.h"
+
+/* When the newest version of d is on a device only, copies it into the
+ * host copy; no more. */
+static int write_back(weft_data_t *d)
+{
+    if (!d->ctx || d->ctx->ndevices == 0) return WEFT_SUCCESS;
+    weft_data_lock(d);
+    int need =
+        !weft_data_copy_is_newest_locked(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
+    weft_data_unlock(d);
+    return need ? weft_devcopy_to_host(d, NULL) : WEFT_SUCCESS;
+}
+
+static size_t pending_index(const weft_context_t *ctx, const weft_data_t *d)
+{
+    weft_data_t *const *list = ctx->wb_pending.data;
+    size_t i = 0;
+    while (i < ctx->wb_pending.n && list[i] != d) i++;
+    return i;
+}
+
+/* d's user memory lacks its newest version: listed, with a reference, so
+ * that a release does not end the retries. Without memory for the list it
+ * stays a data like any other, written back when a later wait touches it. */
+static void pending_add(weft_data_t *d)
+{
+    weft_context_t *ctx = d->ctx;
+    if (d->flags & WEFT_DATA_WB_PENDING) return;
+    if (weft_vec_push(&ctx->wb_pending, &d) != WEFT_SUCCESS) {
+        weft_error("data %llu: no memory to list its write-back for a retry",
+                   (unsigned long long)d->key);
+        return;
+    }
+    weft_data__retain(d);
+    d->flags |= WEFT_DATA_WB_PENDING;
+}
+
+/* A pending d whose host copy holds the newest version again: said, and
+ * unlisted (its last reference may go with it: d is not used after). */
+static void pending_settle(weft_data_t *d)
+{
+    weft_context_t *ctx = d->ctx;
+    if (!(d->flags & WEFT_DATA_WB_PENDING)) return;
+    d->flags &= ~WEFT_DATA_WB_PENDING;
+    weft_warn("data %llu: the user's memory holds its newest version v%u again (the write-back "
+              "that failed earlier is settled)",
+              (unsigned long long)d->key, d->version);
+    size_t i = pending_index(ctx, d);
+    if (i == ctx->wb_pending.n) return;
+    weft_vec_remove(&ctx->wb_pending, i);
+    weft_data__unref(d);
+}
+
+int weft_devexec_flush_data(weft_data_t *d)
+{
+    int rc = write_back(d);
+    if (rc == WEFT_SUCCESS) pending_settle(d);
+    return rc;
+}
+
+/* "the write-back of data 3 into user memory failed: ...": what a failed
+ * write-back leaves, for the error lines. The memory's contents are not
+ * named by a version: a copy that failed may have written part of it. */
+static void describe(const weft_data_t *d, int rc, const char *when, char *buf, size_t n)
+{
+    int dev = 0;
+    for (int i = 1; i < WEFT_MAX_DEVICES && !dev; i++)
+        if (d->copies[i] && d->copies[i]->version == d->version &&
+            d->copies[i]->state != WEFT_COPY_INVALID)
+            dev = i;
+    snprintf(buf, n,
+             "the write-back of data %llu into user memory failed%s: %s; the memory does not hold "
+             "its newest version v%u, which stays on device %d and is written back at the next "
+             "wait, acquire or release of the data",
+             (unsigned long long)d->key, when, weft_strerror(rc), d->version, dev);
+}
+
+/* d's final version into the user's memory at tp's wait; a failure fails
+ * the wait (on every rank: failure.c) and leaves d pending. */
+static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
+{
+    int again = (d->flags & WEFT_DATA_WB_PENDING) != 0;
+    int rc = write_back(d);
+    if (rc == WEFT_SUCCESS) {
+        /* The user may write the memory before the next taskpool. */
+        if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
+        pending_settle(d);
+        return;
+    }
+    char what[400];
+    describe(d, rc, again ? " again (it had failed at an earlier wait)" : "", what, sizeof what);
+    weft_error("taskpool %s: %s", tp->name, what);
+    weft_failure_note(tp, rc, what);
+    pending_add(d);
+}
+
+/* A task of a taskpool other than tp, not waited for yet, uses d (as
+ * api/data_api.c's weft_data_busy_taskpool tells): writing d back now
+ * would race with it; that taskpool's own wait tries again. */
+static int used_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
+{
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    const weft_task_t *t = !r               ? NULL
+                           : r->last_writer ? r->last_writer
+                           : r->readers.n   ? weft_stf_rec_reader(r, 0)
+                                            : NULL;
+    return t && t->tp != tp;
+}
+
+void weft_devexec_flush(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    if (ctx->ndevices == 0) return;
+    weft_devahead_prune(ctx);
+    /* Those pending from earlier waits first, whether or not this taskpool
+     * used them (a copy: a settled one leaves the list). */
+    size_t npend = ctx->wb_pending.n;
+    weft_data_t **pend = npend ? malloc(npend * sizeof *pend) : NULL;
+    if (pend) memcpy(pend, ctx->wb_pending.data, npend * sizeof *pend);
+    for (size_t i = 0; pend && i < npend; i++)
+        if (!used_elsewhere(tp, pend[i])) flush_at_wait(tp, pend[i]);
+    free(pend);
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
+        /* Tried above in this wait already. */
+        if (d->flags & WEFT_DATA_WB_PENDING) continue;
+        flush_at_wait(tp, d);
+    }
+}
+
+void weft_devexec_flush_release(weft_data_t *d)
+{
+    if (!(d->flags & WEFT_DATA_WB_PENDING)) return;
+    int rc = weft_devexec_flush_data(d);
+    if (rc == WEFT_SUCCESS) return;
+    char what[400];
+    describe(d, rc, " again at its release", what, sizeof what);
+    weft_error("weft_data_release: %s", what);
+}
+
+void weft_devexec_flush_fini(weft_context_t *ctx, int retry)
+{
+    while (ctx->wb_pending.n > 0) {
+        weft_data_t *d = *(weft_data_t **)weft_vec_at(&ctx->wb_pending, ctx->wb_pending.n - 1);
+        int rc = retry ? weft_devexec_flush_data(d) : WEFT_ERR_MISMATCH;
+        if (rc == WEFT_SUCCESS) continue; /* settled: unlisted */
+        weft_error("weft_fini: the write-back of data %llu into user memory failed again: %s; "
+                   "its newest version v%u is lost, the memory does not hold it",
+                   (unsigned long long)d->key, weft_strerror(rc), d->version);
+        weft_context_fail(ctx, rc);
+        d->flags &= ~WEFT_DATA_WB_PENDING;
+        weft_vec_remove(&ctx->wb_pending, ctx->wb_pending.n - 1);
+        /* Without devices, its device copy cannot go back to a zone: it
+         * stays, as an unreleased data does. */
+        if (retry) weft_data__unref(d);
+    }
+}
