@@ -140,10 +140,19 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         return WEFT_ERR_INVALID;
     }
     int rc = drop_runtime_copy(d, device);
-    if (rc != WEFT_SUCCESS) {
+    if (rc == WEFT_ERR_INVALID) {
         weft_error("weft_data_register_device: data %llu already has a copy in use or a user "
                    "copy on device %d",
                    (unsigned long long)d->key, device);
+        return rc;
+    }
+    if (rc != WEFT_SUCCESS) {
+        /* The runtime copy there held the only newest version and could not
+         * be saved to host first: registering would lose it. */
+        weft_error("weft_data_register_device: data %llu: its newest version lives only in the "
+                   "runtime's copy on device %d and writing it back to host failed (%s); "
+                   "nothing was registered",
+                   (unsigned long long)d->key, device, weft_strerror(rc));
         return rc;
     }
     weft_data_lock(d);
