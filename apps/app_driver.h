@@ -49,6 +49,29 @@ static inline int app_wait(const char *prog, weft_taskpool_t *tp, int insert_rc,
     return rc;
 }
 
+/* --preload (weft-potrf, weft-getrf): CUDA loads each cuBLAS and cuSOLVER
+ * kernel at its first launch, and a library handle sets itself up at its
+ * first calls; the first factorization of a process paid that inside its
+ * timing, as idle gaps between kernels (its trace had the second run's
+ * kernel time and a longer span). With it, the taskpool that generates the
+ * first matrix on the host also factorizes a small matrix of the same
+ * tiles on the devices, so this happens while the host works. On by
+ * default with CUDA devices (-g asks every rank for the same ones, so the
+ * ranks agree). */
+static inline int app_preload_default(weft_context_t *ctx, const app_opts_t *o)
+{
+    return o->g > 0 && appdev_count(ctx, WEFT_DEV_CUDA) > 0;
+}
+
+/* The small matrix's order: 2 max(P, Q) + 1 tiles, so that the ranks run
+ * the kinds of task they run in the factorization, at most 17 (grids up
+ * to 8 x 8 covered) so that a large grid does not factorize a large one. */
+static inline int64_t app_preload_order(const app_opts_t *o)
+{
+    int64_t pq = o->p > o->q ? o->p : o->q;
+    return (pq > 8 ? 17 : 2 * pq + 1) * o->nb;
+}
+
 /* A rows x cols matrix of doubles in the options' tiles and grid. */
 static inline weft_matrix_t *app_matrix(weft_context_t *ctx, const app_opts_t *o, int64_t rows,
                                         int64_t cols)

@@ -41,11 +41,13 @@
 typedef struct getrf_opts {
     app_opts_t c;
     int64_t trsm_inv; /* 1, 2: panels by inverted diagonal factors; -1: 1 with -g > 0 */
+    int64_t preload;  /* 1: a small factorization beside the first generation; -1: on CUDA */
 } getrf_opts_t;
 
 static const getrf_opts_t getrf_defaults = {
     .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .trsm_inv = -1};
+    .trsm_inv = -1,
+    .preload = -1};
 
 /* ---- command line ----------------------------------------------------- */
 
@@ -67,6 +69,9 @@ static void getrf_usage(FILE *out)
             "                inverted once (inv_l, inv_u tasks) and applied to the panels by\n"
             "                multiplication; 2: the same but the first tile of each panel\n"
             "                by TRSM (default 1 with -g > 0, 0 without)\n"
+            "  --preload <0|1> 1: while the first matrix is generated, the devices factorize\n"
+            "                a small one of the same tiles, so the first timed run does not\n"
+            "                pay the libraries' first calls (default 1 with CUDA devices)\n"
             "  --check       check ||A - L U||_F / (||A||_F N eps) < %g against the original\n"
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -77,6 +82,7 @@ static void getrf_usage(FILE *out)
 
 static const app_flag_t getrf_flags[] = {
     {"--trsm-inv", offsetof(getrf_opts_t, trsm_inv), 0, 2},
+    {"--preload", offsetof(getrf_opts_t, preload), 0, 1},
 };
 
 /* The options against the context: grid size and tile count. cuBLAS's
@@ -89,6 +95,7 @@ static int getrf_validate(weft_context_t *ctx, void *opts, int verbose)
 {
     getrf_opts_t *o = opts;
     if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 ? 1 : 0;
+    if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
     if (app_cli_grid(GETRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(GETRF_NAME, &o->c, GETRF_NT_MAX, verbose);
 }
@@ -137,6 +144,8 @@ typedef struct getrf_data {
     weft_data_t **info;       /* of each diagonal tile's LU */
     weft_data_t **linv, **uinv; /* --trsm-inv: L[k][k]^-1 and U[k][k]^-1 */
     int inv_mode;               /* --trsm-inv */
+    struct getrf_data *w;       /* --preload: the small matrix, until the first generation ends */
+    getrf_opts_t *wo;           /* its options */
 } getrf_data_t;
 
 /* Panel tile (k, j) and (j, k), j > k: by TRSM with the diagonal tile, or
@@ -254,10 +263,9 @@ static weft_data_t **getrf_new_info(weft_context_t *ctx, weft_matrix_t *A)
     return info;
 }
 
-static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
+/* The matrix of o and its info and inverse tiles. */
+static int getrf_setup_one(weft_context_t *ctx, const getrf_opts_t *o, getrf_data_t *d)
 {
-    const getrf_opts_t *o = opts;
-    getrf_data_t *d = data;
     d->a = app_matrix(ctx, &o->c, o->c.n, o->c.n);
     if (d->a == NULL) {
         if (weft_rank(ctx) == 0)
@@ -274,14 +282,45 @@ static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
     return d->linv != NULL && d->uinv != NULL ? 0 : -1;
 }
 
-static void getrf_free(void *data)
+static void getrf_free_one(getrf_data_t *d)
 {
-    getrf_data_t *d = data;
     if (d->a == NULL) return;
     getrf_free_info(d->info, weft_matrix_nt(d->a));
     app_diag_tiles_free(d->linv, weft_matrix_nt(d->a));
     app_diag_tiles_free(d->uinv, weft_matrix_nt(d->a));
     weft_matrix_free(d->a);
+    d->a = NULL;
+}
+
+static void getrf_free_preload(getrf_data_t *d)
+{
+    if (d->w) getrf_free_one(d->w);
+    free(d->w);
+    free(d->wo);
+    d->w = NULL;
+    d->wo = NULL;
+}
+
+/* The matrix and, with --preload, the small one (app_driver.h). */
+static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
+{
+    const getrf_opts_t *o = opts;
+    getrf_data_t *d = data;
+    if (getrf_setup_one(ctx, o, d) != 0) return -1;
+    if (!o->preload) return 0;
+    d->w = calloc(1, sizeof *d->w);
+    d->wo = malloc(sizeof *d->wo);
+    if (d->w == NULL || d->wo == NULL) return -1;
+    *d->wo = *o;
+    d->wo->c.n = app_preload_order(&o->c);
+    return getrf_setup_one(ctx, d->wo, d->w);
+}
+
+static void getrf_free(void *data)
+{
+    getrf_data_t *d = data;
+    getrf_free_preload(d);
+    getrf_free_one(d);
 }
 
 /* The timed part, every step inserted then the wait, and its line; the
@@ -307,9 +346,16 @@ static int getrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
                      int64_t r)
 {
     const getrf_opts_t *o = opts;
-    const getrf_data_t *d = data;
-    int rc = getrf_insert_fill(tp, d->a, o);
+    getrf_data_t *d = data;
+    int rc = 0;
+    if (d->w) { /* --preload: the small factorization, beside the generation */
+        rc = getrf_insert_fill(tp, d->w->a, d->wo);
+        for (int k = 0; k < weft_matrix_nt(d->w->a) && rc >= 0; k++)
+            rc = getrf_insert_step(tp, d->w, k);
+    }
+    if (rc >= 0) rc = getrf_insert_fill(tp, d->a, o);
     rc = app_wait(GETRF_NAME, tp, rc, "generating the matrix", weft_rank(ctx) == 0);
+    getrf_free_preload(d); /* its device memory goes back before the timing */
     if (rc >= 0) rc = getrf_factorize(ctx, tp, d, o);
     if (rc < 0 || !app_check_due(&o->c, r)) return rc;
     double resid = 0.0;

@@ -99,8 +99,7 @@ static int potrf_validate(weft_context_t *ctx, void *opts, int verbose)
      * stays there. */
     if (o->trsm_inv < 0)
         o->trsm_inv = o->c.g > 0 && !o->c.ptg ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
-    /* -g asks every rank for the same CUDA devices, so the ranks agree. */
-    if (o->preload < 0) o->preload = o->c.g > 0 && appdev_count(ctx, WEFT_DEV_CUDA) > 0;
+    if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
     if (app_cli_grid(POTRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(POTRF_NAME, &o->c, POTRF_NT_MAX, verbose);
 }
@@ -172,11 +171,7 @@ static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
     }
     d->dinv = potrf_new_inverses(ctx, d->a, (int)o->trsm_inv, POTRF_NAME, &rc);
     if (rc == 0 && o->preload) {
-        /* 2 max(P, Q) + 1 tiles a side, so that the ranks run the kinds of
-         * task they run in the factorization; at most 17 (grids up to 8 x 8
-         * covered), so that a large grid does not factorize a large matrix. */
-        int64_t pq = o->c.p > o->c.q ? o->c.p : o->c.q;
-        int64_t side = (pq > 8 ? 17 : 2 * pq + 1) * o->c.nb;
+        int64_t side = app_preload_order(&o->c);
         d->w = app_matrix(ctx, &o->c, side, side);
         if (d->w == NULL) return -1;
         d->wdinv = potrf_new_inverses(ctx, d->w, (int)o->trsm_inv, POTRF_NAME, &rc);
@@ -184,13 +179,8 @@ static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
     return rc == 0 ? 0 : -1;
 }
 
-/* CUDA loads each kernel of cuBLAS and cuSOLVER at its first launch, and a
- * library handle sets itself up at its first calls: the first factorization
- * of a process paid that inside its timing, as idle gaps between kernels
- * (its trace had the same kernel time as the second run's, and a longer
- * span). With --preload the taskpool that generates the first matrix on the
- * host cores also factorizes a small matrix of the same tiles on the
- * devices, so that this happens while the host works. */
+/* --preload (app_driver.h): the small factorization, beside the first
+ * generation. */
 static int potrf_insert_preload(weft_taskpool_t *tp, const potrf_opts_t *o, potrf_data_t *d)
 {
     int64_t side = (int64_t)weft_matrix_nt(d->w) * o->c.nb;
