@@ -37,12 +37,14 @@
 typedef struct qr_opts {
     app_opts_t c;
     int64_t m, ib;
+    int64_t preload; /* 1: a small factorization beside the first generation; -1: on CUDA */
 } qr_opts_t;
 
 static const qr_opts_t qr_defaults = {
     .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .m = -1,  /* -1: M = N */
-    .ib = -1}; /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
+    .m = -1,       /* -1: M = N */
+    .ib = -1,      /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
+    .preload = -1};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -61,6 +63,9 @@ static void qr_usage(FILE *out)
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  --seed <s>    seed of the generated matrix (default %lld)\n"
             "  --nruns <r>   generate and factorize r times, one line each (default 1)\n"
+            "  --preload <0|1> 1: while the first matrix is generated, the devices factorize\n"
+            "                a small one of the same tiles, so the first timed run does not\n"
+            "                pay the libraries' first calls (default 1 with CUDA devices)\n"
             "  --check       check ||A - Q R|| / (||A|| M eps) and ||X - Q^T Q X|| /\n"
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -75,6 +80,7 @@ static const app_flag_t qr_flags[] = {
     {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX},
     {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
     {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},
+    {"--preload", offsetof(qr_opts_t, preload), 0, 1},
 };
 
 static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
@@ -82,6 +88,7 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     qr_opts_t *o = opts;
     const char *why = NULL;
     if (o->m < 0) o->m = o->c.n;
+    if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
     if (o->ib < 0) { /* the best of 1/8 .. 1/2 of the tile on an H200 (README) */
         o->ib = o->c.g > 0 ? o->c.nb / 4 : QR_IB_CPU;
         if (o->ib > o->c.nb) o->ib = o->c.nb;
@@ -113,6 +120,8 @@ typedef struct qr_factors {
     int mt, nt;
     weft_data_t **t; /* T(m,k) at m + k * mt, m >= k */
     weft_data_t **d; /* D(k): the factored A(k,k), read by gemqrt */
+    struct qr_factors *w; /* --preload: the small matrix, until the first generation ends */
+    qr_opts_t *wo;        /* its options */
 } qr_factors_t;
 
 static weft_data_t *qr_t(const qr_factors_t *f, int m, int k)
@@ -319,10 +328,8 @@ free_matrices:
 
 /* ---- driver ---------------------------------------------------------- */
 
-static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
+static int qr_setup_one(weft_context_t *ctx, const qr_opts_t *o, qr_factors_t *f)
 {
-    const qr_opts_t *o = opts;
-    qr_factors_t *f = data;
     weft_matrix_t *A = app_matrix(ctx, &o->c, o->m, o->c.n);
     if (A == NULL) {
         if (weft_rank(ctx) == 0) fprintf(stderr, QR_NAME ": cannot create the matrix\n");
@@ -331,11 +338,42 @@ static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
     return qr_factors_new(ctx, f, A, (int)o->ib);
 }
 
+static void qr_free_one(qr_factors_t *f)
+{
+    qr_factors_free(f);
+    if (f->A != NULL) weft_matrix_free(f->A);
+    f->A = NULL;
+}
+
+static void qr_free_preload(qr_factors_t *f)
+{
+    if (f->w) qr_free_one(f->w);
+    free(f->w);
+    free(f->wo);
+    f->w = NULL;
+    f->wo = NULL;
+}
+
+/* The matrix and, with --preload, the small one (app_driver.h). */
+static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
+{
+    const qr_opts_t *o = opts;
+    qr_factors_t *f = data;
+    if (qr_setup_one(ctx, o, f) != 0) return -1;
+    if (!o->preload) return 0;
+    f->w = calloc(1, sizeof *f->w);
+    f->wo = malloc(sizeof *f->wo);
+    if (f->w == NULL || f->wo == NULL) return -1;
+    *f->wo = *o;
+    f->wo->m = f->wo->c.n = app_preload_order(&o->c);
+    return qr_setup_one(ctx, f->wo, f->w);
+}
+
 static void qr_free(void *data)
 {
     qr_factors_t *f = data;
-    qr_factors_free(f);
-    if (f->A != NULL) weft_matrix_free(f->A);
+    qr_free_preload(f);
+    qr_free_one(f);
 }
 
 /* One run: generate, factorize (timed), report, check. 0, a weft error,
@@ -343,10 +381,15 @@ static void qr_free(void *data)
 static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data, int64_t r)
 {
     const qr_opts_t *o = opts;
-    const qr_factors_t *f = data;
-    int verbose = weft_rank(ctx) == 0;
-    int rc = qr_insert_fill(tp, f->A, o, 0, o->c.g > 0);
+    qr_factors_t *f = data;
+    int verbose = weft_rank(ctx) == 0, rc = 0;
+    if (f->w) { /* --preload: the small factorization, beside the generation */
+        rc = qr_insert_fill(tp, f->w->A, f->wo, 0, 1);
+        for (int k = 0; k < f->w->nt && rc >= 0; k++) rc = qr_insert_step(tp, f->w, k);
+    }
+    if (rc >= 0) rc = qr_insert_fill(tp, f->A, o, 0, o->c.g > 0);
     rc = app_wait(QR_NAME, tp, rc, "generating the matrix", verbose);
+    qr_free_preload(f); /* its device memory goes back before the timing */
     if (rc < 0) return rc;
     app_timer_t tm;
     app_timer_start(ctx, &tm);
