@@ -106,6 +106,19 @@ WEFT_API int weft_ndevices(const weft_context_t *ctx);
 /* The weft_device_type_t of device `index` (0, the host: WEFT_DEV_CPU);
  * -1 for an index that is not 0..weft_ndevices(ctx). */
 WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
+/* Page-locks host memory the user owns, [ptr, ptr + bytes), for the
+ * rank's devices, so that weft's copies of the tiles in it to and from a
+ * GPU are asynchronous and at the link's rate (from pageable memory they
+ * run at a fraction of it and hold a device manager's thread): worth it
+ * when tiles go back and forth, out of core. Pin whole allocations once;
+ * weft_host_unpin(ptr) with the same start before freeing them. Memory
+ * weft allocates itself is pinned by weft when it pays (parameter
+ * host_pin). Returns 0; 0 too, doing nothing, on a rank without devices
+ * or with emulated ones only; WEFT_ERR_INVALID (named) for NULL, 0 bytes,
+ * a range already pinned, or an unpin of memory not pinned here;
+ * WEFT_ERR_INTERNAL when the driver refuses. Main thread. */
+WEFT_API WEFT_NODISCARD int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes);
+WEFT_API WEFT_NODISCARD int weft_host_unpin(weft_context_t *ctx, void *ptr);
 
 /* Parameter access by name (the names weft-info lists). Returns
  * WEFT_ERR_PARAM for an unknown name, a malformed value or a number

@@ -164,3 +164,78 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
     weft_data_unlock(d);
     return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
 }
+
+/* ---- user memory pinned for the devices -------------------------------- */
+
+/* The device whose module pins host memory for all of the rank's devices:
+ * the first that is not emulated (an emu device's memory is the host's),
+ * NULL when none. */
+static weft_device_t *pinning_device(const weft_context_t *ctx)
+{
+    for (int i = 1; i <= ctx->ndevices; i++)
+        if (ctx->devices->dev[i]->ops->type != WEFT_DEV_EMU) return ctx->devices->dev[i];
+    return NULL;
+}
+
+int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
+{
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_host_pin", 1))
+        return WEFT_ERR_INVALID;
+    if (ptr == NULL || bytes == 0) {
+        weft_error("weft_host_pin: %s", ptr == NULL ? "NULL pointer" : "0 bytes");
+        return WEFT_ERR_INVALID;
+    }
+    char *p = ptr;
+    for (size_t i = 0; i < ctx->user_pins.n; i++) {
+        const weft_pin_range_t *r = weft_vec_at(&ctx->user_pins, i);
+        if (p < r->ptr + r->bytes && r->ptr < p + bytes) {
+            weft_error("weft_host_pin: [%p, +%zu) overlaps [%p, +%zu), pinned already: pin whole "
+                       "allocations once",
+                       ptr, bytes, (void *)r->ptr, r->bytes);
+            return WEFT_ERR_INVALID;
+        }
+    }
+    weft_pin_range_t r = {p, bytes, pinning_device(ctx)};
+    if (weft_vec_reserve(&ctx->user_pins, ctx->user_pins.n + 1) != WEFT_SUCCESS)
+        return WEFT_ERR_NOMEM;
+    if (r.by) {
+        int rc = r.by->ops->host_register(r.by, ptr, bytes);
+        if (rc != WEFT_SUCCESS) {
+            weft_error("weft_host_pin: %s could not pin [%p, +%zu): %s", r.by->name, ptr, bytes,
+                       weft_strerror(rc));
+            return rc == WEFT_ERR_INVALID ? rc : WEFT_ERR_INTERNAL;
+        }
+    }
+    int prc = weft_vec_push(&ctx->user_pins, &r);
+    (void)prc; /* reserved above */
+    return WEFT_SUCCESS;
+}
+
+int weft_host_unpin(weft_context_t *ctx, void *ptr)
+{
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_host_unpin", 1))
+        return WEFT_ERR_INVALID;
+    for (size_t i = 0; i < ctx->user_pins.n; i++) {
+        weft_pin_range_t *r = weft_vec_at(&ctx->user_pins, i);
+        if (r->ptr != ptr) continue;
+        int rc = r->by ? r->by->ops->host_unregister(r->by, ptr) : WEFT_SUCCESS;
+        weft_vec_swap_remove(&ctx->user_pins, i);
+        if (rc != WEFT_SUCCESS) {
+            weft_error("weft_host_unpin: the driver refused to unpin %p: %s", ptr,
+                       weft_strerror(rc));
+            return WEFT_ERR_INTERNAL;
+        }
+        return WEFT_SUCCESS;
+    }
+    weft_error("weft_host_unpin: %p is not the start of memory weft_host_pin pinned", ptr);
+    return WEFT_ERR_INVALID;
+}
+
+void weft_host_unpin_all(weft_context_t *ctx)
+{
+    while (ctx->user_pins.n > 0) {
+        weft_pin_range_t *r = weft_vec_at(&ctx->user_pins, ctx->user_pins.n - 1);
+        if (r->by) (void)r->by->ops->host_unregister(r->by, r->ptr);
+        ctx->user_pins.n--;
+    }
+}

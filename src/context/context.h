@@ -20,6 +20,13 @@
 #include "util/blas_threads.h"
 #include "weft/weft.h"
 
+/* A range of user memory weft_host_pin page-locked (api/device_api.c). */
+typedef struct weft_pin_range {
+    char *ptr;
+    size_t bytes;
+    struct weft_device *by; /* the device whose module pinned it, NULL: none could */
+} weft_pin_range_t;
+
 struct weft_context {
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_CONTEXT; first field */
     weft_params_t *params;
@@ -34,6 +41,7 @@ struct weft_context {
     int ndevices;                                 /* accelerators, device indices 1..ndevices */
     struct weft_devices *devices;                 /* device/registry.h */
     struct weft_hostmem *hostmem; /* data/hostmem.h: pinned host copies, NULL: plain */
+    weft_vec_t user_pins;         /* weft_host_pin's ranges (weft_pin_range_t), main thread */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     /* Tasks homed on each device, listed at insertion for its manager to
      * stage their inputs ahead (sched/upcoming.h); NULL where it does not. */

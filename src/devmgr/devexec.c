@@ -428,6 +428,7 @@ void weft_devexec_stop(weft_context_t *ctx)
      * copies still in them. */
     weft_hostmem_close(ctx->hostmem);
     ctx->hostmem = NULL;
+    weft_host_unpin_all(ctx);
     weft_devices_close(ds);
     for (int i = 1; i <= n; i++) {
         if (ctx->devmgr[i]) mgr_free(ctx->devmgr[i]);

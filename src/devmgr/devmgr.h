@@ -93,6 +93,9 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t);
 
 /* The statistics lines of show_stats, one per device. */
 void weft_devstats_print(weft_context_t *ctx);
+/* Unpins what weft_host_pin pinned and the user did not unpin (the
+ * devices are about to close). Main thread. */
+void weft_host_unpin_all(weft_context_t *ctx);
 
 /* ---- devflush.c: final versions into the user's memory --------------- */
 

@@ -375,6 +375,7 @@ static weft_context_t *context_new(void)
     weft_seqlog_init(&ctx->calls, sizeof(weft_seqcall_t), &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
+    weft_vec_init(&ctx->user_pins, sizeof(weft_pin_range_t), 4);
     weft_vec_init(&ctx->wb_pending, sizeof(weft_data_t *), 4);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
     return ctx;
@@ -386,6 +387,7 @@ static void context_free(weft_context_t *ctx)
     weft_seqlog_free(&ctx->calls);
     weft_vec_fini(&ctx->taskpools);
     weft_vec_fini(&ctx->live);
+    weft_vec_fini(&ctx->user_pins);
     weft_vec_fini(&ctx->wb_pending);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
