@@ -411,12 +411,13 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
 }
 
 /* The tile without -t on GPUs: the best measured on an H200 (README):
- * 2048 at N=16384, 4096 at 32768; QR's panel chain wants fewer, larger
- * tiles than Cholesky's. */
+ * 4096 at N=16384 (IB 1024: 14366 GFLOPS against 12510 with 2048:512 in
+ * one call) and at 32768; QR's panel chain wants fewer, larger tiles than
+ * Cholesky's. */
 static int64_t qr_gpu_nb(int64_t n)
 {
-    if (n < 0 || n >= 32768) return 4096;
-    if (n >= 12288) return 2048;
+    if (n < 0 || n >= 16384) return 4096;
+    if (n >= 8192) return 2048;
     return n > 4096 ? 1024 : 512;
 }
 
