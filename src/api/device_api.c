@@ -3,6 +3,7 @@
 #include "data/hostmem.h"
 #include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 int weft_device_type(const weft_context_t *ctx, int index)
@@ -199,7 +200,9 @@ int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
     if (weft_vec_reserve(&ctx->user_pins, ctx->user_pins.n + 1) != WEFT_SUCCESS)
         return WEFT_ERR_NOMEM;
     if (r.by) {
-        int rc = r.by->ops->host_register(r.by, ptr, bytes);
+        int rc = weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)
+                     ? WEFT_ERR_INTERNAL
+                     : r.by->ops->host_register(r.by, ptr, bytes);
         if (rc != WEFT_SUCCESS) {
             weft_error("weft_host_pin: %s could not pin [%p, +%zu): %s", r.by->name, ptr, bytes,
                        weft_strerror(rc));

@@ -25,6 +25,7 @@
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 #define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
@@ -361,15 +362,30 @@ static void mgr_stop(weft_devmgr_t *m)
 }
 
 /* The host memory pool pins through a device's module. */
+/* The device whose module pins host memory for all of the rank's devices:
+ * the first that is not emulated, else the first (emu: pinning is a no-op). */
+static weft_device_t *hostmem_device(weft_context_t *ctx)
+{
+    for (int i = 1; i <= ctx->ndevices; i++)
+        if (ctx->devices->dev[i]->ops->type != WEFT_DEV_EMU) return ctx->devices->dev[i];
+    return ctx->devices->dev[1];
+}
+
 static int hostmem_pin(void *arg, void *ptr, size_t bytes)
 {
-    weft_device_t *dev = arg;
+    weft_context_t *ctx = arg;
+    weft_device_t *dev = hostmem_device(ctx);
+    if (weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)) {
+        weft_log(WEFT_LOG_ERROR, dev->index,
+                 "fault_inject: pinning %zu bytes of host copies fails (injected)", bytes);
+        return WEFT_ERR_INTERNAL;
+    }
     return dev->ops->host_register(dev, ptr, bytes);
 }
 
 static void hostmem_unpin(void *arg, void *ptr)
 {
-    weft_device_t *dev = arg;
+    weft_device_t *dev = hostmem_device(arg);
     (void)dev->ops->host_unregister(dev, ptr);
 }
 
@@ -404,9 +420,10 @@ int weft_devexec_start(weft_context_t *ctx)
         /* auto: pinned once the host copies outgrow the rank's zones. */
         size_t zones = 0;
         for (int i = 1; i <= ds->n; i++) zones += weft_zone_capacity(ds->dev[i]->zone);
-        weft_device_t *dev = ds->dev[1]; /* pinned memory serves every device */
-        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, dev, dev->name,
-                                        ctx->ncores + 1, strcmp(pin, "auto") == 0 ? zones : 0};
+        /* Pinned memory serves every device of the process. */
+        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, ctx,
+                                        hostmem_device(ctx)->name, ctx->ncores + 1,
+                                        strcmp(pin, "auto") == 0 ? zones : 0};
         ctx->hostmem = weft_hostmem_open(&pinner);
     }
     return WEFT_SUCCESS;

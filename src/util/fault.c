@@ -17,6 +17,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_DEVICE_OPEN] = "device_open",
     [WEFT_FAULT_DEVICE_COPY] = "device_copy",
     [WEFT_FAULT_TASK_SKIP] = "task_skip",
+    [WEFT_FAULT_HOST_PIN] = "host_pin",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)

@@ -15,6 +15,8 @@
  *   task_skip:N     the N-th task body this rank starts does not run but
  *   task_skip:CLASS:N  reports success: a wrong result, which an
  *                   application's own check must catch
+ *   host_pin:N      the N-th page-locking of host memory (a slab of the
+ *                   runtime's host copies, or weft_host_pin) fails
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -30,6 +32,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
     WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
     WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
+    WEFT_FAULT_HOST_PIN = 6,    /* host memory is page-locked for the devices */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
