@@ -10,7 +10,12 @@
  * insertion, scheduling and the taskpool wait included) and bandwidth =
  * size / latency. Each task bumps a counter held in the first 8 bytes of x,
  * which rank 0 checks at the end of every size, and every rank checks that it
- * sent exactly one activation per move (weft_stats_get).
+ * sent exactly one activation per move (weft_stats_get). With -g, the copies
+ * its devices made (weft_device_counters_get: H2D, D2H, D2D bytes) are
+ * printed per move, in tiles, and a move that copies the tile into device
+ * memory more than once, or out of it more than once, fails the run: an ipc
+ * move is one D2D copy on the receiver, a staged one a D2H on the sender and
+ * an H2D on the receiver, an mpi one none.
  *
  * bare MPI: MPI_Send / MPI_Recv of the same number of bytes on
  * MPI_COMM_WORLD between ranks 0 and 1, run between taskpools while weft is
@@ -284,6 +289,25 @@ static double pp_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Bytes the rank's devices copied, by kind (weft_device_counters_t). */
+typedef struct pp_copies {
+    double h2d, d2h, d2d;
+} pp_copies_t;
+
+static int pp_copies_get(weft_context_t *ctx, pp_copies_t *out)
+{
+    *out = (pp_copies_t){0};
+    for (int i = 1; i <= weft_ndevices(ctx); i++) {
+        weft_device_counters_t c;
+        int rc = weft_device_counters_get(ctx, i, &c);
+        if (rc < 0) return rc;
+        out->h2d += (double)c.bytes_h2d;
+        out->d2h += (double)c.bytes_d2h;
+        out->d2d += (double)c.bytes_d2d;
+    }
+    return 0;
+}
+
 typedef struct pp_state {
     weft_context_t *ctx;
     weft_taskpool_t *tp;
@@ -291,6 +315,7 @@ typedef struct pp_state {
     int rank, nranks;
     unsigned char *buf; /* bare MPI buffer (ranks 0 and 1) */
     int failed;         /* a check failed on this rank */
+    pp_copies_t copied; /* by the devices in the measured rounds of this size */
 } pp_state_t;
 
 static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
@@ -304,7 +329,9 @@ static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
 static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_t size)
 {
     weft_stats_t before, after;
+    pp_copies_t cb, ca;
     int rc = weft_stats_get(s->ctx, &before);
+    if (rc >= 0) rc = pp_copies_get(s->ctx, &cb);
     if (rc < 0) return rc;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = pp_now();
@@ -316,6 +343,7 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
     double t = pp_now() - t0;
     if (rc >= 0) rc = wrc;
     if (rc >= 0) rc = weft_stats_get(s->ctx, &after);
+    if (rc >= 0) rc = pp_copies_get(s->ctx, &ca);
     if (rc < 0) {
         fprintf(stderr, PP_NAME ": rank %d: weft round trips of %lld bytes failed: %s\n", s->rank,
                 (long long)size, weft_strerror(rc));
@@ -330,7 +358,40 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
                 s->rank, (long long)sent, (long long)iters, (long long)size, (long long)expected);
         s->failed = 1;
     }
+    s->copied.h2d += ca.h2d - cb.h2d;
+    s->copied.d2h += ca.d2h - cb.d2h;
+    s->copied.d2d += ca.d2d - cb.d2d;
     return t;
+}
+
+/* With devices: the copies per move, in tiles, of ranks 0 and 1 (gathered
+ * on rank 0, which prints them). A rank of the ping-pong receives and
+ * sends `moves` times: more than one copy of the tile into its devices per
+ * move received (H2D + D2D), or out of them per move sent (D2H), is a
+ * tile moved twice, and fails the run. */
+static void pp_copies_check(pp_state_t *s, int64_t moves, int64_t size)
+{
+    double tiles = (double)moves * (double)size, both[6] = {0}, all[6];
+    double *mine = both + 3 * (s->rank < 2 ? s->rank : 0);
+    if (s->rank < 2 && tiles > 0.0) {
+        mine[0] = s->copied.h2d / tiles;
+        mine[1] = s->copied.d2h / tiles;
+        mine[2] = s->copied.d2d / tiles;
+    }
+    if (s->rank < 2 && (mine[0] + mine[2] > 1.0 || mine[1] > 1.0)) {
+        fprintf(stderr,
+                PP_NAME ": rank %d: tile of %lld bytes copied more than once a move by its "
+                        "devices (in tiles a move: H2D %.3f, D2D %.3f into device memory, "
+                        "D2H %.3f out of it)\n",
+                s->rank, (long long)size, mine[0], mine[2], mine[1]);
+        s->failed = 1;
+    }
+    s->copied = (pp_copies_t){0};
+    MPI_Reduce(both, all, 6, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* ranks 0, 1 apart */
+    if (s->rank == 0)
+        printf("# %lld B: device copies a move, in tiles: rank 0 H2D %.2f D2H %.2f D2D %.2f, "
+               "rank 1 H2D %.2f D2H %.2f D2D %.2f\n",
+               (long long)size, all[0], all[1], all[2], all[3], all[4], all[5]);
 }
 
 /* iters bare MPI round trips of size bytes between ranks 0 and 1. */
@@ -416,6 +477,7 @@ static int pp_size(pp_state_t *s, const pp_opts_t *o, int64_t size)
                (long long)iters, lw * 1e6, bw, lm * 1e6, bm, lw / lm, bw / bm);
         fflush(stdout);
     }
+    if (weft_ndevices(s->ctx) > 0) pp_copies_check(s, iters * o->reps, size);
     weft_data_release(x);
     return 0;
 }

@@ -161,8 +161,8 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
     weft_event_t ev;
     /* The mapped zone is device memory of the peer: name `by` as its side. */
-    int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
-                                 d->cols, d->elem);
+    int rc = weft_device_copy(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
+                              d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
@@ -213,7 +213,7 @@ static void premap(weft_comm_t *c, ipc_state_t *s, int peer, const ipc_card_t *c
         if (!base || !by->zone_base) continue;
         weft_region_t src = {base, 256}, dst = {by->zone_base, 256};
         weft_event_t ev;
-        if (by->ops->copy_async(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
+        if (weft_device_copy(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
                 WEFT_SUCCESS ||
             by->ops->event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
             continue;
