@@ -225,6 +225,12 @@ static int nap_while_busy(weft_comm_t *c)
     if (c->cfg.nap_ns <= 0 || !c->cfg.busy ||
         atomic_load_explicit(c->cfg.busy, memory_order_relaxed) == 0)
         return 0;
+    /* Device events (an ipc pull, staged chunks) and transport operations
+     * end without a submission to wake a nap: napping then would hold the
+     * end of a receive, and the release of its consumer, up to nap_ns
+     * (500 us by default) after the copy landed. busy also counts tasks
+     * running on devices, which need no host core. Yield instead. */
+    if (c->waits.n > 0 || c->tp_busy > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
     struct timespec ts = weft_deadline_in(c->cfg.nap_ns);
     pthread_mutex_lock(&c->qlock);
