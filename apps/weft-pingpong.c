@@ -47,17 +47,22 @@
 #define PP_NAME "weft-pingpong"
 #define PP_SIZE_MIN 8                          /* the counter lives in 8 bytes */
 #define PP_SIZE_MAX ((int64_t)1 << 30)         /* a tile has at most INT_MAX rows */
-#define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes */
+#define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes (default) */
 #define PP_ITERS_MIN 3
 #define PP_WARMUP 2
 #define PP_TAG 4242
 
 typedef struct pp_opts {
-    int64_t min_size, max_size, iters, reps, cores, g;
+    int64_t min_size, max_size, iters, reps, cores, g, max_bytes;
 } pp_opts_t;
 
-static const pp_opts_t pp_defaults = {
-    .min_size = 8, .max_size = (int64_t)64 << 20, .iters = 100, .reps = 3, .cores = -1, .g = 0};
+static const pp_opts_t pp_defaults = {.min_size = 8,
+                                      .max_size = (int64_t)64 << 20,
+                                      .iters = 100,
+                                      .reps = 3,
+                                      .cores = -1,
+                                      .g = 0,
+                                      .max_bytes = PP_BYTES_PER_SIZE};
 
 /* -g: the tile lives in device memory; it moves device to device. */
 static appdev_t pp_dev = {.prog = "weft-pingpong", .g = -1};
@@ -129,14 +134,17 @@ static void pp_usage(FILE *out)
             "  --min-size <b>  smallest tile in bytes, K/M/G suffixes (default 8)\n"
             "  --max-size <b>  largest tile in bytes, K/M/G suffixes (default 64M)\n"
             "  --iters <n>     round trips a measurement (default %lld; sizes above\n"
-            "                  %lld MiB / iters take fewer, %d at least)\n"
+            "                  max-bytes / iters take fewer, %d at least)\n"
+            "  --max-bytes <b> bytes a measurement moves one way at most (default %lld MiB):\n"
+            "                  a round's fixed cost (taskpool wait) shows as the change in\n"
+            "                  latency between two values at the same size\n"
             "  --reps <r>      measurements a size, the best is printed (default %lld)\n"
             "  -c <cores>      worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  -g <n>          the tile lives in the memory of n accelerators a rank of\n"
             "                  device_type (cuda, or emu): device-to-device transfers\n"
             "  -h, --help      this help; weft-info lists the --weft-* parameters\n"
             "Needs at least 2 ranks; the ping-pong runs between ranks 0 and 1.\n",
-            (long long)pp_defaults.iters, (long long)(PP_BYTES_PER_SIZE >> 20), PP_ITERS_MIN,
+            (long long)pp_defaults.iters, PP_ITERS_MIN, (long long)(PP_BYTES_PER_SIZE >> 20),
             (long long)pp_defaults.reps);
 }
 
@@ -197,6 +205,7 @@ static const pp_flag_t pp_flags[] = {
     {"--reps", offsetof(pp_opts_t, reps), 0, 1, 1000},
     {"-c", offsetof(pp_opts_t, cores), 0, 1, 4096},
     {"-g", offsetof(pp_opts_t, g), 0, 0, 64},
+    {"--max-bytes", offsetof(pp_opts_t, max_bytes), 1, 1, (int64_t)1 << 40},
 };
 
 /* The flag argv[*i] names and its value ("--long=value" or the next
@@ -412,9 +421,26 @@ static double pp_mpi_round(pp_state_t *s, int64_t iters, int64_t size)
     return pp_now() - t0;
 }
 
+/* The fixed cost of a round: a taskpool wait with no task (its agreement
+ * between ranks), the best of reps, in seconds (rank 0's clock); a round
+ * of the ping-pong pays it once for its 2 x iters moves. */
+static double pp_empty_round(pp_state_t *s, int64_t reps)
+{
+    double best = 0.0;
+    for (int64_t r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = pp_now();
+        int rc = weft_taskpool_wait(s->tp);
+        double t = pp_now() - t0;
+        if (rc < 0) return rc;
+        if (r == 0 || t < best) best = t;
+    }
+    return best;
+}
+
 static int64_t pp_iters(const pp_opts_t *o, int64_t size)
 {
-    int64_t cap = PP_BYTES_PER_SIZE / size;
+    int64_t cap = o->max_bytes / size;
     if (cap < PP_ITERS_MIN) cap = PP_ITERS_MIN;
     return o->iters < cap ? o->iters : cap;
 }
@@ -504,7 +530,12 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
                "mpi_bw", "lat_ratio", "bw_ratio");
         fflush(stdout);
     }
-    rc = 0;
+    double empty = pp_empty_round(&s, o->reps);
+    rc = empty < 0 ? (int)empty : 0;
+    if (s.rank == 0 && rc == 0) {
+        printf("# a round without tasks (taskpool wait): %.1f us\n", empty * 1e6);
+        fflush(stdout);
+    }
     for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
         rc = pp_size(&s, o, size);
     int failed = s.failed || rc != 0, any = 0;
