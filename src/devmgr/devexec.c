@@ -233,9 +233,15 @@ static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
             pthread_mutex_lock(&m->lock);
         }
         while (!m->stop && weft_heap_empty(&m->ready)) pthread_cond_wait(&m->cond, &m->lock);
-    } else if (s->yields < IDLE_YIELD_CREDIT) {
+    } else if (s->yields < IDLE_YIELD_CREDIT ||
+               atomic_load_explicit(&m->ctx->devmgr_own_core, memory_order_relaxed)) {
         /* Work in flight: poll again soon. A timed sleep this short would
-         * last the kernel's timer slack (about 50 us) instead: yield. */
+         * last the kernel's timer slack (about 50 us) instead: yield. With
+         * a core of its own the manager never sleeps while work is in
+         * flight: a sleep there frees a core nobody else was given, and
+         * notices the end of every kernel (and so the release of its
+         * successors: a send to another rank, the next task) up to
+         * IDLE_WAIT_NS plus the slack late. */
         s->yields++;
         pthread_mutex_unlock(&m->lock);
         sched_yield();
