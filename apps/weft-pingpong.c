@@ -10,7 +10,12 @@
  * insertion, scheduling and the taskpool wait included) and bandwidth =
  * size / latency. Each task bumps a counter held in the first 8 bytes of x,
  * which rank 0 checks at the end of every size, and every rank checks that it
- * sent exactly one activation per move (weft_stats_get).
+ * sent exactly one activation per move (weft_stats_get). With -g, the copies
+ * its devices made (weft_device_counters_get: H2D, D2H, D2D bytes) are
+ * printed per move, in tiles, and a move that copies the tile into device
+ * memory more than once, or out of it more than once, fails the run: an ipc
+ * move is one D2D copy on the receiver, a staged one a D2H on the sender and
+ * an H2D on the receiver, an mpi one none.
  *
  * bare MPI: MPI_Send / MPI_Recv of the same number of bytes on
  * MPI_COMM_WORLD between ranks 0 and 1, run between taskpools while weft is
@@ -42,17 +47,22 @@
 #define PP_NAME "weft-pingpong"
 #define PP_SIZE_MIN 8                          /* the counter lives in 8 bytes */
 #define PP_SIZE_MAX ((int64_t)1 << 30)         /* a tile has at most INT_MAX rows */
-#define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes */
+#define PP_BYTES_PER_SIZE ((int64_t)512 << 20) /* caps iterations of large sizes (default) */
 #define PP_ITERS_MIN 3
 #define PP_WARMUP 2
 #define PP_TAG 4242
 
 typedef struct pp_opts {
-    int64_t min_size, max_size, iters, reps, cores, g;
+    int64_t min_size, max_size, iters, reps, cores, g, max_bytes;
 } pp_opts_t;
 
-static const pp_opts_t pp_defaults = {
-    .min_size = 8, .max_size = (int64_t)64 << 20, .iters = 100, .reps = 3, .cores = -1, .g = 0};
+static const pp_opts_t pp_defaults = {.min_size = 8,
+                                      .max_size = (int64_t)64 << 20,
+                                      .iters = 100,
+                                      .reps = 3,
+                                      .cores = -1,
+                                      .g = 0,
+                                      .max_bytes = PP_BYTES_PER_SIZE};
 
 /* -g: the tile lives in device memory; it moves device to device. */
 static appdev_t pp_dev = {.prog = "weft-pingpong", .g = -1};
@@ -124,14 +134,17 @@ static void pp_usage(FILE *out)
             "  --min-size <b>  smallest tile in bytes, K/M/G suffixes (default 8)\n"
             "  --max-size <b>  largest tile in bytes, K/M/G suffixes (default 64M)\n"
             "  --iters <n>     round trips a measurement (default %lld; sizes above\n"
-            "                  %lld MiB / iters take fewer, %d at least)\n"
+            "                  max-bytes / iters take fewer, %d at least)\n"
+            "  --max-bytes <b> bytes a measurement moves one way at most (default %lld MiB):\n"
+            "                  a round's fixed cost (taskpool wait) shows as the change in\n"
+            "                  latency between two values at the same size\n"
             "  --reps <r>      measurements a size, the best is printed (default %lld)\n"
             "  -c <cores>      worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  -g <n>          the tile lives in the memory of n accelerators a rank of\n"
             "                  device_type (cuda, or emu): device-to-device transfers\n"
             "  -h, --help      this help; weft-info lists the --weft-* parameters\n"
             "Needs at least 2 ranks; the ping-pong runs between ranks 0 and 1.\n",
-            (long long)pp_defaults.iters, (long long)(PP_BYTES_PER_SIZE >> 20), PP_ITERS_MIN,
+            (long long)pp_defaults.iters, PP_ITERS_MIN, (long long)(PP_BYTES_PER_SIZE >> 20),
             (long long)pp_defaults.reps);
 }
 
@@ -192,6 +205,7 @@ static const pp_flag_t pp_flags[] = {
     {"--reps", offsetof(pp_opts_t, reps), 0, 1, 1000},
     {"-c", offsetof(pp_opts_t, cores), 0, 1, 4096},
     {"-g", offsetof(pp_opts_t, g), 0, 0, 64},
+    {"--max-bytes", offsetof(pp_opts_t, max_bytes), 1, 1, (int64_t)1 << 40},
 };
 
 /* The flag argv[*i] names and its value ("--long=value" or the next
@@ -284,6 +298,25 @@ static double pp_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Bytes the rank's devices copied, by kind (weft_device_counters_t). */
+typedef struct pp_copies {
+    double h2d, d2h, d2d;
+} pp_copies_t;
+
+static int pp_copies_get(weft_context_t *ctx, pp_copies_t *out)
+{
+    *out = (pp_copies_t){0};
+    for (int i = 1; i <= weft_ndevices(ctx); i++) {
+        weft_device_counters_t c;
+        int rc = weft_device_counters_get(ctx, i, &c);
+        if (rc < 0) return rc;
+        out->h2d += (double)c.bytes_h2d;
+        out->d2h += (double)c.bytes_d2h;
+        out->d2d += (double)c.bytes_d2d;
+    }
+    return 0;
+}
+
 typedef struct pp_state {
     weft_context_t *ctx;
     weft_taskpool_t *tp;
@@ -291,6 +324,7 @@ typedef struct pp_state {
     int rank, nranks;
     unsigned char *buf; /* bare MPI buffer (ranks 0 and 1) */
     int failed;         /* a check failed on this rank */
+    pp_copies_t copied; /* by the devices in the measured rounds of this size */
 } pp_state_t;
 
 static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
@@ -304,7 +338,9 @@ static int pp_insert_touch(pp_state_t *s, weft_data_t *x, int on_rank)
 static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_t size)
 {
     weft_stats_t before, after;
+    pp_copies_t cb, ca;
     int rc = weft_stats_get(s->ctx, &before);
+    if (rc >= 0) rc = pp_copies_get(s->ctx, &cb);
     if (rc < 0) return rc;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = pp_now();
@@ -316,6 +352,7 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
     double t = pp_now() - t0;
     if (rc >= 0) rc = wrc;
     if (rc >= 0) rc = weft_stats_get(s->ctx, &after);
+    if (rc >= 0) rc = pp_copies_get(s->ctx, &ca);
     if (rc < 0) {
         fprintf(stderr, PP_NAME ": rank %d: weft round trips of %lld bytes failed: %s\n", s->rank,
                 (long long)size, weft_strerror(rc));
@@ -330,7 +367,40 @@ static double pp_weft_round(pp_state_t *s, weft_data_t *x, int64_t iters, int64_
                 s->rank, (long long)sent, (long long)iters, (long long)size, (long long)expected);
         s->failed = 1;
     }
+    s->copied.h2d += ca.h2d - cb.h2d;
+    s->copied.d2h += ca.d2h - cb.d2h;
+    s->copied.d2d += ca.d2d - cb.d2d;
     return t;
+}
+
+/* With devices: the copies per move, in tiles, of ranks 0 and 1 (gathered
+ * on rank 0, which prints them). A rank of the ping-pong receives and
+ * sends `moves` times: more than one copy of the tile into its devices per
+ * move received (H2D + D2D), or out of them per move sent (D2H), is a
+ * tile moved twice, and fails the run. */
+static void pp_copies_check(pp_state_t *s, int64_t moves, int64_t size)
+{
+    double tiles = (double)moves * (double)size, both[6] = {0}, all[6];
+    double *mine = both + 3 * (s->rank < 2 ? s->rank : 0);
+    if (s->rank < 2 && tiles > 0.0) {
+        mine[0] = s->copied.h2d / tiles;
+        mine[1] = s->copied.d2h / tiles;
+        mine[2] = s->copied.d2d / tiles;
+    }
+    if (s->rank < 2 && (mine[0] + mine[2] > 1.0 || mine[1] > 1.0)) {
+        fprintf(stderr,
+                PP_NAME ": rank %d: tile of %lld bytes copied more than once a move by its "
+                        "devices (in tiles a move: H2D %.3f, D2D %.3f into device memory, "
+                        "D2H %.3f out of it)\n",
+                s->rank, (long long)size, mine[0], mine[2], mine[1]);
+        s->failed = 1;
+    }
+    s->copied = (pp_copies_t){0};
+    MPI_Reduce(both, all, 6, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* ranks 0, 1 apart */
+    if (s->rank == 0)
+        printf("# %lld B: device copies a move, in tiles: rank 0 H2D %.2f D2H %.2f D2D %.2f, "
+               "rank 1 H2D %.2f D2H %.2f D2D %.2f\n",
+               (long long)size, all[0], all[1], all[2], all[3], all[4], all[5]);
 }
 
 /* iters bare MPI round trips of size bytes between ranks 0 and 1. */
@@ -351,9 +421,26 @@ static double pp_mpi_round(pp_state_t *s, int64_t iters, int64_t size)
     return pp_now() - t0;
 }
 
+/* The fixed cost of a round: a taskpool wait with no task (its agreement
+ * between ranks), the best of reps, in seconds (rank 0's clock); a round
+ * of the ping-pong pays it once for its 2 x iters moves. */
+static double pp_empty_round(pp_state_t *s, int64_t reps)
+{
+    double best = 0.0;
+    for (int64_t r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = pp_now();
+        int rc = weft_taskpool_wait(s->tp);
+        double t = pp_now() - t0;
+        if (rc < 0) return rc;
+        if (r == 0 || t < best) best = t;
+    }
+    return best;
+}
+
 static int64_t pp_iters(const pp_opts_t *o, int64_t size)
 {
-    int64_t cap = PP_BYTES_PER_SIZE / size;
+    int64_t cap = o->max_bytes / size;
     if (cap < PP_ITERS_MIN) cap = PP_ITERS_MIN;
     return o->iters < cap ? o->iters : cap;
 }
@@ -416,6 +503,7 @@ static int pp_size(pp_state_t *s, const pp_opts_t *o, int64_t size)
                (long long)iters, lw * 1e6, bw, lm * 1e6, bm, lw / lm, bw / bm);
         fflush(stdout);
     }
+    if (weft_ndevices(s->ctx) > 0) pp_copies_check(s, iters * o->reps, size);
     weft_data_release(x);
     return 0;
 }
@@ -442,7 +530,12 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
                "mpi_bw", "lat_ratio", "bw_ratio");
         fflush(stdout);
     }
-    rc = 0;
+    double empty = pp_empty_round(&s, o->reps);
+    rc = empty < 0 ? (int)empty : 0;
+    if (s.rank == 0 && rc == 0) {
+        printf("# a round without tasks (taskpool wait): %.1f us\n", empty * 1e6);
+        fflush(stdout);
+    }
     for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
         rc = pp_size(&s, o, size);
     int failed = s.failed || rc != 0, any = 0;

@@ -531,12 +531,16 @@ WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
 
 /* Counters of accelerator `index` (1..weft_ndevices) since weft_init.
  * mem_capacity is this rank's zone: its share of a device that ranks of
- * the node share (docs/SEMANTICS.md 5.1). */
+ * the node share (docs/SEMANTICS.md 5.1). The byte counters count every
+ * copy the device made, whoever asked for it: tasks' stage-ins, prefetches
+ * and write-backs, and the moves between ranks (an ipc pull is D2D into the
+ * receiving device; small tiles landing and staged chunks are H2D, staged
+ * sends D2H; the mpi and nccl transports make no copy of their own). */
 typedef struct weft_device_counters {
     int64_t tasks;                            /* task bodies run there */
     int64_t bytes_h2d;                        /* host to device */
-    int64_t bytes_d2h;                        /* device to host: pushouts and write-backs */
-    int64_t bytes_d2d;                        /* peer copies into it from another device */
+    int64_t bytes_d2h;                        /* device to host: pushouts, write-backs */
+    int64_t bytes_d2d;                        /* into it from device memory (peer, ipc) */
     int64_t evictions;                        /* copies dropped to make room */
     int64_t writebacks;                       /* dirty copies written to host before eviction */
     int64_t mem_capacity, mem_used, mem_peak; /* bytes of its memory zone */

@@ -225,6 +225,12 @@ static int nap_while_busy(weft_comm_t *c)
     if (c->cfg.nap_ns <= 0 || !c->cfg.busy ||
         atomic_load_explicit(c->cfg.busy, memory_order_relaxed) == 0)
         return 0;
+    /* Device events (an ipc pull, staged chunks) and transport operations
+     * end without a submission to wake a nap: napping then would hold the
+     * end of a receive, and the release of its consumer, up to nap_ns
+     * (500 us by default) after the copy landed. busy also counts tasks
+     * running on devices, which need no host core. Yield instead. */
+    if (c->waits.n > 0 || c->tp_busy > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
     struct timespec ts = weft_deadline_in(c->cfg.nap_ns);
     pthread_mutex_lock(&c->qlock);
@@ -236,14 +242,20 @@ static int nap_while_busy(weft_comm_t *c)
 /* While nothing moves: spin a little, then yield the core (a worker may
  * share it, and an activation or GET from a peer is noticed at the next
  * turn, with no sleep to wait out), and only after a long quiet spell
- * (between taskpools) with no device work to poll, sleep until a
- * submission or a timeout. On a core where a worker computes, nap
- * instead (nap_while_busy). */
+ * (between taskpools) with no device work to poll and no message
+ * expected from a peer, sleep until a submission or a timeout. On a core
+ * where a worker computes, nap instead (nap_while_busy). */
 static void wait_when_idle(weft_comm_t *c, int idle_turns)
 {
     if (idle_turns > 0 && nap_while_busy(c)) return;
     if (idle_turns < 64) return;
-    if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0) {
+    /* A receive waiting for its activation, a send for its GET or DONE, or
+     * bytes in flight: the message ends no sleep (only a submission does),
+     * so a sleep of 200 us would hold it that long after it came. After
+     * 20000 quiet turns (tens of ms: a long task upstream) it still comes
+     * when it comes: yield. */
+    if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0 || c->nexpect > 0 ||
+        c->ndata_inflight > 0) {
         sched_yield();
         return;
     }

@@ -154,6 +154,7 @@ struct weft_comm {
     weft_vec_t waits; /* weft_comm_dev_wait_t */
     weft_comm_ctrl_slot_t ctrl[WEFT_COMM_NCTRL];
     weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
+    int nexpect; /* entries of the table that wait for a message from their peer */
     int ndata_inflight;
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */

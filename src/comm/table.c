@@ -7,6 +7,10 @@
 #include "comm/comm_internal.h"
 #include "util/log.h"
 
+/* Entries that wait for a message from their peer (all but an activation
+ * waiting for its local RECV task, which a submission brings). */
+static int expects_peer(int kind) { return kind != WEFT_COMM_PEND_ACTIVATION; }
+
 static weft_comm_pending_t **bucket(weft_comm_t *c, int peer, uint64_t key, uint32_t v, int kind)
 {
     uint64_t h =
@@ -22,6 +26,7 @@ weft_comm_pending_t *weft_comm__table_take(weft_comm_t *c, int kind, int peer, u
         weft_comm_pending_t *p = *pp;
         if (p->kind == kind && p->peer == peer && p->key == key && p->version == v) {
             *pp = p->next;
+            c->nexpect -= expects_peer(kind);
             return p;
         }
     }
@@ -38,6 +43,7 @@ void weft_comm__table_put(weft_comm_t *c, weft_comm_pending_t *p, int kind, int 
     weft_comm_pending_t **b = bucket(c, peer, key, v, kind);
     p->next = *b;
     *b = p;
+    c->nexpect += expects_peer(kind);
 }
 
 void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p)
@@ -46,6 +52,7 @@ void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p)
          pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
+            c->nexpect -= expects_peer(p->kind);
             return;
         }
 }
@@ -60,6 +67,7 @@ void weft_comm__table_clear(weft_comm_t *c)
             if (p->kind == WEFT_COMM_PEND_ACTIVATION) free(p);
         }
     }
+    c->nexpect = 0;
 }
 
 void weft_comm__table_dump(weft_comm_t *c)

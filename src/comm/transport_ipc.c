@@ -134,8 +134,14 @@ static void *ipc_map(ipc_state_t *s, int peer, weft_device_t *by, const void *ha
 
 static void done_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
 
-/* The pull is over (failed or not): DONE lets the sender drop its reader;
- * the receive ends once that message left. */
+/* The pull is over (failed or not): DONE lets the sender drop its reader.
+ * The receive ends at once, before DONE is even posted: its consumer is
+ * released without waiting for the message to leave (a turn of the engine
+ * and an MPI call on every move). DONE therefore travels in a buffer of
+ * its own, freed once sent, and is posted in this same call, so that it
+ * still precedes, in MPI's order, the activation of any version the
+ * consumer writes next. With no memory for that buffer, the task's notice
+ * buffer carries DONE and the receive ends once it left, as before. */
 static void ipc_pulled(weft_comm_t *c, void *a, void *b)
 {
     weft_comm_xfer_t *x = a;
@@ -144,9 +150,30 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
                    (unsigned long long)x->copy->data->key, x->peer, weft_strerror(x->dev_status));
         x->status = x->dev_status;
     }
-    x->left++;
-    weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, 0, done_left, x, NULL);
-    weft_comm__xfer_part_done(c, x);
+    weft_comm_msg_t *done = weft_comm__alloc(c, sizeof *done);
+    if (!done) {
+        x->left++;
+        weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, 0, done_left, x, NULL);
+        weft_comm__xfer_part_done(c, x);
+        return;
+    }
+    int peer = x->peer;
+    *done = (weft_comm_msg_t){.type = WEFT_COMM_MSG_DONE,
+                              .src = c->rank,
+                              .key = x->copy->data->key,
+                              .version = ((const weft_comm_action_t *)x->t->action)->version};
+    weft_comm_msg_t again = *done;
+    weft_comm__xfer_part_done(c, x); /* x and its task may be gone after this */
+    /* The peer waits for this message: one more try if the post fails (it
+     * frees the buffer). */
+    for (int attempt = 0; done; attempt++) {
+        if (weft_comm__send_ctrl(c, done, peer) == WEFT_SUCCESS) return;
+        done = attempt == 0 ? weft_comm__alloc(c, sizeof *done) : NULL;
+        if (done) *done = again;
+    }
+    weft_error("comm: could not send the DONE of data %llu v%u to rank %d: that rank is not told "
+               "and may wait for it",
+               (unsigned long long)again.key, again.version, peer);
 }
 
 /* Nothing is posted and the sender not told until the pull is on its way,
@@ -161,8 +188,8 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
     weft_event_t ev;
     /* The mapped zone is device memory of the peer: name `by` as its side. */
-    int rc = by->ops->copy_async(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
-                                 d->cols, d->elem);
+    int rc = weft_device_copy(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
+                              d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
@@ -213,7 +240,7 @@ static void premap(weft_comm_t *c, ipc_state_t *s, int peer, const ipc_card_t *c
         if (!base || !by->zone_base) continue;
         weft_region_t src = {base, 256}, dst = {by->zone_base, 256};
         weft_event_t ev;
-        if (by->ops->copy_async(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
+        if (weft_device_copy(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
                 WEFT_SUCCESS ||
             by->ops->event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
             continue;

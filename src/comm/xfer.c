@@ -65,8 +65,8 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *
      * task finds it there instead of re-staging a host copy. */
     weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
     weft_event_t ev;
-    int rc = dev->ops->copy_async(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols,
-                                  d->elem);
+    int rc =
+        weft_device_copy(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols, d->elem);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
     if (rc == WEFT_SUCCESS) {
         rc = dev->ops->event_sync(dev, &ev);

@@ -75,6 +75,9 @@ struct weft_context {
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
+    /* The workers leave a core to each device manager: set once the workers
+     * start, read by the managers (devexec.c's idle wait). */
+    atomic_int devmgr_own_core;
     /* Agreement between ranks (stf/agree.h), main thread. */
     long nagree;         /* agreements passed */
     int diverged;        /* an agreement found the ranks out of step: no collective is safe */

@@ -167,7 +167,11 @@ typedef struct weft_device_ops {
 /* Counted by the core (the device managers), read by show_stats and tests. */
 typedef struct weft_device_stats {
     atomic_llong tasks;
-    atomic_llong bytes[WEFT_XFER_KINDS]; /* H2D and D2D into it, D2H out of it */
+    /* Bytes of every copy enqueued on it (weft_device_copy, the one door):
+     * H2D and D2D into it, D2H out of it, whoever asked: the device
+     * manager's stage-ins, prefetches and write-backs, and the comm
+     * engine's ipc pulls (D2D), eager landings and staged chunks. */
+    atomic_llong bytes[WEFT_XFER_KINDS];
     atomic_llong evictions;
     atomic_llong writebacks;        /* evictions that first copied a dirty copy to host */
     atomic_llong prefetches;        /* copies in for tasks not started yet (devahead.c) */
@@ -220,6 +224,28 @@ static inline int weft_device_exec_streams(const weft_params_t *p, int dflt, int
     if (n > max) n = max;
     *urgent = p ? (int)weft_params_int(p, "device_urgent_stream") != 0 : 0;
     return n;
+}
+
+/* Statistics kind of a copy into device dst from device src (0: host). */
+static inline weft_xfer_kind_t weft_device_xfer_kind(int dst_dev, int src_dev)
+{
+    return src_dev == 0 ? WEFT_XFER_H2D : dst_dev == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
+}
+
+/* The one door for copies on a device: dev->ops->copy_async, its bytes
+ * counted in dev's statistics by kind once enqueued. Every copy weft makes
+ * goes through here (or, for a data's stage function, is counted by its
+ * caller), so that the counters tell how many times a tile's bytes were
+ * copied: a move between ranks by ipc is one D2D copy of the tile on the
+ * receiving device, and a test holds it to that. */
+static inline int weft_device_copy(weft_device_t *dev, int stream, weft_region_t dst, int dst_dev,
+                                   weft_region_t src, int src_dev, int rows, int cols, size_t elem)
+{
+    int rc = dev->ops->copy_async(dev, stream, dst, dst_dev, src, src_dev, rows, cols, elem);
+    if (rc == WEFT_SUCCESS)
+        atomic_fetch_add(&dev->stats.bytes[weft_device_xfer_kind(dst_dev, src_dev)],
+                         (long long)rows * cols * (long long)elem);
+    return rc;
 }
 
 #endif

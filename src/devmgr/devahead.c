@@ -206,9 +206,7 @@ static int begin_copy(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, uin
         end_copy(m, r, 0);
         return 0;
     }
-    atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
-                     (long long)d->bytes);
-    atomic_fetch_add(&dev->stats.prefetches, 1);
+    atomic_fetch_add(&dev->stats.prefetches, 1); /* its bytes: counted when enqueued */
     a->n++;
     atomic_fetch_add(&a->busy, 1);
     return 1;

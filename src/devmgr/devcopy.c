@@ -11,10 +11,7 @@
 #include "util/inbody.h"
 #include "util/log.h"
 
-weft_xfer_kind_t weft_devcopy_kind(int dst, int src)
-{
-    return src == 0 ? WEFT_XFER_H2D : dst == 0 ? WEFT_XFER_D2H : WEFT_XFER_D2D;
-}
+weft_xfer_kind_t weft_devcopy_kind(int dst, int src) { return weft_device_xfer_kind(dst, src); }
 
 /* ---- the LRU of a device ------------------------------------------------ */
 
@@ -359,8 +356,8 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
     if (!fn) {
         weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};
         weft_region_t rs = {.ptr = src->ptr, .ld = src->ld};
-        return by->ops->copy_async(by, stream, rd, dst->device, rs, src->device, d->rows, d->cols,
-                                   d->elem);
+        return weft_device_copy(by, stream, rd, dst->device, rs, src->device, d->rows, d->cols,
+                                d->elem);
     }
     weft_stage_t s = {.dst = dst->ptr,
                       .dst_ld = dst->ld,
@@ -390,7 +387,11 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
     weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
     int frc = fn(&s, d->stage_arg);
     weft_inbody_leave(&saved);
-    return frc == 0 && !atomic_load(&misuse) ? WEFT_SUCCESS : WEFT_ERR_TASK;
+    if (frc != 0 || atomic_load(&misuse)) return WEFT_ERR_TASK;
+    /* Counted as weft_device_copy counts the copies it enqueues. */
+    atomic_fetch_add(&by->stats.bytes[weft_device_xfer_kind(dst->device, src->device)],
+                     (long long)d->bytes);
+    return WEFT_SUCCESS;
 }
 
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
@@ -404,10 +405,7 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
         rc = by->ops->event_sync(by, &ev);
         by->ops->event_destroy(by, &ev);
     }
-    if (rc == WEFT_SUCCESS)
-        atomic_fetch_add(&by->stats.bytes[weft_devcopy_kind(dst->device, src->device)],
-                         (long long)d->bytes);
-    return rc;
+    return rc; /* its bytes were counted when enqueued */
 }
 
 /* Host memory taken for a copy that may turn out not to be needed. */

@@ -28,7 +28,8 @@
 #include "util/fault.h"
 #include "util/log.h"
 
-#define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps */
+#define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps, */
+#define IDLE_SPIN_NS 1000000LL          /* or for how long with a core of its own */
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
 #define IDLE_WAIT_NS 50000              /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
@@ -214,18 +215,34 @@ static int idle_wait(weft_devmgr_t *m, mgr_state_t *s)
     pthread_mutex_lock(&m->lock);
     int idle = m->ninflight == 0 && !s->blocked && weft_devahead_inflight(m) == 0;
     if (idle) {
-        /* A new task often follows within microseconds (a successor, a
-         * tile just received): yield a little before sleeping, since a
-         * wake-up from the condition costs tens of microseconds. */
-        for (int k = 0; k < IDLE_SPIN_YIELDS && !m->stop && weft_heap_empty(&m->ready); k++) {
+        /* A new task often follows soon (a successor, a tile just
+         * received): yield before sleeping, since a wake-up from the
+         * condition costs tens of microseconds (more from a deep idle
+         * state of the core). With a core of its own the manager yields
+         * for a time, not a count: 200 yields (0.7 us each on the CI VM,
+         * less on bare metal) ended before the next task of a ping-pong
+         * between ranks came back (a move each way and the peer's task),
+         * so every move paid that wake-up; a millisecond covers a round
+         * trip of 64 MiB tiles. On a core shared with workers the short
+         * spell stays: every yield there competes with them. */
+        int timed = atomic_load_explicit(&m->ctx->devmgr_own_core, memory_order_relaxed);
+        int64_t until = timed ? weft_clock_ns() + IDLE_SPIN_NS : 0;
+        for (int k = 0; !m->stop && weft_heap_empty(&m->ready); k++) {
+            if (timed ? weft_clock_ns() >= until : k >= IDLE_SPIN_YIELDS) break;
             pthread_mutex_unlock(&m->lock);
             sched_yield();
             pthread_mutex_lock(&m->lock);
         }
         while (!m->stop && weft_heap_empty(&m->ready)) pthread_cond_wait(&m->cond, &m->lock);
-    } else if (s->yields < IDLE_YIELD_CREDIT) {
+    } else if (s->yields < IDLE_YIELD_CREDIT ||
+               atomic_load_explicit(&m->ctx->devmgr_own_core, memory_order_relaxed)) {
         /* Work in flight: poll again soon. A timed sleep this short would
-         * last the kernel's timer slack (about 50 us) instead: yield. */
+         * last the kernel's timer slack (about 50 us) instead: yield. With
+         * a core of its own the manager never sleeps while work is in
+         * flight: a sleep there frees a core nobody else was given, and
+         * notices the end of every kernel (and so the release of its
+         * successors: a send to another rank, the next task) up to
+         * IDLE_WAIT_NS plus the slack late. */
         s->yields++;
         pthread_mutex_unlock(&m->lock);
         sched_yield();

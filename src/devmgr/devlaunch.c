@@ -107,11 +107,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     f->stage[f->nstage++] = (weft_stage_rec_t){.data = d, .src = src, .dst = c, .version = v};
     f->stage_bytes += (int64_t)d->bytes;
     weft_data_unlock(d);
-    int rc = weft_devcopy_enqueue(dev, f->copy_stream, d, c, src);
-    if (rc == WEFT_SUCCESS)
-        atomic_fetch_add(&dev->stats.bytes[weft_devcopy_kind(dev->index, src->device)],
-                         (long long)d->bytes);
-    return rc;
+    return weft_devcopy_enqueue(dev, f->copy_stream, d, c, src); /* counts its bytes */
 }
 
 /* Transfers are done: sources released, destinations current. */

@@ -114,6 +114,7 @@ static int start_workers(weft_context_t *ctx)
     ctx->ready = weft_exec_ready;
     /* No core left for the comm thread: it shares the workers' cores. */
     ctx->comm_shares_core = ctx->nranks > 1 && cores > 0 && ctx->ncores >= cores;
+    atomic_store(&ctx->devmgr_own_core, ctx->ndevices > 0 && cores - ctx->ncores >= ctx->ndevices);
     weft_sched_config_t cfg = {
         .nworkers = ctx->ncores,
         .steal = (int)weft_params_int(ctx->params, "sched_steal"),

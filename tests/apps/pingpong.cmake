@@ -14,3 +14,26 @@ weft_app_test(pingpong_one_rank FAIL EXE weft-pingpong
   EXPECT "needs at least 2 ranks, running on 1" ARGS --max-size 1K)
 weft_app_test(pingpong_bad_size FAIL EXE weft-pingpong RANKS 2
   EXPECT "--max-size expects a size in bytes" ARGS --max-size 3)
+
+# ---- copies per move, counted (not timed): a tile in device memory moves
+# with exactly one copy of its bytes by the devices, whatever the size: ipc,
+# one D2D pull into the receiver's copy; staged, one D2H on the sender and
+# one H2D on the receiver (the bounce buffers); mpi, none (MPI reads and
+# writes the device memory itself). A receive that lands in a temporary and
+# is copied again into the consumer's copy reads 2.00 here, and the app
+# fails on its own when more than one tile a move goes into (or out of) a
+# device (weft-pingpong's pp_copies_check).
+if(WEFT_GPU_AWARE_COMM)
+  set(pp_copies_ipc "H2D 0.00 D2H 0.00 D2D 1.00")
+  set(pp_copies_staged "H2D 1.00 D2H 1.00 D2D 0.00")
+  set(pp_copies_mpi "H2D 0.00 D2H 0.00 D2D 0.00")
+  foreach(tp ipc staged mpi)
+    set(want "${pp_copies_${tp}}")
+    weft_app_test(pingpong_copies_emu_${tp} EXE weft-pingpong RANKS 2 TIMEOUT 120
+      EXPECT "^# 4096 B: device copies a move, in tiles: rank 0 ${want}, rank 1 ${want}$"
+             "^# 1048576 B: device copies a move, in tiles: rank 0 ${want}, rank 1 ${want}$"
+             "^weft-pingpong: tile counters and message counts verified$"
+      ARGS --min-size 4K --max-size 1M --iters 5 --reps 2 -c 1 -g 1 --weft-device_type=emu
+           --weft-comm_transport=${tp})
+  endforeach()
+endif()
