@@ -107,7 +107,8 @@ WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, in
  * the root, a tile in a taskpool not waited for or acquired by the host,
  * on any rank, is logged on that rank, and every other rank logs "rank R
  * failed (...): nothing was moved"; all return that rank's status
- * (WEFT_ERR_INVALID) and nothing moves. Ranks at different points of the
+ * (WEFT_ERR_INVALID) and nothing moves. Ranks that pass different roots
+ * or matrices each log theirs and return WEFT_ERR_INVALID, nothing moved. Ranks at different points of the
  * program (one in a gather, another in a wait) are told, as at a wait,
  * and get WEFT_ERR_MISMATCH. */
 WEFT_API WEFT_NODISCARD int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb);
