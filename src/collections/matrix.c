@@ -296,19 +296,6 @@ static const weft_seqcall_kind_t seq_matrix_wrap_dist = {"weft_matrix_wrap_dist"
 static const weft_seqcall_kind_t seq_vector_new = {"weft_vector_new", describe_matrix};
 static const weft_seqcall_kind_t seq_vector_wrap = {"weft_vector_wrap", describe_matrix};
 
-static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
-                             size_t n)
-{
-    (void)arg;
-    snprintf(text, n, "%s", kind->name);
-}
-/* Logged after a creation this rank refused: ranks that refused the same
- * call alike stay in step, and a refusal on some ranks only (a NULL
- * pointer on one, a home device out of the owner's range, no memory) is
- * named on every rank at the next agreement, not left to a later hang. */
-static const weft_seqcall_kind_t seq_matrix_refused = {
-    "a matrix creation refused on this rank (NULL returned; its error above)", describe_refused};
-
 typedef struct {
     const weft_seqcall_kind_t *kind; /* the call */
     weft_dtype_t type;
@@ -340,10 +327,7 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 {
     log_creation(ctx, s);
     weft_matrix_t *A = build_logged(ctx, s);
-    if (!A) {
-        const int64_t none[WEFT_SEQCALL_ARGS] = {0};
-        weft_seqcheck_call(ctx, &seq_matrix_refused, none);
-    }
+    if (!A) weft_seqcheck_refused(ctx);
     return A;
 }
 

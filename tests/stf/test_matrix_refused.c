@@ -13,6 +13,10 @@
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (they returned 0:
  *            rank 0 went on with a matrix rank 1 does not have).
  *
+ *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
+ *            1: only the owner reads it and refuses; named on every rank at
+ *            the wait (returned 0 on every rank before).
+ *
  * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +49,12 @@ int main(int argc, char **argv)
     const char *c = argc > 1 ? argv[1] : "hetero";
     static double buf[N * N];
     weft_matrix_t *A = NULL;
+    weft_data_t *d = NULL;
     if (strcmp(c, "hetero") == 0) {
-        weft_dist_t d = {.rank = rank_of, .device = device_one, .arg = &nr};
-        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &d);
+        weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
+        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
+    } else if (strcmp(c, "regnull") == 0) {
+        d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
         A = weft_matrix_wrap(ctx, WEFT_DOUBLE, me == 1 ? NULL : buf, N, N, N, NB, NB, nr, 1);
     }
@@ -55,6 +62,7 @@ int main(int argc, char **argv)
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
     if (A) weft_matrix_free(A);
+    if (d) weft_data_release(d);
     int f = weft_fini(ctx);
     printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
     return 0;
