@@ -16,6 +16,7 @@
 const char *weft_data_busy_taskpool(const weft_data_t *d)
 {
     const weft_stf_rec_t *r = weft_stf_rec(d);
+    if (r && r->graph) return r->graph->name;
     const weft_task_t *t = !r               ? NULL
                            : r->last_writer ? r->last_writer
                            : r->readers.n   ? weft_stf_rec_reader(r, 0)

@@ -107,6 +107,19 @@ weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r)
     return i == SIZE_MAX ? NULL : *(weft_task_t **)weft_vec_at(&b->local, i);
 }
 
+/* The taskpool not waited for that uses d (its graph, or its inserted
+ * tasks), as api/'s weft_data_busy_taskpool tells; NULL: none. */
+static const char *busy_taskpool(const weft_data_t *d)
+{
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    if (!r) return NULL;
+    if (r->graph) return r->graph->name;
+    const weft_task_t *t = r->last_writer ? r->last_writer
+                           : r->readers.n ? weft_stf_rec_reader(r, 0)
+                                          : NULL;
+    return t ? t->tp->name : NULL;
+}
+
 /* The checks insertion makes on a task's data, less the STF ones. */
 static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w)
 {
@@ -122,6 +135,14 @@ static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const 
                                   "data %llu is acquired by the host: release it before "
                                   "weft_ptg_insert",
                                   (unsigned long long)d->key);
+        /* tp has no task since its wait: a busy data is another's. */
+        const char *busy = busy_taskpool(d);
+        if (busy)
+            return weft_ptg__fail(b, r,
+                                  "data %llu is used by taskpool \"%s\", which was not waited "
+                                  "for: a graph's tasks are ordered among themselves only; "
+                                  "call weft_taskpool_wait on it first",
+                                  (unsigned long long)d->key, busy);
     }
     return WEFT_SUCCESS;
 }
@@ -351,6 +372,12 @@ static void number(weft_ptg_build_t *b, weft_task_t *t)
                   "may pick it early)");
 }
 
+/* The graph's data are busy (weft_data_busy_taskpool) until tp's wait. */
+static void mark_busy(weft_ptg_build_t *b, weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) weft_stf_rec(t->flow[i].data)->graph = b->tp;
+}
+
 static void release(weft_ptg_build_t *b, weft_task_t *t)
 {
     if (weft_task_insert_done(t)) b->ctx->ready(b->ctx, t);
@@ -430,6 +457,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     tp->ctx->kept += (long long)b.local.n;
     tp->ninserted_local += (long)b.local.n;
     for_each_task(&b, number);
+    for (size_t j = 0; j < b.local.n; j++) mark_busy(&b, *(weft_task_t **)weft_vec_at(&b.local, j));
     atomic_fetch_add_explicit(&tp->pending, (long)(b.local.n + b.actions.n), memory_order_relaxed);
     long long bytes = build_bytes(&b);
     weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, bytes);
