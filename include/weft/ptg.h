@@ -92,7 +92,10 @@ typedef struct weft_ptg {
  * classes differ (names, ndims, bounds of the first index). Any of these on
  * any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a
- * rank ran out of memory. Ranks at different points (one in this call,
+ * rank ran out of memory. The graph's data are busy until tp's wait:
+ * another taskpool's insertion or a host acquire of one is refused (as for
+ * a data of inserted tasks), and a graph over a data another taskpool not
+ * waited for uses is refused. Ranks at different points (one in this call,
  * another in a wait) are told on every rank, and this call, the waits and
  * weft_fini return WEFT_ERR_MISMATCH. Wait for the tasks with
  * weft_taskpool_wait. */
