@@ -171,10 +171,8 @@ static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
      * (-1) is a policy, not a count, and -g picks among those devices. */
     long asked = d->user_set ? strtol(d->user_value, NULL, 10) : 0;
     if (asked > d->g && have > d->g) {
-        fprintf(stderr,
-                "%s: rank %d: -g %lld and %s=%s set by %s disagree: give one of them\n",
-                d->prog, weft_rank(ctx), (long long)d->g, d->param, d->user_value,
-                d->user_origin);
+        fprintf(stderr, "%s: rank %d: -g %lld and %s=%s set by %s disagree: give one of them\n",
+                d->prog, weft_rank(ctx), (long long)d->g, d->param, d->user_value, d->user_origin);
         return -1;
     }
     if (have >= d->g) return 0;
@@ -247,6 +245,28 @@ static inline int appdev_probe(const char *prog, int argc, char **argv)
         fflush(stdout);
     }
     return weft_fini(ctx) < 0 ? 1 : 0;
+}
+
+/* Whether ctx is a simulation (parameter sim_nranks, docs/SCALE.md): no
+ * body runs and nothing is sent. */
+static inline int app_sim(const weft_context_t *ctx)
+{
+    int64_t n = 0;
+    return weft_param_get_int(ctx, "sim_nranks", &n) == WEFT_SUCCESS && n > 0;
+}
+
+/* A check asked for in a simulation would judge results no body made (it
+ * failed, silently on every simulated rank but 0): refused. 0, or -1
+ * after a message (a simulation is one process: printed whatever rank it
+ * acts as). */
+static inline int app_sim_check(const char *prog, const weft_context_t *ctx, int check)
+{
+    if (!check || !app_sim(ctx)) return 0;
+    fprintf(stderr,
+            "%s: --check needs the task bodies to run, and a simulation (sim_nranks) runs none: "
+            "drop --check\n",
+            prog);
+    return -1;
 }
 
 #endif /* WEFT_APPS_APP_DEVICES_H */

@@ -231,6 +231,7 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         asked.g = o->g;
         o->nb = app_cli_auto_nb(&d->cli, o->n, &asked);
     }
+    if (rc == 0) rc = app_sim_check(d->cli.prog, ctx, o->check);
     if (rc != 0 || d->validate(ctx, opts, verbose) != 0) {
         rc = 1;
     } else {

@@ -154,8 +154,8 @@ static int gs_ptg_tiles(weft_taskpool_t *tp, gs_run_t *r)
         r->y[k] = weft_data_new(r->ctx, WEFT_DOUBLE, r->nb, r->nb, owner);
         if (r->y[k] == NULL) return WEFT_ERR_NOMEM;
         gs_tile_arg_t arg = gs_arg(r, GS_GEN_C0, c, 0);
-        rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->y[k], WEFT_VALUE,
-                              &arg, sizeof arg, 0);
+        rc = weft_insert_task(tp, &gs_class_fill, WEFT_W | WEFT_AFFINITY, r->y[k], WEFT_VALUE, &arg,
+                              sizeof arg, 0);
     }
     return rc < 0 ? rc : 0;
 }
@@ -356,7 +356,8 @@ int main(int argc, char **argv)
     }
     int verbose = weft_rank(ctx) == 0;
     gs_opts_t o;
-    if (gs_parse(argc, argv, &o, verbose) != 0 || gs_validate(ctx, &o, &dev, verbose) != 0)
+    if (gs_parse(argc, argv, &o, verbose) != 0 || app_sim_check(GS_NAME, ctx, o.check) != 0 ||
+        gs_validate(ctx, &o, &dev, verbose) != 0)
         rc = 1;
     else
         rc = gs_main(ctx, &o);

@@ -88,10 +88,17 @@ typedef struct weft_ptg {
  * not name each other, an index outside its class's space, a rank function
  * that disagrees with the arguments, a version read away from the data's
  * owner before any task of the graph wrote it, a final version left away
- * from its owner, two tasks replacing the same version. Any of these on
+ * from its owner, two tasks replacing the same version, ranks whose
+ * classes differ (names, ndims, bounds of the first index). Any of these on
  * any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a
- * rank ran out of memory. Wait for the tasks with weft_taskpool_wait. */
+ * rank ran out of memory. The graph's data are busy until tp's wait:
+ * another taskpool's insertion or a host acquire of one is refused (as for
+ * a data of inserted tasks), and a graph over a data another taskpool not
+ * waited for uses is refused. Ranks at different points (one in this call,
+ * another in a wait) are told on every rank, and this call, the waits and
+ * weft_fini return WEFT_ERR_MISMATCH. Wait for the tasks with
+ * weft_taskpool_wait. */
 WEFT_API WEFT_NODISCARD int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g);
 
 #ifdef __cplusplus

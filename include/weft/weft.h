@@ -214,7 +214,8 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
  * is not a rank, a NULL pointer or ld < rows on the owner, or a bad type
- * or size. */
+ * or size; a refusal on the owner only (its pointer) is named on every
+ * rank at that next wait or weft_fini, as a registration on some ranks. */
 WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int rows, int cols, int64_t ld, int owner_rank);
 

@@ -45,9 +45,11 @@ WEFT_API weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type,
  * coordinates: rank (required) gives its owner rank in [0, nranks), device
  * (optional) its home device on that rank (0 = host, 1..weft_ndevices;
  * NULL, or a rank without accelerators: weft's rule, devices dealt by tile
- * row). They are called for every tile, on every rank, at creation only
- * (arg need not outlive it) and must give the same answers on every rank:
- * the owners are compared with the data creations at the next agreement. */
+ * row). They are called at creation only (arg need not outlive it): rank
+ * for every tile on every rank, and it must give the same answers on every
+ * rank (the owners are compared with the data creations at the next
+ * agreement); device for the tiles of the rank that calls it, checked
+ * against that rank's devices (ranks may have different numbers). */
 typedef int (*weft_tile_map_fn)(int i, int j, void *arg);
 typedef struct weft_dist {
     weft_tile_map_fn rank;
@@ -64,7 +66,10 @@ WEFT_API int weft_dist_block_cyclic_rank(int i, int j, void *arg);
 
 /* weft_matrix_new and weft_matrix_wrap with tiles placed by dist. NULL
  * after logging for dist NULL or without a rank function, a rank or device
- * out of range (naming the tile), or the matrix calls' own errors. */
+ * out of range (naming the tile), or the matrix calls' own errors. A
+ * creation of any of these calls refused on some ranks only (a NULL ptr
+ * on one, a device beyond its owner's) is named on every rank at the next
+ * agreement (wait, gather, weft_fini: WEFT_ERR_MISMATCH). */
 WEFT_API weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m,
                                              int64_t n, int mb, int nb, const weft_dist_t *dist);
 WEFT_API weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t type, void *ptr,
@@ -107,7 +112,8 @@ WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, in
  * the root, a tile in a taskpool not waited for or acquired by the host,
  * on any rank, is logged on that rank, and every other rank logs "rank R
  * failed (...): nothing was moved"; all return that rank's status
- * (WEFT_ERR_INVALID) and nothing moves. Ranks at different points of the
+ * (WEFT_ERR_INVALID) and nothing moves. Ranks that pass different roots
+ * or matrices each log theirs and return WEFT_ERR_INVALID, nothing moved. Ranks at different points of the
  * program (one in a gather, another in a wait) are told, as at a wait,
  * and get WEFT_ERR_MISMATCH. */
 WEFT_API WEFT_NODISCARD int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb);

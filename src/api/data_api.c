@@ -16,6 +16,7 @@
 const char *weft_data_busy_taskpool(const weft_data_t *d)
 {
     const weft_stf_rec_t *r = weft_stf_rec(d);
+    if (r && r->graph) return r->graph->name;
     const weft_task_t *t = !r               ? NULL
                            : r->last_writer ? r->last_writer
                            : r->readers.n   ? weft_stf_rec_reader(r, 0)
@@ -69,14 +70,15 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
     log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
-    if (check_owner(ctx, "weft_data_new", owner_rank) != WEFT_SUCCESS) return NULL;
-    weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
-    if (!d) return NULL;
-    d->flags |= WEFT_DATA_NEW;
-    if (weft_context_track(ctx, d) != 0) {
+    weft_data_t *d = check_owner(ctx, "weft_data_new", owner_rank) == WEFT_SUCCESS
+                         ? weft_data_make(ctx, type, rows, cols, owner_rank)
+                         : NULL;
+    if (d) d->flags |= WEFT_DATA_NEW;
+    if (d && weft_context_track(ctx, d) != 0) {
         weft_data__unref(d);
-        return NULL;
+        d = NULL;
     }
+    if (!d) weft_seqcheck_refused(ctx); /* e.g. out of memory on one rank */
     return d;
 }
 
@@ -122,11 +124,23 @@ static int check_register(const weft_context_t *ctx, const void *ptr, int rows, 
     return WEFT_ERR_INVALID;
 }
 
+static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
+                                  int cols, int64_t ld, int owner_rank);
+
 weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                 int cols, int64_t ld, int owner_rank)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
     log_creation(ctx, &seq_data_register, type, rows, cols, owner_rank);
+    /* Only the owner reads ptr and ld: its refusal is its own. */
+    weft_data_t *d = data_register(ctx, type, ptr, rows, cols, ld, owner_rank);
+    if (!d) weft_seqcheck_refused(ctx);
+    return d;
+}
+
+static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
+                                  int cols, int64_t ld, int owner_rank)
+{
     if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;

@@ -150,6 +150,24 @@ static void unhold(weft_matrix_t *A)
     for (int k = 0; k < A->nlocal; k++) A->tiles[A->local[k]]->host_access = 0;
 }
 
+/* The arguments every rank must pass alike (the root, the matrix: its
+ * shape and its first tile's data key, which names it across ranks): ranks
+ * that passed different ones would enter collectives of different roots
+ * or sizes (a hang, or a scatter from the wrong rank's buffer). */
+static uint64_t collect_hash(const weft_matrix_t *A, const collect_t *c)
+{
+    const uint64_t f[] = {(uint64_t)(uint32_t)c->root,
+                          (uint64_t)A->m,
+                          (uint64_t)A->n,
+                          (uint64_t)(uint32_t)A->mb,
+                          (uint64_t)(uint32_t)A->nb,
+                          (uint64_t)(uint32_t)A->type,
+                          A->tiles[0]->key};
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) h = (h ^ f[i]) * 1099511628211ULL;
+    return h;
+}
+
 static int collect(weft_matrix_t *A, const collect_t *c)
 {
     weft_context_t *ctx = A->ctx;
@@ -167,10 +185,23 @@ static int collect(weft_matrix_t *A, const collect_t *c)
         weft_error("%s: the matrix holds more than %d bytes: gather it in parts", c->call, INT_MAX);
         status = WEFT_ERR_INVALID;
     }
-    weft_agree_vote_t v = {.point = WEFT_AGREE_COLLECT, .status = status};
+    /* A gather on one rank and a scatter on another are at different
+     * points; different roots or matrices are different arguments. */
+    weft_agree_vote_t v = {.point = WEFT_AGREE_COLLECT,
+                           .ordinal = c->scatter,
+                           .status = status,
+                           .task_hash = collect_hash(A, c),
+                           .ntasks = 1};
     snprintf(v.where, sizeof v.where, "%s (root %d)", c->call, c->root);
     weft_agree_outcome_t out;
     int rc = weft_agree(ctx, &v, &out);
+    if (rc == WEFT_SUCCESS && !out.same_tasks) {
+        weft_error("%s: the ranks passed different roots or matrices (this rank: root %d, a "
+                   "%lld x %lld matrix in %d x %d tiles, first tile data %llu): nothing was moved",
+                   c->call, c->root, (long long)A->m, (long long)A->n, A->mb, A->nb,
+                   (unsigned long long)A->tiles[0]->key);
+        rc = WEFT_ERR_INVALID;
+    }
     if (rc == WEFT_SUCCESS) rc = move(A, c, counts, displs);
     if (rc == WEFT_ERR_MISMATCH || rc == WEFT_ERR_MPI) {
         ctx->diverged = 1;

@@ -211,10 +211,13 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
     return WEFT_SUCCESS;
 }
 
-/* The owner (and, with devices on this rank and a device function, the
- * home device) of every tile, k = j * mt + i. A value out of range is
- * logged naming the tile: every rank calls the same functions, so every
- * rank refuses the same matrix. */
+/* The owner (and, for this rank's tiles with devices on this rank and a
+ * device function, the home device) of every tile, k = j * mt + i. A
+ * value out of range is logged naming the tile: every rank calls the same
+ * rank function, so every rank refuses the same owners. A device is
+ * checked against the devices of its owner, the rank it names a device
+ * of (ranks may have different numbers of devices); a refusal on some
+ * ranks only is named on every rank at the next agreement (build). */
 static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)
 {
     weft_context_t *ctx = A->ctx;
@@ -228,7 +231,7 @@ static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owner
                            i, j, owners[k], ctx->nranks);
                 return WEFT_ERR_INVALID;
             }
-            if (!devices) continue;
+            if (!devices || owners[k] != ctx->rank) continue;
             devices[k] = dist->device(i, j, dist->arg);
             if (devices[k] < 0 || devices[k] > ctx->ndevices) {
                 weft_error("matrix: the distribution's device function gives tile (%d, %d) device "
@@ -260,16 +263,14 @@ static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn 
 }
 
 /* The hash of the owners a distribution gives, which the ranks compare
- * with the data creations (a function that differs between ranks). */
-static unsigned long long dist_hash(const weft_context_t *ctx, const weft_dist_t *d, int mt, int nt)
+ * with the data creations (a function that differs between ranks). Not
+ * the home devices: each is its owner's own, and a rank without devices
+ * (or with fewer) answers otherwise for the same matrix. */
+static unsigned long long dist_hash(const weft_dist_t *d, int mt, int nt)
 {
     unsigned long long h = 1469598103934665603ULL;
     for (int j = 0; j < nt; j++)
-        for (int i = 0; i < mt; i++) {
-            int r = d->rank(i, j, d->arg);
-            int dev = d->device && ctx->ndevices > 0 ? d->device(i, j, d->arg) : 0;
-            h = (h ^ (unsigned)(r * 131 + dev)) * 1099511628211ULL;
-        }
+        for (int i = 0; i < mt; i++) h = (h ^ (unsigned)d->rank(i, j, d->arg)) * 1099511628211ULL;
     return h;
 }
 
@@ -315,15 +316,23 @@ static void log_creation(weft_context_t *ctx, const shape_t *s)
     int64_t arg[WEFT_SEQCALL_ARGS] = {(int64_t)s->type, s->m, s->n, s->mb, s->nb, s->P, s->Q};
     if (s->dist) {
         arg[5] = -1;
-        arg[6] =
-            (int64_t)(s->dist->rank && mt > 0 && nt > 0 ? dist_hash(ctx, s->dist, mt, nt) : 0ULL);
+        arg[6] = (int64_t)(s->dist->rank && mt > 0 && nt > 0 ? dist_hash(s->dist, mt, nt) : 0ULL);
     }
     weft_seqcheck_call(ctx, s->kind, arg);
 }
 
+static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s);
+
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 {
     log_creation(ctx, s);
+    weft_matrix_t *A = build_logged(ctx, s);
+    if (!A) weft_seqcheck_refused(ctx);
+    return A;
+}
+
+static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
+{
     const char *bad = s->dist && !s->dist->rank  ? "no rank function in the weft_dist_t"
                       : s->wrap && !s->ptr       ? "NULL pointer"
                       : s->wrap && s->lda < s->m ? "lda is smaller than m"

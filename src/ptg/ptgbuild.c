@@ -107,6 +107,19 @@ weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r)
     return i == SIZE_MAX ? NULL : *(weft_task_t **)weft_vec_at(&b->local, i);
 }
 
+/* The taskpool not waited for that uses d (its graph, or its inserted
+ * tasks), as api/'s weft_data_busy_taskpool tells; NULL: none. */
+static const char *busy_taskpool(const weft_data_t *d)
+{
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    if (!r) return NULL;
+    if (r->graph) return r->graph->name;
+    const weft_task_t *t = r->last_writer ? r->last_writer
+                           : r->readers.n ? weft_stf_rec_reader(r, 0)
+                                          : NULL;
+    return t ? t->tp->name : NULL;
+}
+
 /* The checks insertion makes on a task's data, less the STF ones. */
 static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w)
 {
@@ -122,6 +135,14 @@ static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const 
                                   "data %llu is acquired by the host: release it before "
                                   "weft_ptg_insert",
                                   (unsigned long long)d->key);
+        /* tp has no task since its wait: a busy data is another's. */
+        const char *busy = busy_taskpool(d);
+        if (busy)
+            return weft_ptg__fail(b, r,
+                                  "data %llu is used by taskpool \"%s\", which was not waited "
+                                  "for: a graph's tasks are ordered among themselves only; "
+                                  "call weft_taskpool_wait on it first",
+                                  (unsigned long long)d->key, busy);
     }
     return WEFT_SUCCESS;
 }
@@ -165,8 +186,8 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
 
 /* Dimension d's indices for this rank: the local range when the class
  * gives one (clipped to the range), else the whole range. */
-static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, const int *idx,
-                       int d, int *lo, int *hi, int *step)
+static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, const int *idx, int d,
+                       int *lo, int *hi, int *step)
 {
     k->range(idx, d, lo, hi, b->g->arg);
     *step = 1;
@@ -230,21 +251,26 @@ int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, 
     return 1;
 }
 
-static int check_graph(const weft_ptg_t *g)
+/* The graph's shape (classes, their functions); logged when `log`. */
+static int check_graph(const weft_ptg_t *g, int log)
 {
     if (!g || !g->classes || g->nclasses <= 0) {
-        weft_error("weft_ptg_insert: argument 2 is %s: pass a graph with at least one class",
-                   !g ? "NULL" : "a graph without classes");
+        if (log)
+            weft_error("weft_ptg_insert: argument 2 is %s: pass a graph with at least one class",
+                       !g            ? "NULL"
+                       : !g->classes ? "a graph whose classes are NULL"
+                                     : "a graph without classes");
         return WEFT_ERR_INVALID;
     }
     for (int c = 0; c < g->nclasses; c++) {
         const weft_ptg_class_t *k = &g->classes[c];
         if (!k->task || !k->task->name || k->ndims < 1 || k->ndims > WEFT_PTG_MAX_DIMS ||
             !k->range || !k->rank || !k->args || !k->producer || !k->consumers) {
-            weft_error("weft_ptg_insert: class #%d (%s): give a named task class, ndims in 1..%d "
-                       "and every function (range, rank, args, producer, consumers)",
-                       c, k->task && k->task->name ? k->task->name : "no name",
-                       WEFT_PTG_MAX_DIMS);
+            if (log)
+                weft_error(
+                    "weft_ptg_insert: class #%d (%s): give a named task class, ndims in 1..%d "
+                    "and every function (range, rank, args, producer, consumers)",
+                    c, k->task && k->task->name ? k->task->name : "no name", WEFT_PTG_MAX_DIMS);
             return WEFT_ERR_INVALID;
         }
     }
@@ -268,14 +294,25 @@ static int build(weft_ptg_build_t *b)
     return weft_ptg__finish(b);
 }
 
-/* What every rank must have passed alike: the classes' names and shapes. */
+/* What every rank must have passed alike: the classes' names and shapes,
+ * and the bounds of each class's first index (which no other index
+ * shapes): a size that differs between ranks would otherwise leave tasks
+ * that one rank counts on and the rank that runs them never makes. Only
+ * for a graph check_graph accepts: a refused one may have no classes or
+ * functions (its status is what the ranks compare then). */
 static uint64_t graph_hash(const weft_ptg_t *g)
 {
     uint64_t h = 1469598103934665603ULL;
-    for (int c = 0; g && c < g->nclasses; c++) {
+    if (check_graph(g, 0) != WEFT_SUCCESS) return h;
+    for (int c = 0; c < g->nclasses; c++) {
         const weft_ptg_class_t *k = &g->classes[c];
-        h = h * 1099511628211ULL ^ weft_seqcheck_hash_str(k->task && k->task->name ? k->task->name : "");
+        int idx[WEFT_PTG_MAX_DIMS] = {0}, lo = 0, hi = -1;
+        k->range(idx, 0, &lo, &hi, g->arg);
+        if (hi < lo) lo = 0, hi = -1; /* every empty range alike */
+        h = h * 1099511628211ULL ^ weft_seqcheck_hash_str(k->task->name);
         h = h * 1099511628211ULL ^ (uint64_t)k->ndims;
+        h = h * 1099511628211ULL ^ (uint64_t)(uint32_t)lo;
+        h = h * 1099511628211ULL ^ (uint64_t)(uint32_t)hi;
     }
     return h;
 }
@@ -293,18 +330,22 @@ static int agree(weft_ptg_build_t *b, int rc)
     snprintf(v.where, sizeof v.where, "weft_ptg_insert into taskpool '%.40s'", b->tp->name);
     weft_agree_outcome_t out = {0};
     int arc = weft_agree(b->ctx, &v, &out);
-    if (arc == WEFT_ERR_MPI) return arc;
+    if (arc == WEFT_ERR_MPI || arc == WEFT_ERR_MISMATCH) {
+        /* Out of step (or unknown): no collective is safe any more, and
+         * weft_fini returns it on this rank as on the ranks that found it
+         * in a wait. */
+        b->ctx->diverged = 1;
+        if (arc == WEFT_ERR_MISMATCH) b->tp->mismatch = 1;
+        weft_context_fail(b->ctx, arc);
+        return arc;
+    }
     if (out.failed_rank >= 0 && out.failed_rank != b->me)
         weft_error("weft_ptg_insert: rank %d refused the graph (%s): no task of it runs",
                    out.failed_rank, out.failed_msg);
     if (arc == WEFT_SUCCESS && !out.same_tasks) {
-        weft_error("weft_ptg_insert: the ranks passed different graphs (class names or "
-                   "dimensions differ): no task of it runs");
+        weft_error("weft_ptg_insert: the ranks passed different graphs (class names, "
+                   "dimensions or bounds of the first index differ): no task of it runs");
         arc = WEFT_ERR_INVALID;
-    }
-    if (arc == WEFT_ERR_MISMATCH) {
-        b->ctx->diverged = 1;
-        b->tp->mismatch = 1;
     }
     return arc;
 }
@@ -331,6 +372,12 @@ static void number(weft_ptg_build_t *b, weft_task_t *t)
                   "may pick it early)");
 }
 
+/* The graph's data are busy (weft_data_busy_taskpool) until tp's wait. */
+static void mark_busy(weft_ptg_build_t *b, weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) weft_stf_rec(t->flow[i].data)->graph = b->tp;
+}
+
 static void release(weft_ptg_build_t *b, weft_task_t *t)
 {
     if (weft_task_insert_done(t)) b->ctx->ready(b->ctx, t);
@@ -353,10 +400,9 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
 /* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */
 static long long build_bytes(const weft_ptg_build_t *b)
 {
-    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions,
-                             &b->vervec, &b->links, &b->refs};
-    size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) +
-                   weft_ptgmap_bytes(&b->expect);
+    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec, &b->links, &b->refs};
+    size_t bytes =
+        weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) + weft_ptgmap_bytes(&b->expect);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
     return (long long)bytes;
 }
@@ -391,7 +437,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     weft_ptg_build_t b;
     build_init(&b, tp, g);
     /* A bad graph still goes to the agreement: the other ranks are there. */
-    int rc = check_graph(g);
+    int rc = check_graph(g, 1);
     if (rc == WEFT_SUCCESS) rc = build(&b);
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
@@ -411,6 +457,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     tp->ctx->kept += (long long)b.local.n;
     tp->ninserted_local += (long)b.local.n;
     for_each_task(&b, number);
+    for (size_t j = 0; j < b.local.n; j++) mark_busy(&b, *(weft_task_t **)weft_vec_at(&b.local, j));
     atomic_fetch_add_explicit(&tp->pending, (long)(b.local.n + b.actions.n), memory_order_relaxed);
     long long bytes = build_bytes(&b);
     weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, bytes);

@@ -147,6 +147,14 @@ static int check_flows(const weft_task_t *t, unsigned *init)
                        t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
+        const weft_stf_rec_t *rec = weft_stf_rec(d);
+        if (rec && rec->graph && rec->graph != t->tp) {
+            weft_error("insert %s: data %llu is used by the graph (weft_ptg_insert) of taskpool "
+                       "\"%s\", which was not waited for: a graph's tasks are ordered among "
+                       "themselves only; call weft_taskpool_wait on it first",
+                       t->cls->name, (unsigned long long)d->key, rec->graph->name);
+            return WEFT_ERR_INVALID;
+        }
         if (d->ctx != t->tp->ctx) {
             weft_error("insert %s: data %llu belongs to another weft context than the taskpool",
                        t->cls->name, (unsigned long long)d->key);

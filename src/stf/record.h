@@ -16,7 +16,12 @@ typedef struct weft_stf_rec {
     struct weft_remote_rec *remote; /* stf/remote.c, NULL until a remote inference */
     struct weft_redux *redux;       /* stf/redux.c, NULL: no reduction set */
     long long remote_bytes;         /* its size */
-    weft_meta_t *meta;              /* where these bytes are counted */
+    /* The taskpool whose graph (weft_ptg_insert) uses it, until that
+     * taskpool's wait: a graph's tasks are not in last_writer/readers, so
+     * this is what tells insertion and host access elsewhere that it is
+     * busy. NULL: none. */
+    struct weft_taskpool *graph;
+    weft_meta_t *meta; /* where these bytes are counted */
 } weft_stf_rec_t;
 
 /* d's record, NULL when no task was ever inserted with it. */

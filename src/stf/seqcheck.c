@@ -68,6 +68,22 @@ static void entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
         snprintf(text, n, "%s", name ? name : "");
 }
 
+static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                             size_t n)
+{
+    (void)arg;
+    snprintf(text, n, "%s", kind->name);
+}
+
+static const weft_seqcall_kind_t seq_refused = {
+    "a creation refused on this rank (NULL returned; its error above)", describe_refused};
+
+void weft_seqcheck_refused(weft_context_t *ctx)
+{
+    const int64_t none[WEFT_SEQCALL_ARGS] = {0};
+    weft_seqcheck_call(ctx, &seq_refused, none);
+}
+
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
                         const int64_t arg[WEFT_SEQCALL_ARGS])
 {

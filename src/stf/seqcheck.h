@@ -44,6 +44,11 @@ typedef struct weft_seqcall {
  * (main thread). */
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
                         const int64_t arg[WEFT_SEQCALL_ARGS]);
+/* Folds in, after a creation this rank refused (NULL returned, logged),
+ * that it refused it: ranks that refused alike stay in step, and a refusal
+ * on some ranks only (an argument read on one rank, its devices, memory)
+ * is named on every rank at the next agreement. */
+void weft_seqcheck_refused(weft_context_t *ctx);
 /* The agreement at the start of weft_taskpool_wait: collective over the
  * context's ranks. WEFT_ERR_MISMATCH (logged on every rank, context marked
  * diverged) when ranks are at different points or their sequences or

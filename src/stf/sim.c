@@ -19,6 +19,14 @@ int weft_sim_setup(weft_context_t *ctx)
 {
     int64_t n = weft_params_int(ctx->params, "sim_nranks");
     int64_t r = weft_params_int(ctx->params, "sim_rank");
+    if (n == 0 && r != 0) {
+        /* Alone it would be ignored: the run would be real, not the
+         * simulation asked for. */
+        weft_error("sim_rank=%lld without sim_nranks: a simulation needs both (sim_nranks=N "
+                   "sim_rank=R); drop sim_rank for a real run",
+                   (long long)r);
+        return WEFT_ERR_PARAM;
+    }
     if (n == 0) return WEFT_SUCCESS;
     if (ctx->nranks != 1) {
         weft_error("sim_nranks=%lld: a simulation is one process, but MPI started %d: run it "

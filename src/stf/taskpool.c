@@ -83,6 +83,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
 {
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
+        if (weft_stf_rec(d)->graph == tp) weft_stf_rec(d)->graph = NULL;
         weft_stf_rec_reset(weft_stf_rec(d));
         weft_data__unref(d);
     }

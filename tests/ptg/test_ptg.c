@@ -24,7 +24,12 @@
  * another graph), periodic (the updates form a ring: a cycle on one rank,
  * fine across ranks), fwd (the first versions passed on by READ tasks on
  * their owners: producer functions answering 2), sim (ok, under
- * sim_nranks: counts only). */
+ * sim_nranks: counts only), noclasses (classes NULL with nclasses 2: a
+ * refusal, not a crash), bounds (INIT alone, whose range on rank 1 leaves
+ * out INIT(1), which rank 1 runs: no flow names it, so only the ranks'
+ * comparison of the graphs finds it, not left silently unwritten), outofstep (rank 1 skips the
+ * graph and goes to the wait: every rank's weft_ptg_insert or wait and
+ * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +43,7 @@
 enum { C_INIT = 0, C_STEP = 1 };
 
 typedef struct graph {
-    int n, nranks;
+    int n, nranks, me;
     const char *variant;
     weft_data_t **x;
 } graph_t;
@@ -75,21 +80,18 @@ static int body_step(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t init_class = {.name = "init",
-                                             .body = {[WEFT_DEV_CPU] = body_init,
-                                                      [WEFT_DEV_EMU] = body_init}};
+static const weft_task_class_t init_class = {
+    .name = "init", .body = {[WEFT_DEV_CPU] = body_init, [WEFT_DEV_EMU] = body_init}};
 static int body_read(weft_task_t *t)
 {
     (void)t;
     return 0;
 }
 
-static const weft_task_class_t read_class = {.name = "read",
-                                             .body = {[WEFT_DEV_CPU] = body_read,
-                                                      [WEFT_DEV_EMU] = body_read}};
-static const weft_task_class_t step_class = {.name = "step",
-                                             .body = {[WEFT_DEV_CPU] = body_step,
-                                                      [WEFT_DEV_EMU] = body_step}};
+static const weft_task_class_t read_class = {
+    .name = "read", .body = {[WEFT_DEV_CPU] = body_read, [WEFT_DEV_EMU] = body_read}};
+static const weft_task_class_t step_class = {
+    .name = "step", .body = {[WEFT_DEV_CPU] = body_step, [WEFT_DEV_EMU] = body_step}};
 
 static weft_ptg_ref_t ref(int cls, int flow, int a, int b)
 {
@@ -100,8 +102,10 @@ static weft_ptg_ref_t ref(int cls, int flow, int a, int b)
 static void range_init(const int *idx, int dim, int *lo, int *hi, const void *arg)
 {
     (void)idx, (void)dim;
-    *lo = 0;
-    *hi = ((const graph_t *)arg)->n - 1;
+    const graph_t *g = arg;
+    /* "bounds": rank 1 leaves out INIT(0) and INIT(1), its own. */
+    *lo = is(g, "bounds") && g->me == 1 ? 2 : 0;
+    *hi = g->n - 1;
 }
 
 static void range_step(const int *idx, int dim, int *lo, int *hi, const void *arg)
@@ -210,6 +214,7 @@ static int readers_of(const graph_t *g, int s, int i, weft_ptg_ref_t *to, int ma
 static int cons_init(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
     (void)flow;
+    if (is(arg, "bounds")) return 0; /* INIT alone: nothing names the tasks left out */
     return readers_of(arg, -1, idx[0], to, max);
 }
 
@@ -242,8 +247,7 @@ static const weft_task_class_t step_class_renamed = {.name = "step_renamed",
 
 static const weft_ptg_class_t classes[] = {
     [C_INIT] = {&init_class, 1, range_init, rank_init, args_init, prod_init, cons_init, NULL},
-    [C_STEP] = {&step_class, 2, range_step, rank_step, args_step, prod_step, cons_step,
-                local_step},
+    [C_STEP] = {&step_class, 2, range_step, rank_step, args_step, prod_step, cons_step, local_step},
 };
 
 /* The serial recurrence; 0 when this rank's tiles hold it. */
@@ -271,8 +275,9 @@ int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
-    graph_t g = {.n = 7, .nranks = weft_nranks(ctx), .variant = argc > 1 ? argv[1] : "ok"};
     int me = weft_rank(ctx);
+    graph_t g = {
+        .n = 7, .nranks = weft_nranks(ctx), .me = me, .variant = argc > 1 ? argv[1] : "ok"};
     if (g.nranks > g.n) g.n = 2 * g.nranks + 1;
     g.x = calloc((size_t)g.n, sizeof *g.x);
     double **mem = calloc((size_t)g.n, sizeof *mem);
@@ -288,15 +293,18 @@ int main(int argc, char **argv)
             for (int k = 0; mem[i] && k < B; k++) mem[i][k] = i + 1 + 0.001 * k;
     }
     if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
-    weft_ptg_t graph = {.classes = mine, .nclasses = 2, .arg = &g};
-    int rc = weft_ptg_insert(tp, &graph);
+    weft_ptg_t graph = {.classes = is(&g, "noclasses") ? NULL : mine,
+                        .nclasses = is(&g, "bounds") ? 1 : 2,
+                        .arg = &g};
+    int skip = is(&g, "outofstep") && me == 1;
+    int rc = skip ? WEFT_ERR_MISMATCH : weft_ptg_insert(tp, &graph);
     int wrc = weft_taskpool_wait(tp);
     int64_t ran = weft_taskpool_ntasks_run(tp);
     int status = 0;
     int refused_here = is(&g, "periodic") && g.nranks == 1;
     if ((is(&g, "ok") || is(&g, "sim") || is(&g, "periodic") || fwd(&g)) && !refused_here) {
-        int bad = rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !is(&g, "sim") ? check(&g, mem, me)
-                                                                              : 0;
+        int bad =
+            rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !is(&g, "sim") ? check(&g, mem, me) : 0;
         if (rc != WEFT_SUCCESS || wrc != WEFT_SUCCESS || bad) {
             printf("test_ptg rank %d: %s FAILED: insert %d, wait %d, %d wrong values\n", me,
                    g.variant, rc, wrc, bad);
@@ -305,6 +313,8 @@ int main(int argc, char **argv)
             printf("test_ptg rank %d: %s ok (%lld tasks run here)\n", me, g.variant,
                    (long long)ran);
         }
+    } else if (is(&g, "outofstep")) {
+        status = rc == WEFT_ERR_MISMATCH && wrc == WEFT_ERR_MISMATCH && ran == 0 ? 2 : 1;
     } else if (rc == WEFT_ERR_INVALID && wrc == WEFT_SUCCESS && ran == 0) {
         /* A refused graph leaves the taskpool usable. */
         printf("test_ptg rank %d: %s refused\n", me, g.variant);
@@ -316,7 +326,21 @@ int main(int argc, char **argv)
     fflush(stdout);
     weft_taskpool_free(tp);
     for (int i = 0; i < g.n; i++) weft_data_release(g.x[i]);
-    if (weft_fini(ctx) != WEFT_SUCCESS) status = 1;
+    int frc = weft_fini(ctx);
+    if (is(&g, "outofstep")) {
+        /* Every rank's fini returns the disagreement, wherever it found it. */
+        if (status == 2 && frc == WEFT_ERR_MISMATCH) {
+            printf("test_ptg rank %d: outofstep refused\n", me);
+            status = 0;
+        } else {
+            printf("test_ptg rank %d: outofstep NOT refused: insert %d, wait %d, fini %d, "
+                   "%lld tasks run\n",
+                   me, rc, wrc, frc, (long long)ran);
+            status = 1;
+        }
+    } else if (frc != WEFT_SUCCESS) {
+        status = 1;
+    }
     for (int i = 0; i < g.n; i++) free(mem[i]);
     free(mem);
     free(g.x);

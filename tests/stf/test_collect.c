@@ -6,8 +6,9 @@
  * rank gathers into a padded buffer, compared with the formula; rank 0
  * scatters other values, tasks add 1, the gather compares again; a vector
  * goes the same way. Bad input: a root that is not a rank, a NULL buffer
- * on the root, a tile still in an open taskpool on rank 0 only: every rank
- * returns the error and nothing moves. With --skip 1, rank 1 skips a
+ * on the root, a tile still in an open taskpool on rank 0 only, ranks
+ * that name different roots: every rank returns the error and nothing
+ * moves. With --skip 1, rank 1 skips a
  * gather: every rank is told the ranks are out of step. */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,15 @@ static void bad_input(weft_context_t *ctx, weft_matrix_t *A)
     CHECK(captured(me == 0 ? "is used by taskpool \"open\"" : "nothing was moved"));
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);
+    if (R == 1) return;
+    /* Each rank names itself the root: a gather hung, a scatter moved each
+     * rank's own buffer. Refused on every rank, the ranks still in step. */
+    capture_begin();
+    CHECK(weft_matrix_gather(A, me, buf, LDB) == WEFT_ERR_INVALID);
+    CHECK(weft_matrix_scatter(A, me, buf, LDB) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured("weft_matrix_gather: the ranks passed different roots or matrices"));
+    CHECK(captured("weft_matrix_scatter: the ranks passed different roots or matrices"));
 }
 
 int main(int argc, char **argv)

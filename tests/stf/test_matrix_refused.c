@@ -1,0 +1,69 @@
+/* A matrix creation that succeeds on some ranks only must not pass
+ * unnoticed, and one that is valid must not be taken for a divergence.
+ * argv[1] names the case:
+ *
+ *   hetero   a distribution whose device function homes every tile on
+ *            device 1, run with an emu device on rank 0 only: each tile's
+ *            device is its owner's business (a rank without devices
+ *            ignores it), so the matrix is made on every rank and the
+ *            wait and weft_fini return 0 (they returned WEFT_ERR_MISMATCH:
+ *            the owners' hash folded in each rank's own device answers).
+ *   nullone  weft_matrix_wrap with a NULL pointer on rank 1 only: rank 1
+ *            refuses it; the next wait names the refusal on every rank and
+ *            returns WEFT_ERR_MISMATCH, as weft_fini does (they returned 0:
+ *            rank 0 went on with a matrix rank 1 does not have).
+ *
+ *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
+ *            1: only the owner reads it and refuses; named on every rank at
+ *            the wait (returned 0 on every rank before).
+ *
+ * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elapsed.h"
+#include "weft/weft.h"
+
+#define N 12
+#define NB 4
+
+static int rank_of(int i, int j, void *arg)
+{
+    (void)j;
+    return i % *(int *)arg;
+}
+
+static int device_one(int i, int j, void *arg)
+{
+    (void)i, (void)j, (void)arg;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    elapsed_start();
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (!ctx) return 1;
+    int me = weft_rank(ctx), nr = weft_nranks(ctx);
+    const char *c = argc > 1 ? argv[1] : "hetero";
+    static double buf[N * N];
+    weft_matrix_t *A = NULL;
+    weft_data_t *d = NULL;
+    if (strcmp(c, "hetero") == 0) {
+        weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
+        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
+    } else if (strcmp(c, "regnull") == 0) {
+        d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
+    } else {
+        A = weft_matrix_wrap(ctx, WEFT_DOUBLE, me == 1 ? NULL : buf, N, N, N, NB, NB, nr, 1);
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    if (A) weft_matrix_free(A);
+    if (d) weft_data_release(d);
+    int f = weft_fini(ctx);
+    printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
+    return 0;
+}
