@@ -223,7 +223,9 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         appdev_init_failed(&dev);
         return 1;
     }
-    int verbose = weft_rank(ctx) == 0;
+    /* A refused command line is named on every rank (each exits non-zero):
+     * under mpiexec a rank's stderr may be all its user reads. */
+    int verbose = 1;
     app_opts_t *o = opts;
     rc = app_cli_parse(&d->cli, argc, argv, opts, verbose);
     if (rc == 0 && !o->nb_given) {

@@ -354,10 +354,10 @@ int main(int argc, char **argv)
         appdev_init_failed(&dev);
         return 1;
     }
-    int verbose = weft_rank(ctx) == 0;
     gs_opts_t o;
-    if (gs_parse(argc, argv, &o, verbose) != 0 || app_sim_check(GS_NAME, ctx, o.check) != 0 ||
-        gs_validate(ctx, &o, &dev, verbose) != 0)
+    /* A refused command line is named on every rank (app_driver.h). */
+    if (gs_parse(argc, argv, &o, 1) != 0 || app_sim_check(GS_NAME, ctx, o.check) != 0 ||
+        gs_validate(ctx, &o, &dev, 1) != 0)
         rc = 1;
     else
         rc = gs_main(ctx, &o);

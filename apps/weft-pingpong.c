@@ -561,9 +561,9 @@ int main(int argc, char **argv)
         fprintf(stderr, PP_NAME ": weft_init failed (see the message above)\n");
         return 1;
     }
-    int verbose = weft_rank(ctx) == 0;
     pp_opts_t o;
-    if (pp_parse(argc, argv, &o, verbose) != 0) {
+    /* A refused command line is named on every rank (app_driver.h). */
+    if (pp_parse(argc, argv, &o, 1) != 0) {
         rc = 1;
     } else if (appdev_check(ctx, &pp_dev) != 0) {
         rc = 1;

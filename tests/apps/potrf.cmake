@@ -162,3 +162,12 @@ weft_app_test(potrf_emu_preload EXE weft-potrf
 weft_app_test(potrf_emu_preload_2ranks EXE weft-potrf RANKS 2 TIMEOUT 180
   EXPECT "${POTRF_PASSED}"
   ARGS -N 600 -t 64 -P 2 -Q 1 -c 1 -g 1 --weft-device_type=emu --check --preload 1 --nruns 2)
+# A refused command line is named on every rank, each exiting non-zero
+# (before, ranks other than 0 exited without a line): an unknown flag and a
+# grid that does not match the ranks, on 2 ranks.
+weft_expect_test(potrf_bad_flag_2ranks TIMEOUT 60 RANKS 2
+  CHECKS --status clean --count "unknown option '--bogus'" 2
+  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 --bogus)
+weft_expect_test(potrf_bad_grid_2ranks TIMEOUT 60 RANKS 2
+  CHECKS --status clean --count "P\\*Q must equal the number of ranks" 2
+  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 -P 3 -Q 1 -N 100)
