@@ -238,13 +238,19 @@ static inline weft_xfer_kind_t weft_device_xfer_kind(int dst_dev, int src_dev)
  * caller), so that the counters tell how many times a tile's bytes were
  * copied: a move between ranks by ipc is one D2D copy of the tile on the
  * receiving device, and a test holds it to that. */
+/* Counts a copy of `bytes` enqueued on dev, by kind. */
+static inline void weft_device_count_copy(weft_device_t *dev, int dst_dev, int src_dev,
+                                          long long bytes)
+{
+    atomic_fetch_add(&dev->stats.bytes[weft_device_xfer_kind(dst_dev, src_dev)], bytes);
+}
+
 static inline int weft_device_copy(weft_device_t *dev, int stream, weft_region_t dst, int dst_dev,
                                    weft_region_t src, int src_dev, int rows, int cols, size_t elem)
 {
     int rc = dev->ops->copy_async(dev, stream, dst, dst_dev, src, src_dev, rows, cols, elem);
     if (rc == WEFT_SUCCESS)
-        atomic_fetch_add(&dev->stats.bytes[weft_device_xfer_kind(dst_dev, src_dev)],
-                         (long long)rows * cols * (long long)elem);
+        weft_device_count_copy(dev, dst_dev, src_dev, (long long)rows * cols * (long long)elem);
     return rc;
 }
 

@@ -11,8 +11,6 @@
 #include "util/inbody.h"
 #include "util/log.h"
 
-weft_xfer_kind_t weft_devcopy_kind(int dst, int src) { return weft_device_xfer_kind(dst, src); }
-
 /* ---- the LRU of a device ------------------------------------------------ */
 
 static void lru_unlink_locked(weft_devmgr_t *m, weft_data_copy_t *c) { weft_list_remove(&c->lru); }
@@ -389,8 +387,7 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
     weft_inbody_leave(&saved);
     if (frc != 0 || atomic_load(&misuse)) return WEFT_ERR_TASK;
     /* Counted as weft_device_copy counts the copies it enqueues. */
-    atomic_fetch_add(&by->stats.bytes[weft_device_xfer_kind(dst->device, src->device)],
-                     (long long)d->bytes);
+    weft_device_count_copy(by, dst->device, src->device, (long long)d->bytes);
     return WEFT_SUCCESS;
 }
 

@@ -196,7 +196,5 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
  * 2D copy. */
 int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
                          weft_data_copy_t *src);
-/* Statistics kind of a transfer from device src to device dst. */
-weft_xfer_kind_t weft_devcopy_kind(int dst, int src);
 
 #endif
