@@ -3,7 +3,6 @@
 #include "data/hostmem.h"
 #include "devmgr/devmgr.h"
 #include "stf/taskpool.h"
-#include "util/fault.h"
 #include "util/log.h"
 
 int weft_device_type(const weft_context_t *ctx, int index)
@@ -168,16 +167,6 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
 
 /* ---- user memory pinned for the devices -------------------------------- */
 
-/* The device whose module pins host memory for all of the rank's devices:
- * the first that is not emulated (an emu device's memory is the host's),
- * NULL when none. */
-static weft_device_t *pinning_device(const weft_context_t *ctx)
-{
-    for (int i = 1; i <= ctx->ndevices; i++)
-        if (ctx->devices->dev[i]->ops->type != WEFT_DEV_EMU) return ctx->devices->dev[i];
-    return NULL;
-}
-
 int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_host_pin", 1))
@@ -196,13 +185,11 @@ int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
             return WEFT_ERR_INVALID;
         }
     }
-    weft_pin_range_t r = {p, bytes, pinning_device(ctx)};
+    weft_pin_range_t r = {p, bytes, weft_devexec_pin_device(ctx)};
     if (weft_vec_reserve(&ctx->user_pins, ctx->user_pins.n + 1) != WEFT_SUCCESS)
         return WEFT_ERR_NOMEM;
     if (r.by) {
-        int rc = weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)
-                     ? WEFT_ERR_INTERNAL
-                     : r.by->ops->host_register(r.by, ptr, bytes);
+        int rc = weft_devexec_host_pin(ctx, r.by, ptr, bytes, "user memory");
         if (rc != WEFT_SUCCESS) {
             weft_error("weft_host_pin: %s could not pin [%p, +%zu): %s", r.by->name, ptr, bytes,
                        weft_strerror(rc));

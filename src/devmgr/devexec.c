@@ -378,26 +378,35 @@ static void mgr_stop(weft_devmgr_t *m)
     pthread_join(m->thread, NULL);
 }
 
-/* The host memory pool pins through a device's module. */
-/* The device whose module pins host memory for all of the rank's devices:
- * the first that is not emulated, else the first (emu: pinning is a no-op). */
-static weft_device_t *hostmem_device(weft_context_t *ctx)
+weft_device_t *weft_devexec_pin_device(const weft_context_t *ctx)
 {
     for (int i = 1; i <= ctx->ndevices; i++)
         if (ctx->devices->dev[i]->ops->type != WEFT_DEV_EMU) return ctx->devices->dev[i];
-    return ctx->devices->dev[1];
+    return NULL;
+}
+
+int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, size_t bytes,
+                          const char *what)
+{
+    if (weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)) {
+        weft_log(WEFT_LOG_ERROR, dev->index,
+                 "fault_inject: pinning %zu bytes of %s fails (injected)", bytes, what);
+        return WEFT_ERR_INTERNAL;
+    }
+    return dev->ops->host_register(dev, ptr, bytes);
+}
+
+/* The host memory pool pins through the pinning device, or on emu devices
+ * only through the first (a no-op that keeps the pool's path the same). */
+static weft_device_t *hostmem_device(weft_context_t *ctx)
+{
+    weft_device_t *dev = weft_devexec_pin_device(ctx);
+    return dev ? dev : ctx->devices->dev[1];
 }
 
 static int hostmem_pin(void *arg, void *ptr, size_t bytes)
 {
-    weft_context_t *ctx = arg;
-    weft_device_t *dev = hostmem_device(ctx);
-    if (weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)) {
-        weft_log(WEFT_LOG_ERROR, dev->index,
-                 "fault_inject: pinning %zu bytes of host copies fails (injected)", bytes);
-        return WEFT_ERR_INTERNAL;
-    }
-    return dev->ops->host_register(dev, ptr, bytes);
+    return weft_devexec_host_pin(arg, hostmem_device(arg), ptr, bytes, "host copies");
 }
 
 static void hostmem_unpin(void *arg, void *ptr)
@@ -438,8 +447,11 @@ int weft_devexec_start(weft_context_t *ctx)
         size_t zones = 0;
         for (int i = 1; i <= ds->n; i++) zones += weft_zone_capacity(ds->dev[i]->zone);
         /* Pinned memory serves every device of the process. */
-        weft_hostmem_pinner_t pinner = {hostmem_pin, hostmem_unpin, ctx,
-                                        hostmem_device(ctx)->name, ctx->ncores + 1,
+        weft_hostmem_pinner_t pinner = {hostmem_pin,
+                                        hostmem_unpin,
+                                        ctx,
+                                        hostmem_device(ctx)->name,
+                                        ctx->ncores + 1,
                                         strcmp(pin, "auto") == 0 ? zones : 0};
         ctx->hostmem = weft_hostmem_open(&pinner);
     }

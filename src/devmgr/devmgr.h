@@ -66,6 +66,14 @@ typedef struct weft_devmgr {
 int weft_devexec_start(weft_context_t *ctx) __attribute__((warn_unused_result));
 /* Stops the managers (no task may be left) and closes the devices. */
 void weft_devexec_stop(weft_context_t *ctx);
+/* The device whose module pins host memory for every device of the rank:
+ * the first that is not emulated; NULL when all are (an emu device's
+ * memory is the host's). */
+weft_device_t *weft_devexec_pin_device(const weft_context_t *ctx);
+/* Pins [ptr, ptr + bytes) through dev's module, or fails as fault_inject's
+ * host_pin asks (logged, naming `what` is pinned). */
+int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, size_t bytes,
+                          const char *what) __attribute__((warn_unused_result));
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
