@@ -11,6 +11,7 @@
 
 #include "collections/matrix_int.h"
 #include "stf/agree.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 typedef struct {
@@ -163,9 +164,7 @@ static uint64_t collect_hash(const weft_matrix_t *A, const collect_t *c)
                           (uint64_t)(uint32_t)A->nb,
                           (uint64_t)(uint32_t)A->type,
                           A->tiles[0]->key};
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) h = (h ^ f[i]) * 1099511628211ULL;
-    return h;
+    return weft_hash_words(WEFT_HASH_INIT, f, sizeof f / sizeof f[0]);
 }
 
 static int collect(weft_matrix_t *A, const collect_t *c)

@@ -10,6 +10,7 @@
 #include "collections/matrix_int.h"
 #include "data/hostmem.h"
 #include "stf/seqcheck.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 /* With user_dist there is no grid: the distribution is checked tile by
@@ -266,11 +267,11 @@ static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn 
  * with the data creations (a function that differs between ranks). Not
  * the home devices: each is its owner's own, and a rank without devices
  * (or with fewer) answers otherwise for the same matrix. */
-static unsigned long long dist_hash(const weft_dist_t *d, int mt, int nt)
+static uint64_t dist_hash(const weft_dist_t *d, int mt, int nt)
 {
-    unsigned long long h = 1469598103934665603ULL;
+    uint64_t h = WEFT_HASH_INIT;
     for (int j = 0; j < nt; j++)
-        for (int i = 0; i < mt; i++) h = (h ^ (unsigned)d->rank(i, j, d->arg)) * 1099511628211ULL;
+        for (int i = 0; i < mt; i++) h = weft_hash_step(h, (unsigned)d->rank(i, j, d->arg));
     return h;
 }
 

@@ -13,6 +13,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 #define PTG_MAX_ARGS 64
@@ -302,17 +303,16 @@ static int build(weft_ptg_build_t *b)
  * functions (its status is what the ranks compare then). */
 static uint64_t graph_hash(const weft_ptg_t *g)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = WEFT_HASH_INIT;
     if (check_graph(g, 0) != WEFT_SUCCESS) return h;
     for (int c = 0; c < g->nclasses; c++) {
         const weft_ptg_class_t *k = &g->classes[c];
         int idx[WEFT_PTG_MAX_DIMS] = {0}, lo = 0, hi = -1;
         k->range(idx, 0, &lo, &hi, g->arg);
         if (hi < lo) lo = 0, hi = -1; /* every empty range alike */
-        h = h * 1099511628211ULL ^ weft_seqcheck_hash_str(k->task->name);
-        h = h * 1099511628211ULL ^ (uint64_t)k->ndims;
-        h = h * 1099511628211ULL ^ (uint64_t)(uint32_t)lo;
-        h = h * 1099511628211ULL ^ (uint64_t)(uint32_t)hi;
+        const uint64_t f[] = {weft_seqcheck_hash_str(k->task->name), (uint64_t)k->ndims,
+                              (uint64_t)(uint32_t)lo, (uint64_t)(uint32_t)hi};
+        h = weft_hash_words(h, f, sizeof f / sizeof f[0]);
     }
     return h;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stf/agree.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 /* The longest text of an entry named in a report. */
@@ -24,8 +25,8 @@ static inline uint64_t fold(uint64_t h, uint64_t v)
 
 uint64_t weft_seqcheck_hash_str(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    uint64_t h = WEFT_HASH_INIT;
+    for (; *s; s++) h = weft_hash_step(h, (unsigned char)*s);
     return h;
 }
 
