@@ -76,8 +76,12 @@ typedef int (*weft_device_kernel_fn)(const weft_device_env_t *env, void *arg);
 
 /* Capabilities a module sets in dev->caps at open. */
 enum {
-    WEFT_DEVCAP_IPC = 0x1,             /* ipc_export/ipc_import work */
-    WEFT_DEVCAP_HOST_ADDRESSABLE = 0x2 /* host code (and any MPI) can dereference its memory */
+    WEFT_DEVCAP_IPC = 0x1,              /* ipc_export/ipc_import work */
+    WEFT_DEVCAP_HOST_ADDRESSABLE = 0x2, /* host code (and any MPI) can dereference its memory */
+    /* The device runs one process's kernels at a time and switches
+     * between processes (a CUDA GPU without MPS): ranks that share it
+     * lose part of its rate to the switching. */
+    WEFT_DEVCAP_TIME_SLICED = 0x4
 };
 
 /* Room for an exported IPC handle (a cudaIpcMemHandle_t, a shm name). */

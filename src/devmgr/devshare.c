@@ -48,16 +48,20 @@ static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
 }
 
 /* Counts, over the records of the node's ranks that opened their devices,
- * the devices named like dev, and the least free memory among them. */
-static void count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec)
+ * the devices named like dev, and the least free memory among them; 1 in
+ * *first when no rank before `me` (this rank's record) names it. */
+static void count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec,
+                          int me, int *first)
 {
     int sharers = 0;
     uint64_t free_min = dev->share.free_min;
+    *first = 1;
     for (int r = 0; r < nrec; r++) {
         if (!all[r].ok) continue;
         for (int j = 0; j < all[r].n; j++) {
             if (strncmp(all[r].dev[j].key, key, WEFT_DEVICE_KEY_MAX) != 0) continue;
             sharers++;
+            if (r < me) *first = 0;
             if (all[r].dev[j].free_bytes < free_min) free_min = all[r].dev[j].free_bytes;
         }
     }
@@ -65,13 +69,28 @@ static void count_sharers(weft_device_t *dev, const char *key, const devshare_re
     dev->share.free_min = (size_t)free_min;
 }
 
-static int gather_node(MPI_Comm comm, const devshare_rec_t *mine, devshare_rec_t **all, int *nrec)
+/* Ranks that share a device which runs one process's kernels at a time
+ * (a CUDA GPU without MPS) get part of its rate: said once a device, by
+ * the first of them, with the way out. */
+static void warn_time_sliced(const weft_device_t *dev, int first)
+{
+    if (!first || dev->share.sharers < 2 || !(dev->caps & WEFT_DEVCAP_TIME_SLICED)) return;
+    weft_warn("%s is shared by %d ranks of this node and runs one process's kernels at a time "
+              "(no MPS control daemon found): the ranks take turns on it. Starting "
+              "'nvidia-cuda-mps-control -d' before the job lets their kernels run side by side "
+              "(README, \"Ranks sharing a GPU\")",
+              dev->name, dev->share.sharers);
+}
+
+static int gather_node(MPI_Comm comm, const devshare_rec_t *mine, devshare_rec_t **all, int *nrec,
+                       int *me)
 {
     MPI_Comm node;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return WEFT_ERR_MPI;
     int size = 0;
     MPI_Comm_size(node, &size);
+    MPI_Comm_rank(node, me);
     *all = calloc((size_t)size, sizeof **all);
     if (!*all) {
         /* The other ranks are in the collective already and this rank has
@@ -96,11 +115,15 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
     int rc = fill_record(ds, &mine);
     if (rc != WEFT_SUCCESS) mine.ok = 0;
     devshare_rec_t *all = NULL;
-    int nrec = 0;
-    int grc = gather_node(ctx->comm, &mine, &all, &nrec);
+    int nrec = 0, me = 0;
+    int grc = gather_node(ctx->comm, &mine, &all, &nrec, &me);
     if (rc == WEFT_SUCCESS) rc = grc;
     if (rc == WEFT_SUCCESS && ds) {
-        for (int i = 1; i <= ds->n; i++) count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec);
+        for (int i = 1; i <= ds->n; i++) {
+            int first = 0;
+            count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec, me, &first);
+            warn_time_sliced(ds->dev[i], first);
+        }
     }
     free(all);
     return rc;

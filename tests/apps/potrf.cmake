@@ -139,6 +139,12 @@ weft_app_test(potrf_emu_default_nb EXE weft-potrf
 weft_app_test(potrf_cuda_g2 EXE weft-potrf GPUS 2 TIMEOUT 300
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 2 NB= 1024 N= 8192 :"
   ARGS -g 2 --check -N 8192 -t 1024)
+# Two ranks on one GPU without MPS (a pipe directory where no daemon
+# listens): the first of them says that their kernels take turns.
+weft_app_test(potrf_cuda_share_time_sliced EXE weft-potrf RANKS 2 GPUS 1 TIMEOUT 300
+  ENV CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/nonexistent/weft-test-mps
+  EXPECT "${POTRF_PASSED}" "cuda1 is shared by 2 ranks of this node and runs one process's kernels at a time"
+  ARGS -g 1 --check -N 3000 -t 512 -P 2 -Q 1)
 # 512 x 512 tiles: the GEMMs go out in batches (cublasDgemmBatched).
 weft_app_test(potrf_cuda_g1_batch EXE weft-potrf GPUS 1 TIMEOUT 300
   EXPECT "${POTRF_PASSED}" "weft\\[0\\.1\\] stats: cuda1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"

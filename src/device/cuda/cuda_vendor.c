@@ -2,7 +2,10 @@
  * wrapper a call), the operations table, and the module's public calls for
  * pinned host memory. cuBLAS and cuSOLVER are in cuda_libs.c. */
 #include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_libs.h"
@@ -108,6 +111,20 @@ static int cu_host_register(void *p, size_t bytes)
 
 static int cu_host_unregister(void *p) { return (int)cudaHostUnregister(p); }
 
+/* Kernels of different processes run side by side on one GPU only through
+ * MPS, which the CUDA library joins when the control daemon's pipe (a FIFO
+ * or a socket, by version) is in CUDA_MPS_PIPE_DIRECTORY (default
+ * /tmp/nvidia-mps); without it the GPU switches between the processes'
+ * contexts. */
+static int cu_time_sliced(void)
+{
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/control", dir && *dir ? dir : "/tmp/nvidia-mps");
+    struct stat st;
+    return stat(path, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 static void cu_host_is_pinned(const void *ptr, int *pinned)
 {
     struct cudaPointerAttributes attr;
@@ -154,6 +171,7 @@ static const weft_gpu_vendor_t cu_vendor = {
     .get_device = cu_get_device,
     .mem_info = cu_mem_info,
     .uuid = cu_uuid,
+    .time_sliced = cu_time_sliced,
     .mem_alloc = cu_mem_alloc,
     .mem_free = cu_mem_free,
     .stream_priorities = cu_stream_priorities,

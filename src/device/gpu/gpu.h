@@ -78,6 +78,10 @@ typedef struct weft_gpu_vendor {
     int (*get_device)(int *ordinal);
     int (*mem_info)(size_t *free_bytes, size_t *total_bytes);
     int (*uuid)(int ordinal, unsigned char uuid[16]);
+    /* 1 when this process's kernels take turns with other processes' on
+     * the GPU instead of running beside them (WEFT_DEVCAP_TIME_SLICED);
+     * NULL: they run beside them. */
+    int (*time_sliced)(void);
     int (*mem_alloc)(void **ptr, size_t bytes);
     int (*mem_free)(void *ptr);
 

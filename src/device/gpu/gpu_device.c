@@ -156,6 +156,7 @@ int weft_gpu_open(const weft_gpu_vendor_t *v, weft_device_t *dev, int index)
     if (rc != WEFT_SUCCESS) goto undo_resources;
     dev->nstreams = nstreams;
     dev->caps = WEFT_DEVCAP_IPC;
+    if (v->time_sliced && v->time_sliced()) dev->caps |= WEFT_DEVCAP_TIME_SLICED;
     size_t nexec = (size_t)(nstreams - WEFT_STREAM_EXEC0);
     dev->headroom_bytes =
         v->headroom_context + nexec * (v->headroom_per_stream + g->workspace_bytes);
