@@ -38,11 +38,17 @@ static inline int app_parse_word(const char *prog, const app_flag_t *f, const ch
             *out = i;
             return 0;
         }
-    if (verbose) {
-        fprintf(stderr, "%s: %s expects ", prog, f->name);
-        for (int64_t i = 0; i <= f->max; i++)
-            fprintf(stderr, "%s%s", i == 0 ? "" : i == f->max ? " or " : ", ", words[i]);
-        fprintf(stderr, ", got '%s'\n", s);
+    if (verbose) { /* one write: under mpiexec the ranks' lines would interleave */
+        char list[256] = "";
+        for (int64_t i = 0; i <= f->max; i++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s",
+                     i == 0        ? ""
+                     : i == f->max ? " or "
+                                   : ", ",
+                     words[i]);
+        }
+        fprintf(stderr, "%s: %s expects %s, got '%s'\n", prog, f->name, list, s);
     }
     return -1;
 }

@@ -35,13 +35,14 @@ weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF
 # The flat tree across ranks stays available (--tree flat).
 weft_app_test(geqrf_check_2x1_flat EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
   "TREE= flat\\)" ARGS -M 333 -N 257 -t 40 -b 16 -P 2 -Q 1 -c 1 --tree flat --check)
-# hier: 4 heads (two levels of the binary tree, 3 and 2 heads in the last
-# panels) with short heads and an inner block above their rows; 3 x 1 with
-# a tall matrix of long domain chains and a 10-column last panel.
+# hier on 4 x 1 (6 x 4 tiles): 4 heads (two levels of the binary tree), then
+# 3 in the last panel; a short head (13 rows) with an inner block above its
+# rows, tall heads (17 columns). 3 x 1 on a tall matrix (11 x 3 tiles):
+# domain chains of 3 tiles, a 20-row last tile, a 10-column last panel.
 weft_app_test(geqrf_hier_4x1 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
-  ARGS -M 333 -N 257 -t 40 -b 16 -P 4 -Q 1 -c 1 --tree hier --check)
+  ARGS -M 213 -N 137 -t 40 -b 16 -P 4 -Q 1 -c 1 --tree hier --check)
 weft_app_test(geqrf_hier_3x1_tall EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
-  ARGS -M 500 -N 100 -t 30 -b 7 -P 3 -Q 1 -c 1 --tree=hier --check)
+  ARGS -M 320 -N 70 -t 30 -b 7 -P 3 -Q 1 -c 1 --tree=hier --check)
 # What hier is for: on 2 x 1 at 8 x 8 tiles the flat chain sends 94 tiles a
 # rank, the tree 35 (per panel k, the 8 - k tiles of row k go to the other
 # rank for the merge and come back).
