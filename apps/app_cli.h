@@ -51,10 +51,10 @@ typedef struct app_cli {
     int check_first; /* --check-first is accepted */
     int ptg;         /* --ptg is accepted (the app has a graph, include/weft/ptg.h) */
     void (*usage)(FILE *out);
-    int64_t nb;                   /* default tile size */
-    int gpu_nb_auto;              /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
+    int64_t nb;             /* default tile size */
+    int gpu_nb_auto;        /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
     int64_t (*gpu_nb)(int64_t n); /* the app's own rule for that, NULL: the common one */
-    double workspace_tiles;       /* device workspace an execution stream needs, in tiles */
+    double workspace_tiles; /* device workspace an execution stream needs, in tiles */
 } app_cli_t;
 
 /* The tile size when -t is not given. On GPUs (CUDA, HIP), for an app

@@ -298,16 +298,16 @@ static int qr_nop(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t qr_class_geqrt = {
-    .name = "geqrt",
-    .body =
-        {[WEFT_DEV_CPU] = qr_cpu_geqrt, [WEFT_DEV_EMU] = qr_cpu_geqrt, QR_CUDA_BODY(qr_cuda_geqrt)},
-    .flops = qr_flops_geqrt};
-static const weft_task_class_t qr_class_tsqrt = {
-    .name = "tsqrt",
-    .body =
-        {[WEFT_DEV_CPU] = qr_cpu_tsqrt, [WEFT_DEV_EMU] = qr_cpu_tsqrt, QR_CUDA_BODY(qr_cuda_tsqrt)},
-    .flops = qr_flops_tsqrt};
+static const weft_task_class_t qr_class_geqrt = {.name = "geqrt",
+                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_geqrt,
+                                                          [WEFT_DEV_EMU] = qr_cpu_geqrt,
+                                                          QR_CUDA_BODY(qr_cuda_geqrt)},
+                                                 .flops = qr_flops_geqrt};
+static const weft_task_class_t qr_class_tsqrt = {.name = "tsqrt",
+                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_tsqrt,
+                                                          [WEFT_DEV_EMU] = qr_cpu_tsqrt,
+                                                          QR_CUDA_BODY(qr_cuda_tsqrt)},
+                                                 .flops = qr_flops_tsqrt};
 static const weft_task_class_t qr_class_gemqrt = {.name = "gemqrt",
                                                   .body = {[WEFT_DEV_CPU] = qr_cpu_gemqrt,
                                                            [WEFT_DEV_EMU] = qr_cpu_gemqrt,

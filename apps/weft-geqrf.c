@@ -52,8 +52,8 @@ typedef struct qr_opts {
 
 static const qr_opts_t qr_defaults = {
     .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .m = -1,  /* -1: M = N */
-    .ib = -1, /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
+    .m = -1,       /* -1: M = N */
+    .ib = -1,      /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
     .preload = -1,
     .tree = -1};
 
@@ -94,8 +94,10 @@ static void qr_usage(FILE *out)
 /* -t is bounded lower than the other apps': ib x nb T tiles and the
  * kernels' int sizes. */
 static const app_flag_t qr_flags[] = {
-    {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX}, {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
-    {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},  {"--preload", offsetof(qr_opts_t, preload), 0, 1},
+    {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX},
+    {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
+    {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},
+    {"--preload", offsetof(qr_opts_t, preload), 0, 1},
     {"--tree", offsetof(qr_opts_t, tree), 0, 1},
 };
 
