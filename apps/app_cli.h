@@ -46,6 +46,8 @@ typedef struct app_cli {
     const char *prog;
     const app_flag_t *flags; /* the app's own, offsets into its options */
     size_t nflags;
+    const app_flag_words_t *words; /* those of flags whose values are words */
+    size_t nwords;
     int check_first; /* --check-first is accepted */
     int ptg;         /* --ptg is accepted (the app has a graph, include/weft/ptg.h) */
     void (*usage)(FILE *out);
@@ -78,6 +80,14 @@ static inline const app_flag_t *app_cli_flag(const app_cli_t *c, int argc, char 
     if (f != NULL || *value != NULL) return f;
     return app_flag_at(app_cli_common, sizeof app_cli_common / sizeof app_cli_common[0], argc, argv,
                        i, value);
+}
+
+/* The words of flag f's values, or NULL for an integer flag. */
+static inline const char *const *app_cli_words(const app_cli_t *c, const app_flag_t *f)
+{
+    for (size_t w = 0; w < c->nwords; w++)
+        if (strcmp(c->words[w].flag, f->name) == 0) return c->words[w].words;
+    return NULL;
 }
 
 /* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
@@ -170,7 +180,11 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)opts + f->offset);
-        if (app_parse_int(c->prog, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+        const char *const *words = app_cli_words(c, f);
+        if (words != NULL
+                ? app_parse_word(c->prog, f, words, value, dst, verbose) != 0
+                : app_parse_int(c->prog, f->name, value, f->min, f->max, dst, verbose) != 0)
+            return -1;
         if (strcmp(f->name, "-t") == 0) common->nb_given = 1;
     }
     return 0;

@@ -19,6 +19,40 @@ typedef struct app_flag {
     int64_t min, max;
 } app_flag_t;
 
+/* A flag of an app's table whose value is a word (weft-geqrf's --tree
+ * flat|hier): word i is stored as i in the flag's field, the flag's max + 1
+ * words in all. */
+typedef struct app_flag_words {
+    const char *flag; /* its name in the app's table */
+    const char *const *words;
+} app_flag_words_t;
+
+/* Parses s as one of the words of flag f (f->max + 1 of them) into *out;
+ * prints "<prog>: <flag> expects a or b, got '...'" otherwise (when
+ * verbose). */
+static inline int app_parse_word(const char *prog, const app_flag_t *f, const char *const *words,
+                                 const char *s, int64_t *out, int verbose)
+{
+    for (int64_t i = 0; i <= f->max; i++)
+        if (strcmp(s, words[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    if (verbose) { /* one write: under mpiexec the ranks' lines would interleave */
+        char list[256] = "";
+        for (int64_t i = 0; i <= f->max; i++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s",
+                     i == 0        ? ""
+                     : i == f->max ? " or "
+                                   : ", ",
+                     words[i]);
+        }
+        fprintf(stderr, "%s: %s expects %s, got '%s'\n", prog, f->name, list, s);
+    }
+    return -1;
+}
+
 /* Parses s as a decimal integer in [min, max]; prints "<prog>: <flag>
  * expects ..." otherwise (when verbose). */
 static inline int app_parse_int(const char *prog, const char *flag, const char *s, int64_t min,

@@ -2,9 +2,11 @@
  * tiles live (header-only, included by weft-geqrf.c only).
  *
  * The check applies the computed Q, as the stored V and T tiles hold it,
- * with the factorization's own update classes (gemqrt, tsmqr):
+ * with the factorization's own update classes (gemqrt, tsmqr, ttmqr) in
+ * the order of its tree (qr_insert_apply, qr_tree.h):
  * - B := Q^T A0 on a fresh copy A0 of the original: B should be R (the
- *   upper triangle of the factored A, zero below), so ||B - R||_F =
+ *   upper triangle of the factored A, zero below; the TT steps' V in the
+ *   heads' upper triangles lies below the global diagonal), so ||B - R||_F =
  *   ||A0 - Q R||_F up to Q's departure from orthogonality;
  * - X := Q^T (Q X0) on a random M x NX block: ||X - X0||_F, which is zero
  *   only when each block H_i = I - V_i T_i V_i^T is orthogonal, i.e. tests

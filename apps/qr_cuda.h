@@ -107,12 +107,14 @@ static void qr_cuda_gemqrt_block(qr_cuda_ctx_t *c, const qr_cuda_blk_t *b, doubl
                "cublasDgeam (C1 -= W)");
 }
 
-/* flows: 0 D(k) R (V), 1 T R, 2 C(k,j) RW; value 0 char trans. */
+/* flows: 0 D(h,k) R (V), 1 T R, 2 C(h,j) RW; value 0 char trans. A short
+ * head tile (fewer rows than columns, qr_tree.h) has one reflector a row. */
 static int qr_cuda_gemqrt(weft_task_t *t)
 {
     qr_cuda_ctx_t c;
     if (qr_cuda_begin(t, &c) != 0) return -1;
     int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    if (weft_task_rows(t, 0) < k) k = weft_task_rows(t, 0);
     int ib = weft_task_rows(t, 1), ldv = qr_cuda_ld(t, 0), ldt = qr_cuda_ld(t, 1);
     int ldc = qr_cuda_ld(t, 2), nblk = (k + ib - 1) / ib;
     const double *v = weft_task_ptr(t, 0), *tt = weft_task_ptr(t, 1);

@@ -1,9 +1,12 @@
 /* Tile kernels, cost estimates and task classes of weft-geqrf's
- * factorization (the flat-tree tile QR of Buttari et al., as PLASMA's
- * dgeqrf): for each k, GEQRT factors A(k,k) into V and R with its
- * triangular factor T(k,k); GEMQRT applies that Q^T to A(k,j), j > k; for
- * each m > k, TSQRT couples R in A(k,k) with A(m,k) (V into A(m,k), T(m,k))
- * and TSMQR applies it to the pair A(k,j), A(m,j).
+ * factorization (the tile QR of Buttari et al., as PLASMA's dgeqrf, and
+ * the triangle-on-triangle kernels of its hierarchical tree, qr_tree.h):
+ * GEQRT factors a tile A(h,k) into V and R with its triangular factor
+ * T(h,k); GEMQRT applies that Q^T to A(h,j), j > k; TSQRT couples the R in
+ * A(h,k) with a full tile A(m,k) (V into A(m,k), T(m,k)) and TSMQR applies
+ * it to the pair A(h,j), A(m,j); TTQRT couples the R in A(a,k) with the R
+ * in the upper triangle of A(b,k) (V into that triangle, TT(b,k)) and TTMQR
+ * applies it to the pair A(a,j), A(b,j).
  *
  * Header-only on purpose: apps/CMakeLists.txt builds every .c file of
  * apps/ as its own program. Only weft-geqrf.c includes this file.
@@ -11,20 +14,29 @@
  * Flows of the classes (column-major tiles, shapes from weft_task_rows/cols,
  * so partial tiles need no special case; the inner block size ib is the
  * rows of the T tile, at most the reflectors of the step):
- *   geqrt:  0 A(k,k) RW, 1 T(k,k) W, 2 D(k) W (a copy of the factored tile)
- *   gemqrt: 0 D(k) R (V), 1 T(k,k) R, 2 C(k,j) RW; value 0 char trans
- *   tsqrt:  0 A(k,k) RW, 1 A(m,k) RW, 2 T(m,k) W
- *   tsmqr:  0 A(m,k) R (V), 1 T(m,k) R, 2 C(k,j) RW, 3 C(m,j) RW; value 0
+ *   geqrt:  0 A(h,k) RW, 1 T(h,k) W, 2 D(h,k) W (a copy of the factored tile)
+ *   gemqrt: 0 D(h,k) R (V), 1 T(h,k) R, 2 C(h,j) RW; value 0 char trans
+ *   tsqrt:  0 A(h,k) RW, 1 A(m,k) RW, 2 T(m,k) W
+ *   tsmqr:  0 A(m,k) R (V), 1 T(m,k) R, 2 C(h,j) RW, 3 C(m,j) RW; value 0
  *           char trans
- * gemqrt reads D(k), a copy of A(k,k) made by geqrt, rather than A(k,k)
- * itself: the tsqrt tasks rewrite the R part of A(k,k), and reading the
- * tile would make every tsqrt of the column wait for every gemqrt of the
+ *   ttqrt:  0 A(a,k) RW, 1 A(b,k) RW, 2 TT(b,k) W
+ *   ttmqr:  0 A(b,k) R (V in its upper triangle), 1 TT(b,k) R, 2 C(a,j) RW,
+ *           3 C(b,j) RW; value 0 char trans
+ * gemqrt reads D(h,k), a copy of A(h,k) made by geqrt, rather than A(h,k)
+ * itself: the tsqrt and ttqrt tasks rewrite the R part of A(h,k), and
+ * reading the tile would make each of them wait for every gemqrt of the
  * row (a write after read on the whole tile, although the V they read is
  * never rewritten). The copy costs one tile move, not a flop count.
  *
+ * A head tile of the hierarchical tree may be the last, short tile row (mb
+ * < n columns): its GEQRT has mb reflectors, R is mb x n upper trapezoidal,
+ * and TTQRT/TTMQR then work on its mb rows (dtpqrt's B with l = mb). With
+ * a tall head (mb > n, the last tile column) they work on its top n rows,
+ * the only ones the local factorization left non-zero.
+ *
  * Bodies: CPU (LAPACKE *_work) for every class, also the emu devices'
  * kernels. CUDA: the updates in qr_cuda.h, the factorizations in
- * qr_cuda_factor.h. */
+ * qr_cuda_factor.h; ttqrt and ttmqr have none (see their classes). */
 #ifndef WEFT_APPS_QR_KERNELS_H
 #define WEFT_APPS_QR_KERNELS_H
 
@@ -125,15 +137,24 @@ static int qr_ib(const weft_task_t *t, int f) { return weft_task_rows(t, f); }
 
 /* ---- cost estimates (LAPACK's leading terms) ------------------------- */
 
+/* The reflectors of a factored tile (flow f): a short head tile (fewer
+ * rows than columns) has one a row. */
+static int qr_nrefl(const weft_task_t *t, int f)
+{
+    int m = weft_task_rows(t, f), n = weft_task_cols(t, f);
+    return m < n ? m : n;
+}
+
 static double qr_flops_geqrt(const weft_task_t *t)
 {
-    double m = weft_task_rows(t, 0), n = weft_task_cols(t, 0);
-    return 2.0 * m * n * n - 2.0 * n * n * n / 3.0;
+    double m = weft_task_rows(t, 0), n = weft_task_cols(t, 0), k = qr_nrefl(t, 0);
+    double big = m > n ? m : n;
+    return 2.0 * big * k * k - 2.0 * k * k * k / 3.0;
 }
 
 static double qr_flops_gemqrt(const weft_task_t *t)
 {
-    double m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    double m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = qr_nrefl(t, 0);
     return 4.0 * m * n * k - 2.0 * n * k * k;
 }
 
@@ -148,6 +169,12 @@ static double qr_flops_tsmqr(const weft_task_t *t)
     double m = weft_task_rows(t, 3), n = weft_task_cols(t, 3), k = weft_task_cols(t, 0);
     return 4.0 * m * n * k;
 }
+
+/* The triangle-on-triangle kernels do about a third of TSQRT's and half
+ * of TSMQR's work on full tiles (V is triangular). */
+static double qr_flops_ttqrt(const weft_task_t *t) { return qr_flops_tsqrt(t) / 3.0; }
+
+static double qr_flops_ttmqr(const weft_task_t *t) { return qr_flops_tsmqr(t) / 2.0; }
 
 /* ---- factorization kernels ------------------------------------------- */
 
@@ -170,7 +197,7 @@ static int qr_cpu_gemqrt(weft_task_t *t)
 {
     char trans;
     if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
-    int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = weft_task_cols(t, 0);
+    int m = weft_task_rows(t, 2), n = weft_task_cols(t, 2), k = qr_nrefl(t, 0);
     int ib = qr_ib(t, 1);
     double *w = qr_work(t, ib, n);
     if (w == NULL) return -1;
@@ -207,6 +234,46 @@ static int qr_cpu_tsmqr(weft_task_t *t)
                                            weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2),
                                            weft_task_ptr(t, 3), (lapack_int)weft_task_ld(t, 3), w);
     return qr_info_ok(info, "dtpmqrt");
+}
+
+/* The rows of A(b,k) and of C(b,j) that a TT step touches: the R of the
+ * head's own factorization, min(rows, n) of them (see the top). */
+static int qr_tt_rows(const weft_task_t *t, int f, int n)
+{
+    int m = weft_task_rows(t, f);
+    return m < n ? m : n;
+}
+
+/* dtpqrt with B upper trapezoidal in its l = M rows: it reads and writes
+ * only B's upper triangle, so GEQRT's V below it survives. */
+static int qr_cpu_ttqrt(weft_task_t *t)
+{
+    int n = weft_task_cols(t, 1), l = qr_tt_rows(t, 1, n), ib = qr_ib(t, 2);
+    double *w = qr_work(t, ib, n);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, l, n, l, ib, weft_task_ptr(t, 0),
+                                          (lapack_int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
+                                          (lapack_int)weft_task_ld(t, 1), weft_task_ptr(t, 2),
+                                          (lapack_int)weft_task_ld(t, 2), w);
+    return qr_info_ok(info, "dtpqrt (tt)");
+}
+
+/* dtpmqrt with V upper trapezoidal (l = M): only V's upper triangle is
+ * read, and only the top l rows of C(b,j) change. */
+static int qr_cpu_ttmqr(weft_task_t *t)
+{
+    char trans;
+    if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
+    int k = weft_task_cols(t, 0), l = qr_tt_rows(t, 3, k), n = weft_task_cols(t, 3);
+    int ib = qr_ib(t, 1);
+    double *w = qr_work(t, ib, n);
+    if (w == NULL) return -1;
+    lapack_int info = LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, l, n, k, l, ib,
+                                           weft_task_ptr(t, 0), (lapack_int)weft_task_ld(t, 0),
+                                           weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1),
+                                           weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2),
+                                           weft_task_ptr(t, 3), (lapack_int)weft_task_ld(t, 3), w);
+    return qr_info_ok(info, "dtpmqrt (tt)");
 }
 
 /* flow 0: a tile W; value 0: qr_tile_arg_t. */
@@ -251,6 +318,18 @@ static const weft_task_class_t qr_class_tsmqr = {
     .body =
         {[WEFT_DEV_CPU] = qr_cpu_tsmqr, [WEFT_DEV_EMU] = qr_cpu_tsmqr, QR_CUDA_BODY(qr_cuda_tsmqr)},
     .flops = qr_flops_tsmqr};
+/* The TT classes have CPU bodies only, and their tasks are inserted with
+ * the host as device hint (qr_tree.h): cuSOLVER has no tpqrt, and the
+ * TSQRT stack of qr_cuda_factor.h would need R_b masked on its way in and
+ * out, a GPU path no machine here can test; a panel has P - 1 TT steps
+ * against the TS chain's tiles. With accelerators they run on the host
+ * cores, weft moving their tiles; the hint holds on emu devices too (which
+ * would otherwise run CPU bodies), so the emu tests take the path a CUDA
+ * run takes: host tasks on device-resident tiles. */
+static const weft_task_class_t qr_class_ttqrt = {
+    .name = "ttqrt", .body = {[WEFT_DEV_CPU] = qr_cpu_ttqrt}, .flops = qr_flops_ttqrt};
+static const weft_task_class_t qr_class_ttmqr = {
+    .name = "ttmqr", .body = {[WEFT_DEV_CPU] = qr_cpu_ttmqr}, .flops = qr_flops_ttmqr};
 static const weft_task_class_t qr_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = qr_cpu_fill}, .flops = NULL};
 static const weft_task_class_t qr_class_prefetch = {

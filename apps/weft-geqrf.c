@@ -1,20 +1,28 @@
 /* weft-geqrf: tile QR factorization of an M x N matrix (M >= N) on a 2D
- * block-cyclic P x Q grid of ranks, by the flat-tree tile algorithm with
- * inner blocking (qr_kernels.h): GEQRT, GEMQRT, TSQRT, TSMQR.
+ * block-cyclic P x Q grid of ranks, by the tile algorithm with inner
+ * blocking (qr_kernels.h): GEQRT, GEMQRT, TSQRT, TSMQR, and TTQRT, TTMQR.
+ * The tree that reduces each panel (qr_tree.h, --tree): flat, every tile
+ * below the diagonal into the diagonal one in turn; or hier (the default
+ * when P > 1 without -g), as PLASMA's HQR: each grid row's tiles of the
+ * panel into its first tile, on its own rank, then those P tiles merged by
+ * a binary tree of triangle-on-triangle steps, so the panel crosses ranks
+ * P - 1 times instead of at every tile row. With P = 1 both are the same.
  *
  * The matrix is generated from a seed by one task per tile. The T factors
- * (ib x nb) and the copies of the factored diagonal tiles that the row
- * updates read are NEW tiles (weft_data_new): created where the task that
- * writes them runs, moved by weft to the ranks and devices that read them.
- * With --check, Q is applied, through the stored V and T tiles and the same
- * update classes, to the original matrix and to a random block
- * (qr_check.h): ||A - Q R|| / (||A|| M eps) and ||X - Q^T Q X|| / (||X||
- * M eps) must both stay under QR_CHECK_MAX. Everything is computed tile by
- * tile where the tiles live, and reduced over the ranks by tasks.
+ * (ib x nb) and the copies of the factored head tiles that the row updates
+ * read are NEW tiles (weft_data_new): created where the task that writes
+ * them runs, moved by weft to the ranks and devices that read them. With
+ * --check, Q is applied, through the stored V and T tiles and the same
+ * update classes in the tree's order, to the original matrix and to a
+ * random block (qr_check.h): ||A - Q R|| / (||A|| M eps) and ||X - Q^T Q
+ * X|| / (||X|| M eps) must both stay under QR_CHECK_MAX. Everything is
+ * computed tile by tile where the tiles live, and reduced over the ranks
+ * by tasks.
  *
- * -g N: every class runs on N accelerators a rank (CUDA: cuBLAS and
- * cuSOLVER, qr_cuda.h and qr_cuda_factor.h; emu: the CPU kernels). Public
- * API only. */
+ * -g N: the classes run on N accelerators a rank (CUDA: cuBLAS and
+ * cuSOLVER, qr_cuda.h and qr_cuda_factor.h; emu: the CPU kernels), but
+ * for TTQRT/TTMQR, which run on the host cores (qr_kernels.h says why).
+ * Public API only. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -28,6 +36,7 @@
 #include "app_driver.h"
 #include "qr_check.h"
 #include "qr_kernels.h"
+#include "qr_tree.h"
 
 #define QR_NAME "weft-geqrf"
 #define QR_CHECK_MAX 60.0
@@ -38,13 +47,15 @@ typedef struct qr_opts {
     app_opts_t c;
     int64_t m, ib;
     int64_t preload; /* 1: a small factorization beside the first generation; -1: on CUDA */
+    int64_t tree;    /* QR_TREE_FLAT or QR_TREE_HIER (qr_tree.h); -1: by the grid */
 } qr_opts_t;
 
 static const qr_opts_t qr_defaults = {
     .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
     .m = -1,       /* -1: M = N */
     .ib = -1,      /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
-    .preload = -1};
+    .preload = -1,
+    .tree = -1};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -66,6 +77,12 @@ static void qr_usage(FILE *out)
             "  --preload <0|1> 1: while the first matrix is generated, the devices factorize\n"
             "                a small one of the same tiles, so the first timed run does not\n"
             "                pay the libraries' first calls (default 1 with CUDA devices)\n"
+            "  --tree <flat|hier> the reduction tree of each panel: flat, the tiles below\n"
+            "                the diagonal one by one into it; hier, each grid row's tiles\n"
+            "                into its first, then those P tiles by a binary tree, so a\n"
+            "                panel crosses ranks P - 1 times, not at every tile row\n"
+            "                (default hier when P > 1 and no -g, else flat; with P = 1\n"
+            "                hier is flat)\n"
             "  --check       check ||A - Q R|| / (||A|| M eps) and ||X - Q^T Q X|| /\n"
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
@@ -81,7 +98,12 @@ static const app_flag_t qr_flags[] = {
     {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
     {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},
     {"--preload", offsetof(qr_opts_t, preload), 0, 1},
+    {"--tree", offsetof(qr_opts_t, tree), 0, 1},
 };
+
+/* --tree's values, in QR_TREE_* order. */
+static const char *const qr_tree_words[] = {"flat", "hier"};
+static const app_flag_words_t qr_words[] = {{"--tree", qr_tree_words}};
 
 static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
 {
@@ -89,6 +111,9 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     const char *why = NULL;
     if (o->m < 0) o->m = o->c.n;
     if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
+    /* hier only pays where the panel crosses ranks (P > 1); with -g the
+     * TT kernels would run on the host (qr_kernels.h), so flat stays. */
+    if (o->tree < 0) o->tree = o->c.p > 1 && o->c.g == 0 ? QR_TREE_HIER : QR_TREE_FLAT;
     if (o->ib < 0) { /* the best of 1/8 .. 1/2 of the tile on an H200 (README) */
         o->ib = o->c.g > 0 ? o->c.nb / 4 : QR_IB_CPU;
         if (o->ib > o->c.nb) o->ib = o->c.nb;
@@ -111,129 +136,6 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
         return -1;
     }
     return 0;
-}
-
-/* ---- the factors: V in A, T(m,k) and D(k) NEW tiles -------------------- */
-
-typedef struct qr_factors {
-    weft_matrix_t *A;
-    int mt, nt;
-    weft_data_t **t; /* T(m,k) at m + k * mt, m >= k */
-    weft_data_t **d; /* D(k): the factored A(k,k), read by gemqrt */
-    struct qr_factors *w; /* --preload: the small matrix, until the first generation ends */
-    qr_opts_t *wo;        /* its options */
-} qr_factors_t;
-
-static weft_data_t *qr_t(const qr_factors_t *f, int m, int k)
-{
-    return f->t[m + (size_t)k * f->mt];
-}
-
-static void qr_factors_free(qr_factors_t *f)
-{
-    for (size_t i = 0; f->t != NULL && i < (size_t)f->mt * f->nt; i++)
-        if (f->t[i] != NULL) weft_data_release(f->t[i]);
-    for (int k = 0; f->d != NULL && k < f->nt; k++)
-        if (f->d[k] != NULL) weft_data_release(f->d[k]);
-    free(f->t);
-    free(f->d);
-    f->t = f->d = NULL;
-}
-
-/* Every rank creates the same NEW tiles in the same order. T(m,k) has
- * min(ib, cols of column k) rows: LAPACK's inner block cannot exceed the
- * reflectors of the step. Each is held at the end by the rank of the tile
- * of A it belongs to. */
-static int qr_factors_new(weft_context_t *ctx, qr_factors_t *f, weft_matrix_t *A, int ib)
-{
-    f->A = A;
-    f->mt = weft_matrix_mt(A);
-    f->nt = weft_matrix_nt(A);
-    f->t = calloc((size_t)f->mt * f->nt, sizeof *f->t);
-    f->d = calloc((size_t)f->nt, sizeof *f->d);
-    if (f->t == NULL || f->d == NULL) goto fail;
-    for (int k = 0; k < f->nt; k++) {
-        int nk = weft_matrix_tile_cols(A, k), ibk = ib < nk ? ib : nk;
-        f->d[k] = weft_data_new(ctx, WEFT_DOUBLE, weft_matrix_tile_rows(A, k), nk,
-                                weft_matrix_tile_rank(A, k, k));
-        if (f->d[k] == NULL) goto fail;
-        for (int m = k; m < f->mt; m++) {
-            weft_data_t **slot = &f->t[m + (size_t)k * f->mt];
-            *slot = weft_data_new(ctx, WEFT_DOUBLE, ibk, nk, weft_matrix_tile_rank(A, m, k));
-            if (*slot == NULL) goto fail;
-        }
-    }
-    return 0;
-fail:
-    if (weft_rank(ctx) == 0) fprintf(stderr, QR_NAME ": cannot create the T tiles\n");
-    qr_factors_free(f);
-    return -1;
-}
-
-/* ---- task insertion -------------------------------------------------- */
-
-/* Priority of a task writing column col: earlier columns first, so the
- * panel of step k+1 overtakes the trailing update of step k; within a
- * column the factorizations (bonus 3) before the updates. */
-static int qr_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonus; }
-
-/* C(k,j) := op(Q_kk) C(k,j) for the columns j >= j0 of C. */
-static int qr_insert_gemqrt(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C, int k,
-                            int j0, char trans)
-{
-    int rc = 0, nt = weft_matrix_nt(C);
-    for (int j = j0; j < nt && rc >= 0; j++)
-        rc = weft_insert_task(tp, &qr_class_gemqrt, WEFT_R, f->d[k], WEFT_R, qr_t(f, k, k),
-                              WEFT_RW | WEFT_AFFINITY, weft_tile(C, k, j), WEFT_VALUE, &trans,
-                              sizeof trans, WEFT_PRIORITY, qr_prio(f->nt, j < f->nt ? j : 0, 2), 0);
-    return rc;
-}
-
-/* (C(k,j), C(m,j)) := op(Q_mk) (C(k,j), C(m,j)) for the columns j >= j0. */
-static int qr_insert_tsmqr(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C, int k,
-                           int m, int j0, char trans)
-{
-    int rc = 0, nt = weft_matrix_nt(C);
-    for (int j = j0; j < nt && rc >= 0; j++)
-        rc = weft_insert_task(tp, &qr_class_tsmqr, WEFT_R, weft_tile(f->A, m, k), WEFT_R,
-                              qr_t(f, m, k), WEFT_RW, weft_tile(C, k, j), WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(C, m, j), WEFT_VALUE, &trans, sizeof trans, WEFT_PRIORITY,
-                              qr_prio(f->nt, j < f->nt ? j : 0, 1), 0);
-    return rc;
-}
-
-static int qr_insert_step(weft_taskpool_t *tp, const qr_factors_t *f, int k)
-{
-    weft_matrix_t *A = f->A;
-    weft_data_t *akk = weft_tile(A, k, k);
-    int rc =
-        weft_insert_task(tp, &qr_class_geqrt, WEFT_RW | WEFT_AFFINITY, akk, WEFT_W, qr_t(f, k, k),
-                         WEFT_W, f->d[k], WEFT_PRIORITY, qr_prio(f->nt, k, 3), 0);
-    if (rc >= 0) rc = qr_insert_gemqrt(tp, f, A, k, k + 1, 'T');
-    for (int m = k + 1; m < f->mt && rc >= 0; m++) {
-        rc = weft_insert_task(tp, &qr_class_tsqrt, WEFT_RW, akk, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, m, k), WEFT_W, qr_t(f, m, k), WEFT_PRIORITY,
-                              qr_prio(f->nt, k, 3), 0);
-        if (rc >= 0) rc = qr_insert_tsmqr(tp, f, A, k, m, k + 1, 'T');
-    }
-    return rc < 0 ? rc : 0;
-}
-
-/* C := Q^T C (trans 'T': the steps in factorization order) or C := Q C
- * ('N': every step undone in reverse order), C with A's row tiling. */
-static int qr_insert_apply(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C, char trans)
-{
-    int rc = 0;
-    for (int s = 0; s < f->nt && rc >= 0; s++) {
-        int k = trans == 'T' ? s : f->nt - 1 - s;
-        if (trans == 'T') rc = qr_insert_gemqrt(tp, f, C, k, 0, trans);
-        for (int i = k + 1; i < f->mt && rc >= 0; i++) {
-            int m = trans == 'T' ? i : f->mt + k - i;
-            rc = qr_insert_tsmqr(tp, f, C, k, m, 0, trans);
-        }
-        if (trans == 'N' && rc >= 0) rc = qr_insert_gemqrt(tp, f, C, k, 0, trans);
-    }
-    return rc < 0 ? rc : 0;
 }
 
 /* One fill task a tile of C with matrix `which` of the seed; with
@@ -328,6 +230,14 @@ free_matrices:
 
 /* ---- driver ---------------------------------------------------------- */
 
+/* The app's data: the factors of the matrix and, with --preload, those of
+ * the small matrix until the first generation ends. */
+typedef struct qr_data {
+    qr_factors_t f;
+    qr_factors_t *w;
+    qr_opts_t *wo; /* the small matrix's options */
+} qr_data_t;
+
 static int qr_setup_one(weft_context_t *ctx, const qr_opts_t *o, qr_factors_t *f)
 {
     weft_matrix_t *A = app_matrix(ctx, &o->c, o->m, o->c.n);
@@ -335,7 +245,7 @@ static int qr_setup_one(weft_context_t *ctx, const qr_opts_t *o, qr_factors_t *f
         if (weft_rank(ctx) == 0) fprintf(stderr, QR_NAME ": cannot create the matrix\n");
         return -1;
     }
-    return qr_factors_new(ctx, f, A, (int)o->ib);
+    return qr_factors_new(ctx, f, A, (int)o->ib, o->tree == QR_TREE_HIER ? (int)o->c.p : 1);
 }
 
 static void qr_free_one(qr_factors_t *f)
@@ -345,35 +255,35 @@ static void qr_free_one(qr_factors_t *f)
     f->A = NULL;
 }
 
-static void qr_free_preload(qr_factors_t *f)
+static void qr_free_preload(qr_data_t *d)
 {
-    if (f->w) qr_free_one(f->w);
-    free(f->w);
-    free(f->wo);
-    f->w = NULL;
-    f->wo = NULL;
+    if (d->w) qr_free_one(d->w);
+    free(d->w);
+    free(d->wo);
+    d->w = NULL;
+    d->wo = NULL;
 }
 
 /* The matrix and, with --preload, the small one (app_driver.h). */
 static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
 {
     const qr_opts_t *o = opts;
-    qr_factors_t *f = data;
-    if (qr_setup_one(ctx, o, f) != 0) return -1;
+    qr_data_t *d = data;
+    if (qr_setup_one(ctx, o, &d->f) != 0) return -1;
     if (!o->preload) return 0;
-    f->w = calloc(1, sizeof *f->w);
-    f->wo = malloc(sizeof *f->wo);
-    if (f->w == NULL || f->wo == NULL) return -1;
-    *f->wo = *o;
-    f->wo->m = f->wo->c.n = app_preload_order(&o->c);
-    return qr_setup_one(ctx, f->wo, f->w);
+    d->w = calloc(1, sizeof *d->w);
+    d->wo = malloc(sizeof *d->wo);
+    if (d->w == NULL || d->wo == NULL) return -1;
+    *d->wo = *o;
+    d->wo->m = d->wo->c.n = app_preload_order(&o->c);
+    return qr_setup_one(ctx, d->wo, d->w);
 }
 
 static void qr_free(void *data)
 {
-    qr_factors_t *f = data;
-    qr_free_preload(f);
-    qr_free_one(f);
+    qr_data_t *d = data;
+    qr_free_preload(d);
+    qr_free_one(&d->f);
 }
 
 /* One run: generate, factorize (timed), report, check. 0, a weft error,
@@ -381,15 +291,16 @@ static void qr_free(void *data)
 static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, void *data, int64_t r)
 {
     const qr_opts_t *o = opts;
-    qr_factors_t *f = data;
+    qr_data_t *d = data;
+    const qr_factors_t *f = &d->f;
     int verbose = weft_rank(ctx) == 0, rc = 0;
-    if (f->w) { /* --preload: the small factorization, beside the generation */
-        rc = qr_insert_fill(tp, f->w->A, f->wo, 0, 1);
-        for (int k = 0; k < f->w->nt && rc >= 0; k++) rc = qr_insert_step(tp, f->w, k);
+    if (d->w) { /* --preload: the small factorization, beside the generation */
+        rc = qr_insert_fill(tp, d->w->A, d->wo, 0, 1);
+        for (int k = 0; k < d->w->nt && rc >= 0; k++) rc = qr_insert_step(tp, d->w, k);
     }
     if (rc >= 0) rc = qr_insert_fill(tp, f->A, o, 0, o->c.g > 0);
     rc = app_wait(QR_NAME, tp, rc, "generating the matrix", verbose);
-    qr_free_preload(f); /* its device memory goes back before the timing */
+    qr_free_preload(d); /* its device memory goes back before the timing */
     if (rc < 0) return rc;
     app_timer_t tm;
     app_timer_start(ctx, &tm);
@@ -405,8 +316,9 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     if (rc < 0) return rc;
     int passed = res[0] < QR_CHECK_MAX && res[1] < QR_CHECK_MAX;
     if (verbose)
-        printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld) : %s\n", res[0], res[1],
-               (long long)o->m, (long long)o->ib, passed ? "PASSED" : "FAILED");
+        printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld TREE= %s) : %s\n", res[0],
+               res[1], (long long)o->m, (long long)o->ib, qr_tree_words[o->tree],
+               passed ? "PASSED" : "FAILED");
     return passed ? 0 : 1;
 }
 
@@ -425,6 +337,8 @@ static const app_driver_t qr_app = {
     .cli = {.prog = QR_NAME,
             .flags = qr_flags,
             .nflags = sizeof qr_flags / sizeof qr_flags[0],
+            .words = qr_words,
+            .nwords = sizeof qr_words / sizeof qr_words[0],
             .usage = qr_usage,
             .nb = 192,
             .gpu_nb_auto = 1,
@@ -441,6 +355,6 @@ static const app_driver_t qr_app = {
 int main(int argc, char **argv)
 {
     qr_opts_t o = qr_defaults;
-    qr_factors_t f = {0};
-    return app_main(&qr_app, &o, &f, argc, argv);
+    qr_data_t d = {0};
+    return app_main(&qr_app, &o, &d, argc, argv);
 }

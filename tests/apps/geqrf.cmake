@@ -19,24 +19,50 @@ weft_app_test(geqrf_check_ib_nb_nruns EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
 weft_app_test(geqrf_default_ib_emu EXE weft-geqrf EXPECT "${GEQRF_PASSED}" "(M= 300 IB= 25)"
   ARGS -N 300 -t 100 -c 2 -g 1 --weft-device_type=emu --check)
 # Ranks: 2 (2x1 and 1x2), 3 (3x1) and 4 (2x2); T tiles and diagonal copies
-# travel between ranks.
-weft_app_test(geqrf_check_2x1 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
+# travel between ranks. With P > 1 the default tree is hier (apps/qr_tree.h):
+# each grid row's tiles reduced into its first, the P heads merged by TTQRT.
+# M > N with partial tiles both ways: the last tile row is a short head (13
+# rows against 40 columns on 2x1, its GEQRT T capped at 13 rows with -b 16)
+# and the last tile column's heads are tall (only their top rows merge).
+weft_app_test(geqrf_check_2x1 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}" "TREE= hier\\)"
   ARGS -M 333 -N 257 -t 40 -b 8 -P 2 -Q 1 -c 1 --check)
-weft_app_test(geqrf_check_1x2 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
+weft_app_test(geqrf_check_1x2 EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}" "TREE= flat\\)"
   ARGS -N 301 -t 48 -b 16 -P 1 -Q 2 -c 1 --check)
 weft_app_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
-  ARGS -M 401 -N 199 -t 40 -b 10 -P 3 -Q 1 -c 1 --check)
+  "TREE= hier\\)" ARGS -M 401 -N 199 -t 40 -b 10 -P 3 -Q 1 -c 1 --check)
 weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
-  ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
+  "TREE= hier\\)" ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
+# The flat tree across ranks stays available (--tree flat).
+weft_app_test(geqrf_check_2x1_flat EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
+  "TREE= flat\\)" ARGS -M 333 -N 257 -t 40 -b 16 -P 2 -Q 1 -c 1 --tree flat --check)
+# hier on 4 x 1 (6 x 4 tiles): 4 heads (two levels of the binary tree), then
+# 3 in the last panel; a short head (13 rows) with an inner block above its
+# rows, tall heads (17 columns). 3 x 1 on a tall matrix (11 x 3 tiles):
+# domain chains of 3 tiles, a 20-row last tile, a 10-column last panel.
+weft_app_test(geqrf_hier_4x1 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+  ARGS -M 213 -N 137 -t 40 -b 16 -P 4 -Q 1 -c 1 --tree hier --check)
+weft_app_test(geqrf_hier_3x1_tall EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+  ARGS -M 320 -N 70 -t 30 -b 7 -P 3 -Q 1 -c 1 --tree=hier --check)
+# What hier is for: on 2 x 1 at 8 x 8 tiles the flat chain sends 94 tiles a
+# rank, the tree 35 (per panel k, the 8 - k tiles of row k go to the other
+# rank for the merge and come back).
+weft_app_test(geqrf_hier_2x1_sends EXE weft-geqrf RANKS 2 EXPECT
+  "weft\\[0\\] stats: rank 0: transfers: 35 sends" "weft\\[1\\] stats: rank 1: transfers: 35 sends"
+  ARGS -N 512 -t 64 -P 2 -Q 1 -c 1 --weft-show_stats=1)
 # Bad input: a message naming the problem and a non-zero exit.
 # Without -b, a tile smaller than the default inner block (32) takes the
 # tile's size: the command line names no -b, so none may be refused.
 weft_app_test(geqrf_check_default_ib_small_tile EXE weft-geqrf
-  EXPECT "^residual = .* orthogonality = .* \\(M= 20 IB= 4\\) : PASSED$" ARGS -M 20 -N 10 -t 4 --check)
+  EXPECT "^residual = .* orthogonality = .* \\(M= 20 IB= 4 TREE= flat\\) : PASSED$"
+  ARGS -M 20 -N 10 -t 4 --check)
 weft_app_test(geqrf_bad_shape FAIL EXE weft-geqrf EXPECT "-M must be >= -N" ARGS -M 10 -N 20)
 weft_app_test(geqrf_bad_ib FAIL EXE weft-geqrf EXPECT "-b \\(inner block size\\) must be <= -t"
   ARGS -N 100 -t 32 -b 64)
 weft_app_test(geqrf_bad_flag FAIL EXE weft-geqrf EXPECT "unknown option '--bogus'" ARGS --bogus)
+weft_expect_test(geqrf_bad_tree_2ranks TIMEOUT 60 RANKS 2
+  CHECKS --status clean --count "--tree expects flat or hier, got 'binary'" 2
+  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-geqrf> -c 1 -P 2 -Q 1 -N 100
+  --tree binary)
 # emu devices: the updates and factorizations run there (both devices ran
 # tasks), on one rank and on a 1 x 2 grid.
 weft_app_test(geqrf_emu_g1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
@@ -49,6 +75,11 @@ weft_app_test(geqrf_emu_g2 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
 weft_app_test(geqrf_emu_g2_1x2 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 2 2 " ARGS -M 350 -N 300 -t 48 -b 16 -P 1 -Q 2 -c 1 -g 2
   --weft-device_type=emu --check)
+# hier with devices (not the default there): the TT tasks run on the host
+# (their device hint) on tiles that live on the emu devices, as on CUDA.
+weft_app_test(geqrf_emu_hier_2x1 EXE weft-geqrf RANKS 2 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+  "dgeqrf PxQxg= 2 1 1 " "TREE= hier\\)" ARGS -M 350 -N 300 -t 48 -b 16 -P 2 -Q 1 -c 1 -g 1
+  --weft-device_type=emu --tree hier --check)
 # A device zone of a few tiles: copies are evicted (and written back) to
 # make room, and the result still passes.
 weft_app_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
