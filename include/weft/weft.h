@@ -479,8 +479,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * memory that fails (this taskpool's, or one pending from an earlier wait)
  * returns its status on every rank, the line naming the data (section 3).
  * A copy still read at the end (the taskpool-end leak report, on with
- * leak_report) is a broken invariant of weft: that rank's wait returns
- * WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
+ * leak_report) is a broken invariant of weft: every rank's wait logs the
+ * rank that found it and returns WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
  * it waits for (section 6). WEFT_ERR_INVALID for tp NULL. The taskpool (and
  * others of the context) can take new tasks afterwards: each wait returns
  * its own taskpool's outcome. */
