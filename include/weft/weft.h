@@ -83,10 +83,12 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * MPI cannot start twice in a process). Returns the first error of the run
  * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
  * earlier), else WEFT_ERR_INVALID for a taskpool not waited for, a
- * trace file that could not be written, or a data never released that
- * still holds runtime memory on some rank (the leak report names it on
- * that rank; every rank returns it; leak_report=0 turns report and status
- * off), else 0. After a disagreement no
+ * trace file that could not be written on some rank, or a data never
+ * released that still holds runtime memory on some rank (the leak report
+ * names it on that rank; leak_report=0 turns report and status off), else
+ * 0. What only one rank sees at its end (its leaks, its trace file, a
+ * write-back that failed again) fails every rank's weft_fini, the others
+ * logging that rank and its line. After a disagreement no
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL.
  * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
