@@ -89,7 +89,8 @@ typedef struct weft_ptg {
  * that disagrees with the arguments, a version read away from the data's
  * owner before any task of the graph wrote it, a final version left away
  * from its owner, two tasks replacing the same version, ranks whose
- * classes differ (names, ndims, bounds of the first index). Any of these on
+ * classes differ (names, ndims, the ranges of their index spaces: the
+ * first difference is named on every rank). Any of these on
  * any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a
  * rank ran out of memory. The graph's data are busy until tp's wait:

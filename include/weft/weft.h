@@ -83,10 +83,12 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * MPI cannot start twice in a process). Returns the first error of the run
  * (a failed task, WEFT_ERR_MISMATCH when ranks disagreed, here or
  * earlier), else WEFT_ERR_INVALID for a taskpool not waited for, a
- * trace file that could not be written, or a data never released that
- * still holds runtime memory on some rank (the leak report names it on
- * that rank; every rank returns it; leak_report=0 turns report and status
- * off), else 0. After a disagreement no
+ * trace file that could not be written on some rank, or a data never
+ * released that still holds runtime memory on some rank (the leak report
+ * names it on that rank; leak_report=0 turns report and status off), else
+ * 0. What only one rank sees at its end (its leaks, its trace file, a
+ * write-back that failed again) fails every rank's weft_fini, the others
+ * logging that rank and its line. After a disagreement no
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL.
  * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
@@ -272,7 +274,8 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
  * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
  * two); NEW and registered data have none: their tasks go where they
  * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
- * out of range. */
+ * below 0, or past the owner's devices on the owner rank; another rank
+ * (fewer devices, or none) takes any device >= 0 and ignores it. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
 /* The data's home device (0 = host, 1..weft_ndevices), -1 when it has none
  * (or data is NULL). */
@@ -479,8 +482,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * memory that fails (this taskpool's, or one pending from an earlier wait)
  * returns its status on every rank, the line naming the data (section 3).
  * A copy still read at the end (the taskpool-end leak report, on with
- * leak_report) is a broken invariant of weft: that rank's wait returns
- * WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
+ * leak_report) is a broken invariant of weft: every rank's wait logs the
+ * rank that found it and returns WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
  * it waits for (section 6). WEFT_ERR_INVALID for tp NULL. The taskpool (and
  * others of the context) can take new tasks afterwards: each wait returns
  * its own taskpool's outcome. */

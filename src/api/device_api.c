@@ -88,8 +88,15 @@ int weft_data_set_device(weft_data_t *d, int device)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_device", 1))
         return WEFT_ERR_INVALID;
-    if (device < 0 || device > d->ctx->ndevices) {
-        weft_error("weft_data_set_device: device %d is not in [0, %d]", device, d->ctx->ndevices);
+    /* The home device is its owner's: another rank (with fewer devices,
+     * or none) keeps it without checking it against its own, as for a
+     * matrix's tiles, rather than refuse on its own a call its owner
+     * takes (weft_home_device ignores it there). */
+    int owner = d->owner_rank == d->ctx->rank;
+    if (device < 0 || (owner && device > d->ctx->ndevices)) {
+        weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner rank "
+                   "%d",
+                   device, d->ctx->ndevices, (unsigned long long)d->key, d->owner_rank);
         return WEFT_ERR_INVALID;
     }
     d->home_device = device;

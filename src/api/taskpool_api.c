@@ -3,6 +3,8 @@
  * user memory pushed out, the failure exchange) and the free. */
 #include "context/context.h"
 
+#include <stdio.h>
+
 #include "devmgr/devmgr.h"
 #include "ptg/ptgwait.h"
 #include "stf/redux.h"
@@ -11,6 +13,19 @@
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/log.h"
+
+/* The taskpool-end leak report (context/leak.c), told to the failure
+ * exchange as this rank's failure: the first leak's line, counted. */
+static void leak_check(weft_taskpool_t *tp)
+{
+    int n = weft_taskpool_leak_report(tp->ctx, tp->touched.data, tp->touched.n, tp->name);
+    if (n == 0) return;
+    char first[WEFT_LOG_LINE], what[sizeof tp->fail.what];
+    weft_log_last_error(first, sizeof first);
+    snprintf(what, sizeof what, "%d leaked cop%s (weft's broken invariant); the last: %.300s", n,
+             n == 1 ? "y" : "ies", first);
+    weft_failure_note(tp, WEFT_ERR_INTERNAL, what);
+}
 
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
@@ -44,22 +59,17 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     }
     weft_taskpool_wait_tasks(tp);
     weft_devexec_flush(tp);
-    int rc = weft_failure_exchange(tp);
     if (ctx->nranks > 1) {
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }
     if (tp->ptg && ctx->nranks > 1) weft_ptg_settle(tp);
     tp->ptg = 0;
-    if (ctx->leak_report &&
-        weft_taskpool_leak_report(ctx, tp->touched.data, tp->touched.n, tp->name) > 0) {
-        /* A copy still read or left behind is weft's broken invariant, found
-         * here after the ranks exchanged their failures: this rank's wait
-         * and the run's weft_fini say so rather than return 0 after the
-         * error lines. */
-        weft_context_fail(ctx, WEFT_ERR_INTERNAL);
-        if (rc == WEFT_SUCCESS) rc = WEFT_ERR_INTERNAL;
-    }
+    /* A copy still read or left behind is weft's broken invariant: found
+     * before the ranks exchange their failures, it is one of them, so
+     * every rank's wait fails naming it and the rank that holds it. */
+    if (ctx->leak_report) leak_check(tp);
+    int rc = weft_failure_exchange(tp);
     weft_taskpool_reset_tracking(tp);
     double el = weft_clock_s() - tp->t_first;
     double f = atomic_exchange(&tp->flops_done, 0.0);

@@ -38,8 +38,8 @@ struct weft_context {
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;
-    int ndevices;                                 /* accelerators, device indices 1..ndevices */
-    struct weft_devices *devices;                 /* device/registry.h */
+    int ndevices;                 /* accelerators, device indices 1..ndevices */
+    struct weft_devices *devices; /* device/registry.h */
     struct weft_hostmem *hostmem; /* data/hostmem.h: pinned host copies, NULL: plain */
     weft_vec_t user_pins;         /* weft_host_pin's ranges (weft_pin_range_t), main thread */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
@@ -120,9 +120,13 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, siz
                               const char *name);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
-/* weft_fini's leak check: the report when leak_report is on, then, on
- * every rank, WEFT_ERR_INVALID into ctx->misuse when any rank reported a
- * leak. Collective unless the ranks diverged; main thread. */
-void weft_context_leak_check_fini(weft_context_t *ctx);
+/* weft_fini's last exchange, once everything that can fail there ran:
+ * this rank's leaks (counted by the report, 0 when leak_report is off)
+ * and status (a failure only this rank may have seen: a write-back, its
+ * trace file; why: its error line). On the leaking rank WEFT_ERR_INVALID
+ * into ctx->misuse; every rank without a failure of its own logs the
+ * lowest failing rank's status and words and takes the status into
+ * ctx->misuse. Collective unless the ranks diverged; main thread. */
+void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why);
 
 #endif

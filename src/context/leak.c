@@ -107,24 +107,39 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
 
 /* Data left unreleased with runtime memory is the application's error, as
  * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
- * it, on every rank, since the memory may be held by one rank only. The
- * exchange is made whatever leak_report says: set on some ranks only
- * (weft_param_set), it must not leave the others in a collective. */
-void weft_context_leak_check_fini(weft_context_t *ctx)
+ * it, on every rank, since the memory may be held by one rank only. So
+ * for the other failures that only one rank sees at weft_fini (a
+ * write-back into user memory that failed again, its trace file that
+ * could not be written). The exchange is made whatever leak_report says:
+ * set on some ranks only (weft_param_set), it must not leave the others
+ * in a collective. */
+void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why)
 {
-    int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
-    int first = leaks > 0 ? ctx->rank : INT_MAX;
-    if (ctx->nranks > 1 && !ctx->diverged && !ctx->sim)
-        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (first == INT_MAX) return;
-    if (leaks)
+    if (status == WEFT_SUCCESS && leaks > 0) status = WEFT_ERR_INVALID;
+    int first = status != WEFT_SUCCESS ? ctx->rank : INT_MAX;
+    int shared = ctx->nranks > 1 && !ctx->diverged && !ctx->sim;
+    if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (leaks) {
         weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every data "
                    "and matrix (weft_data_release, weft_matrix_free) before weft_fini, or set "
                    "leak_report=0",
                    WEFT_ERR_INVALID);
-    else
-        weft_error("weft_fini returns %d (WEFT_ERR_INVALID): rank %d holds unreleased data (its "
-                   "leak report names them)",
-                   WEFT_ERR_INVALID, first);
-    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
+        if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
+    }
+    if (first == INT_MAX || !shared) return;
+    /* Every rank learns the lowest failing rank's status and words. */
+    struct {
+        int status;
+        char msg[WEFT_LOG_LINE];
+    } f = {status, ""};
+    if (ctx->rank == first) snprintf(f.msg, sizeof f.msg, "%s", why ? why : "");
+    if (MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, ctx->comm) != MPI_SUCCESS) {
+        f.status = WEFT_ERR_MPI;
+        snprintf(f.msg, sizeof f.msg, "its words were lost in MPI");
+    }
+    if (status != WEFT_SUCCESS) return; /* this rank said its own */
+    f.msg[sizeof f.msg - 1] = '\0';
+    weft_error("weft_fini returns %d (%s): rank %d failed at weft_fini: %s", f.status,
+               weft_strerror(f.status), first, f.msg);
+    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = f.status;
 }

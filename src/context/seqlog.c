@@ -3,6 +3,7 @@
  * keep them, and the bytes they take (context/meta.h). */
 #include "context/seqlog.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,8 +102,24 @@ const char *weft_seqlog_name(const weft_seqlog_t *l, long k)
                            : "(a task class past the 65535 the check names)";
 }
 
+void weft_seqlog_note(weft_seqlog_t *l, const char *text)
+{
+    if (l->log.n == 0 || l->nnotes >= WEFT_SEQLOG_NOTES) return;
+    weft_seqlog_note_t *note = &l->notes[l->nnotes++];
+    note->k = (long)l->log.n - 1;
+    snprintf(note->text, sizeof note->text, "%s", text);
+}
+
+const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
+{
+    for (int i = 0; i < l->nnotes; i++)
+        if (l->notes[i].k == k) return l->notes[i].text;
+    return NULL;
+}
+
 void weft_seqlog_clear(weft_seqlog_t *l)
 {
+    l->nnotes = 0;
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
     weft_vec_clear(&l->rec);
@@ -119,6 +136,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
     weft_vec_fini(&l->rec);
     l->hash = 0;
     l->lost = 0;
+    l->nnotes = 0;
     l->last_name = NULL;
     l->last_ix = 0;
     l->hashed_name = NULL;

@@ -14,6 +14,18 @@
 #include "context/meta.h"
 #include "util/vec.h"
 
+/* The words kept with an entry that names a refusal (what was refused and
+ * why), so that every rank can be told them; at most WEFT_SEQLOG_NOTES of
+ * them between clears, the first ones (a divergence is named at the
+ * first entry that differs). */
+#define WEFT_SEQLOG_NOTE 256
+#define WEFT_SEQLOG_NOTES 4
+
+typedef struct weft_seqlog_note {
+    long k; /* the entry */
+    char text[WEFT_SEQLOG_NOTE];
+} weft_seqlog_note_t;
+
 typedef struct weft_seqlog {
     uint64_t hash;           /* after the last entry; 0 when empty */
     weft_vec_t log;          /* uint32_t: low 32 bits of the running hash after each entry */
@@ -27,6 +39,8 @@ typedef struct weft_seqlog {
     weft_vec_t rec;          /* the entries' records, when the log keeps them (elem > 0) */
     int lost;                /* entries that could not be kept (out of memory) */
     weft_meta_t *meta;       /* where its bytes are counted, NULL: nowhere */
+    weft_seqlog_note_t notes[WEFT_SEQLOG_NOTES];
+    int nnotes;
 } weft_seqlog_t;
 
 /* Makes l an empty log that keeps a record of rec_size bytes an entry (0:
@@ -46,7 +60,12 @@ int64_t weft_seqlog_at(const weft_seqlog_t *l, long k);
 const char *weft_seqlog_name(const weft_seqlog_t *l, long k);
 /* Entry k's record; NULL past the last entry or in a log without them. */
 const void *weft_seqlog_rec(const weft_seqlog_t *l, long k);
-/* Forgets the entries (the names stay). */
+/* Keeps text with the last entry (the first WEFT_SEQLOG_NOTES notes
+ * between clears are kept, later ones dropped). */
+void weft_seqlog_note(weft_seqlog_t *l, const char *text);
+/* Entry k's note; NULL when it has none. */
+const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k);
+/* Forgets the entries and their notes (the names stay). */
 void weft_seqlog_clear(weft_seqlog_t *l);
 /* Frees l's memory; l is empty afterwards (and may log again). */
 void weft_seqlog_free(weft_seqlog_t *l);

@@ -158,8 +158,9 @@ void weft_devexec_flush_release(weft_data_t *d)
     weft_error("weft_data_release: %s", what);
 }
 
-void weft_devexec_flush_fini(weft_context_t *ctx, int retry)
+int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
 {
+    int first = WEFT_SUCCESS;
     while (ctx->wb_pending.n > 0) {
         weft_data_t *d = *(weft_data_t **)weft_vec_at(&ctx->wb_pending, ctx->wb_pending.n - 1);
         int rc = retry ? weft_devexec_flush_data(d) : WEFT_ERR_MISMATCH;
@@ -168,10 +169,12 @@ void weft_devexec_flush_fini(weft_context_t *ctx, int retry)
                    "its newest version v%u is lost, the memory does not hold it",
                    (unsigned long long)d->key, weft_strerror(rc), d->version);
         weft_context_fail(ctx, rc);
+        if (first == WEFT_SUCCESS) first = rc;
         d->flags &= ~WEFT_DATA_WB_PENDING;
         weft_vec_remove(&ctx->wb_pending, ctx->wb_pending.n - 1);
         /* Without devices, its device copy cannot go back to a zone: it
          * stays, as an unreleased data does. */
         if (retry) weft_data__unref(d);
     }
+    return first;
 }

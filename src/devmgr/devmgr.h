@@ -122,8 +122,9 @@ void weft_devexec_flush_release(weft_data_t *d);
 /* At weft_fini, before the devices stop: the last try of every pending
  * write-back (none when retry is 0: the devices stopped early after a
  * disagreement); a failure is logged as a lost version and recorded as the
- * context's error. Empties the list. */
-void weft_devexec_flush_fini(weft_context_t *ctx, int retry);
+ * context's error. Empties the list. Returns the first failure's status, 0
+ * when none. */
+int weft_devexec_flush_fini(weft_context_t *ctx, int retry);
 
 /* ---- devpick.c: which ready task starts next -------------------------- */
 

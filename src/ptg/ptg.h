@@ -43,16 +43,16 @@ typedef struct weft_ptg_build {
     weft_context_t *ctx;
     const weft_ptg_t *g;
     int me;
-    weft_ptgmap_t tasks;    /* task reference (flow -1) -> index in local */
-    weft_vec_t local;       /* weft_task_t *: this rank's body tasks, in enumeration order */
-    weft_vec_t selfs;       /* weft_ptg_ref_t: their references, alike */
-    weft_vec_t actions;     /* weft_task_t *: the SENDs and RECVs made */
-    weft_ptgmap_t vers;     /* version key -> index in vervec */
-    weft_vec_t vervec;      /* weft_ptg_ver_t */
-    weft_vec_t links;       /* weft_ptg_link_t */
-    weft_ptgmap_t expect;   /* local consumer flow -> the version a producer on another rank
-                               lists it for */
-    weft_vec_t refs;        /* weft_ptg_ref_t scratch for consumer lists */
+    weft_ptgmap_t tasks;  /* task reference (flow -1) -> index in local */
+    weft_vec_t local;     /* weft_task_t *: this rank's body tasks, in enumeration order */
+    weft_vec_t selfs;     /* weft_ptg_ref_t: their references, alike */
+    weft_vec_t actions;   /* weft_task_t *: the SENDs and RECVs made */
+    weft_ptgmap_t vers;   /* version key -> index in vervec */
+    weft_vec_t vervec;    /* weft_ptg_ver_t */
+    weft_vec_t links;     /* weft_ptg_link_t */
+    weft_ptgmap_t expect; /* local consumer flow -> the version a producer on another rank
+                             lists it for */
+    weft_vec_t refs;      /* weft_ptg_ref_t scratch for consumer lists */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
 } weft_ptg_build_t;
@@ -98,5 +98,15 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t 
  * before it here), the checks that each producer's list and its consumers
  * agree, and the cycle check. */
 int weft_ptg__finish(weft_ptg_build_t *b);
+
+/* What every rank must have passed alike (ptghash.c): each class's name and
+ * dimensions and the ranges of its index space in loop order, the first
+ * 65536 of the graph (g checked sound). */
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g);
+/* After an agreement found the graphs' hashes different: every rank logs
+ * the first class head or range where they differ, as each rank sees it.
+ * Collective; valid: this rank's graph is sound (else nothing is
+ * compared). */
+void weft_ptg__graph_report(weft_context_t *ctx, const weft_ptg_t *g, int valid);
 
 #endif

@@ -295,26 +295,14 @@ static int build(weft_ptg_build_t *b)
     return weft_ptg__finish(b);
 }
 
-/* What every rank must have passed alike: the classes' names and shapes,
- * and the bounds of each class's first index (which no other index
- * shapes): a size that differs between ranks would otherwise leave tasks
- * that one rank counts on and the rank that runs them never makes. Only
- * for a graph check_graph accepts: a refused one may have no classes or
+/* What every rank must have passed alike (ptghash.c): a size or inner
+ * range that differs between ranks would otherwise leave tasks that one
+ * rank counts on and the rank that runs them never makes. Only for a
+ * graph check_graph accepts: a refused one may have no classes or
  * functions (its status is what the ranks compare then). */
 static uint64_t graph_hash(const weft_ptg_t *g)
 {
-    uint64_t h = WEFT_HASH_INIT;
-    if (check_graph(g, 0) != WEFT_SUCCESS) return h;
-    for (int c = 0; c < g->nclasses; c++) {
-        const weft_ptg_class_t *k = &g->classes[c];
-        int idx[WEFT_PTG_MAX_DIMS] = {0}, lo = 0, hi = -1;
-        k->range(idx, 0, &lo, &hi, g->arg);
-        if (hi < lo) lo = 0, hi = -1; /* every empty range alike */
-        const uint64_t f[] = {weft_seqcheck_hash_str(k->task->name), (uint64_t)k->ndims,
-                              (uint64_t)(uint32_t)lo, (uint64_t)(uint32_t)hi};
-        h = weft_hash_words(h, f, sizeof f / sizeof f[0]);
-    }
-    return h;
+    return check_graph(g, 0) == WEFT_SUCCESS ? weft_ptg__graph_hash(g) : WEFT_HASH_INIT;
 }
 
 /* Every rank learns whether every rank's part is sound before any task
@@ -342,10 +330,14 @@ static int agree(weft_ptg_build_t *b, int rc)
     if (out.failed_rank >= 0 && out.failed_rank != b->me)
         weft_error("weft_ptg_insert: rank %d refused the graph (%s): no task of it runs",
                    out.failed_rank, out.failed_msg);
-    if (arc == WEFT_SUCCESS && !out.same_tasks) {
+    /* Named on every rank even when a rank also failed: differing ranges
+     * are often why a rank found a task missing. Every rank saw the same
+     * outcome, so every rank makes the report's collectives. */
+    if (!out.same_tasks) {
         weft_error("weft_ptg_insert: the ranks passed different graphs (class names, "
-                   "dimensions or bounds of the first index differ): no task of it runs");
-        arc = WEFT_ERR_INVALID;
+                   "dimensions or index ranges differ): no task of it runs");
+        weft_ptg__graph_report(b->ctx, b->g, check_graph(b->g, 0) == WEFT_SUCCESS);
+        if (arc == WEFT_SUCCESS) arc = WEFT_ERR_INVALID;
     }
     return arc;
 }

@@ -197,11 +197,15 @@ static int start_trace(weft_context_t *ctx)
     return WEFT_SUCCESS;
 }
 
-static int write_trace(weft_context_t *ctx)
+/* why (n bytes): the trace's own error line when it could not be written. */
+static int write_trace(weft_context_t *ctx, char *why, size_t n)
 {
     if (!ctx->trace) return WEFT_SUCCESS;
     int rc = weft_trace_write(ctx->trace, ctx->rank);
-    if (rc != WEFT_SUCCESS) weft_error("weft_fini: the trace could not be written");
+    if (rc != WEFT_SUCCESS) {
+        weft_log_last_error(why, n);
+        weft_error("weft_fini: the trace could not be written");
+    }
     weft_trace_destroy(ctx->trace);
     ctx->trace = NULL;
     return rc;
@@ -472,12 +476,18 @@ int weft_fini(weft_context_t *ctx)
     weft_context_free_taskpools(ctx, 0);
     /* The user's memory, before the leak report (the devices stopped
      * already after a disagreement). */
-    weft_devexec_flush_fini(ctx, !ctx->diverged);
-    weft_context_leak_check_fini(ctx);
+    char why[WEFT_LOG_LINE] = "";
+    int frc = weft_devexec_flush_fini(ctx, !ctx->diverged);
+    if (frc != WEFT_SUCCESS) weft_log_last_error(why, sizeof why);
+    int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
+    if (leaks && !why[0]) weft_log_last_error(why, sizeof why);
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
     weft_context_free_taskpools(ctx, 1);
-    int trc = write_trace(ctx);
+    int trc = write_trace(ctx, why[0] ? NULL : why, sizeof why);
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
+    if (frc == WEFT_SUCCESS) frc = trc;
+    /* What only this rank may have seen here is told to every rank. */
+    weft_context_fini_exchange(ctx, leaks, frc, why);
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
     weft_blas_threads_restore(&ctx->blas_threads);

@@ -396,8 +396,13 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     int exec_rank = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
     if (rc == WEFT_SUCCESS && redux)
         rc = weft_redux_lower(tp, w, tp->ctx->nranks > 1 ? exec_rank : 0);
-    /* Refused: nothing inserted, so nothing for a wait to wait for. */
-    if (rc != WEFT_SUCCESS) return rc;
+    /* Refused: nothing inserted, so nothing for a wait to wait for; the
+     * refusal is compared across ranks, since one rank may refuse what
+     * another accepts (a data acquired by its host, its memory). */
+    if (rc != WEFT_SUCCESS) {
+        weft_seqcheck_refused_task(tp, w->cls->name, rc);
+        return rc;
+    }
     return insert_checked(tp, w, aff, init);
 }
 
@@ -410,6 +415,7 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
                    "them",
                    cls->name, nargs, (const void *)args);
+        weft_seqcheck_refused_task(tp, cls->name, WEFT_ERR_INVALID);
         return WEFT_ERR_INVALID;
     }
     weft_task_t w; /* the walked task */

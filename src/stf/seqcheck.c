@@ -11,7 +11,7 @@
 #include "util/log.h"
 
 /* The longest text of an entry named in a report. */
-#define WEFT_SEQ_TEXT 96
+#define WEFT_SEQ_TEXT 128
 
 /* One multiply and a shift a word: every rank folds every flow of every
  * task of the run, so the mix is the cheapest that still spreads each
@@ -58,31 +58,75 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
 
-/* The text of an entry of l: its record described, or its name. */
-static void entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
+/* The text of an entry of l: its refusal's words, its record described, or
+ * its name. Returns 1 for a refusal. */
+static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
 {
+    const char *note = weft_seqlog_note_at(l, k);
     const weft_seqcall_t *c = weft_seqlog_rec(l, k);
     const char *name = weft_seqlog_name(l, k);
-    if (c)
+    if (note)
+        snprintf(text, n, "%s", note);
+    else if (c)
         c->kind->describe(c->kind, c->arg, text, n);
     else
         snprintf(text, n, "%s", name ? name : "");
+    return note != NULL;
+}
+
+/* Why this rank refused a call: the error line its check logged (a
+ * creation clears the last one when it begins; status 0: the creation's
+ * status is not known), or the status (out of memory, which logs nothing
+ * of its own). */
+static void refusal_reason(int status, char *text, size_t n)
+{
+    text[0] = '\0';
+    if (status == WEFT_ERR_INVALID || status == WEFT_SUCCESS) weft_log_last_error(text, n);
+    if (!text[0] && status == WEFT_SUCCESS) snprintf(text, n, "no error logged (out of memory?)");
+    if (!text[0]) snprintf(text, n, "%s", weft_strerror(status));
+}
+
+/* Folds a refusal into l (the same on every rank that refuses: ranks that
+ * refused alike stay in step) and keeps its words with it. */
+static void log_refusal(weft_seqlog_t *l, const char *marker, const void *rec, const char *what,
+                        int status)
+{
+    char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
+    refusal_reason(status, reason, sizeof reason);
+    snprintf(note, sizeof note, "%.100s: %.150s", what, reason);
+    if (seqlog_add(l, weft_seqcheck_hash_str(marker), marker, rec) == WEFT_SUCCESS)
+        weft_seqlog_note(l, note);
 }
 
 static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
                              size_t n)
 {
     (void)arg;
-    snprintf(text, n, "%s", kind->name);
+    snprintf(text, n, "%s (its reason not kept: more refusals than notes)", kind->name);
 }
 
-static const weft_seqcall_kind_t seq_refused = {
-    "a creation refused on this rank (NULL returned; its error above)", describe_refused};
+/* A refusal beyond the notes a log keeps is described by its kind. */
+static const weft_seqcall_kind_t seq_refused = {"a creation refused on this rank",
+                                                describe_refused};
 
 void weft_seqcheck_refused(weft_context_t *ctx)
 {
-    const int64_t none[WEFT_SEQCALL_ARGS] = {0};
-    weft_seqcheck_call(ctx, &seq_refused, none);
+    /* The call refused is the entry before: weft_seqcheck_call logged it
+     * when the call began. */
+    weft_seqlog_t *l = &ctx->calls;
+    char what[WEFT_SEQ_TEXT] = "a data creation";
+    long n = weft_seqlog_count(l);
+    if (n > 0) entry_text(l, n - 1, what, sizeof what);
+    const weft_seqcall_t refused = {.kind = &seq_refused};
+    log_refusal(l, seq_refused.name, &refused, what, WEFT_SUCCESS);
+}
+
+void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
+{
+    if (tp->ctx->nranks < 2) return;
+    char what[WEFT_SEQ_TEXT];
+    snprintf(what, sizeof what, "task %s", cls_name);
+    log_refusal(&tp->seq, "a task refused on this rank", NULL, what, status);
 }
 
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
@@ -92,6 +136,8 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
      * creation of the run. Creations of a kind come in runs: its name is
      * hashed once a run. */
     weft_seqlog_t *l = &ctx->calls;
+    /* A refusal of this call names the error it logs, not an older one. */
+    weft_log_clear_last_error();
     if (kind->name != l->hashed_name) {
         l->hashed_name = kind->name;
         l->name_hash = weft_seqcheck_hash_str(kind->name);
@@ -120,8 +166,10 @@ static int differs_at(weft_context_t *ctx, const weft_seqlog_t *l, long k)
 /* The first entry where the ranks' running hashes differ, found by
  * bisection (once two hashes differ, every later one does): a few
  * allreduces of two numbers, never a gather of the logs, which at
- * thousands of ranks would not fit rank 0. differs[r]: rank r's entry
- * there differs from rank 0's. */
+ * thousands of ranks would not fit rank 0. differs[r]: DIFFERS when rank
+ * r's entry there differs from rank 0's, REFUSED when it is a refusal. */
+enum { DIFFERS = 1, REFUSED = 2 };
+
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
     long n = weft_seqlog_count(l), maxn = 0;
@@ -136,7 +184,8 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     }
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
-    int mine = lo < maxn && weft_seqlog_at(l, lo) != root;
+    int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
+               (weft_seqlog_note_at(l, lo) ? REFUSED : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }
@@ -146,40 +195,67 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
     size_t len = 0;
     buf[0] = '\0';
     for (int r = 0; r < nranks && len + 16 < n; r++)
-        if (differs[r]) len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
+        if (differs[r] & DIFFERS)
+            len += (size_t)snprintf(buf + len, n - len, len ? ",%d" : "%d", r);
 }
+
+/* How a report names entries: "made" / "data creation", or "inserted" /
+ * "task", and what a rank without the entry did wrong. */
+typedef struct {
+    const char *verb, *what, *absent;
+    const char *accepted; /* after a rank's entry where another rank refused */
+} seq_words_t;
+
+static const seq_words_t call_words = {
+    "made", "data creation",
+    "a creation made on some ranks only: every rank must make the same creations in the "
+    "same order",
+    " (it accepted the creation before it)"};
+static const seq_words_t task_words = {
+    "inserted", "task",
+    "every rank must insert the same tasks in the same order; a refused insertion counts as "
+    "none",
+    ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
- * is named on every rank, not only on the ranks that made it. Collective.
- * At most 16 ranks are listed: the first divergent ones are among them. */
-static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs)
+ * or a call refused on some ranks only (a NULL pointer on one rank, its
+ * memory) is named, with the refusing rank's reason, on every rank, not
+ * only on the ranks that made or refused it. Collective. At most 16 ranks
+ * are listed: the first divergent ones are among them. */
+static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, const int *differs,
+                          const seq_words_t *w)
 {
-    char mine[WEFT_SEQ_TEXT] = "";
+    char mine[WEFT_SEQLOG_NOTE] = "";
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
-    char *all = malloc((size_t)WEFT_SEQ_TEXT * (size_t)ctx->nranks);
+    char *all = malloc((size_t)WEFT_SEQLOG_NOTE * (size_t)ctx->nranks);
     if (!all) {
         weft_error("out of memory comparing the ranks' sequences: ending the run");
         MPI_Abort(ctx->comm, 1);
     }
-    MPI_Allgather(mine, WEFT_SEQ_TEXT, MPI_CHAR, all, WEFT_SEQ_TEXT, MPI_CHAR, ctx->comm);
+    MPI_Allgather(mine, WEFT_SEQLOG_NOTE, MPI_CHAR, all, WEFT_SEQLOG_NOTE, MPI_CHAR, ctx->comm);
+    int refusal = 0;
+    for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
-        const char *e = all + (size_t)r * WEFT_SEQ_TEXT;
-        if (*e)
-            weft_error("  rank %d made #%ld as '%s'", r, k, e);
+        const char *e = all + (size_t)r * WEFT_SEQLOG_NOTE;
+        if (differs[r] & REFUSED)
+            weft_error("  rank %d refused %s", r, e);
+        else if (*e)
+            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, refusal ? w->accepted : "");
+        else if (refusal)
+            weft_error("  rank %d %s no %s #%ld%s", r, w->verb, w->what, k, w->accepted);
         else
-            weft_error("  rank %d made no data creation #%ld (a creation made on some ranks only: "
-                       "every rank must make the same creations in the same order)",
-                       r, k);
+            weft_error("  rank %d %s no %s #%ld (%s)", r, w->verb, w->what, k, w->absent);
         shown++;
     }
     free(all);
 }
 
-/* what: "task" or "data creation"; subject: the taskpool's words. */
+/* subject: the point's or the taskpool's words. each: log every rank's
+ * entry (always when a rank refused there). */
 static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const char *subject,
-                             const char *verb, const char *what, int each)
+                             const seq_words_t *w, int each)
 {
     int *differs = calloc((size_t)ctx->nranks, sizeof *differs);
     if (!differs) {
@@ -189,18 +265,23 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     long k = first_divergence(ctx, l, differs);
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
-    char mine[WEFT_SEQ_TEXT];
-    int have = k < weft_seqlog_count(l);
-    if (have) entry_text(l, k, mine, sizeof mine);
-    if (have)
+    char mine[WEFT_SEQLOG_NOTE];
+    int have = k < weft_seqlog_count(l), refused = have && entry_text(l, k, mine, sizeof mine);
+    if (refused)
+        weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, where this rank "
+                   "refused %s (ranks differing there from rank 0: %s)",
+                   subject, w->verb, w->what, w->what, k, mine, ranks);
+    else if (have)
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank %s "
                    "as '%s' (ranks differing there from rank 0: %s)",
-                   subject, verb, what, what, k, verb, mine, ranks);
+                   subject, w->verb, w->what, w->what, k, w->verb, mine, ranks);
     else
         weft_error("%s: ranks %s different %ss; first divergent %s is #%ld, which this rank never "
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
-                   subject, verb, what, what, k, verb, verb, weft_seqlog_count(l), ranks);
-    if (each) log_each_rank(ctx, l, k, differs);
+                   subject, w->verb, w->what, w->what, k, w->verb, w->verb, weft_seqlog_count(l),
+                   ranks);
+    for (int r = 0; r < ctx->nranks; r++) each |= (differs[r] & REFUSED) != 0;
+    if (each) log_each_rank(ctx, l, k, differs, w);
     free(differs);
     return WEFT_ERR_MISMATCH;
 }
@@ -217,11 +298,11 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
     /* An MPI failure leaves the outcome unknown: no further collective. */
     if (rc == WEFT_ERR_MPI) return rc;
     if (rc == WEFT_SUCCESS && !out.same_calls)
-        rc = report_divergence(ctx, &ctx->calls, v->where, "made", "data creation", 1);
+        rc = report_divergence(ctx, &ctx->calls, v->where, &call_words, 1);
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
-        int trc = report_divergence(ctx, &tp->seq, subject, "inserted", "task", 0);
+        int trc = report_divergence(ctx, &tp->seq, subject, &task_words, 0);
         if (rc == WEFT_SUCCESS) rc = trc;
     }
     if (rc == WEFT_SUCCESS) {

@@ -45,10 +45,14 @@ typedef struct weft_seqcall {
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
                         const int64_t arg[WEFT_SEQCALL_ARGS]);
 /* Folds in, after a creation this rank refused (NULL returned, logged),
- * that it refused it: ranks that refused alike stay in step, and a refusal
- * on some ranks only (an argument read on one rank, its devices, memory)
- * is named on every rank at the next agreement. */
+ * that it refused it, keeping the call and this rank's error line with
+ * it: ranks that refused alike stay in step, and a refusal on some ranks
+ * only (an argument read on one rank, its devices, memory) is named on
+ * every rank at the next agreement, with the refusing rank's reason. */
 void weft_seqcheck_refused(weft_context_t *ctx);
+/* The same for an insertion of a task of class cls_name that this rank
+ * refused with status (its error logged), into tp's sequence (nranks > 1). */
+void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status);
 /* The agreement at the start of weft_taskpool_wait: collective over the
  * context's ranks. WEFT_ERR_MISMATCH (logged on every rank, context marked
  * diverged) when ranks are at different points or their sequences or

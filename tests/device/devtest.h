@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "weft/weft.h"
 
@@ -257,6 +258,36 @@ static const weft_task_class_t devtest_fill_dev = {
     .name = "fill_dev",
     .body = {[WEFT_DEV_EMU] = devtest_fill_body,
              [WEFT_DEV_CUDA] = DEVTEST_CUDA_BODY(devtest_fill_cuda)}};
+
+/* flow 0: G (W) on the host, written after a 50 ms pause: the tasks that
+ * read G become ready together when it ends (a batch forms). */
+static int devtest_gate_body(weft_task_t *t)
+{
+    double *g = weft_task_ptr(t, 0);
+    g[0] = 1.0;
+    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+    return 0;
+}
+
+static const weft_task_class_t devtest_gate = {.name = "gate",
+                                               .body = {[WEFT_DEV_CPU] = devtest_gate_body}};
+
+/* flow 0: A (RW): A *= 2 */
+static int devtest_twice_body(weft_task_t *t)
+{
+    double *a = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    for (int j = 0; j < weft_task_cols(t, 0); j++)
+        for (int i = 0; i < weft_task_rows(t, 0); i++) a[i + j * ld] *= 2.0;
+    return 0;
+}
+
+static const weft_task_class_t devtest_twice = {
+    .name = "twice",
+    .body = {[WEFT_DEV_EMU] = devtest_twice_body, [WEFT_DEV_CPU] = devtest_twice_body}};
+/* The same for emu devices only: the host cannot take it. */
+static const weft_task_class_t devtest_twice_dev = {.name = "twice",
+                                                    .body = {[WEFT_DEV_EMU] = devtest_twice_body}};
 
 /* ---- host side helpers ---------------------------------------------------- */
 

@@ -6,8 +6,6 @@
  * task on the host makes T tasks ready at once on device 1; each body,
  * batched or alone, makes the forbidden call and returns 0. Checked: the
  * wait returns WEFT_ERR_TASK, a batch formed, and all T tasks failed. */
-#include <time.h>
-
 #include "devtest.h"
 
 #define T 24
@@ -28,15 +26,6 @@ static int misuse_batch(weft_task_t *const *ts, int n)
     return misuse_body(NULL);
 }
 
-static int gate_body(weft_task_t *t)
-{
-    double *g = weft_task_ptr(t, 0);
-    g[0] = 1.0;
-    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
-    return 0;
-}
-
-static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_CPU] = gate_body}};
 static const weft_task_class_t misuse = {.name = "misuse",
                                          .body = {[WEFT_DEV_EMU] = misuse_body},
                                          .batch = {[WEFT_DEV_EMU] = misuse_batch}};
@@ -52,7 +41,7 @@ int main(int argc, char **argv)
         REQUIRE(y[i] != NULL && weft_data_set_device(y[i], 1) == 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "misuse");
-    CHECK(weft_insert_task(tp, &gate, WEFT_W, g, 0) == 0);
+    CHECK(weft_insert_task(tp, &devtest_gate, WEFT_W, g, 0) == 0);
     for (int i = 0; i < T; i++)
         CHECK(weft_insert_task(tp, &misuse, WEFT_R, g, WEFT_RW | WEFT_AFFINITY, y[i], 0) == 0);
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);

@@ -8,8 +8,6 @@
  * got their update, and the one left at its old value was not run, in a
  * batch or alone. Before the fix a batch body ran every member, skipped
  * or not: all T tiles were updated and no check could see the lost write. */
-#include <time.h>
-
 #include "devtest.h"
 
 #define NB 16
@@ -38,17 +36,6 @@ static int add_batch(weft_task_t *const *ts, int n)
     return 0;
 }
 
-/* flow 0: G (W) on the host, after a pause: the tasks reading G become
- * ready together when it ends. */
-static int gate_body(weft_task_t *t)
-{
-    double *g = weft_task_ptr(t, 0);
-    g[0] = 1.0;
-    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
-    return 0;
-}
-
-static const weft_task_class_t gate = {.name = "gate", .body = {[WEFT_DEV_CPU] = gate_body}};
 static const weft_task_class_t axpy = {
     .name = "axpy", .body = {[WEFT_DEV_EMU] = add_body}, .batch = {[WEFT_DEV_EMU] = add_batch}};
 
@@ -63,7 +50,7 @@ int main(int argc, char **argv)
         REQUIRE(y[i] != NULL && weft_data_set_device(y[i], 1) == 0);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "skip");
-    CHECK(weft_insert_task(tp, &gate, WEFT_W, g, 0) == 0);
+    CHECK(weft_insert_task(tp, &devtest_gate, WEFT_W, g, 0) == 0);
     for (int i = 0; i < T; i++)
         CHECK(weft_insert_task(tp, &axpy, WEFT_R, g, WEFT_RW | WEFT_AFFINITY, y[i], WEFT_VALUE, &i,
                                sizeof i, 0) == 0);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "weft/weft.h"
+#include "devtest.h"
 
 enum { ROWS = 37, COLS = 23 };
 
@@ -39,17 +39,6 @@ static int to_host(const weft_stage_t *s, void *arg)
     return 0;
 }
 
-static int twice(weft_task_t *t)
-{
-    double *a = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
-    for (int j = 0; j < weft_task_cols(t, 0); j++)
-        for (int i = 0; i < weft_task_rows(t, 0); i++) a[i + j * ld] *= 2.0;
-    return 0;
-}
-
-static const weft_task_class_t cls = {.name = "twice", .body = {[WEFT_DEV_EMU] = twice}};
-
 /* --misuse: the wait must fail (the copy failed), the stage function's
  * own wait must have been refused, and the host copy must be untouched. */
 static int misuse(weft_context_t *ctx, double *host)
@@ -59,7 +48,7 @@ static int misuse(weft_context_t *ctx, double *host)
     int bad = d == NULL || tp == NULL;
     bad |= weft_data_set_stage(d, to_device, to_host, tp) != 0;
     bad |= weft_data_set_device(d, 1) != 0;
-    bad |= weft_insert_task(tp, &cls, WEFT_RW | WEFT_AFFINITY, d, 0) != 0;
+    bad |= weft_insert_task(tp, &devtest_twice_dev, WEFT_RW | WEFT_AFFINITY, d, 0) != 0;
     int wrc = weft_taskpool_wait(tp);
     bad |= wrc == WEFT_SUCCESS || refused_in != 1;
     for (int k = 0; !bad && k < ROWS * COLS; k++) bad = host[k] != k;
@@ -90,8 +79,8 @@ int main(int argc, char **argv)
     rc |= weft_data_set_stage(d, to_device, to_host, NULL);
     rc |= weft_data_set_device(d, 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "stage-fn");
-    rc |= weft_insert_task(tp, &cls, WEFT_RW | WEFT_AFFINITY, d, 0);
-    rc |= weft_insert_task(tp, &cls, WEFT_RW | WEFT_AFFINITY, d, 0);
+    rc |= weft_insert_task(tp, &devtest_twice_dev, WEFT_RW | WEFT_AFFINITY, d, 0);
+    rc |= weft_insert_task(tp, &devtest_twice_dev, WEFT_RW | WEFT_AFFINITY, d, 0);
     rc |= weft_taskpool_wait(tp);
     const double *h = weft_data_host_ptr(d, NULL);
     int bad = rc != 0 || h != host;

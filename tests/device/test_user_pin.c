@@ -9,18 +9,6 @@
 
 #include "devtest.h"
 
-static int twice(weft_task_t *t)
-{
-    double *a = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
-    for (int j = 0; j < weft_task_cols(t, 0); j++)
-        for (int i = 0; i < weft_task_rows(t, 0); i++) a[i + j * ld] *= 2.0;
-    return 0;
-}
-
-static const weft_task_class_t twice_class = {.name = "twice", .body = {[WEFT_DEV_EMU] = twice,
-                                                                        [WEFT_DEV_CPU] = twice}};
-
 int main(int argc, char **argv)
 {
     int nodev = getenv("DEVTEST_NODEV") != NULL;
@@ -50,7 +38,7 @@ int main(int argc, char **argv)
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "twice");
     for (int j = 0; j < N / NB; j++)
         for (int i = 0; i < N / NB; i++)
-            CHECK(weft_insert_task(tp, &twice_class, WEFT_RW | WEFT_AFFINITY, weft_tile(A, i, j),
+            CHECK(weft_insert_task(tp, &devtest_twice, WEFT_RW | WEFT_AFFINITY, weft_tile(A, i, j),
                                    0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);

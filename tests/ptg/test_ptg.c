@@ -27,7 +27,11 @@
  * sim_nranks: counts only), noclasses (classes NULL with nclasses 2: a
  * refusal, not a crash), bounds (INIT alone, whose range on rank 1 leaves
  * out INIT(1), which rank 1 runs: no flow names it, so only the ranks'
- * comparison of the graphs finds it, not left silently unwritten), outofstep (rank 1 skips the
+ * comparison of the graphs finds it, not left silently unwritten), inner
+ * (STEP's inner range on rank 1 stops one tile short from step 2: named
+ * on every rank as a difference of the graphs, "index 1 under (2)",
+ * where before only the rank whose flow named a missing task said
+ * anything of it), outofstep (rank 1 skips the
  * graph and goes to the wait: every rank's weft_ptg_insert or wait and
  * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then). */
 #include <stdio.h>
@@ -110,9 +114,11 @@ static void range_init(const int *idx, int dim, int *lo, int *hi, const void *ar
 
 static void range_step(const int *idx, int dim, int *lo, int *hi, const void *arg)
 {
-    (void)idx;
+    const graph_t *g = arg;
     *lo = 0;
     *hi = dim == 0 ? S - 1 : nsteps_i(arg) - 1;
+    /* "inner": rank 1's steps 2 and up stop one tile short. */
+    if (is(g, "inner") && g->me == 1 && dim == 1 && idx[0] >= 2) (*hi)--;
 }
 
 static int rank_init(const int *idx, const void *arg) { return owner(arg, idx[0]); }

@@ -13,6 +13,12 @@
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (they returned 0:
  *            rank 0 went on with a matrix rank 1 does not have).
  *
+ *   sethome  weft_data_set_device(d, 1) on every rank for a data of rank 0,
+ *            run with an emu device on rank 0 only: the home device is its
+ *            owner's, so rank 1 takes it too (it refused it, "device 1 is
+ *            not in [0, 0]", returning an error on that rank only); a
+ *            refusal makes the line read "set=RC".
+ *
  *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
@@ -53,6 +59,10 @@ int main(int argc, char **argv)
     if (strcmp(c, "hetero") == 0) {
         weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
         A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
+    } else if (strcmp(c, "sethome") == 0) {
+        d = weft_data_new(ctx, WEFT_DOUBLE, 4, 4, 0);
+        int rc = d ? weft_data_set_device(d, 1) : -99;
+        if (rc != 0) printf("test_matrix_refused rank %d: sethome set=%d\n", me, rc);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {

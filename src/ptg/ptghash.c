@@ -1,0 +1,186 @@
+/* What the ranks compare of a graph (docs/PTG.md): each class's name and
+ * dimensions and the ranges its index space gives, walked in the order of
+ * its nested loops (every range of every dimension but the innermost's
+ * indices, up to PTG_HASH_RANGES in all), and, when the ranks differ, the
+ * first range where they do, named on every rank. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptg/ptg.h"
+#include "stf/seqcheck.h"
+#include "util/hash.h"
+#include "util/log.h"
+
+/* Ranges hashed a graph at most: a graph whose every rank builds only its
+ * own tasks (local_range) still pays only these calls for the check. */
+#define PTG_HASH_RANGES 65536
+#define PTG_RANGE_TEXT 160
+
+/* One item of the walk: a class's head (dim -1: its name hash in lo,
+ * ndims in hi) or the range lo..hi of dimension dim given idx[0 .. dim-1]. */
+typedef struct {
+    int cls, dim, lo, hi;
+    int idx[WEFT_PTG_MAX_DIMS];
+} range_item_t;
+
+typedef void range_fn(void *acc, const range_item_t *it);
+
+static uint64_t item_hash(uint64_t h, const range_item_t *it)
+{
+    const uint64_t f[] = {(uint64_t)(uint32_t)it->cls, (uint64_t)(uint32_t)it->dim,
+                          (uint64_t)(uint32_t)it->lo, (uint64_t)(uint32_t)it->hi};
+    return weft_hash_words(h, f, sizeof f / sizeof f[0]);
+}
+
+/* Dimension d's range given idx[0 .. d-1] (the rest 0), then the ranges
+ * under each of its indices, while *left lasts. */
+static void walk_dim(const weft_ptg_t *g, int c, int *idx, int d, long *left, range_fn *fn,
+                     void *acc)
+{
+    const weft_ptg_class_t *k = &g->classes[c];
+    if (*left <= 0) return;
+    (*left)--;
+    int lo, hi;
+    k->range(idx, d, &lo, &hi, g->arg);
+    if (hi < lo) lo = 0, hi = -1; /* every empty range alike */
+    range_item_t it = {.cls = c, .dim = d, .lo = lo, .hi = hi};
+    memcpy(it.idx, idx, sizeof it.idx);
+    fn(acc, &it);
+    if (d == k->ndims - 1) return; /* the innermost indices have no ranges under them */
+    for (long i = lo; i <= hi && *left > 0; i++) {
+        idx[d] = (int)i;
+        walk_dim(g, c, idx, d + 1, left, fn, acc);
+    }
+    idx[d] = 0;
+}
+
+/* Class c's head, then its ranges in nested-loop order. */
+static void walk_class(const weft_ptg_t *g, int c, long *left, range_fn *fn, void *acc)
+{
+    const weft_ptg_class_t *k = &g->classes[c];
+    range_item_t head = {.cls = c, .dim = -1, .hi = k->ndims};
+    head.lo = (int)(uint32_t)weft_seqcheck_hash_str(k->task->name);
+    fn(acc, &head);
+    int idx[WEFT_PTG_MAX_DIMS] = {0};
+    walk_dim(g, c, idx, 0, left, fn, acc);
+}
+
+static void walk(const weft_ptg_t *g, range_fn *fn, void *acc)
+{
+    long left = PTG_HASH_RANGES;
+    for (int c = 0; c < g->nclasses; c++) walk_class(g, c, &left, fn, acc);
+}
+
+static void fold_item(void *acc, const range_item_t *it)
+{
+    uint64_t *h = acc;
+    *h = item_hash(*h, it);
+}
+
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g)
+{
+    uint64_t h = WEFT_HASH_INIT;
+    walk(g, fold_item, &h);
+    return h;
+}
+
+/* The items and their running hashes, for the report. */
+typedef struct {
+    range_item_t *items;
+    uint64_t *run;
+    long n, cap;
+    uint64_t h;
+} range_log_t;
+
+static void keep_item(void *acc, const range_item_t *it)
+{
+    range_log_t *l = acc;
+    l->h = item_hash(l->h, it);
+    if (l->n == l->cap) {
+        long cap = l->cap ? 2 * l->cap : 256;
+        range_item_t *items = realloc(l->items, (size_t)cap * sizeof *items);
+        if (items) l->items = items;
+        uint64_t *run = realloc(l->run, (size_t)cap * sizeof *run);
+        if (run) l->run = run;
+        if (!items || !run) return; /* the report stops at what was kept */
+        l->cap = cap;
+    }
+    l->items[l->n] = *it;
+    l->run[l->n++] = l->h;
+}
+
+static int differs_at(weft_context_t *ctx, const range_log_t *l, long p)
+{
+    int64_t v = p < l->n ? (int64_t)(l->run[p] >> 1) : -1, in[2] = {v, -v}, out[2];
+    MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
+    return out[0] != -out[1];
+}
+
+static void item_text(const weft_ptg_t *g, const range_log_t *l, long p, char *buf, size_t n)
+{
+    if (p >= l->n) {
+        snprintf(buf, n, "no item #%ld: its graph ends after %ld", p, l->n);
+        return;
+    }
+    const range_item_t *it = &l->items[p];
+    const weft_ptg_class_t *k = &g->classes[it->cls];
+    if (it->dim < 0) {
+        snprintf(buf, n, "class #%d is %.40s with %d dimension%s", it->cls, k->task->name, it->hi,
+                 it->hi == 1 ? "" : "s");
+        return;
+    }
+    size_t len = (size_t)snprintf(buf, n, "class %.40s: index %d ", k->task->name, it->dim);
+    for (int d = 0; d < it->dim && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%d", d ? "," : "under (", it->idx[d]);
+    if (len < n && it->dim > 0) len += (size_t)snprintf(buf + len, n - len, ") ");
+    if (len < n)
+        snprintf(buf + len, n - len, it->hi < it->lo ? "is empty" : "ranges %d..%d", it->lo,
+                 it->hi);
+}
+
+/* Every rank logs each rank's item at p (rank 0's and those that differ
+ * from it, at most 16). Collective. */
+static void log_each_rank(weft_context_t *ctx, const weft_ptg_t *g, const range_log_t *l, long p)
+{
+    char mine[PTG_RANGE_TEXT];
+    item_text(g, l, p, mine, sizeof mine);
+    char *all = malloc((size_t)PTG_RANGE_TEXT * (size_t)ctx->nranks);
+    if (!all) {
+        weft_error("out of memory comparing the ranks' graphs: ending the run");
+        MPI_Abort(ctx->comm, 1);
+    }
+    MPI_Allgather(mine, PTG_RANGE_TEXT, MPI_CHAR, all, PTG_RANGE_TEXT, MPI_CHAR, ctx->comm);
+    for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
+        const char *e = all + (size_t)r * PTG_RANGE_TEXT;
+        if (r > 0 && strcmp(e, all) == 0) continue;
+        weft_error("  rank %d: %s", r, e);
+        shown++;
+    }
+    free(all);
+}
+
+void weft_ptg__graph_report(weft_context_t *ctx, const weft_ptg_t *g, int valid)
+{
+    int all_valid = valid;
+    MPI_Allreduce(MPI_IN_PLACE, &all_valid, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all_valid) return; /* a refused graph: its rank's message says why */
+    range_log_t l = {.h = WEFT_HASH_INIT};
+    walk(g, keep_item, &l);
+    long maxn = l.n, lo = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
+    /* Bisection: once two running hashes differ, every later one does. */
+    for (long hi = maxn; lo < hi;) {
+        long mid = lo + (hi - lo) / 2;
+        if (differs_at(ctx, &l, mid))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    weft_error("weft_ptg_insert: the ranks' graphs first differ at item #%ld of their index "
+               "spaces (class heads and ranges, in loop order):",
+               lo);
+    log_each_rank(ctx, g, &l, lo);
+    free(l.items);
+    free(l.run);
+}
