@@ -361,6 +361,16 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     int target = recv_device(c, t);
     weft_data_copy_t *cp = NULL;
     int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
+    /* The device has no room now (its zone full of copies in use: often
+     * tiles that the peer is about to pull, pinned until it does, while
+     * the peer waits the same way for room on its own device). Waiting
+     * for room could wait for ever; host memory always has some: the
+     * bytes land there and the task brings them to its device when it
+     * runs. */
+    if (rc == WEFT_AGAIN && target > 0) {
+        target = 0;
+        rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
+    }
     if (rc == WEFT_AGAIN) return 2;
     if (rc != WEFT_SUCCESS) {
         char what[64];
