@@ -443,7 +443,9 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
- * j)), a data acquired by the host, a NEW data read before any write
+ * j)), a data acquired by the host, a data used by another taskpool not
+ * waited for (a data belongs to one taskpool at a time, until its wait:
+ * docs/SEMANTICS.md section 1), a NEW data read before any write
  * (without weft_data_set_init), a class with no body, an unknown tag, too
  * many flows or values,
  * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
