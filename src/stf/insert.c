@@ -124,18 +124,23 @@ int weft_insert_never_written(const weft_data_t *d)
            weft_remote_version(d) == 0;
 }
 
-/* The taskpool other than tp that inserted a task naming d and was not
- * waited for since, NULL when none. Every rank answers alike: open_wave is
- * set by every insertion on every rank, whichever rank runs the task. */
+/* Every rank answers alike: open_wave is set by every insertion on every
+ * rank, whichever rank runs the task. */
+const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d)
+{
+    if (d->open_wave == 0) return NULL;
+    const weft_context_t *ctx = d->ctx;
+    weft_taskpool_t *const *pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++)
+        if ((uint32_t)pools[i]->wave == d->open_wave && pools[i]->t_first > 0) return pools[i];
+    return NULL;
+}
+
+/* The taskpool other than tp that d is open in, NULL when none. */
 static const weft_taskpool_t *open_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
 {
     if (d->open_wave == 0 || d->open_wave == (uint32_t)tp->wave) return NULL;
-    const weft_context_t *ctx = tp->ctx;
-    weft_taskpool_t *const *pools = ctx->taskpools.data;
-    for (size_t i = 0; i < ctx->taskpools.n; i++)
-        if (pools[i] != tp && (uint32_t)pools[i]->wave == d->open_wave && pools[i]->t_first > 0)
-            return pools[i];
-    return NULL;
+    return weft_insert_open_pool(d);
 }
 
 /* Sets bit i of *init for each flow i that reads a NEW data never written

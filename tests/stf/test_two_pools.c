@@ -6,7 +6,8 @@
  * back and dropped its device copies while tasks of "two" ran on them, and
  * the result of "two" was lost without an error (emu devices) or a false
  * leak report failed the wait. The values of both taskpools are checked
- * in the user's memory. */
+ * in the user's memory. Last, the owner's acquire of a data that a task of
+ * another rank writes is refused until the wait. */
 #include <string.h>
 
 #include "../check.h"
@@ -27,6 +28,13 @@ static int axpb(weft_task_t *t) /* x = 2 x + value */
 }
 static const weft_task_class_t axpb_cls = {.name = "axpb",
                                            .body = {[WEFT_DEV_CPU] = axpb, [WEFT_DEV_EMU] = axpb}};
+
+static int setv(weft_task_t *t) /* x = value, write only */
+{
+    return weft_task_value_get(t, 0, weft_task_ptr(t, 0), sizeof(double));
+}
+static const weft_task_class_t setv_cls = {.name = "setv",
+                                           .body = {[WEFT_DEV_CPU] = setv, [WEFT_DEV_EMU] = setv}};
 
 static int insert_all(weft_taskpool_t *tp, weft_matrix_t *A, double v)
 {
@@ -85,6 +93,23 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(one) == 0);
     CHECK(weft_taskpool_wait(two) == 0);
     check_local(A, U, 5.0);
+
+    /* A task of another rank that only writes a data this rank owns: the
+     * owner's host acquire is refused until the wait (it was granted, and
+     * the wait overwrote what the host wrote). */
+    int rank = weft_rank(ctx);
+    static double x = 1.0;
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, rank == 0 ? &x : NULL, 1, 1, 1, 0);
+    CHECK(weft_insert_task(one, &setv_cls, WEFT_W, d, WEFT_VALUE, &v, sizeof v, WEFT_ON_RANK,
+                           nr - 1, 0) == 0);
+    if (rank == 0) {
+        void *p;
+        int64_t ld;
+        CHECK(weft_data_host_acquire(d, WEFT_RW, &p, &ld) == WEFT_ERR_INVALID);
+    }
+    CHECK(weft_taskpool_wait(one) == 0);
+    if (rank == 0) CHECK(x == 3.0);
+    weft_data_release(d);
 
     weft_taskpool_free(one);
     weft_taskpool_free(two);
