@@ -267,7 +267,8 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
 
 /* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
- * that device type (emu devices run CPU bodies); set to 0, its tasks stay
+ * that device type (emu devices run CPU bodies) and its tiles fit the
+ * device's memory (docs/SEMANTICS.md 5.2); set to 0, its tasks stay
  * on the host. Matrix tiles get home devices by local tile row, dealt
  * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
  * two); NEW and registered data have none: their tasks go where they

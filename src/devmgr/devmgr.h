@@ -53,10 +53,11 @@ typedef struct weft_devmgr {
     /* Runtime-owned copies on this device, least recently used first (the
      * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
-    weft_list_t lru;        /* copies on the device, least recently used first */
-    atomic_int live_copies; /* runtime-owned copies allocated from the zone */
-    atomic_llong load_ns;   /* estimated work queued and in flight */
-    int trace_track;        /* manager thread's track; streams follow it */
+    weft_list_t lru;           /* copies on the device, least recently used first */
+    atomic_int live_copies;    /* runtime-owned copies allocated from the zone */
+    atomic_llong load_ns;      /* estimated work queued and in flight */
+    int trace_track;           /* manager thread's track; streams follow it */
+    atomic_int told_too_small; /* a task was sent elsewhere: its tiles never fit the zone */
 } weft_devmgr_t;
 
 /* ---- devexec.c: managers and the device task path -------------------- */
