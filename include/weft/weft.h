@@ -209,7 +209,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * write-back is tried again at each later wait, acquire, release and at
  * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
  * the memory is stale and what the user writes there is overwritten.
- * A registration made on some ranks only is found at the
+ * Memory of two live registrations (or of a wrapped matrix) must not
+ * overlap: weft orders tasks by handle, not by address, so tasks of two
+ * handles of one byte run at once and each wait writes its own version
+ * back (not checked). A registration made on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
