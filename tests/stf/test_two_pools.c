@@ -6,8 +6,9 @@
  * back and dropped its device copies while tasks of "two" ran on them, and
  * the result of "two" was lost without an error (emu devices) or a false
  * leak report failed the wait. The values of both taskpools are checked
- * in the user's memory. Last, the owner's acquire of a data that a task of
- * another rank writes is refused until the wait. */
+ * in the user's memory. Then the owner's acquire of a data that a task of
+ * another rank writes is refused until the wait, and so is a task of "two"
+ * reading a data whose reduction has partial results pending in "one". */
 #include <string.h>
 
 #include "../check.h"
@@ -35,6 +36,25 @@ static int setv(weft_task_t *t) /* x = value, write only */
 }
 static const weft_task_class_t setv_cls = {.name = "setv",
                                            .body = {[WEFT_DEV_CPU] = setv, [WEFT_DEV_EMU] = setv}};
+
+static int zero(weft_task_t *t) /* the reduction's identity */
+{
+    *(double *)weft_task_ptr(t, 0) = 0.0;
+    return 0;
+}
+static int fold(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) += *(double *)weft_task_ptr(t, 1);
+    return 0;
+}
+static int add_one(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) += 1.0;
+    return 0;
+}
+static const weft_task_class_t zero_cls = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
+static const weft_task_class_t fold_cls = {.name = "fold", .body = {[WEFT_DEV_CPU] = fold}};
+static const weft_task_class_t add_cls = {.name = "add_one", .body = {[WEFT_DEV_CPU] = add_one}};
 
 static int insert_all(weft_taskpool_t *tp, weft_matrix_t *A, double v)
 {
@@ -110,6 +130,19 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(one) == 0);
     if (rank == 0) CHECK(x == 3.0);
     weft_data_release(d);
+
+    /* Partial results of a reduction pending in "one": reading the data in
+     * "two" is refused (it read 0 instead of the sum). */
+    static double sum = 0.0;
+    weft_data_t *r = weft_data_register(ctx, WEFT_DOUBLE, rank == 0 ? &sum : NULL, 1, 1, 1, 0);
+    CHECK(weft_data_set_reduction(r, &zero_cls, &fold_cls) == 0);
+    for (int k = 0; k < 6; k++) CHECK(weft_insert_task(one, &add_cls, WEFT_REDUX, r, 0) == 0);
+    CHECK(weft_insert_task(two, &axpb_cls, WEFT_RW, r, WEFT_VALUE, &v, sizeof v, 0) ==
+          WEFT_ERR_INVALID);
+    CHECK(weft_taskpool_wait(two) == 0);
+    CHECK(weft_taskpool_wait(one) == 0);
+    if (rank == 0) CHECK(sum == 6.0);
+    weft_data_release(r);
 
     weft_taskpool_free(one);
     weft_taskpool_free(two);
