@@ -86,22 +86,16 @@ static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
     int best = weft_home_device(ctx, t);
-    if (best >= 0 && !fits_empty(ctx, t, best)) {
-        int other = elsewhere(ctx, t, best);
-        if (other >= 0) best = -1;
-    }
+    if (best >= 0 && !fits_empty(ctx, t, best) && elsewhere(ctx, t, best) >= 0) best = -1;
     if (best >= 0) {
         t->est_ns = task_ns(t, weft_home_device_type(ctx, best));
         return best;
     }
     int64_t best_ect = 0, best_run = 0;
-    int big = -1; /* a place whose zone the task never fits: the last resort */
     for (int k = 0; k <= ctx->ndevices; k++) {
         if (!weft_home_body(ctx, t, k)) continue;
-        if (!fits_empty(ctx, t, k) && elsewhere(ctx, t, k) >= 0) {
-            big = k;
-            continue;
-        }
+        /* Left out only when a place that holds the task remains. */
+        if (!fits_empty(ctx, t, k) && elsewhere(ctx, t, k) >= 0) continue;
         int64_t run = task_ns(t, weft_home_device_type(ctx, k));
         int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
         if (best < 0 || ect < best_ect) {
@@ -110,7 +104,6 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t)
             best_run = run;
         }
     }
-    if (best < 0) best = big;
     t->est_ns = best_run;
     return best;
 }
