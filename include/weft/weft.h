@@ -211,7 +211,8 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * write-back is tried again at each later wait, acquire, release and at
  * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
  * the memory is stale and what the user writes there is overwritten.
- * A registration made on some ranks only is found at the
+ * Live registrations (and wrapped matrices) must not overlap (not checked:
+ * docs/SEMANTICS.md 1). A registration on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
@@ -269,7 +270,8 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
 
 /* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
- * that device type (emu devices run CPU bodies); set to 0, its tasks stay
+ * that device type (emu devices run CPU bodies; tiles too big for it:
+ * docs/SEMANTICS.md 5.2); set to 0, its tasks stay
  * on the host. Matrix tiles get home devices by local tile row, dealt
  * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
  * two); NEW and registered data have none: their tasks go where they
@@ -446,15 +448,15 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
  * the pairs and triples after the class from 1) for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
- * j)), a data acquired by the host, a NEW data read before any write
- * (without weft_data_set_init), a class with no body, an unknown tag, too
- * many flows or values,
- * a WEFT_ON_RANK that is not a rank, or a WEFT_DEVICE_HINT outside
- * 0..weft_ndevices (every rank checks the same arguments, so every rank
- * refuses the same call); nothing is inserted then. The rank a task runs
- * on is compared across ranks at the wait (section 4 of
- * docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values for one
- * task are told, not left waiting. */
+ * j)), a data acquired by the host, a data in another taskpool not waited
+ * for (docs/SEMANTICS.md 1), a NEW data read before any write (without
+ * weft_data_set_init), a class with no body, an unknown tag, too many
+ * flows or values, a WEFT_ON_RANK that is not a rank, or a
+ * WEFT_DEVICE_HINT outside 0..weft_ndevices (every rank checks the same
+ * arguments, so every rank refuses the same call); nothing is inserted
+ * then. The rank a task runs on is compared across ranks at the wait
+ * (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK
+ * values for one task are told, not left waiting. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
 

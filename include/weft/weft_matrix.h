@@ -83,7 +83,9 @@ WEFT_API void weft_matrix_free(weft_matrix_t *A);
  * holds (the memory of a wrapped matrix is then the user's array). All or
  * nothing: on an error no tile stays acquired and the error of the first
  * failing tile is returned. The release returns WEFT_ERR_INVALID when no
- * local tile is acquired. */
+ * local tile is acquired, except on a rank that holds no tile (more ranks
+ * than tiles), where the pair succeeds doing nothing: the same loop runs
+ * on every rank. */
 WEFT_API WEFT_NODISCARD int weft_matrix_host_acquire(weft_matrix_t *A, int mode);
 WEFT_API WEFT_NODISCARD int weft_matrix_host_release(weft_matrix_t *A);
 /* weft_data_set_keep_device_copies for every tile. */

@@ -7,6 +7,7 @@
 
 #include "sched/task.h"
 #include "devmgr/devmgr.h"
+#include "stf/insert.h"
 #include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
@@ -21,7 +22,11 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
                            : r->last_writer ? r->last_writer
                            : r->readers.n   ? weft_stf_rec_reader(r, 0)
                                             : NULL;
-    return t ? t->tp->name : NULL;
+    if (t) return t->tp->name;
+    /* Tasks of other ranks only (a task elsewhere that writes a tile this
+     * rank owns): the mark every rank's insertion sets. */
+    const weft_taskpool_t *open = weft_insert_open_pool(d);
+    return open ? open->name : NULL;
 }
 
 /* The creations the ranks compare (stf/seqcheck.h): described only to

@@ -463,7 +463,10 @@ int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
         if (local_tile(A, k))
             rc = weft_acquire_host(A->tiles[k], mode, "weft_matrix_host_acquire", &p, &ld);
     }
-    if (rc == WEFT_SUCCESS) return rc;
+    if (rc == WEFT_SUCCESS) {
+        A->host_acquired = 1;
+        return rc;
+    }
     /* All or nothing: the tiles acquired before the failing one go back
      * untouched (not a release: a write release would make their host
      * copies current, and the user wrote nothing). */
@@ -479,7 +482,11 @@ int weft_matrix_host_release(weft_matrix_t *A)
     size_t n = (size_t)A->mt * (size_t)A->nt;
     int acquired = 0;
     for (size_t k = 0; k < n; k++) acquired += local_tile(A, k) && A->tiles[k]->host_access;
-    if (acquired == 0) {
+    /* A rank holding no tile (more ranks than tiles) acquired nothing: its
+     * release of a successful acquire succeeds as well. */
+    int held = acquired > 0 || (A->host_acquired && A->nlocal == 0);
+    A->host_acquired = 0;
+    if (!held) {
         weft_error("weft_matrix_host_release: no tile of the matrix is acquired: call "
                    "weft_matrix_host_acquire first");
         return WEFT_ERR_INVALID;

@@ -18,6 +18,9 @@ struct weft_matrix {
     weft_data_t **tiles; /* column-major, mt x nt */
     int *local;          /* column-major indices of this rank's tiles */
     int nlocal;
+    /* weft_matrix_host_acquire succeeded and was not released: on a rank
+     * holding no tile, what lets the release succeed too. */
+    int host_acquired;
 };
 
 #endif

@@ -101,14 +101,18 @@ struct weft_data {
     int rows, cols;
     weft_dtype_t type;
     struct weft_context *ctx;
-    int host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
+    int16_t host_access; /* mode of a weft_data_host_acquire not yet released, 0 none */
     /* Remote inference's view of the whole run (stf/remote.c), kept in the
      * handle so that a rank walking past a task that uses it allocates
      * nothing. All zero: version 0, the owner's contents. */
+    int16_t net_held;     /* this rank holds net_version, while current */
     uint32_t net_version; /* newest version across ranks */
     int net_writer;       /* the rank that wrote it, while the view is current */
-    int net_held;         /* this rank holds net_version, while current */
-    uint64_t net_wave;    /* the taskpool wave that last changed it: current until its wait */
+    /* The low 32 bits of the wave of the taskpool that last inserted a task
+     * naming it, on every rank (stf/insert.c): a data is used by one
+     * taskpool at a time, until that taskpool's wait. 0: none yet. */
+    uint32_t open_wave;
+    uint64_t net_wave; /* the taskpool wave that last changed it: current until its wait */
     /* The rest is read by the tasks this rank keeps. */
     int home_device;  /* device index on the owner rank (0 = host) */
     size_t elem;      /* bytes of one element */

@@ -371,6 +371,8 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
 
 static void mgr_stop(weft_devmgr_t *m)
 {
+    if (m->joined) return;
+    m->joined = 1;
     pthread_mutex_lock(&m->lock);
     m->stop = 1;
     pthread_cond_signal(&m->cond);
@@ -456,6 +458,12 @@ int weft_devexec_start(weft_context_t *ctx)
         ctx->hostmem = weft_hostmem_open(&pinner);
     }
     return WEFT_SUCCESS;
+}
+
+void weft_devexec_halt(weft_context_t *ctx)
+{
+    for (int i = 1; ctx->devices && i <= ctx->devices->n; i++)
+        if (ctx->devmgr[i]) mgr_stop(ctx->devmgr[i]);
 }
 
 void weft_devexec_stop(weft_context_t *ctx)

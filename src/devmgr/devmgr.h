@@ -31,6 +31,7 @@ typedef struct weft_devmgr {
     pthread_cond_t cond;
     weft_heap_t ready;
     int stop;
+    int joined; /* the thread was joined (mgr_stop ran) */
     /* Tasks between stage-in and publication (manager thread only). */
     weft_list_t inflight; /* weft_inflight_t by link, in the order they started */
     int ninflight, max_inflight;
@@ -52,10 +53,11 @@ typedef struct weft_devmgr {
     /* Runtime-owned copies on this device, least recently used first (the
      * order ties are broken in under next_use too). */
     pthread_mutex_t lru_lock;
-    weft_list_t lru;        /* copies on the device, least recently used first */
-    atomic_int live_copies; /* runtime-owned copies allocated from the zone */
-    atomic_llong load_ns;   /* estimated work queued and in flight */
-    int trace_track;        /* manager thread's track; streams follow it */
+    weft_list_t lru;           /* copies on the device, least recently used first */
+    atomic_int live_copies;    /* runtime-owned copies allocated from the zone */
+    atomic_llong load_ns;      /* estimated work queued and in flight */
+    int trace_track;           /* manager thread's track; streams follow it */
+    atomic_int told_too_small; /* a task was sent elsewhere: its tiles never fit the zone */
 } weft_devmgr_t;
 
 /* ---- devexec.c: managers and the device task path -------------------- */
@@ -66,6 +68,11 @@ typedef struct weft_devmgr {
 int weft_devexec_start(weft_context_t *ctx) __attribute__((warn_unused_result));
 /* Stops the managers (no task may be left) and closes the devices. */
 void weft_devexec_stop(weft_context_t *ctx);
+/* Stops the managers' threads only, the devices staying open (weft_fini
+ * after a disagreement: the comm engine, whose transports still hold
+ * mappings made through the devices, closes before them); a later
+ * weft_devexec_stop does the rest. */
+void weft_devexec_halt(weft_context_t *ctx);
 /* The device whose module pins host memory for every device of the rank:
  * the first that is not emulated; NULL when all are (an emu device's
  * memory is the host's). */

@@ -6,6 +6,7 @@
  * are coarse per-type figures: they only need to rank the places. */
 #include "devmgr/devmgr.h"
 #include "stf/home.h"
+#include "util/log.h"
 
 typedef struct place_speed {
     double flops_per_s; /* one core, or one device */
@@ -49,9 +50,43 @@ static int64_t queued_ns(weft_context_t *ctx, int device)
     return atomic_load(&ctx->devmgr[device]->load_ns);
 }
 
+/* Whether t's tiles fit the zone of `device` when it is empty (the host:
+ * always). The sum of the tiles' bytes is a bound read without locks; only
+ * a task above it is counted exactly (weft_devcopy_task_bytes). */
+static int fits_empty(weft_context_t *ctx, const weft_task_t *t, int device)
+{
+    if (device == 0) return 1;
+    weft_devmgr_t *m = ctx->devmgr[device];
+    size_t capacity = weft_zone_capacity(m->dev->zone), bound = 0;
+    for (int i = 0; i < t->nflows; i++) bound += t->flow[i].data->bytes + WEFT_ZONE_ALIGNMENT;
+    return bound <= capacity || weft_devcopy_task_bytes(m, t) <= capacity;
+}
+
+/* A place other than `device` that can run t, for a task whose tiles never
+ * fit that device's zone: said once per device (the task runs, where it
+ * used to fail with WEFT_ERR_DEVMEM although the host could run it). */
+static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
+{
+    for (int k = 0; k <= ctx->ndevices; k++) {
+        if (k == device || !weft_home_body(ctx, t, k) || !fits_empty(ctx, t, k)) continue;
+        weft_devmgr_t *m = ctx->devmgr[device];
+        if (!atomic_exchange(&m->told_too_small, 1))
+            weft_log(WEFT_LOG_WARN, device,
+                     "task %s #%llu needs more device memory for its tiles than the zone of %s "
+                     "holds even when empty: it and such tasks run on %s instead (raise "
+                     "device_memory_use, device_memory_limit or device_emu_memory, or use "
+                     "smaller tiles)",
+                     t->cls->name, (unsigned long long)t->seq, m->dev->name,
+                     k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
+        return k;
+    }
+    return -1;
+}
+
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
     int best = weft_home_device(ctx, t);
+    if (best >= 0 && !fits_empty(ctx, t, best) && elsewhere(ctx, t, best) >= 0) best = -1;
     if (best >= 0) {
         t->est_ns = task_ns(t, weft_home_device_type(ctx, best));
         return best;
@@ -59,6 +94,8 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t)
     int64_t best_ect = 0, best_run = 0;
     for (int k = 0; k <= ctx->ndevices; k++) {
         if (!weft_home_body(ctx, t, k)) continue;
+        /* Left out only when a place that holds the task remains. */
+        if (!fits_empty(ctx, t, k) && elsewhere(ctx, t, k) >= 0) continue;
         int64_t run = task_ns(t, weft_home_device_type(ctx, k));
         int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
         if (best < 0 || ect < best_ect) {

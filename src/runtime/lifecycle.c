@@ -461,10 +461,12 @@ int weft_fini(weft_context_t *ctx)
     if (ctx->comm_engine) {
         if (ctx->diverged) {
             /* Tasks the disagreement abandoned may still run and hand
-             * transfers to the engine: first stop every thread that can. */
+             * transfers to the engine: first stop every thread that can.
+             * The devices stay open: the engine's ipc mappings are undone
+             * through them (closing them first crashed here). */
             weft_sched_destroy(ctx->sched);
             ctx->sched = NULL;
-            weft_devexec_stop(ctx);
+            weft_devexec_halt(ctx);
         } else {
             /* Every rank's transfers are over once all reach this point. */
             MPI_Barrier(ctx->comm);
@@ -474,8 +476,8 @@ int weft_fini(weft_context_t *ctx)
     }
     weft_sched_destroy(ctx->sched);
     weft_context_free_taskpools(ctx, 0);
-    /* The user's memory, before the leak report (the devices stopped
-     * already after a disagreement). */
+    /* The user's memory, before the leak report (not tried after a
+     * disagreement: the devices' managers are stopped). */
     char why[WEFT_LOG_LINE] = "";
     int frc = weft_devexec_flush_fini(ctx, !ctx->diverged);
     if (frc != WEFT_SUCCESS) weft_log_last_error(why, sizeof why);

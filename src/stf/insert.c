@@ -124,6 +124,25 @@ int weft_insert_never_written(const weft_data_t *d)
            weft_remote_version(d) == 0;
 }
 
+/* Every rank answers alike: open_wave is set by every insertion on every
+ * rank, whichever rank runs the task. */
+const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d)
+{
+    if (d->open_wave == 0) return NULL;
+    const weft_context_t *ctx = d->ctx;
+    weft_taskpool_t *const *pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++)
+        if ((uint32_t)pools[i]->wave == d->open_wave && pools[i]->t_first > 0) return pools[i];
+    return NULL;
+}
+
+/* The taskpool other than tp that d is open in, NULL when none. */
+static const weft_taskpool_t *open_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
+{
+    if (d->open_wave == 0 || d->open_wave == (uint32_t)tp->wave) return NULL;
+    return weft_insert_open_pool(d);
+}
+
 /* Sets bit i of *init for each flow i that reads a NEW data never written
  * that has an initialiser (weft_data_set_init): the rank that runs t makes
  * its contents. */
@@ -145,6 +164,18 @@ static int check_flows(const weft_task_t *t, unsigned *init)
             weft_error("insert %s: data %llu is acquired by the host (weft_data_host_acquire): "
                        "call weft_data_host_release on it before inserting tasks that use it",
                        t->cls->name, (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        }
+        const weft_taskpool_t *other = open_elsewhere(t->tp, d);
+        if (other) {
+            /* Its wait writes d back, drops the device copies and resets
+             * d's dependencies: with this task in flight, that lost its
+             * result (docs/SEMANTICS.md section 1). */
+            weft_error("insert %s: data %llu is used by taskpool \"%s\", which was not waited "
+                       "for: a data is used by one taskpool at a time; call weft_taskpool_wait "
+                       "on \"%s\" before inserting tasks of taskpool \"%s\" that use it",
+                       t->cls->name, (unsigned long long)d->key, other->name, other->name,
+                       t->tp->name);
             return WEFT_ERR_INVALID;
         }
         const weft_stf_rec_t *rec = weft_stf_rec(d);
@@ -360,6 +391,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
         tp->cpu_first = weft_clock_thread_s();
     }
     tp->ctx->walked++;
+    for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
     if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)

@@ -21,5 +21,9 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
 weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
 /* A NEW data that no task wrote yet (in this run, on any rank). */
 int weft_insert_never_written(const weft_data_t *d);
+/* The taskpool that inserted a task naming d and was not waited for
+ * since, NULL when none: the same answer on every rank, whichever rank
+ * runs those tasks (a data is used by one taskpool at a time). */
+const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d);
 
 #endif

@@ -158,6 +158,9 @@ int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
         }
         int rc = take_partial(tp, d, r, exec_rank, &p);
         if (rc != WEFT_SUCCESS) return rc;
+        /* d belongs to tp until its wait combines the partials: a task of
+         * another taskpool reading d before would miss them (insert.c). */
+        d->open_wave = (uint32_t)tp->wave;
         /* A walked task holds no references: keep_walked takes them. */
         f->data = p;
         f->mode = WEFT_RW;
