@@ -208,33 +208,42 @@ static int qr_cpu_gemqrt(weft_task_t *t)
     return qr_info_ok(info, "dgemqrt");
 }
 
-static int qr_cpu_tsqrt(weft_task_t *t)
+/* B (m x n, flow 1) stacked under the triangle of A (flow 0), factored by
+ * dtpqrt into V in B and T (flow 2): l = 0 for a full B (TS), l = m for
+ * an upper trapezoidal one (TT). */
+static int qr_tpqrt(weft_task_t *t, int m, int l, const char *call)
 {
-    int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1), ib = qr_ib(t, 2);
+    int n = weft_task_cols(t, 1), ib = qr_ib(t, 2);
     double *w = qr_work(t, ib, n);
     if (w == NULL) return -1;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, 0, ib, weft_task_ptr(t, 0),
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, weft_task_ptr(t, 0),
                                           (lapack_int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
                                           (lapack_int)weft_task_ld(t, 1), weft_task_ptr(t, 2),
                                           (lapack_int)weft_task_ld(t, 2), w);
-    return qr_info_ok(info, "dtpqrt");
+    return qr_info_ok(info, call);
 }
 
-static int qr_cpu_tsmqr(weft_task_t *t)
+/* (C1, C2) := op(Q) (C1, C2) by dtpmqrt, with V (flow 0) and T (flow 1)
+ * of a qr_tpqrt, C1 flow 2, the m x n rows of C2 flow 3 (value 0: trans):
+ * l as there. */
+static int qr_tpmqrt(weft_task_t *t, int m, int l, const char *call)
 {
     char trans;
     if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
-    int m = weft_task_rows(t, 3), n = weft_task_cols(t, 3), k = weft_task_cols(t, 0);
-    int ib = qr_ib(t, 1);
+    int n = weft_task_cols(t, 3), k = weft_task_cols(t, 0), ib = qr_ib(t, 1);
     double *w = qr_work(t, ib, n);
     if (w == NULL) return -1;
-    lapack_int info = LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, 0, ib,
+    lapack_int info = LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, l, ib,
                                            weft_task_ptr(t, 0), (lapack_int)weft_task_ld(t, 0),
                                            weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1),
                                            weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2),
                                            weft_task_ptr(t, 3), (lapack_int)weft_task_ld(t, 3), w);
-    return qr_info_ok(info, "dtpmqrt");
+    return qr_info_ok(info, call);
 }
+
+static int qr_cpu_tsqrt(weft_task_t *t) { return qr_tpqrt(t, weft_task_rows(t, 1), 0, "dtpqrt"); }
+
+static int qr_cpu_tsmqr(weft_task_t *t) { return qr_tpmqrt(t, weft_task_rows(t, 3), 0, "dtpmqrt"); }
 
 /* The rows of A(b,k) and of C(b,j) that a TT step touches: the R of the
  * head's own factorization, min(rows, n) of them (see the top). */
@@ -248,32 +257,16 @@ static int qr_tt_rows(const weft_task_t *t, int f, int n)
  * only B's upper triangle, so GEQRT's V below it survives. */
 static int qr_cpu_ttqrt(weft_task_t *t)
 {
-    int n = weft_task_cols(t, 1), l = qr_tt_rows(t, 1, n), ib = qr_ib(t, 2);
-    double *w = qr_work(t, ib, n);
-    if (w == NULL) return -1;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, l, n, l, ib, weft_task_ptr(t, 0),
-                                          (lapack_int)weft_task_ld(t, 0), weft_task_ptr(t, 1),
-                                          (lapack_int)weft_task_ld(t, 1), weft_task_ptr(t, 2),
-                                          (lapack_int)weft_task_ld(t, 2), w);
-    return qr_info_ok(info, "dtpqrt (tt)");
+    int l = qr_tt_rows(t, 1, weft_task_cols(t, 1));
+    return qr_tpqrt(t, l, l, "dtpqrt (tt)");
 }
 
 /* dtpmqrt with V upper trapezoidal (l = M): only V's upper triangle is
  * read, and only the top l rows of C(b,j) change. */
 static int qr_cpu_ttmqr(weft_task_t *t)
 {
-    char trans;
-    if (weft_task_value_get(t, 0, &trans, sizeof trans) != 0) return -1;
-    int k = weft_task_cols(t, 0), l = qr_tt_rows(t, 3, k), n = weft_task_cols(t, 3);
-    int ib = qr_ib(t, 1);
-    double *w = qr_work(t, ib, n);
-    if (w == NULL) return -1;
-    lapack_int info = LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, l, n, k, l, ib,
-                                           weft_task_ptr(t, 0), (lapack_int)weft_task_ld(t, 0),
-                                           weft_task_ptr(t, 1), (lapack_int)weft_task_ld(t, 1),
-                                           weft_task_ptr(t, 2), (lapack_int)weft_task_ld(t, 2),
-                                           weft_task_ptr(t, 3), (lapack_int)weft_task_ld(t, 3), w);
-    return qr_info_ok(info, "dtpmqrt (tt)");
+    int l = qr_tt_rows(t, 3, weft_task_cols(t, 0));
+    return qr_tpmqrt(t, l, l, "dtpmqrt (tt)");
 }
 
 /* flow 0: a tile W; value 0: qr_tile_arg_t. */
@@ -298,16 +291,16 @@ static int qr_nop(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t qr_class_geqrt = {.name = "geqrt",
-                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_geqrt,
-                                                          [WEFT_DEV_EMU] = qr_cpu_geqrt,
-                                                          QR_CUDA_BODY(qr_cuda_geqrt)},
-                                                 .flops = qr_flops_geqrt};
-static const weft_task_class_t qr_class_tsqrt = {.name = "tsqrt",
-                                                 .body = {[WEFT_DEV_CPU] = qr_cpu_tsqrt,
-                                                          [WEFT_DEV_EMU] = qr_cpu_tsqrt,
-                                                          QR_CUDA_BODY(qr_cuda_tsqrt)},
-                                                 .flops = qr_flops_tsqrt};
+static const weft_task_class_t qr_class_geqrt = {
+    .name = "geqrt",
+    .body =
+        {[WEFT_DEV_CPU] = qr_cpu_geqrt, [WEFT_DEV_EMU] = qr_cpu_geqrt, QR_CUDA_BODY(qr_cuda_geqrt)},
+    .flops = qr_flops_geqrt};
+static const weft_task_class_t qr_class_tsqrt = {
+    .name = "tsqrt",
+    .body =
+        {[WEFT_DEV_CPU] = qr_cpu_tsqrt, [WEFT_DEV_EMU] = qr_cpu_tsqrt, QR_CUDA_BODY(qr_cuda_tsqrt)},
+    .flops = qr_flops_tsqrt};
 static const weft_task_class_t qr_class_gemqrt = {.name = "gemqrt",
                                                   .body = {[WEFT_DEV_CPU] = qr_cpu_gemqrt,
                                                            [WEFT_DEV_EMU] = qr_cpu_gemqrt,
