@@ -110,11 +110,11 @@ static void keep_item(void *acc, const range_item_t *it)
     l->run[l->n++] = l->h;
 }
 
-static int differs_at(weft_context_t *ctx, const range_log_t *l, long p)
+/* The running hash after item p, >= 0, or -1 past the last kept. */
+static int64_t range_hash_at(const void *arg, long p)
 {
-    int64_t v = p < l->n ? (int64_t)(l->run[p] >> 1) : -1, in[2] = {v, -v}, out[2];
-    MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
-    return out[0] != -out[1];
+    const range_log_t *l = arg;
+    return p < l->n ? (int64_t)(l->run[p] >> 1) : -1;
 }
 
 static void item_text(const weft_ptg_t *g, const range_log_t *l, long p, char *buf, size_t n)
@@ -145,12 +145,7 @@ static void log_each_rank(weft_context_t *ctx, const weft_ptg_t *g, const range_
 {
     char mine[PTG_RANGE_TEXT];
     item_text(g, l, p, mine, sizeof mine);
-    char *all = malloc((size_t)PTG_RANGE_TEXT * (size_t)ctx->nranks);
-    if (!all) {
-        weft_error("out of memory comparing the ranks' graphs: ending the run");
-        MPI_Abort(ctx->comm, 1);
-    }
-    MPI_Allgather(mine, PTG_RANGE_TEXT, MPI_CHAR, all, PTG_RANGE_TEXT, MPI_CHAR, ctx->comm);
+    char *all = weft_seqcheck_gather_text(ctx, mine, PTG_RANGE_TEXT, "comparing the ranks' graphs");
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         const char *e = all + (size_t)r * PTG_RANGE_TEXT;
         if (r > 0 && strcmp(e, all) == 0) continue;
@@ -167,16 +162,7 @@ void weft_ptg__graph_report(weft_context_t *ctx, const weft_ptg_t *g, int valid)
     if (!all_valid) return; /* a refused graph: its rank's message says why */
     range_log_t l = {.h = WEFT_HASH_INIT};
     walk(g, keep_item, &l);
-    long maxn = l.n, lo = 0;
-    MPI_Allreduce(MPI_IN_PLACE, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
-    /* Bisection: once two running hashes differ, every later one does. */
-    for (long hi = maxn; lo < hi;) {
-        long mid = lo + (hi - lo) / 2;
-        if (differs_at(ctx, &l, mid))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    long lo = weft_seqcheck_first_difference(ctx, l.n, range_hash_at, &l, NULL);
     weft_error("weft_ptg_insert: the ranks' graphs first differ at item #%ld of their index "
                "spaces (class heads and ranges, in loop order):",
                lo);

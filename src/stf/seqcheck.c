@@ -155,33 +155,54 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
     }
 }
 
-/* Whether entry k differs between ranks (a rank without it differs). */
-static int differs_at(weft_context_t *ctx, const weft_seqlog_t *l, long k)
+/* Whether position k differs between ranks. */
+static int differs_at(weft_context_t *ctx, weft_seqcheck_at_fn *at, const void *arg, long k)
 {
-    int64_t v = weft_seqlog_at(l, k), in[2] = {v, -v}, out[2];
+    int64_t v = at(arg, k), in[2] = {v, -v}, out[2];
     MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
     return out[0] != -out[1];
 }
 
-/* The first entry where the ranks' running hashes differ, found by
- * bisection (once two hashes differ, every later one does): a few
- * allreduces of two numbers, never a gather of the logs, which at
- * thousands of ranks would not fit rank 0. differs[r]: DIFFERS when rank
- * r's entry there differs from rank 0's, REFUSED when it is a refusal. */
-enum { DIFFERS = 1, REFUSED = 2 };
-
-static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
+long weft_seqcheck_first_difference(weft_context_t *ctx, long n, weft_seqcheck_at_fn *at,
+                                    const void *arg, long *maxn)
 {
-    long n = weft_seqlog_count(l), maxn = 0;
-    MPI_Allreduce(&n, &maxn, 1, MPI_LONG, MPI_MAX, ctx->comm);
-    long lo = 0, hi = maxn;
+    long most = 0;
+    MPI_Allreduce(&n, &most, 1, MPI_LONG, MPI_MAX, ctx->comm);
+    if (maxn) *maxn = most;
+    long lo = 0, hi = most;
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
-        if (differs_at(ctx, l, mid))
+        if (differs_at(ctx, at, arg, mid))
             hi = mid;
         else
             lo = mid + 1;
     }
+    return lo;
+}
+
+char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t width,
+                                const char *what)
+{
+    char *all = malloc(width * (size_t)ctx->nranks);
+    if (!all) {
+        weft_error("out of memory %s: ending the run", what);
+        MPI_Abort(ctx->comm, 1);
+    }
+    MPI_Allgather(mine, (int)width, MPI_CHAR, all, (int)width, MPI_CHAR, ctx->comm);
+    return all;
+}
+
+static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(arg, k); }
+
+/* The first entry where the ranks' logs differ (weft_seqcheck_first_difference).
+ * differs[r]: DIFFERS when rank r's entry there differs from rank 0's,
+ * REFUSED when it is a refusal. */
+enum { DIFFERS = 1, REFUSED = 2 };
+
+static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
+{
+    long maxn;
+    long lo = weft_seqcheck_first_difference(ctx, weft_seqlog_count(l), seqlog_hash_at, l, &maxn);
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
@@ -228,12 +249,8 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
 {
     char mine[WEFT_SEQLOG_NOTE] = "";
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
-    char *all = malloc((size_t)WEFT_SEQLOG_NOTE * (size_t)ctx->nranks);
-    if (!all) {
-        weft_error("out of memory comparing the ranks' sequences: ending the run");
-        MPI_Abort(ctx->comm, 1);
-    }
-    MPI_Allgather(mine, WEFT_SEQLOG_NOTE, MPI_CHAR, all, WEFT_SEQLOG_NOTE, MPI_CHAR, ctx->comm);
+    char *all =
+        weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
     int refusal = 0;
     for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {

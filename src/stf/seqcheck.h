@@ -12,6 +12,22 @@
 
 /* The 64-bit FNV-1a hash of a string: what the ranks compare of a text. */
 uint64_t weft_seqcheck_hash_str(const char *s);
+/* This rank's running hash after its entry k, a value >= 0, or -1 past
+ * its last entry (a rank without the entry differs). */
+typedef int64_t weft_seqcheck_at_fn(const void *arg, long k);
+/* The first position where the ranks' running hashes differ, n this
+ * rank's entries; *maxn (when not NULL) gets the most entries a rank has
+ * (the answer when none differs). By bisection, since once two running hashes differ every
+ * later one does: a few allreduces of two numbers, never a gather of the
+ * logs, which at thousands of ranks would not fit rank 0. Collective. */
+long weft_seqcheck_first_difference(weft_context_t *ctx, long n, weft_seqcheck_at_fn *at,
+                                    const void *arg, long *maxn);
+/* Every rank's text of `width` bytes (mine, NUL-terminated), rank r's at
+ * r * width; what: the words of the message that ends the run when the
+ * memory for them is missing (the other ranks are in the collective
+ * already). Free the result. Collective. */
+char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t width,
+                                const char *what);
 /* Folds t, to run on exec_rank, into tp's sequence (main thread). */
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank);
 
