@@ -72,6 +72,18 @@ static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonu
  * speed"), the chain's SYRK having waited behind the other panel tiles. */
 static int potrf_prio_chain(int nt, int k) { return potrf_prio(nt, k - 1, 3); }
 
+/* Step k's panel task on A[m][k], and its SYRK into A[m][m]: the chain's
+ * for m = k + 1 (the inserted and the PTG graph rank alike). */
+static int potrf_prio_panel(int nt, int k, int m)
+{
+    return m == k + 1 ? potrf_prio_chain(nt, k) : potrf_prio(nt, k, 2);
+}
+
+static int potrf_prio_syrk(int nt, int k, int m)
+{
+    return m == k + 1 ? potrf_prio_chain(nt, k) : potrf_prio(nt, m, 2);
+}
+
 /* The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by a TRSM
  * a tile, or with dinv (--trsm-inv) by one trtri task that inverts L[k][k]
  * into dinv[k] and a multiplication a tile; --trsm-inv 2 keeps the TRSM for
@@ -90,8 +102,7 @@ static int potrf_insert_panel(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t
         int direct = dinv == NULL || m < first_inv;
         rc = weft_insert_task(tp, direct ? &potrf_class_trsm : &potrf_class_trsm_inv, WEFT_R,
                               direct ? akk : dinv[k], WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, k),
-                              WEFT_PRIORITY,
-                              m == k + 1 ? potrf_prio_chain(nt, k) : potrf_prio(nt, k, 2), 0);
+                              WEFT_PRIORITY, potrf_prio_panel(nt, k, m), 0);
     }
     return rc;
 }
@@ -106,8 +117,7 @@ static int potrf_insert_step(weft_taskpool_t *tp, weft_matrix_t *A, weft_data_t 
     for (int m = k + 1; m < nt && rc >= 0; m++) {
         weft_data_t *amk = weft_tile(A, m, k);
         rc = weft_insert_task(tp, &potrf_class_syrk, WEFT_R, amk, WEFT_RW | WEFT_AFFINITY,
-                              weft_tile(A, m, m), WEFT_PRIORITY,
-                              m == k + 1 ? potrf_prio_chain(nt, k) : potrf_prio(nt, m, 2), 0);
+                              weft_tile(A, m, m), WEFT_PRIORITY, potrf_prio_syrk(nt, k, m), 0);
         for (int n = k + 1; n < m && rc >= 0; n++)
             rc = weft_insert_task(tp, &potrf_class_gemm, WEFT_R, amk, WEFT_R, weft_tile(A, n, k),
                                   WEFT_RW | WEFT_AFFINITY, weft_tile(A, m, n), WEFT_PRIORITY,

@@ -120,8 +120,7 @@ static int pp_args_trsm(const int *i, weft_arg_t *a, int max, const void *arg)
     (void)max;
     a[0] = weft_arg_data(WEFT_R, pp_tile(arg, i[0], i[0]));
     a[1] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, pp_tile(arg, i[1], i[0]));
-    a[2] = weft_arg_int(WEFT_PRIORITY, i[1] == i[0] + 1 ? potrf_prio_chain(pp_nt(arg), i[0])
-                                                        : potrf_prio(pp_nt(arg), i[0], 2));
+    a[2] = weft_arg_int(WEFT_PRIORITY, potrf_prio_panel(pp_nt(arg), i[0], i[1]));
     return 3;
 }
 
@@ -130,8 +129,7 @@ static int pp_args_syrk(const int *i, weft_arg_t *a, int max, const void *arg)
     (void)max;
     a[0] = weft_arg_data(WEFT_R, pp_tile(arg, i[1], i[0]));
     a[1] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, pp_tile(arg, i[1], i[1]));
-    a[2] = weft_arg_int(WEFT_PRIORITY, i[1] == i[0] + 1 ? potrf_prio_chain(pp_nt(arg), i[0])
-                                                        : potrf_prio(pp_nt(arg), i[1], 2));
+    a[2] = weft_arg_int(WEFT_PRIORITY, potrf_prio_syrk(pp_nt(arg), i[0], i[1]));
     return 3;
 }
 
