@@ -51,25 +51,69 @@ typedef struct app_cli {
     int check_first; /* --check-first is accepted */
     int ptg;         /* --ptg is accepted (the app has a graph, include/weft/ptg.h) */
     void (*usage)(FILE *out);
-    int64_t nb;             /* default tile size */
-    int gpu_nb_auto;        /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
+    int64_t nb;                   /* default tile size */
+    int gpu_nb_auto;              /* without -t on GPUs, the tile follows N (app_cli_auto_nb) */
     int64_t (*gpu_nb)(int64_t n); /* the app's own rule for that, NULL: the common one */
-    double workspace_tiles; /* device workspace an execution stream needs, in tiles */
+    int64_t gpu_one_tile_max;     /* one rank, one GPU: N up to this is one tile (0: never) */
+    double workspace_tiles;       /* device workspace an execution stream needs, in tiles */
 } app_cli_t;
 
+/* The ranks the launcher started, before weft_init (MPI is not up yet):
+ * Open MPI's, Hydra's (MPICH, Intel MPI) or Slurm's variable; 1 when none
+ * is set (the program was started alone). */
+static inline int64_t app_cli_launch_ranks(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long long n = v != NULL ? strtoll(v, NULL, 10) : 0;
+        if (n > 0) return n;
+    }
+    return 1;
+}
+
+/* Whether the app takes the whole matrix as one tile: one rank with one
+ * GPU (CUDA, HIP) and N up to the app's gpu_one_tile_max. There the tile
+ * DAG is bound by its diagonal chain (each step's small factorization
+ * and inversion leave an H200 mostly idle, README "GPU speed"), and one
+ * vendor call on the whole matrix, one task, is faster: weft-potrf at
+ * N = 8192 0.97 of cusolverDnDpotrf as one tile against 0.67 tiled. */
+static inline int app_cli_one_tile(const app_cli_t *c, int64_t n, const appdev_t *dev,
+                                   int64_t nranks)
+{
+    int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
+    return c->gpu_nb_auto && gpu && dev->g == 1 && nranks == 1 && n > 0 && n <= c->gpu_one_tile_max;
+}
+
 /* The tile size when -t is not given. On GPUs (CUDA, HIP), for an app
- * that asks for it: 2048 from N = 32768, 1024 above N = 4096, else 512,
- * the best of 512/1024/2048 measured on one H200 at N = 8192, 16384 and
- * 32768 (README, "GPU speed"): small tiles leave a GPU idle, large ones
- * too few tiles for its streams. Elsewhere (CPU, emu) the app's default.
- * n < 0: not known yet (the largest). */
+ * that asks for it: N itself where dev->one_tile says so, else 2048
+ * from N = 32768, 1024 above N = 4096, else 512, the best of
+ * 512/1024/2048 measured on one H200 at N = 8192, 16384 and 32768
+ * (README, "GPU speed"): small tiles leave a GPU idle, large ones too few
+ * tiles for its streams. Elsewhere (CPU, emu) the app's default. n < 0:
+ * not known yet (the largest). */
 static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appdev_t *dev)
 {
     int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
     if (!c->gpu_nb_auto || dev->g <= 0 || !gpu) return c->nb;
+    if (dev->one_tile && n > 0) return n;
     if (c->gpu_nb != NULL) return c->gpu_nb(n);
     if (n < 0 || n >= 32768) return 2048;
     return n > 4096 ? 1024 : 512;
+}
+
+/* The order of --preload's small matrix (app_driver.h): 2 max(P, Q) + 1
+ * tiles, so that the ranks run the kinds of task they run in the
+ * factorization, at most 17 (grids up to 8 x 8 covered) so that a large
+ * grid does not factorize a large one. */
+static inline int64_t app_preload_order(const app_opts_t *o)
+{
+    int64_t pq = o->p > o->q ? o->p : o->q;
+    /* A matrix that is one tile preloads a small one (kernels and library
+     * handles load alike) rather than a 3 x 3 of such tiles. */
+    if (o->nb >= o->n) return o->n < 2048 ? o->n : 2048;
+    return (pq > 8 ? 17 : 2 * pq + 1) * o->nb;
 }
 
 /* The flag argv[*i] names, the app's own table first (app_flag_at). */
@@ -103,6 +147,26 @@ static inline int app_cli_workspace(const app_cli_t *c, int argc, char **argv, c
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)need);
     return appdev_setenv(c->prog, var, text);
+}
+
+/* Sets weft parameter name (WEFT_<NAME> in var) to value unless the user
+ * set it. 0, or -1 after a message. */
+static inline int app_cli_default(const char *prog, int argc, char **argv, const char *name,
+                                  const char *var, const char *value)
+{
+    if (appdev_weft_opt(argc, argv, name) != NULL || getenv(var)) return 0;
+    return appdev_setenv(prog, var, value);
+}
+
+/* One tile runs one task at a time: one execution stream, no urgent one,
+ * so that the workspace of a whole-matrix tile (app_cli_workspace) is
+ * taken once, not once per stream. */
+static inline int app_cli_one_stream(const app_cli_t *c, int argc, char **argv)
+{
+    if (app_cli_default(c->prog, argc, argv, "device_streams", "WEFT_DEVICE_STREAMS", "1") != 0)
+        return -1;
+    return app_cli_default(c->prog, argc, argv, "device_urgent_stream", "WEFT_DEVICE_URGENT_STREAM",
+                           "0");
 }
 
 static inline int app_cli_set_cores(const char *prog, const char *value, const app_flag_t *f)
@@ -150,6 +214,8 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
         if (strcmp(f->name, "-c") == 0 && app_cli_set_cores(c->prog, value, f) != 0) return -1;
     }
     if (appdev_prepare(dev, argc, argv) != 0) return -1;
+    dev->one_tile = !nb_given && app_cli_one_tile(c, n, dev, app_cli_launch_ranks());
+    if (dev->one_tile && app_cli_one_stream(c, argc, argv) != 0) return -1;
     if (!nb_given) nb = app_cli_auto_nb(c, n, dev);
     return app_cli_workspace(c, argc, argv, dev, nb);
 }

@@ -39,6 +39,7 @@ typedef struct appdev {
     int user_set;             /* the user set param: -g does not touch it */
     char user_origin[96];     /* where: "env WEFT_..." or "--weft-..." */
     char user_value[32];      /* the user's value of param */
+    int one_tile;             /* the prescan set up one tile (app_cli_one_tile) */
 } appdev_t;
 
 /* 1 when argv word a (after "--weft-") names parameter name: '-' in a

@@ -63,15 +63,6 @@ static inline int app_preload_default(weft_context_t *ctx, const app_opts_t *o)
     return o->g > 0 && appdev_count(ctx, WEFT_DEV_CUDA) > 0;
 }
 
-/* The small matrix's order: 2 max(P, Q) + 1 tiles, so that the ranks run
- * the kinds of task they run in the factorization, at most 17 (grids up
- * to 8 x 8 covered) so that a large grid does not factorize a large one. */
-static inline int64_t app_preload_order(const app_opts_t *o)
-{
-    int64_t pq = o->p > o->q ? o->p : o->q;
-    return (pq > 8 ? 17 : 2 * pq + 1) * o->nb;
-}
-
 /* A rows x cols matrix of doubles in the options' tiles and grid. */
 static inline weft_matrix_t *app_matrix(weft_context_t *ctx, const app_opts_t *o, int64_t rows,
                                         int64_t cols)
@@ -231,6 +222,11 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;
         asked.g = o->g;
+        /* One tile only where the prescan made room for it (its workspace,
+         * one stream) and weft confirms the one rank it guessed from the
+         * launcher; -g and -N as parsed now. */
+        asked.one_tile =
+            dev.one_tile && weft_nranks(ctx) == 1 && app_cli_one_tile(&d->cli, o->n, &asked, 1);
         o->nb = app_cli_auto_nb(&d->cli, o->n, &asked);
     }
     if (rc == 0) rc = app_sim_check(d->cli.prog, ctx, o->check);

@@ -21,6 +21,8 @@
 #define WEFT_APPS_POTRF_KERNELS_H
 
 #include <cblas.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <lapacke.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -173,18 +175,83 @@ static int potrf_cpu_gemm_batch(weft_task_t *const *ts, int n)
     return rc;
 }
 
+/* Columns [c0, c1) of a tile of the test matrix, one hash a element: the
+ * prefixes of its rows are computed once (rows_pre), a column's once. */
+typedef struct potrf_fill_part {
+    const potrf_tile_arg_t *a;
+    double *p;
+    int64_t ld;
+    int rows, c0, c1;
+    const uint64_t *rows_pre;
+} potrf_fill_part_t;
+
+static void *potrf_fill_columns(void *arg)
+{
+    const potrf_fill_part_t *f = arg;
+    const potrf_tile_arg_t *a = f->a;
+    for (int j = f->c0; j < f->c1; j++) {
+        int64_t gj = a->col0 + j;
+        uint64_t col_pre = potrf_elem_prefix(a->seed, gj);
+        double *col = f->p + (size_t)j * (size_t)f->ld;
+        for (int i = 0; i < f->rows; i++) {
+            int64_t gi = a->row0 + i;
+            col[i] = gi >= gj ? potrf_elem_from(f->rows_pre[i], gj, gi == gj, a->n)
+                              : potrf_elem_from(col_pre, gi, 0, a->n);
+        }
+    }
+    return NULL;
+}
+
+/* Threads a fill of `elems` elements takes: one for tiles up to 4M
+ * elements (the tiled runs, whose fills run side by side on the
+ * workers), else one a 4M up to the cores online. A whole matrix taken
+ * as one tile (app_cli_one_tile) has no other task beside its fill: one
+ * thread took 1.5 s at N = 16384. */
+#define POTRF_FILL_ELEMS_A_THREAD ((int64_t)1 << 22)
+#define POTRF_FILL_THREADS_MAX 64
+
+static int potrf_fill_threads(int64_t elems)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t want = elems / POTRF_FILL_ELEMS_A_THREAD;
+    if (want > cpus) want = cpus;
+    if (want > POTRF_FILL_THREADS_MAX) want = POTRF_FILL_THREADS_MAX;
+    return want < 1 ? 1 : (int)want;
+}
+
 /* flow 0: a tile W; value 0: potrf_tile_arg_t. Writes the whole tile of the
  * test matrix (both triangles of a diagonal tile). */
 static int potrf_cpu_fill(weft_task_t *t)
 {
     potrf_tile_arg_t a;
     weft_task_value(t, 0, &a);
-    double *p = weft_task_ptr(t, 0);
-    int64_t ld = weft_task_ld(t, 0);
     int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
-    for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++)
-            p[i + j * ld] = potrf_elem(a.seed, a.n, a.row0 + i, a.col0 + j);
+    uint64_t *rows_pre = malloc((size_t)rows * sizeof *rows_pre);
+    if (rows_pre == NULL) {
+        fprintf(stderr, "weft-potrf: no memory to generate a %d x %d tile\n", rows, cols);
+        return -1;
+    }
+    for (int i = 0; i < rows; i++) rows_pre[i] = potrf_elem_prefix(a.seed, a.row0 + i);
+    int nt = potrf_fill_threads((int64_t)rows * cols);
+    potrf_fill_part_t part[POTRF_FILL_THREADS_MAX];
+    pthread_t tid[POTRF_FILL_THREADS_MAX];
+    int started = 0, here[POTRF_FILL_THREADS_MAX];
+    for (int k = 0; k < nt; k++) {
+        part[k] = (potrf_fill_part_t){.a = &a,
+                                      .p = weft_task_ptr(t, 0),
+                                      .ld = weft_task_ld(t, 0),
+                                      .rows = rows,
+                                      .c0 = (int)((int64_t)cols * k / nt),
+                                      .c1 = (int)((int64_t)cols * (k + 1) / nt),
+                                      .rows_pre = rows_pre};
+        /* Part 0 runs here; a thread that cannot start leaves its part here too. */
+        here[k] = k == 0 || pthread_create(&tid[started], NULL, potrf_fill_columns, &part[k]) != 0;
+        if (!here[k]) started++;
+    }
+    for (int k = 0; k < nt; k++)
+        if (here[k]) potrf_fill_columns(&part[k]);
+    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    free(rows_pre);
     return 0;
 }
 

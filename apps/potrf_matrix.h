@@ -16,12 +16,25 @@ static inline uint64_t potrf_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* The hash of (seed, x) that element (i, j) starts from, x = max(i, j):
+ * computed once a row or a column by a generator of many elements. */
+static inline uint64_t potrf_elem_prefix(uint64_t seed, int64_t x)
+{
+    return potrf_mix64(potrf_mix64(seed) + (uint64_t)x);
+}
+
+/* Element (i, j) from its prefix (potrf_elem_prefix of max(i, j)) and
+ * lo = min(i, j). */
+static inline double potrf_elem_from(uint64_t prefix, int64_t lo, int diagonal, int64_t n)
+{
+    double v = (double)(potrf_mix64(prefix + (uint64_t)lo) >> 11) * 0x1.0p-53 - 0.5;
+    return diagonal ? v + (double)n : v;
+}
+
 static inline double potrf_elem(uint64_t seed, int64_t n, int64_t i, int64_t j)
 {
-    uint64_t hi = (uint64_t)(i >= j ? i : j), lo = (uint64_t)(i >= j ? j : i);
-    uint64_t h = potrf_mix64(potrf_mix64(potrf_mix64(seed) + hi) + lo);
-    double v = (double)(h >> 11) * 0x1.0p-53 - 0.5;
-    return i == j ? v + (double)n : v;
+    int64_t hi = i >= j ? i : j, lo = i >= j ? j : i;
+    return potrf_elem_from(potrf_elem_prefix(seed, hi), lo, i == j, n);
 }
 
 #endif

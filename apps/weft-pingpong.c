@@ -53,7 +53,7 @@
 #define PP_TAG 4242
 
 typedef struct pp_opts {
-    int64_t min_size, max_size, iters, reps, cores, g, max_bytes;
+    int64_t min_size, max_size, iters, reps, cores, g, max_bytes, kernel;
 } pp_opts_t;
 
 static const pp_opts_t pp_defaults = {.min_size = 8,
@@ -62,7 +62,8 @@ static const pp_opts_t pp_defaults = {.min_size = 8,
                                       .reps = 3,
                                       .cores = -1,
                                       .g = 0,
-                                      .max_bytes = PP_BYTES_PER_SIZE};
+                                      .max_bytes = PP_BYTES_PER_SIZE,
+                                      .kernel = 1};
 
 /* -g: the tile lives in device memory; it moves device to device. */
 static appdev_t pp_dev = {.prog = "weft-pingpong", .g = -1};
@@ -90,12 +91,17 @@ static int pp_cpu_init(weft_task_t *t)
 }
 
 #ifdef WEFT_APP_HAVE_CUDA
+/* --kernel: whether a CUDA task launches its kernel (0 measures the
+ * runtime's hand-offs alone; set before the first task). */
+static int pp_cuda_kernel = 1;
+
 /* On a GPU the task writes the tile in place (scales its first double by
  * 1: a real kernel on the data, a new version) without a host round trip;
  * the counter is kept by the CPU and emu bodies only. */
 static int pp_cuda_touch(weft_task_t *t)
 {
     const double one = 1.0;
+    if (!pp_cuda_kernel) return 0;
     return cublasDscal((cublasHandle_t)weft_task_blas_handle(t), 1, &one,
                        (double *)weft_task_ptr(t, 1), 1) == CUBLAS_STATUS_SUCCESS
                ? 0
@@ -142,6 +148,9 @@ static void pp_usage(FILE *out)
             "  -c <cores>      worker cores a rank (sets WEFT_CORES before weft_init)\n"
             "  -g <n>          the tile lives in the memory of n accelerators a rank of\n"
             "                  device_type (cuda, or emu): device-to-device transfers\n"
+            "  --kernel <0|1>  on a CUDA device each task runs one kernel on the tile (1,\n"
+            "                  default) or none (0: a move then costs the transfer and\n"
+            "                  the runtime's hand-offs only)\n"
             "  -h, --help      this help; weft-info lists the --weft-* parameters\n"
             "Needs at least 2 ranks; the ping-pong runs between ranks 0 and 1.\n",
             (long long)pp_defaults.iters, PP_ITERS_MIN, (long long)(PP_BYTES_PER_SIZE >> 20),
@@ -206,6 +215,7 @@ static const pp_flag_t pp_flags[] = {
     {"-c", offsetof(pp_opts_t, cores), 0, 1, 4096},
     {"-g", offsetof(pp_opts_t, g), 0, 0, 64},
     {"--max-bytes", offsetof(pp_opts_t, max_bytes), 1, 1, (int64_t)1 << 40},
+    {"--kernel", offsetof(pp_opts_t, kernel), 0, 0, 1},
 };
 
 /* The flag argv[*i] names and its value ("--long=value" or the next
@@ -534,6 +544,7 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
     rc = empty < 0 ? (int)empty : 0;
     if (s.rank == 0 && rc == 0) {
         printf("# a round without tasks (taskpool wait): %.1f us\n", empty * 1e6);
+        if (o->kernel == 0) printf("# --kernel 0: CUDA tasks launch no kernel\n");
         fflush(stdout);
     }
     for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
@@ -574,6 +585,9 @@ int main(int argc, char **argv)
                 weft_nranks(ctx));
         rc = 1;
     } else {
+#ifdef WEFT_APP_HAVE_CUDA
+        pp_cuda_kernel = (int)o.kernel;
+#endif
         rc = pp_main(ctx, &o);
     }
     int frc = weft_fini(ctx);

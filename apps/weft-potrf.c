@@ -89,16 +89,16 @@ static int potrf_validate(weft_context_t *ctx, void *opts, int verbose)
     /* cuBLAS's TRSM of a tile runs at a fraction of its GEMM rate. */
     if (o->c.ptg && o->trsm_inv > 0) {
         if (verbose)
-            fprintf(stderr, POTRF_NAME ": --ptg factorizes with TRSM panels: drop --trsm-inv %lld "
-                            "(or give 0)\n",
+            fprintf(stderr,
+                    POTRF_NAME ": --ptg factorizes with TRSM panels: drop --trsm-inv %lld "
+                               "(or give 0)\n",
                     (long long)o->trsm_inv);
         return -1;
     }
     /* On one H200, mode 1 measured 2-5% faster than 2 at N=8192..32768
      * (README); on several ranks only 0 and 2 were compared (2 won), so 2
      * stays there. */
-    if (o->trsm_inv < 0)
-        o->trsm_inv = o->c.g > 0 && !o->c.ptg ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
+    if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 && !o->c.ptg ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
     if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
     if (app_cli_grid(POTRF_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
     return app_cli_tile_rows(POTRF_NAME, &o->c, POTRF_NT_MAX, verbose);
@@ -183,7 +183,7 @@ static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
  * generation. */
 static int potrf_insert_preload(weft_taskpool_t *tp, const potrf_opts_t *o, potrf_data_t *d)
 {
-    int64_t side = (int64_t)weft_matrix_nt(d->w) * o->c.nb;
+    int64_t side = app_preload_order(&o->c);
     int rc = potrf_insert_fill(tp, d->w, (uint64_t)o->c.seed + 1, side, o->c.nb);
     if (rc >= 0) rc = potrf_insert_factorization(tp, d->w, d->wdinv, (int)o->trsm_inv);
     return rc;
@@ -248,6 +248,9 @@ static const app_driver_t potrf_app = {
             .usage = potrf_usage,
             .nb = 256,
             .gpu_nb_auto = 1,
+            /* one tile: N = 8192 and 16384 at 0.97 and 1.01 of cusolverDnDpotrf, tiled
+             * 0.67 and 0.95 (README, "GPU speed"); 32768 tiled keeps 1.00 */
+            .gpu_one_tile_max = 16384,
             /* cusolverDnDpotrf's work array for a tile and, for the check
              * on the GPU, a tile and its packed lower triangle */
             .workspace_tiles = 2.5},

@@ -125,14 +125,26 @@ weft_app_test(potrf_cuda_absent EXE weft-potrf GPUS none FAIL
 weft_app_test(potrf_cuda_g1 EXE weft-potrf GPUS 1 TIMEOUT 300
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 1024 N= 8192 :"
   ARGS -g 1 --check -N 8192 -t 1024)
-# Without -t on a GPU the tile follows N (app_cli_auto_nb): 512 at 4096,
-# 1024 at 16384; on emu devices and CPUs it stays the default (potrf_emu_*).
+# Without -t on a GPU the tile follows N (app_cli_auto_nb): one rank with
+# one GPU takes N up to 16384 as one tile (odd N too), 1024 above; two
+# ranks sharing the GPU keep 1024 at 8192; on emu devices and CPUs it stays
+# the default (potrf_emu_*).
 weft_app_test(potrf_cuda_auto_nb_4096 EXE weft-potrf GPUS 1 TIMEOUT 300
-  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 512 N= 4096 :"
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 4096 N= 4096 :"
   ARGS -g 1 --check -N 4096)
+weft_app_test(potrf_cuda_auto_nb_5001 EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 5001 N= 5001 :"
+  ARGS -g 1 --check -N 5001 --nruns 2)
 weft_app_test(potrf_cuda_auto_nb_16384 EXE weft-potrf GPUS 1 TIMEOUT 300
-  EXPECT "dpotrf PxQxg= 1 1 1 NB= 1024 N= 16384 :"
-  ARGS -g 1 -N 16384)
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 16384 N= 16384 :"
+  ARGS -g 1 --check -N 16384)
+weft_app_test(potrf_cuda_auto_nb_20000 EXE weft-potrf GPUS 1 TIMEOUT 300
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 1024 N= 20000 :"
+  ARGS -g 1 --check -N 20000)
+weft_app_test(potrf_cuda_auto_nb_2ranks EXE weft-potrf RANKS 2 GPUS 1 TIMEOUT 300
+  ENV CUDA_VISIBLE_DEVICES=0
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 2 1 1 NB= 1024 N= 8192 :"
+  ARGS -g 1 --check -N 8192 -P 2 -Q 1)
 weft_app_test(potrf_emu_default_nb EXE weft-potrf
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 NB= 256 N= 1100 :"
   ARGS -g 1 --weft-device_type=emu --check -N 1100 -c 1)
