@@ -129,9 +129,9 @@ static void test_prescan(void)
 static void test_preload_order(void)
 {
     app_opts_t o = {.n = 8192, .nb = 8192, .p = 1, .q = 1};
-    CHECK(app_preload_order(&o) == 2048);
-    o.n = o.nb = 1000;
-    CHECK(app_preload_order(&o) == 1000);
+    CHECK(app_preload_order(&o) == 8192);
+    o.nb = 10000; /* -t past N */
+    CHECK(app_preload_order(&o) == 8192);
     o = (app_opts_t){.n = 16384, .nb = 1024, .p = 2, .q = 1};
     CHECK(app_preload_order(&o) == 5 * 1024);
 }
