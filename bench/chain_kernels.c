@@ -19,45 +19,16 @@
  *        -lcusolver -lcublas -lcudart
  * Usage: chain_kernels [nb] (default 1024) */
 #define _POSIX_C_SOURCE 200809L
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
+#define CHAIN_BENCH_NAME "chain_kernels"
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
-#define NGEMM_STREAMS 4
-#define CHAINS 20
+#include "chain_bench.h"
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int e_ = (int)(x);                                                                         \
-        if (e_ != 0) {                                                                             \
-            fprintf(stderr, "chain_kernels: %s failed (%d) at line %d\n", #x, e_, __LINE__);       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-typedef struct lane {
-    cudaStream_t s;
-    cublasHandle_t blas;
-    cusolverDnHandle_t solver;
-} lane_t;
-
-typedef struct work {
-    int nb, lwork;
-    double *spd, *eye, *a, *x, *tmp, *ws, *ab[NGEMM_STREAMS], *c[NGEMM_STREAMS];
-    int *info;
-} work_t;
-
-static void lane_make(lane_t *l, int prio)
+static void lane_at(lane_t *l, int prio)
 {
-    CK(cudaStreamCreateWithPriority(&l->s, cudaStreamNonBlocking, prio));
-    CK(cublasCreate(&l->blas));
-    CK(cublasSetStream(l->blas, l->s));
-    CK(cusolverDnCreate(&l->solver));
-    CK(cusolverDnSetStream(l->solver, l->s));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio));
+    lane_make(l, s);
 }
 
 /* a (n x n, lda) := its lower factor; x (n x n, ldx) := the factor's
@@ -112,21 +83,6 @@ static void chain(const lane_t *l, const work_t *w, int leaf)
     by_halves(l, w, w->a, w->nb, w->x, w->nb, w->nb, leaf);
 }
 
-static void gemms(const lane_t *l, const work_t *w, int i, int count)
-{
-    const double one = 1.0, minus = -1.0;
-    for (int k = 0; k < count; k++)
-        CK(cublasDgemm(l->blas, CUBLAS_OP_N, CUBLAS_OP_T, w->nb, w->nb, w->nb, &minus, w->ab[i],
-                       w->nb, w->ab[i], w->nb, &one, w->c[i], w->nb));
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* The chain's time per step beside `count` GEMMs a background stream. */
 static double run_case(const lane_t *ch, const lane_t *bg, const work_t *w, int leaf, int count,
                        double *tflops)
@@ -142,39 +98,6 @@ static double run_case(const lane_t *ch, const lane_t *bg, const work_t *w, int 
     double flops = 2.0 * w->nb * (double)w->nb * w->nb * count * NGEMM_STREAMS;
     *tflops = count > 0 ? flops / (now_ms() - g0) / 1e9 : 0.0;
     return chain_ms;
-}
-
-static void work_make(work_t *w, int nb)
-{
-    size_t n2 = (size_t)nb * nb;
-    double *h = malloc(n2 * sizeof(double));
-    for (size_t i = 0; i < n2; i++) h[i] = (double)rand() / RAND_MAX - 0.5;
-    w->nb = nb;
-    double **bufs[] = {&w->spd, &w->eye, &w->a, &w->x, &w->tmp};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        CK(cudaMalloc((void **)bufs[i], n2 * sizeof(double)));
-    CK(cudaMalloc((void **)&w->info, sizeof(int)));
-    for (int i = 0; i < NGEMM_STREAMS; i++) {
-        CK(cudaMalloc((void **)&w->ab[i], n2 * sizeof(double)));
-        CK(cudaMalloc((void **)&w->c[i], n2 * sizeof(double)));
-        CK(cudaMemcpy(w->ab[i], h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(w->c[i], h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    }
-    for (int i = 0; i < nb; i++)
-        for (int j = 0; j <= i; j++) {
-            double v = h[(size_t)i * nb + j];
-            h[(size_t)j * nb + i] = v;
-            h[(size_t)i * nb + j] = v + (i == j ? nb : 0.0);
-        }
-    CK(cudaMemcpy(w->spd, h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    for (size_t i = 0; i < n2; i++) h[i] = i % ((size_t)nb + 1) == 0 ? 1.0 : 0.0;
-    CK(cudaMemcpy(w->eye, h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    free(h);
-    cusolverDnHandle_t s;
-    CK(cusolverDnCreate(&s));
-    CK(cusolverDnDpotrf_bufferSize(s, CUBLAS_FILL_MODE_LOWER, nb, w->a, nb, &w->lwork));
-    cusolverDnDestroy(s);
-    CK(cudaMalloc((void **)&w->ws, (size_t)w->lwork * sizeof(double)));
 }
 
 /* Largest |difference| between the variant's L (lower part) and W and the
@@ -207,9 +130,9 @@ int main(int argc, char **argv)
     int lo, hi;
     CK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     lane_t ch, bg[NGEMM_STREAMS];
-    lane_make(&ch, hi);
-    for (int i = 0; i < NGEMM_STREAMS; i++) lane_make(&bg[i], lo);
-    int count = 600 * 1024 / nb * 1024 / nb * 1024 / nb;
+    lane_at(&ch, hi);
+    for (int i = 0; i < NGEMM_STREAMS; i++) lane_at(&bg[i], lo);
+    int count = gemm_count(nb);
     size_t n2 = (size_t)nb * nb;
     double *ref_l = malloc(n2 * sizeof(double)), *ref_w = malloc(n2 * sizeof(double));
     chain(&ch, &w, 0);

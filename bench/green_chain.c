@@ -17,52 +17,10 @@
  *        -lcusolver -lcublas -lcudart -lcuda
  * Usage: green_chain [nb] (default 1024) */
 #define _POSIX_C_SOURCE 200809L
-#include <cublas_v2.h>
+#define CHAIN_BENCH_NAME "green_chain"
 #include <cuda.h>
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
-#define NGEMM_STREAMS 4
-#define CHAINS 20
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int e_ = (int)(x);                                                                         \
-        if (e_ != 0) {                                                                             \
-            fprintf(stderr, "green_chain: %s failed (%d) at line %d\n", #x, e_, __LINE__);         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-typedef struct lane {
-    cudaStream_t s;
-    cublasHandle_t blas;
-    cusolverDnHandle_t solver;
-} lane_t;
-
-typedef struct work {
-    int nb;
-    double *spd, *eye, *a, *x, *ws, *ab[NGEMM_STREAMS], *c[NGEMM_STREAMS];
-    int *info, lwork;
-} work_t;
-
-static void lane_make(lane_t *l, cudaStream_t s)
-{
-    l->s = s;
-    CK(cublasCreate(&l->blas));
-    CK(cublasSetStream(l->blas, s));
-    CK(cusolverDnCreate(&l->solver));
-    CK(cusolverDnSetStream(l->solver, s));
-}
-
-static void lane_free(lane_t *l)
-{
-    cublasDestroy(l->blas);
-    cusolverDnDestroy(l->solver);
-}
+#include "chain_bench.h"
 
 /* One step's chain: a fresh SPD tile, its factor, the factor's inverse. */
 static void chain(const lane_t *l, const work_t *w)
@@ -75,21 +33,6 @@ static void chain(const lane_t *l, const work_t *w)
     CK(cudaMemcpyAsync(w->x, w->eye, bytes, cudaMemcpyDeviceToDevice, l->s));
     CK(cublasDtrsm(l->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                    CUBLAS_DIAG_NON_UNIT, w->nb, w->nb, &one, w->a, w->nb, w->x, w->nb));
-}
-
-static void gemms(const lane_t *l, const work_t *w, int i, int count)
-{
-    const double one = 1.0, minus = -1.0;
-    for (int k = 0; k < count; k++)
-        CK(cublasDgemm(l->blas, CUBLAS_OP_N, CUBLAS_OP_T, w->nb, w->nb, w->nb, &minus, w->ab[i],
-                       w->nb, w->ab[i], w->nb, &one, w->c[i], w->nb));
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* The chain's time per step beside `count` GEMMs a background lane (none
@@ -115,40 +58,6 @@ static void run_case(const char *name, const lane_t *ch, const lane_t *bg, const
     double flops = 2.0 * w->nb * (double)w->nb * w->nb * count * NGEMM_STREAMS;
     printf("%-24s chain %8.3f ms/step   gemms %7.2f TFLOP/s\n", name, chain_ms,
            count > 0 ? flops / gemm_ms / 1e9 : 0.0);
-}
-
-static void work_make(work_t *w, int nb)
-{
-    size_t n2 = (size_t)nb * nb;
-    double *h = malloc(n2 * sizeof(double));
-    for (size_t i = 0; i < n2; i++) h[i] = (double)rand() / RAND_MAX - 0.5;
-    w->nb = nb;
-    CK(cudaMalloc((void **)&w->spd, n2 * sizeof(double)));
-    CK(cudaMalloc((void **)&w->eye, n2 * sizeof(double)));
-    CK(cudaMalloc((void **)&w->a, n2 * sizeof(double)));
-    CK(cudaMalloc((void **)&w->x, n2 * sizeof(double)));
-    CK(cudaMalloc((void **)&w->info, sizeof(int)));
-    for (int i = 0; i < NGEMM_STREAMS; i++) {
-        CK(cudaMalloc((void **)&w->ab[i], n2 * sizeof(double)));
-        CK(cudaMalloc((void **)&w->c[i], n2 * sizeof(double)));
-        CK(cudaMemcpy(w->ab[i], h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(w->c[i], h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    }
-    for (int i = 0; i < nb; i++)
-        for (int j = 0; j <= i; j++) {
-            double v = h[(size_t)i * nb + j];
-            h[(size_t)j * nb + i] = v;
-            h[(size_t)i * nb + j] = v + (i == j ? nb : 0.0);
-        }
-    CK(cudaMemcpy(w->spd, h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    for (size_t i = 0; i < n2; i++) h[i] = i % ((size_t)nb + 1) == 0 ? 1.0 : 0.0;
-    CK(cudaMemcpy(w->eye, h, n2 * sizeof(double), cudaMemcpyHostToDevice));
-    free(h);
-    cusolverDnHandle_t s;
-    CK(cusolverDnCreate(&s));
-    CK(cusolverDnDpotrf_bufferSize(s, CUBLAS_FILL_MODE_LOWER, nb, w->a, nb, &w->lwork));
-    cusolverDnDestroy(s);
-    CK(cudaMalloc((void **)&w->ws, (size_t)w->lwork * sizeof(double)));
 }
 
 /* Two green contexts: `sms` SMs for the chain, the rest for the GEMMs;
@@ -202,7 +111,7 @@ int main(int argc, char **argv)
         CK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, lo));
         lane_make(&bg[i], s);
     }
-    int count = 600 * 1024 / nb * 1024 / nb * 1024 / nb;
+    int count = gemm_count(nb);
     printf("nb %d, %d chains a case, %d GEMMs on each of %d streams\n", nb, CHAINS, count,
            NGEMM_STREAMS);
     run_case("warm-up", &ch, bg, &w, count / 4);
