@@ -332,19 +332,30 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
     return rc;
 }
 
-int weft_seqcheck_verify(weft_taskpool_t *tp)
+/* tp's sequence and the creations compared at point (WAIT or PTG), where
+ * the point's words are `where`. */
+static int verify_pool(weft_taskpool_t *tp, weft_agree_point_t point, const char *where)
 {
     weft_agree_vote_t v = {
-        .point = WEFT_AGREE_WAIT,
+        .point = point,
         .ordinal = tp->number,
         .task_hash = tp->seq.hash,
         .ntasks = weft_seqlog_count(&tp->seq) + tp->seq.lost,
     };
-    snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
-             tp->name, tp->number);
+    snprintf(v.where, sizeof v.where, "%s '%.40s' (taskpool #%ld)", where, tp->name, tp->number);
     int rc = check(tp->ctx, &v, tp);
     if (rc != WEFT_SUCCESS) tp->mismatch = 1;
     return rc;
+}
+
+int weft_seqcheck_verify(weft_taskpool_t *tp)
+{
+    return verify_pool(tp, WEFT_AGREE_WAIT, "weft_taskpool_wait of taskpool");
+}
+
+int weft_seqcheck_graph(weft_taskpool_t *tp)
+{
+    return verify_pool(tp, WEFT_AGREE_PTG, "weft_ptg_insert into taskpool");
 }
 
 int weft_seqcheck_fini(weft_context_t *ctx)

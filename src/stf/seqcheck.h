@@ -74,6 +74,12 @@ void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int s
  * diverged) when ranks are at different points or their sequences or
  * creations differ. */
 int weft_seqcheck_verify(weft_taskpool_t *tp);
+/* The same at the start of weft_ptg_insert, before the graph is built:
+ * a task refused on some ranks since the last wait (its wave is open on
+ * every rank, weft_taskpool_unwaited) or a creation refused on some ranks
+ * is named on every rank with the refusing rank's reason, instead of the
+ * ranks parting ways (one refusing the graph, another building it). */
+int weft_seqcheck_graph(weft_taskpool_t *tp);
 /* The same at the start of weft_fini. */
 int weft_seqcheck_fini(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */
