@@ -277,7 +277,9 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
  * two); NEW and registered data have none: their tasks go where they
  * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
  * below 0, or past the owner's devices on the owner rank; another rank
- * (fewer devices, or none) takes any device >= 0 and ignores it. */
+ * (fewer devices, or none) takes any device >= 0 and ignores it. A
+ * refusal on the owner only is named on every rank at the next agreement
+ * (docs/SEMANTICS.md section 4), whose wait returns WEFT_ERR_MISMATCH. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
 /* The data's home device (0 = host, 1..weft_ndevices), -1 when it has none
  * (or data is NULL). */

@@ -121,6 +121,17 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     log_refusal(l, seq_refused.name, &refused, what, WEFT_SUCCESS);
 }
 
+/* A call refused with no entry of its own before it: a refusal of the
+ * owner only (its devices), the other ranks logging nothing. */
+static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
+                                                     describe_refused};
+
+void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
+{
+    const weft_seqcall_t refused = {.kind = &seq_call_refused};
+    log_refusal(&ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID);
+}
+
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
 {
     if (tp->ctx->nranks < 2) return;
@@ -231,7 +242,7 @@ static const seq_words_t call_words = {
     "made", "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
-    " (it accepted the creation before it)"};
+    " (it accepted the call refused there)"};
 static const seq_words_t task_words = {
     "inserted", "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "

@@ -19,11 +19,19 @@
  *            not in [0, 0]", returning an error on that rank only); a
  *            refusal makes the line read "set=RC".
  *
+ *   sethomebad  weft_data_set_device(d, 2) on every rank for a data of
+ *            rank 0, run with one emu device on rank 0 and three on rank
+ *            1: the owner refuses it ("device 2 is not in [0, 1]"), rank 1
+ *            takes it; the next wait names the refusal on every rank and
+ *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
+ *            and fini returned 0 before, knowing nothing of it).
+ *
  *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
  *
- * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F". */
+ * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F" and
+ * exits non-zero when W or F is not 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +67,10 @@ int main(int argc, char **argv)
     if (strcmp(c, "hetero") == 0) {
         weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
         A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
-    } else if (strcmp(c, "sethome") == 0) {
+    } else if (strncmp(c, "sethome", 7) == 0) {
         d = weft_data_new(ctx, WEFT_DOUBLE, 4, 4, 0);
-        int rc = d ? weft_data_set_device(d, 1) : -99;
-        if (rc != 0) printf("test_matrix_refused rank %d: sethome set=%d\n", me, rc);
+        int rc = d ? weft_data_set_device(d, strcmp(c, "sethome") == 0 ? 1 : 2) : -99;
+        if (rc != 0) printf("test_matrix_refused rank %d: %s set=%d\n", me, c, rc);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
@@ -75,5 +83,5 @@ int main(int argc, char **argv)
     if (d) weft_data_release(d);
     int f = weft_fini(ctx);
     printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
-    return 0;
+    return w != 0 || f != 0;
 }
