@@ -211,8 +211,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * write-back is tried again at each later wait, acquire, release and at
  * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
  * the memory is stale and what the user writes there is overwritten.
- * Live registrations (and wrapped matrices) must not overlap (not checked:
- * docs/SEMANTICS.md 1). A registration on some ranks only is found at the
+ * The owner's memory (rows x cols elements ld apart, first to last byte)
+ * must not overlap that of a live registration or wrapped matrix of this
+ * rank: such a registration is refused (NULL) after an error naming both
+ * data (docs/SEMANTICS.md 1). A registration on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
