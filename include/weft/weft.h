@@ -72,8 +72,9 @@ typedef struct weft_context weft_context_t;
  * hangs (docs/SEMANTICS.md section 4). */
 WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
-/* Collective. A taskpool with tasks not waited for is named in an error
- * and waited for (in creation order, on every rank); taskpools not freed
+/* Collective. A taskpool with tasks inserted or refused since its last
+ * wait (a refusal counts: every rank then decides alike) is named in an
+ * error and waited for (in creation order, on every rank); taskpools not freed
  * are freed (their handles become invalid). The ranks then agree that all
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
@@ -494,8 +495,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * others of the context) can take new tasks afterwards: each wait returns
  * its own taskpool's outcome. */
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
-/* Frees tp. Tasks inserted since its last wait are first waited for, after
- * an error that names the taskpool (weft_fini then returns
+/* Frees tp. Tasks inserted (or refused) since its last wait are first
+ * waited for, after an error that names the taskpool (weft_fini then returns
  * WEFT_ERR_INVALID). Collective in that case. A taskpool whose wait
  * returned WEFT_ERR_MISMATCH is released by weft_fini instead (its tasks
  * may still be held). */
