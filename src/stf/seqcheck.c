@@ -314,19 +314,22 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     return WEFT_ERR_MISMATCH;
 }
 
+int weft_seqcheck_report_made(weft_context_t *ctx, const char *where)
+{
+    return report_divergence(ctx, &ctx->calls, where, &call_words, 1);
+}
+
 /* The agreement and, when the ranks are at the same point with different
  * histories, the first difference named (collectives all ranks enter,
  * since all saw the same outcome). */
 static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
-    v->call_hash = ctx->calls.hash;
-    v->ncalls = weft_seqlog_count(&ctx->calls) + ctx->calls.lost;
+    /* The agreement compares the creations itself (and names the first
+     * that differs). */
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
     /* An MPI failure leaves the outcome unknown: no further collective. */
     if (rc == WEFT_ERR_MPI) return rc;
-    if (rc == WEFT_SUCCESS && !out.same_calls)
-        rc = report_divergence(ctx, &ctx->calls, v->where, &call_words, 1);
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);

@@ -75,6 +75,11 @@ void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what);
 /* The same for an insertion of a task of class cls_name that this rank
  * refused with status (its error logged), into tp's sequence (nranks > 1). */
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status);
+/* Names on every rank the first data creation where the ranks' creations
+ * since the last check differ (weft_agree, once every rank knows they do),
+ * each rank's entry there and a refusal's reason; where: the point's words.
+ * WEFT_ERR_MISMATCH. Collective. */
+int weft_seqcheck_report_made(weft_context_t *ctx, const char *where);
 /* The agreement at the start of weft_taskpool_wait: collective over the
  * context's ranks. WEFT_ERR_MISMATCH (logged on every rank, context marked
  * diverged) when ranks are at different points or their sequences or

@@ -26,6 +26,13 @@
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
  *            and fini returned 0 before, knowing nothing of it).
  *
+ *   gathernull  weft_matrix_wrap with a NULL pointer on rank 1 only, then
+ *            weft_matrix_gather of it on every rank: rank 1's handle is
+ *            NULL, so its gather fails at once and it goes on to the wait,
+ *            while rank 0 is in the gather. Both log that the ranks are out
+ *            of step and, now, rank 1's refusal with its reason (they only
+ *            logged where each rank was before).
+ *
  *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
@@ -75,6 +82,8 @@ int main(int argc, char **argv)
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
         A = weft_matrix_wrap(ctx, WEFT_DOUBLE, me == 1 ? NULL : buf, N, N, N, NB, NB, nr, 1);
+        int grc = strcmp(c, "gathernull") == 0 ? weft_matrix_gather(A, 0, buf, N) : 0;
+        if (grc != 0) printf("test_matrix_refused rank %d: %s gather=%d\n", me, c, grc);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
     int w = weft_taskpool_wait(tp);
