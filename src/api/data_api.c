@@ -158,7 +158,8 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
      * agreement (weft_data_register folds it in). */
     if (owner_rank == ctx->rank &&
         weft_spans_claim(&ctx->spans, ptr, weft_span_bytes(rows, cols, ld, d->elem),
-                         "weft_data_register", d->key, d->key, &d->span) != WEFT_SUCCESS) {
+                         cols == 1 || ld == rows, "weft_data_register", d->key, d->key,
+                         &d->span) != WEFT_SUCCESS) {
         weft_data__unref(d);
         return NULL;
     }

@@ -331,9 +331,9 @@ static void matrix_destroy(void *p);
 static int claim_span(weft_matrix_t *A, const shape_t *s)
 {
     uint64_t first = A->ctx->next_key, n = (uint64_t)A->mt * (uint64_t)A->nt;
-    return weft_spans_claim(&A->ctx->spans, s->ptr,
-                            weft_span_bytes(s->m, s->n, s->lda, weft_dtype_size(s->type)),
-                            s->kind->name, first, first + n - 1, &A->span);
+    return weft_spans_claim(
+        &A->ctx->spans, s->ptr, weft_span_bytes(s->m, s->n, s->lda, weft_dtype_size(s->type)),
+        s->n == 1 || s->lda == s->m, s->kind->name, first, first + n - 1, &A->span);
 }
 
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)

@@ -49,9 +49,28 @@ static void report_overlap(const weft_span_t *mine, const weft_span_t *live)
                (void *)live->lo, (size_t)(live->hi - live->lo), other);
 }
 
-int weft_spans_claim(weft_spans_t *s, const void *ptr, size_t bytes, const char *call, uint64_t key,
-                     uint64_t key_last, weft_span_t **out)
+/* A strided block (its columns apart in a larger array) is only checked:
+ * the tiles of one array registered one by one, each with the array's
+ * leading dimension, have interleaved spans and share no byte, so they
+ * must not claim them. */
+static int check_strided(weft_spans_t *s, const weft_span_t *mine, weft_span_t **out)
 {
+    void *node = tfind(mine, &s->root, span_cmp);
+    if (node) {
+        report_overlap(mine, *(weft_span_t **)node);
+        return WEFT_ERR_INVALID;
+    }
+    *out = NULL;
+    return WEFT_SUCCESS;
+}
+
+int weft_spans_claim(weft_spans_t *s, const void *ptr, size_t bytes, int solid, const char *call,
+                     uint64_t key, uint64_t key_last, weft_span_t **out)
+{
+    if (!solid) {
+        weft_span_t mine = {(uintptr_t)ptr, (uintptr_t)ptr + bytes, call, key, key_last};
+        return check_strided(s, &mine, out);
+    }
     weft_span_t *sp = malloc(sizeof *sp);
     if (!sp) {
         weft_error("%s: out of host memory noting the memory it registers", call);

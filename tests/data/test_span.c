@@ -16,7 +16,7 @@
 
 static int claim(weft_spans_t *s, uintptr_t lo, size_t bytes, uint64_t key, weft_span_t **out)
 {
-    return weft_spans_claim(s, (const void *)lo, bytes, "test", key, key, out);
+    return weft_spans_claim(s, (const void *)lo, bytes, 1, "test", key, key, out);
 }
 
 static void test_edges(void)
@@ -71,9 +71,28 @@ static void test_many(void)
     free(sp);
 }
 
+/* Strided blocks are checked against the solid spans and claim nothing:
+ * two of them with interleaved spans are both taken, and a solid span
+ * over one of them later is not refused by it. */
+static void test_strided(void)
+{
+    weft_spans_t s = {0};
+    weft_span_t *a = NULL, *x = NULL, *y = NULL;
+    CHECK(claim(&s, 0x1000, 0x100, 0, &a) == WEFT_SUCCESS);
+    CHECK(weft_spans_claim(&s, (const void *)0x1080, 0x100, 0, "test", 1, 1, &x) ==
+          WEFT_ERR_INVALID); /* over a */
+    CHECK(weft_spans_claim(&s, (const void *)0x2000, 0x400, 0, "test", 2, 2, &x) == WEFT_SUCCESS);
+    CHECK(x == NULL);
+    CHECK(weft_spans_claim(&s, (const void *)0x2040, 0x400, 0, "test", 3, 3, &y) == WEFT_SUCCESS);
+    CHECK(y == NULL);
+    weft_spans_release(&s, a);
+    weft_spans_fini(&s);
+}
+
 int main(void)
 {
     test_edges();
     test_many();
+    test_strided();
     return check_report("test_span");
 }

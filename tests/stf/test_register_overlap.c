@@ -15,9 +15,11 @@
  *            refuses the second alike (each names it), so the ranks stay in
  *            step: the wait and weft_fini return 0, the program fails for
  *            the NULL handle.
- *   ok       (the control) adjacent registrations, a wrap beside them, and
- *            x[0..15] registered again once its first handle is released:
- *            all taken, a task on each, wait and fini 0.
+ *   ok       (the control) adjacent registrations, a wrap beside them,
+ *            x[0..15] registered again once its first handle is released,
+ *            and two tiles of one array registered one by one with its
+ *            leading dimension (interleaved spans, no byte shared): all
+ *            taken, a task on each, wait and fini 0.
  *
  * Each rank prints "test_register_overlap rank R: <case> refused=N wait=W
  * fini=F" (N: the registrations this rank refused) and exits non-zero
@@ -81,7 +83,11 @@ static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t 
         wrap(ctx, m, 0, buf + N * N, N);
         weft_data_release(m->d[0]);
         reg(ctx, m, 0, x, 4, 4, 0);
-        for (int k = 0; k < 2; k++)
+        /* Two tiles of buf one above the other, each with buf's leading
+         * dimension: interleaved spans, no byte shared. */
+        reg(ctx, m, 2, buf, 4, N, 0);
+        reg(ctx, m, 3, buf + 4, 4, N, 0);
+        for (int k = 0; k < 4; k++)
             if (m->d[k] && weft_insert_task(tp, &bump, WEFT_RW, m->d[k], 0) != 0) m->refused++;
     }
 }
@@ -103,7 +109,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++)
         if (m.A[k]) weft_matrix_free(m.A[k]);
     int f = weft_fini(ctx);
-    if (strcmp(c, "ok") == 0 && me == 0 && (x[0] != 1 || x[16] != 1)) m.refused = 99;
+    if (strcmp(c, "ok") == 0 && me == 0 && (x[0] != 1 || x[16] != 1 || buf[0] != 1 || buf[4] != 1))
+        m.refused = 99;
     printf("test_register_overlap rank %d: %s refused=%d wait=%d fini=%d\n", me, c, m.refused, w,
            f);
     return m.refused != 0 || w != 0 || f != 0;
