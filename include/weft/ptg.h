@@ -81,17 +81,20 @@ typedef struct weft_ptg {
 
 /* Builds this rank's tasks of graph g in tp and releases them. Collective:
  * every rank calls it with the same graph at the same point of its
- * sequence of calls. A graph takes a wave of tp of its own: tp must have no
- * task inserted since its last wait (WEFT_ERR_INVALID otherwise), and
- * insertion into tp is refused after the graph until the next wait. The rules a graph must keep (docs/PTG.md) are
- * checked on the rank that can see each: a producer and consumer that do
- * not name each other, an index outside its class's space, a rank function
- * that disagrees with the arguments, a version read away from the data's
- * owner before any task of the graph wrote it, a final version left away
- * from its owner, two tasks replacing the same version, ranks whose
- * classes differ (names, ndims, the ranges of their index spaces: the
- * first difference is named on every rank). Any of these on
- * any rank makes every rank log it and return WEFT_ERR_INVALID with no task
+ * sequence of calls. It first compares tp's insertions since its last wait
+ * and the data creations across ranks: one refused on some ranks only is
+ * named on every rank with its reason (WEFT_ERR_MISMATCH). A graph takes
+ * a wave of tp of its own: tp must have no task inserted since its last
+ * wait (WEFT_ERR_INVALID otherwise), and insertion into tp is refused
+ * after the graph until the next wait. The rules a graph must keep
+ * (docs/PTG.md) are checked on the rank that can see each: a producer and
+ * consumer that do not name each other, an index outside its class's
+ * space, a rank function that disagrees with the arguments, a version
+ * read away from the data's owner before any task of the graph wrote it,
+ * a final version left away from its owner, two tasks replacing the same
+ * version, ranks whose classes differ (names, ndims, the ranges of their
+ * index spaces: the first difference is named on every rank). Any of
+ * these on any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a
  * rank ran out of memory. The graph's data are busy until tp's wait:
  * another taskpool's insertion or a host acquire of one is refused (as for

@@ -72,8 +72,9 @@ typedef struct weft_context weft_context_t;
  * hangs (docs/SEMANTICS.md section 4). */
 WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
-/* Collective. A taskpool with tasks not waited for is named in an error
- * and waited for (in creation order, on every rank); taskpools not freed
+/* Collective. A taskpool with tasks inserted or refused since its last
+ * wait (a refusal counts: every rank then decides alike) is named in an
+ * error and waited for (in creation order, on every rank); taskpools not freed
  * are freed (their handles become invalid). The ranks then agree that all
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
@@ -211,8 +212,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * write-back is tried again at each later wait, acquire, release and at
  * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
  * the memory is stale and what the user writes there is overwritten.
- * Live registrations (and wrapped matrices) must not overlap (not checked:
- * docs/SEMANTICS.md 1). A registration on some ranks only is found at the
+ * The owner's memory (rows x cols elements ld apart, first to last byte)
+ * must not overlap that of a live registration or wrapped matrix of this
+ * rank: such a registration is refused (NULL) after an error naming both
+ * data (docs/SEMANTICS.md 1). A registration on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
@@ -277,7 +280,9 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
  * two); NEW and registered data have none: their tasks go where they
  * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
  * below 0, or past the owner's devices on the owner rank; another rank
- * (fewer devices, or none) takes any device >= 0 and ignores it. */
+ * (fewer devices, or none) takes any device >= 0 and ignores it. A
+ * refusal on the owner only is named on every rank at the next agreement
+ * (docs/SEMANTICS.md section 4), whose wait returns WEFT_ERR_MISMATCH. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
 /* The data's home device (0 = host, 1..weft_ndevices), -1 when it has none
  * (or data is NULL). */
@@ -490,8 +495,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * others of the context) can take new tasks afterwards: each wait returns
  * its own taskpool's outcome. */
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
-/* Frees tp. Tasks inserted since its last wait are first waited for, after
- * an error that names the taskpool (weft_fini then returns
+/* Frees tp. Tasks inserted (or refused) since its last wait are first
+ * waited for, after an error that names the taskpool (weft_fini then returns
  * WEFT_ERR_INVALID). Collective in that case. A taskpool whose wait
  * returned WEFT_ERR_MISMATCH is released by weft_fini instead (its tasks
  * may still be held). */

@@ -24,7 +24,10 @@ WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, 
  * strided tiles; weft never frees it. Only the tiles of this rank are
  * referenced; with P*Q == 1 the whole matrix is local. Like
  * weft_data_register memory, the user may read and write it between
- * taskpools without any call (device copies are dropped at each wait). */
+ * taskpools without any call (device copies are dropped at each wait).
+ * Its memory, from the first to the last element, must not overlap that of
+ * a live registration or wrapped matrix: NULL after an error naming both
+ * (docs/SEMANTICS.md 1). */
 WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int64_t lda, int64_t m, int64_t n, int mb, int nb, int P,
                                          int Q);
@@ -115,9 +118,9 @@ WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, in
  * on any rank, is logged on that rank, and every other rank logs "rank R
  * failed (...): nothing was moved"; all return that rank's status
  * (WEFT_ERR_INVALID) and nothing moves. Ranks that pass different roots
- * or matrices each log theirs and return WEFT_ERR_INVALID, nothing moved. Ranks at different points of the
- * program (one in a gather, another in a wait) are told, as at a wait,
- * and get WEFT_ERR_MISMATCH. */
+ * or matrices each log theirs and return WEFT_ERR_INVALID, nothing moved. Ranks at different points
+ * of the program (one in a gather, another in a wait) are told, as at a wait, and get
+ * WEFT_ERR_MISMATCH. */
 WEFT_API WEFT_NODISCARD int weft_matrix_gather(weft_matrix_t *A, int root, void *buf, int64_t ldb);
 WEFT_API WEFT_NODISCARD int weft_matrix_scatter(weft_matrix_t *A, int root, const void *buf,
                                                 int64_t ldb);

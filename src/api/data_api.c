@@ -153,12 +153,23 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
     if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
+    /* The owner's memory is this rank's to check against the other live
+     * registrations; a refusal here is named on every rank at the next
+     * agreement (weft_data_register folds it in). */
+    if (owner_rank == ctx->rank &&
+        weft_spans_claim(&ctx->spans, ptr, weft_span_bytes(rows, cols, ld, d->elem),
+                         cols == 1 || ld == rows, "weft_data_register", d->key, d->key,
+                         &d->span) != WEFT_SUCCESS) {
+        weft_data__unref(d);
+        return NULL;
+    }
     /* Other ranks hold a handle without memory, as for a matrix's remote
      * tiles: the insertion sequence names the data on every rank. */
     weft_data_copy_t *c = owner_rank != ctx->rank
                               ? NULL
                               : weft_data_copy_attach(d, 0, ptr, ld, WEFT_MEM_MANAGED, NULL, NULL);
     if ((owner_rank == ctx->rank && !c) || weft_context_track(ctx, d) != 0) {
+        weft_spans_release(&ctx->spans, d->span);
         weft_data__unref(d);
         return NULL;
     }
@@ -178,6 +189,9 @@ void weft_data_release(weft_data_t *d)
      * tries when this one fails too. */
     if (!weft_data_busy_taskpool(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
+    /* The user's memory may be registered again once the handle is gone. */
+    weft_spans_release(&d->ctx->spans, d->span);
+    d->span = NULL;
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);

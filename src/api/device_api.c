@@ -1,7 +1,10 @@
 /* The public device calls (types, counters, home devices, user device
  * memory) and the statistics lines. */
+#include <stdio.h>
+
 #include "data/hostmem.h"
 #include "devmgr/devmgr.h"
+#include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -97,6 +100,12 @@ int weft_data_set_device(weft_data_t *d, int device)
         weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner rank "
                    "%d",
                    device, d->ctx->ndevices, (unsigned long long)d->key, d->owner_rank);
+        /* Only the owner knows its devices: the other ranks learn of the
+         * refusal at the next agreement. */
+        char what[96];
+        snprintf(what, sizeof what, "weft_data_set_device(data %llu, device %d)",
+                 (unsigned long long)d->key, device);
+        weft_seqcheck_refused_call(d->ctx, what);
         return WEFT_ERR_INVALID;
     }
     d->home_device = device;

@@ -85,9 +85,10 @@ void weft_taskpool_free(weft_taskpool_t *tp)
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */
     if (tp->mismatch) return;
-    /* Whether tasks were inserted since the last wait, not whether some are
-     * pending here: every rank must make the same implicit wait. */
-    if (tp->t_first > 0) {
+    /* Whether tasks were inserted (or refused) since the last wait, not
+     * whether some are pending here: every rank must make the same
+     * implicit wait. */
+    if (weft_taskpool_unwaited(tp)) {
         weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
                    "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
                    tp->name, (long)atomic_load(&tp->pending));

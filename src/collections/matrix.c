@@ -323,6 +323,18 @@ static void log_creation(weft_context_t *ctx, const shape_t *s)
 }
 
 static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s);
+static void matrix_destroy(void *p);
+
+/* The whole of a wrapped matrix's memory, on every rank (each passes its
+ * array): the tiles interleave in it, so it is one span. Its tiles get the
+ * keys that follow: they are named by them. */
+static int claim_span(weft_matrix_t *A, const shape_t *s)
+{
+    uint64_t first = A->ctx->next_key, n = (uint64_t)A->mt * (uint64_t)A->nt;
+    return weft_spans_claim(
+        &A->ctx->spans, s->ptr, weft_span_bytes(s->m, s->n, s->lda, weft_dtype_size(s->type)),
+        s->n == 1 || s->lda == s->m, s->kind->name, first, first + n - 1, &A->span);
+}
 
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 {
@@ -349,6 +361,10 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     if (!A) return NULL;
     if (s->dist) A->P = A->Q = 1;
     A->cyclic = !s->dist;
+    if (s->wrap && claim_span(A, s) != WEFT_SUCCESS) {
+        matrix_destroy(A);
+        return NULL;
+    }
     weft_grid_t g = {s->P, s->Q};
     weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     wrap_arg_t w = {.base = s->ptr, .lda = s->lda};
@@ -418,6 +434,8 @@ void weft_matrix_free(weft_matrix_t *A)
     size_t n = (size_t)A->mt * (size_t)A->nt;
     for (size_t k = 0; k < n; k++)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
+    weft_spans_release(&A->ctx->spans, A->span);
+    A->span = NULL;
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);

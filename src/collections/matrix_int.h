@@ -21,6 +21,8 @@ struct weft_matrix {
     /* weft_matrix_host_acquire succeeded and was not released: on a rank
      * holding no tile, what lets the release succeed too. */
     int host_acquired;
+    /* A wrapped matrix's user memory (data/span.h), until it is freed. */
+    struct weft_span *span;
 };
 
 #endif

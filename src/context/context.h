@@ -10,6 +10,7 @@
 
 #include "comm/comm.h"
 #include "data/data.h"
+#include "data/span.h"
 #include "params/params.h"
 #include "sched/sched.h"
 #include "sched/task.h"
@@ -42,6 +43,7 @@ struct weft_context {
     struct weft_devices *devices; /* device/registry.h */
     struct weft_hostmem *hostmem; /* data/hostmem.h: pinned host copies, NULL: plain */
     weft_vec_t user_pins;         /* weft_host_pin's ranges (weft_pin_range_t), main thread */
+    weft_spans_t spans;           /* the user memory of live registrations, main thread */
     struct weft_devmgr *devmgr[WEFT_MAX_DEVICES]; /* devmgr/devmgr.h, [0] NULL */
     /* Tasks homed on each device, listed at insertion for its manager to
      * stage their inputs ahead (sched/upcoming.h); NULL where it does not. */

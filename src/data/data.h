@@ -127,9 +127,10 @@ struct weft_data {
     void *init_arg;
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
-    int lost;            /* under lock: its last writer failed or was cancelled (stf/failure.c) */
-    int live_slot;       /* its place in the context's live list, plus 1; 0: not in it */
-    weft_nextuse_t uses; /* under lock: this rank's unfinished tasks using it */
+    int lost;      /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
+    struct weft_span *span;      /* the user memory it registered (data/span.h), until released */
+    weft_nextuse_t uses;         /* under lock: this rank's unfinished tasks using it */
     weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */
     weft_data_waiter_t *wake;    /* under lock: to wake when the lock is dropped */
     /* Where the structure goes at destroy (NULL: freed at once), so that a

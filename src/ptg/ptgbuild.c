@@ -416,9 +416,16 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
         weft_error("weft_ptg_insert: the ranks are out of step since an earlier disagreement");
         return WEFT_ERR_MISMATCH;
     }
+    /* Insertions refused on some ranks only, or creations, would part the
+     * ranks below (one refusing the graph, another building it): they are
+     * named first, on every rank. */
+    if (tp->ctx->nranks > 1) {
+        int rc = weft_seqcheck_graph(tp);
+        if (rc != WEFT_SUCCESS) return rc;
+    }
     /* A graph's tasks are ordered among themselves only: it takes a wave of
-     * the taskpool (between two waits) of its own. Every rank sees the
-     * same history, so every rank refuses alike. */
+     * the taskpool (between two waits) of its own. The ranks' sequences
+     * agree, so every rank refuses alike. */
     if (tp->t_first > 0) {
         weft_error("weft_ptg_insert: taskpool %s has %s since its last wait: a graph takes a "
                    "wave of its own (call weft_taskpool_wait first)",

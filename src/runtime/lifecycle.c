@@ -393,6 +393,7 @@ static void context_free(weft_context_t *ctx)
     weft_vec_fini(&ctx->taskpools);
     weft_vec_fini(&ctx->live);
     weft_vec_fini(&ctx->user_pins);
+    weft_spans_fini(&ctx->spans);
     weft_vec_fini(&ctx->wb_pending);
     pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);

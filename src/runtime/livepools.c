@@ -7,9 +7,12 @@
 #include "stf/taskpool.h"
 #include "util/log.h"
 
-/* Tasks inserted since the last wait: the same answer on every rank in
- * step, unlike the count of tasks still pending here. */
-static int has_unwaited(const weft_taskpool_t *tp) { return tp->t_first > 0 && !tp->mismatch; }
+/* Tasks inserted (or refused) since the last wait: the same answer on
+ * every rank, unlike the count of tasks still pending here. */
+static int has_unwaited(const weft_taskpool_t *tp)
+{
+    return weft_taskpool_unwaited(tp) && !tp->mismatch;
+}
 
 int weft_context_wait_forgotten(weft_context_t *ctx)
 {

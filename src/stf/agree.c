@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stf/seqcheck.h"
 #include "util/clock.h"
 
 enum {
@@ -20,6 +21,9 @@ enum {
     AG_CALL_HI,
     AG_CALL_LO,
     AG_NCALLS,
+    AG_MADE_HI, /* the context's data creations since the last check (ctx->calls) */
+    AG_MADE_LO,
+    AG_NMADE,
     AG_FAILRANK, /* the rank when its status is not 0, else nranks: its min names the failure */
     AG_FIELDS
 };
@@ -36,6 +40,9 @@ static void encode(const weft_context_t *ctx, const weft_agree_vote_t *v, int64_
         [AG_CALL_HI] = (int64_t)(v->call_hash >> 32),
         [AG_CALL_LO] = (int64_t)(v->call_hash & 0xffffffffu),
         [AG_NCALLS] = v->ncalls,
+        [AG_MADE_HI] = (int64_t)(ctx->calls.hash >> 32),
+        [AG_MADE_LO] = (int64_t)(ctx->calls.hash & 0xffffffffu),
+        [AG_NMADE] = weft_seqlog_count(&ctx->calls) + ctx->calls.lost,
         [AG_FAILRANK] = v->status != WEFT_SUCCESS ? ctx->rank : ctx->nranks,
     };
     for (int k = 0; k < AG_FIELDS; k++) {
@@ -151,7 +158,8 @@ static int agree_alone(weft_context_t *ctx, const weft_agree_vote_t *mine,
                                   .failed_status = mine->status,
                                   .same_point = 1,
                                   .same_tasks = 1,
-                                  .same_calls = 1};
+                                  .same_calls = 1,
+                                  .same_made = 1};
     if (mine->status == WEFT_SUCCESS) return WEFT_SUCCESS;
     weft_log_last_error(out->failed_msg, sizeof out->failed_msg);
     return mine->status;
@@ -176,10 +184,16 @@ int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_ou
         .same_point = same(r, AG_POINT) && same(r, AG_ORDINAL) && same(r, AG_NAGREE),
         .same_tasks = same(r, AG_TASK_HI) && same(r, AG_TASK_LO) && same(r, AG_NTASKS),
         .same_calls = same(r, AG_CALL_HI) && same(r, AG_CALL_LO) && same(r, AG_NCALLS),
+        .same_made = same(r, AG_MADE_HI) && same(r, AG_MADE_LO) && same(r, AG_NMADE),
     };
     /* Every rank saw the same reduction, so all enter the same collectives. */
     if (out->failed_rank >= 0 && (rc = share_failure(ctx, mine, out)) != WEFT_SUCCESS) return rc;
     if (!out->same_point && (rc = report_points(ctx, mine)) != WEFT_SUCCESS) return rc;
+    /* Every agreement compares the creations: one refused on some ranks
+     * is named, with its reason, whatever collective comes next (a rank
+     * whose matrix was refused skips a gather of it and reaches another
+     * point: the refusal is why). */
+    if (!out->same_made) return weft_seqcheck_report_made(ctx, mine->where);
     if (out->failed_rank >= 0) return out->failed_status;
     return out->same_point ? WEFT_SUCCESS : WEFT_ERR_MISMATCH;
 }

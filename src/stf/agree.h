@@ -31,7 +31,7 @@ typedef struct weft_agree_vote {
     int status;         /* this rank's outcome so far, 0 when fine */
     uint64_t task_hash; /* the taskpool's insertion sequence (WAIT) */
     long ntasks;
-    uint64_t call_hash; /* data and matrix creations since the last agreement */
+    uint64_t call_hash; /* a second thing the caller compares (weft_init's parameters) */
     long ncalls;
     char where[WEFT_AGREE_WHERE]; /* the point in words, for the report */
 } weft_agree_vote_t;
@@ -43,10 +43,13 @@ typedef struct weft_agree_outcome {
     char failed_msg[WEFT_LOG_LINE]; /* that rank's last error message */
     int same_point;                 /* point, ordinal and agreement count equal everywhere */
     int same_tasks, same_calls;     /* hashes and counts equal everywhere */
+    int same_made;                  /* the data creations (ctx->calls) too */
 } weft_agree_outcome_t;
 
 /* Collective over ctx->comm. Fills out; when the ranks are at different
- * points, logs on every rank where each rank is. Returns WEFT_SUCCESS when
+ * points, logs on every rank where each rank is; when their data creations
+ * since the last check differ, logs the first difference on every rank
+ * (and returns WEFT_ERR_MISMATCH). Returns WEFT_SUCCESS when
  * every rank is at the same point with status 0, the failed status when a
  * rank failed, WEFT_ERR_MISMATCH when the points differ, WEFT_ERR_MPI when
  * MPI failed. With watchdog_s set, a rank kept waiting in it that long

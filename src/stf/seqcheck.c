@@ -121,6 +121,17 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     log_refusal(l, seq_refused.name, &refused, what, WEFT_SUCCESS);
 }
 
+/* A call refused with no entry of its own before it: a refusal of the
+ * owner only (its devices), the other ranks logging nothing. */
+static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
+                                                     describe_refused};
+
+void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
+{
+    const weft_seqcall_t refused = {.kind = &seq_call_refused};
+    log_refusal(&ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID);
+}
+
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
 {
     if (tp->ctx->nranks < 2) return;
@@ -231,7 +242,7 @@ static const seq_words_t call_words = {
     "made", "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
-    " (it accepted the creation before it)"};
+    " (it accepted the call refused there)"};
 static const seq_words_t task_words = {
     "inserted", "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
@@ -303,19 +314,22 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     return WEFT_ERR_MISMATCH;
 }
 
+int weft_seqcheck_report_made(weft_context_t *ctx, const char *where)
+{
+    return report_divergence(ctx, &ctx->calls, where, &call_words, 1);
+}
+
 /* The agreement and, when the ranks are at the same point with different
  * histories, the first difference named (collectives all ranks enter,
  * since all saw the same outcome). */
 static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
 {
-    v->call_hash = ctx->calls.hash;
-    v->ncalls = weft_seqlog_count(&ctx->calls) + ctx->calls.lost;
+    /* The agreement compares the creations itself (and names the first
+     * that differs). */
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
     /* An MPI failure leaves the outcome unknown: no further collective. */
     if (rc == WEFT_ERR_MPI) return rc;
-    if (rc == WEFT_SUCCESS && !out.same_calls)
-        rc = report_divergence(ctx, &ctx->calls, v->where, &call_words, 1);
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
@@ -332,19 +346,30 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
     return rc;
 }
 
-int weft_seqcheck_verify(weft_taskpool_t *tp)
+/* tp's sequence and the creations compared at point (WAIT or PTG), where
+ * the point's words are `where`. */
+static int verify_pool(weft_taskpool_t *tp, weft_agree_point_t point, const char *where)
 {
     weft_agree_vote_t v = {
-        .point = WEFT_AGREE_WAIT,
+        .point = point,
         .ordinal = tp->number,
         .task_hash = tp->seq.hash,
         .ntasks = weft_seqlog_count(&tp->seq) + tp->seq.lost,
     };
-    snprintf(v.where, sizeof v.where, "weft_taskpool_wait of taskpool '%.40s' (taskpool #%ld)",
-             tp->name, tp->number);
+    snprintf(v.where, sizeof v.where, "%s '%.40s' (taskpool #%ld)", where, tp->name, tp->number);
     int rc = check(tp->ctx, &v, tp);
     if (rc != WEFT_SUCCESS) tp->mismatch = 1;
     return rc;
+}
+
+int weft_seqcheck_verify(weft_taskpool_t *tp)
+{
+    return verify_pool(tp, WEFT_AGREE_WAIT, "weft_taskpool_wait of taskpool");
+}
+
+int weft_seqcheck_graph(weft_taskpool_t *tp)
+{
+    return verify_pool(tp, WEFT_AGREE_PTG, "weft_ptg_insert into taskpool");
 }
 
 int weft_seqcheck_fini(weft_context_t *ctx)

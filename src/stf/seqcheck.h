@@ -66,14 +66,31 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
  * only (an argument read on one rank, its devices, memory) is named on
  * every rank at the next agreement, with the refusing rank's reason. */
 void weft_seqcheck_refused(weft_context_t *ctx);
+/* The same for a call that is no creation and that only some ranks check
+ * (weft_data_set_device: the data's owner, against its devices), after
+ * its error was logged: what names the call and its arguments. The ranks
+ * that accepted it log nothing, so the next agreement names the refusal
+ * on every rank. */
+void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what);
 /* The same for an insertion of a task of class cls_name that this rank
  * refused with status (its error logged), into tp's sequence (nranks > 1). */
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status);
+/* Names on every rank the first data creation where the ranks' creations
+ * since the last check differ (weft_agree, once every rank knows they do),
+ * each rank's entry there and a refusal's reason; where: the point's words.
+ * WEFT_ERR_MISMATCH. Collective. */
+int weft_seqcheck_report_made(weft_context_t *ctx, const char *where);
 /* The agreement at the start of weft_taskpool_wait: collective over the
  * context's ranks. WEFT_ERR_MISMATCH (logged on every rank, context marked
  * diverged) when ranks are at different points or their sequences or
  * creations differ. */
 int weft_seqcheck_verify(weft_taskpool_t *tp);
+/* The same at the start of weft_ptg_insert, before the graph is built:
+ * a task refused on some ranks since the last wait (its wave is open on
+ * every rank, weft_taskpool_unwaited) or a creation refused on some ranks
+ * is named on every rank with the refusing rank's reason, instead of the
+ * ranks parting ways (one refusing the graph, another building it). */
+int weft_seqcheck_graph(weft_taskpool_t *tp);
 /* The same at the start of weft_fini. */
 int weft_seqcheck_fini(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */

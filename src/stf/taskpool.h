@@ -43,6 +43,18 @@ static inline weft_data_t *weft_taskpool_touched(const weft_taskpool_t *tp, size
     return *(weft_data_t **)weft_vec_at(&tp->touched, i);
 }
 
+/* Tasks inserted or refused since tp's last wait: whether a free or
+ * weft_fini must wait for tp, and whether a graph may take its wave. A
+ * refusal counts because it is an entry of the sequence the ranks compare,
+ * as an insertion is: the answer is the same on every rank, also when one
+ * rank refused what the others inserted, so every rank enters the same
+ * collective (where the refusal is named) instead of some waiting and
+ * others not. */
+static inline int weft_taskpool_unwaited(const weft_taskpool_t *tp)
+{
+    return tp->t_first > 0 || weft_seqlog_count(&tp->seq) > 0;
+}
+
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
 void weft_taskpool_task_done(weft_taskpool_t *tp);
 /* Frees tp's memory only: no wait, no reset of the data it touched. */

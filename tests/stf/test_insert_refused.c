@@ -1,17 +1,32 @@
 /* An insertion refused on some ranks only is named, with the refusing
- * rank's reason, on every rank at the next wait. Rank 0 acquires data 0
- * (its owner) on the host and the ranks insert a task that writes it:
- * rank 0 refuses it (the data is acquired), rank 1 inserts it. Every
- * rank's wait and weft_fini return WEFT_ERR_MISMATCH and every rank logs
- * "rank 0 refused task touch: insert touch: data 0 is acquired by the
- * host ..." (before, rank 1 only learnt that rank 0 "never inserted" task
- * #0, with no reason). "same" (the control): no acquire, wait and fini 0.
+ * rank's reason, on every rank at the next collective. Rank 0 acquires
+ * data 0 (its owner) on the host and the ranks insert a task that writes
+ * it: rank 0 refuses it (the data is acquired), rank 1 inserts it. argv[1]
+ * names what comes next:
  *
- * Each rank prints "test_insert_refused rank R: <case> insert=I wait=W fini=F". */
+ *   acquired  weft_taskpool_wait: every rank's wait and weft_fini return
+ *             WEFT_ERR_MISMATCH and every rank logs "rank 0 refused task
+ *             touch: insert touch: data 0 is acquired by the host ..."
+ *             (before, rank 1 only learnt that rank 0 "never inserted"
+ *             task #0, with no reason).
+ *   ptg       weft_ptg_insert of a graph into the same taskpool: every
+ *             rank names the refusal there and returns WEFT_ERR_MISMATCH
+ *             (before: rank 1 refused the graph, its wave having a task,
+ *             rank 0 built it, and both logged "ranks are out of step"
+ *             with no reason).
+ *   free      weft_taskpool_free without a wait: every rank makes the
+ *             implicit wait, which names the refusal (before: rank 1
+ *             waited, rank 0 went on to weft_fini: "out of step").
+ *   fini      weft_fini without a wait nor a free: the same at weft_fini.
+ *   same      (the control): no acquire, wait and fini 0.
+ *
+ * Each rank prints "test_insert_refused rank R: <case> insert=I graph=G
+ * wait=W fini=F". */
 #include <stdio.h>
 #include <string.h>
 
 #include "elapsed.h"
+#include "weft/ptg.h"
 #include "weft/weft.h"
 
 static int body(weft_task_t *t)
@@ -21,6 +36,44 @@ static int body(weft_task_t *t)
 }
 static const weft_task_class_t touch = {.name = "touch", .body = {[WEFT_DEV_CPU] = body}};
 
+/* A graph of one task writing data 0 on rank 0. */
+static weft_data_t *graph_data;
+
+static void range(const int *idx, int dim, int *lo, int *hi, const void *arg)
+{
+    (void)idx, (void)dim, (void)arg;
+    *lo = *hi = 0;
+}
+
+static int rank_zero(const int *idx, const void *arg)
+{
+    (void)idx, (void)arg;
+    return 0;
+}
+
+static int args(const int *idx, weft_arg_t *a, int max, const void *arg)
+{
+    (void)idx, (void)max, (void)arg;
+    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, graph_data);
+    return 1;
+}
+
+static int producer(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
+{
+    (void)idx, (void)flow, (void)p, (void)arg;
+    return 0;
+}
+
+static int consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
+{
+    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
+    return 0;
+}
+
+static const weft_ptg_class_t graph_class = {&touch, 1,        range,     rank_zero,
+                                             args,   producer, consumers, NULL};
+static const weft_ptg_t graph = {&graph_class, 1, NULL};
+
 int main(int argc, char **argv)
 {
     elapsed_start();
@@ -28,19 +81,24 @@ int main(int argc, char **argv)
     if (!ctx) return 1;
     int me = weft_rank(ctx);
     const char *c = argc > 1 ? argv[1] : "same";
-    int acquire = strcmp(c, "acquired") == 0 && me == 0;
+    int acquire = strcmp(c, "same") != 0 && me == 0;
     static double x[16];
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 4, 4, 4, 0);
+    graph_data = d;
     void *p = NULL;
     int64_t ld = 0;
     int arc = acquire ? weft_data_host_acquire(d, WEFT_RW, &p, &ld) : 0;
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "refusing");
     int irc = weft_insert_task(tp, &touch, WEFT_RW, d, 0);
     if (acquire && arc == 0 && weft_data_host_release(d) != 0) irc = 99;
-    int w = weft_taskpool_wait(tp);
-    weft_taskpool_free(tp);
-    weft_data_release(d);
+    int g = strcmp(c, "ptg") == 0 ? weft_ptg_insert(tp, &graph) : 0;
+    int w = strcmp(c, "free") == 0 || strcmp(c, "fini") == 0 ? 0 : weft_taskpool_wait(tp);
+    if (strcmp(c, "fini") != 0) {
+        weft_taskpool_free(tp);
+        weft_data_release(d);
+    }
     int f = weft_fini(ctx);
-    printf("test_insert_refused rank %d: %s insert=%d wait=%d fini=%d\n", me, c, irc, w, f);
-    return w != 0 || f != 0;
+    printf("test_insert_refused rank %d: %s insert=%d graph=%d wait=%d fini=%d\n", me, c, irc, g, w,
+           f);
+    return g != 0 || w != 0 || f != 0;
 }

@@ -19,11 +19,26 @@
  *            not in [0, 0]", returning an error on that rank only); a
  *            refusal makes the line read "set=RC".
  *
+ *   sethomebad  weft_data_set_device(d, 2) on every rank for a data of
+ *            rank 0, run with one emu device on rank 0 and three on rank
+ *            1: the owner refuses it ("device 2 is not in [0, 1]"), rank 1
+ *            takes it; the next wait names the refusal on every rank and
+ *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
+ *            and fini returned 0 before, knowing nothing of it).
+ *
+ *   gathernull  weft_matrix_wrap with a NULL pointer on rank 1 only, then
+ *            weft_matrix_gather of it on every rank: rank 1's handle is
+ *            NULL, so its gather fails at once and it goes on to the wait,
+ *            while rank 0 is in the gather. Both log that the ranks are out
+ *            of step and, now, rank 1's refusal with its reason (they only
+ *            logged where each rank was before).
+ *
  *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
  *
- * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F". */
+ * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F" and
+ * exits non-zero when W or F is not 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,14 +74,16 @@ int main(int argc, char **argv)
     if (strcmp(c, "hetero") == 0) {
         weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
         A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
-    } else if (strcmp(c, "sethome") == 0) {
+    } else if (strncmp(c, "sethome", 7) == 0) {
         d = weft_data_new(ctx, WEFT_DOUBLE, 4, 4, 0);
-        int rc = d ? weft_data_set_device(d, 1) : -99;
-        if (rc != 0) printf("test_matrix_refused rank %d: sethome set=%d\n", me, rc);
+        int rc = d ? weft_data_set_device(d, strcmp(c, "sethome") == 0 ? 1 : 2) : -99;
+        if (rc != 0) printf("test_matrix_refused rank %d: %s set=%d\n", me, c, rc);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
         A = weft_matrix_wrap(ctx, WEFT_DOUBLE, me == 1 ? NULL : buf, N, N, N, NB, NB, nr, 1);
+        int grc = strcmp(c, "gathernull") == 0 ? weft_matrix_gather(A, 0, buf, N) : 0;
+        if (grc != 0) printf("test_matrix_refused rank %d: %s gather=%d\n", me, c, grc);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
     int w = weft_taskpool_wait(tp);
@@ -75,5 +92,5 @@ int main(int argc, char **argv)
     if (d) weft_data_release(d);
     int f = weft_fini(ctx);
     printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
-    return 0;
+    return w != 0 || f != 0;
 }
