@@ -71,7 +71,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
     A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
-    if (!A->tiles || !A->local) {
+    if (!A->tiles || !A->local || weft_vec_push(&ctx->matrices, &A) != WEFT_SUCCESS) {
         weft_error("matrix: out of host memory for the handles of %d x %d tiles", A->mt, A->nt);
         free(A->tiles);
         free(A->local);
@@ -420,6 +420,12 @@ void weft_matrix_free(weft_matrix_t *A)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
+    weft_matrix_t **mats = A->ctx->matrices.data;
+    for (size_t i = A->ctx->matrices.n; i-- > 0;)
+        if (mats[i] == A) {
+            weft_vec_swap_remove(&A->ctx->matrices, i);
+            break;
+        }
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
 }
 
