@@ -49,9 +49,16 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
 static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
 {
     const char *name = t->cls->name;
-    if (t->nvalues == WEFT_MAX_VALUES || bytes > WEFT_MAX_VALUE_BYTES || (!ptr && bytes)) {
-        weft_error("insert %s: value argument %d: at most %d values of at most %d bytes", name, pos,
-                   WEFT_MAX_VALUES, WEFT_MAX_VALUE_BYTES);
+    if (!ptr && bytes) {
+        weft_error("insert %s: value argument %d: a NULL pointer for %zu bytes: pass the address "
+                   "of the value (copied at insertion)",
+                   name, pos, bytes);
+        return WEFT_ERR_INVALID;
+    }
+    if (t->nvalues == WEFT_MAX_VALUES || bytes > WEFT_MAX_VALUE_BYTES) {
+        weft_error("insert %s: value argument %d (%zu bytes, value %d of the task): at most %d "
+                   "values of at most %d bytes",
+                   name, pos, bytes, t->nvalues + 1, WEFT_MAX_VALUES, WEFT_MAX_VALUE_BYTES);
         return WEFT_ERR_INVALID;
     }
     int off = t->nvalues ? t->value_off[t->nvalues - 1] + t->value_len[t->nvalues - 1] : 0;
