@@ -62,7 +62,7 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
         return WEFT_ERR_INVALID;
     }
     int off = t->nvalues ? t->value_off[t->nvalues - 1] + t->value_len[t->nvalues - 1] : 0;
-    memcpy(t->values + off, ptr, bytes);
+    if (bytes) memcpy(t->values + off, ptr, bytes); /* (NULL, 0) is a valid empty value */
     t->value_off[t->nvalues] = (uint16_t)off;
     t->value_len[t->nvalues] = (uint16_t)bytes;
     t->nvalues++;

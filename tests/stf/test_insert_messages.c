@@ -1,8 +1,10 @@
 /* What insertion and a failed task say, for the mistakes that used to get
  * a wrong or empty explanation: a WEFT_VALUE with a NULL pointer (it was
  * told "at most 8 values of at most 64 bytes", which it was within), and a
- * failed task with no data (its failure line ended in "()"). Each rank
- * prints what it got; run_expect checks the lines. */
+ * failed task with no data (its failure line ended in "()"). An empty
+ * value (NULL, 0) is accepted: it used to memcpy from NULL (UBSan: null
+ * pointer passed as argument 2, in the sanitizer build). Each rank prints
+ * what it got; run_expect checks the lines. */
 #include "../check.h"
 #include "weft/weft.h"
 
