@@ -90,7 +90,10 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * 0. What only one rank sees at its end (its leaks, its trace file, a
  * write-back that failed again) fails every rank's weft_fini, the others
  * logging that rank and its line. After a disagreement no
- * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL.
+ * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL,
+ * or ended by an earlier weft_fini: the context and its handles stay
+ * readable afterwards, so a later call with one is refused with an error
+ * instead of reading freed memory.
  * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
 

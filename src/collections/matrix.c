@@ -30,15 +30,16 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
         weft_error("matrix: tile size %d x %d must be positive", mb, nb);
         return WEFT_ERR_INVALID;
     }
-    /* Counts that do not fit an int (tile indices are ints) or a tile of
+    /* Counts that do not fit an int (tile indices and the count of a
+     * rank's tiles are ints) or a tile of
      * more bytes than size_t holds would make a wrong matrix, not a
      * refused one. */
     int64_t mt = (m - 1) / mb + 1, nt = (n - 1) / nb + 1, rows = m < mb ? m : mb,
             cols = n < nb ? n : nb, bytes = 0;
-    if (mt > INT_MAX || nt > INT_MAX ||
+    if (mt > INT_MAX || nt > INT_MAX || mt * nt > INT_MAX ||
         __builtin_mul_overflow(rows * cols, (int64_t)weft_dtype_size(type), &bytes)) {
         weft_error("matrix: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
-                   "elements: at most %d tiles a dimension and %lld bytes a tile",
+                   "elements: at most %d tiles a dimension and in all, and %lld bytes a tile",
                    (long long)m, (long long)n, mb, nb, (long long)mt, (long long)nt,
                    (long long)rows, (long long)cols, INT_MAX, (long long)PTRDIFF_MAX);
         return WEFT_ERR_INVALID;
@@ -71,7 +72,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->nt = (int)((n + nb - 1) / nb);
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
     A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
-    if (!A->tiles || !A->local) {
+    if (!A->tiles || !A->local || weft_vec_push(&ctx->matrices, &A) != WEFT_SUCCESS) {
         weft_error("matrix: out of host memory for the handles of %d x %d tiles", A->mt, A->nt);
         free(A->tiles);
         free(A->local);
@@ -438,6 +439,12 @@ void weft_matrix_free(weft_matrix_t *A)
     A->span = NULL;
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
+    weft_matrix_t **mats = A->ctx->matrices.data;
+    for (size_t i = A->ctx->matrices.n; i-- > 0;)
+        if (mats[i] == A) {
+            weft_vec_swap_remove(&A->ctx->matrices, i);
+            break;
+        }
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
 }
 

@@ -29,7 +29,8 @@ typedef struct weft_pin_range {
 } weft_pin_range_t;
 
 struct weft_context {
-    uint32_t tag; /* util/handle.h: WEFT_HANDLE_CONTEXT; first field */
+    uint32_t tag;                    /* util/handle.h: WEFT_HANDLE_CONTEXT; first field */
+    struct weft_context *ended_next; /* once weft_fini ended it (runtime/lifecycle.c) */
     weft_params_t *params;
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
@@ -89,6 +90,8 @@ struct weft_context {
      * waits for those with tasks not waited for, then frees them. */
     weft_vec_t taskpools; /* struct weft_taskpool * */
     long taskpools_made;  /* numbers taskpools from 1 */
+    /* Matrices not freed (main thread): weft_fini marks them ended. */
+    weft_vec_t matrices; /* weft_matrix_t * */
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_vec_t live; /* weft_data_t * */

@@ -380,23 +380,52 @@ static weft_context_t *context_new(void)
     weft_seqlog_init(&ctx->calls, sizeof(weft_seqcall_t), &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
+    weft_vec_init(&ctx->matrices, sizeof(weft_matrix_t *), 8);
     weft_vec_init(&ctx->user_pins, sizeof(weft_pin_range_t), 4);
     weft_vec_init(&ctx->wb_pending, sizeof(weft_data_t *), 4);
     weft_vec_init(&ctx->taskpools, sizeof(struct weft_taskpool *), 8);
     return ctx;
 }
 
-/* The context's own structures, last (weft_init's undo and weft_fini). */
-static void context_free(weft_context_t *ctx)
+/* Contexts that weft_fini ended, kept for the rest of the process. */
+static weft_context_t *ended_contexts;
+static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every handle of ctx the user still holds (data, matrices, taskpools and
+ * the released ones of the quarantine) and ctx itself keep their memory,
+ * tagged ended: a call made with one after weft_fini (a second weft_fini,
+ * a weft_matrix_free in the application's cleanup) is refused with an
+ * error naming it, where it read freed memory (docs/SEMANTICS.md 2). */
+static void context_end_handles(weft_context_t *ctx)
+{
+    weft_data_t **live = ctx->live.data;
+    for (size_t i = 0; i < ctx->live.n; i++) live[i]->tag = weft_handle_ended(live[i]->tag);
+    weft_matrix_t **mats = ctx->matrices.data;
+    for (size_t i = 0; i < ctx->matrices.n; i++)
+        *(uint32_t *)mats[i] = weft_handle_ended(WEFT_HANDLE_MATRIX);
+    weft_quarantine_end(&ctx->quarantine);
+    ctx->tag = weft_handle_ended(WEFT_HANDLE_CONTEXT);
+    pthread_mutex_lock(&ended_lock);
+    ctx->ended_next = ended_contexts;
+    ended_contexts = ctx;
+    pthread_mutex_unlock(&ended_lock);
+}
+
+/* The context's own structures, last: freed (weft_init's undo, whose
+ * caller never sees ctx) or ended (weft_fini). */
+static void context_free(weft_context_t *ctx, int end)
 {
     weft_seqlog_free(&ctx->calls);
     weft_vec_fini(&ctx->taskpools);
-    weft_vec_fini(&ctx->live);
     weft_vec_fini(&ctx->user_pins);
     weft_spans_fini(&ctx->spans);
     weft_vec_fini(&ctx->wb_pending);
-    pthread_mutex_destroy(&ctx->live_lock);
     weft_task_pool_fini(&ctx->task_pool);
+    if (end) context_end_handles(ctx);
+    weft_vec_fini(&ctx->live);
+    weft_vec_fini(&ctx->matrices);
+    pthread_mutex_destroy(&ctx->live_lock);
+    if (end) return;
     weft_quarantine_fini(&ctx->quarantine);
     ctx->tag = weft_handle_released(WEFT_HANDLE_CONTEXT);
     free(ctx);
@@ -445,7 +474,7 @@ undo_params:
     weft_params_destroy(ctx->params);
     stop_mpi(ctx);
 undo_ctx:
-    context_free(ctx);
+    context_free(ctx, 0);
     return NULL;
 }
 
@@ -500,7 +529,7 @@ int weft_fini(weft_context_t *ctx)
     weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
-    context_free(ctx);
+    context_free(ctx, 1);
     return rc;
 }
 

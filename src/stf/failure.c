@@ -63,6 +63,7 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
                                (unsigned long long)t->seq, weft_strerror(rc));
     if (len < n) len = list_flows(t, 1, buf, len, n);
     if (len < n) len = list_flows(t, 0, buf, len, n);
+    if (len < n && buf[len - 1] == '(') len += (size_t)snprintf(buf + len, n - len, "no data");
     if (len + 2 <= n) memcpy(buf + len, ")", 2);
 }
 

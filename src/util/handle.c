@@ -26,6 +26,9 @@ const char *weft_handle_type_name(weft_handle_kind_t kind)
 /* What the user most likely meant, for the pairs that are easy to mix up. */
 static const char *hint(weft_handle_kind_t want, uint32_t got)
 {
+    if (got & WEFT_HANDLE_ENDED)
+        return " (weft_fini ended the context and its handles: make every call on them before "
+               "weft_fini)";
     if (want == WEFT_HANDLE_DATA && got == WEFT_HANDLE_MATRIX) return ": pass weft_tile(A, i, j)";
     if (got == weft_handle_released(WEFT_HANDLE_DATA))
         return " (weft_data_release or weft_matrix_free gave it back; create a new one)";
@@ -46,6 +49,13 @@ static void describe(uint32_t tag, char *buf, size_t len)
         }
         if (tag == weft_handle_released(all_kinds[k])) {
             snprintf(buf, len, "a released %s", weft_handle_type_name(all_kinds[k]));
+            return;
+        }
+        if (tag == weft_handle_ended(all_kinds[k])) {
+            snprintf(buf, len,
+                     all_kinds[k] == WEFT_HANDLE_CONTEXT ? "an ended %s"
+                                                         : "a %s of an ended context",
+                     weft_handle_type_name(all_kinds[k]));
             return;
         }
     }

@@ -20,10 +20,21 @@ typedef enum weft_handle_kind {
 /* OR-ed into a tag when the user gave the handle back. */
 #define WEFT_HANDLE_RELEASED 0x00800000u
 
+/* Set instead when weft_fini ended the handle's context: the handle keeps
+ * its memory (with this tag) for the rest of the process, so that a call
+ * made with it after weft_fini is refused instead of reading freed memory. */
+#define WEFT_HANDLE_ENDED 0x00100000u
+
 /* The released form of tag `kind`. */
 static inline uint32_t weft_handle_released(weft_handle_kind_t kind)
 {
     return (uint32_t)kind | WEFT_HANDLE_RELEASED;
+}
+
+/* The form of a tag (live or released) once weft_fini ended its context. */
+static inline uint32_t weft_handle_ended(uint32_t tag)
+{
+    return (tag & ~WEFT_HANDLE_RELEASED) | WEFT_HANDLE_ENDED;
 }
 
 /* 1 when h is a live handle of `want`; otherwise logs "argument pos of

@@ -2,7 +2,10 @@
  * call with a freed handle reads a released tag. */
 #include "util/quarantine.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+
+#include "util/handle.h"
 
 void weft_quarantine_init(weft_quarantine_t *q)
 {
@@ -24,6 +27,15 @@ void weft_quarantine_fini(weft_quarantine_t *q)
     q->free_fn = NULL;
     q->next = q->count = 0;
     pthread_mutex_destroy(&q->lock);
+}
+
+void weft_quarantine_end(weft_quarantine_t *q)
+{
+    for (long k = 0; k < q->count; k++) {
+        long slot = (q->next - 1 - k + WEFT_QUARANTINE_SLOTS) % WEFT_QUARANTINE_SLOTS;
+        uint32_t *tag = q->ptr[slot];
+        *tag = weft_handle_ended(*tag);
+    }
 }
 
 /* The ring is allocated at the first release: most runs never need it. */

@@ -22,6 +22,10 @@ typedef struct weft_quarantine {
 void weft_quarantine_init(weft_quarantine_t *q);
 /* Frees every entry still held. */
 void weft_quarantine_fini(weft_quarantine_t *q);
+/* At weft_fini: every entry still held keeps its memory for the rest of
+ * the process, its tag (the first uint32_t of every entry) turned to the
+ * ended form (util/handle.h). Nothing is freed; main thread. */
+void weft_quarantine_end(weft_quarantine_t *q);
 /* Keeps p (freed later by free_fn); with q NULL, or when the ring cannot be
  * allocated, frees it at once. */
 void weft_quarantine_put(weft_quarantine_t *q, void *p, weft_quarantine_free_fn free_fn);

@@ -1,6 +1,6 @@
 /* Sizes that do not fit: a tile of struct elements whose byte count
  * overflows size_t (2^30 x 2^30 elements of 16 bytes is 2^64: 0 bytes),
- * and a matrix with more tiles a dimension than an int counts, are
+ * and a matrix with more tiles a dimension (or in all) than an int counts, are
  * refused with a message naming the sizes, at creation: before, the data
  * was made with a wrapped size and the first task that wrote it crashed,
  * and the matrix got a truncated tile count. A tile of the same type and a
@@ -49,6 +49,15 @@ static void too_many_tiles(weft_context_t *ctx)
     CHECK(A == NULL);
     CHECK(captured("makes 1099511627776 x 1 tiles"));
     CHECK(captured("at most 2147483647 tiles a dimension"));
+    /* Each dimension fits an int, their product does not: the handles'
+     * arrays overflowed (AddressSanitizer: calloc-overflow) or, where they
+     * fit, the int count of a rank's tiles would. */
+    capture_begin();
+    A = weft_matrix_new(ctx, WEFT_DOUBLE, 2000000000, 2000000000, 1, 1, 1, 1);
+    capture_end();
+    CHECK(A == NULL);
+    CHECK(captured("makes 2000000000 x 2000000000 tiles"));
+    CHECK(captured("tiles a dimension and in all"));
 }
 
 static void control(weft_context_t *ctx)
