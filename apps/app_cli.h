@@ -24,9 +24,10 @@
 /* The options every dense app has, first member of the app's options. */
 typedef struct app_opts {
     int64_t n, nb, p, q, g, cores, nruns, seed;
-    int check;    /* 1: every run (--check), 2: the first run only (--check-first) */
-    int nb_given; /* -t was on the command line */
-    int ptg;      /* --ptg: the app's parameterized task graph instead of insertion */
+    int check;            /* 1: every run (--check), 2: the first run only (--check-first) */
+    int nb_given;         /* -t was on the command line */
+    int p_given, q_given; /* -P, -Q were */
+    int ptg;              /* --ptg: the app's parameterized task graph instead of insertion */
 } app_opts_t;
 
 /* Their flags; an app's own table may list one again with other bounds
@@ -254,8 +255,32 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
                 : app_parse_int(c->prog, f->name, value, f->min, f->max, dst, verbose) != 0)
             return -1;
         if (strcmp(f->name, "-t") == 0) common->nb_given = 1;
+        if (strcmp(f->name, "-P") == 0) common->p_given = 1;
+        if (strcmp(f->name, "-Q") == 0) common->q_given = 1;
     }
     return 0;
+}
+
+/* The grid when -P or -Q is missing: the other one's cofactor in the rank
+ * count when it divides it; with neither, P x Q = nranks as square as it
+ * goes, P >= Q (2 ranks: 2 x 1). A grid given whole, or a P or Q that
+ * does not divide the rank count, is left for app_cli_grid to judge. */
+static inline void app_cli_default_grid(app_opts_t *o, int nranks)
+{
+    if (o->p_given && o->q_given) return;
+    if (o->p_given) {
+        if (nranks % o->p == 0) o->q = nranks / o->p;
+        return;
+    }
+    if (o->q_given) {
+        if (nranks % o->q == 0) o->p = nranks / o->q;
+        return;
+    }
+    int64_t q = 1;
+    for (int64_t d = 1; d * d <= nranks; d++)
+        if (nranks % d == 0) q = d;
+    o->q = q;
+    o->p = nranks / q;
 }
 
 /* P x Q against the ranks; 0 or -1 after a message (when verbose). */
@@ -265,7 +290,8 @@ static inline int app_cli_grid(const char *prog, int64_t p, int64_t q, int nrank
     if (verbose)
         fprintf(stderr,
                 "%s: -P %lld x -Q %lld = %lld ranks, but running on %d "
-                "(P*Q must equal the number of ranks)\n",
+                "(P*Q must equal the number of ranks; without -P and -Q the grid follows "
+                "the rank count)\n",
                 prog, (long long)p, (long long)q, (long long)(p * q), nranks);
     return -1;
 }

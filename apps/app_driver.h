@@ -219,6 +219,7 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     int verbose = 1;
     app_opts_t *o = opts;
     rc = app_cli_parse(&d->cli, argc, argv, opts, verbose);
+    if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;
         asked.g = o->g;

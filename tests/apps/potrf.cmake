@@ -186,6 +186,14 @@ weft_app_test(potrf_emu_preload_2ranks EXE weft-potrf RANKS 2 TIMEOUT 180
 weft_expect_test(potrf_bad_flag_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status clean --count "unknown option '--bogus'" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 --bogus)
+# Without -P and -Q the grid follows the rank count (2 ranks: 2 x 1); with
+# one of them the other is its cofactor.
+weft_app_test(potrf_default_grid_2ranks EXE weft-potrf RANKS 2
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 2 1 0 NB= 64 N= 300 :"
+  ARGS -N 300 -t 64 -c 1 --check)
+weft_app_test(potrf_default_grid_q EXE weft-potrf RANKS 3
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 3 0 NB= 64 N= 300 :"
+  ARGS -N 300 -t 64 -c 1 -Q 3 --check)
 weft_expect_test(potrf_bad_grid_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status clean --count "P\\*Q must equal the number of ranks" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 -P 3 -Q 1 -N 100)
