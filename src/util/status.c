@@ -30,6 +30,8 @@ const char *weft_strerror(int status)
         return "internal error";
     case WEFT_ERR_CANCELLED:
         return "cancelled: a task it depends on failed";
+    case WEFT_ERR_DEVICE:
+        return "the device failed: every later operation on it fails";
     default:
         return "unknown status";
     }
