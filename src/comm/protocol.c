@@ -219,8 +219,9 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     if (rc != WEFT_SUCCESS) {
         x->copy = NULL;
         send_failed(c, t, rc,
-                    rc == WEFT_ERR_DEVICE ? "its newest version is lost with the device that held it"
-                                          : "no copy at the newest version");
+                    rc == WEFT_ERR_DEVICE
+                        ? "its newest version is lost with the device that held it"
+                        : "no copy at the newest version");
         return;
     }
     x->t = t;

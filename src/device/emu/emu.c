@@ -4,7 +4,11 @@
  * copies and kernels run on its own thread, asynchronously for the caller
  * and in order per stream; an event is a ticket in a stream. Kernels are
  * the launch's kernel functions run on that thread (for a task, the layer
- * above runs its emu body, or its CPU body). */
+ * above runs its emu body, or its CPU body). A broken device
+ * (weft_device_set_broken: fault_inject device_fail) behaves as a CUDA
+ * context after a sticky error: queued ops no longer run, and every later
+ * record, query, copy, launch and IPC call fails with WEFT_ERR_DEVICE;
+ * close and the frees still give the memory back. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
