@@ -93,11 +93,16 @@ int weft_gpu_host_is_pinned(const weft_gpu_vendor_t *v, const void *ptr)
 
 int weft_gpu_host_register_op(weft_device_t *dev, void *ptr, size_t bytes)
 {
+    int rc = weft_device_check_alive(dev, "host_register");
+    if (rc != WEFT_SUCCESS) return rc;
     const weft_gpu_vendor_t *v = weft_gpu__vendor(dev);
     return weft_gpu_host_register(v, "host_register", ptr, bytes);
 }
 
 int weft_gpu_host_unregister_op(weft_device_t *dev, void *ptr)
 {
+    /* Through a dead context nothing is given back: the driver unpins the
+     * memory at exit, and the memory may be freed meanwhile. */
+    if (weft_device_is_broken(dev)) return WEFT_SUCCESS;
     return weft_gpu_host_unregister(weft_gpu__vendor(dev), "host_unregister", ptr);
 }
