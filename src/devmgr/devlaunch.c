@@ -248,9 +248,13 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
 
 void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
-    if (rc == WEFT_ERR_DEVICE)
+    if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed on device %s: %s",
                  t->cls->name, (unsigned long long)t->seq, m->dev->name, weft_strerror(rc));
+    else if (rc == WEFT_ERR_DEVICE)
+        weft_log(WEFT_LOG_ERROR, m->dev->index,
+                 "task %s #%llu failed: an input of it was lost with another device that failed",
+                 t->cls->name, (unsigned long long)t->seq);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));

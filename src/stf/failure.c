@@ -57,7 +57,8 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
         return;
     }
     const weft_devices_t *ds = t->tp->ctx->devices;
-    if (rc == WEFT_ERR_DEVICE && ds && t->device > 0 && t->device <= ds->n)
+    if (rc == WEFT_ERR_DEVICE && ds && t->device > 0 && t->device <= ds->n &&
+        weft_device_is_broken(ds->dev[t->device]))
         len = (size_t)snprintf(buf, n, "task %s #%llu failed on device %s: %s (", t->cls->name,
                                (unsigned long long)t->seq, ds->dev[t->device]->name,
                                weft_strerror(rc));

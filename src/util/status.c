@@ -31,7 +31,7 @@ const char *weft_strerror(int status)
     case WEFT_ERR_CANCELLED:
         return "cancelled: a task it depends on failed";
     case WEFT_ERR_DEVICE:
-        return "the device failed: every later operation on it fails";
+        return "a device failed: its later operations fail, the versions only it held are lost";
     default:
         return "unknown status";
     }
