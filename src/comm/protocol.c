@@ -355,11 +355,13 @@ static int throttle(weft_comm_t *c, weft_comm_pending_t *in)
 }
 
 /* The device the bytes land on: the consumer's, when GPU-aware receives
- * are on; host memory otherwise. */
+ * are on and that device did not fail (the consumer then runs elsewhere:
+ * devselect.c); host memory otherwise. */
 static int recv_device(weft_comm_t *c, const weft_task_t *t)
 {
     const weft_comm_action_t *act = t->action;
     if (!c->cfg.gpu_aware_recv || act->device <= 0 || act->device > c->cfg.ndevices) return 0;
+    if (weft_device_is_broken(c->cfg.devices[act->device])) return 0;
     return act->device;
 }
 
