@@ -13,7 +13,7 @@
  * 2 x 2 doubles, tile i owned by rank i % nranks; each wave bumps every
  * tile on its owner's device 1, then tile 1 adds tile 0 and tile 0 adds
  * tile 1 (on 2 ranks both move between the ranks); a third wave only moves
- * the tiles. */
+ * the tiles; with two devices a fourth bumps every tile on device 2. */
 #include <stdio.h>
 #include <time.h>
 
@@ -91,6 +91,19 @@ int main(int argc, char **argv)
     CHECK(rc1 != 0);
     CHECK(rc2 != 0);
     CHECK(rc3 != 0);
+    if (weft_ndevices(ctx) >= 2) {
+        /* Every tile bumped on device 2, which works: the tiles whose
+         * newest version only the dead device 1 held must not be read out
+         * of its memory (a peer copy), the others are bumped. */
+        weft_taskpool_t *tp = weft_taskpool_new(ctx, "other");
+        for (int i = 0; i < NT; i++)
+            CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, d[i], WEFT_DEVICE_HINT, 2, 0) == 0);
+        int rc4 = weft_taskpool_wait(tp);
+        printf("test_device_fail rank %d: wait of other returned %d (%s)\n", rank, rc4,
+               weft_strerror(rc4));
+        CHECK(rc4 != 0);
+        weft_taskpool_free(tp);
+    }
     for (int i = 0; i < NT; i++)
         if (i % nranks == rank)
             printf("test_device_fail rank %d: tile %d holds %g\n", rank, i, x[i][0]);
