@@ -52,6 +52,9 @@ typedef enum weft_status {
     WEFT_ERR_TASK = -9,        /* a task body returned an error */
     WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft */
     WEFT_ERR_CANCELLED = -11,  /* a task did not run: a task it depends on failed */
+    WEFT_ERR_DEVICE = -12,     /* an accelerator failed (a sticky error): its later
+                                  operations fail, the versions only it held are lost;
+                                  the log names it */
 } weft_status_t;
 
 /* A static, human readable description of a status. Any thread. */

@@ -130,6 +130,16 @@ static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
 {
     weft_data_lock(d);
     weft_data_copy_t *cp = weft_data_newest_copy_locked(d, 0);
+    /* A copy on a device that failed cannot be read (a GPU with a sticky
+     * error): the send fails instead of moving whatever its memory holds. */
+    if (cp && cp->device > 0 && cp->device <= c->cfg.ndevices &&
+        weft_device_is_broken(c->cfg.devices[cp->device])) {
+        weft_data_unlock(d);
+        weft_error("data %llu: its newest version v%u is only on device %s, which failed: the "
+                   "version is lost",
+                   (unsigned long long)d->key, d->version, c->cfg.devices[cp->device]->name);
+        return WEFT_ERR_DEVICE;
+    }
     int ok = cp && (cp->device == 0 || c->cfg.gpu_aware_send);
     if (ok) weft_data_copy_reader_acquire_locked(cp);
     weft_data_unlock(d);
@@ -208,7 +218,10 @@ static void handle_send(weft_comm_t *c, weft_task_t *t)
     int rc = send_copy(c, d, &x->copy);
     if (rc != WEFT_SUCCESS) {
         x->copy = NULL;
-        send_failed(c, t, rc, "no copy at the newest version");
+        send_failed(c, t, rc,
+                    rc == WEFT_ERR_DEVICE
+                        ? "its newest version is lost with the device that held it"
+                        : "no copy at the newest version");
         return;
     }
     x->t = t;
@@ -342,11 +355,13 @@ static int throttle(weft_comm_t *c, weft_comm_pending_t *in)
 }
 
 /* The device the bytes land on: the consumer's, when GPU-aware receives
- * are on; host memory otherwise. */
+ * are on and that device did not fail (the consumer then runs elsewhere:
+ * devselect.c); host memory otherwise. */
 static int recv_device(weft_comm_t *c, const weft_task_t *t)
 {
     const weft_comm_action_t *act = t->action;
     if (!c->cfg.gpu_aware_recv || act->device <= 0 || act->device > c->cfg.ndevices) return 0;
+    if (weft_device_is_broken(c->cfg.devices[act->device])) return 0;
     return act->device;
 }
 

@@ -214,7 +214,29 @@ struct weft_device {
     void *priv; /* module state */
     void *mgr;  /* core state: the device manager (stf layer) */
     weft_device_stats_t stats;
+    /* 1 once the device failed for good (weft_device_set_broken): a GPU
+     * with a sticky error (an illegal address in a kernel), or fault_inject
+     * device_fail. From then on every operation of the module on it fails
+     * with WEFT_ERR_DEVICE (queries, records, copies, launches, IPC), as a
+     * CUDA context does after such an error; close, mem_release,
+     * mem_free_tile and ipc_close still give back what the process holds,
+     * and report nothing. */
+    atomic_int broken;
 };
+
+/* Marks dev failed for good and logs, once per device, an error naming it
+ * and `why` (what failed, e.g. the task whose completion reported the
+ * error). Any thread. */
+void weft_device_set_broken(weft_device_t *dev, const char *why);
+
+static inline int weft_device_is_broken(const weft_device_t *dev)
+{
+    return atomic_load_explicit(&((weft_device_t *)dev)->broken, memory_order_acquire);
+}
+
+/* WEFT_ERR_DEVICE when dev is broken (logged at debug level with `op`, the
+ * operation refused), else 0: the first check of each module operation. */
+int weft_device_check_alive(const weft_device_t *dev, const char *op);
 
 /* The execution streams the parameters ask for (device_streams, the
  * default when p is NULL) and whether one more, urgent, stream comes after

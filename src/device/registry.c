@@ -28,6 +28,24 @@ static const module_entry_t modules[] = {
     {"device_emu_enabled", "emu", &weft_emu_ops},
 };
 
+void weft_device_set_broken(weft_device_t *dev, const char *why)
+{
+    int was = 0;
+    if (!atomic_compare_exchange_strong(&dev->broken, &was, 1)) return;
+    weft_log(WEFT_LOG_ERROR, dev->index,
+             "device %s failed: %s; it is broken for the rest of the run: every later task, "
+             "copy and transfer on it fails, and the tiles whose newest version only it held "
+             "are lost",
+             dev->name, why);
+}
+
+int weft_device_check_alive(const weft_device_t *dev, const char *op)
+{
+    if (!weft_device_is_broken(dev)) return WEFT_SUCCESS;
+    weft_debug(dev->index, "%s: %s refused: the device failed earlier", dev->name, op);
+    return WEFT_ERR_DEVICE;
+}
+
 /* Of the free memory, what the driver keeps for itself (1/20). */
 #define DRIVER_SHARE_DIV 20
 

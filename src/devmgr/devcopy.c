@@ -481,11 +481,31 @@ static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, i
     }
 }
 
+/* Under d's lock: a copy at the newest version on a device that works,
+ * else one on a failed device. */
+static weft_data_copy_t *live_newest_locked(weft_data_t *d)
+{
+    weft_devices_t *ds = d->ctx->devices;
+    for (int k = 1; k <= ds->n; k++)
+        if (weft_data_copy_is_newest_locked(d, d->copies[k]) && !weft_device_is_broken(ds->dev[k]))
+            return d->copies[k];
+    return weft_data_newest_copy_locked(d, -1);
+}
+
 /* Under d's lock, unlocked meanwhile: one D2H copy from the newest copy
  * into h on the stage-out stream of the device holding it. */
 static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
 {
-    weft_data_copy_t *src = weft_data_newest_copy_locked(d, -1);
+    weft_data_copy_t *src = live_newest_locked(d);
+    weft_device_t *dead = d->ctx->devices->dev[src->device];
+    if (weft_device_is_broken(dead)) {
+        /* Nothing can be read from a failed device: the version is gone,
+         * and saying so beats handing out the older one the host holds. */
+        weft_error("data %llu: its newest version v%u is only on device %s, which failed: the "
+                   "version is lost",
+                   (unsigned long long)d->key, d->version, dead->name);
+        return WEFT_ERR_DEVICE;
+    }
     uint32_t v = weft_data_xfer_begin_locked(d, 0);
     weft_data_copy_reader_acquire_locked(src);
     weft_data_unlock(d);

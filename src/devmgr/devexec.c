@@ -34,6 +34,20 @@
 #define IDLE_WAIT_NS 50000              /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
 
+/* fault_inject device_fail: the completion of t reports an error and the
+ * device is broken from now on (a GPU's sticky error), else rc. */
+static int completion_fault(weft_devmgr_t *m, const weft_task_t *t, int rc)
+{
+    if (!weft_fault_hit(m->ctx->fault, WEFT_FAULT_DEVICE_FAIL, t->cls->name)) return rc;
+    char why[192];
+    snprintf(why, sizeof why,
+             "the completion event of task %s #%llu reported an error (injected: fault_inject "
+             "device_fail)",
+             t->cls->name, (unsigned long long)t->seq);
+    weft_device_set_broken(m->dev, why);
+    return WEFT_ERR_DEVICE;
+}
+
 /* Polls f's events; returns 1 when it made progress, and sets *done when
  * f is finished. */
 static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
@@ -81,6 +95,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
     } else {
         rc = f->has_event ? dev->ops->event_query(dev, &f->ev) : WEFT_SUCCESS;
         if (rc == WEFT_AGAIN) return progress;
+        rc = completion_fault(m, f->task, rc);
         if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
         if (f->batch) {
             /* The kernel's outcome, not this task's own stage-in (each
@@ -162,6 +177,14 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     return 0;
 }
 
+/* A task sent to a device that failed fails at once, named, without
+ * taking device memory. */
+static int dead_device(weft_devmgr_t *m, const weft_task_t *t)
+{
+    (void)t; /* named by weft_devlaunch_finish_task */
+    return weft_device_is_broken(m->dev) ? WEFT_ERR_DEVICE : WEFT_SUCCESS;
+}
+
 static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
@@ -181,7 +204,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             break;
         }
         weft_inflight_t *f = calloc(1, sizeof *f);
-        int rc = f ? weft_devcopy_task_fits(m, t) : WEFT_ERR_NOMEM;
+        int rc = f ? dead_device(m, t) : WEFT_ERR_NOMEM;
+        if (rc == WEFT_SUCCESS) rc = weft_devcopy_task_fits(m, t);
         if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
         if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
             s->blocked = t;

@@ -70,6 +70,19 @@ static void pending_settle(weft_data_t *d)
     weft_data__unref(d);
 }
 
+/* A pending d whose version is lost for good: unlisted without a word
+ * (the caller said why). */
+static void pending_drop(weft_data_t *d)
+{
+    weft_context_t *ctx = d->ctx;
+    if (!(d->flags & WEFT_DATA_WB_PENDING)) return;
+    d->flags &= ~WEFT_DATA_WB_PENDING;
+    size_t i = pending_index(ctx, d);
+    if (i == ctx->wb_pending.n) return;
+    weft_vec_remove(&ctx->wb_pending, i);
+    weft_data__unref(d);
+}
+
 int weft_devexec_flush_data(weft_data_t *d)
 {
     int rc = write_back(d);
@@ -107,6 +120,20 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
         return;
     }
     char what[400];
+    if (rc == WEFT_ERR_DEVICE) {
+        /* Its only newest copy is on a device that failed: no retry can
+         * bring it back. Not pending: each later reader of the version
+         * fails naming it (devcopy.c), and the user's memory keeps what it
+         * held, an older version. */
+        snprintf(what, sizeof what,
+                 "the write-back of data %llu into user memory failed: its newest version v%u "
+                 "is lost with the device that held it; the memory holds an older version",
+                 (unsigned long long)d->key, d->version);
+        weft_error("taskpool %s: %s", tp->name, what);
+        weft_failure_note(tp, rc, what);
+        pending_drop(d);
+        return;
+    }
     describe(d, rc, again ? " again (it had failed at an earlier wait)" : "", what, sizeof what);
     weft_error("taskpool %s: %s", tp->name, what);
     weft_failure_note(tp, rc, what);
@@ -175,6 +202,15 @@ int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
         /* Without devices, its device copy cannot go back to a zone: it
          * stays, as an unreleased data does. */
         if (retry) weft_data__unref(d);
+    }
+    /* A device that failed during the run fails weft_fini on every rank
+     * (weft_context_fini_exchange), even where no task of this rank did. */
+    for (int i = 1; ctx->devices && i <= ctx->devices->n; i++) {
+        weft_device_t *dev = ctx->devices->dev[i];
+        if (!weft_device_is_broken(dev)) continue;
+        weft_error("weft_fini: device %s failed during the run (its errors are above)", dev->name);
+        weft_context_fail(ctx, WEFT_ERR_DEVICE);
+        if (first == WEFT_SUCCESS) first = WEFT_ERR_DEVICE;
     }
     return first;
 }

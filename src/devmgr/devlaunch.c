@@ -60,7 +60,7 @@ weft_data_copy_t *weft_devlaunch_source_locked(weft_devmgr_t *m, weft_data_t *d)
     weft_devices_t *ds = m->ctx->devices;
     int dev = m->dev->index;
     for (int k = 1; k <= ds->n; k++)
-        if (k != dev && weft_devices_peer(ds, dev, k) &&
+        if (k != dev && weft_devices_peer(ds, dev, k) && !weft_device_is_broken(ds->dev[k]) &&
             weft_data_copy_is_newest_locked(d, d->copies[k]))
             return d->copies[k];
     return weft_data_copy_is_newest_locked(d, d->copies[0]) ? d->copies[0] : NULL;
@@ -248,7 +248,14 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
 
 void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
-    if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
+    if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed on device %s: %s",
+                 t->cls->name, (unsigned long long)t->seq, m->dev->name, weft_strerror(rc));
+    else if (rc == WEFT_ERR_DEVICE)
+        weft_log(WEFT_LOG_ERROR, m->dev->index,
+                 "task %s #%llu failed: an input of it was lost with another device that failed",
+                 t->cls->name, (unsigned long long)t->seq);
+    else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);

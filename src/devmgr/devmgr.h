@@ -58,6 +58,7 @@ typedef struct weft_devmgr {
     atomic_llong load_ns;      /* estimated work queued and in flight */
     int trace_track;           /* manager thread's track; streams follow it */
     atomic_int told_too_small; /* a task was sent elsewhere: its tiles never fit the zone */
+    atomic_int told_dead;      /* a task was sent elsewhere: the device failed */
 } weft_devmgr_t;
 
 /* ---- devexec.c: managers and the device task path -------------------- */

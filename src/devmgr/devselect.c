@@ -62,22 +62,40 @@ static int fits_empty(weft_context_t *ctx, const weft_task_t *t, int device)
     return bound <= capacity || weft_devcopy_task_bytes(m, t) <= capacity;
 }
 
-/* A place other than `device` that can run t, for a task whose tiles never
- * fit that device's zone: said once per device (the task runs, where it
- * used to fail with WEFT_ERR_DEVMEM although the host could run it). */
+/* Whether t can run on `device` at all: the host always; a device that
+ * did not fail (weft_device_set_broken) and whose empty zone holds t's
+ * tiles. */
+static int usable(weft_context_t *ctx, const weft_task_t *t, int device)
+{
+    return device == 0 ||
+           (!weft_device_is_broken(ctx->devmgr[device]->dev) && fits_empty(ctx, t, device));
+}
+
+/* A place other than `device` that can run t, for a task that can never
+ * run there (its tiles never fit that device's zone, or the device
+ * failed): said once per device (the task runs, where it used to fail
+ * although the host could run it). */
 static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
 {
     for (int k = 0; k <= ctx->ndevices; k++) {
-        if (k == device || !weft_home_body(ctx, t, k) || !fits_empty(ctx, t, k)) continue;
+        if (k == device || !weft_home_body(ctx, t, k) || !usable(ctx, t, k)) continue;
         weft_devmgr_t *m = ctx->devmgr[device];
+        const char *there = k == 0 ? "the host" : ctx->devmgr[k]->dev->name;
+        if (weft_device_is_broken(m->dev)) {
+            if (!atomic_exchange(&m->told_dead, 1))
+                weft_log(WEFT_LOG_WARN, device,
+                         "task %s #%llu and the later tasks meant for %s, which failed, run on "
+                         "%s instead where their classes allow",
+                         t->cls->name, (unsigned long long)t->seq, m->dev->name, there);
+            return k;
+        }
         if (!atomic_exchange(&m->told_too_small, 1))
             weft_log(WEFT_LOG_WARN, device,
                      "task %s #%llu needs more device memory for its tiles than the zone of %s "
                      "holds even when empty: it and such tasks run on %s instead (raise "
                      "device_memory_use, device_memory_limit or device_emu_memory, or use "
                      "smaller tiles)",
-                     t->cls->name, (unsigned long long)t->seq, m->dev->name,
-                     k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
+                     t->cls->name, (unsigned long long)t->seq, m->dev->name, there);
         return k;
     }
     return -1;
@@ -86,7 +104,7 @@ static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
     int best = weft_home_device(ctx, t);
-    if (best >= 0 && !fits_empty(ctx, t, best) && elsewhere(ctx, t, best) >= 0) best = -1;
+    if (best >= 0 && !usable(ctx, t, best) && elsewhere(ctx, t, best) >= 0) best = -1;
     if (best >= 0) {
         t->est_ns = task_ns(t, weft_home_device_type(ctx, best));
         return best;
@@ -95,7 +113,7 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t)
     for (int k = 0; k <= ctx->ndevices; k++) {
         if (!weft_home_body(ctx, t, k)) continue;
         /* Left out only when a place that holds the task remains. */
-        if (!fits_empty(ctx, t, k) && elsewhere(ctx, t, k) >= 0) continue;
+        if (!usable(ctx, t, k) && elsewhere(ctx, t, k) >= 0) continue;
         int64_t run = task_ns(t, weft_home_device_type(ctx, k));
         int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
         if (best < 0 || ect < best_ect) {

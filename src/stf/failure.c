@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "device/registry.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -55,7 +56,13 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
                  a->peer, weft_strerror(rc));
         return;
     }
-    if (t->body_rc != 0)
+    const weft_devices_t *ds = t->tp->ctx->devices;
+    if (rc == WEFT_ERR_DEVICE && ds && t->device > 0 && t->device <= ds->n &&
+        weft_device_is_broken(ds->dev[t->device]))
+        len = (size_t)snprintf(buf, n, "task %s #%llu failed on device %s: %s (", t->cls->name,
+                               (unsigned long long)t->seq, ds->dev[t->device]->name,
+                               weft_strerror(rc));
+    else if (t->body_rc != 0)
         len = (size_t)snprintf(buf, n, "task %s #%llu returned %d (", t->cls->name,
                                (unsigned long long)t->seq, t->body_rc);
     else

@@ -18,6 +18,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_DEVICE_COPY] = "device_copy",
     [WEFT_FAULT_TASK_SKIP] = "task_skip",
     [WEFT_FAULT_HOST_PIN] = "host_pin",
+    [WEFT_FAULT_DEVICE_FAIL] = "device_fail",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -80,8 +81,10 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     r->cls[0] = '\0';
     if (last != colon) {
         *last = '\0';
-        if (site != WEFT_FAULT_TASK && site != WEFT_FAULT_TASK_SKIP)
-            return bad(rule, "gives a class to a site other than task and task_skip");
+        if (site != WEFT_FAULT_TASK && site != WEFT_FAULT_TASK_SKIP &&
+            site != WEFT_FAULT_DEVICE_FAIL)
+            return bad(rule, "gives a class to a site other than task, task_skip and "
+                             "device_fail");
         if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof r->cls)
             return bad(rule, "has an empty or too long class name");
         snprintf(r->cls, sizeof r->cls, "%s", colon + 1);

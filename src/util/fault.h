@@ -17,6 +17,11 @@
  *                   application's own check must catch
  *   host_pin:N      the N-th page-locking of host memory (a slab of the
  *                   runtime's host copies, or weft_host_pin) fails
+ *   device_fail:N   the N-th task that completes on an accelerator of
+ *   device_fail:CLASS:N  this rank (of class CLASS) has its completion
+ *                   event report an error, and the device is broken from
+ *                   then on (a GPU's sticky error): every later operation
+ *                   on it fails
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -33,6 +38,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
     WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
     WEFT_FAULT_HOST_PIN = 6,    /* host memory is page-locked for the devices */
+    WEFT_FAULT_DEVICE_FAIL = 7, /* a task completes on an accelerator: the device dies */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

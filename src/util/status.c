@@ -30,6 +30,8 @@ const char *weft_strerror(int status)
         return "internal error";
     case WEFT_ERR_CANCELLED:
         return "cancelled: a task it depends on failed";
+    case WEFT_ERR_DEVICE:
+        return "a device failed: its later operations fail, the versions only it held are lost";
     default:
         return "unknown status";
     }

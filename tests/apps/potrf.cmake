@@ -197,3 +197,21 @@ weft_app_test(potrf_default_grid_q EXE weft-potrf RANKS 3
 weft_expect_test(potrf_bad_grid_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status clean --count "P\\*Q must equal the number of ranks" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 -P 3 -Q 1 -N 100)
+
+# An accelerator that fails in the middle of the factorization, as a GPU
+# after a kernel faults (fault_inject device_fail, docs/SEMANTICS.md
+# section 3): on 2 ranks the device of rank 1 only, on 1 rank one of two
+# devices. Every rank names the task and the device, the run ends (no
+# hang, no crash in weft_fini) and exits non-zero.
+weft_app_test(potrf_emu_device_fail_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT 90
+  EXPECT "^weft\\[%r\\] error: taskpool potrf failed: rank 1: (task gemm #[0-9]+ failed on device emu1|send of data)"
+         "^weft\\[1\\.1\\] error: device emu1 failed: the completion event of task gemm #[0-9]+ reported an error"
+         "^weft-potrf: dpotrf failed"
+  ARGS -N 512 -t 64 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu
+       --weft-fault_inject=device_fail:gemm:3@1)
+weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
+  EXPECT "^weft\\[0\\] error: taskpool potrf failed: rank 0: task [a-z]+ #[0-9]+ failed"
+         "^weft\\[0\\] error: weft_fini: device emu[12] failed during the run"
+         "^weft-potrf: dpotrf failed"
+  ARGS -N 512 -t 64 -g 2 -c 1 --check --weft-device_type=emu
+       --weft-fault_inject=device_fail:syrk:2)

@@ -31,6 +31,7 @@ enum {
     FAKE_PEER_ENABLED = 704,
     FAKE_REGISTERED = 712,
     FAKE_NOT_REGISTERED = 713,
+    FAKE_STICKY = 700, /* an illegal address: the context is broken */
     FAKE_OTHER = 999
 };
 enum { FAKE_LEAST = 0, FAKE_GREATEST = -5, FAKE_DEVICES = 2 };
@@ -42,6 +43,8 @@ static struct {
     int current, last_error;
     int made[CALL_KINDS], freed[CALL_KINDS];
     int copies_1d, copies_2d, copies_peer, queries_pending, peer_enables;
+    int query_error; /* what every event query returns (a sticky error), 0 none */
+    int calls;       /* runtime calls on streams, events, copies and memory */
     int fail_call, fail_after, fail_code; /* fail_call's call number fail_after + 1 fails */
     void *pinned;
     int prio[WEFT_MAX_STREAMS], nprio;
@@ -94,6 +97,7 @@ static int fake_uuid(int o, unsigned char u[16])
 
 static int fake_alloc(void **p, size_t bytes)
 {
+    fake.calls++;
     int err = fake_fails(CALL_ALLOC);
     if (err) return err;
     *p = aligned_alloc(256, (bytes + 255) & ~(size_t)255);
@@ -103,6 +107,7 @@ static int fake_alloc(void **p, size_t bytes)
 
 static int fake_free(void *p)
 {
+    fake.calls++;
     free(p);
     fake.freed[CALL_ALLOC]++;
     return 0;
@@ -127,13 +132,23 @@ static int fake_stream_create(void **s, int prio)
 
 static int fake_stream_destroy(void *s)
 {
+    fake.calls++;
     free(s);
     fake.freed[CALL_STREAM]++;
     return 0;
 }
 
-static int fake_ok_stream(void *s) { return 0; }
-static int fake_ok_2(void *a, void *b) { return 0; }
+static int fake_ok_stream(void *s)
+{
+    fake.calls++;
+    return 0;
+}
+
+static int fake_ok_2(void *a, void *b)
+{
+    fake.calls++;
+    return 0;
+}
 
 static int fake_event_create(void **e)
 {
@@ -144,6 +159,7 @@ static int fake_event_create(void **e)
 
 static int fake_event_destroy(void *e)
 {
+    fake.calls++;
     free(e);
     fake.freed[CALL_EVENT]++;
     return 0;
@@ -151,6 +167,8 @@ static int fake_event_destroy(void *e)
 
 static int fake_event_query(void *e)
 {
+    fake.calls++;
+    if (fake.query_error) return fake.last_error = fake.query_error;
     if (fake.queries_pending == 0) return 0;
     fake.queries_pending--;
     return FAKE_NOT_READY;
@@ -237,6 +255,7 @@ static void fake_libs_close(const weft_device_t *dev, void *blas, void *solver)
 static const weft_gpu_errmap_t fake_errors[] = {{FAKE_OOM, WEFT_ERR_DEVMEM},
                                                 {FAKE_NODEV, WEFT_ERR_NODEV},
                                                 {FAKE_INVALID, WEFT_ERR_INVALID},
+                                                {FAKE_STICKY, WEFT_ERR_DEVICE},
                                                 {0, 0}};
 
 static const weft_gpu_vendor_t fake_vendor = {
@@ -494,6 +513,50 @@ static void test_peer_ipc_pinned(weft_device_t *d0, weft_device_t *d1)
     CHECK(weft_gpu_host_is_pinned(&fake_vendor, buf) == 0);
 }
 
+/* A sticky error (an illegal address in a kernel, reported by the next
+ * event query): the device is broken, named once; every later operation
+ * fails with WEFT_ERR_DEVICE without calling the runtime, and close asks
+ * nothing of the dead context (the driver takes it all back at exit). */
+static void test_sticky(void)
+{
+    weft_device_t dev;
+    int before[CALL_KINDS];
+    for (int c = 0; c < CALL_KINDS; c++) before[c] = made(c);
+    REQUIRE(open_at(&dev, 1) == WEFT_SUCCESS);
+    snprintf(dev.name, sizeof dev.name, "fake9");
+    weft_event_t ev;
+    REQUIRE(fake_ops.event_record(&dev, WEFT_STREAM_EXEC0, &ev) == WEFT_SUCCESS);
+    fake.query_error = FAKE_STICKY;
+    capture_begin();
+    CHECK(fake_ops.event_query(&dev, &ev) == WEFT_ERR_DEVICE);
+    const char *text = capture_end();
+    CHECK(weft_device_is_broken(&dev));
+    CHECK(strstr(text, "device fake9 failed: fakeEventQuery reported fakeError (failure), a sticky "
+                       "error; it is broken for the rest of the run") != NULL);
+    fake_ops.event_destroy(&dev, &ev);
+    int calls = fake.calls, copies = fake.copies_1d + fake.copies_2d + fake.copies_peer;
+    double x[4] = {0}, y[4] = {0};
+    weft_region_t rx = {x, 2}, ry = {y, 2};
+    launch_arg_t a = {.rc = 0, .env.stream = -1};
+    void *p = NULL;
+    capture_begin();
+    CHECK(fake_ops.event_query(&dev, &ev) == WEFT_ERR_DEVICE);
+    CHECK(fake_ops.event_record(&dev, WEFT_STREAM_IN, &ev) == WEFT_ERR_DEVICE);
+    CHECK(fake_ops.copy_async(&dev, WEFT_STREAM_IN, rx, 1, ry, 0, 2, 2, 8) == WEFT_ERR_DEVICE);
+    CHECK(fake_ops.launch(&dev, WEFT_STREAM_EXEC0, kernel, &a) == WEFT_ERR_DEVICE);
+    CHECK(fake_ops.mem_reserve(&dev, 256, &p) == WEFT_ERR_DEVICE && p == NULL);
+    fake_ops.close(&dev);
+    text = capture_end();
+    CHECK(strstr(text, "error") == NULL); /* said once, above */
+    CHECK(a.env.stream == -1);            /* not run */
+    CHECK(fake.calls == calls && fake.copies_1d + fake.copies_2d + fake.copies_peer == copies);
+    CHECK(dev.priv == NULL);
+    fake.query_error = 0;
+    fake.last_error = 0;
+    /* What the dead context held goes back with the process. */
+    for (int c = 0; c < CALL_KINDS; c++) fake.freed[c] += made(c) - before[c];
+}
+
 int main(void)
 {
     int n = 0;
@@ -507,6 +570,7 @@ int main(void)
     test_errors(&d0);
     test_launch(&d0);
     test_peer_ipc_pinned(&d0, &d1);
+    test_sticky();
     fake_ops.close(&d1);
     fake_ops.close(&d0);
     CHECK(d0.priv == NULL && d1.priv == NULL);

@@ -147,6 +147,18 @@ static const weft_gpu_errmap_t cu_errors[] = {
     {cudaErrorInvalidDevicePointer, WEFT_ERR_INVALID},
     {cudaErrorInvalidPitchValue, WEFT_ERR_INVALID},
     {cudaErrorInvalidMemcpyDirection, WEFT_ERR_INVALID},
+    /* Sticky errors: a kernel faulted, and the context stays unusable
+     * (every later call returns the error): the device is broken. */
+    {cudaErrorIllegalAddress, WEFT_ERR_DEVICE},
+    {cudaErrorLaunchFailure, WEFT_ERR_DEVICE},
+    {cudaErrorHardwareStackError, WEFT_ERR_DEVICE},
+    {cudaErrorIllegalInstruction, WEFT_ERR_DEVICE},
+    {cudaErrorMisalignedAddress, WEFT_ERR_DEVICE},
+    {cudaErrorInvalidAddressSpace, WEFT_ERR_DEVICE},
+    {cudaErrorInvalidPc, WEFT_ERR_DEVICE},
+    {cudaErrorAssert, WEFT_ERR_DEVICE},
+    {cudaErrorLaunchTimeout, WEFT_ERR_DEVICE},
+    {cudaErrorECCUncorrectable, WEFT_ERR_DEVICE},
     {0, 0},
 };
 

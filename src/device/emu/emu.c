@@ -4,7 +4,11 @@
  * copies and kernels run on its own thread, asynchronously for the caller
  * and in order per stream; an event is a ticket in a stream. Kernels are
  * the launch's kernel functions run on that thread (for a task, the layer
- * above runs its emu body, or its CPU body). */
+ * above runs its emu body, or its CPU body). A broken device
+ * (weft_device_set_broken: fault_inject device_fail) behaves as a CUDA
+ * context after a sticky error: queued ops no longer run, and every later
+ * record, query, copy, launch and IPC call fails with WEFT_ERR_DEVICE;
+ * close and the frees still give the memory back. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +61,7 @@ typedef struct emu_import {
 } emu_import_t;
 
 typedef struct emu_dev {
+    weft_device_t *dev; /* its broken flag: the thread stops running ops */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t work; /* ops queued or stop */
@@ -109,7 +114,9 @@ static void *emu_thread(void *arg)
         e->head = op->next;
         if (!e->head) e->tail = NULL;
         pthread_mutex_unlock(&e->lock);
-        int failed = run_op(op);
+        /* A broken device runs nothing more, as a CUDA context after a
+         * sticky error: the op fails and so does the next event. */
+        int failed = weft_device_is_broken(e->dev) ? -1 : run_op(op);
         pthread_mutex_lock(&e->lock);
         emu_stream_t *s = &e->streams[op->stream];
         s->done++;
@@ -124,6 +131,11 @@ static void *emu_thread(void *arg)
 static int enqueue(weft_device_t *dev, emu_op_t *op)
 {
     emu_dev_t *e = dev->priv;
+    int rc = weft_device_check_alive(dev, op->kind == EMU_OP_COPY ? "copy" : "launch");
+    if (rc != WEFT_SUCCESS) {
+        free(op);
+        return rc;
+    }
     if (op->stream < 0 || op->stream >= dev->nstreams) {
         weft_log(WEFT_LOG_ERROR, dev->index, "emu: stream %d out of range", op->stream);
         free(op);
@@ -203,6 +215,7 @@ static int emu_open(weft_device_t *dev, int index)
     emu_dev_t *e = calloc(1, sizeof *e);
     if (!e) return WEFT_ERR_NOMEM;
     dev->priv = e;
+    e->dev = dev;
     int urgent = 0;
     dev->nstreams = WEFT_STREAM_EXEC0 + weft_device_exec_streams(dev->params, 2, &urgent);
     /* The urgent stream exists (the managers' choice of stream is the same
@@ -354,6 +367,8 @@ static int emu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 {
     emu_dev_t *e = dev->priv;
     if (stream < 0 || stream >= dev->nstreams) return WEFT_ERR_INVALID;
+    int rc = weft_device_check_alive(dev, "event_record");
+    if (rc != WEFT_SUCCESS) return rc;
     pthread_mutex_lock(&e->lock);
     emu_stream_t *s = &e->streams[stream];
     ev->handle = (void *)(uintptr_t)s->last_event;
@@ -365,6 +380,7 @@ static int emu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 
 static int event_state_locked(emu_dev_t *e, const weft_event_t *ev)
 {
+    if (weft_device_is_broken(e->dev)) return WEFT_ERR_DEVICE;
     int stream = (int)(ev->ticket >> EMU_TICKET_SHIFT);
     uint64_t n = ev->ticket & ((1ULL << EMU_TICKET_SHIFT) - 1);
     emu_stream_t *s = &e->streams[stream];
@@ -406,7 +422,8 @@ static void emu_event_destroy(weft_device_t *dev, weft_event_t *ev)
 static int emu_stream_wait(weft_device_t *dev, int stream, weft_event_t *ev)
 {
     (void)ev;
-    return stream >= 0 && stream < dev->nstreams ? WEFT_SUCCESS : WEFT_ERR_INVALID;
+    if (stream < 0 || stream >= dev->nstreams) return WEFT_ERR_INVALID;
+    return weft_device_check_alive(dev, "stream_wait");
 }
 
 /* Every emu device lives in this process's memory: any two can copy. */
@@ -420,6 +437,8 @@ static int emu_can_access_peer(weft_device_t *dev, weft_device_t *peer)
 static int emu_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes)
 {
     emu_dev_t *e = dev->priv;
+    int rc = weft_device_check_alive(dev, "ipc_export");
+    if (rc != WEFT_SUCCESS) return rc;
     size_t n = strlen(e->shm_name) + 1;
     if (n <= 1 || n > WEFT_IPC_HANDLE_MAX) return WEFT_ERR_INVALID;
     memcpy(handle, e->shm_name, n);
@@ -431,6 +450,8 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
 {
     emu_dev_t *e = dev->priv;
     char name[WEFT_IPC_HANDLE_MAX];
+    int rc = weft_device_check_alive(dev, "ipc_import");
+    if (rc != WEFT_SUCCESS) return rc;
     if (handle_bytes == 0 || handle_bytes > sizeof name) return WEFT_ERR_INVALID;
     memcpy(name, handle, handle_bytes);
     name[handle_bytes - 1] = '\0';
@@ -479,6 +500,8 @@ static int emu_ipc_close(weft_device_t *dev, void *base)
  * IPC for them: the transports fall back to mpi or staged). */
 static int emu_mem_alloc_tile(weft_device_t *dev, size_t bytes, void **ptr)
 {
+    int rc = weft_device_check_alive(dev, "mem_alloc_tile");
+    if (rc != WEFT_SUCCESS) return rc;
     void *p = weft_host_alloc(bytes);
     if (!p) return WEFT_ERR_DEVMEM;
     *ptr = p;

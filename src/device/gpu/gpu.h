@@ -29,8 +29,13 @@
  * message, then returned as a weft status through the vendor's error map
  * (out of device memory -> WEFT_ERR_DEVMEM, no device or driver ->
  * WEFT_ERR_NODEV, a bad argument -> WEFT_ERR_INVALID, anything else ->
- * WEFT_ERR_INTERNAL; a kernel's launch error -> WEFT_ERR_TASK). The layer
- * counts no statistics.
+ * WEFT_ERR_INTERNAL; a kernel's launch error -> WEFT_ERR_TASK). A sticky
+ * error (the vendor maps it to WEFT_ERR_DEVICE: an illegal address in a
+ * kernel, after which the context fails every call) marks the device
+ * broken (weft_device_set_broken, logged once): every later operation
+ * returns WEFT_ERR_DEVICE without calling the runtime, and close and the
+ * frees give nothing back through the dead context. The layer counts no
+ * statistics.
  *
  * Threads: every operation may be called from any thread; each makes its
  * device current itself and the event pool is locked. */

@@ -182,6 +182,11 @@ void weft_gpu_close(weft_device_t *dev)
                                   "StreamSynchronize (close)");
         weft_gpu__event_pool_drain(dev);
         gpu_teardown(dev, g);
+    } else {
+        /* A broken device (or one that cannot be made current): nothing
+         * more is asked of its runtime; the driver takes the context's
+         * streams, events and memory back when the process ends. */
+        weft_vec_fini(&g->pool);
     }
     pthread_mutex_destroy(&g->pool_lock);
     free(g);
@@ -238,6 +243,8 @@ int weft_gpu_launch(weft_device_t *dev, int stream, weft_device_kernel_fn kernel
     };
     rc = kernel(&env, arg);
     int err = v->last_error(); /* a failed launch of the kernel's own work */
+    if (err != 0 && weft_gpu__status_of(v, err) == WEFT_ERR_DEVICE)
+        return weft_gpu_check(v, dev, err, "GetLastError (after a launch)"); /* broken now */
     if (err != 0) {
         weft_log(WEFT_LOG_ERROR, dev->index, "%s: a kernel on stream %d left an error: %s (%s)",
                  v->name, stream, v->error_string(err), v->error_name(err));

@@ -43,6 +43,10 @@ static inline int weft_gpu__check(const weft_device_t *dev, int err, const char 
     return err == 0 ? 0 : weft_gpu_check(weft_gpu__vendor(dev), dev, err, call);
 }
 
+/* The weft status of a vendor error code (the vendor's error map;
+ * WEFT_ERR_DEVICE: a sticky error, the device is broken). */
+int weft_gpu__status_of(const weft_gpu_vendor_t *v, int err);
+
 /* Makes dev's GPU current on the calling thread (if it is not already). */
 int weft_gpu__use(const weft_device_t *dev) __attribute__((warn_unused_result));
 

@@ -148,6 +148,10 @@ static const weft_gpu_errmap_t hp_errors[] = {
     {hipErrorInvalidDevicePointer, WEFT_ERR_INVALID},
     {hipErrorInvalidPitchValue, WEFT_ERR_INVALID},
     {hipErrorInvalidMemcpyDirection, WEFT_ERR_INVALID},
+    /* Sticky errors: the device is broken (gpu.h). */
+    {hipErrorIllegalAddress, WEFT_ERR_DEVICE},
+    {hipErrorLaunchFailure, WEFT_ERR_DEVICE},
+    {hipErrorAssert, WEFT_ERR_DEVICE},
     {0, 0},
 };
 
