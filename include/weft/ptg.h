@@ -93,7 +93,11 @@ typedef struct weft_ptg {
  * read away from the data's owner before any task of the graph wrote it,
  * a final version left away from its owner, two tasks replacing the same
  * version, ranks whose classes differ (names, ndims, the ranges of their
- * index spaces: the first difference is named on every rank). Any of
+ * index spaces: the first difference is named on every rank), a
+ * reference to a flow of a task that repeats the data of an earlier flow
+ * (a task naming one data in several flows uses one copy with the union
+ * of their modes, as insertion does; it is named by the first of those
+ * flows). Any of
  * these on any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a
  * rank ran out of memory. The graph's data are busy until tp's wait:

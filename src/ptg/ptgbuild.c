@@ -97,6 +97,8 @@ int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_tas
                               PTG_MAX_ARGS);
     int rc = weft_insert_parse(b->tp, k->task, args, n, w, aff);
     if (rc != WEFT_SUCCESS) return weft_ptg__fail(b, r, "its arguments are refused (above)");
+    /* As insertion does: every rank that parses the task sees its modes. */
+    weft_task_merge_repeated_flows(w);
     return WEFT_SUCCESS;
 }
 

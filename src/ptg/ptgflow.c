@@ -117,6 +117,29 @@ static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *labe
     return WEFT_SUCCESS;
 }
 
+/* The flows of a task that name one data are one flow, the first of them
+ * (its version, its producer and its consumers are asked and kept under
+ * that flow): a reference to another of them is refused, naming it. */
+static int check_repeated(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w,
+                          const char *as)
+{
+    int f = r->flow, first = f < w->nflows ? weft_task_first_flow_of(w, f) : f;
+    if (first == f) return WEFT_SUCCESS;
+    return weft_ptg__fail(b, r,
+                          "is named as a %s by its flow %d, which holds the data of its flow %d: "
+                          "a task that names a data in several flows is named by the first of "
+                          "them (name flow %d)",
+                          as, f, first, first);
+}
+
+/* A consumer on this rank named by a flow that repeats a data (one this
+ * rank does not have is caught by the counts). */
+static int check_local_consumer(const weft_ptg_build_t *b, const weft_ptg_ref_t *c)
+{
+    const weft_task_t *t = weft_ptg__local(b, c);
+    return t ? check_repeated(b, c, t, "consumer") : WEFT_SUCCESS;
+}
+
 /* p's consumers of flow p->flow into b->refs. */
 static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
 {
@@ -206,6 +229,7 @@ static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
                        c->flow);
         return -1;
     }
+    if (check_repeated(b, c, &w, "consumer") != WEFT_SUCCESS) return -1;
     int mode = 0;
     for (int j = 0; j < w.nflows; j++)
         if (w.flow[j].data == w.flow[c->flow].data) mode |= w.flow[j].mode;
@@ -229,6 +253,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
          * only the count is checked (a list read wrong here orders nothing
          * wrong and sends nothing). */
         if (r == b->me) {
+            if (check_local_consumer(b, &cr) != WEFT_SUCCESS) goto bad;
             listed++;
             continue;
         }
@@ -297,6 +322,8 @@ static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
 static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_task_t *w,
                             const weft_data_t *d, int fwd)
 {
+    if (check_repeated(b, p, w, fwd ? "forwarder" : "producer") != WEFT_SUCCESS)
+        return WEFT_ERR_INVALID;
     int f = p->flow, mode = f < w->nflows ? w->flow[f].mode : 0;
     const char *why = f >= w->nflows                       ? "it does not have"
                       : fwd && (mode & WEFT_W)              ? "it writes (name it with 1)"
@@ -372,6 +399,7 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
             int r = weft_ptg__rank(b, cr);
             if (r < 0) return WEFT_ERR_INVALID;
             if (r != b->me) continue;
+            if (check_local_consumer(b, cr) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
             listed++;
             if (expect_consumer(b, cr, vi) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }

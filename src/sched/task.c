@@ -78,6 +78,17 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     return t;
 }
 
+void weft_task_merge_repeated_flows(weft_task_t *t)
+{
+    for (int i = 1; i < t->nflows; i++) {
+        int first = weft_task_first_flow_of(t, i);
+        if (first == i || ((t->flow[first].mode | t->flow[i].mode) & ~WEFT_RW)) continue;
+        int mode = t->flow[first].mode | t->flow[i].mode;
+        for (int j = first; j <= i; j++)
+            if (t->flow[j].data == t->flow[i].data) t->flow[j].mode = mode;
+    }
+}
+
 void weft_task_retain(weft_task_t *t)
 {
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);

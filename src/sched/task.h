@@ -102,6 +102,17 @@ static inline int weft_task_first_flow_of(const weft_task_t *t, int i)
         if (t->flow[j].data == t->flow[i].data) return j;
     return i;
 }
+/* A task may name one data in several flows (the same tile as an input and
+ * the output): it then uses one copy of the data and publishes one version,
+ * and what reads or writes that copy (the stage-in to a device, the
+ * publication of a write, the failure's lost marks) looks at the first of
+ * those flows. Each of them therefore takes the union of their R/W modes: a
+ * task that writes the data in any flow writes it, one that reads it in any
+ * flow reads it. Both front-ends apply it to every task they keep
+ * (insertion after lowering WEFT_REDUX flows; a graph's tasks as they are
+ * parsed, on every rank that parses them); a flow with another mode bit
+ * (WEFT_REDUX) is left as it is. */
+void weft_task_merge_repeated_flows(weft_task_t *t);
 void weft_task_retain(weft_task_t *t);
 /* Drops a reference; the last one releases the data references and frees. */
 void weft_task_unref(weft_task_t *t);

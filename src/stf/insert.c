@@ -421,26 +421,6 @@ static int uses_redux(const weft_task_t *t)
     return any;
 }
 
-/* A task may name one data in several flows (the same tile as an input and
- * the output): it then uses one copy of the data and publishes one version,
- * and what reads or writes that copy (the stage-in to a device, the
- * publication of a write, the failure's lost marks) looks at the first of
- * those flows. Each of them therefore takes the union of their modes: a task
- * that writes the data in any flow writes it, one that reads it in any flow
- * reads it (a W flow before an R flow of one tile used to skip the stage-in
- * on a device, and an R flow before a W flow to drop the write). After the
- * lowering of WEFT_REDUX flows, whose partials are data of their own. */
-static void merge_repeated_flows(weft_task_t *t)
-{
-    for (int i = 1; i < t->nflows; i++) {
-        int first = weft_task_first_flow_of(t, i);
-        if (first == i) continue;
-        int mode = (t->flow[first].mode | t->flow[i].mode) & WEFT_RW;
-        for (int j = first; j <= i; j++)
-            if (t->flow[j].data == t->flow[i].data) t->flow[j].mode = mode;
-    }
-}
-
 /* The one path of both forms, once tp and cls were checked and the
  * arguments parsed into w (rc: how that went). */
 static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, int rc)
@@ -462,7 +442,8 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
         weft_seqcheck_refused_task(tp, w->cls->name, rc);
         return rc;
     }
-    merge_repeated_flows(w);
+    /* W t then R t (or R t then W t): one copy, the union of the modes. */
+    weft_task_merge_repeated_flows(w);
     return insert_checked(tp, w, aff, init);
 }
 
