@@ -2,16 +2,14 @@
  * a graph uses is busy until its taskpool's wait, as a data inserted
  * tasks use. argv[1] names the case:
  *
- *   after    a graph writes X (slowly) in taskpool g; then a task inserted
- *            into another taskpool adds 1 to X: refused, naming g (it ran
- *            beside the graph's write, which overwrote its result); after
- *            g's wait the same insertion runs, in order: X = 8.
- *   before   a task inserted into taskpool s uses X; then a graph using X
- *            into g: refused on every rank, naming s; after s's wait the
- *            graph runs: X = 7.
- *   acquire  a graph writes X; weft_data_host_acquire of X before g's wait
- *            is refused, naming g (it read X while the graph wrote it).
+ *   after    a graph writes X (ptg_one_data, ptg_one_task.h) (slowly) in taskpool g; then a task
+ * inserted into another taskpool adds 1 to X: refused, naming g (it ran beside the graph's write,
+ * which overwrote its result); after g's wait the same insertion runs, in order: X = 8. before   a
+ * task inserted into taskpool s uses X; then a graph using X into g: refused on every rank, naming
+ * s; after s's wait the graph runs: X = 7. acquire  a graph writes X; weft_data_host_acquire of X
+ * before g's wait is refused, naming g (it read X while the graph wrote it).
  *
+ * X is ptg_one_task.h's ptg_one_data, the graph its one task (class set).
  * Each rank prints "test_ptg_busy rank R: <case> ok" or what went wrong. */
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +18,7 @@
 #include <weft/ptg.h>
 #include <weft/weft.h>
 
-static weft_data_t *X;
+#include "ptg_one_task.h"
 
 static int body_set(weft_task_t *t)
 {
@@ -40,39 +38,7 @@ static int body_inc(weft_task_t *t)
 static const weft_task_class_t set_class = {.name = "set", .body = {[WEFT_DEV_CPU] = body_set}};
 static const weft_task_class_t inc_class = {.name = "inc", .body = {[WEFT_DEV_CPU] = body_inc}};
 
-static void range(const int *idx, int dim, int *lo, int *hi, const void *arg)
-{
-    (void)idx, (void)dim, (void)arg;
-    *lo = *hi = 0;
-}
-
-static int rank_of(const int *idx, const void *arg)
-{
-    (void)idx, (void)arg;
-    return 0;
-}
-
-static int args(const int *idx, weft_arg_t *a, int max, const void *arg)
-{
-    (void)idx, (void)max, (void)arg;
-    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, X);
-    return 1;
-}
-
-static int producer(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
-{
-    (void)idx, (void)flow, (void)p, (void)arg;
-    return 0;
-}
-
-static int consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
-{
-    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
-    return 0;
-}
-
-static const weft_ptg_class_t cls = {&set_class, 1,        range,     rank_of,
-                                     args,       producer, consumers, NULL};
+static const weft_ptg_class_t cls = PTG_ONE_CLASS(set_class);
 static const weft_ptg_t graph = {&cls, 1, NULL};
 
 int main(int argc, char **argv)
@@ -82,16 +48,17 @@ int main(int argc, char **argv)
     int me = weft_rank(ctx), bad = 0;
     const char *c = argc > 1 ? argv[1] : "after";
     static double mem[1] = {1};
-    X = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? mem : NULL, 1, 1, 1, 0);
+    ptg_one_data = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? mem : NULL, 1, 1, 1, 0);
     weft_taskpool_t *g = weft_taskpool_new(ctx, "g"), *s = weft_taskpool_new(ctx, "s");
     if (strcmp(c, "after") == 0) {
         bad |= weft_ptg_insert(g, &graph) != 0;
-        bad |= weft_insert_task(s, &inc_class, WEFT_RW, X, 0) != WEFT_ERR_INVALID;
+        bad |= weft_insert_task(s, &inc_class, WEFT_RW, ptg_one_data, 0) != WEFT_ERR_INVALID;
         bad |= weft_taskpool_wait(s) != 0 || weft_taskpool_wait(g) != 0;
-        bad |= weft_insert_task(s, &inc_class, WEFT_RW, X, 0) != 0 || weft_taskpool_wait(s) != 0;
+        bad |= weft_insert_task(s, &inc_class, WEFT_RW, ptg_one_data, 0) != 0 ||
+               weft_taskpool_wait(s) != 0;
         bad |= me == 0 && mem[0] != 8;
     } else if (strcmp(c, "before") == 0) {
-        bad |= weft_insert_task(s, &inc_class, WEFT_RW, X, 0) != 0;
+        bad |= weft_insert_task(s, &inc_class, WEFT_RW, ptg_one_data, 0) != 0;
         bad |= weft_ptg_insert(g, &graph) != WEFT_ERR_INVALID;
         bad |= weft_taskpool_wait(s) != 0 || weft_taskpool_wait(g) != 0;
         bad |= weft_ptg_insert(g, &graph) != 0 || weft_taskpool_wait(g) != 0;
@@ -99,7 +66,8 @@ int main(int argc, char **argv)
     } else {
         void *p = NULL;
         bad |= weft_ptg_insert(g, &graph) != 0;
-        bad |= me == 0 && weft_data_host_acquire(X, WEFT_R, &p, NULL) != WEFT_ERR_INVALID;
+        bad |=
+            me == 0 && weft_data_host_acquire(ptg_one_data, WEFT_R, &p, NULL) != WEFT_ERR_INVALID;
         bad |= weft_taskpool_wait(g) != 0;
         bad |= me == 0 && mem[0] != 7;
     }
@@ -107,6 +75,6 @@ int main(int argc, char **argv)
            me == 0 ? mem[0] : 0.0);
     weft_taskpool_free(g);
     weft_taskpool_free(s);
-    weft_data_release(X);
+    weft_data_release(ptg_one_data);
     return weft_fini(ctx) != 0 || bad;
 }

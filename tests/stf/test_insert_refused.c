@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ptg/ptg_one_task.h"
 #include "elapsed.h"
 #include "weft/ptg.h"
 #include "weft/weft.h"
@@ -37,41 +38,7 @@ static int body(weft_task_t *t)
 static const weft_task_class_t touch = {.name = "touch", .body = {[WEFT_DEV_CPU] = body}};
 
 /* A graph of one task writing data 0 on rank 0. */
-static weft_data_t *graph_data;
-
-static void range(const int *idx, int dim, int *lo, int *hi, const void *arg)
-{
-    (void)idx, (void)dim, (void)arg;
-    *lo = *hi = 0;
-}
-
-static int rank_zero(const int *idx, const void *arg)
-{
-    (void)idx, (void)arg;
-    return 0;
-}
-
-static int args(const int *idx, weft_arg_t *a, int max, const void *arg)
-{
-    (void)idx, (void)max, (void)arg;
-    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, graph_data);
-    return 1;
-}
-
-static int producer(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
-{
-    (void)idx, (void)flow, (void)p, (void)arg;
-    return 0;
-}
-
-static int consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
-{
-    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
-    return 0;
-}
-
-static const weft_ptg_class_t graph_class = {&touch, 1,        range,     rank_zero,
-                                             args,   producer, consumers, NULL};
+static const weft_ptg_class_t graph_class = PTG_ONE_CLASS(touch);
 static const weft_ptg_t graph = {&graph_class, 1, NULL};
 
 int main(int argc, char **argv)
@@ -84,7 +51,7 @@ int main(int argc, char **argv)
     int acquire = strcmp(c, "same") != 0 && me == 0;
     static double x[16];
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, x, 4, 4, 4, 0);
-    graph_data = d;
+    ptg_one_data = d;
     void *p = NULL;
     int64_t ld = 0;
     int arc = acquire ? weft_data_host_acquire(d, WEFT_RW, &p, &ld) : 0;
