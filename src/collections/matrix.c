@@ -325,6 +325,7 @@ static void log_creation(weft_context_t *ctx, const shape_t *s)
 
 static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s);
 static void matrix_destroy(void *p);
+static void matrix_untrack(weft_matrix_t *A);
 
 /* The whole of a wrapped matrix's memory, on every rank (each passes its
  * array): the tiles interleave in it, so it is one span. Its tiles get the
@@ -363,6 +364,8 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     if (s->dist) A->P = A->Q = 1;
     A->cyclic = !s->dist;
     if (s->wrap && claim_span(A, s) != WEFT_SUCCESS) {
+        /* Refused: weft_fini must not end a matrix that is gone. */
+        matrix_untrack(A);
         matrix_destroy(A);
         return NULL;
     }
@@ -421,6 +424,18 @@ weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type, void *pt
     return build(ctx, &s);
 }
 
+/* Takes A off the context's list of live matrices (weft_fini ends those
+ * the user still holds): before any free of A. */
+static void matrix_untrack(weft_matrix_t *A)
+{
+    weft_matrix_t **mats = A->ctx->matrices.data;
+    for (size_t i = A->ctx->matrices.n; i-- > 0;)
+        if (mats[i] == A) {
+            weft_vec_swap_remove(&A->ctx->matrices, i);
+            return;
+        }
+}
+
 static void matrix_destroy(void *p)
 {
     weft_matrix_t *A = p;
@@ -439,12 +454,7 @@ void weft_matrix_free(weft_matrix_t *A)
     A->span = NULL;
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
-    weft_matrix_t **mats = A->ctx->matrices.data;
-    for (size_t i = A->ctx->matrices.n; i-- > 0;)
-        if (mats[i] == A) {
-            weft_vec_swap_remove(&A->ctx->matrices, i);
-            break;
-        }
+    matrix_untrack(A);
     weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
 }
 
