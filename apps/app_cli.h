@@ -74,6 +74,15 @@ static inline int64_t app_cli_launch_ranks(void)
     return 1;
 }
 
+/* Whether the tile follows N (and the device) for this run: the app asks
+ * for it and -g gives GPUs (CUDA, HIP); on emu devices and CPUs the app's
+ * default stays. */
+static inline int app_cli_gpu_nb(const app_cli_t *c, const appdev_t *dev)
+{
+    int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
+    return c->gpu_nb_auto && dev->g > 0 && gpu;
+}
+
 /* Whether the app takes the whole matrix as one tile: one rank with one
  * GPU (CUDA, HIP) and N up to the app's gpu_one_tile_max. There the tile
  * DAG is bound by its diagonal chain (each step's small factorization
@@ -83,8 +92,8 @@ static inline int64_t app_cli_launch_ranks(void)
 static inline int app_cli_one_tile(const app_cli_t *c, int64_t n, const appdev_t *dev,
                                    int64_t nranks)
 {
-    int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
-    return c->gpu_nb_auto && gpu && dev->g == 1 && nranks == 1 && n > 0 && n <= c->gpu_one_tile_max;
+    return app_cli_gpu_nb(c, dev) && dev->g == 1 && nranks == 1 && n > 0 &&
+           n <= c->gpu_one_tile_max;
 }
 
 /* The tile size when -t is not given. On GPUs (CUDA, HIP), for an app
@@ -96,8 +105,7 @@ static inline int app_cli_one_tile(const app_cli_t *c, int64_t n, const appdev_t
  * not known yet (the largest). */
 static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appdev_t *dev)
 {
-    int gpu = dev->dtype == WEFT_DEV_CUDA || dev->dtype == WEFT_DEV_HIP;
-    if (!c->gpu_nb_auto || dev->g <= 0 || !gpu) return c->nb;
+    if (!app_cli_gpu_nb(c, dev)) return c->nb;
     if (dev->one_tile && n > 0) return n;
     if (c->gpu_nb != NULL) return c->gpu_nb(n);
     if (n < 0 || n >= 32768) return 2048;
