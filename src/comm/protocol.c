@@ -135,9 +135,7 @@ static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
     if (cp && cp->device > 0 && cp->device <= c->cfg.ndevices &&
         weft_device_is_broken(c->cfg.devices[cp->device])) {
         weft_data_unlock(d);
-        weft_error("data %llu: its newest version v%u is only on device %s, which failed: the "
-                   "version is lost",
-                   (unsigned long long)d->key, d->version, c->cfg.devices[cp->device]->name);
+        weft_device_log_lost(c->cfg.devices[cp->device], (unsigned long long)d->key, d->version);
         return WEFT_ERR_DEVICE;
     }
     int ok = cp && (cp->device == 0 || c->cfg.gpu_aware_send);

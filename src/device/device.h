@@ -238,6 +238,11 @@ static inline int weft_device_is_broken(const weft_device_t *dev)
  * operation refused), else 0: the first check of each module operation. */
 int weft_device_check_alive(const weft_device_t *dev, const char *op);
 
+/* Logs that version `version` of data `key`, whose newest copy is only on
+ * dev (broken), is lost: what a send or a read to the host of it says
+ * instead of moving what the dead memory holds. */
+void weft_device_log_lost(const weft_device_t *dev, unsigned long long key, unsigned version);
+
 /* The execution streams the parameters ask for (device_streams, the
  * default when p is NULL) and whether one more, urgent, stream comes after
  * them (device_urgent_stream); open calls this and sets nstreams and

@@ -39,6 +39,13 @@ void weft_device_set_broken(weft_device_t *dev, const char *why)
              dev->name, why);
 }
 
+void weft_device_log_lost(const weft_device_t *dev, unsigned long long key, unsigned version)
+{
+    weft_error("data %llu: its newest version v%u is only on device %s, which failed: the "
+               "version is lost",
+               key, version, dev->name);
+}
+
 int weft_device_check_alive(const weft_device_t *dev, const char *op)
 {
     if (!weft_device_is_broken(dev)) return WEFT_SUCCESS;

@@ -501,9 +501,7 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
     if (weft_device_is_broken(dead)) {
         /* Nothing can be read from a failed device: the version is gone,
          * and saying so beats handing out the older one the host holds. */
-        weft_error("data %llu: its newest version v%u is only on device %s, which failed: the "
-                   "version is lost",
-                   (unsigned long long)d->key, d->version, dead->name);
+        weft_device_log_lost(dead, (unsigned long long)d->key, d->version);
         return WEFT_ERR_DEVICE;
     }
     uint32_t v = weft_data_xfer_begin_locked(d, 0);
