@@ -240,6 +240,13 @@ int weft_comm__next_tags(weft_comm_t *c, int n);
  * with; from then on the sender sends. A failure fails x. */
 void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int tag,
                               int chunk_cols);
+/* A device copy the engine enqueues itself (an ipc pull, a staged chunk,
+ * an eager landing on a device): `cols` columns of d's rows, through the
+ * fault site device_copy as the device path's copies are, so that tests
+ * reach the engine's failure paths too. */
+int weft_comm__device_copy(weft_comm_t *c, weft_device_t *by, int stream, weft_region_t dst,
+                           int dst_dev, weft_region_t src, int src_dev, const weft_data_t *d,
+                           int cols) __attribute__((warn_unused_result));
 /* Copies an eager payload (contiguous) into x->copy, on a device if there. */
 int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload);
 /* Both ends: one part of x is over (a chunk, an event, a notice): the

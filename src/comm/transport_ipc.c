@@ -188,8 +188,8 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     weft_region_t src = {base + m->offset, m->ld}, dst = {x->copy->ptr, x->copy->ld};
     weft_event_t ev;
     /* The mapped zone is device memory of the peer: name `by` as its side. */
-    int rc = weft_device_copy(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
-                              d->cols, d->elem);
+    int rc = weft_comm__device_copy(c, by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d,
+                                    d->cols);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);

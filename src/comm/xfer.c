@@ -7,6 +7,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out)
@@ -50,6 +51,15 @@ void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int
     atomic_fetch_add(&c->n_get, 1);
 }
 
+int weft_comm__device_copy(weft_comm_t *c, weft_device_t *by, int stream, weft_region_t dst,
+                           int dst_dev, weft_region_t src, int src_dev, const weft_data_t *d,
+                           int cols)
+{
+    if (weft_fault_copy_hit(c->cfg.fault, by->index, (unsigned long long)d->key, src_dev, dst_dev))
+        return WEFT_ERR_INTERNAL;
+    return weft_device_copy(by, stream, dst, dst_dev, src, src_dev, d->rows, cols, d->elem);
+}
+
 int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload)
 {
     weft_data_copy_t *cp = x->copy;
@@ -65,8 +75,7 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *
      * task finds it there instead of re-staging a host copy. */
     weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
     weft_event_t ev;
-    int rc =
-        weft_device_copy(dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d->rows, d->cols, d->elem);
+    int rc = weft_comm__device_copy(c, dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d, d->cols);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
     if (rc == WEFT_SUCCESS) {
         rc = dev->ops->event_sync(dev, &ev);

@@ -343,13 +343,9 @@ static weft_stage_fn stage_fn(const weft_data_t *d, int dst_dev, int src_dev)
 int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
                          weft_data_copy_t *src)
 {
-    if (weft_fault_hit(d->ctx->fault, WEFT_FAULT_DEVICE_COPY, NULL)) {
-        weft_log(WEFT_LOG_ERROR, by->index,
-                 "fault_inject: the copy of data %llu from device %d to device %d fails "
-                 "(injected)",
-                 (unsigned long long)d->key, src->device, dst->device);
+    if (weft_fault_copy_hit(d->ctx->fault, by->index, (unsigned long long)d->key, src->device,
+                            dst->device))
         return WEFT_ERR_INTERNAL;
-    }
     weft_stage_fn fn = stage_fn(d, dst->device, src->device);
     if (!fn) {
         weft_region_t rd = {.ptr = dst->ptr, .ld = dst->ld};

@@ -11,7 +11,8 @@
  *                   had returned an error
  *   device_open:N   the N-th accelerator weft_init opens fails to open
  *   device_copy:N   the N-th tile copy weft enqueues to, from or between
- *                   accelerators (stage-in, write-back, peer) fails
+ *                   accelerators (stage-in, write-back, peer, and the comm
+ *                   engine's ipc pulls, staged chunks, eager landings) fails
  *   task_skip:N     the N-th task body this rank starts does not run but
  *   task_skip:CLASS:N  reports success: a wrong result, which an
  *                   application's own check must catch
@@ -77,5 +78,10 @@ static inline int weft_fault_hit(weft_fault_t *f, weft_fault_site_t site, const 
 }
 
 const char *weft_fault_site_name(weft_fault_site_t site);
+
+/* The site device_copy for a copy of data `key` from device src to dst,
+ * enqueued by device `by` (its index): 1 when it must fail, logged there.
+ * One line for the device path's copies and the comm engine's alike. */
+int weft_fault_copy_hit(weft_fault_t *f, int by, unsigned long long key, int src, int dst);
 
 #endif

@@ -1,0 +1,81 @@
+/* A failed device copy inside the comm engine (fault_inject device_copy:N@R
+ * on a run whose tiles live on emulated devices): rank 0 writes x on its
+ * device, rank 1 adds x into y on its device, so x moves device to device
+ * by the transport the run forces (ipc, staged, mpi) or, with 4 rows and
+ * x on rank 0's host, by an eager landing into rank 1's device.
+ * argv[1]: x's rows; argv[2]: "fail" when the taskpool must fail on every
+ * rank (y keeps 0), "ok" when the move must still succeed (an ipc pull
+ * that could not be enqueued falls back to another transport); argv[3]:
+ * "dev" (x on rank 0's device) or "host". A second taskpool then moves the
+ * tile correctly. No hang: the ctest timeout guards it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "weft/weft.h"
+
+static int set_body(weft_task_t *t)
+{
+    double v;
+    weft_task_value(t, 0, &v);
+    double *x = weft_task_ptr(t, 0);
+    for (int i = 0; i < weft_task_rows(t, 0); i++) x[i] = v;
+    return 0;
+}
+
+static int add_body(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    for (int i = 0; i < weft_task_rows(t, 0); i++) y[i] += x[i];
+    return 0;
+}
+
+static const weft_task_class_t set_cls = {.name = "set", .body = {[WEFT_DEV_CPU] = set_body}};
+static const weft_task_class_t add_cls = {.name = "add", .body = {[WEFT_DEV_CPU] = add_body}};
+
+static int move(weft_taskpool_t *tp, weft_data_t *x, weft_data_t *y, double v)
+{
+    int rc = weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, x, WEFT_VALUE, &v, sizeof v, 0);
+    return rc | weft_insert_task(tp, &add_cls, WEFT_R, x, WEFT_RW | WEFT_AFFINITY, y, 0);
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (!ctx || weft_nranks(ctx) != 2 || argc < 4 || weft_ndevices(ctx) < 1) {
+        fprintf(stderr,
+                "usage: 2 ranks, an emu device, test_comm_copy_fault ROWS ok|fail dev|host\n");
+        return 1;
+    }
+    int rank = weft_rank(ctx), rows = atoi(argv[1]), must_fail = strcmp(argv[2], "fail") == 0;
+    weft_data_t *x = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 0);
+    weft_data_t *y = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 1);
+    CHECK(weft_data_set_device(x, strcmp(argv[3], "dev") == 0 ? 1 : 0) == 0);
+    CHECK(weft_data_set_device(y, 1) == 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "moves");
+    double zero = 0;
+    CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, y, WEFT_VALUE, &zero, sizeof zero,
+                           0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(move(tp, x, y, 5) == 0);
+    int w = weft_taskpool_wait(tp);
+    CHECK(w == (must_fail ? WEFT_ERR_TASK : 0));
+    const double *py = rank == 1 ? weft_data_host_ptr(y, NULL) : NULL;
+    double expect = must_fail ? 0 : 5;
+    if (rank == 1) CHECK(py && py[0] == expect && py[rows - 1] == expect);
+    /* The engine goes on: the next taskpool moves the tile. */
+    CHECK(move(tp, x, y, 2) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    py = rank == 1 ? weft_data_host_ptr(y, NULL) : NULL;
+    if (rank == 1) CHECK(py && py[0] == expect + 2 && py[rows - 1] == expect + 2);
+    weft_taskpool_free(tp);
+    weft_data_release(x);
+    weft_data_release(y);
+    int f = weft_fini(ctx);
+    CHECK(f == (must_fail ? WEFT_ERR_TASK : 0));
+    printf("test_comm_copy_fault rank %d: wait returned '%s', %d checks, %d failed: %s\n", rank,
+           weft_strerror(w), checks, failures, failures ? "FAILED" : "PASSED");
+    return failures != 0;
+}
