@@ -5,7 +5,8 @@
  * ends stay fast (the tree is balanced: a sorted insertion order would
  * make an unbalanced one quadratic); strided blocks are refused exactly
  * when they share a byte (the same tile twice, a solid block over a tile,
- * other leading dimensions) and the tiles of one array are all taken at
+ * other leading dimensions), a wrapped matrix with lda > m holds its
+ * columns only, the tiles of one array are all taken at
  * about one exact test per tile of their tile column; random claims and
  * releases against a byte-by-byte reference. */
 #include "data/span.h"
@@ -125,6 +126,23 @@ static void test_strided(void)
     weft_spans_fini(&s);
 }
 
+/* A wrapped 8 x 6 matrix of doubles with lda 10 claims its columns only:
+ * a tile inside it is refused, the two rows below each of its columns
+ * (another array's memory, as a user may place it) are taken. */
+static void test_wrap_gap(void)
+{
+    weft_spans_t s = {0};
+    weft_span_t *A = NULL, *x = NULL, *gap = NULL;
+    weft_span_block_t w = weft_span_block((const void *)0x10000, 8, 6, 10, 8);
+    CHECK(weft_spans_claim(&s, &w, "test", 0, 3, &A) == WEFT_SUCCESS);
+    capture_begin();
+    CHECK(claim_tile(&s, 0x10000 + (10 + 2) * 8, 4, 3, 10, 4, &x) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured("test: data 4 [0x10060, +192 bytes) overlaps data 0..3 of test [0x10000"));
+    CHECK(claim_tile(&s, 0x10000 + 8 * 8, 2, 6, 10, 5, &gap) == WEFT_SUCCESS);
+    weft_spans_fini(&s);
+}
+
 /* The tiles of one 800 x 800 array of doubles (ld 803) registered one by
  * one, 37 x 37 tiles with partial edges, in a scattered order: all taken,
  * each after about one exact test per tile of its tile column (the
@@ -196,6 +214,7 @@ int main(void)
     test_edges();
     test_many();
     test_strided();
+    test_wrap_gap();
     test_array_tiles();
     test_random_registry();
     return check_report("test_span");
