@@ -147,6 +147,14 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
     return d;
 }
 
+/* The owner's block of rows x cols elements, ld apart, noted as d's. */
+static int claim_memory(weft_context_t *ctx, weft_data_t *d, void *ptr, int rows, int cols,
+                        int64_t ld)
+{
+    weft_span_block_t blk = weft_span_block(ptr, rows, cols, ld, d->elem);
+    return weft_spans_claim(&ctx->spans, &blk, "weft_data_register", d->key, d->key, &d->span);
+}
+
 static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                   int cols, int64_t ld, int owner_rank)
 {
@@ -156,10 +164,7 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
     /* The owner's memory is this rank's to check against the other live
      * registrations; a refusal here is named on every rank at the next
      * agreement (weft_data_register folds it in). */
-    if (owner_rank == ctx->rank &&
-        weft_spans_claim(&ctx->spans, ptr, weft_span_bytes(rows, cols, ld, d->elem),
-                         cols == 1 || ld == rows, "weft_data_register", d->key, d->key,
-                         &d->span) != WEFT_SUCCESS) {
+    if (owner_rank == ctx->rank && claim_memory(ctx, d, ptr, rows, cols, ld) != WEFT_SUCCESS) {
         weft_data__unref(d);
         return NULL;
     }

@@ -333,9 +333,8 @@ static void matrix_untrack(weft_matrix_t *A);
 static int claim_span(weft_matrix_t *A, const shape_t *s)
 {
     uint64_t first = A->ctx->next_key, n = (uint64_t)A->mt * (uint64_t)A->nt;
-    return weft_spans_claim(
-        &A->ctx->spans, s->ptr, weft_span_bytes(s->m, s->n, s->lda, weft_dtype_size(s->type)),
-        s->n == 1 || s->lda == s->m, s->kind->name, first, first + n - 1, &A->span);
+    weft_span_block_t blk = weft_span_block(s->ptr, s->m, s->n, s->lda, weft_dtype_size(s->type));
+    return weft_spans_claim(&A->ctx->spans, &blk, s->kind->name, first, first + n - 1, &A->span);
 }
 
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)

@@ -1,27 +1,85 @@
-/* The spans of user memory registered on this rank (data/span.h), in
- * POSIX's balanced search tree: glibc's is a red-black tree. */
+/* The blocks of user memory registered on this rank (data/span.h), in an
+ * interval tree: a treap ordered by the envelope's first byte, each node
+ * knowing the largest envelope end below it, so a search visits only the
+ * subtrees that hold an envelope meeting the new one. Random priorities
+ * keep it balanced in expectation whatever the order of registration. */
 #include "data/span.h"
 
-#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "util/log.h"
 #include "weft/weft.h"
 
-size_t weft_span_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elem)
+/* The tree's order: by lo, ties by address (each node is a key). */
+static int before(const weft_span_t *a, const weft_span_t *b)
 {
-    return (size_t)((cols - 1) * ld + rows) * elem;
+    return a->lo < b->lo || (a->lo == b->lo && (uintptr_t)a < (uintptr_t)b);
 }
 
-/* Disjoint spans are ordered by address; two that overlap compare equal,
- * so a search for a new span finds a live one it overlaps, if any. */
-static int span_cmp(const void *a, const void *b)
+static uintptr_t max_hi(const weft_span_t *t) { return t ? t->max_hi : 0; }
+
+static void update(weft_span_t *t)
 {
-    const weft_span_t *x = a, *y = b;
-    if (x->hi <= y->lo) return -1;
-    if (y->hi <= x->lo) return 1;
-    return 0;
+    uintptr_t m = t->hi, l = max_hi(t->left), r = max_hi(t->right);
+    t->max_hi = m > l ? (m > r ? m : r) : (l > r ? l : r);
+}
+
+/* Every node of a before every node of b. */
+static weft_span_t *merge(weft_span_t *a, weft_span_t *b)
+{
+    if (!a) return b;
+    if (!b) return a;
+    if (a->prio > b->prio) {
+        a->right = merge(a->right, b);
+        update(a);
+        return a;
+    }
+    b->left = merge(a, b->left);
+    update(b);
+    return b;
+}
+
+/* t's nodes before key into *l, the others into *r. */
+static void split(weft_span_t *t, const weft_span_t *key, weft_span_t **l, weft_span_t **r)
+{
+    if (!t) {
+        *l = *r = NULL;
+    } else if (before(t, key)) {
+        split(t->right, key, &t->right, r);
+        update(t);
+        *l = t;
+    } else {
+        split(t->left, key, l, &t->left);
+        update(t);
+        *r = t;
+    }
+}
+
+static weft_span_t *erase(weft_span_t *t, const weft_span_t *sp)
+{
+    if (!t) return NULL;
+    if (t == sp) return merge(t->left, t->right);
+    if (before(sp, t))
+        t->left = erase(t->left, sp);
+    else
+        t->right = erase(t->right, sp);
+    update(t);
+    return t;
+}
+
+/* The live block of lowest lo that shares a byte with mine, or NULL. */
+static const weft_span_t *find(weft_spans_t *s, const weft_span_t *t, const weft_span_t *mine)
+{
+    if (!t || t->max_hi <= mine->lo) return NULL;
+    const weft_span_t *f = find(s, t->left, mine);
+    if (f) return f;
+    if (t->lo >= mine->hi) return NULL; /* so is every lo to the right */
+    if (t->hi > mine->lo) {
+        s->tests++;
+        if (weft_span_block_overlap(&t->blk, &mine->blk)) return t;
+    }
+    return find(s, t->right, mine);
 }
 
 /* "data 4" or "data 4..12" (a matrix's tiles). */
@@ -49,46 +107,36 @@ static void report_overlap(const weft_span_t *mine, const weft_span_t *live)
                (void *)live->lo, (size_t)(live->hi - live->lo), other);
 }
 
-/* A strided block (its columns apart in a larger array) is only checked:
- * the tiles of one array registered one by one, each with the array's
- * leading dimension, have interleaved spans and share no byte, so they
- * must not claim them. */
-static int check_strided(weft_spans_t *s, const weft_span_t *mine, weft_span_t **out)
+/* splitmix64's finalizer: the claim count spread into a priority. */
+static uint64_t spread(uint64_t x)
 {
-    void *node = tfind(mine, &s->root, span_cmp);
-    if (node) {
-        report_overlap(mine, *(weft_span_t **)node);
-        return WEFT_ERR_INVALID;
-    }
-    *out = NULL;
-    return WEFT_SUCCESS;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
 }
 
-int weft_spans_claim(weft_spans_t *s, const void *ptr, size_t bytes, int solid, const char *call,
-                     uint64_t key, uint64_t key_last, weft_span_t **out)
+int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *call, uint64_t key,
+                     uint64_t key_last, weft_span_t **out)
 {
-    if (!solid) {
-        weft_span_t mine = {(uintptr_t)ptr, (uintptr_t)ptr + bytes, call, key, key_last};
-        return check_strided(s, &mine, out);
+    weft_span_t mine = {.blk = *blk, .call = call, .key = key, .key_last = key_last};
+    mine.lo = blk->base;
+    mine.hi = blk->base + (blk->ncols - 1) * blk->ld + blk->col;
+    const weft_span_t *live = find(s, s->root, &mine);
+    if (live) {
+        report_overlap(&mine, live);
+        return WEFT_ERR_INVALID;
     }
     weft_span_t *sp = malloc(sizeof *sp);
     if (!sp) {
         weft_error("%s: out of host memory noting the memory it registers", call);
         return WEFT_ERR_NOMEM;
     }
-    *sp = (weft_span_t){(uintptr_t)ptr, (uintptr_t)ptr + bytes, call, key, key_last};
-    void *node = tsearch(sp, &s->root, span_cmp);
-    if (!node) {
-        weft_error("%s: out of host memory noting the memory it registers", call);
-        free(sp);
-        return WEFT_ERR_NOMEM;
-    }
-    const weft_span_t *found = *(weft_span_t **)node;
-    if (found != sp) {
-        report_overlap(sp, found);
-        free(sp);
-        return WEFT_ERR_INVALID;
-    }
+    *sp = mine;
+    sp->max_hi = sp->hi;
+    sp->prio = spread(++s->made);
+    weft_span_t *l, *r;
+    split(s->root, sp, &l, &r);
+    s->root = merge(merge(l, sp), r);
     *out = sp;
     return WEFT_SUCCESS;
 }
@@ -96,12 +144,20 @@ int weft_spans_claim(weft_spans_t *s, const void *ptr, size_t bytes, int solid, 
 void weft_spans_release(weft_spans_t *s, weft_span_t *sp)
 {
     if (!sp) return;
-    tdelete(sp, &s->root, span_cmp);
+    s->root = erase(s->root, sp);
     free(sp);
+}
+
+static void destroy(weft_span_t *t)
+{
+    if (!t) return;
+    destroy(t->left);
+    destroy(t->right);
+    free(t);
 }
 
 void weft_spans_fini(weft_spans_t *s)
 {
-    tdestroy(s->root, free);
+    destroy(s->root);
     s->root = NULL;
 }

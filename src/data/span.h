@@ -2,43 +2,60 @@
  * (weft_data_register on the owner, weft_matrix_wrap, weft_vector_wrap):
  * dependencies are inferred per handle, not per address, so two live
  * handles of the same bytes would run their tasks at once and each wait
- * would write its own final version back. Each registration claims the
- * span of its memory, from its first byte to its last; a claim that
- * overlaps a live span is refused, naming both. The spans held are thus
- * disjoint, and a balanced tree ordered by address finds an overlap in
- * O(log n) (an overlap compares equal). Only solid blocks (one column,
- * or columns back to back: ld = rows) claim their span; a strided block
- * is checked against the solid ones and claims nothing, so the tiles of
+ * would write its own final version back. A registration is a block:
+ * cols columns of rows elements, ld elements apart; a claim that shares a
+ * byte with a live block is refused, naming both. Blocks are kept in an
+ * interval tree ordered by their envelope (first byte to last byte):
+ * the live blocks whose envelope meets the new one's are the candidates,
+ * and an exact test (weft_span_block_overlap) decides each. The tiles of
  * one array registered one by one (each with the array's leading
- * dimension: interleaved spans, no byte shared) are taken, and an
- * overlap between two strided blocks is not seen. Main thread only. */
+ * dimension) interleave without sharing a byte: they are all taken, at
+ * O(log n) plus one O(1) test per tile of the same tile column. Main
+ * thread only. */
 #ifndef WEFT_DATA_SPAN_H
 #define WEFT_DATA_SPAN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* ncols columns of col bytes, the first at base, each ld bytes after the
+ * one before (col <= ld). A solid block (one column, or columns back to
+ * back) is one column of all its bytes, with ld = col. */
+typedef struct weft_span_block {
+    uintptr_t base;
+    uint64_t col, ncols, ld;
+} weft_span_block_t;
+
 typedef struct weft_span {
-    uintptr_t lo, hi;       /* the bytes [lo, hi) */
+    weft_span_block_t blk;
+    uintptr_t lo, hi;       /* its envelope: the bytes [lo, hi) */
     const char *call;       /* the registering call (a static string) */
     uint64_t key, key_last; /* the data it made: key .. key_last */
+    struct weft_span *left, *right;
+    uintptr_t max_hi; /* the largest hi in its subtree */
+    uint64_t prio;    /* the treap's heap order */
 } weft_span_t;
 
 typedef struct weft_spans {
-    void *root; /* tsearch's tree of weft_span_t *; NULL: empty */
+    weft_span_t *root; /* a treap of the live blocks by lo; NULL: empty */
+    uint64_t made;     /* blocks claimed so far (their priorities) */
+    uint64_t tests;    /* exact tests made (a counter tests read) */
 } weft_spans_t;
 
-/* The bytes from the first to the last element of a column-major block of
- * rows x cols elements of elem bytes, ld elements apart (rows, cols >= 1). */
-size_t weft_span_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elem);
-/* Claims [ptr, ptr + bytes) for call's data key .. key_last when solid
- * (else only checks it, *out NULL): *out the span, to give back with
- * weft_spans_release. WEFT_ERR_INVALID after an error naming both
- * registrations when it overlaps a live span, WEFT_ERR_NOMEM after one
- * when memory lacks; nothing claimed then. */
-int weft_spans_claim(weft_spans_t *s, const void *ptr, size_t bytes, int solid, const char *call,
-                     uint64_t key, uint64_t key_last, weft_span_t **out)
-    __attribute__((warn_unused_result));
+/* The block of rows x cols elements of elem bytes, ld elements apart
+ * (rows, cols >= 1, ld >= rows), at ptr. */
+weft_span_block_t weft_span_block(const void *ptr, int64_t rows, int64_t cols, int64_t ld,
+                                  size_t elem);
+/* 1 when x and y share a byte, else 0. Exact: O(1) when their ld are
+ * equal, else O(the columns of the one with fewer within the other's
+ * envelope). */
+int weft_span_block_overlap(const weft_span_block_t *x, const weft_span_block_t *y);
+/* Claims blk for call's data key .. key_last: *out the span, to give back
+ * with weft_spans_release. WEFT_ERR_INVALID after an error naming both
+ * registrations when it shares a byte with a live block, WEFT_ERR_NOMEM
+ * after one when memory lacks; nothing claimed then. */
+int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *call, uint64_t key,
+                     uint64_t key_last, weft_span_t **out) __attribute__((warn_unused_result));
 /* Gives sp back (NULL: nothing): its bytes may be registered again. */
 void weft_spans_release(weft_spans_t *s, weft_span_t *sp);
 /* Gives every span back (the context's end). */

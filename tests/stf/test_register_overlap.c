@@ -15,6 +15,21 @@
  *            refuses the second alike (each names it), so the ranks stay in
  *            step: the wait and weft_fini return 0, the program fails for
  *            the NULL handle.
+ *   tile2    data 0 registers a 4 x 4 tile of buf with its leading
+ *            dimension N (strided), owner rank 0; data 1 the same tile:
+ *            refused on rank 0, named on every rank.
+ *   cross    data 0 the tile of rows 0..3, columns 0..3 of buf (ld N);
+ *            data 1 rows 2..5, columns 2..5 (they share 2 x 2 elements),
+ *            owner the last rank: refused there, named on every rank.
+ *   ldiff    data 0 the tile of rows 0..3, columns 0..3 of buf (ld N);
+ *            data 1 4 x 4 elements from column 1 with ld N + 1 (its first
+ *            column is data 0's second), owner the last rank: refused.
+ *   tiles    (a control) every tile of a 10 x 9 array of doubles, ld 13,
+ *            in 3 x 4 tiles, and of a 7 x 5 array of floats, ld 9, in
+ *            2 x 2 tiles (partial edge tiles; ld not a multiple of the
+ *            tile rows), registered one by one with the array's ld, owners
+ *            dealt round the ranks: all taken, a task on each (each owner
+ *            checks that only the first element of its tiles moved).
  *   ok       (the control) adjacent registrations, a wrap beside them,
  *            x[0..15] registered again once its first handle is released,
  *            and two tiles of one array registered one by one with its
@@ -39,12 +54,30 @@ static int body(weft_task_t *t)
     return 0;
 }
 static const weft_task_class_t bump = {.name = "bump", .body = {[WEFT_DEV_CPU] = body}};
+static int body_float(weft_task_t *t)
+{
+    float *p = weft_task_ptr(t, 0);
+    p[0] += 1;
+    return 0;
+}
+static const weft_task_class_t bumpf = {.name = "bumpf", .body = {[WEFT_DEV_CPU] = body_float}};
 
 static double x[32], buf[2 * N * N];
 
+/* The arrays of the tiles case: m x n elements, ld apart, mb x nb tiles. */
+#define DM 10
+#define DN 9
+#define DLD 13
+#define FM 7
+#define FN 5
+#define FLD 9
+static double da[DLD * DN];
+static float fa[FLD * FN];
+#define HANDLES 32
+
 /* The handles a case made (NULL: refused), released at the end. */
 typedef struct {
-    weft_data_t *d[4];
+    weft_data_t *d[HANDLES];
     weft_matrix_t *A[2];
     int refused;
 } made_t;
@@ -65,10 +98,71 @@ static void wrap(weft_context_t *ctx, made_t *m, int k, double *p, int64_t cols)
     m->refused += m->A[k] == NULL;
 }
 
+/* Every mb x nb tile of the m x n array p of elem-byte elements, ld
+ * apart, registered one by one from handle *k on, owners round the ranks;
+ * a task on each. */
+static void tiles(weft_context_t *ctx, made_t *m, int *k, char *p, size_t elem, int rows, int cols,
+                  int mb, int nb, int64_t ld, weft_taskpool_t *tp)
+{
+    int me = weft_rank(ctx), nr = weft_nranks(ctx);
+    weft_dtype_t type = elem == sizeof(double) ? WEFT_DOUBLE : WEFT_FLOAT;
+    for (int j = 0; j < cols; j += nb)
+        for (int i = 0; i < rows; i += mb, (*k)++) {
+            int owner = *k % nr, r = rows - i < mb ? rows - i : mb,
+                c = cols - j < nb ? cols - j : nb;
+            char *t = p + ((size_t)j * (size_t)ld + (size_t)i) * elem;
+            m->d[*k] = weft_data_register(ctx, type, me == owner ? t : NULL, r, c, ld, owner);
+            m->refused += m->d[*k] == NULL;
+            if (m->d[*k] && weft_insert_task(tp, type == WEFT_DOUBLE ? &bump : &bumpf, WEFT_RW,
+                                             m->d[*k], 0) != 0)
+                m->refused++;
+        }
+}
+
+/* 1 when the tiles case left its mark on this rank's tiles only: the
+ * first element of each tile this rank owns is 1, every other is 0. */
+static int tiles_right(int me, int nr)
+{
+    int k = 0, bad = 0;
+    for (int j = 0; j < DN; j += 4)
+        for (int i = 0; i < DM; i += 3, k++)
+            for (int e = 0; e < (DM - i < 3 ? DM - i : 3); e++)
+                bad += da[j * DLD + i + e] != (e == 0 && k % nr == me ? 1 : 0);
+    for (int j = 0; j < FN; j += 2)
+        for (int i = 0; i < FM; i += 2, k++)
+            for (int e = 0; e < (FM - i < 2 ? FM - i : 2); e++)
+                bad += fa[j * FLD + i + e] != (e == 0 && k % nr == me ? 1.0f : 0.0f);
+    return bad == 0;
+}
+
+/* Two strided registrations of shared bytes (tile2, cross, ldiff). */
+static int make_strided(weft_context_t *ctx, const char *c, made_t *m)
+{
+    int last = weft_nranks(ctx) - 1;
+    if (strcmp(c, "tile2") == 0) {
+        reg(ctx, m, 0, buf, 4, N, 0);
+        reg(ctx, m, 1, buf, 4, N, 0);
+    } else if (strcmp(c, "cross") == 0) {
+        reg(ctx, m, 0, buf, 4, N, last);
+        reg(ctx, m, 1, buf + 2 * N + 2, 4, N, last);
+    } else if (strcmp(c, "ldiff") == 0) {
+        reg(ctx, m, 0, buf, 4, N, last);
+        reg(ctx, m, 1, buf + N, 4, N + 1, last);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t *tp)
 {
     int nr = weft_nranks(ctx);
-    if (strcmp(c, "twice") == 0) {
+    if (make_strided(ctx, c, m)) return;
+    if (strcmp(c, "tiles") == 0) {
+        int k = 0;
+        tiles(ctx, m, &k, (char *)da, sizeof(double), DM, DN, 3, 4, DLD, tp);
+        tiles(ctx, m, &k, (char *)fa, sizeof(float), FM, FN, 2, 2, FLD, tp);
+    } else if (strcmp(c, "twice") == 0) {
         reg(ctx, m, 0, x, 4, 4, 0);
         reg(ctx, m, 1, x + 4, 4, 4, 0);
     } else if (strcmp(c, "inside") == 0) {
@@ -97,20 +191,21 @@ int main(int argc, char **argv)
     elapsed_start();
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
-    int me = weft_rank(ctx);
+    int me = weft_rank(ctx), nr = weft_nranks(ctx);
     const char *c = argc > 1 ? argv[1] : "ok";
     made_t m = {0};
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
     make(ctx, c, &m, tp);
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < HANDLES; k++)
         if (m.d[k]) weft_data_release(m.d[k]);
     for (int k = 0; k < 2; k++)
         if (m.A[k]) weft_matrix_free(m.A[k]);
     int f = weft_fini(ctx);
     if (strcmp(c, "ok") == 0 && me == 0 && (x[0] != 1 || x[16] != 1 || buf[0] != 1 || buf[4] != 1))
         m.refused = 99;
+    if (strcmp(c, "tiles") == 0 && !tiles_right(me, nr)) m.refused = 98;
     printf("test_register_overlap rank %d: %s refused=%d wait=%d fini=%d\n", me, c, m.refused, w,
            f);
     return m.refused != 0 || w != 0 || f != 0;
