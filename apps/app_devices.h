@@ -270,4 +270,15 @@ static inline int app_sim_check(const char *prog, const weft_context_t *ctx, int
     return -1;
 }
 
+/* A program whose measurement needs the real processes refuses a
+ * simulation (weft-pingpong: its bare MPI ping-pong sent to a rank 1 that a
+ * simulation does not have, and MPI_ERR_RANK aborted the run). 0, or -1
+ * after a message naming why. */
+static inline int app_sim_refuse(const char *prog, const weft_context_t *ctx, const char *why)
+{
+    if (!app_sim(ctx)) return 0;
+    fprintf(stderr, "%s: %s, and a simulation (sim_nranks) runs one: drop sim_nranks\n", prog, why);
+    return -1;
+}
+
 #endif /* WEFT_APPS_APP_DEVICES_H */
