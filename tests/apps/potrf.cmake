@@ -41,8 +41,12 @@ weft_app_test(potrf_bad_trsm_inv FAIL EXE weft-potrf
 # Bad input: a clear message naming the problem and a non-zero exit.
 weft_app_test(potrf_bad_tile FAIL EXE weft-potrf EXPECT "-t expects a positive integer" ARGS -t 0)
 weft_app_test(potrf_bad_n FAIL EXE weft-potrf EXPECT "-N expects a positive integer" ARGS -N -5)
-weft_app_test(potrf_bad_number FAIL EXE weft-potrf EXPECT "-N expects a positive integer, got 'abc'"
-  ARGS -N abc)
+weft_app_test(potrf_bad_number FAIL EXE weft-potrf
+  EXPECT "-N expects a positive integer <= 2147483647, got 'abc'" ARGS -N abc)
+# A number past the bound names the bound (it read "expects a positive
+# integer, got '99999999999'").
+weft_app_test(potrf_bad_n_huge FAIL EXE weft-potrf
+  EXPECT "-N expects a positive integer <= 2147483647, got '99999999999'" ARGS -N 99999999999)
 weft_app_test(potrf_bad_missing_value FAIL EXE weft-potrf EXPECT "-t needs a value" ARGS -N 10 -t)
 weft_app_test(potrf_bad_flag FAIL EXE weft-potrf EXPECT "unknown option '--bogus'" ARGS --bogus)
 weft_app_test(potrf_bad_cores FAIL EXE weft-potrf EXPECT "-c expects a positive integer" ARGS -c x)
