@@ -198,6 +198,11 @@ weft_app_test(potrf_default_grid_2ranks EXE weft-potrf RANKS 2
 weft_app_test(potrf_default_grid_q EXE weft-potrf RANKS 3
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 3 0 NB= 64 N= 300 :"
   ARGS -N 300 -t 64 -c 1 -Q 3 --check)
+# --help of every dense app says so (all five said "default 1 x 1").
+foreach(app potrf getrf geqrf gemm posv)
+  weft_app_test(${app}_help_grid EXE weft-${app}
+    EXPECT "^  -P <p>, -Q <q> process grid, P\\*Q = ranks \\(default: from the rank count" ARGS --help)
+endforeach()
 weft_expect_test(potrf_bad_grid_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status clean --count "P\\*Q must equal the number of ranks" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 -P 3 -Q 1 -N 100)
