@@ -116,6 +116,15 @@ weft_app_test(potrf_emu_g1_user_more EXE weft-potrf FAIL RANKS 2
   EXPECT "rank 0: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
          "rank 1: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
   ARGS -N 300 -t 64 -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_enabled=2)
+# -g 0 ("CPU only") is a count too: it ran on the two emu devices the user's
+# count opened, and printed g = 2; and on devices of a type other than
+# device_type (-g sets only its type's count), opened by the environment.
+weft_app_test(potrf_emu_g0_user_more EXE weft-potrf FAIL
+  EXPECT "rank 0: -g 0 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
+  ARGS -N 100 -t 16 -g 0 --weft-device_type=emu --weft-device_emu_enabled=2 --check)
+weft_app_test(potrf_g0_other_type_env EXE weft-potrf FAIL RANKS 2 ENV WEFT_DEVICE_EMU_ENABLED=2
+  EXPECT "rank %r: -g 0 asks for 0 CUDA device\\(s\\) \\(device_type=cuda\\) and no other, but device_emu_enabled opened emu devices"
+  ARGS -N 100 -t 16 -c 1 -g 0 --check)
 weft_app_test(potrf_emu_g2_user_env EXE weft-potrf FAIL ENV WEFT_DEVICE_EMU_ENABLED=1
   EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*set by env WEFT_DEVICE_EMU_ENABLED"
   ARGS -N 300 -t 64 -g 2 --weft-device_type=emu)
