@@ -10,8 +10,9 @@
  * the user already set that parameter (env or --weft-), which is then left
  * as it is. N = 0 opens no device of the type (CUDA is not even probed).
  * After weft_init, appdev_check fails (1) when the rank has fewer than N
- * devices of the type; weft_init itself already fails when a count that was
- * asked for explicitly cannot be met (a type absent, or built without).
+ * devices of the type, or devices -g did not ask for; weft_init itself
+ * already fails when a count that was asked for explicitly cannot be met
+ * (a type absent, or built without).
  *
  * --probe-gpus: weft_init with every CUDA device (device_cuda_enabled=-1,
  * no emu device, a small zone each) and prints "cuda_devices= <n>": what
