@@ -30,6 +30,14 @@ typedef struct app_opts {
     int ptg;              /* --ptg: the app's parameterized task graph instead of insertion */
 } app_opts_t;
 
+/* The help lines of -P and -Q, one text for every dense app's --help (a
+ * "%s" in its usage): each app wrote its own, and all five still said
+ * "default 1 x 1" after the grid came to follow the rank count
+ * (app_cli_default_grid). */
+static const char app_cli_usage_grid[] =
+    "  -P <p>, -Q <q> process grid, P*Q = ranks (default: from the rank count, as\n"
+    "                square as it goes, P >= Q; one given, the other is its cofactor)\n";
+
 /* Their flags; an app's own table may list one again with other bounds
  * (weft-geqrf's -t), and it is looked up first. */
 static const app_flag_t app_cli_common[] = {

@@ -10,8 +10,9 @@
  * the user already set that parameter (env or --weft-), which is then left
  * as it is. N = 0 opens no device of the type (CUDA is not even probed).
  * After weft_init, appdev_check fails (1) when the rank has fewer than N
- * devices of the type; weft_init itself already fails when a count that was
- * asked for explicitly cannot be met (a type absent, or built without).
+ * devices of the type, or devices -g did not ask for; weft_init itself
+ * already fails when a count that was asked for explicitly cannot be met
+ * (a type absent, or built without).
  *
  * --probe-gpus: weft_init with every CUDA device (device_cuda_enabled=-1,
  * no emu device, a small zone each) and prints "cuda_devices= <n>": what
@@ -160,22 +161,50 @@ static inline int appdev_count(const weft_context_t *ctx, weft_device_type_t typ
     return n;
 }
 
-/* After weft_init and with d->g the parsed -g: 0 when the rank has at
- * least g devices of the type, -1 after a message (every rank that lacks
- * devices says so: they may differ between ranks). */
-static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
+/* The device_type word of a weft_device_type_t. */
+static inline const char *appdev_word_of(int type)
 {
-    if (d->g <= 0 || d->type == NULL) return 0;
-    int have = appdev_count(ctx, d->dtype);
-    /* A count the user set above -g would silently run on more devices than
-     * -g says (and print a g that the user did not ask for): refused. "all"
-     * (-1) is a policy, not a count, and -g picks among those devices. */
+    return type == WEFT_DEV_CUDA ? "cuda" : type == WEFT_DEV_HIP ? "hip" : "emu";
+}
+
+/* Devices beyond the `have` of the type that -g asks for would run tasks
+ * too and print a g nobody asked for (-g 0, "CPU only", ran on two emu
+ * devices that env WEFT_DEVICE_EMU_ENABLED=2 opened): a count of the type
+ * the user set above -g, or devices of another type (-g sets only its
+ * type's count: another's is the user's). "all" (-1) is a policy, not a
+ * count, and -g picks among those devices. 0, or -1 after a message. */
+static inline int appdev_beyond_g(const weft_context_t *ctx, const appdev_t *d, int have)
+{
     long asked = d->user_set ? strtol(d->user_value, NULL, 10) : 0;
     if (asked > d->g && have > d->g) {
         fprintf(stderr, "%s: rank %d: -g %lld and %s=%s set by %s disagree: give one of them\n",
                 d->prog, weft_rank(ctx), (long long)d->g, d->param, d->user_value, d->user_origin);
         return -1;
     }
+    for (int i = 1; i <= weft_ndevices(ctx); i++) {
+        int type = weft_device_type(ctx, i);
+        if (type == (int)d->dtype) continue;
+        const char *word = appdev_word_of(type);
+        fprintf(stderr,
+                "%s: rank %d: -g %lld asks for %lld %s device(s) (device_type=%s) and no "
+                "other, but device_%s_enabled opened %s devices on this rank: set it to 0, or "
+                "ask for them by -g with --weft-device_type=%s\n",
+                d->prog, weft_rank(ctx), (long long)d->g, (long long)d->g, appdev_type_name(d),
+                d->type, word, word, word);
+        return -1;
+    }
+    return 0;
+}
+
+/* After weft_init and with d->g the -g given (-1: none): 0 when the rank
+ * has g devices of the type and no others it was not asked for, -1 after
+ * a message (every rank that lacks devices says so: they may differ
+ * between ranks). */
+static inline int appdev_check(const weft_context_t *ctx, const appdev_t *d)
+{
+    if (d->g < 0 || d->type == NULL) return 0;
+    int have = appdev_count(ctx, d->dtype);
+    if (appdev_beyond_g(ctx, d, have) != 0) return -1;
     if (have >= d->g) return 0;
     fprintf(stderr,
             "%s: rank %d: asked for -g %lld accelerators but this rank has %d %s "
@@ -267,6 +296,17 @@ static inline int app_sim_check(const char *prog, const weft_context_t *ctx, int
             "%s: --check needs the task bodies to run, and a simulation (sim_nranks) runs none: "
             "drop --check\n",
             prog);
+    return -1;
+}
+
+/* A program whose measurement needs the real processes refuses a
+ * simulation (weft-pingpong: its bare MPI ping-pong sent to a rank 1 that a
+ * simulation does not have, and MPI_ERR_RANK aborted the run). 0, or -1
+ * after a message naming why. */
+static inline int app_sim_refuse(const char *prog, const weft_context_t *ctx, const char *why)
+{
+    if (!app_sim(ctx)) return 0;
+    fprintf(stderr, "%s: %s, and a simulation (sim_nranks) runs one: drop sim_nranks\n", prog, why);
     return -1;
 }
 

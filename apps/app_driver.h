@@ -234,7 +234,8 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     if (rc != 0 || d->validate(ctx, opts, verbose) != 0) {
         rc = 1;
     } else {
-        dev.g = o->g; /* the accelerators asked for, against those weft found */
+        /* dev.g: -g as the prescan read it, the same value as o->g, or -1
+         * when not given (the devices are then the parameters' choice). */
         rc = appdev_check(ctx, &dev) != 0 ? 1 : app_runs(d, ctx, o, data);
     }
     int frc = weft_fini(ctx);

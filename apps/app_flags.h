@@ -54,7 +54,8 @@ static inline int app_parse_word(const char *prog, const app_flag_t *f, const ch
 }
 
 /* Parses s as a decimal integer in [min, max]; prints "<prog>: <flag>
- * expects ..." otherwise (when verbose). */
+ * expects ..." otherwise (when verbose), with the bound always: "-N expects
+ * a positive integer, got '99999999999'" left the user guessing. */
 static inline int app_parse_int(const char *prog, const char *flag, const char *s, int64_t min,
                                 int64_t max, int64_t *out, int verbose)
 {
@@ -67,9 +68,8 @@ static inline int app_parse_int(const char *prog, const char *flag, const char *
     }
     if (verbose) {
         const char *what = min == 1 ? "a positive integer" : "a non-negative integer";
-        fprintf(stderr, "%s: %s expects %s", prog, flag, what);
-        if (max < INT32_MAX) fprintf(stderr, " <= %lld", (long long)max);
-        fprintf(stderr, ", got '%s'\n", s);
+        fprintf(stderr, "%s: %s expects %s <= %lld, got '%s'\n", prog, flag, what, (long long)max,
+                s);
     }
     return -1;
 }

@@ -170,8 +170,7 @@ static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int ver
                     (long long)o->width, (long long)o->depth, GS_TILES_MAX);
         return -1;
     }
-    dev->g = o->g;
-    return appdev_check(ctx, dev);
+    return appdev_check(ctx, dev); /* dev->g: -g as gs_prescan read it, -1 when not given */
 }
 
 #endif

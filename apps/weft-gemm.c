@@ -57,7 +57,7 @@ static void gemm_usage(FILE *out)
             "  -M <m>        rows of A and C (default N)\n"
             "  -K <k>        columns of A, rows of B (default N)\n"
             "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
-            "  -P <p>, -Q <q>  process grid, P*Q = ranks (default 1 x 1)\n"
+            "%s"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu; default 0: CPU only)\n"
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
@@ -67,7 +67,7 @@ static void gemm_usage(FILE *out)
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
             GEMM_ALPHA, GEMM_BETA, (long long)gemm_defaults.c.n, (long long)gemm_defaults.c.nb,
-            (long long)gemm_defaults.c.seed, GEMM_RESIDUAL_MAX);
+            app_cli_usage_grid, (long long)gemm_defaults.c.seed, GEMM_RESIDUAL_MAX);
 }
 
 static const app_flag_t gemm_flags[] = {

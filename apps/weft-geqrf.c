@@ -68,7 +68,7 @@ static void qr_usage(FILE *out)
             "  -t <nb>       tile size (default %lld; with -g on GPUs, from N: 512 to 4096)\n"
             "  -b <ib>       inner block size of the T factors, <= nb (default %d, at most\n"
             "                nb; with -g, nb / 4)\n"
-            "  -P <p>, -Q <q> process grid, P*Q = ranks (default 1 x 1)\n"
+            "%s"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu) (default 0: CPU only)\n"
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
@@ -87,7 +87,7 @@ static void qr_usage(FILE *out)
             "                (||X|| M eps) < %g after each run\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, QR_IB_CPU,
+            (long long)qr_defaults.c.n, (long long)qr_defaults.c.nb, QR_IB_CPU, app_cli_usage_grid,
             (long long)qr_defaults.c.seed, QR_CHECK_MAX);
 }
 

@@ -57,8 +57,7 @@ static void getrf_usage(FILE *out)
             "usage: weft-getrf [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        matrix order (default %lld)\n"
             "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
-            "  -P <p>        rows of the process grid (default 1)\n"
-            "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
+            "%s"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu); sets device_cuda_enabled or\n"
             "                device_emu_enabled to n unless already set (default 0: CPU only)\n"
@@ -76,7 +75,7 @@ static void getrf_usage(FILE *out)
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)getrf_defaults.c.n, (long long)getrf_defaults.c.nb,
+            (long long)getrf_defaults.c.n, (long long)getrf_defaults.c.nb, app_cli_usage_grid,
             (long long)getrf_defaults.c.seed, GETRF_RESIDUAL_MAX);
 }
 

@@ -263,13 +263,10 @@ static int pp_prescan(int argc, char **argv)
         }
         if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
-        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0) return -1;
         char text[32];
+        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0) return -1;
         snprintf(text, sizeof text, "%lld", (long long)cores);
-        if (setenv("WEFT_CORES", text, 1) != 0) {
-            fprintf(stderr, PP_NAME ": cannot set WEFT_CORES: %s\n", strerror(errno));
-            return -1;
-        }
+        if (appdev_setenv(PP_NAME, "WEFT_CORES", text) != 0) return -1;
     }
     return 0;
 }
@@ -577,6 +574,8 @@ int main(int argc, char **argv)
     if (pp_parse(argc, argv, &o, 1) != 0) {
         rc = 1;
     } else if (appdev_check(ctx, &pp_dev) != 0) {
+        rc = 1;
+    } else if (app_sim_refuse(PP_NAME, ctx, "it times moves between two processes") != 0) {
         rc = 1;
     } else if (weft_nranks(ctx) < 2) {
         fprintf(stderr,

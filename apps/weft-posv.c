@@ -52,7 +52,7 @@ static void posv_usage(FILE *out)
             "  -N <n>        order of A (default %lld)\n"
             "  --nrhs <r>    right-hand sides, columns of B (default %lld)\n"
             "  -t <nb>       tile size (default %lld; on GPUs from N, as weft-potrf)\n"
-            "  -P <p>, -Q <q>  process grid, P*Q = ranks (default 1 x 1)\n"
+            "%s"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu; default 0: CPU only)\n"
             "  -c <cores>    worker cores a rank (sets WEFT_CORES before weft_init)\n"
@@ -64,7 +64,8 @@ static void posv_usage(FILE *out)
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
             (long long)posv_defaults.c.n, (long long)posv_defaults.nrhs,
-            (long long)posv_defaults.c.nb, (long long)posv_defaults.c.seed, POSV_RESIDUAL_MAX);
+            (long long)posv_defaults.c.nb, app_cli_usage_grid, (long long)posv_defaults.c.seed,
+            POSV_RESIDUAL_MAX);
 }
 
 static const app_flag_t posv_flags[] = {

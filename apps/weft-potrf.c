@@ -50,9 +50,9 @@ static void potrf_usage(FILE *out)
             "usage: weft-potrf [options] [--weft-<param>=<value> ...]\n"
             "  -N <n>        matrix order (default %lld)\n"
             "  -t <nb>       tile size (default %lld; on GPUs 512 up to N=4096, 1024 below\n"
-            "                N=32768, 2048 from there)\n"
-            "  -P <p>        rows of the process grid (default 1)\n"
-            "  -Q <q>        columns of the process grid (default 1); P*Q = ranks\n"
+            "                N=32768, 2048 from there; one rank with one GPU: one tile up\n"
+            "                to N=16384)\n"
+            "%s"
             "  -g <n>        accelerators a rank uses, of the type --weft-device_type names\n"
             "                (cuda by default, or emu); sets device_cuda_enabled or\n"
             "                device_emu_enabled to n unless already set (default 0: CPU only)\n"
@@ -73,7 +73,7 @@ static void potrf_usage(FILE *out)
             "  --check-first the same check, after the first run only (timing series)\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            (long long)potrf_defaults.c.n, (long long)potrf_defaults.c.nb,
+            (long long)potrf_defaults.c.n, (long long)potrf_defaults.c.nb, app_cli_usage_grid,
             (long long)potrf_defaults.c.seed, POTRF_RESIDUAL_MAX);
 }
 

@@ -31,6 +31,9 @@ weft_app_test(gemm_stress_bad_grid FAIL EXE weft-gemm-stress
 weft_app_test(gemm_stress_bad_devices FAIL EXE weft-gemm-stress
   EXPECT "asked for -g 1 accelerators but this rank has 0"
   ARGS -t 8 -g 1 --weft-device_cuda_enabled=0)
+weft_app_test(gemm_stress_g0_other_type_env FAIL EXE weft-gemm-stress ENV WEFT_DEVICE_EMU_ENABLED=1
+  EXPECT "-g 0 asks for 0 CUDA device\\(s\\) .* but device_emu_enabled opened emu devices"
+  ARGS -t 8 -g 0 --check)
 weft_app_test(gemm_stress_bad_weft_param FAIL EXE weft-gemm-stress
   EXPECT "nonexistent" ARGS --weft-nonexistent=1)
 

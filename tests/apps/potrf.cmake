@@ -41,8 +41,12 @@ weft_app_test(potrf_bad_trsm_inv FAIL EXE weft-potrf
 # Bad input: a clear message naming the problem and a non-zero exit.
 weft_app_test(potrf_bad_tile FAIL EXE weft-potrf EXPECT "-t expects a positive integer" ARGS -t 0)
 weft_app_test(potrf_bad_n FAIL EXE weft-potrf EXPECT "-N expects a positive integer" ARGS -N -5)
-weft_app_test(potrf_bad_number FAIL EXE weft-potrf EXPECT "-N expects a positive integer, got 'abc'"
-  ARGS -N abc)
+weft_app_test(potrf_bad_number FAIL EXE weft-potrf
+  EXPECT "-N expects a positive integer <= 2147483647, got 'abc'" ARGS -N abc)
+# A number past the bound names the bound (it read "expects a positive
+# integer, got '99999999999'").
+weft_app_test(potrf_bad_n_huge FAIL EXE weft-potrf
+  EXPECT "-N expects a positive integer <= 2147483647, got '99999999999'" ARGS -N 99999999999)
 weft_app_test(potrf_bad_missing_value FAIL EXE weft-potrf EXPECT "-t needs a value" ARGS -N 10 -t)
 weft_app_test(potrf_bad_flag FAIL EXE weft-potrf EXPECT "unknown option '--bogus'" ARGS --bogus)
 weft_app_test(potrf_bad_cores FAIL EXE weft-potrf EXPECT "-c expects a positive integer" ARGS -c x)
@@ -112,6 +116,15 @@ weft_app_test(potrf_emu_g1_user_more EXE weft-potrf FAIL RANKS 2
   EXPECT "rank 0: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
          "rank 1: -g 1 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
   ARGS -N 300 -t 64 -P 1 -Q 2 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_enabled=2)
+# -g 0 ("CPU only") is a count too: it ran on the two emu devices the user's
+# count opened, and printed g = 2; and on devices of a type other than
+# device_type (-g sets only its type's count), opened by the environment.
+weft_app_test(potrf_emu_g0_user_more EXE weft-potrf FAIL
+  EXPECT "rank 0: -g 0 and device_emu_enabled=2 set by --weft-device_emu_enabled disagree"
+  ARGS -N 100 -t 16 -g 0 --weft-device_type=emu --weft-device_emu_enabled=2 --check)
+weft_app_test(potrf_g0_other_type_env EXE weft-potrf FAIL RANKS 2 ENV WEFT_DEVICE_EMU_ENABLED=2
+  EXPECT "rank %r: -g 0 asks for 0 CUDA device\\(s\\) \\(device_type=cuda\\) and no other, but device_emu_enabled opened emu devices"
+  ARGS -N 100 -t 16 -c 1 -g 0 --check)
 weft_app_test(potrf_emu_g2_user_env EXE weft-potrf FAIL ENV WEFT_DEVICE_EMU_ENABLED=1
   EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*set by env WEFT_DEVICE_EMU_ENABLED"
   ARGS -N 300 -t 64 -g 2 --weft-device_type=emu)
@@ -194,6 +207,11 @@ weft_app_test(potrf_default_grid_2ranks EXE weft-potrf RANKS 2
 weft_app_test(potrf_default_grid_q EXE weft-potrf RANKS 3
   EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 3 0 NB= 64 N= 300 :"
   ARGS -N 300 -t 64 -c 1 -Q 3 --check)
+# --help of every dense app says so (all five said "default 1 x 1").
+foreach(app potrf getrf geqrf gemm posv)
+  weft_app_test(${app}_help_grid EXE weft-${app}
+    EXPECT "^  -P <p>, -Q <q> process grid, P\\*Q = ranks \\(default: from the rank count" ARGS --help)
+endforeach()
 weft_expect_test(potrf_bad_grid_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status clean --count "P\\*Q must equal the number of ranks" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -c 1 -P 3 -Q 1 -N 100)
