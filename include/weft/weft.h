@@ -6,8 +6,10 @@
  * Unless said otherwise a function is called from the thread that called
  * weft_init (the "main" thread); task bodies run on worker or device threads
  * and may only call the weft_task_* accessors (a wait, an insertion, a
- * creation or a release made from a body is refused, and the task fails:
- * docs/SEMANTICS.md section 2). The contract (user memory,
+ * creation or a release made from a body is refused, and the task fails;
+ * made from another thread of the application while a context lives, it
+ * is refused with "CALL called from a thread that did not call weft_init"
+ * and its error value: docs/SEMANTICS.md section 2). The contract (user memory,
  * handles, failures) is docs/SEMANTICS.md.
  *
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
