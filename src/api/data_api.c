@@ -68,6 +68,24 @@ static int check_owner(const weft_context_t *ctx, const char *call, int owner_ra
     return WEFT_ERR_INVALID;
 }
 
+/* The element type and the shape; every rank checks the same arguments.
+ * Here, not only in the data layer, whose message names neither the call
+ * nor which of the two is wrong ("invalid type or size 1 x 1" for a type
+ * that is no weft_dtype_t). */
+static int check_shape(const char *call, weft_dtype_t type, int rows, int cols)
+{
+    if (weft_dtype_size(type) == 0) {
+        weft_error("%s: element type %d is not a weft_dtype_t: pass WEFT_DOUBLE, WEFT_FLOAT, "
+                   "WEFT_BYTE, WEFT_INT32, WEFT_INT64 or weft_dtype_struct(bytes), 1 <= bytes "
+                   "<= 65535",
+                   call, (int)type);
+        return WEFT_ERR_INVALID;
+    }
+    if (rows > 0 && cols > 0) return WEFT_SUCCESS;
+    weft_error("%s: a tile of %d x %d elements: rows and cols must be positive", call, rows, cols);
+    return WEFT_ERR_INVALID;
+}
+
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                            int owner_rank)
 {
@@ -75,7 +93,8 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
     log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
-    weft_data_t *d = check_owner(ctx, "weft_data_new", owner_rank) == WEFT_SUCCESS
+    weft_data_t *d = check_owner(ctx, "weft_data_new", owner_rank) == WEFT_SUCCESS &&
+                             check_shape("weft_data_new", type, rows, cols) == WEFT_SUCCESS
                          ? weft_data_make(ctx, type, rows, cols, owner_rank)
                          : NULL;
     if (d) d->flags |= WEFT_DATA_NEW;
@@ -150,7 +169,9 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
 static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                   int cols, int64_t ld, int owner_rank)
 {
-    if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
+    if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS ||
+        check_shape("weft_data_register", type, rows, cols) != WEFT_SUCCESS)
+        return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
     /* The owner's memory is this rank's to check against the other live
