@@ -93,7 +93,8 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * released that still holds runtime memory on some rank (the leak report
  * names it on that rank; leak_report=0 turns report and status off), else
  * 0. What only one rank sees at its end (its leaks, its trace file, a
- * write-back that failed again) fails every rank's weft_fini, the others
+ * write-back that failed again, a taskpool it alone did not wait for)
+ * fails every rank's weft_fini, the others
  * logging that rank and its line. After a disagreement no
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL,
  * or ended by an earlier weft_fini: the context and its handles stay
