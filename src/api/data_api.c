@@ -93,10 +93,11 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
     log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
-    weft_data_t *d = check_owner(ctx, "weft_data_new", owner_rank) == WEFT_SUCCESS &&
-                             check_shape("weft_data_new", type, rows, cols) == WEFT_SUCCESS
-                         ? weft_data_make(ctx, type, rows, cols, owner_rank)
-                         : NULL;
+    /* Checks every rank makes alike: no refusal entry (see matrix.c build). */
+    if (check_owner(ctx, "weft_data_new", owner_rank) != WEFT_SUCCESS ||
+        check_shape("weft_data_new", type, rows, cols) != WEFT_SUCCESS)
+        return NULL;
+    weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (d) d->flags |= WEFT_DATA_NEW;
     if (d && weft_context_track(ctx, d) != 0) {
         weft_data__unref(d);
@@ -142,8 +143,7 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
 static int check_register(const weft_context_t *ctx, const void *ptr, int rows, int64_t ld,
                           int owner_rank)
 {
-    int rc = check_owner(ctx, "weft_data_register", owner_rank);
-    if (rc != WEFT_SUCCESS || owner_rank != ctx->rank) return rc;
+    if (owner_rank != ctx->rank) return WEFT_SUCCESS;
     if (ptr && ld >= rows) return WEFT_SUCCESS;
     weft_error("weft_data_register: %s on the owner rank %d",
                !ptr ? "NULL pointer: pass the address of the user's memory"
@@ -160,6 +160,10 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
     log_creation(ctx, &seq_data_register, type, rows, cols, owner_rank);
+    /* Checks every rank makes alike: no refusal entry (see matrix.c build). */
+    if (check_owner(ctx, "weft_data_register", owner_rank) != WEFT_SUCCESS ||
+        check_shape("weft_data_register", type, rows, cols) != WEFT_SUCCESS)
+        return NULL;
     /* Only the owner reads ptr and ld: its refusal is its own. */
     weft_data_t *d = data_register(ctx, type, ptr, rows, cols, ld, owner_rank);
     if (!d) weft_seqcheck_refused(ctx);
@@ -169,9 +173,7 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
 static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                   int cols, int64_t ld, int owner_rank)
 {
-    if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS ||
-        check_shape("weft_data_register", type, rows, cols) != WEFT_SUCCESS)
-        return NULL;
+    if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (!d) return NULL;
     /* The owner's memory is this rank's to check against the other live

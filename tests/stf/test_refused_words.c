@@ -1,0 +1,34 @@
+/* A refusal on one rank only keeps its words although calls that every
+ * rank refused alike came first. Every rank makes six creations that every
+ * rank refuses (an owner rank out of range, a type that is no type, a size
+ * of 0, a tile of 0 x 4), then rank 0, the owner, refuses a registration
+ * that rank 1 accepts (ld 0 on the owner). The wait names rank 0's reason
+ * on every rank. Before, the alike refusals spent the four notes a
+ * sequence keeps (each was a refusal entry), and the report said only "a
+ * creation refused on this rank (its reason not kept: more refusals than
+ * notes)" against a later call of rank 1, the registration unnamed. Now
+ * checks that every rank makes alike add no refusal entry: the creation's
+ * entry, with its arguments, is what the ranks compare. */
+#include <stdio.h>
+
+#include "weft/weft.h"
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (!ctx) return 2;
+    int rank = weft_rank(ctx), n = weft_nranks(ctx), alike = 0;
+    for (int k = 0; k < 3; k++) alike += weft_data_new(ctx, WEFT_DOUBLE, 1, 1, n) == NULL;
+    alike += weft_data_new(ctx, (weft_dtype_t)99, 1, 1, 0) == NULL;
+    alike += weft_data_register(ctx, WEFT_DOUBLE, NULL, 0, 1, 1, 0) == NULL;
+    alike += weft_matrix_new(ctx, WEFT_DOUBLE, 8, 8, 0, 4, n, 1) == NULL;
+    double x = 1;
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 0, 0); /* ld 0: owner only */
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    if (d) weft_data_release(d);
+    int f = weft_fini(ctx);
+    printf("test_refused_words rank %d: %d alike refusals, wait=%d fini=%d\n", rank, alike, w, f);
+    return 0;
+}
