@@ -6,8 +6,10 @@
  * Unless said otherwise a function is called from the thread that called
  * weft_init (the "main" thread); task bodies run on worker or device threads
  * and may only call the weft_task_* accessors (a wait, an insertion, a
- * creation or a release made from a body is refused, and the task fails:
- * docs/SEMANTICS.md section 2). The contract (user memory,
+ * creation or a release made from a body is refused, and the task fails;
+ * made from another thread of the application while a context lives, it
+ * is refused with "CALL called from a thread that did not call weft_init"
+ * and its error value: docs/SEMANTICS.md section 2). The contract (user memory,
  * handles, failures) is docs/SEMANTICS.md.
  *
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
@@ -91,7 +93,8 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * released that still holds runtime memory on some rank (the leak report
  * names it on that rank; leak_report=0 turns report and status off), else
  * 0. What only one rank sees at its end (its leaks, its trace file, a
- * write-back that failed again) fails every rank's weft_fini, the others
+ * write-back that failed again, a taskpool it alone did not wait for)
+ * fails every rank's weft_fini, the others
  * logging that rank and its line. After a disagreement no
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL,
  * or ended by an earlier weft_fini: the context and its handles stay

@@ -68,6 +68,24 @@ static int check_owner(const weft_context_t *ctx, const char *call, int owner_ra
     return WEFT_ERR_INVALID;
 }
 
+/* The element type and the shape; every rank checks the same arguments.
+ * Here, not only in the data layer, whose message names neither the call
+ * nor which of the two is wrong ("invalid type or size 1 x 1" for a type
+ * that is no weft_dtype_t). */
+static int check_shape(const char *call, weft_dtype_t type, int rows, int cols)
+{
+    if (weft_dtype_size(type) == 0) {
+        weft_error("%s: element type %d is not a weft_dtype_t: pass WEFT_DOUBLE, WEFT_FLOAT, "
+                   "WEFT_BYTE, WEFT_INT32, WEFT_INT64 or weft_dtype_struct(bytes), 1 <= bytes "
+                   "<= 65535",
+                   call, (int)type);
+        return WEFT_ERR_INVALID;
+    }
+    if (rows > 0 && cols > 0) return WEFT_SUCCESS;
+    weft_error("%s: a tile of %d x %d elements: rows and cols must be positive", call, rows, cols);
+    return WEFT_ERR_INVALID;
+}
+
 weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                            int owner_rank)
 {
@@ -75,9 +93,11 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     /* The key names the data in a divergence report: the ranks agree on it
      * up to the first creation that differs. */
     log_creation(ctx, &seq_data_new, type, rows, cols, owner_rank);
-    weft_data_t *d = check_owner(ctx, "weft_data_new", owner_rank) == WEFT_SUCCESS
-                         ? weft_data_make(ctx, type, rows, cols, owner_rank)
-                         : NULL;
+    /* Checks every rank makes alike: no refusal entry (see matrix.c build). */
+    if (check_owner(ctx, "weft_data_new", owner_rank) != WEFT_SUCCESS ||
+        check_shape("weft_data_new", type, rows, cols) != WEFT_SUCCESS)
+        return NULL;
+    weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
     if (d) d->flags |= WEFT_DATA_NEW;
     if (d && weft_context_track(ctx, d) != 0) {
         weft_data__unref(d);
@@ -123,8 +143,7 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
 static int check_register(const weft_context_t *ctx, const void *ptr, int rows, int64_t ld,
                           int owner_rank)
 {
-    int rc = check_owner(ctx, "weft_data_register", owner_rank);
-    if (rc != WEFT_SUCCESS || owner_rank != ctx->rank) return rc;
+    if (owner_rank != ctx->rank) return WEFT_SUCCESS;
     if (ptr && ld >= rows) return WEFT_SUCCESS;
     weft_error("weft_data_register: %s on the owner rank %d",
                !ptr ? "NULL pointer: pass the address of the user's memory"
@@ -141,6 +160,10 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_data_register", 1)) return NULL;
     log_creation(ctx, &seq_data_register, type, rows, cols, owner_rank);
+    /* Checks every rank makes alike: no refusal entry (see matrix.c build). */
+    if (check_owner(ctx, "weft_data_register", owner_rank) != WEFT_SUCCESS ||
+        check_shape("weft_data_register", type, rows, cols) != WEFT_SUCCESS)
+        return NULL;
     /* Only the owner reads ptr and ld: its refusal is its own. */
     weft_data_t *d = data_register(ctx, type, ptr, rows, cols, ld, owner_rank);
     if (!d) weft_seqcheck_refused(ctx);

@@ -92,7 +92,7 @@ void weft_taskpool_free(weft_taskpool_t *tp)
         weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
                    "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
                    tp->name, (long)atomic_load(&tp->pending));
-        tp->ctx->misuse = WEFT_ERR_INVALID;
+        weft_context_misuse(tp->ctx, WEFT_ERR_INVALID);
         if (weft_taskpool_wait(tp) != WEFT_SUCCESS)
             weft_error("taskpool %s: the wait at its free failed", tp->name);
     }

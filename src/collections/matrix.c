@@ -56,7 +56,6 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
 static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
                                    int mb, int nb, int P, int Q, int user_dist)
 {
-    if (check_shape(ctx, type, m, n, mb, nb, P, Q, user_dist) != 0) return NULL;
     weft_matrix_t *A = calloc(1, sizeof *A);
     if (!A) return NULL;
     *A = (weft_matrix_t){.tag = WEFT_HANDLE_MATRIX,
@@ -340,6 +339,13 @@ static int claim_span(weft_matrix_t *A, const shape_t *s)
 static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 {
     log_creation(ctx, s);
+    /* Every rank checks the shape alike: the creation's entry (with these
+     * arguments) is what the ranks compare, and a refusal entry would only
+     * spend one of the few notes that keep the words of a refusal made on
+     * some ranks only (seqlog.h). */
+    if (check_shape(ctx, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P, s->dist ? 0 : s->Q,
+                    s->dist != NULL) != 0)
+        return NULL;
     weft_matrix_t *A = build_logged(ctx, s);
     if (!A) weft_seqcheck_refused(ctx);
     return A;

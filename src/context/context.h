@@ -82,10 +82,11 @@ struct weft_context {
      * start, read by the managers (devexec.c's idle wait). */
     atomic_int devmgr_own_core;
     /* Agreement between ranks (stf/agree.h), main thread. */
-    long nagree;         /* agreements passed */
-    int diverged;        /* an agreement found the ranks out of step: no collective is safe */
-    int misuse;          /* a call weft_fini reports: taskpool not waited for, trace not written */
-    weft_seqlog_t calls; /* data and matrix creations since the last agreement */
+    long nagree;          /* agreements passed */
+    int diverged;         /* an agreement found the ranks out of step: no collective is safe */
+    int misuse;           /* a call weft_fini reports: taskpool not waited for, trace not written */
+    char misuse_why[256]; /* the error line of the first misuse, told to the other ranks */
+    weft_seqlog_t calls;  /* data and matrix creations since the last agreement */
     /* Taskpools not freed yet, in creation order (main thread): weft_fini
      * waits for those with tasks not waited for, then frees them. */
     weft_vec_t taskpools; /* struct weft_taskpool * */
@@ -133,5 +134,10 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when);
  * lowest failing rank's status and words and takes the status into
  * ctx->misuse. Collective unless the ranks diverged; main thread. */
 void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why);
+/* Notes a misuse that weft_fini reports (status into ctx->misuse unless
+ * one is there), right after its error line, kept as its words: the
+ * exchange at weft_fini tells them to every rank (a taskpool not waited
+ * for on one rank only failed that rank's weft_fini alone). */
+void weft_context_misuse(weft_context_t *ctx, int status);
 
 #endif

@@ -110,12 +110,23 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
  * it, on every rank, since the memory may be held by one rank only. So
  * for the other failures that only one rank sees at weft_fini (a
  * write-back into user memory that failed again, its trace file that
- * could not be written). The exchange is made whatever leak_report says:
- * set on some ranks only (weft_param_set), it must not leave the others
- * in a collective. */
+ * could not be written, a taskpool it alone freed or ended unwaited). The exchange is made whatever
+ * leak_report says: set on some ranks only (weft_param_set), it must not leave the others in a
+ * collective. */
+void weft_context_misuse(weft_context_t *ctx, int status)
+{
+    if (ctx->misuse != WEFT_SUCCESS) return;
+    ctx->misuse = status;
+    weft_log_last_error(ctx->misuse_why, sizeof ctx->misuse_why);
+}
+
 void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why)
 {
     if (status == WEFT_SUCCESS && leaks > 0) status = WEFT_ERR_INVALID;
+    if (status == WEFT_SUCCESS && ctx->misuse != WEFT_SUCCESS) {
+        status = ctx->misuse; /* a taskpool this rank alone did not wait for */
+        why = ctx->misuse_why;
+    }
     int first = status != WEFT_SUCCESS ? ctx->rank : INT_MAX;
     int shared = ctx->nranks > 1 && !ctx->diverged && !ctx->sim;
     if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);

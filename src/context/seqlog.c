@@ -25,6 +25,7 @@ void weft_seqlog_init(weft_seqlog_t *l, size_t rec_size, weft_meta_t *meta)
     weft_vec_init(&l->name_ix, sizeof(uint16_t), 256);
     weft_vec_init(&l->names, sizeof(const char *), 16);
     weft_vec_init(&l->rec, rec_size, 256);
+    weft_vec_init(&l->notes, sizeof(weft_seqlog_note_t), 4);
 }
 
 /* The index of a static name, added to the table when new. */
@@ -104,22 +105,23 @@ const char *weft_seqlog_name(const weft_seqlog_t *l, long k)
 
 void weft_seqlog_note(weft_seqlog_t *l, const char *text)
 {
-    if (l->log.n == 0 || l->nnotes >= WEFT_SEQLOG_NOTES) return;
-    weft_seqlog_note_t *note = &l->notes[l->nnotes++];
-    note->k = (long)l->log.n - 1;
-    snprintf(note->text, sizeof note->text, "%s", text);
+    if (l->log.n == 0 || l->notes.n >= WEFT_SEQLOG_NOTES) return;
+    weft_seqlog_note_t note = {.k = (long)l->log.n - 1};
+    snprintf(note.text, sizeof note.text, "%s", text);
+    if (weft_vec_push(&l->notes, &note) != WEFT_SUCCESS) return; /* only the words are lost */
 }
 
 const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
 {
-    for (int i = 0; i < l->nnotes; i++)
-        if (l->notes[i].k == k) return l->notes[i].text;
+    const weft_seqlog_note_t *notes = l->notes.data;
+    for (size_t i = 0; i < l->notes.n; i++)
+        if (notes[i].k == k) return notes[i].text;
     return NULL;
 }
 
 void weft_seqlog_clear(weft_seqlog_t *l)
 {
-    l->nnotes = 0;
+    weft_vec_clear(&l->notes);
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
     weft_vec_clear(&l->rec);
@@ -136,7 +138,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
     weft_vec_fini(&l->rec);
     l->hash = 0;
     l->lost = 0;
-    l->nnotes = 0;
+    weft_vec_fini(&l->notes);
     l->last_name = NULL;
     l->last_ix = 0;
     l->hashed_name = NULL;

@@ -17,9 +17,12 @@
 /* The words kept with an entry that names a refusal (what was refused and
  * why), so that every rank can be told them; at most WEFT_SEQLOG_NOTES of
  * them between clears, the first ones (a divergence is named at the
- * first entry that differs). */
+ * first entry that differs). Refusals every rank makes alike come before
+ * the one that differs (a loop of insertions refused for an argument):
+ * four notes were spent by them, and the one that mattered lost its
+ * words. The notes take memory only when a refusal is made. */
 #define WEFT_SEQLOG_NOTE 256
-#define WEFT_SEQLOG_NOTES 4
+#define WEFT_SEQLOG_NOTES 64
 
 typedef struct weft_seqlog_note {
     long k; /* the entry */
@@ -39,8 +42,7 @@ typedef struct weft_seqlog {
     weft_vec_t rec;          /* the entries' records, when the log keeps them (elem > 0) */
     int lost;                /* entries that could not be kept (out of memory) */
     weft_meta_t *meta;       /* where its bytes are counted, NULL: nowhere */
-    weft_seqlog_note_t notes[WEFT_SEQLOG_NOTES];
-    int nnotes;
+    weft_vec_t notes;        /* weft_seqlog_note_t, at most WEFT_SEQLOG_NOTES */
 } weft_seqlog_t;
 
 /* Makes l an empty log that keeps a record of rec_size bytes an entry (0:

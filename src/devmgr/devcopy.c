@@ -340,6 +340,27 @@ static weft_stage_fn stage_fn(const weft_data_t *d, int dst_dev, int src_dev)
     return NULL;
 }
 
+/* A stage function runs on a device manager's or the comm thread, as a
+ * body does: the calls that belong to the main thread are refused there
+ * too (a wait would deadlock), and such a call fails the copy. A non-zero
+ * return is named here: the copy's status, WEFT_ERR_TASK, reads "a task
+ * body failed" in the lines of the task or the write-back it fails. */
+static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, const weft_stage_t *s)
+{
+    atomic_int misuse = 0;
+    weft_inbody_t saved;
+    weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
+    int frc = fn(s, d->stage_arg);
+    weft_inbody_leave(&saved);
+    if (frc != 0)
+        weft_log(WEFT_LOG_ERROR, by->index,
+                 "the stage-%s function of data %llu (weft_data_set_stage) returned %d: the "
+                 "copy from device %d to device %d fails",
+                 s->dst_device == 0 ? "out" : "in", (unsigned long long)d->key, frc, s->src_device,
+                 s->dst_device);
+    return frc != 0 || atomic_load(&misuse) ? WEFT_ERR_TASK : WEFT_SUCCESS;
+}
+
 int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
                          weft_data_copy_t *src)
 {
@@ -373,15 +394,7 @@ int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_dat
         }
         if (rc != WEFT_SUCCESS) return rc;
     }
-    /* A stage function runs on a device manager's or the comm thread, as a
-     * body does: the calls that belong to the main thread are refused there
-     * too (a wait would deadlock), and such a call fails the copy. */
-    atomic_int misuse = 0;
-    weft_inbody_t saved;
-    weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
-    int frc = fn(&s, d->stage_arg);
-    weft_inbody_leave(&saved);
-    if (frc != 0 || atomic_load(&misuse)) return WEFT_ERR_TASK;
+    if (run_stage_fn(by, d, fn, &s) != WEFT_SUCCESS) return WEFT_ERR_TASK;
     /* Counted as weft_device_copy counts the copies it enqueues. */
     weft_device_count_copy(by, dst->device, src->device, (long long)d->bytes);
     return WEFT_SUCCESS;

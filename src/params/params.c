@@ -455,9 +455,21 @@ static void params_take(weft_params_t *p, weft_params_t *from)
     weft_params_destroy(from);
 }
 
+/* The words of argv: *argc of them, or fewer when a NULL comes first. A
+ * count kept from before a weft_init, which removed its --weft- words from
+ * the same array (a second context given a copy of argc), is too large:
+ * the words end at the NULL (strcmp of it crashed). */
+static int argv_words(const int *argc, char **const *argv)
+{
+    int n = 0;
+    if (argc == NULL || argv == NULL || *argv == NULL) return 0;
+    while (n < *argc && (*argv)[n] != NULL) n++;
+    return n;
+}
+
 int weft_params_load(weft_params_t *p, int *argc, char ***argv)
 {
-    int n = argc != NULL && argv != NULL && *argv != NULL ? *argc : 0;
+    int n = argv_words(argc, argv);
     char **kept = malloc(((size_t)n + 1) * sizeof *kept);
     if (kept == NULL) return WEFT_ERR_NOMEM;
     weft_params_t *work;

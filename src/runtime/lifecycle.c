@@ -462,6 +462,7 @@ weft_context_t *weft_init(int *argc, char ***argv)
         stop_threads(ctx);
         goto undo_devices;
     }
+    weft_inbody_main_begin();
     return ctx;
 
 undo_devices:
@@ -530,6 +531,7 @@ int weft_fini(weft_context_t *ctx)
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     context_free(ctx, 1);
+    weft_inbody_main_end();
     return rc;
 }
 

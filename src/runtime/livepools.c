@@ -24,15 +24,14 @@ int weft_context_wait_forgotten(weft_context_t *ctx)
                    "on this rank): waiting for them now; call weft_taskpool_wait before "
                    "weft_fini",
                    tp->name, (long)atomic_load(&tp->pending));
+        weft_context_misuse(ctx, WEFT_ERR_INVALID);
         forgotten++;
         int rc = weft_taskpool_wait(tp);
         if (rc != WEFT_SUCCESS)
             weft_error("weft_fini: the wait for taskpool %s returned: %s", tp->name,
                        weft_strerror(rc));
     }
-    if (!forgotten) return WEFT_SUCCESS;
-    ctx->misuse = WEFT_ERR_INVALID;
-    return WEFT_ERR_INVALID;
+    return forgotten ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 
 void weft_context_free_taskpools(weft_context_t *ctx, int mismatched)

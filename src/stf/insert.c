@@ -23,12 +23,16 @@
 /* pos counts the task's arguments after the class from 1: a (mode, data)
  * pair, a (WEFT_VALUE, ptr, bytes) triple or a (WEFT_PRIORITY, int) pair
  * each make one. The handle is checked before anything is read from it:
- * a matrix, a released data or a stray pointer is refused. The data is
- * retained only if the task is kept (weft_insert_keep). */
-static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos)
+ * a matrix, a released data or a stray pointer is refused, except a
+ * released data in a task weft inserts itself (released_ok: a reduction's
+ * combines at the wait, for tasks inserted before the release, which waits
+ * for them). The data is retained only if the task is kept
+ * (weft_insert_keep). */
+static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos, int released_ok)
 {
     const char *name = t->cls->name;
-    if (!d || d->tag != (uint32_t)WEFT_HANDLE_DATA) {
+    if (!d || (d->tag != (uint32_t)WEFT_HANDLE_DATA &&
+               !(released_ok && d->tag == weft_handle_released(WEFT_HANDLE_DATA)))) {
         char call[96]; /* formatted only for the error: every task passes here */
         snprintf(call, sizeof call, "insert %s", name);
         (void)weft_handle_check(d, WEFT_HANDLE_DATA, call, pos);
@@ -100,14 +104,15 @@ static int is_option(int tag)
     return tag == WEFT_PRIORITY || tag == WEFT_ON_RANK || tag == WEFT_DEVICE_HINT;
 }
 
-/* One argument into the walked task t; pos counts them from 1. */
-static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos)
+/* One argument into the walked task t; pos counts them from 1;
+ * released_ok: add_flow's. */
+static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos, int released_ok)
 {
     if (a->tag == WEFT_VALUE) return add_value(t, a->ptr, a->bytes, pos);
     if (is_option(a->tag)) return add_option(t, a->tag, a->i, pos);
     if (is_mode(a->tag)) {
         if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
-        return add_flow(t, a->tag, a->data, pos);
+        return add_flow(t, a->tag, a->data, pos, released_ok);
     }
     weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
                "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",
@@ -115,10 +120,10 @@ static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos)
     return WEFT_ERR_INVALID;
 }
 
-static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nargs)
+static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nargs, int released_ok)
 {
     for (int k = 0; k < nargs; k++) {
-        int rc = parse_arg(t, tags, &args[k], k + 1);
+        int rc = parse_arg(t, tags, &args[k], k + 1, released_ok);
         if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;
@@ -345,7 +350,7 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
 {
     walk_init(w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
-    int rc = parse_args(w, tags, args, nargs);
+    int rc = parse_args(w, tags, args, nargs, 0);
     *aff = affinity_flow(tags, w->nflows);
     w->affinity = *aff;
     return rc;
@@ -462,7 +467,17 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
-    int rc = parse_args(&w, tags, args, nargs);
+    int rc = parse_args(&w, tags, args, nargs, 0);
+    return insert_walked(tp, &w, tags, rc);
+}
+
+int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                        int nargs)
+{
+    weft_task_t w; /* the walked task */
+    walk_init(&w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
+    int rc = parse_args(&w, tags, args, nargs, 1);
     return insert_walked(tp, &w, tags, rc);
 }
 
@@ -486,7 +501,7 @@ static int parse_va(weft_task_t *t, int *tags, va_list ap)
         } else if (is_mode(tag)) {
             a.data = va_arg(ap, weft_data_t *);
         }
-        int rc = parse_arg(t, tags, &a, n + 1);
+        int rc = parse_arg(t, tags, &a, n + 1, 0);
         if (rc != WEFT_SUCCESS) return rc;
     }
     weft_error("insert %s: more than %d arguments before the 0 that ends them (at most %d data "

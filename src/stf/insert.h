@@ -17,6 +17,12 @@ int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t);
  * task w (no structure, no reference taken); *aff: its affinity flow or -1. */
 int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                       int nargs, weft_task_t *w, int *aff);
+/* weft_insert_task_array for the tasks weft inserts itself (a reduction's
+ * init and combine tasks): a data argument may also be a data the user
+ * released since the tasks that need these were inserted (its release
+ * waits for them); the checks are otherwise the same. */
+int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                        int nargs);
 /* A task structure for the walked task w, its data retained. NULL: no memory. */
 weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
 /* A NEW data that no task wrote yet (in this run, on any rank). */

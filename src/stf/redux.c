@@ -108,6 +108,15 @@ static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redu
     return *p;
 }
 
+/* The init task of d's reduction on x (a partial, or d itself). The
+ * combines and inits are weft's tasks: d may be released by now (its
+ * release waits for the tasks that reduce into it, and so for these). */
+static int insert_init(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *x)
+{
+    const weft_arg_t arg = weft_arg_data(WEFT_W | WEFT_AFFINITY, x);
+    return weft_insert_by_weft(tp, r->init, &arg, 1);
+}
+
 /* d joins tp's pending data (retained until combined). */
 static int note_pending(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r)
 {
@@ -128,8 +137,7 @@ static int take_partial(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r, in
     weft_data_t *p = partial(tp->ctx, d, r, rank, lane);
     if (!p) return WEFT_ERR_NOMEM;
     int rc = note_pending(tp, d, r);
-    if (rc == WEFT_SUCCESS && !r->live[rank * r->lanes + lane])
-        rc = weft_insert_task(tp, r->init, WEFT_W | WEFT_AFFINITY, p, 0);
+    if (rc == WEFT_SUCCESS && !r->live[rank * r->lanes + lane]) rc = insert_init(tp, r, p);
     if (rc != WEFT_SUCCESS) return rc;
     r->live[rank * r->lanes + lane] = 1;
     *out = p;
@@ -170,7 +178,9 @@ int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
 
 static int combine(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *dst, weft_data_t *src)
 {
-    return weft_insert_task(tp, r->combine, WEFT_RW | WEFT_AFFINITY, dst, WEFT_R, src, 0);
+    const weft_arg_t args[] = {weft_arg_data(WEFT_RW | WEFT_AFFINITY, dst),
+                               weft_arg_data(WEFT_R, src)};
+    return weft_insert_by_weft(tp, r->combine, args, 2);
 }
 
 /* Each rank's live partials fold into its first one, which folds into d
@@ -181,8 +191,7 @@ static int flush_data(weft_taskpool_t *tp, weft_data_t *d)
     if (!r || r->tp != tp) return WEFT_SUCCESS;
     r->tp = NULL; /* first: the combine tasks below use d */
     int rc = WEFT_SUCCESS;
-    if (weft_insert_never_written(d))
-        rc = weft_insert_task(tp, r->init, WEFT_W | WEFT_AFFINITY, d, 0);
+    if (weft_insert_never_written(d)) rc = insert_init(tp, r, d);
     for (int rank = 0; rank < tp->ctx->nranks && rc == WEFT_SUCCESS; rank++) {
         weft_data_t **p = &r->part[rank * r->lanes];
         unsigned char *live = &r->live[rank * r->lanes];

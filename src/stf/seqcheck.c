@@ -235,19 +235,21 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
  * "task", and what a rank without the entry did wrong. */
 typedef struct {
     const char *verb, *what, *absent;
-    const char *accepted; /* after a rank's entry where another rank refused */
+    const char *accepted; /* after "made no ... #k" where another rank refused */
+    const char *next;     /* after a rank's entry #k there: the one after the call it accepted */
 } seq_words_t;
 
 static const seq_words_t call_words = {
     "made", "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
-    " (it accepted the call refused there)"};
+    " (it accepted the call refused there)",
+    " (it accepted the call refused there, the entry before, and made this one next)"};
 static const seq_words_t task_words = {
     "inserted", "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
     "none",
-    ""};
+    "", ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
@@ -270,7 +272,7 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
         if (differs[r] & REFUSED)
             weft_error("  rank %d refused %s", r, e);
         else if (*e)
-            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, refusal ? w->accepted : "");
+            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, refusal ? w->next : "");
         else if (refusal)
             weft_error("  rank %d %s no %s #%ld%s", r, w->verb, w->what, k, w->accepted);
         else

@@ -7,7 +7,11 @@
  * --misuse: the stage-in function calls weft_taskpool_wait, which belongs
  * to the main thread (from a device's thread it would deadlock): the call
  * must be refused, the copy and its task fail, and the wait returns the
- * error instead of hanging. */
+ * error instead of hanging.
+ *
+ * --fails: the stage-out function returns -7: the wait fails, and the log
+ * names the function, the data and the value (it said only "a task body
+ * failed", about a copy no task body made). */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +19,7 @@
 
 enum { ROWS = 37, COLS = 23 };
 
-static int calls_in, calls_out, refused_in;
+static int calls_in, calls_out, refused_in, out_fails;
 
 static int to_device(const weft_stage_t *s, void *arg)
 {
@@ -36,7 +40,7 @@ static int to_host(const weft_stage_t *s, void *arg)
     for (int i = 0; i < s->rows; i++)
         for (int j = 0; j < s->cols; j++) dst[i * s->cols + j] = src[i + j * s->src_ld];
     calls_out++;
-    return 0;
+    return out_fails ? -7 : 0;
 }
 
 /* --misuse: the wait must fail (the copy failed), the stage function's
@@ -73,6 +77,7 @@ int main(int argc, char **argv)
     static double host[ROWS * COLS];
     for (int k = 0; k < ROWS * COLS; k++) host[k] = k;
     if (argc > 1 && strcmp(argv[1], "--misuse") == 0) return misuse(ctx, host);
+    out_fails = argc > 1 && strcmp(argv[1], "--fails") == 0;
     /* Registered as ROWS x COLS; the functions know its real layout. */
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, ROWS, COLS, ROWS, 0);
     int rc = d ? 0 : 1;
@@ -83,11 +88,11 @@ int main(int argc, char **argv)
     rc |= weft_insert_task(tp, &devtest_twice_dev, WEFT_RW | WEFT_AFFINITY, d, 0);
     rc |= weft_taskpool_wait(tp);
     const double *h = weft_data_host_ptr(d, NULL);
-    int bad = rc != 0 || h != host;
-    for (int k = 0; !bad && k < ROWS * COLS; k++) bad = host[k] != 4.0 * k;
+    int bad = out_fails ? rc == 0 || h != NULL : rc != 0 || h != host;
+    for (int k = 0; !bad && !out_fails && k < ROWS * COLS; k++) bad = host[k] != 4.0 * k;
     weft_taskpool_free(tp);
     weft_data_release(d);
-    bad |= weft_fini(ctx) != 0;
+    bad |= (weft_fini(ctx) != 0) != out_fails;
     bad |= calls_in < 1 || calls_out < 1;
     printf("test_device_stage_fn: stage-in %d, stage-out %d calls: %s\n", calls_in, calls_out,
            bad ? "FAILED" : "PASSED");

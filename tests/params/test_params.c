@@ -123,6 +123,15 @@ static void test_argv_removal(void)
     CHECK(load(p, &argc, argv3) == WEFT_ERR_PARAM);
     char *argv4[] = {"prog", "--weft-cores", "--weft-bind", NULL};
     CHECK(load(p, &argc, argv4) == WEFT_ERR_PARAM);
+
+    /* A count larger than the words (kept from before an earlier load
+     * removed words of the same array): the words end at the NULL. It
+     * crashed in strcmp. */
+    char *argv5[] = {"prog", "--weft-cores=6", NULL, NULL, NULL};
+    argc = 4;
+    char **av = argv5;
+    CHECK(weft_params_load(p, &argc, &av) == WEFT_SUCCESS);
+    CHECK(argc == 1 && argv5[1] == NULL && weft_params_int(p, "cores") == 6);
     weft_params_destroy(p);
 }
 

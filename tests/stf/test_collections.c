@@ -190,10 +190,18 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_data_new(ctx, weft_dtype_struct(0), 1, 1, 0) == NULL);
     CHECK(weft_data_new(ctx, weft_dtype_struct(70000), 1, 1, 0) == NULL);
     CHECK(weft_vector_new(ctx, WEFT_DOUBLE, 0, 4) == NULL);
+    double x = 0;
+    CHECK(weft_data_register(ctx, (weft_dtype_t)99, &x, 1, 1, 1, 0) == NULL);
+    CHECK(weft_data_new(ctx, WEFT_DOUBLE, -3, 1, 0) == NULL);
     capture_end();
     CHECK(captured("weft_matrix_new_dist: no rank function in the weft_dist_t"));
     CHECK(captured("the distribution's rank function gives tile (1, 2) rank"));
-    CHECK(captured("invalid type or size"));
+    /* The call and the argument are named (it was "data K: invalid type or
+     * size 1 x 1" for a type that is no weft_dtype_t). */
+    CHECK(captured("weft_data_new: element type 65536 is not a weft_dtype_t: pass WEFT_DOUBLE"));
+    CHECK(captured("weft_data_new: element type 135536 is not a weft_dtype_t"));
+    CHECK(captured("weft_data_register: element type 99 is not a weft_dtype_t"));
+    CHECK(captured("weft_data_new: a tile of -3 x 1 elements: rows and cols must be positive"));
     CHECK(captured("matrix: size 0 x 1 must be positive"));
     CHECK(weft_dtype_size(WEFT_INT32) == 4 && weft_dtype_size(WEFT_INT64) == 8);
     CHECK(weft_dtype_size(weft_dtype_struct(24)) == 24 && weft_dtype_size((weft_dtype_t)99) == 0);

@@ -2,9 +2,15 @@
  * it on every rank (run_expect.sh checks), run every task (the values
  * land in the user's wrapped matrix, read after fini) and return
  * WEFT_ERR_INVALID. Tile (0,0) is set to 1 and added to every other tile
- * of row 0, on a 1 x nranks grid. */
+ * of row 0, on a 1 x nranks grid.
+ *
+ * --waits R: rank R waits for the taskpool and frees it; the others forget
+ * it (--free: they free it without a wait, which waits with an error).
+ * Their misuse fails rank R's weft_fini too, naming it (rank R returned 0
+ * before: the failure stayed on the ranks that made it). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elapsed.h"
 #include "weft/weft.h"
@@ -45,6 +51,17 @@ int main(int argc, char **argv)
     for (int j = 1; j < NT; j++)
         rc |= weft_insert_task(tp, &add_cls, WEFT_R, weft_tile(A, 0, 0), WEFT_RW | WEFT_AFFINITY,
                                weft_tile(A, 0, j), 0);
+    int waits = -1, free_it = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--waits") == 0 && i + 1 < argc) waits = atoi(argv[++i]);
+        free_it |= strcmp(argv[i], "--free") == 0;
+    }
+    if (rank == waits) {
+        rc |= weft_taskpool_wait(tp);
+        weft_taskpool_free(tp);
+    } else if (free_it) {
+        weft_taskpool_free(tp); /* waits, after an error */
+    }
     int f = weft_fini(ctx); /* no wait, no free: fini does both */
     int wrong = 0;
     for (int j = 0; j < NT; j++)
