@@ -218,7 +218,7 @@ void weft_data_release(weft_data_t *d)
     if (!weft_data_busy_taskpool(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
     /* The user's memory may be registered again once the handle is gone. */
-    weft_spans_release(&d->ctx->spans, d->span);
+    weft_spans_release_all(&d->ctx->spans, d->span);
     d->span = NULL;
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "data/hostmem.h"
+#include "data/span.h"
 #include "devmgr/devmgr.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -144,18 +145,36 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 
+/* The device memory joins the rank's live registrations: with unified
+ * addresses (CUDA) two handles of the same device bytes are refused as two
+ * of the same host bytes are, and an emu device's memory, which is host
+ * memory, is checked against the host registrations too. */
+static int claim_device_memory(weft_data_t *d, void *ptr, int64_t ld, weft_span_t **out)
+{
+    weft_span_block_t blk = weft_span_block(ptr, d->rows, d->cols, ld, d->elem);
+    return weft_spans_claim(&d->ctx->spans, &blk, "weft_data_register_device", d->key, d->key, out);
+}
+
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
         return WEFT_ERR_INVALID;
-    if (!ptr || device < 1 || device > d->ctx->ndevices || ld < d->rows) {
-        weft_error("weft_data_register_device: %s",
-                   !ptr           ? "NULL pointer"
-                   : ld < d->rows ? "ld is smaller than the rows of the tile"
-                                  : "device index out of range (1..weft_ndevices)");
+    if (!ptr || ld < d->rows) {
+        weft_error("weft_data_register_device: data %llu: %s", (unsigned long long)d->key,
+                   !ptr ? "NULL pointer" : "ld is smaller than the rows of the tile");
         return WEFT_ERR_INVALID;
     }
-    int rc = drop_runtime_copy(d, device);
+    if (device < 1 || device > d->ctx->ndevices) {
+        weft_error("weft_data_register_device: data %llu: device %d is not an accelerator of this "
+                   "rank (1..%d; 0 is the host, whose memory weft_data_register takes)",
+                   (unsigned long long)d->key, device, d->ctx->ndevices);
+        return WEFT_ERR_INVALID;
+    }
+    weft_span_t *sp = NULL;
+    int rc = claim_device_memory(d, ptr, ld, &sp);
+    if (rc != WEFT_SUCCESS) return rc;
+    rc = drop_runtime_copy(d, device);
+    if (rc != WEFT_SUCCESS) weft_spans_release(&d->ctx->spans, sp);
     if (rc == WEFT_ERR_INVALID) {
         weft_error("weft_data_register_device: data %llu already has a copy in use or a user "
                    "copy on device %d",
@@ -178,7 +197,13 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         d->flags &= ~WEFT_DATA_NEW;
     }
     weft_data_unlock(d);
-    return c ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+    if (!c) {
+        weft_spans_release(&d->ctx->spans, sp);
+        return WEFT_ERR_NOMEM;
+    }
+    sp->more = d->span; /* released with the host block at weft_data_release */
+    d->span = sp;
+    return WEFT_SUCCESS;
 }
 
 /* ---- user memory pinned for the devices -------------------------------- */

@@ -148,6 +148,15 @@ void weft_spans_release(weft_spans_t *s, weft_span_t *sp)
     free(sp);
 }
 
+void weft_spans_release_all(weft_spans_t *s, weft_span_t *sp)
+{
+    while (sp) {
+        weft_span_t *next = sp->more;
+        weft_spans_release(s, sp);
+        sp = next;
+    }
+}
+
 static void destroy(weft_span_t *t)
 {
     if (!t) return;

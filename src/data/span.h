@@ -34,6 +34,9 @@ typedef struct weft_span {
     struct weft_span *left, *right;
     uintptr_t max_hi; /* the largest hi in its subtree */
     uint64_t prio;    /* the treap's heap order */
+    /* The next block of the same data (a data holds its host registration
+     * and one per device registration: weft_data_register_device). */
+    struct weft_span *more;
 } weft_span_t;
 
 typedef struct weft_spans {
@@ -58,6 +61,8 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
                      uint64_t key_last, weft_span_t **out) __attribute__((warn_unused_result));
 /* Gives sp back (NULL: nothing): its bytes may be registered again. */
 void weft_spans_release(weft_spans_t *s, weft_span_t *sp);
+/* Gives sp back and the blocks chained after it by ->more. */
+void weft_spans_release_all(weft_spans_t *s, weft_span_t *sp);
 /* Gives every span back (the context's end). */
 void weft_spans_fini(weft_spans_t *s);
 

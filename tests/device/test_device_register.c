@@ -83,6 +83,29 @@ static void current_contents(weft_context_t *ctx)
     free(v); /* the user's, after the release */
 }
 
+/* Device memory registered twice, or an emu device's memory (host memory)
+ * that a host registration holds: refused until the holder is released. */
+static void aliases(weft_context_t *ctx)
+{
+    double *buf = calloc(NB * NB, sizeof(double));
+    weft_data_t *host = weft_data_register(ctx, WEFT_DOUBLE, buf, NB, NB, NB, 0);
+    weft_data_t *a = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+    weft_data_t *b = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+    CHECK(host && a && b);
+    CHECK(weft_data_register_device(a, 1, buf + NB, NB, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_data_register_device(a, 3, buf, NB, 0) == WEFT_ERR_INVALID);
+    weft_data_release(host);
+    CHECK(weft_data_register_device(a, 1, buf, NB, 0) == 0);
+    CHECK(weft_data_register_device(b, 2, buf + NB * NB / 2, NB, 0) == WEFT_ERR_INVALID);
+    weft_data_release(a);
+    CHECK(weft_data_register_device(b, 2, buf + 1, NB + 3, 0) == 0); /* a's bytes are free */
+    weft_data_release(b);
+    b = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+    CHECK(weft_data_register_device(b, 2, buf, NB, 0) == 0);
+    weft_data_release(b);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = devtest_init(&argc, &argv, 2);
@@ -93,6 +116,7 @@ int main(int argc, char **argv)
                                i + 2.0 * j);
     in_place(ctx, M);
     current_contents(ctx);
+    aliases(ctx);
     weft_matrix_free(M);
     for (int d = 1; d <= 2; d++) CHECK(devtest_counters(ctx, d).copies == 0);
     CHECK(weft_fini(ctx) == 0);
