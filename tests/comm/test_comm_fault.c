@@ -3,7 +3,12 @@
  * y. Run with fault_inject=comm_alloc:N@R or comm_post:N@R; argv[1] is the
  * tile's rows (4: eager, 20000: rendezvous), argv[2] "fail" when the rule
  * must hit (every rank's wait returns WEFT_ERR_TASK, y keeps 0) or "ok".
- * A second taskpool then moves the tile correctly: y = 2. */
+ * A second taskpool then moves the tile correctly: y = 2.
+ * With argv[3] ("dev" or "host", on a run with an emu device) x lives on
+ * rank 0's device or host and y on rank 1's device, so the move lands in
+ * device memory (and leaves it, with "dev"): run with device_copy:N@R, the
+ * comm engine's own device copies fail (an ipc pull that cannot be
+ * enqueued falls back to staging: "ok"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,10 @@ int main(int argc, char **argv)
     int rank = weft_rank(ctx), rows = atoi(argv[1]), must_fail = strcmp(argv[2], "fail") == 0;
     weft_data_t *x = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 0);
     weft_data_t *y = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 1);
+    if (argc > 3) {
+        CHECK(weft_data_set_device(x, strcmp(argv[3], "dev") == 0 ? 1 : 0) == 0);
+        CHECK(weft_data_set_device(y, 1) == 0);
+    }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "moves");
     double zero = 0;
     CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, y, WEFT_VALUE, &zero, sizeof zero,
