@@ -130,9 +130,11 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     if (why != NULL) {
         if (verbose)
             fprintf(stderr,
-                    "weft-geqrf: -M %lld -N %lld -t %lld -b %lld -P %lld -Q %lld on %d ranks: %s\n",
+                    "weft-geqrf: -M %lld -N %lld -t %lld -b %lld -P %lld -Q %lld on %d rank%s: "
+                    "%s\n",
                     (long long)o->m, (long long)o->c.n, (long long)o->c.nb, (long long)o->ib,
-                    (long long)o->c.p, (long long)o->c.q, weft_nranks(ctx), why);
+                    (long long)o->c.p, (long long)o->c.q, weft_nranks(ctx),
+                    weft_nranks(ctx) == 1 ? "" : "s", why);
         return -1;
     }
     return 0;
