@@ -188,7 +188,8 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
 }
 
 /* Dimension d's indices for this rank: the local range when the class
- * gives one (clipped to the range), else the whole range. */
+ * gives one (clipped to the range), else the whole range. In long long:
+ * a progression's first index inside the range may lie past INT_MAX. */
 static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, const int *idx, int d,
                        int *lo, int *hi, int *step)
 {
@@ -199,38 +200,47 @@ static void dim_bounds(const weft_ptg_build_t *b, const weft_ptg_class_t *k, con
     k->local_range(idx, d, b->me, &llo, &lhi, &lstep, b->g->arg);
     if (lstep < 1) lstep = 1;
     /* Keep the progression, clipped to range's bounds. */
-    if (llo < *lo) llo += (int)(((long long)*lo - llo + lstep - 1) / lstep) * lstep;
-    *lo = llo;
+    long long first = llo;
+    if (first < *lo) first += ((long long)*lo - llo + lstep - 1) / lstep * lstep;
     if (lhi < *hi) *hi = lhi;
+    if (first > *hi) {
+        *lo = 1, *hi = 0; /* nothing of this rank's progression in the range */
+        return;
+    }
+    *lo = (int)first;
     *step = lstep;
 }
 
 /* The nested loops of a class's index space, each range asked with the
- * outer indices set. */
+ * outer indices set. The loop counters are long long: a range that ends
+ * at INT_MAX (or a step that passes it) ends its loop instead of
+ * wrapping to negative indices forever. */
 static int enumerate(weft_ptg_build_t *b, int cls)
 {
     const weft_ptg_class_t *k = &b->g->classes[cls];
     int idx[WEFT_PTG_MAX_DIMS] = {0}, hi[WEFT_PTG_MAX_DIMS], step[WEFT_PTG_MAX_DIMS], lo;
+    long long at[WEFT_PTG_MAX_DIMS];
     int d = 0;
     dim_bounds(b, k, idx, 0, &lo, &hi[0], &step[0]);
-    idx[0] = lo;
+    at[0] = lo;
     for (;;) {
-        if (idx[d] > hi[d]) {
+        if (at[d] > hi[d]) {
             if (d == 0) return WEFT_SUCCESS;
             idx[d] = 0;
             d--;
-            idx[d] += step[d];
+            at[d] += step[d];
             continue;
         }
+        idx[d] = (int)at[d];
         if (d < k->ndims - 1) {
             d++;
             dim_bounds(b, k, idx, d, &lo, &hi[d], &step[d]);
-            idx[d] = lo;
+            at[d] = lo;
             continue;
         }
         int rc = visit(b, cls, idx);
         if (rc != WEFT_SUCCESS) return rc;
-        idx[d] += step[d];
+        at[d] += step[d];
     }
 }
 
@@ -242,7 +252,7 @@ int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, 
         int lo, hi, step = 1;
         k->local_range(r->idx, d, rank, &lo, &hi, &step, b->g->arg);
         if (step < 1) step = 1;
-        if (r->idx[d] < lo || r->idx[d] > hi || (r->idx[d] - lo) % step != 0) {
+        if (r->idx[d] < lo || r->idx[d] > hi || ((long long)r->idx[d] - lo) % step != 0) {
             weft_ptg__fail(b, r,
                            "runs on rank %d, but its class's local_range for that rank leaves "
                            "out index %d = %d (it gives %d..%d by %d): that rank would never "
