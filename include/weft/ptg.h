@@ -89,7 +89,9 @@ typedef struct weft_ptg {
  * after the graph until the next wait. The rules a graph must keep
  * (docs/PTG.md) are checked on the rank that can see each: a producer and
  * consumer that do not name each other, an index outside its class's
- * space, a rank function that disagrees with the arguments, a version
+ * space, a rank function that disagrees with the arguments, tasks of a
+ * class made by no rank (a local_range that leaves out its rank's task)
+ * or by two (a rank function that differs between ranks), a version
  * read away from the data's owner before any task of the graph wrote it,
  * a final version left away from its owner, two tasks replacing the same
  * version, ranks whose classes differ (names, ndims, the ranges of their

@@ -55,6 +55,7 @@ typedef struct weft_ptg_build {
     weft_vec_t refs;      /* weft_ptg_ref_t scratch for consumer lists */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
+    long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses) */
 } weft_ptg_build_t;
 
 static inline weft_ptg_ver_t *weft_ptg__ver(const weft_ptg_build_t *b, size_t i)
@@ -103,8 +104,10 @@ int weft_ptg__finish(weft_ptg_build_t *b);
 
 /* What every rank must have passed alike (ptghash.c): each class's name and
  * dimensions and the ranges of its index space in loop order, the first
- * 65536 of the graph (g checked sound). */
-uint64_t weft_ptg__graph_hash(const weft_ptg_t *g);
+ * 65536 of the graph (g checked sound). points (NULL: not asked),
+ * g->nclasses of them: each class's number of tasks, -1 for a class whose
+ * ranges the limit cut short. */
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points);
 /* After an agreement found the graphs' hashes different: every rank logs
  * the first class head or range where they differ, as each rank sees it.
  * Collective; valid: this rank's graph is sound (else nothing is

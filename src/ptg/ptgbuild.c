@@ -2,8 +2,10 @@
  * ptgflow.c connect them, agree with the other ranks that every rank's
  * part is sound, then release (or, on any rank's failure, drop) the
  * tasks. docs/PTG.md. */
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptg/ptg.h"
@@ -312,9 +314,41 @@ static int build(weft_ptg_build_t *b)
  * rank counts on and the rank that runs them never makes. Only for a
  * graph check_graph accepts: a refused one may have no classes or
  * functions (its status is what the ranks compare then). */
-static uint64_t graph_hash(const weft_ptg_t *g)
+static uint64_t graph_hash(weft_ptg_build_t *b)
 {
-    return check_graph(g, 0) == WEFT_SUCCESS ? weft_ptg__graph_hash(g) : WEFT_HASH_INIT;
+    if (check_graph(b->g, 0) != WEFT_SUCCESS) return WEFT_HASH_INIT;
+    return weft_ptg__graph_hash(b->g, b->points);
+}
+
+/* Each task of the graph is made by one rank: the ranks' tasks of each
+ * class, summed, must be its index space's count. A local_range that
+ * leaves out tasks of the rank that runs them is found here even where
+ * no flow names them (those tasks were made by no rank, silently), and a
+ * rank function that differs between ranks where two ranks made one task.
+ * Every rank sees the same sums, so every rank refuses alike. Not in
+ * simulation (one rank's part only), nor for a class past the limit of
+ * the ranges compared (its count is unknown). Collective. */
+static int check_made(weft_ptg_build_t *b)
+{
+    if (b->ctx->sim) return WEFT_SUCCESS;
+    int nc = b->g->nclasses;
+    long long *made = b->points + nc;
+    for (size_t j = 0; j < b->selfs.n; j++)
+        made[((const weft_ptg_ref_t *)weft_vec_at(&b->selfs, j))->cls]++;
+    if (b->ctx->nranks > 1)
+        MPI_Allreduce(MPI_IN_PLACE, made, nc, MPI_LONG_LONG, MPI_SUM, b->ctx->comm);
+    for (int c = 0; c < nc; c++) {
+        if (b->points[c] < 0 || made[c] == b->points[c]) continue;
+        weft_error("weft_ptg_insert: class %s: the ranks made %lld of the %lld tasks of its index "
+                   "space: %s; no task of the graph runs",
+                   b->g->classes[c].task->name, made[c], b->points[c],
+                   made[c] < b->points[c]
+                       ? "a local_range leaves out indices of the rank that runs them (it may "
+                         "give more than a rank's tasks, never fewer)"
+                       : "its rank function answers differently on different ranks");
+        return WEFT_ERR_INVALID;
+    }
+    return WEFT_SUCCESS;
 }
 
 /* Every rank learns whether every rank's part is sound before any task
@@ -325,7 +359,7 @@ static int agree(weft_ptg_build_t *b, int rc)
     weft_agree_vote_t v = {.point = WEFT_AGREE_PTG,
                            .ordinal = b->tp->number,
                            .status = rc,
-                           .task_hash = graph_hash(b->g),
+                           .task_hash = graph_hash(b),
                            .ntasks = b->g ? b->g->nclasses : 0};
     snprintf(v.where, sizeof v.where, "weft_ptg_insert into taskpool '%.40s'", b->tp->name);
     weft_agree_outcome_t out = {0};
@@ -416,8 +450,19 @@ static void build_fini(weft_ptg_build_t *b)
     weft_ptgmap_fini(&b->tasks);
     weft_ptgmap_fini(&b->vers);
     weft_ptgmap_fini(&b->expect);
+    free(b->points);
     weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec, &b->links, &b->refs};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
+}
+
+/* The graph's shape checked, then this rank's part built, with room for
+ * the counts check_made compares. */
+static int check_and_build(weft_ptg_build_t *b)
+{
+    int rc = check_graph(b->g, 1);
+    if (rc != WEFT_SUCCESS) return rc;
+    b->points = calloc(2 * (size_t)b->g->nclasses, sizeof *b->points);
+    return b->points ? build(b) : WEFT_ERR_NOMEM;
 }
 
 int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
@@ -448,11 +493,11 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     weft_ptg_build_t b;
     build_init(&b, tp, g);
     /* A bad graph still goes to the agreement: the other ranks are there. */
-    int rc = check_graph(g, 1);
-    if (rc == WEFT_SUCCESS) rc = build(&b);
+    int rc = check_and_build(&b);
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
     rc = agree(&b, rc);
+    if (rc == WEFT_SUCCESS) rc = check_made(&b);
     tp->ctx->walked += b.walked;
     if (rc != WEFT_SUCCESS) {
         /* Nothing of it ran nor counts: the transfers it had planned go too. */

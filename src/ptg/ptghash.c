@@ -72,17 +72,33 @@ static void walk(const weft_ptg_t *g, range_fn *fn, void *acc)
     for (int c = 0; c < g->nclasses; c++) walk_class(g, c, &left, fn, acc);
 }
 
+/* The hash, and each class's count of tasks (points of its index space:
+ * the sizes of its innermost ranges) from the same walk. */
+typedef struct {
+    uint64_t h;
+    const weft_ptg_t *g;
+    long long *points;
+} hash_acc_t;
+
 static void fold_item(void *acc, const range_item_t *it)
 {
-    uint64_t *h = acc;
-    *h = item_hash(*h, it);
+    hash_acc_t *a = acc;
+    a->h = item_hash(a->h, it);
+    if (a->points && it->dim == a->g->classes[it->cls].ndims - 1 && it->hi >= it->lo)
+        a->points[it->cls] += (long long)it->hi - it->lo + 1;
 }
 
-uint64_t weft_ptg__graph_hash(const weft_ptg_t *g)
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points)
 {
-    uint64_t h = WEFT_HASH_INIT;
-    walk(g, fold_item, &h);
-    return h;
+    hash_acc_t acc = {.h = WEFT_HASH_INIT, .g = g, .points = points};
+    long left = PTG_HASH_RANGES;
+    for (int c = 0; c < g->nclasses; c++) {
+        if (points) points[c] = 0;
+        walk_class(g, c, &left, fold_item, &acc);
+        /* The limit may have cut this class short: its count is unknown. */
+        if (points && left <= 0) points[c] = -1;
+    }
+    return acc.h;
 }
 
 /* The items and their running hashes, for the report. */

@@ -7,7 +7,18 @@
  * rank's residue near 0, step nranks), so on 3 ranks rank 2's first index
  * inside the range is INT_MAX + 1. Before, the build stepped its loop
  * counters as int: a range that ends at INT_MAX wrapped to INT_MIN and
- * never ended, and the clipped progression wrapped the same way. */
+ * never ended, and the clipped progression wrapped the same way.
+ *
+ * lrskip: FILL1(i), i in 0..5, writes tile i on its owner (i % nranks)
+ * and nothing reads it; its local_range gives the last rank every other
+ * one of its indices only. Before, the tasks left out were made by no
+ * rank and nothing said so: the graph ran, its tiles stayed unwritten.
+ * Now every rank refuses the graph, naming the class and the counts.
+ *
+ * twoclaim: NOTE(i), i in 0..5, tasks without data placed by WEFT_ON_RANK
+ * at their rank function's answer, which every rank gives as itself for
+ * NOTE(0): each rank made it, its body ran once per rank. Now refused on
+ * every rank, as a rank function that differs between ranks. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +33,8 @@ typedef struct edge {
     int nranks, me;
     weft_data_t *t[4];
     double mem[4];
+    weft_data_t *u[6];
+    double umem[6];
 } edge_t;
 
 static int tile(const int *idx) { return (int)(((long long)idx[0] - BASE) * 2 + idx[1] - BASE); }
@@ -81,6 +94,79 @@ static int cons_none(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
     return 0;
 }
 
+static void range_fill1(const int *idx, int dim, int *lo, int *hi, const void *arg)
+{
+    (void)idx, (void)dim, (void)arg;
+    *lo = 0;
+    *hi = 5;
+}
+
+static void local_fill1(const int *idx, int dim, int rank, int *lo, int *hi, int *step,
+                        const void *arg)
+{
+    (void)idx, (void)dim;
+    const edge_t *e = arg;
+    *lo = rank;
+    *hi = 5;
+    *step = rank == e->nranks - 1 ? 2 * e->nranks : e->nranks;
+}
+
+static int rank_fill1(const int *idx, const void *arg)
+{
+    const edge_t *e = arg;
+    return idx[0] % e->nranks;
+}
+
+static int args_fill1(const int *idx, weft_arg_t *a, int max, const void *arg)
+{
+    (void)max;
+    const edge_t *e = arg;
+    int v[2] = {idx[0], 0};
+    a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, e->u[idx[0]]);
+    a[1] = weft_arg_value(v, sizeof v);
+    return 2;
+}
+
+static int body_note(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+static const weft_task_class_t note_class = {.name = "note", .body = {[WEFT_DEV_CPU] = body_note}};
+
+static int rank_note(const int *idx, const void *arg)
+{
+    const edge_t *e = arg;
+    return idx[0] == 0 ? e->me : idx[0] % e->nranks;
+}
+
+static int args_note(const int *idx, weft_arg_t *a, int max, const void *arg)
+{
+    (void)max;
+    a[0] = weft_arg_int(WEFT_ON_RANK, rank_note(idx, arg));
+    return 1;
+}
+
+static int run_refused(weft_context_t *ctx, edge_t *e, const char *variant)
+{
+    const weft_ptg_class_t fill1 = {&fill_class, 1,         range_fill1, rank_fill1,
+                                    args_fill1,  prod_none, cons_none,   local_fill1};
+    const weft_ptg_class_t note = {&note_class, 1,         range_fill1, rank_note,
+                                   args_note,   prod_none, cons_none,   NULL};
+    const weft_ptg_class_t cls = strcmp(variant, "lrskip") == 0 ? fill1 : note;
+    const weft_ptg_t g = {.classes = &cls, .nclasses = 1, .arg = e};
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "edge");
+    int rc = weft_ptg_insert(tp, &g);
+    int wrc = weft_taskpool_wait(tp);
+    int64_t ran = weft_taskpool_ntasks_run(tp);
+    weft_taskpool_free(tp);
+    if (rc == WEFT_ERR_INVALID && wrc == WEFT_SUCCESS && ran == 0) return 0;
+    printf("test_ptg_edge rank %d: lrskip NOT refused: insert %d, wait %d, %lld tasks run\n", e->me,
+           rc, wrc, (long long)ran);
+    return 1;
+}
+
 static int run_intmax(weft_context_t *ctx, edge_t *e)
 {
     const weft_ptg_class_t cls = {&fill_class, 2,         range_fill, rank_fill,
@@ -116,10 +202,15 @@ int main(int argc, char **argv)
         int idx[2] = {BASE, BASE + k % 2};
         e.t[k] = weft_data_register(ctx, WEFT_DOUBLE, &e.mem[k], 1, 1, 1, owner(&e, idx));
     }
+    for (int i = 0; i < 6; i++)
+        e.u[i] = weft_data_register(ctx, WEFT_DOUBLE, &e.umem[i], 1, 1, 1, i % e.nranks);
     int status = 1;
     if (strcmp(variant, "intmax") == 0) status = run_intmax(ctx, &e);
+    if (strcmp(variant, "lrskip") == 0 || strcmp(variant, "twoclaim") == 0)
+        status = run_refused(ctx, &e, variant);
     if (status == 0) printf("test_ptg_edge rank %d: %s ok\n", e.me, variant);
     fflush(stdout);
     for (int k = 0; k < 4; k++) weft_data_release(e.t[k]);
+    for (int i = 0; i < 6; i++) weft_data_release(e.u[i]);
     return weft_fini(ctx) == WEFT_SUCCESS ? status : 1;
 }
