@@ -549,8 +549,12 @@ static int to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
     int rc = WEFT_SUCCESS;
     weft_data_copy_t *h = wait_host_target(d, &fresh, wait, &rc);
     /* Only the search for a source says this: a copy that fails on the
-     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. */
+     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. A NEW
+     * data at v0 without one was never written: its first writer failed
+     * (a reader inserted before that is refused at insertion). */
     int none = !h && rc == WEFT_ERR_INTERNAL;
+    int never = none && (d->flags & WEFT_DATA_NEW) && d->version == 0;
+    if (never) rc = WEFT_ERR_INVALID;
     if (h) rc = pull_to_host(d, h);
     if (rc == WEFT_SUCCESS && out) {
         *out = d->copies[0];
@@ -558,7 +562,12 @@ static int to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
     }
     weft_data_unlock(d);
     host_block_put(d, &fresh);
-    if (none)
+    if (never)
+        weft_error("data %llu has no contents: the task that was to write it first failed, so "
+                   "no version of it exists; write it (WEFT_W) or give it initial contents "
+                   "(weft_data_set_init) before a task reads it",
+                   (unsigned long long)d->key);
+    else if (none)
         weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
                    d->version);
     return rc;
