@@ -146,14 +146,18 @@ static weft_data_copy_t *evict_locked(weft_devmgr_t *m, weft_data_t *d, int devi
     return gone;
 }
 
+static int to_host(weft_data_t *d, weft_data_copy_t **out, int wait);
+
 /* A dirty victim: its newest version goes to host first, then it goes
- * unless someone started using it meanwhile (it is then listed again). */
-static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
+ * unless someone started using it meanwhile (it is then listed again).
+ * Without wait, a host copy busy now (bytes landing, a reader) gives 0:
+ * nothing evictable now. */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, int wait)
 {
     int device = c->device;
     weft_data_copy_reader_acquire_locked(c);
     weft_data_unlock(d);
-    int rc = weft_devcopy_to_host(d, NULL);
+    int rc = to_host(d, NULL, wait);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(c);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
@@ -168,13 +172,13 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
     weft_data_unlock(d);
     weft_data_copy_free(gone, d->bytes);
     weft_data__unref(d);
-    return rc == WEFT_SUCCESS ? 1 : rc;
+    return rc == WEFT_SUCCESS ? 1 : rc == WEFT_AGAIN ? 0 : rc;
 }
 
 /* Frees one copy of the device: 1 when one went (or became clean), 0 when
  * nothing is evictable now, a negative status when a write-back failed.
  * With next_use only a copy next used after `after` may go. */
-static int evict_one(weft_devmgr_t *m, weft_use_t after)
+static int evict_one(weft_devmgr_t *m, weft_use_t after, int wait)
 {
     for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
         if (m->evict_next_use && dirty_pass) break; /* one walk weighs both */
@@ -188,7 +192,7 @@ static int evict_one(weft_devmgr_t *m, weft_use_t after)
         unsigned long long key = (unsigned long long)d->key;
         int rc = 1, dirty = !copy_clean_locked(d, c);
         if (dirty) {
-            rc = evict_dirty(m, d, c);
+            rc = evict_dirty(m, d, c, wait);
         } else {
             weft_data_copy_t *gone = evict_locked(m, d, c->device);
             weft_data_unlock(d);
@@ -205,15 +209,16 @@ static int evict_one(weft_devmgr_t *m, weft_use_t after)
 int weft_devcopy_evict_all(weft_devmgr_t *m)
 {
     int n = 0, r;
-    while ((r = evict_one(m, WEFT_USE_ANY)) > 0) n++;
+    while ((r = evict_one(m, WEFT_USE_ANY, 1)) > 0) n++;
     return r < 0 ? r : n;
 }
 
-static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int *rc)
+static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int wait,
+                                 int *rc)
 {
     void *p = weft_zone_malloc(m->dev->zone, bytes);
     while (!p) {
-        int r = evict_one(m, after);
+        int r = evict_one(m, after, wait);
         if (r <= 0) {
             *rc = r < 0 ? r : WEFT_AGAIN;
             return NULL;
@@ -276,13 +281,22 @@ int weft_devcopy_pinned(weft_devmgr_t *m)
     return pinned;
 }
 
-int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
+static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int wait,
+                    weft_data_copy_t **out);
+
+int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 {
-    return weft_devcopy_get_ahead(m, d, WEFT_USE_ANY, out);
+    return get_copy(m, d, WEFT_USE_ANY, 0, out);
 }
 
 int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
                            weft_data_copy_t **out)
+{
+    return get_copy(m, d, after, 1, out);
+}
+
+static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int wait,
+                    weft_data_copy_t **out)
 {
     int dev = m->dev->index;
     weft_data_lock(d);
@@ -299,7 +313,7 @@ int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
         return WEFT_ERR_DEVMEM;
     }
     int rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d->bytes, after, &rc), *mem = p;
+    void *p = zone_alloc_evicting(m, d->bytes, after, wait, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
     if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
@@ -469,14 +483,16 @@ static weft_data_copy_t *host_target_locked(weft_data_t *d, host_block_t *fresh,
     return h;
 }
 
-/* Waits until the host copy can be written or is newest; the lock is
- * held on return. Returns the host target, or NULL with *rc set. */
-static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, int *rc)
+/* Waits (with wait set) until the host copy can be written or is newest;
+ * the lock is held on return. Returns the host target, or NULL with *rc
+ * set (WEFT_AGAIN: busy, and wait unset). */
+static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, int wait, int *rc)
 {
     weft_data_lock(d);
     for (;;) {
         weft_data_copy_t *h = host_target_locked(d, fresh, rc);
         if (h || *rc == WEFT_SUCCESS || *rc == WEFT_ERR_INTERNAL) return h;
+        if (*rc == WEFT_AGAIN && !wait) return NULL;
         if (*rc == WEFT_AGAIN) {
             weft_data_wait_change(d); /* until that transfer or task lets go */
             continue;
@@ -525,14 +541,20 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
     return rc;
 }
 
-int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
+int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out) { return to_host(d, out, 1); }
+
+static int to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
 {
     host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
-    weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
+    weft_data_copy_t *h = wait_host_target(d, &fresh, wait, &rc);
     /* Only the search for a source says this: a copy that fails on the
-     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. */
+     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. A NEW
+     * data at v0 without one was never written: its first writer failed
+     * (a reader inserted before that is refused at insertion). */
     int none = !h && rc == WEFT_ERR_INTERNAL;
+    int never = none && (d->flags & WEFT_DATA_NEW) && d->version == 0;
+    if (never) rc = WEFT_ERR_INVALID;
     if (h) rc = pull_to_host(d, h);
     if (rc == WEFT_SUCCESS && out) {
         *out = d->copies[0];
@@ -540,7 +562,12 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
     }
     weft_data_unlock(d);
     host_block_put(d, &fresh);
-    if (none)
+    if (never)
+        weft_error("data %llu has no contents: the task that was to write it first failed, so "
+                   "no version of it exists; write it (WEFT_W) or give it initial contents "
+                   "(weft_data_set_init) before a task reads it",
+                   (unsigned long long)d->key);
+    else if (none)
         weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
                    d->version);
     return rc;

@@ -163,9 +163,13 @@ void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
 
 /* A copy of d on m's device with one reader taken for the caller,
  * allocated from the zone when absent (evicting as needed). WEFT_AGAIN
- * when memory is pinned by copies in use now; WEFT_ERR_DEVMEM when nothing
- * on the device can be freed. Any thread; not with d locked. */
-int weft_devcopy_get(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
+ * when memory is pinned by copies in use now, or when evicting a dirty
+ * copy would wait for its host copy (bytes landing there, a send reading
+ * it): the comm thread calls this, and only it moves those bytes, so a
+ * wait there would wait for ever (the receive then lands on the host).
+ * WEFT_ERR_DEVMEM when nothing on the device can be freed. Any thread;
+ * not with d locked. */
+int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
 /* Before every use: any copy may be evicted (data/nextuse.h's run order). */
 #define WEFT_USE_ANY ((weft_use_t){.seq = 0, .priority = INT32_MAX})

@@ -19,7 +19,7 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
     weft_context_t *ctx = arg;
     weft_data_copy_t *c = NULL;
     /* A write-only flow of the host: the host copy, created when absent. */
-    int rc = device > 0 ? weft_devcopy_get(ctx->devmgr[device], d, &c)
+    int rc = device > 0 ? weft_devcopy_get_nowait(ctx->devmgr[device], d, &c)
                         : weft_devcopy_host_flow(d, WEFT_W, &c);
     if (rc != WEFT_SUCCESS) return rc;
     /* Not readable until the bytes are in (weft_data_copied_locked). */

@@ -114,3 +114,14 @@ weft_app_test(geqrf_emu_preload EXE weft-geqrf
 weft_app_test(geqrf_emu_preload_2ranks EXE weft-geqrf RANKS 2 TIMEOUT 180
   EXPECT "${GEQRF_PASSED}"
   ARGS -N 600 -t 64 -P 2 -Q 1 -c 1 -g 1 --weft-device_type=emu --check --preload 1 --nruns 2)
+# Rendezvous tiles (eager limit 4K < 32K tiles) landing on small emu
+# devices (384K: 12 tiles) on 2 ranks: the comm thread, making room on a
+# device for a receive, evicted a dirty tile whose host copy was busy (its
+# bytes arriving, or a send reading it) and waited for it, but only the
+# comm thread moves those bytes: both ranks stalled for ever. The receive
+# now lands on the host instead; the watchdog (2 s, abort) fails a stall.
+weft_app_test(geqrf_emu_evict_recv_r2 EXE weft-geqrf RANKS 2 TIMEOUT 60
+  EXPECT "${GEQRF_PASSED}"
+  ARGS -N 480 -t 64 -P 2 -Q 1 -c 1 -g 2 --weft-device_type=emu --check --nruns 2
+       --weft-comm_transport=mpi --weft-comm_node_split=rank --weft-comm_eager_limit=4K
+       --weft-device_memory_limit=384K --weft-watchdog_s=2 --weft-watchdog_abort=1)
