@@ -237,7 +237,10 @@ WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
 /* Releases the handle once the tasks that use it are done (deferred).
  * Runtime-owned copies are freed; MANAGED memory is left to the user. The
  * handle is dead at once: a later call with it (a second release, an
- * insertion) is refused with an error naming it as released. */
+ * insertion) is refused with an error naming it as released. Registered
+ * memory (weft_data_register, weft_data_register_device) may be
+ * registered again at once when no task of this rank uses the data, else
+ * after the wait of the taskpool whose tasks do. */
 WEFT_API void weft_data_release(weft_data_t *data);
 
 /* An acquire for read-write, released at once: brings the newest version
@@ -305,7 +308,12 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * memory holds the data's contents now: it becomes the newest version and
  * other copies stale; with 0, weft fills it when a task needs the data
  * there. A runtime copy already on that device is written back if needed
- * and dropped. Between taskpools. WEFT_ERR_INVALID for a bad argument. */
+ * and dropped. Between taskpools. WEFT_ERR_INVALID for a bad argument, or
+ * for memory that shares a byte with another live registration of this
+ * rank (another data's device memory; for an emu device, whose memory is
+ * the host's, any registered host memory, the data's own included), named;
+ * the memory is free again once the holding data is released and no task
+ * of it runs (docs/SEMANTICS.md section 1). */
 WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int device, void *ptr,
                                                       int64_t ld, int current);
 

@@ -29,6 +29,12 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     return open ? open->name : NULL;
 }
 
+int weft_data_in_use_here(const weft_data_t *d)
+{
+    const weft_stf_rec_t *r = weft_stf_rec(d);
+    return r && (r->graph || r->last_writer || r->readers.n);
+}
+
 /* The creations the ranks compare (stf/seqcheck.h): described only to
  * report a divergence. arg: key, type, rows, cols, owner rank. */
 static void describe_data(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text, size_t n)
@@ -217,9 +223,15 @@ void weft_data_release(weft_data_t *d)
      * tries when this one fails too. */
     if (!weft_data_busy_taskpool(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
-    /* The user's memory may be registered again once the handle is gone. */
-    weft_spans_release_all(&d->ctx->spans, d->span);
-    d->span = NULL;
+    /* The user's memory may be registered again once the handle is gone and
+     * no task of this rank uses it any more: while tasks inserted before
+     * the release still run, a new handle of the same bytes would race with
+     * them, so the memory stays claimed until that taskpool's wait
+     * (weft_taskpool_reset_tracking gives it back). */
+    if (!weft_data_in_use_here(d)) {
+        weft_spans_release_all(&d->ctx->spans, d->span);
+        d->span = NULL;
+    }
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);

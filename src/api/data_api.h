@@ -8,6 +8,9 @@
 /* The name of a taskpool that uses d and was not waited for since, NULL
  * when there is none. Main thread. */
 const char *weft_data_busy_taskpool(const weft_data_t *d);
+/* Whether tasks of this rank that use d were inserted and not waited for
+ * (they may still touch its memory). Main thread. */
+int weft_data_in_use_here(const weft_data_t *d);
 
 /* The host copy of d for the host to use in `mode` (WEFT_R, WEFT_W or
  * WEFT_RW) between taskpools; `call` names the public call in messages.

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "api/data_api.h"
 #include "collections/matrix_int.h"
 #include "data/hostmem.h"
 #include "stf/seqcheck.h"
@@ -453,10 +454,21 @@ void weft_matrix_free(weft_matrix_t *A)
 {
     if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
+    /* While tasks of this rank still use a tile, the wrapped memory stays
+     * claimed: the block goes with that tile, whose taskpool's wait gives
+     * it back (as a released registration's, api/data_api.c). */
+    weft_data_t *holder = NULL;
+    for (size_t k = 0; k < n && !holder && A->span; k++)
+        if (A->tiles[k] && weft_data_in_use_here(A->tiles[k])) holder = A->tiles[k];
+    if (holder) {
+        A->span->more = holder->span;
+        holder->span = A->span;
+    } else {
+        weft_spans_release(&A->ctx->spans, A->span);
+    }
+    A->span = NULL;
     for (size_t k = 0; k < n; k++)
         if (A->tiles[k]) weft_data_release(A->tiles[k]);
-    weft_spans_release(&A->ctx->spans, A->span);
-    A->span = NULL;
     /* Kept a while: a call with the freed matrix reads a released tag. */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
     matrix_untrack(A);

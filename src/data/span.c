@@ -120,7 +120,18 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
 {
     weft_span_t mine = {.blk = *blk, .call = call, .key = key, .key_last = key_last};
     mine.lo = blk->base;
-    mine.hi = blk->base + (blk->ncols - 1) * blk->ld + blk->col;
+    /* A leading dimension or size no memory has would wrap the envelope and
+     * break the tree's order: refused (weft_span_block saturates those). */
+    uint64_t reach;
+    if (__builtin_mul_overflow(blk->ncols - 1, blk->ld, &reach) ||
+        __builtin_add_overflow(reach, blk->col, &reach) ||
+        __builtin_add_overflow(blk->base, reach, &mine.hi)) {
+        weft_error("%s: data %llu: its memory (%llu columns, %llu bytes apart, from %p) runs past "
+                   "the end of the address space: check its ld and sizes",
+                   call, (unsigned long long)key, (unsigned long long)blk->ncols,
+                   (unsigned long long)blk->ld, (void *)blk->base);
+        return WEFT_ERR_INVALID;
+    }
     const weft_span_t *live = find(s, s->root, &mine);
     if (live) {
         report_overlap(&mine, live);

@@ -9,10 +9,12 @@ weft_span_block_t weft_span_block(const void *ptr, int64_t rows, int64_t cols, i
                                   size_t elem)
 {
     assert(rows >= 1 && cols >= 1 && ld >= rows);
-    weft_span_block_t b = {(uintptr_t)ptr, (uint64_t)rows * elem, (uint64_t)cols,
-                           (uint64_t)ld * elem};
+    weft_span_block_t b = {(uintptr_t)ptr, 0, (uint64_t)cols, 0};
+    /* Sizes past 64 bits saturate: weft_spans_claim refuses the block. */
+    if (__builtin_mul_overflow((uint64_t)rows, (uint64_t)elem, &b.col)) b.col = UINT64_MAX;
+    if (__builtin_mul_overflow((uint64_t)ld, (uint64_t)elem, &b.ld)) b.ld = UINT64_MAX;
     if (b.ncols == 1 || b.ld == b.col) { /* solid: one column of all its bytes */
-        b.col *= b.ncols;
+        if (__builtin_mul_overflow(b.col, b.ncols, &b.col)) b.col = UINT64_MAX;
         b.ncols = 1;
         b.ld = b.col;
     }

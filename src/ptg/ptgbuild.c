@@ -344,7 +344,8 @@ static int check_made(weft_ptg_build_t *b)
                    b->g->classes[c].task->name, made[c], b->points[c],
                    made[c] < b->points[c]
                        ? "a local_range leaves out indices of the rank that runs them (it may "
-                         "give more than a rank's tasks, never fewer)"
+                         "give more than a rank's tasks, never fewer), or its rank function "
+                         "answers differently on different ranks"
                        : "its rank function answers differently on different ranks");
         return WEFT_ERR_INVALID;
     }

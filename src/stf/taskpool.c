@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/span.h"
 #include "sched/task.h"
 #include "stf/record.h"
 #include "stf/seqcheck.h"
@@ -85,6 +86,12 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
         weft_data_t *d = weft_taskpool_touched(tp, i);
         if (weft_stf_rec(d)->graph == tp) weft_stf_rec(d)->graph = NULL;
         weft_stf_rec_reset(weft_stf_rec(d));
+        if (d->flags & WEFT_DATA_RELEASED) {
+            /* Released while these tasks used its memory (weft_data_release
+             * kept it claimed): another handle may take it now. */
+            weft_spans_release_all(&tp->ctx->spans, d->span);
+            d->span = NULL;
+        }
         weft_data__unref(d);
     }
     weft_vec_clear(&tp->touched);

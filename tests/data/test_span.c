@@ -209,6 +209,22 @@ static void test_random_registry(void)
     weft_spans_fini(&s);
 }
 
+/* Sizes that no memory has (an ld past the address space, a block whose
+ * end wraps) are refused, and leave the tree as it was. */
+static void test_overflow(void)
+{
+    weft_spans_t s = {0};
+    weft_span_t *a = NULL, *b = NULL;
+    CHECK(claim_tile(&s, 0x1000, 4, 4, INT64_MAX / 4, 1, &b) == WEFT_ERR_INVALID);
+    CHECK(claim_tile(&s, 0x1000, 4, 8, INT64_MAX / 16, 2, &b) == WEFT_ERR_INVALID);
+    CHECK(claim(&s, UINTPTR_MAX - 0x10, 0x100, 3, &b) == WEFT_ERR_INVALID);
+    CHECK(s.root == NULL);
+    CHECK(claim_tile(&s, 0x1000, 4, 4, 4, 4, &a) == WEFT_SUCCESS);
+    CHECK(claim_tile(&s, 0x1000, 4, 4, 4, 5, &b) == WEFT_ERR_INVALID);
+    weft_spans_release(&s, a);
+    weft_spans_fini(&s);
+}
+
 int main(void)
 {
     test_edges();
@@ -217,5 +233,6 @@ int main(void)
     test_wrap_gap();
     test_array_tiles();
     test_random_registry();
+    test_overflow();
     return check_report("test_span");
 }

@@ -30,6 +30,13 @@
  *            tile rows), registered one by one with the array's ld, owners
  *            dealt round the ranks: all taken, a task on each (each owner
  *            checks that only the first element of its tiles moved).
+ *   busy     data 0 registers x[0..15], a task on it, then its release
+ *            while that task waits to run; data 1 registers x[0..15]:
+ *            refused (the released handle's task still uses the bytes);
+ *            after the wait the bytes are free: registered again (taken).
+ *   busyw    the same with a 12 x 12 matrix wrapped over buf: freed while
+ *            a task on its first tile waits to run, wrapped again: refused;
+ *            after the wait wrapped again: taken.
  *   ok       (the control) adjacent registrations, a wrap beside them,
  *            x[0..15] registered again once its first handle is released,
  *            and two tiles of one array registered one by one with its
@@ -168,6 +175,19 @@ static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t 
     } else if (strcmp(c, "inside") == 0) {
         wrap(ctx, m, 0, buf, N);
         reg(ctx, m, 0, buf + 2 * N + 5, 2, N, nr - 1);
+    } else if (strcmp(c, "busy") == 0) {
+        if (reg(ctx, m, 0, x, 4, 4, 0) && weft_insert_task(tp, &bump, WEFT_RW, m->d[0], 0) != 0)
+            m->refused += 10;
+        weft_data_release(m->d[0]);
+        m->d[0] = NULL;
+        reg(ctx, m, 1, x, 4, 4, 0);
+    } else if (strcmp(c, "busyw") == 0) {
+        wrap(ctx, m, 0, buf, N);
+        if (m->A[0] && weft_insert_task(tp, &bump, WEFT_RW, weft_tile(m->A[0], 0, 0), 0) != 0)
+            m->refused += 10;
+        weft_matrix_free(m->A[0]);
+        m->A[0] = NULL;
+        wrap(ctx, m, 1, buf, N);
     } else if (strcmp(c, "wraps") == 0) {
         wrap(ctx, m, 0, buf, N);
         wrap(ctx, m, 1, buf + 6 * N, N);
@@ -198,6 +218,11 @@ int main(int argc, char **argv)
     make(ctx, c, &m, tp);
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
+    if (strcmp(c, "busy") == 0 && !reg(ctx, &m, 2, x, 4, 4, 0)) m.refused += 100;
+    if (strcmp(c, "busyw") == 0) {
+        wrap(ctx, &m, 0, buf, N);
+        m.refused += m.A[0] == NULL ? 100 : 0;
+    }
     for (int k = 0; k < HANDLES; k++)
         if (m.d[k]) weft_data_release(m.d[k]);
     for (int k = 0; k < 2; k++)
