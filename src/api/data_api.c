@@ -176,12 +176,11 @@ weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *pt
     return d;
 }
 
-/* The owner's block of rows x cols elements, ld apart, noted as d's. */
-static int claim_memory(weft_context_t *ctx, weft_data_t *d, void *ptr, int rows, int cols,
-                        int64_t ld)
+int weft_data_claim_memory(weft_data_t *d, const char *call, void *ptr, int64_t ld,
+                           weft_span_t **out)
 {
-    weft_span_block_t blk = weft_span_block(ptr, rows, cols, ld, d->elem);
-    return weft_spans_claim(&ctx->spans, &blk, "weft_data_register", d->key, d->key, &d->span);
+    weft_span_block_t blk = weft_span_block(ptr, d->rows, d->cols, ld, d->elem);
+    return weft_spans_claim(&d->ctx->spans, &blk, call, d->key, d->key, out);
 }
 
 static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
@@ -193,7 +192,8 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
     /* The owner's memory is this rank's to check against the other live
      * registrations; a refusal here is named on every rank at the next
      * agreement (weft_data_register folds it in). */
-    if (owner_rank == ctx->rank && claim_memory(ctx, d, ptr, rows, cols, ld) != WEFT_SUCCESS) {
+    if (owner_rank == ctx->rank &&
+        weft_data_claim_memory(d, "weft_data_register", ptr, ld, &d->span) != WEFT_SUCCESS) {
         weft_data__unref(d);
         return NULL;
     }

@@ -11,6 +11,11 @@ const char *weft_data_busy_taskpool(const weft_data_t *d);
 /* Whether tasks of this rank that use d were inserted and not waited for
  * (they may still touch its memory). Main thread. */
 int weft_data_in_use_here(const weft_data_t *d);
+/* Claims d's tile of user memory at ptr (d's rows x cols, ld apart) among
+ * the rank's live registrations for `call`: *out the span. The refusal of
+ * memory another live handle holds is logged, naming both. Main thread. */
+int weft_data_claim_memory(weft_data_t *d, const char *call, void *ptr, int64_t ld,
+                           weft_span_t **out) __attribute__((warn_unused_result));
 
 /* The host copy of d for the host to use in `mode` (WEFT_R, WEFT_W or
  * WEFT_RW) between taskpools; `call` names the public call in messages.

@@ -2,6 +2,7 @@
  * memory) and the statistics lines. */
 #include <stdio.h>
 
+#include "api/data_api.h"
 #include "data/hostmem.h"
 #include "data/span.h"
 #include "devmgr/devmgr.h"
@@ -145,16 +146,6 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 
-/* The device memory joins the rank's live registrations: with unified
- * addresses (CUDA) two handles of the same device bytes are refused as two
- * of the same host bytes are, and an emu device's memory, which is host
- * memory, is checked against the host registrations too. */
-static int claim_device_memory(weft_data_t *d, void *ptr, int64_t ld, weft_span_t **out)
-{
-    weft_span_block_t blk = weft_span_block(ptr, d->rows, d->cols, ld, d->elem);
-    return weft_spans_claim(&d->ctx->spans, &blk, "weft_data_register_device", d->key, d->key, out);
-}
-
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
@@ -170,8 +161,12 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
                    (unsigned long long)d->key, device, d->ctx->ndevices);
         return WEFT_ERR_INVALID;
     }
+    /* The device memory joins the rank's live registrations: with unified
+     * addresses (CUDA) two handles of the same device bytes are refused as
+     * two of the same host bytes are, and an emu device's memory, which is
+     * host memory, is checked against the host registrations too. */
     weft_span_t *sp = NULL;
-    int rc = claim_device_memory(d, ptr, ld, &sp);
+    int rc = weft_data_claim_memory(d, "weft_data_register_device", ptr, ld, &sp);
     if (rc != WEFT_SUCCESS) return rc;
     rc = drop_runtime_copy(d, device);
     if (rc != WEFT_SUCCESS) weft_spans_release(&d->ctx->spans, sp);
@@ -201,8 +196,7 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         weft_spans_release(&d->ctx->spans, sp);
         return WEFT_ERR_NOMEM;
     }
-    sp->more = d->span; /* released with the host block at weft_data_release */
-    d->span = sp;
+    weft_span_chain(&d->span, sp); /* given back with the host block */
     return WEFT_SUCCESS;
 }
 

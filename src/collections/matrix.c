@@ -461,8 +461,7 @@ void weft_matrix_free(weft_matrix_t *A)
     for (size_t k = 0; k < n && !holder && A->span; k++)
         if (A->tiles[k] && weft_data_in_use_here(A->tiles[k])) holder = A->tiles[k];
     if (holder) {
-        A->span->more = holder->span;
-        holder->span = A->span;
+        weft_span_chain(&holder->span, A->span);
     } else {
         weft_spans_release(&A->ctx->spans, A->span);
     }

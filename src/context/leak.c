@@ -105,14 +105,6 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
     return leaks;
 }
 
-/* Data left unreleased with runtime memory is the application's error, as
- * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
- * it, on every rank, since the memory may be held by one rank only. So
- * for the other failures that only one rank sees at weft_fini (a
- * write-back into user memory that failed again, its trace file that
- * could not be written, a taskpool it alone freed or ended unwaited). The exchange is made whatever
- * leak_report says: set on some ranks only (weft_param_set), it must not leave the others in a
- * collective. */
 void weft_context_misuse(weft_context_t *ctx, int status)
 {
     if (ctx->misuse != WEFT_SUCCESS) return;
@@ -120,6 +112,14 @@ void weft_context_misuse(weft_context_t *ctx, int status)
     weft_log_last_error(ctx->misuse_why, sizeof ctx->misuse_why);
 }
 
+/* Data left unreleased with runtime memory is the application's error, as
+ * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
+ * it, on every rank, since the memory may be held by one rank only. So
+ * for the other failures that only one rank sees at weft_fini (a
+ * write-back into user memory that failed again, its trace file that
+ * could not be written, a taskpool it alone freed or ended unwaited). The
+ * exchange is made whatever leak_report says: set on some ranks only
+ * (weft_param_set), it must not leave the others in a collective. */
 void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why)
 {
     if (status == WEFT_SUCCESS && leaks > 0) status = WEFT_ERR_INVALID;

@@ -61,6 +61,13 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
                      uint64_t key_last, weft_span_t **out) __attribute__((warn_unused_result));
 /* Gives sp back (NULL: nothing): its bytes may be registered again. */
 void weft_spans_release(weft_spans_t *s, weft_span_t *sp);
+/* Puts sp at the head of the chain *head (a data's blocks, given back
+ * together by weft_spans_release_all). */
+static inline void weft_span_chain(weft_span_t **head, weft_span_t *sp)
+{
+    sp->more = *head;
+    *head = sp;
+}
 /* Gives sp back and the blocks chained after it by ->more. */
 void weft_spans_release_all(weft_spans_t *s, weft_span_t *sp);
 /* Gives every span back (the context's end). */

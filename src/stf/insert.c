@@ -25,8 +25,8 @@
  * each make one. The handle is checked before anything is read from it:
  * a matrix, a released data or a stray pointer is refused, except a
  * released data in a task weft inserts itself (released_ok: a reduction's
- * combines at the wait, for tasks inserted before the release, which waits
- * for them). The data is retained only if the task is kept
+ * combines at the wait, for tasks inserted before the release, which hold
+ * the data until then). The data is retained only if the task is kept
  * (weft_insert_keep). */
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos, int released_ok)
 {
@@ -452,6 +452,18 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     return insert_checked(tp, w, aff, init);
 }
 
+/* The arguments walked into a task and the task inserted; released_ok:
+ * add_flow's. */
+static int insert_array(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
+                        int nargs, int released_ok)
+{
+    weft_task_t w; /* the walked task */
+    walk_init(&w, tp, cls);
+    int tags[WEFT_MAX_FLOWS];
+    int rc = parse_args(&w, tags, args, nargs, released_ok);
+    return insert_walked(tp, &w, tags, rc);
+}
+
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
                            const weft_arg_t *args, int nargs)
 {
@@ -464,21 +476,13 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
         weft_seqcheck_refused_task(tp, cls->name, WEFT_ERR_INVALID);
         return WEFT_ERR_INVALID;
     }
-    weft_task_t w; /* the walked task */
-    walk_init(&w, tp, cls);
-    int tags[WEFT_MAX_FLOWS];
-    int rc = parse_args(&w, tags, args, nargs, 0);
-    return insert_walked(tp, &w, tags, rc);
+    return insert_array(tp, cls, args, nargs, 0);
 }
 
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                         int nargs)
 {
-    weft_task_t w; /* the walked task */
-    walk_init(&w, tp, cls);
-    int tags[WEFT_MAX_FLOWS];
-    int rc = parse_args(&w, tags, args, nargs, 1);
-    return insert_walked(tp, &w, tags, rc);
+    return insert_array(tp, cls, args, nargs, 1);
 }
 
 #define INSERT_MAX_ARGS 64

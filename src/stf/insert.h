@@ -19,8 +19,9 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
                       int nargs, weft_task_t *w, int *aff);
 /* weft_insert_task_array for the tasks weft inserts itself (a reduction's
  * init and combine tasks): a data argument may also be a data the user
- * released since the tasks that need these were inserted (its release
- * waits for them); the checks are otherwise the same. */
+ * released since the tasks that need these were inserted (the data lives
+ * on until the taskpool's wait runs them); the checks are otherwise the
+ * same. */
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                         int nargs);
 /* A task structure for the walked task w, its data retained. NULL: no memory. */

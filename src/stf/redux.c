@@ -109,8 +109,8 @@ static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redu
 }
 
 /* The init task of d's reduction on x (a partial, or d itself). The
- * combines and inits are weft's tasks: d may be released by now (its
- * release waits for the tasks that reduce into it, and so for these). */
+ * combines and inits are weft's tasks: d may be released by now (the
+ * tasks that reduce into it hold it until the wait that runs these). */
 static int insert_init(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *x)
 {
     const weft_arg_t arg = weft_arg_data(WEFT_W | WEFT_AFFINITY, x);
