@@ -159,7 +159,7 @@ void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c);
  * used, it counts as unused. The copy is unlinked (no lock needed). */
 void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
 
-/* ---- devcopy.c: copies across devices --------------------------------- */
+/* ---- devevict.c and devcopy.c: device copies and copies across devices - */
 
 /* A copy of d on m's device with one reader taken for the caller,
  * allocated from the zone when absent (evicting as needed). WEFT_AGAIN
@@ -217,5 +217,10 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
  * 2D copy. */
 int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
                          weft_data_copy_t *src);
+/* Internal to devevict.c and devcopy.c: weft_devcopy_to_host, which
+ * without wait gives WEFT_AGAIN instead of waiting for a busy host copy
+ * (bytes landing there, a reader). */
+int weft_devcopy__to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
+    __attribute__((warn_unused_result));
 
 #endif
