@@ -150,16 +150,14 @@ static weft_data_copy_t *host_target_locked(weft_data_t *d, host_block_t *fresh,
     return h;
 }
 
-/* Waits (with wait set) until the host copy can be written or is newest;
- * the lock is held on return. Returns the host target, or NULL with *rc
- * set (WEFT_AGAIN: busy, and wait unset). */
-static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, int wait, int *rc)
+/* Waits until the host copy can be written or is newest; the lock is held
+ * on return. Returns the host target, or NULL with *rc set. */
+static weft_data_copy_t *wait_host_target(weft_data_t *d, host_block_t *fresh, int *rc)
 {
     weft_data_lock(d);
     for (;;) {
         weft_data_copy_t *h = host_target_locked(d, fresh, rc);
         if (h || *rc == WEFT_SUCCESS || *rc == WEFT_ERR_INTERNAL) return h;
-        if (*rc == WEFT_AGAIN && !wait) return NULL;
         if (*rc == WEFT_AGAIN) {
             weft_data_wait_change(d); /* until that transfer or task lets go */
             continue;
@@ -208,11 +206,11 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
     return rc;
 }
 
-int weft_devcopy__to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
+int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
 {
     host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
-    weft_data_copy_t *h = wait_host_target(d, &fresh, wait, &rc);
+    weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
     /* Only the search for a source says this: a copy that fails on the
      * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. A NEW
      * data at v0 without one was never written: its first writer failed
@@ -236,11 +234,6 @@ int weft_devcopy__to_host(weft_data_t *d, weft_data_copy_t **out, int wait)
         weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
                    d->version);
     return rc;
-}
-
-int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
-{
-    return weft_devcopy__to_host(d, out, 1);
 }
 
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)

@@ -103,10 +103,11 @@ static int farther(weft_use_t next, int clean, const weft_data_copy_t *best, wef
 
 /* Under the LRU lock: the evictable copy whose data's next use (by this
  * rank's unfinished tasks, in run order) is farthest, copies with none
- * first; only copies next used after `after`. Returned like pick_lru's.
- * The best so far stays locked while the walk goes on (other data are only
- * try-locked); the LRU lock keeps every listed copy alive. */
-static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after)
+ * first; only copies next used after `after`, and only clean ones with
+ * clean_only. Returned like pick_lru's. The best so far stays locked while
+ * the walk goes on (other data are only try-locked); the LRU lock keeps
+ * every listed copy alive. */
+static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after, int clean_only)
 {
     weft_data_copy_t *best = NULL;
     weft_use_t best_next = after;
@@ -118,7 +119,7 @@ static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after)
         weft_use_t next = weft_nextuse_first_locked(&d->uses, m->dev->index);
         int ok = evictable_locked(d, c) && weft_use_after(next, after);
         int clean = ok && copy_clean_locked(d, c);
-        if (!ok || !farther(next, clean, best, best_next, best_clean)) {
+        if (!ok || (clean_only && !clean) || !farther(next, clean, best, best_next, best_clean)) {
             weft_data_unlock(d);
             continue;
         }
@@ -144,16 +145,15 @@ static weft_data_copy_t *evict_locked(weft_devmgr_t *m, weft_data_t *d, int devi
     return gone;
 }
 
-/* A dirty victim: its newest version goes to host first, then it goes
- * unless someone started using it meanwhile (it is then listed again).
- * Without wait, a host copy busy now (bytes landing, a reader) gives 0:
- * nothing evictable now. */
-static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, int wait)
+/* A dirty victim: its newest version goes to host first (waiting for the
+ * host copy when it is busy), then it goes unless someone started using it
+ * meanwhile (it is then listed again). */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
 {
     int device = c->device;
     weft_data_copy_reader_acquire_locked(c);
     weft_data_unlock(d);
-    int rc = weft_devcopy__to_host(d, NULL, wait);
+    int rc = weft_devcopy_to_host(d, NULL);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(c);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
@@ -168,18 +168,21 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, in
     weft_data_unlock(d);
     weft_data_copy_free(gone, d->bytes);
     weft_data__unref(d);
-    return rc == WEFT_SUCCESS ? 1 : rc == WEFT_AGAIN ? 0 : rc;
+    return rc == WEFT_SUCCESS ? 1 : rc;
 }
 
 /* Frees one copy of the device: 1 when one went (or became clean), 0 when
  * nothing is evictable now, a negative status when a write-back failed.
- * With next_use only a copy next used after `after` may go. */
-static int evict_one(weft_devmgr_t *m, weft_use_t after, int wait)
+ * With next_use only a copy next used after `after` may go. Without
+ * write_back only a clean copy may go: a dirty one would first be copied
+ * to host, synchronously, by the calling thread. */
+static int evict_one(weft_devmgr_t *m, weft_use_t after, int write_back)
 {
     for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
-        if (m->evict_next_use && dirty_pass) break; /* one walk weighs both */
+        if (dirty_pass && (m->evict_next_use || !write_back)) break; /* next_use weighs both */
         pthread_mutex_lock(&m->lru_lock);
-        weft_data_copy_t *c = m->evict_next_use ? pick_farthest(m, after) : pick_lru(m, dirty_pass);
+        weft_data_copy_t *c =
+            m->evict_next_use ? pick_farthest(m, after, !write_back) : pick_lru(m, dirty_pass);
         pthread_mutex_unlock(&m->lru_lock);
         if (!c) continue;
         weft_data_t *d = c->data;
@@ -188,7 +191,7 @@ static int evict_one(weft_devmgr_t *m, weft_use_t after, int wait)
         unsigned long long key = (unsigned long long)d->key;
         int rc = 1, dirty = !copy_clean_locked(d, c);
         if (dirty) {
-            rc = evict_dirty(m, d, c, wait);
+            rc = evict_dirty(m, d, c);
         } else {
             weft_data_copy_t *gone = evict_locked(m, d, c->device);
             weft_data_unlock(d);
@@ -209,12 +212,12 @@ int weft_devcopy_evict_all(weft_devmgr_t *m)
     return r < 0 ? r : n;
 }
 
-static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int wait,
+static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int write_back,
                                  int *rc)
 {
     void *p = weft_zone_malloc(m->dev->zone, bytes);
     while (!p) {
-        int r = evict_one(m, after, wait);
+        int r = evict_one(m, after, write_back);
         if (r <= 0) {
             *rc = r < 0 ? r : WEFT_AGAIN;
             return NULL;
@@ -277,7 +280,7 @@ int weft_devcopy_pinned(weft_devmgr_t *m)
     return pinned;
 }
 
-static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int wait,
+static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int write_back,
                     weft_data_copy_t **out)
 {
     int dev = m->dev->index;
@@ -295,7 +298,7 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int wait
         return WEFT_ERR_DEVMEM;
     }
     int rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d->bytes, after, wait, &rc), *mem = p;
+    void *p = zone_alloc_evicting(m, d->bytes, after, write_back, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
     if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
