@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fault.h"
 #include "weft/weft.h"
 
 #define SEQ_NO_NAME 0xffff /* a name past the table's 65535 */
@@ -103,12 +104,14 @@ const char *weft_seqlog_name(const weft_seqlog_t *l, long k)
                            : "(a task class past the 65535 the check names)";
 }
 
-void weft_seqlog_note(weft_seqlog_t *l, const char *text)
+void weft_seqlog_note(weft_seqlog_t *l, const char *text, weft_fault_t *fault)
 {
     if (l->log.n == 0 || l->notes.n >= WEFT_SEQLOG_NOTES) return;
     weft_seqlog_note_t note = {.k = (long)l->log.n - 1};
     snprintf(note.text, sizeof note.text, "%s", text);
-    if (weft_vec_push(&l->notes, &note) != WEFT_SUCCESS) return; /* only the words are lost */
+    if (weft_fault_hit(fault, WEFT_FAULT_REFUSAL_NOTE, NULL) ||
+        weft_vec_push(&l->notes, &note) != WEFT_SUCCESS)
+        l->notes_lost++; /* the entry says a refusal without its words */
 }
 
 const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
@@ -122,6 +125,7 @@ const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
 void weft_seqlog_clear(weft_seqlog_t *l)
 {
     weft_vec_clear(&l->notes);
+    l->notes_lost = 0;
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
     weft_vec_clear(&l->rec);
@@ -139,6 +143,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
     l->hash = 0;
     l->lost = 0;
     weft_vec_fini(&l->notes);
+    l->notes_lost = 0;
     l->last_name = NULL;
     l->last_ix = 0;
     l->hashed_name = NULL;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "context/meta.h"
+#include "util/fault.h"
 #include "util/vec.h"
 
 /* The words kept with an entry that names a refusal (what was refused and
@@ -43,6 +44,7 @@ typedef struct weft_seqlog {
     int lost;                /* entries that could not be kept (out of memory) */
     weft_meta_t *meta;       /* where its bytes are counted, NULL: nowhere */
     weft_vec_t notes;        /* weft_seqlog_note_t, at most WEFT_SEQLOG_NOTES */
+    int notes_lost;          /* notes dropped for want of memory since the last clear */
 } weft_seqlog_t;
 
 /* Makes l an empty log that keeps a record of rec_size bytes an entry (0:
@@ -63,8 +65,10 @@ const char *weft_seqlog_name(const weft_seqlog_t *l, long k);
 /* Entry k's record; NULL past the last entry or in a log without them. */
 const void *weft_seqlog_rec(const weft_seqlog_t *l, long k);
 /* Keeps text with the last entry (the first WEFT_SEQLOG_NOTES notes
- * between clears are kept, later ones dropped). */
-void weft_seqlog_note(weft_seqlog_t *l, const char *text);
+ * between clears are kept, later ones dropped). Without memory for it (or
+ * when fault's refusal_note fires; fault may be NULL) the note is dropped
+ * and counted in notes_lost: only the words are lost, not the entry. */
+void weft_seqlog_note(weft_seqlog_t *l, const char *text, weft_fault_t *fault);
 /* Entry k's note; NULL when it has none. */
 const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k);
 /* Forgets the entries and their notes (the names stay). */

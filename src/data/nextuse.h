@@ -1,6 +1,6 @@
 /* The pending uses of one data: the tasks of this rank that were inserted
  * with it and have not finished, in insertion order, each with its
- * priority. Device eviction (devmgr/devcopy.c, device_evict=next_use)
+ * priority. Device eviction (devmgr/devevict.c, device_evict=next_use)
  * keeps the copies whose next use comes soonest, in the order the ready
  * queues run tasks: higher priority first, then earlier insertion. Kept in
  * the data (d->uses) under its lock. */

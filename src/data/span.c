@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/fault.h"
 #include "util/log.h"
 #include "weft/weft.h"
 
@@ -137,9 +138,13 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
         report_overlap(&mine, live);
         return WEFT_ERR_INVALID;
     }
-    weft_span_t *sp = malloc(sizeof *sp);
+    weft_span_t *sp =
+        weft_fault_hit(s->fault, WEFT_FAULT_SPAN_ALLOC, NULL) ? NULL : malloc(sizeof *sp);
     if (!sp) {
-        weft_error("%s: out of host memory noting the memory it registers", call);
+        char name[64];
+        span_name(&mine, name, sizeof name);
+        weft_error("%s: %s: out of host memory noting the memory it registers: refused", call,
+                   name);
         return WEFT_ERR_NOMEM;
     }
     *sp = mine;

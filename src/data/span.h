@@ -40,9 +40,10 @@ typedef struct weft_span {
 } weft_span_t;
 
 typedef struct weft_spans {
-    weft_span_t *root; /* a treap of the live blocks by lo; NULL: empty */
-    uint64_t made;     /* blocks claimed so far (their priorities) */
-    uint64_t tests;    /* exact tests made (a counter tests read) */
+    weft_span_t *root;        /* a treap of the live blocks by lo; NULL: empty */
+    struct weft_fault *fault; /* fault_inject's span_alloc (NULL: none) */
+    uint64_t made;            /* blocks claimed so far (their priorities) */
+    uint64_t tests;           /* exact tests made (a counter tests read) */
 } weft_spans_t;
 
 /* The block of rows x cols elements of elem bytes, ld elements apart

@@ -3,7 +3,8 @@
  * newest copy: peer, host, or a device through host), launches their body
  * on an execution stream and publishes what they wrote. Device copies come
  * from the device zone; when it is full, clean copies are evicted first,
- * then dirty ones after their newest version was written back to host.
+ * then dirty ones after their newest version was written back to host
+ * (the comm thread, receiving into a device, evicts clean ones only).
  *
  * Lock order: a data lock may be held while taking a manager's LRU lock;
  * the reverse only with a trylock on the data (eviction walks the LRU). */
@@ -159,16 +160,19 @@ void weft_devahead_claim(weft_devmgr_t *m, weft_data_copy_t *c);
  * used, it counts as unused. The copy is unlinked (no lock needed). */
 void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
 
-/* ---- devcopy.c: copies across devices --------------------------------- */
+/* ---- devevict.c and devcopy.c: device copies and copies across devices - */
 
 /* A copy of d on m's device with one reader taken for the caller,
- * allocated from the zone when absent (evicting as needed). WEFT_AGAIN
- * when memory is pinned by copies in use now, or when evicting a dirty
- * copy would wait for its host copy (bytes landing there, a send reading
- * it): the comm thread calls this, and only it moves those bytes, so a
- * wait there would wait for ever (the receive then lands on the host).
- * WEFT_ERR_DEVMEM when nothing on the device can be freed. Any thread;
- * not with d locked. */
+ * allocated from the zone when absent, evicting clean copies only (stale,
+ * or another copy holds their version) as needed. WEFT_AGAIN when no
+ * clean copy can go now (the rest in use, or dirty): the comm thread
+ * calls this to receive into the device, and evicting a dirty copy means
+ * first copying it to host, synchronously; every transfer of the rank
+ * would stall meanwhile, and for ever when that host copy is busy with
+ * bytes only the comm thread moves. The receive then lands on the host;
+ * the device manager writes dirty copies back when it needs room itself.
+ * WEFT_ERR_DEVMEM when d is larger than the zone or the device refuses
+ * its memory (device_alloc=tile). Any thread; not with d locked. */
 int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
 /* Before every use: any copy may be evicted (data/nextuse.h's run order). */

@@ -254,6 +254,7 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     if (rc == WEFT_SUCCESS)
         rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,
                                &ctx->fault);
+    ctx->spans.fault = ctx->fault; /* NULL until then: nothing registers before */
     return rc;
 }
 

@@ -58,6 +58,41 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
 
+/* The names of the entries that mark a refusal (compared by address:
+ * a log keeps the static name it was given). */
+static const char refused_creation[] = "a creation refused on this rank";
+static const char refused_call[] = "a call refused on this rank";
+static const char refused_task[] = "a task refused on this rank";
+
+static int is_refusal(const weft_seqlog_t *l, long k)
+{
+    const char *name = weft_seqlog_name(l, k);
+    return weft_seqlog_note_at(l, k) || name == refused_creation || name == refused_call ||
+           name == refused_task;
+}
+
+static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n);
+
+/* A refusal whose words were not kept: the call refused (for a creation,
+ * the entry before) and why its words are missing. */
+static void refusal_without_words(const weft_seqlog_t *l, long k, char *text, size_t n)
+{
+    char what[WEFT_SEQLOG_NOTE];
+    const char *name = weft_seqlog_name(l, k);
+    if (name == refused_creation && k > 0 && !is_refusal(l, k - 1))
+        entry_text(l, k - 1, what, sizeof what);
+    else
+        snprintf(what, sizeof what, "%s",
+                 name == refused_task   ? "a task"
+                 : name == refused_call ? "a call"
+                                        : "a creation");
+    const char *why = !l->notes_lost ? "more refusals than notes"
+                      : l->notes.n < WEFT_SEQLOG_NOTES
+                          ? "out of host memory"
+                          : "out of host memory, or more refusals than notes";
+    snprintf(text, n, "%.160s (its reason not kept: %s)", what, why);
+}
+
 /* The text of an entry of l: its refusal's words, its record described, or
  * its name. Returns 1 for a refusal. */
 static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
@@ -65,13 +100,16 @@ static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
     const char *note = weft_seqlog_note_at(l, k);
     const weft_seqcall_t *c = weft_seqlog_rec(l, k);
     const char *name = weft_seqlog_name(l, k);
+    int refusal = is_refusal(l, k);
     if (note)
         snprintf(text, n, "%s", note);
+    else if (refusal)
+        refusal_without_words(l, k, text, n);
     else if (c)
         c->kind->describe(c->kind, c->arg, text, n);
     else
         snprintf(text, n, "%s", name ? name : "");
-    return note != NULL;
+    return refusal;
 }
 
 /* Why this rank refused a call: the error line its check logged (a
@@ -88,26 +126,26 @@ static void refusal_reason(int status, char *text, size_t n)
 
 /* Folds a refusal into l (the same on every rank that refuses: ranks that
  * refused alike stay in step) and keeps its words with it. */
-static void log_refusal(weft_seqlog_t *l, const char *marker, const void *rec, const char *what,
-                        int status)
+static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker, const void *rec,
+                        const char *what, int status)
 {
     char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
     refusal_reason(status, reason, sizeof reason);
     snprintf(note, sizeof note, "%.100s: %.150s", what, reason);
     if (seqlog_add(l, weft_seqcheck_hash_str(marker), marker, rec) == WEFT_SUCCESS)
-        weft_seqlog_note(l, note);
+        weft_seqlog_note(l, note, ctx->fault);
 }
 
+/* Not called: entry_text names a refusal (is_refusal) before it looks at
+ * a record; a kind needs one all the same. */
 static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
                              size_t n)
 {
     (void)arg;
-    snprintf(text, n, "%s (its reason not kept: more refusals than notes)", kind->name);
+    snprintf(text, n, "%s", kind->name);
 }
 
-/* A refusal beyond the notes a log keeps is described by its kind. */
-static const weft_seqcall_kind_t seq_refused = {"a creation refused on this rank",
-                                                describe_refused};
+static const weft_seqcall_kind_t seq_refused = {refused_creation, describe_refused};
 
 void weft_seqcheck_refused(weft_context_t *ctx)
 {
@@ -118,18 +156,17 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     long n = weft_seqlog_count(l);
     if (n > 0) entry_text(l, n - 1, what, sizeof what);
     const weft_seqcall_t refused = {.kind = &seq_refused};
-    log_refusal(l, seq_refused.name, &refused, what, WEFT_SUCCESS);
+    log_refusal(ctx, l, seq_refused.name, &refused, what, WEFT_SUCCESS);
 }
 
 /* A call refused with no entry of its own before it: a refusal of the
  * owner only (its devices), the other ranks logging nothing. */
-static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
-                                                     describe_refused};
+static const weft_seqcall_kind_t seq_call_refused = {refused_call, describe_refused};
 
 void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
 {
     const weft_seqcall_t refused = {.kind = &seq_call_refused};
-    log_refusal(&ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID);
+    log_refusal(ctx, &ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID);
 }
 
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
@@ -137,7 +174,7 @@ void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int s
     if (tp->ctx->nranks < 2) return;
     char what[WEFT_SEQ_TEXT];
     snprintf(what, sizeof what, "task %s", cls_name);
-    log_refusal(&tp->seq, "a task refused on this rank", NULL, what, status);
+    log_refusal(tp->ctx, &tp->seq, refused_task, NULL, what, status);
 }
 
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
@@ -217,7 +254,7 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
-               (weft_seqlog_note_at(l, lo) ? REFUSED : 0);
+               (lo < weft_seqlog_count(l) && is_refusal(l, lo) ? REFUSED : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }

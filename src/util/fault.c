@@ -19,6 +19,8 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_TASK_SKIP] = "task_skip",
     [WEFT_FAULT_HOST_PIN] = "host_pin",
     [WEFT_FAULT_DEVICE_FAIL] = "device_fail",
+    [WEFT_FAULT_SPAN_ALLOC] = "span_alloc",
+    [WEFT_FAULT_REFUSAL_NOTE] = "refusal_note",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)
@@ -40,7 +42,7 @@ static int parse_long(const char *s, long min, long *out)
  * listed where it is defined and nowhere else. */
 static int bad(const char *rule, const char *why)
 {
-    char sites[160] = "";
+    char sites[256] = "";
     for (int i = 0; i < WEFT_FAULT_NSITES; i++) {
         size_t used = strlen(sites);
         snprintf(sites + used, sizeof sites - used, "%s%s", i ? ", " : "", site_names[i]);

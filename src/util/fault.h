@@ -23,6 +23,13 @@
  *                   event report an error, and the device is broken from
  *                   then on (a GPU's sticky error): every later operation
  *                   on it fails
+ *   span_alloc:N    the N-th registration of user memory this rank notes
+ *                   (weft_data_register on the owner, weft_matrix_wrap,
+ *                   weft_vector_wrap, weft_data_register_device) finds no
+ *                   memory for its entry: the call is refused
+ *   refusal_note:N  the N-th refusal this rank keeps the words of (for the
+ *                   report across ranks) finds no memory for them: they
+ *                   are dropped, the refusal itself still counts
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -32,14 +39,16 @@
 /* Places that can be made to fail; a new site is a new value here and a
  * name in fault.c's table. */
 typedef enum weft_fault_site {
-    WEFT_FAULT_TASK = 0,        /* a task body starts */
-    WEFT_FAULT_COMM_ALLOC = 1,  /* the comm engine allocates host memory */
-    WEFT_FAULT_COMM_POST = 2,   /* the comm engine posts a send or receive */
-    WEFT_FAULT_DEVICE_OPEN = 3, /* weft_init opens an accelerator */
-    WEFT_FAULT_DEVICE_COPY = 4, /* a tile copy to, from or between accelerators */
-    WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
-    WEFT_FAULT_HOST_PIN = 6,    /* host memory is page-locked for the devices */
-    WEFT_FAULT_DEVICE_FAIL = 7, /* a task completes on an accelerator: the device dies */
+    WEFT_FAULT_TASK = 0,         /* a task body starts */
+    WEFT_FAULT_COMM_ALLOC = 1,   /* the comm engine allocates host memory */
+    WEFT_FAULT_COMM_POST = 2,    /* the comm engine posts a send or receive */
+    WEFT_FAULT_DEVICE_OPEN = 3,  /* weft_init opens an accelerator */
+    WEFT_FAULT_DEVICE_COPY = 4,  /* a tile copy to, from or between accelerators */
+    WEFT_FAULT_TASK_SKIP = 5,    /* a task body starts: skipped, success reported */
+    WEFT_FAULT_HOST_PIN = 6,     /* host memory is page-locked for the devices */
+    WEFT_FAULT_DEVICE_FAIL = 7,  /* a task completes on an accelerator: the device dies */
+    WEFT_FAULT_SPAN_ALLOC = 8,   /* a registration's memory is noted (data/span.c) */
+    WEFT_FAULT_REFUSAL_NOTE = 9, /* a refusal's words are kept (context/seqlog.c) */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

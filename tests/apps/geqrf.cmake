@@ -119,7 +119,9 @@ weft_app_test(geqrf_emu_preload_2ranks EXE weft-geqrf RANKS 2 TIMEOUT 180
 # device for a receive, evicted a dirty tile whose host copy was busy (its
 # bytes arriving, or a send reading it) and waited for it, but only the
 # comm thread moves those bytes: both ranks stalled for ever. The receive
-# now lands on the host instead; the watchdog (2 s, abort) fails a stall.
+# now lands on the host instead (the comm thread evicts clean copies only,
+# never writing one back: device_evict_rules counts that); the watchdog
+# (2 s, abort) fails a stall.
 weft_app_test(geqrf_emu_evict_recv_r2 EXE weft-geqrf RANKS 2 TIMEOUT 60
   EXPECT "${GEQRF_PASSED}"
   ARGS -N 480 -t 64 -P 2 -Q 1 -c 1 -g 2 --weft-device_type=emu --check --nruns 2

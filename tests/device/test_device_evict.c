@@ -6,7 +6,8 @@
  * moved host to device must be exactly what the policy named by
  * WEFT_DEVICE_EVICT predicts (simulated here: least recently used, or the
  * farthest next use), and T must hold the sum of what was read. A second
- * scenario checks the rules at equal distance and for copies without use. */
+ * scenario checks the rules at equal distance and for copies without use,
+ * and a third the room the comm thread makes for a receive. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #define NUSES 32 /* reads in the chain */
 
 #include "devgate.h" /* needs NB */
+#include "context/context.h"
+#include "devmgr/devmgr.h"
 
 /* flow 0: X (RW), flow 1: T (RW): X += 1, which leaves X dirty on the device */
 static int dirty_body(weft_task_t *t)
@@ -162,14 +165,74 @@ static void rules(weft_context_t *ctx, int next_use)
     weft_data_release(tok);
 }
 
+/* Scenario 3 (after scenario 2): the room the comm thread makes on a device
+ * for a receive (weft_devcopy_get_nowait). Four NEW tiles written on the
+ * device fill its zone, dirty (the device holds their only copy): no room
+ * now, and nothing written back or evicted. The comm thread wrote a dirty
+ * victim back to host itself, a synchronous device-to-host copy during
+ * which no transfer of the rank moved. Once one tile was read on the host
+ * (its device copy clean) that one goes, without a write-back. Every tile
+ * keeps its contents. */
+static void comm_room(weft_context_t *ctx)
+{
+    enum { NT = SLOTS + 1 };
+    weft_data_t *x[NT];
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "dirty");
+    for (int i = 0; i < NT; i++) {
+        double seed = i + 1.0;
+        x[i] = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+        REQUIRE(weft_insert_task(tp, &devtest_fill_dev, WEFT_VALUE, &seed, sizeof seed, WEFT_W,
+                                 x[i], 0) == 0);
+    }
+    CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
+    weft_taskpool_free(tp);
+    weft_devmgr_t *m = ctx->devmgr[1];
+    weft_data_t *in = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+    weft_data_copy_t *c = NULL;
+    weft_device_counters_t c0 = devgate_counters(ctx, 1);
+    int full = weft_devcopy_get_nowait(m, in, &c);
+    weft_device_counters_t c1 = devgate_counters(ctx, 1);
+    void *p = NULL;
+    REQUIRE(weft_data_host_acquire(x[1], WEFT_R, &p, NULL) == 0);
+    REQUIRE(weft_data_host_release(x[1]) == 0);
+    weft_device_counters_t c2 = devgate_counters(ctx, 1);
+    int room = c ? WEFT_ERR_INTERNAL : weft_devcopy_get_nowait(m, in, &c);
+    weft_device_counters_t c3 = devgate_counters(ctx, 1);
+    printf("comm room: full %d (%lld evictions, %lld write-backs, D2H %lld), then %d (%lld "
+           "evictions, %lld write-backs, D2H %lld)\n",
+           full, (long long)(c1.evictions - c0.evictions),
+           (long long)(c1.writebacks - c0.writebacks), (long long)(c1.bytes_d2h - c0.bytes_d2h),
+           room, (long long)(c3.evictions - c2.evictions),
+           (long long)(c3.writebacks - c2.writebacks), (long long)(c3.bytes_d2h - c2.bytes_d2h));
+    CHECK(full == WEFT_AGAIN && c1.evictions == c0.evictions && c1.writebacks == c0.writebacks &&
+          c1.bytes_d2h == c0.bytes_d2h);
+    CHECK(room == WEFT_SUCCESS && c3.evictions == c2.evictions + 1 &&
+          c3.writebacks == c2.writebacks && c3.bytes_d2h == c2.bytes_d2h);
+    CHECK(!x[1]->copies[1] && x[0]->copies[1] && x[2]->copies[1] && x[3]->copies[1]);
+    if (c) {
+        weft_data_lock(in);
+        weft_data_copy_reader_release_locked(c);
+        weft_data_unlock(in);
+    }
+    weft_data_release(in);
+    double ref[NB * NB];
+    for (int i = 0; i < NT; i++) {
+        double *h = weft_data_host_ptr(x[i], NULL);
+        devtest_fill_array(ref, NB, NB, NB, i + 1.0);
+        CHECK(h && devtest_maxdiff(h, NB, ref, NB, NB, NB) == 0.0);
+        weft_data_release(x[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = devtest_init(&argc, &argv, 1);
     const char *policy = getenv("WEFT_DEVICE_EVICT");
     int next_use = !policy || strcmp(policy, "lru") != 0;
-    if (getenv("DEVTEST_EVICT_RULES"))
+    if (getenv("DEVTEST_EVICT_RULES")) {
         rules(ctx, next_use);
-    else
+        comm_room(ctx);
+    } else
         cycle(ctx, next_use);
     CHECK(weft_fini(ctx) == WEFT_SUCCESS);
     return check_report("device_evict");

@@ -13,7 +13,14 @@
  * --tasks: the same for insertions, whose refusals are entries: six
  * insertions every rank refuses (WEFT_ON_RANK outside the ranks), then
  * rank 0 inserts a task on a data its host acquired (refused there only).
- * A sequence kept the words of four refusals; it keeps 64 now. */
+ * A sequence kept the words of four refusals; it keeps 64 now.
+ *
+ * Run with fault_inject refusal_note:1@0, rank 0 finds no memory for the
+ * words of its refusal: the wait still fails on every rank, naming the
+ * call refused and "its reason not kept: out of host memory" (before, the
+ * entry was not taken for a refusal: "rank 0 made #7 as 'a creation
+ * refused on this rank'", and rank 1's line said it made a creation that
+ * rank 0 did not). */
 #include <stdio.h>
 #include <string.h>
 

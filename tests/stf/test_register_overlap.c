@@ -37,6 +37,12 @@
  *   busyw    the same with a 12 x 12 matrix wrapped over buf: freed while
  *            a task on its first tile waits to run, wrapped again: refused;
  *            after the wait wrapped again: taken.
+ *   oom      (run with fault_inject span_alloc:1) data 0 registers x[0..15],
+ *            owner rank 0, then a 12 x 12 matrix is wrapped over buf: the
+ *            first registration each rank notes finds no memory (rank 0's
+ *            data, the other ranks' matrix): refused naming out of host
+ *            memory, named on every rank at the wait; one rank: the wait
+ *            and weft_fini return 0.
  *   ok       (the control) adjacent registrations, a wrap beside them,
  *            x[0..15] registered again once its first handle is released,
  *            and two tiles of one array registered one by one with its
@@ -188,6 +194,9 @@ static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t 
         weft_matrix_free(m->A[0]);
         m->A[0] = NULL;
         wrap(ctx, m, 1, buf, N);
+    } else if (strcmp(c, "oom") == 0) {
+        reg(ctx, m, 0, x, 4, 4, 0);
+        wrap(ctx, m, 0, buf, N);
     } else if (strcmp(c, "wraps") == 0) {
         wrap(ctx, m, 0, buf, N);
         wrap(ctx, m, 1, buf + 6 * N, N);

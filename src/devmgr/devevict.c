@@ -1,0 +1,340 @@
+/* Device copies from the zone: the LRU of each device, the choice of a
+ * victim when the zone is full (clean copies first, then dirty ones once
+ * their newest version was written back to host, so that it is never
+ * lost) and the allocation of a device copy that evicts as needed. The
+ * copies' bytes and the write-back itself are devcopy.c's. */
+#include <stdlib.h>
+
+#include "devmgr/devmgr.h"
+#include "trace/trace.h"
+#include "util/log.h"
+
+/* ---- the LRU of a device ------------------------------------------------ */
+
+static void lru_unlink_locked(weft_devmgr_t *m, weft_data_copy_t *c) { weft_list_remove(&c->lru); }
+
+static void lru_append_locked(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    weft_list_push_back(&m->lru, &c->lru);
+}
+
+void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c)
+{
+    if (c->owner == WEFT_MEM_MANAGED) return; /* never evicted: not listed */
+    pthread_mutex_lock(&m->lru_lock);
+    if (weft_list_linked(&c->lru)) weft_list_move_back(&m->lru, &c->lru);
+    pthread_mutex_unlock(&m->lru_lock);
+}
+
+/* free_fn of runtime-owned device copies; the allocator argument is the
+ * copy itself so that it leaves its LRU before its memory goes back. */
+static void devcopy_free(void *allocator, void *ptr, size_t bytes)
+{
+    weft_data_copy_t *c = allocator;
+    weft_devmgr_t *m = c->data->ctx->devmgr[c->device];
+    weft_devahead_forget(m, c);
+    pthread_mutex_lock(&m->lru_lock);
+    lru_unlink_locked(m, c);
+    pthread_mutex_unlock(&m->lru_lock);
+    if (weft_zone_free(m->dev->zone, c->zone_ptr ? c->zone_ptr : ptr) != WEFT_ZONE_OK)
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "copy of %zu bytes at %p is not in the zone", bytes,
+                 ptr);
+    if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, ptr, bytes);
+    atomic_fetch_sub(&m->live_copies, 1);
+}
+
+/* ---- eviction ------------------------------------------------------------ */
+
+/* A reference on d unless it is already being destroyed (its copies are
+ * then on their way back to the zone anyway). */
+static int data_tryretain(weft_data_t *d)
+{
+    int r = atomic_load(&d->refs);
+    while (r > 0)
+        if (atomic_compare_exchange_weak(&d->refs, &r, r + 1)) return 1;
+    return 0;
+}
+
+/* A copy that can go without losing anything: stale, or another copy
+ * holds the same newest version. */
+static int copy_clean_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    if (!weft_data_copy_is_newest_locked(d, c)) return 1;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i] != c && weft_data_copy_is_newest_locked(d, d->copies[i])) return 1;
+    return 0;
+}
+
+/* Under d's lock: c may go now (nobody reads or fills it, and d is not
+ * being destroyed). */
+static int evictable_locked(const weft_data_t *d, const weft_data_copy_t *c)
+{
+    return d->copies[c->device] == c && c->readers == 0 && c->xfer != WEFT_XFER_UNDER &&
+           atomic_load(&d->refs) > 0;
+}
+
+/* Under the LRU lock: the least recently used copy that this pass may
+ * evict, returned with its data retained and locked, out of the LRU. */
+static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass)
+{
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
+        weft_data_t *d = c->data;
+        if (!weft_spin_trylock(&d->lock)) continue; /* busy: not a victim now */
+        int ok = evictable_locked(d, c) && (dirty_pass || copy_clean_locked(d, c));
+        if (ok && data_tryretain(d)) {
+            lru_unlink_locked(m, c);
+            return c;
+        }
+        weft_data_unlock(d);
+    }
+    return NULL;
+}
+
+/* 1 when a copy whose data is next used at `next` (clean or not) is a
+ * better victim than the best so far: used later, or as late and clean
+ * (nothing to write back). Ties keep the less recently used. */
+static int farther(weft_use_t next, int clean, const weft_data_copy_t *best, weft_use_t best_next,
+                   int best_clean)
+{
+    if (!best || weft_use_after(next, best_next)) return 1;
+    return !weft_use_after(best_next, next) && clean > best_clean;
+}
+
+/* Under the LRU lock: the evictable copy whose data's next use (by this
+ * rank's unfinished tasks, in run order) is farthest, copies with none
+ * first; only copies next used after `after`, and only clean ones with
+ * clean_only. Returned like pick_lru's. The best so far stays locked while
+ * the walk goes on (other data are only try-locked); the LRU lock keeps
+ * every listed copy alive. */
+static weft_data_copy_t *pick_farthest(weft_devmgr_t *m, weft_use_t after, int clean_only)
+{
+    weft_data_copy_t *best = NULL;
+    weft_use_t best_next = after;
+    int best_clean = 0;
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
+        weft_data_t *d = c->data;
+        if (!weft_spin_trylock(&d->lock)) continue;
+        weft_use_t next = weft_nextuse_first_locked(&d->uses, m->dev->index);
+        int ok = evictable_locked(d, c) && weft_use_after(next, after);
+        int clean = ok && copy_clean_locked(d, c);
+        if (!ok || (clean_only && !clean) || !farther(next, clean, best, best_next, best_clean)) {
+            weft_data_unlock(d);
+            continue;
+        }
+        if (best) weft_data_unlock(best->data);
+        best = c;
+        best_next = next;
+        best_clean = clean;
+    }
+    if (best && !data_tryretain(best->data)) {
+        weft_data_unlock(best->data); /* its last reference went meanwhile */
+        return NULL;
+    }
+    if (best) lru_unlink_locked(m, best);
+    return best;
+}
+
+/* Takes the victim out of d; the caller frees it once d is unlocked. */
+static weft_data_copy_t *evict_locked(weft_devmgr_t *m, weft_data_t *d, int device)
+{
+    weft_data_copy_t *gone = weft_data_copy_unlink_locked(d, device);
+    weft_data_fix_owner_locked(d);
+    atomic_fetch_add(&m->dev->stats.evictions, 1);
+    return gone;
+}
+
+/* A dirty victim: its newest version goes to host first (waiting for the
+ * host copy when it is busy), then it goes unless someone started using it
+ * meanwhile (it is then listed again). */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
+{
+    int device = c->device;
+    weft_data_copy_reader_acquire_locked(c);
+    weft_data_unlock(d);
+    int rc = weft_devcopy_to_host(d, NULL);
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(c);
+    if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
+    weft_data_copy_t *gone = NULL;
+    if (rc == WEFT_SUCCESS && c->readers == 0 && copy_clean_locked(d, c)) {
+        gone = evict_locked(m, d, device);
+    } else {
+        pthread_mutex_lock(&m->lru_lock);
+        lru_append_locked(m, c);
+        pthread_mutex_unlock(&m->lru_lock);
+    }
+    weft_data_unlock(d);
+    weft_data_copy_free(gone, d->bytes);
+    weft_data__unref(d);
+    return rc == WEFT_SUCCESS ? 1 : rc;
+}
+
+/* Frees one copy of the device: 1 when one went (or became clean), 0 when
+ * nothing is evictable now, a negative status when a write-back failed.
+ * With next_use only a copy next used after `after` may go. Without
+ * write_back only a clean copy may go: a dirty one would first be copied
+ * to host, synchronously, by the calling thread. */
+static int evict_one(weft_devmgr_t *m, weft_use_t after, int write_back)
+{
+    for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
+        if (dirty_pass && (m->evict_next_use || !write_back)) break; /* next_use weighs both */
+        pthread_mutex_lock(&m->lru_lock);
+        weft_data_copy_t *c =
+            m->evict_next_use ? pick_farthest(m, after, !write_back) : pick_lru(m, dirty_pass);
+        pthread_mutex_unlock(&m->lru_lock);
+        if (!c) continue;
+        weft_data_t *d = c->data;
+        weft_trace_t *tr = m->ctx->trace;
+        uint64_t t0 = weft_trace_stamp(tr);
+        unsigned long long key = (unsigned long long)d->key;
+        int rc = 1, dirty = !copy_clean_locked(d, c);
+        if (dirty) {
+            rc = evict_dirty(m, d, c);
+        } else {
+            weft_data_copy_t *gone = evict_locked(m, d, c->device);
+            weft_data_unlock(d);
+            weft_data_copy_free(gone, d->bytes);
+            weft_data__unref(d);
+        }
+        weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
+                         "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);
+        return rc;
+    }
+    return 0;
+}
+
+int weft_devcopy_evict_all(weft_devmgr_t *m)
+{
+    int n = 0, r;
+    while ((r = evict_one(m, WEFT_USE_ANY, 1)) > 0) n++;
+    return r < 0 ? r : n;
+}
+
+static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int write_back,
+                                 int *rc)
+{
+    void *p = weft_zone_malloc(m->dev->zone, bytes);
+    while (!p) {
+        int r = evict_one(m, after, write_back);
+        if (r <= 0) {
+            *rc = r < 0 ? r : WEFT_AGAIN;
+            return NULL;
+        }
+        p = weft_zone_malloc(m->dev->zone, bytes);
+    }
+    return p;
+}
+
+/* Zone bytes a flow's data takes on the device: none when the copy there
+ * is the user's memory (MANAGED), which the zone does not hold. */
+static size_t zone_need(int dev, weft_data_t *d)
+{
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[dev];
+    int managed = c && c->owner == WEFT_MEM_MANAGED;
+    weft_data_unlock(d);
+    size_t a = WEFT_ZONE_ALIGNMENT;
+    return managed ? 0 : (d->bytes + a - 1) / a * a;
+}
+
+size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t)
+{
+    size_t need = 0;
+    for (int i = 0; i < t->nflows; i++)
+        if (weft_task_first_flow_of(t, i) == i) need += zone_need(m->dev->index, t->flow[i].data);
+    return need;
+}
+
+int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
+{
+    size_t need = weft_devcopy_task_bytes(m, t), capacity = weft_zone_capacity(m->dev->zone);
+    int ntiles = 0;
+    for (int i = 0; i < t->nflows; i++) ntiles += weft_task_first_flow_of(t, i) == i;
+    if (need <= capacity) return WEFT_SUCCESS;
+    weft_log(WEFT_LOG_ERROR, m->dev->index,
+             "task %s #%llu needs %zu bytes of device memory for its %d tiles, but the zone of "
+             "%s holds %zu bytes even when empty: it can never run there (raise "
+             "device_memory_use, device_memory_limit or device_emu_memory, run fewer ranks on "
+             "the device, or use smaller tiles)",
+             t->cls->name, (unsigned long long)t->seq, need, ntiles, m->dev->name, capacity);
+    return WEFT_ERR_DEVMEM;
+}
+
+int weft_devcopy_pinned(weft_devmgr_t *m)
+{
+    int pinned = 0;
+    pthread_mutex_lock(&m->lru_lock);
+    for (weft_list_t *l = weft_list_first(&m->lru); l; l = weft_list_next(&m->lru, l)) {
+        weft_data_copy_t *c = weft_list_entry(l, weft_data_copy_t, lru);
+        weft_data_t *d = c->data;
+        if (!weft_spin_trylock(&d->lock)) {
+            pinned++; /* busy now: someone is using it */
+            continue;
+        }
+        pinned += c->readers > 0 || c->xfer == WEFT_XFER_UNDER;
+        weft_data_unlock(d);
+    }
+    pthread_mutex_unlock(&m->lru_lock);
+    return pinned;
+}
+
+static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int write_back,
+                    weft_data_copy_t **out)
+{
+    int dev = m->dev->index;
+    weft_data_lock(d);
+    weft_data_copy_t *c = d->copies[dev];
+    if (c) weft_data_copy_reader_acquire_locked(c);
+    weft_data_unlock(d);
+    if (c) {
+        *out = c;
+        return WEFT_SUCCESS;
+    }
+    if (d->bytes > weft_zone_capacity(m->dev->zone)) {
+        weft_log(WEFT_LOG_ERROR, dev, "data %llu (%zu bytes) is larger than the device zone",
+                 (unsigned long long)d->key, d->bytes);
+        return WEFT_ERR_DEVMEM;
+    }
+    int rc = WEFT_SUCCESS;
+    void *p = zone_alloc_evicting(m, d->bytes, after, write_back, &rc), *mem = p;
+    if (!p) return rc;
+    /* Per-tile mode: the zone counted the bytes, the memory is its own. */
+    if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
+        int zrc = weft_zone_free(m->dev->zone, p);
+        (void)zrc;
+        return WEFT_ERR_DEVMEM;
+    }
+    weft_data_lock(d);
+    c = weft_data_copy_attach(d, dev, mem, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
+    if (c) {
+        c->allocator = c;
+        c->zone_ptr = m->dev->per_tile ? p : NULL;
+        weft_data_copy_reader_acquire_locked(c);
+        atomic_fetch_add(&m->live_copies, 1);
+        pthread_mutex_lock(&m->lru_lock);
+        lru_append_locked(m, c);
+        pthread_mutex_unlock(&m->lru_lock);
+    }
+    weft_data_unlock(d);
+    if (!c) {
+        int zrc = weft_zone_free(m->dev->zone, p);
+        (void)zrc; /* p came from this zone a moment ago */
+        if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, mem, d->bytes);
+        return WEFT_ERR_NOMEM;
+    }
+    *out = c;
+    return WEFT_SUCCESS;
+}
+
+int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
+{
+    return get_copy(m, d, WEFT_USE_ANY, 0, out);
+}
+
+int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
+                           weft_data_copy_t **out)
+{
+    return get_copy(m, d, after, 1, out);
+}
