@@ -19,6 +19,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_TASK_SKIP] = "task_skip",
     [WEFT_FAULT_HOST_PIN] = "host_pin",
     [WEFT_FAULT_DEVICE_FAIL] = "device_fail",
+    [WEFT_FAULT_DEVICE_LAND] = "device_land",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)

@@ -23,6 +23,9 @@
  *                   event report an error, and the device is broken from
  *                   then on (a GPU's sticky error): every later operation
  *                   on it fails
+ *   device_land:N   the N-th device copy the comm engine waits for (an ipc
+ *                   pull, a staged chunk) reports an error at its end, and
+ *                   the device is broken from then on, as with device_fail
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -40,6 +43,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_TASK_SKIP = 5,   /* a task body starts: skipped, success reported */
     WEFT_FAULT_HOST_PIN = 6,    /* host memory is page-locked for the devices */
     WEFT_FAULT_DEVICE_FAIL = 7, /* a task completes on an accelerator: the device dies */
+    WEFT_FAULT_DEVICE_LAND = 8, /* the comm engine sees a device copy end: the device dies */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
