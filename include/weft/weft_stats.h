@@ -58,6 +58,10 @@ typedef struct weft_device_counters {
     int64_t batches, batched_tasks; /* batch-body calls launched, and their tasks */
     int64_t prefetches; /* tiles copied in ahead, for tasks not started (device_prefetch_ahead) */
     int64_t prefetches_unused; /* of those, evicted or freed before any task used them */
+    /* Tasks handed to the device while a tile they read from another rank
+     * was still being pulled in, their kernel queued behind the pull
+     * (device_launch_ahead). */
+    int64_t launched_ahead;
 } weft_device_counters_t;
 
 /* WEFT_ERR_INVALID for an index out of range. Any thread. */

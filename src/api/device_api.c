@@ -50,6 +50,7 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
         .batched_tasks = atomic_load(&s->batched_tasks),
         .prefetches = atomic_load(&s->prefetches),
         .prefetches_unused = atomic_load(&s->prefetches_unused),
+        .launched_ahead = atomic_load(&s->launched_ahead),
     };
     return WEFT_SUCCESS;
 }
@@ -64,12 +65,13 @@ void weft_devstats_print(weft_context_t *ctx)
         weft_log_stats(i,
                        "%s: %lld tasks (busy %.3f s), H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
                        "%lld evictions (%lld write-backs), peak %.1f of %.1f MiB, "
-                       "%lld batches (%lld tasks), %lld prefetches ahead (%lld unused)",
+                       "%lld batches (%lld tasks), %lld prefetches ahead (%lld unused), "
+                       "%lld launched ahead of a receive",
                        ctx->devices->dev[i]->name, (long long)c.tasks, c.busy_ns * 1e-9,
                        mib(c.bytes_h2d), mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
                        (long long)c.writebacks, mib(c.mem_peak), mib(c.mem_capacity),
                        (long long)c.batches, (long long)c.batched_tasks, (long long)c.prefetches,
-                       (long long)c.prefetches_unused);
+                       (long long)c.prefetches_unused, (long long)c.launched_ahead);
     }
     size_t pinned, total;
     int slabs;

@@ -181,6 +181,11 @@ static int progress_devices(weft_comm_t *c)
             i++;
             continue;
         }
+        if (rc == WEFT_SUCCESS && weft_fault_hit(c->cfg.fault, WEFT_FAULT_DEVICE_LAND, NULL)) {
+            weft_device_set_broken(w.dev, "a copy the comm engine waited for reported an error "
+                                          "at its end (injected: fault_inject device_land)");
+            rc = WEFT_ERR_DEVICE;
+        }
         /* Remove before the callback: it may add waits. */
         weft_vec_swap_remove(&c->waits, i);
         w.dev->ops->event_destroy(w.dev, &w.ev);

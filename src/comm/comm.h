@@ -62,6 +62,9 @@ typedef struct weft_comm_config {
     size_t staged_chunk;                /* bytes a staged chunk carries */
     weft_comm_copy_fn recv_copy;        /* a copy to receive into on a device (0 = host) */
     weft_comm_copy_fn host_copy;        /* the newest version brought to host */
+    /* A pull of RECV task t into device copy c was enqueued (ipc): its
+     * consumers may be queued behind it (NULL: not done). */
+    void (*landing)(void *arg, struct weft_task *t, weft_data_copy_t *c);
     void *copy_arg;
     struct weft_trace *trace; /* NULL: no trace */
     int trace_track;

@@ -201,6 +201,7 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
         return rc;
     }
     x->left++;
+    if (c->cfg.landing) c->cfg.landing(c->cfg.copy_arg, x->t, x->copy);
     return WEFT_SUCCESS;
 }
 

@@ -182,6 +182,7 @@ typedef struct weft_device_stats {
     atomic_llong prefetches_unused; /* of those, freed before any task used them */
     atomic_llong busy_ns;
     atomic_llong batches, batched_tasks;
+    atomic_llong launched_ahead; /* tasks queued behind a receive's pull (devgate.c) */
 } weft_device_stats_t;
 
 /* What the ranks of the node found about one physical device before any

@@ -59,15 +59,25 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         return 1;
     }
     if (f->phase == PHASE_READY) return 0; /* weft_devbatch_launch takes it */
+    if (f->phase == PHASE_GATED) {
+        if (weft_devgate_closed(f->task)) return 0;
+        weft_devlaunch_finish_task(m, f->task, f->rc);
+        *done = 1;
+        return 1;
+    }
     if (f->phase == PHASE_WAIT) {
         if (weft_devlaunch_inputs_arriving(f->task)) return 0;
-        if (weft_devbatch_body(m, f->task) != NULL) {
+        /* A gated task goes alone: its kernel waits for its pull. */
+        if (!f->task->gate && weft_devbatch_body(m, f->task) != NULL) {
             f->phase = PHASE_READY;
             m->nheld++;
             return 1;
         }
         int rc = weft_devlaunch_stage_and_launch(m, f);
-        if (rc != WEFT_SUCCESS) {
+        if (rc != WEFT_SUCCESS && weft_devgate_closed(f->task)) {
+            f->phase = PHASE_GATED; /* its end waits for the receive's */
+            f->rc = rc;
+        } else if (rc != WEFT_SUCCESS) {
             weft_devlaunch_finish_task(m, f->task, rc);
             *done = 1;
         }
@@ -88,6 +98,8 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
         progress = 1;
     }
+    /* Launched ahead of a receive: it ends after the receive did. */
+    if (weft_devgate_closed(f->task)) return progress;
     int rc;
     if (f->batch && f->batch->tasks[0] != f->task) {
         if (!f->batch->done) return progress; /* the batch's first task polls */
@@ -213,8 +225,20 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             free(f);
             break;
         }
+        if (rc != WEFT_SUCCESS && !f && weft_devgate_closed(t)) {
+            s->blocked = t; /* no record to wait in for its receive: again later */
+            break;
+        }
         started++;
         s->blocked_since = 0;
+        if (rc != WEFT_SUCCESS && weft_devgate_closed(t)) {
+            /* Its end waits for the receive's, in a record of its own. */
+            *f = (weft_inflight_t){.task = t, .phase = PHASE_GATED};
+            f->rc = rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc;
+            weft_list_push_back(&m->inflight, &f->link);
+            m->ninflight++;
+            continue;
+        }
         if (rc != WEFT_SUCCESS) {
             free(f);
             weft_devlaunch_finish_task(m, t, rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc);
@@ -311,6 +335,12 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
         atomic_fetch_add(&ctx->host_load_ns, (long long)t->est_ns);
         return 0; /* no body anywhere (-1): the host path reports it */
     }
+    weft_devexec_push(ctx, t, dev);
+    return 1;
+}
+
+void weft_devexec_push(weft_context_t *ctx, weft_task_t *t, int dev)
+{
     weft_devmgr_t *m = ctx->devmgr[dev];
     t->device = dev;
     atomic_fetch_add(&m->load_ns, (long long)t->est_ns);
@@ -322,7 +352,6 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
         weft_log(WEFT_LOG_ERROR, dev, "out of memory growing the ready queue");
         abort();
     }
-    return 1;
 }
 
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t)

@@ -72,7 +72,8 @@ int weft_devlaunch_inputs_arriving(const weft_task_t *t)
 {
     int busy = 0;
     for (int i = 0; i < t->nflows && !busy; i++) {
-        if (!reads(t, i)) continue;
+        /* The pull its gate waits for is ordered by the stream wait. */
+        if (!reads(t, i) || weft_devgate_landing(t, t->flow[i].copy)) continue;
         weft_data_lock(t->flow[i].data);
         busy = t->flow[i].copy->xfer == WEFT_XFER_UNDER;
         weft_data_unlock(t->flow[i].data);
@@ -172,9 +173,16 @@ int weft_devlaunch_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
     f->copy_stream = m->prefetch ? WEFT_STREAM_PREFETCH : f->stream;
-    int rc = WEFT_SUCCESS;
-    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
-        if (reads(t, i)) rc = stage_flow(m, f, &t->flow[i]);
+    int rc = WEFT_SUCCESS, landing = 0;
+    for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) {
+        /* A tile still landing for it (devgate.c), read or written: the
+         * kernel waits for the pull on the device, nothing is staged. */
+        if (weft_task_first_flow_of(t, i) == i && weft_devgate_landing(t, t->flow[i].copy))
+            landing = 1;
+        else if (reads(t, i))
+            rc = stage_flow(m, f, &t->flow[i]);
+    }
+    if (rc == WEFT_SUCCESS && landing) rc = weft_devgate_wait(m, t, f->stream);
     if (rc != WEFT_SUCCESS || f->nstage == 0) return rc;
     rc = dev->ops->event_record(dev, f->copy_stream, &f->stage_ev);
     f->has_stage_ev = rc == WEFT_SUCCESS;
@@ -248,6 +256,10 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
 
 void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
+    /* Launched ahead of a receive whose bytes did not come: it did not
+     * run on what it reads (weft_devgate_pass found the input lost). */
+    if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED;
+    weft_devgate_drop(m, t);
     if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed on device %s: %s",
                  t->cls->name, (unsigned long long)t->seq, m->dev->name, weft_strerror(rc));
@@ -255,7 +267,7 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
                  "task %s #%llu failed: an input of it was lost with another device that failed",
                  t->cls->name, (unsigned long long)t->seq);
-    else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM)
+    else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
         weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
                  (unsigned long long)t->seq, weft_strerror(rc));
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
@@ -267,6 +279,7 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     weft_task_t *t = f->task;
     atomic_fetch_sub(&m->ctx->tasks_running, 1);
     if (rc == WEFT_SUCCESS) rc = f->rc;
+    if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED; /* see weft_devlaunch_finish_task */
     weft_devlaunch_finish_stage(m, f, rc == WEFT_SUCCESS);
     publish(m, t, rc == WEFT_SUCCESS);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);

@@ -16,8 +16,10 @@ typedef struct weft_stage_rec {
 /* WAIT: flows pinned, some copy still receiving another task's transfer.
  * READY: could be launched, held for a batch (launched after the pass).
  * EXEC: copies and kernel enqueued on one execution stream.
- * DONE: failed before its launch, its task finished: dropped next pass. */
-typedef enum { PHASE_WAIT, PHASE_READY, PHASE_EXEC, PHASE_DONE } phase_t;
+ * DONE: failed before its launch, its task finished: dropped next pass.
+ * GATED: failed before its launch, launched ahead of a receive that has
+ * not completed (devgate.c): it ends once that receive did. */
+typedef enum { PHASE_WAIT, PHASE_READY, PHASE_EXEC, PHASE_DONE, PHASE_GATED } phase_t;
 
 /* The tasks launched by one batch-body call; its first task's record
  * polls the kernel's event and hands the result to the others. */

@@ -22,6 +22,7 @@
 
 typedef struct weft_inflight weft_inflight_t;
 typedef struct weft_devahead weft_devahead_t; /* devahead.c */
+typedef struct weft_devgate weft_devgate_t;   /* devgate.c */
 
 typedef struct weft_devmgr {
     weft_context_t *ctx;
@@ -86,6 +87,27 @@ int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, si
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
+/* Puts t in the ready queue of device dev's manager (chosen already). */
+void weft_devexec_push(weft_context_t *ctx, weft_task_t *t, int dev);
+
+/* ---- devgate.c: launch ahead of a landing --------------------------- */
+
+/* Comm thread, once the pull of receive `recv` into device copy c is
+ * enqueued (and before the receive can complete): hands the successors
+ * that wait for nothing else and would run on c's device to its manager,
+ * each gated on an event after the pull. Returns how many. */
+int weft_devgate_ahead(weft_context_t *ctx, weft_task_t *recv, weft_data_copy_t *c);
+/* The ready call of a gated task (its receive completed): opens the gate,
+ * its inputs' loss checked first (a lost one fails its device). */
+void weft_devgate_pass(weft_context_t *ctx, weft_task_t *t);
+/* 1 while t is gated and its receive has not completed. */
+int weft_devgate_closed(const weft_task_t *t);
+/* 1 when c is the copy t's closed gate waits for. */
+int weft_devgate_landing(const weft_task_t *t, const weft_data_copy_t *c);
+/* Makes `stream` of m's device wait for t's pull. */
+int weft_devgate_wait(weft_devmgr_t *m, weft_task_t *t, int stream);
+/* At t's end: its gate freed. */
+void weft_devgate_drop(weft_devmgr_t *m, weft_task_t *t);
 /* A host task ended: its estimate leaves the host's load. */
 void weft_devexec_host_done(weft_context_t *ctx, weft_task_t *t);
 

@@ -16,6 +16,11 @@
 void weft_exec_ready(void *arg, weft_task_t *t)
 {
     weft_context_t *ctx = arg;
+    /* Its device manager has it already, waiting for this call. */
+    if (t->gate) {
+        weft_devgate_pass(ctx, t);
+        return;
+    }
     /* A body that will not run goes to a worker, which ends it at once
      * (no device memory, no transfer for it); a send of a version never
      * produced goes on to the engine, which tells the receiver. */

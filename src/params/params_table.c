@@ -95,6 +95,10 @@ const weft_param_def_t weft_param_table[] = {
         "device_prefetch_share leaves (soonest use first, final versions only, evicting only "
         "copies used later; on the prefetch stream, device_prefetch=1); 0 (the default: slower "
         "on an H200, README): inputs come once a task is started"),
+    BOOL("device_launch_ahead", "1",
+         "a task on a device whose last missing input is a tile pulled from another rank (ipc) "
+         "goes to the device once the pull is enqueued, its kernel queued behind it; 0: it waits "
+         "for the pull to be seen landed"),
     INT("device_inflight", "4", 1, 64,
         "tasks started ahead (inputs staged, kernel queued) per execution stream, counted "
         "over all of a device's execution streams"),
@@ -150,7 +154,7 @@ const weft_param_def_t weft_param_table[] = {
            "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
            "(sites task, comm_alloc, comm_post, device_open, device_copy, task_skip, host_pin, "
            "device_fail: the N-th task completion on an accelerator reports an error and the "
-           "device stays broken, span_alloc, refusal_note; e.g. task:gemm:3@1; "
+           "device stays broken, span_alloc, refusal_note, device_land; e.g. task:gemm:3@1; "
            "docs/SEMANTICS.md section 3)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,
         "slices kept per trace track (worker, stream, comm); later ones are dropped with a "

@@ -30,6 +30,12 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
     return WEFT_SUCCESS;
 }
 
+static void landing(void *arg, weft_task_t *t, weft_data_copy_t *c)
+{
+    int gated = weft_devgate_ahead(arg, t, c);
+    (void)gated; /* counted in the device's statistics */
+}
+
 static int host_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **out)
 {
     return weft_devcopy_to_host(d, out);
@@ -79,6 +85,7 @@ int weft_comm_glue_config(weft_context_t *ctx, weft_comm_config_t *cfg)
     cfg->staged_chunk = (size_t)weft_params_int(ctx->params, "comm_staged_chunk");
     cfg->recv_copy = recv_copy;
     cfg->host_copy = host_copy;
+    cfg->landing = weft_params_int(ctx->params, "device_launch_ahead") ? landing : NULL;
     cfg->copy_arg = ctx;
     cfg->fault = ctx->fault;
     return WEFT_SUCCESS;

@@ -47,6 +47,9 @@ struct weft_task {
     /* A device manager started it: staging its inputs ahead is over
      * (sched/upcoming.h). Set by the manager, read by any thread. */
     atomic_int dev_started;
+    /* Handed to a device manager before its last input, a tile received
+     * from another rank, landed (devmgr/devgate.c); NULL: not gated. */
+    struct weft_devgate *gate;
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
     int nvalues;

@@ -21,6 +21,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_DEVICE_FAIL] = "device_fail",
     [WEFT_FAULT_SPAN_ALLOC] = "span_alloc",
     [WEFT_FAULT_REFUSAL_NOTE] = "refusal_note",
+    [WEFT_FAULT_DEVICE_LAND] = "device_land",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)

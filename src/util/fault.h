@@ -30,6 +30,9 @@
  *   refusal_note:N  the N-th refusal this rank keeps the words of (for the
  *                   report across ranks) finds no memory for them: they
  *                   are dropped, the refusal itself still counts
+ *   device_land:N   the N-th device copy the comm engine waits for (an ipc
+ *                   pull, a staged chunk) reports an error at its end, and
+ *                   the device is broken from then on, as with device_fail
  * With @RANK the rule applies on that rank only. N counts from 1. */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
@@ -49,6 +52,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_DEVICE_FAIL = 7,  /* a task completes on an accelerator: the device dies */
     WEFT_FAULT_SPAN_ALLOC = 8,   /* a registration's memory is noted (data/span.c) */
     WEFT_FAULT_REFUSAL_NOTE = 9, /* a refusal's words are kept (context/seqlog.c) */
+    WEFT_FAULT_DEVICE_LAND = 10, /* the comm engine sees a device copy end: the device dies */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
