@@ -293,6 +293,7 @@ static weft_context_t *context_new(void)
         return NULL;
     }
     ctx->tag = WEFT_HANDLE_CONTEXT;
+    ctx->owner_thread = weft_inbody_thread();
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
@@ -354,6 +355,7 @@ static void context_free(weft_context_t *ctx, int end)
 
 weft_context_t *weft_init(int *argc, char ***argv)
 {
+    if (weft_inbody_refuse("weft_init")) return NULL;
     weft_context_t *ctx = context_new();
     if (!ctx) return NULL;
     weft_log_clear_last_error();
