@@ -207,8 +207,9 @@ static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(a
 
 /* The first entry where the ranks' logs differ (weft_seqcheck_first_difference).
  * differs[r]: DIFFERS when rank r's entry there differs from rank 0's,
- * REFUSED when it is a refusal. */
-enum { DIFFERS = 1, REFUSED = 2 };
+ * REFUSED when it is a refusal, ALONE too when that refusal is of a call
+ * that logs no entry where it is accepted (weft_seqcheck_refused_call). */
+enum { DIFFERS = 1, REFUSED = 2, ALONE = 4 };
 
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
@@ -217,7 +218,8 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
-               (weft_seqlog_note_at(l, lo) ? REFUSED : 0);
+               (weft_seqlog_note_at(l, lo) ? REFUSED : 0) |
+               (weft_seqlog_name(l, lo) == seq_call_refused.name ? ALONE : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }
@@ -235,21 +237,27 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
  * "task", and what a rank without the entry did wrong. */
 typedef struct {
     const char *verb, *what, *absent;
-    const char *accepted; /* after "made no ... #k" where another rank refused */
-    const char *next;     /* after a rank's entry #k there: the one after the call it accepted */
+    const char *accepted;   /* after "made no ... #k" where another rank refused */
+    const char *next;       /* after a rank's entry #k there: the one after the call it accepted */
+    const char *next_alone; /* the same where that call logs no entry (ALONE) */
 } seq_words_t;
 
 static const seq_words_t call_words = {
-    "made", "data creation",
+    "made",
+    "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
     " (it accepted the call refused there)",
-    " (it accepted the call refused there, the entry before, and made this one next)"};
+    " (it accepted the call refused there, the entry before, and made this one next)",
+    " (it accepted the call refused there, which makes no creation, and made this one next)"};
 static const seq_words_t task_words = {
-    "inserted", "task",
+    "inserted",
+    "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
     "none",
-    "", ""};
+    "",
+    "",
+    ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
@@ -264,15 +272,19 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
     char *all =
         weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
-    int refusal = 0;
-    for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
+    int refusal = 0, alone = 0;
+    for (int r = 0; r < ctx->nranks; r++) {
+        refusal |= (differs[r] & REFUSED) != 0;
+        alone |= (differs[r] & ALONE) != 0;
+    }
+    const char *next = !refusal ? "" : alone ? w->next_alone : w->next;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
         const char *e = all + (size_t)r * WEFT_SEQLOG_NOTE;
         if (differs[r] & REFUSED)
             weft_error("  rank %d refused %s", r, e);
         else if (*e)
-            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, refusal ? w->next : "");
+            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, next);
         else if (refusal)
             weft_error("  rank %d %s no %s #%ld%s", r, w->verb, w->what, k, w->accepted);
         else
