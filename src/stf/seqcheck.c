@@ -102,10 +102,10 @@ static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg
                              size_t n)
 {
     (void)arg;
-    snprintf(text, n, "%s (its reason not kept: more refusals than notes)", kind->name);
+    snprintf(text, n, "%s (its reason not kept: out of memory)", kind->name);
 }
 
-/* A refusal beyond the notes a log keeps is described by its kind. */
+/* A refusal the log could not mark is described by its kind. */
 static const weft_seqcall_kind_t seq_refused = {"a creation refused on this rank",
                                                 describe_refused};
 
