@@ -4,12 +4,14 @@
  * matrices, vectors and distributions). Handles are opaque; every function that can fail
  * returns a weft status (0 success, negative error, see weft_strerror).
  * Unless said otherwise a function is called from the thread that called
- * weft_init (the "main" thread); task bodies run on worker or device threads
+ * the weft_init of the handle's context (the "main" thread; each context
+ * has its own); task bodies run on worker or device threads
  * and may only call the weft_task_* accessors (a wait, an insertion, a
  * creation or a release made from a body is refused, and the task fails;
- * made from another thread of the application while a context lives, it
- * is refused with "CALL called from a thread that did not call weft_init"
- * and its error value: docs/SEMANTICS.md section 2). The contract (user memory,
+ * made from another thread of the application, it is refused with "CALL
+ * called from a thread that did not call weft_init" or, from a thread that
+ * made another context, "CALL called on a context that another thread
+ * made", and its error value: docs/SEMANTICS.md section 2). The contract (user memory,
  * handles, failures) is docs/SEMANTICS.md.
  *
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
@@ -74,7 +76,10 @@ typedef struct weft_context weft_context_t;
  * for and absent, trace path not writable, ...) every rank prints
  * "weft_init failed on rank R: <that rank's message>", undoes what it
  * started (MPI included, when weft started it) and returns NULL; none
- * hangs (docs/SEMANTICS.md section 4). */
+ * hangs (docs/SEMANTICS.md section 4). The context belongs to the calling
+ * thread: only it may make the calls on the context and its handles that
+ * belong to the main thread, weft_fini included. Refused (NULL) from a
+ * task body. */
 WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
 /* Collective. A taskpool with tasks inserted or refused since its last

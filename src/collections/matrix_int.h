@@ -3,6 +3,8 @@
 #ifndef WEFT_COLLECTIONS_MATRIX_INT_H
 #define WEFT_COLLECTIONS_MATRIX_INT_H
 
+#include <stddef.h>
+
 #include "api/data_api.h"
 
 struct weft_matrix {
@@ -24,5 +26,8 @@ struct weft_matrix {
     /* A wrapped matrix's user memory (data/span.h), until it is freed. */
     struct weft_span *span;
 };
+/* A call finds a handle's context where weft_handle_context looks for it. */
+_Static_assert(offsetof(struct weft_matrix, ctx) == offsetof(weft_handle_head_t, ctx),
+               "the context of a handle follows its tag (context/context.h)");
 
 #endif

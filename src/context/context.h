@@ -17,6 +17,8 @@
 #include "context/meta.h"
 #include "context/seqlog.h"
 #include "trace/trace.h"
+#include "util/handle.h"
+#include "util/inbody.h"
 #include "util/vec.h"
 #include "util/blas_threads.h"
 #include "weft/weft.h"
@@ -31,6 +33,7 @@ typedef struct weft_pin_range {
 struct weft_context {
     uint32_t tag;                    /* util/handle.h: WEFT_HANDLE_CONTEXT; first field */
     struct weft_context *ended_next; /* once weft_fini ended it (runtime/lifecycle.c) */
+    unsigned long owner_thread;      /* the thread that made it (util/inbody.h's number) */
     weft_params_t *params;
     int rank, nranks;
     int local_rank, local_size; /* among the ranks of this node */
@@ -139,5 +142,45 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
  * exchange at weft_fini tells them to every rank (a taskpool not waited
  * for on one rank only failed that rank's weft_fini alone). */
 void weft_context_misuse(weft_context_t *ctx, int status);
+
+/* How the handles other than the context and data begin (matrix,
+ * taskpool: each asserts it next to its structure), so that a call finds
+ * the context of any handle it was given. */
+typedef struct weft_handle_head {
+    uint32_t tag;
+    struct weft_context *ctx;
+} weft_handle_head_t;
+
+/* The context of h, a live handle of kind `kind`. */
+static inline weft_context_t *weft_handle_context(const void *h, weft_handle_kind_t kind)
+{
+    if (kind == WEFT_HANDLE_CONTEXT) return (weft_context_t *)h;
+    if (kind == WEFT_HANDLE_DATA) return ((const weft_data_t *)h)->ctx;
+    return ((const weft_handle_head_t *)h)->ctx;
+}
+
+/* Logs that `call` was made on a context from a thread other than the one
+ * that made it (worded by whether this thread made a context of its own);
+ * returns 0. */
+int weft_context_refuse_thread(const char *call);
+
+/* 1 when the calling thread made ctx: the calls that change a context's
+ * sequences, lists and taskpools (weft.h) belong to that thread, and run
+ * without locks. Otherwise refused with an error line, 0. */
+static inline int weft_context_check_thread(const weft_context_t *ctx, const char *call)
+{
+    if (__builtin_expect(ctx->owner_thread == weft_inbody_thread(), 1)) return 1;
+    return weft_context_refuse_thread(call);
+}
+
+/* weft_handle_check for a call that belongs to the thread that made the
+ * handle's context: also 0, after its own message, when a task body makes
+ * it (util/inbody.h) or another thread does. */
+static inline int weft_handle_check_main(const void *h, weft_handle_kind_t want, const char *call,
+                                         int pos)
+{
+    return !weft_inbody_refuse(call) && weft_handle_check(h, want, call, pos) &&
+           weft_context_check_thread(weft_handle_context(h, want), call);
+}
 
 #endif

@@ -3,12 +3,17 @@
  * keep them, and the bytes they take (context/meta.h). */
 #include "context/seqlog.h"
 
+#include "util/fault.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/fault.h"
 #include "weft/weft.h"
+
+const char weft_seqlog_words_lost[] =
+    "its reason not kept: out of host memory, or more different words of refusals since the "
+    "last agreement than a sequence keeps";
 
 #define SEQ_NO_NAME 0xffff /* a name past the table's 65535 */
 
@@ -16,7 +21,8 @@
 static long long seqlog_bytes(const weft_seqlog_t *l)
 {
     return (long long)(l->log.elem * l->log.cap + l->name_ix.elem * l->name_ix.cap +
-                       l->names.elem * l->names.cap + l->rec.elem * l->rec.cap);
+                       l->names.elem * l->names.cap + l->rec.elem * l->rec.cap +
+                       l->notes.elem * l->notes.cap + l->marks.elem * l->marks.cap);
 }
 
 void weft_seqlog_init(weft_seqlog_t *l, size_t rec_size, weft_meta_t *meta)
@@ -27,6 +33,7 @@ void weft_seqlog_init(weft_seqlog_t *l, size_t rec_size, weft_meta_t *meta)
     weft_vec_init(&l->names, sizeof(const char *), 16);
     weft_vec_init(&l->rec, rec_size, 256);
     weft_vec_init(&l->notes, sizeof(weft_seqlog_note_t), 4);
+    weft_vec_init(&l->marks, sizeof(weft_seqlog_mark_t), 4);
 }
 
 /* The index of a static name, added to the table when new. */
@@ -104,28 +111,71 @@ const char *weft_seqlog_name(const weft_seqlog_t *l, long k)
                            : "(a task class past the 65535 the check names)";
 }
 
+/* The index of the note holding text, added when new; -1 when the notes
+ * are full or memory lacks. */
+static int note_index(weft_seqlog_t *l, const char *text, weft_fault_t *fault)
+{
+    if (weft_fault_hit(fault, WEFT_FAULT_REFUSAL_NOTE, NULL)) return -1; /* as out of memory */
+    weft_seqlog_note_t *notes = l->notes.data;
+    for (size_t i = 0; i < l->notes.n; i++)
+        if (strncmp(notes[i].text, text, WEFT_SEQLOG_NOTE - 1) == 0) return (int)i;
+    if (l->notes.n >= WEFT_SEQLOG_NOTES) return -1;
+    weft_seqlog_note_t note = {0};
+    snprintf(note.text, sizeof note.text, "%s", text);
+    if (weft_vec_push(&l->notes, &note) != WEFT_SUCCESS) return -1;
+    return (int)l->notes.n - 1;
+}
+
+/* Entry k extends the last run when it has the run's words and name (the
+ * entries between are then told apart by their names). */
+static int mark_entry(weft_seqlog_t *l, long k, int note)
+{
+    uint16_t ix = *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k);
+    weft_seqlog_mark_t *last = l->marks.n ? weft_vec_at(&l->marks, l->marks.n - 1) : NULL;
+    if (last && last->note == note && last->name_ix == ix && ix != SEQ_NO_NAME) {
+        last->last = k;
+        return WEFT_SUCCESS;
+    }
+    weft_seqlog_mark_t m = {.first = k, .last = k, .note = note, .name_ix = ix};
+    return weft_vec_push(&l->marks, &m);
+}
+
 void weft_seqlog_note(weft_seqlog_t *l, const char *text, weft_fault_t *fault)
 {
-    if (l->log.n == 0 || l->notes.n >= WEFT_SEQLOG_NOTES) return;
-    weft_seqlog_note_t note = {.k = (long)l->log.n - 1};
-    snprintf(note.text, sizeof note.text, "%s", text);
-    if (weft_fault_hit(fault, WEFT_FAULT_REFUSAL_NOTE, NULL) ||
-        weft_vec_push(&l->notes, &note) != WEFT_SUCCESS)
-        l->notes_lost++; /* the entry says a refusal without its words */
+    if (l->log.n == 0) return;
+    long long before = seqlog_bytes(l);
+    int note = note_index(l, text, fault);
+    if (note >= 0) ((weft_seqlog_note_t *)l->notes.data)[note].count++;
+    (void)mark_entry(l, (long)l->log.n - 1, note); /* out of memory: the entry stays unmarked */
+    long long after = seqlog_bytes(l);
+    if (after != before) weft_meta_add(l->meta, WEFT_META_SEQ, after - before);
 }
 
 const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
 {
-    const weft_seqlog_note_t *notes = l->notes.data;
-    for (size_t i = 0; i < l->notes.n; i++)
-        if (notes[i].k == k) return notes[i].text;
-    return NULL;
+    /* The last run that begins at or before k. */
+    const weft_seqlog_mark_t *marks = l->marks.data;
+    size_t lo = 0, hi = l->marks.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (marks[mid].first <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || k < 0 || (size_t)k >= l->name_ix.n) return NULL;
+    const weft_seqlog_mark_t *m = &marks[lo - 1];
+    if (k > m->last || *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k) != m->name_ix)
+        return NULL;
+    if (m->note < 0)
+        return weft_seqlog_words_lost;
+    return ((const weft_seqlog_note_t *)l->notes.data)[m->note].text;
 }
 
 void weft_seqlog_clear(weft_seqlog_t *l)
 {
     weft_vec_clear(&l->notes);
-    l->notes_lost = 0;
+    weft_vec_clear(&l->marks);
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
     weft_vec_clear(&l->rec);
@@ -143,7 +193,7 @@ void weft_seqlog_free(weft_seqlog_t *l)
     l->hash = 0;
     l->lost = 0;
     weft_vec_fini(&l->notes);
-    l->notes_lost = 0;
+    weft_vec_fini(&l->marks);
     l->last_name = NULL;
     l->last_ix = 0;
     l->hashed_name = NULL;

@@ -12,23 +12,33 @@
 #include <stdint.h>
 
 #include "context/meta.h"
-#include "util/fault.h"
 #include "util/vec.h"
 
-/* The words kept with an entry that names a refusal (what was refused and
- * why), so that every rank can be told them; at most WEFT_SEQLOG_NOTES of
- * them between clears, the first ones (a divergence is named at the
- * first entry that differs). Refusals every rank makes alike come before
- * the one that differs (a loop of insertions refused for an argument):
- * four notes were spent by them, and the one that mattered lost its
- * words. The notes take memory only when a refusal is made. */
+/* The words kept with the entries that name a refusal (what was refused
+ * and why), so that every rank can be told them. Refusals every rank makes
+ * alike may come before the one that differs (a loop of insertions refused
+ * for an argument): when each took a note of its own, the first 64 spent
+ * them and the one that mattered lost its words. Now alike words are kept
+ * once, with a count, and each refusal entry is marked as one, in runs of
+ * entries with the same words: at most WEFT_SEQLOG_NOTES different words
+ * between clears (a refusal past them is still known as one, its words
+ * said not kept), and a run costs a mark only where the words change.
+ * They take memory only when a refusal is made. */
 #define WEFT_SEQLOG_NOTE 256
 #define WEFT_SEQLOG_NOTES 64
 
 typedef struct weft_seqlog_note {
-    long k; /* the entry */
+    long count; /* refusals with these words since the last clear */
     char text[WEFT_SEQLOG_NOTE];
 } weft_seqlog_note_t;
+
+/* Refusal entries first..last with the same words: the entries between
+ * them named as the first is (a refusal's marker name) are refusals too. */
+typedef struct weft_seqlog_mark {
+    long first, last;
+    int note;         /* index into notes; -1: words not kept */
+    uint16_t name_ix; /* the name of the run's entries */
+} weft_seqlog_mark_t;
 
 typedef struct weft_seqlog {
     uint64_t hash;           /* after the last entry; 0 when empty */
@@ -44,7 +54,7 @@ typedef struct weft_seqlog {
     int lost;                /* entries that could not be kept (out of memory) */
     weft_meta_t *meta;       /* where its bytes are counted, NULL: nowhere */
     weft_vec_t notes;        /* weft_seqlog_note_t, at most WEFT_SEQLOG_NOTES */
-    int notes_lost;          /* notes dropped for want of memory since the last clear */
+    weft_vec_t marks;        /* weft_seqlog_mark_t, in entry order */
 } weft_seqlog_t;
 
 /* Makes l an empty log that keeps a record of rec_size bytes an entry (0:
@@ -64,13 +74,19 @@ int64_t weft_seqlog_at(const weft_seqlog_t *l, long k);
 const char *weft_seqlog_name(const weft_seqlog_t *l, long k);
 /* Entry k's record; NULL past the last entry or in a log without them. */
 const void *weft_seqlog_rec(const weft_seqlog_t *l, long k);
-/* Keeps text with the last entry (the first WEFT_SEQLOG_NOTES notes
- * between clears are kept, later ones dropped). Without memory for it (or
- * when fault's refusal_note fires; fault may be NULL) the note is dropped
- * and counted in notes_lost: only the words are lost, not the entry. */
-void weft_seqlog_note(weft_seqlog_t *l, const char *text, weft_fault_t *fault);
-/* Entry k's note; NULL when it has none. */
+/* Marks the last entry as a refusal with words `text` (kept once for all
+ * the refusals that have them). Without memory for new words (or when
+ * fault's refusal_note fires; fault may be NULL) the entry is still marked
+ * a refusal, its words said not kept. */
+struct weft_fault;
+void weft_seqlog_note(weft_seqlog_t *l, const char *text, struct weft_fault *fault);
+/* Entry k's refusal words (for a refusal whose words could not be kept,
+ * out of memory or past the notes, a sentence saying so); NULL when entry
+ * k is no refusal. */
 const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k);
+/* What weft_seqlog_note_at returns for a refusal whose words were not
+ * kept (compared by address). */
+extern const char weft_seqlog_words_lost[];
 /* Forgets the entries and their notes (the names stay). */
 void weft_seqlog_clear(weft_seqlog_t *l);
 /* Frees l's memory; l is empty afterwards (and may log again). */

@@ -1,6 +1,6 @@
 /* weft_init and weft_fini: MPI, topology, parameters, trace, devices,
  * workers and comm thread started in order, each step agreed between
- * ranks, and stopped in reverse; the context's small public getters. */
+ * ranks, and stopped in reverse. */
 #include "context/context.h"
 
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "stf/agree.h"
 #include "runtime/comm_glue.h"
 #include "runtime/livepools.h"
+#include "runtime/lifecycle.h"
 #include "devmgr/devmgr.h"
 #include "exec/exec.h"
 #include "stf/taskrun.h"
@@ -24,58 +25,6 @@ void weft_context_fail(weft_context_t *ctx, int status)
     atomic_compare_exchange_strong(&ctx->error, &expected, status);
 }
 
-/* MPI is one a process and contexts may be several: MPI_Finalize comes
- * with the end of the last live context, when weft started MPI (finalized
- * with the first context's end, it aborted the others' weft_fini). */
-static atomic_int mpi_contexts; /* live contexts */
-static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
-
-static int start_mpi(weft_context_t *ctx, int *argc, char ***argv)
-{
-    int inited = 0, finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
-        /* MPI would abort the process in its next call. */
-        weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
-                   "application), and MPI cannot start twice in a process: keep one context "
-                   "for the run, or start MPI yourself and finalize it after the last weft_fini");
-        return WEFT_ERR_MPI;
-    }
-    MPI_Initialized(&inited);
-    if (!inited) {
-        int provided = 0;
-        if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-            weft_error("MPI_Init_thread failed");
-            return WEFT_ERR_MPI;
-        }
-        atomic_store(&mpi_ours, 1);
-    }
-    atomic_fetch_add(&mpi_contexts, 1);
-    ctx->mpi_started = 1;
-    MPI_Query_thread(&ctx->mpi_thread_level);
-    MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
-    MPI_Comm_rank(ctx->comm, &ctx->rank);
-    MPI_Comm_size(ctx->comm, &ctx->nranks);
-    MPI_Comm node;
-    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &ctx->local_rank);
-    MPI_Comm_size(node, &ctx->local_size);
-    weft_log_set_rank(ctx->rank);
-    /* Every rank's node (its lowest rank), for the comm engine's choice of
-     * transport. Found here, before any step that can fail on one rank
-     * only: a collective behind such a step would leave the others in it. */
-    int leader = ctx->rank;
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    ctx->node_of = malloc(sizeof *ctx->node_of * (size_t)ctx->nranks);
-    if (!ctx->node_of) {
-        weft_error("weft_init: out of host memory for %d ranks' node ids", ctx->nranks);
-        MPI_Abort(ctx->comm, 1); /* the others are about to wait for this rank */
-    }
-    MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);
-    return WEFT_SUCCESS;
-}
-
 /* The PUs this rank may use: its binding when mpiexec bound it, otherwise
  * its share of the node among the ranks on it. */
 static int choose_cpuset(weft_context_t *ctx)
@@ -89,7 +38,7 @@ static int choose_cpuset(weft_context_t *ctx)
         hwloc_bitmap_copy(ctx->cpuset, all);
     if (!hwloc_bitmap_isequal(ctx->cpuset, all)) return WEFT_SUCCESS;
 
-    int lrank = ctx->local_rank, lsize = ctx->local_size; /* found by start_mpi */
+    int lrank = ctx->local_rank, lsize = ctx->local_size; /* found by weft_runtime_start_mpi */
     int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE);
     if (lsize <= 1 || ncores < lsize) return WEFT_SUCCESS;
     int share = ncores / lsize;
@@ -211,34 +160,6 @@ static int write_trace(weft_context_t *ctx, char *why, size_t n)
     return rc;
 }
 
-static void stop_mpi(weft_context_t *ctx)
-{
-    free(ctx->node_of);
-    ctx->node_of = NULL;
-    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1 && atomic_load(&mpi_ours)) {
-        atomic_store(&mpi_ours, 0);
-        MPI_Finalize();
-    }
-}
-
-/* The parameters weft_param_set may change after weft_init: those read at
- * each wait or by the call that uses them, and those copied into the
- * context here (copied again after each set). The others shape what
- * weft_init built (workers, devices, the comm engine, the trace, the fault
- * rules): set later, they would change nothing. */
-static const char *const live_params[] = {"debug_verbose",  "leak_report", "show_stats",
-                                          "sched_window",   "progress",    "watchdog_s",
-                                          "watchdog_abort", "redux_lanes"};
-
-static void apply_live_params(weft_context_t *ctx)
-{
-    weft_log_set_level((int)weft_params_int(ctx->params, "debug_verbose"));
-    ctx->leak_report = (int)weft_params_int(ctx->params, "leak_report");
-    ctx->show_stats = (int)weft_params_int(ctx->params, "show_stats");
-    ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
-}
-
 /* Step 1: parameters. A failure is kept for the agreement, never returned
  * early: the other ranks would wait for this one in MPI. */
 static int load_params(weft_context_t *ctx, int *argc, char ***argv)
@@ -249,7 +170,7 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
         return rc;
     }
     rc = weft_params_load(ctx->params, argc, argv);
-    apply_live_params(ctx);
+    weft_runtime_apply_live_params(ctx);
     if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
         rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,
@@ -373,6 +294,7 @@ static weft_context_t *context_new(void)
         return NULL;
     }
     ctx->tag = WEFT_HANDLE_CONTEXT;
+    ctx->owner_thread = weft_inbody_thread();
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
@@ -434,10 +356,11 @@ static void context_free(weft_context_t *ctx, int end)
 
 weft_context_t *weft_init(int *argc, char ***argv)
 {
+    if (weft_inbody_refuse("weft_init")) return NULL;
     weft_context_t *ctx = context_new();
     if (!ctx) return NULL;
     weft_log_clear_last_error();
-    if (start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
+    if (weft_runtime_start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
     if (init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
     rc = start_host(ctx);
@@ -474,7 +397,7 @@ undo_params:
     weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
-    stop_mpi(ctx);
+    weft_runtime_stop_mpi(ctx);
 undo_ctx:
     context_free(ctx, 0);
     return NULL;
@@ -527,74 +450,11 @@ int weft_fini(weft_context_t *ctx)
     weft_blas_threads_restore(&ctx->blas_threads);
     hwloc_bitmap_free(ctx->cpuset);
     hwloc_topology_destroy(ctx->topo);
-    stop_mpi(ctx);
+    weft_runtime_stop_mpi(ctx);
     weft_sim_free(ctx);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     context_free(ctx, 1);
     weft_inbody_main_end();
     return rc;
-}
-
-int weft_rank(const weft_context_t *ctx)
-{
-    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_rank", 1) ? ctx->rank : -1;
-}
-
-int weft_nranks(const weft_context_t *ctx)
-{
-    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_nranks", 1) ? ctx->nranks : -1;
-}
-
-int weft_ncores(const weft_context_t *ctx)
-{
-    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_ncores", 1) ? ctx->ncores : -1;
-}
-
-int weft_ndevices(const weft_context_t *ctx)
-{
-    return weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_ndevices", 1) ? ctx->ndevices : -1;
-}
-
-int weft_param_set(weft_context_t *ctx, const char *name, const char *value)
-{
-    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_param_set", 1))
-        return WEFT_ERR_INVALID;
-    if (!name || !value) {
-        weft_error("weft_param_set: argument %d (the %s) is NULL", name ? 3 : 2,
-                   name ? "value" : "parameter's name");
-        return WEFT_ERR_PARAM;
-    }
-    const weft_param_def_t *def = weft_params_find(name);
-    int live = 0;
-    for (size_t i = 0; def && i < sizeof live_params / sizeof live_params[0]; i++)
-        live |= strcmp(def->name, live_params[i]) == 0;
-    if (def && !live) {
-        weft_error("weft_param_set: parameter %s is read by weft_init only: setting it now would "
-                   "change nothing; set it before weft_init (env WEFT_<NAME> or --weft-%s=%s)",
-                   def->name, def->name, value);
-        return WEFT_ERR_PARAM;
-    }
-    int rc = weft_params__set(ctx->params, name, value);
-    if (rc == WEFT_SUCCESS) apply_live_params(ctx);
-    return rc;
-}
-
-int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out)
-{
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_param_get_int", 1))
-        return WEFT_ERR_INVALID;
-    if (!name || !out) {
-        weft_error("weft_param_get_int: argument %d (the %s) is NULL", name ? 3 : 2,
-                   name ? "output" : "parameter's name");
-        return WEFT_ERR_PARAM;
-    }
-    const weft_param_def_t *def = weft_params_find(name);
-    if (!def) {
-        weft_error("unknown parameter '%s' (run weft-info for the list)", name);
-        return WEFT_ERR_PARAM;
-    }
-    if (def->kind == WEFT_PARAM_STRING) return WEFT_ERR_PARAM;
-    *out = weft_params_int(ctx->params, name);
-    return WEFT_SUCCESS;
 }

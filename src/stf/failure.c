@@ -44,6 +44,37 @@ static size_t list_flows(const weft_task_t *t, int written, char *buf, size_t le
     return len;
 }
 
+/* A read flow's data that has no contents: a NEW data that no task wrote
+ * and no initialiser fills (its first writer failed in an earlier
+ * taskpool), what failed the task before its body ran. */
+static const weft_data_t *empty_input(const weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        weft_data_t *d = t->flow[i].data;
+        if (!(t->flow[i].mode & WEFT_R) || !(d->flags & WEFT_DATA_NEW) ||
+            (d->flags & WEFT_DATA_INIT))
+            continue;
+        weft_data_lock(d);
+        int empty = d->version == 0 && weft_data_valid_copies_locked(d) == 0;
+        weft_data_unlock(d);
+        if (empty) return d;
+    }
+    return NULL;
+}
+
+/* The cause that only the running rank logged, appended to its failure
+ * line, which every rank logs at the wait (they said "invalid argument"
+ * alone). */
+static void append_cause(const weft_task_t *t, char *buf, size_t n)
+{
+    const weft_data_t *d = t->body_rc == 0 ? empty_input(t) : NULL;
+    size_t len = strlen(buf);
+    if (d && len < n)
+        snprintf(buf + len, n - len,
+                 ": data %llu has no contents: the task that was to write it first failed",
+                 (unsigned long long)d->key);
+}
+
 /* "task gemm #12 returned -42 (data 7 written, data 3, 5 read)". */
 static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
 {
@@ -72,6 +103,7 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
     if (len < n) len = list_flows(t, 0, buf, len, n);
     if (len < n && buf[len - 1] == '(') len += (size_t)snprintf(buf + len, n - len, "no data");
     if (len + 2 <= n) memcpy(buf + len, ")", 2);
+    append_cause(t, buf, n);
 }
 
 void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)

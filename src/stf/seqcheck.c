@@ -58,40 +58,7 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
     return seqlog_add(&tp->seq, h, t->cls->name, NULL);
 }
 
-/* The names of the entries that mark a refusal (compared by address:
- * a log keeps the static name it was given). */
-static const char refused_creation[] = "a creation refused on this rank";
-static const char refused_call[] = "a call refused on this rank";
-static const char refused_task[] = "a task refused on this rank";
-
-static int is_refusal(const weft_seqlog_t *l, long k)
-{
-    const char *name = weft_seqlog_name(l, k);
-    return weft_seqlog_note_at(l, k) || name == refused_creation || name == refused_call ||
-           name == refused_task;
-}
-
-static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n);
-
-/* A refusal whose words were not kept: the call refused (for a creation,
- * the entry before) and why its words are missing. */
-static void refusal_without_words(const weft_seqlog_t *l, long k, char *text, size_t n)
-{
-    char what[WEFT_SEQLOG_NOTE];
-    const char *name = weft_seqlog_name(l, k);
-    if (name == refused_creation && k > 0 && !is_refusal(l, k - 1))
-        entry_text(l, k - 1, what, sizeof what);
-    else
-        snprintf(what, sizeof what, "%s",
-                 name == refused_task   ? "a task"
-                 : name == refused_call ? "a call"
-                                        : "a creation");
-    const char *why = !l->notes_lost ? "more refusals than notes"
-                      : l->notes.n < WEFT_SEQLOG_NOTES
-                          ? "out of host memory"
-                          : "out of host memory, or more refusals than notes";
-    snprintf(text, n, "%.160s (its reason not kept: %s)", what, why);
-}
+static const weft_seqcall_kind_t seq_refused; /* a creation refused (below) */
 
 /* The text of an entry of l: its refusal's words, its record described, or
  * its name. Returns 1 for a refusal. */
@@ -100,16 +67,21 @@ static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
     const char *note = weft_seqlog_note_at(l, k);
     const weft_seqcall_t *c = weft_seqlog_rec(l, k);
     const char *name = weft_seqlog_name(l, k);
-    int refusal = is_refusal(l, k);
-    if (note)
+    if (note == weft_seqlog_words_lost && c && c->kind == &seq_refused && k > 0 &&
+        !weft_seqlog_note_at(l, k - 1)) {
+        /* A creation refused: the call is the entry before. */
+        char what[WEFT_SEQLOG_NOTE];
+        entry_text(l, k - 1, what, sizeof what);
+        snprintf(text, n, "%.160s (%s)", what, note);
+    } else if (note == weft_seqlog_words_lost) {
+        snprintf(text, n, "%s (%s)", name ? name : "a refusal", note);
+    } else if (note)
         snprintf(text, n, "%s", note);
-    else if (refusal)
-        refusal_without_words(l, k, text, n);
     else if (c)
         c->kind->describe(c->kind, c->arg, text, n);
     else
         snprintf(text, n, "%s", name ? name : "");
-    return refusal;
+    return note != NULL;
 }
 
 /* Why this rank refused a call: the error line its check logged (a
@@ -126,8 +98,8 @@ static void refusal_reason(int status, char *text, size_t n)
 
 /* Folds a refusal into l (the same on every rank that refuses: ranks that
  * refused alike stay in step) and keeps its words with it. */
-static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker, const void *rec,
-                        const char *what, int status)
+static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker,
+                        const void *rec, const char *what, int status)
 {
     char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
     refusal_reason(status, reason, sizeof reason);
@@ -136,16 +108,16 @@ static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marke
         weft_seqlog_note(l, note, ctx->fault);
 }
 
-/* Not called: entry_text names a refusal (is_refusal) before it looks at
- * a record; a kind needs one all the same. */
 static void describe_refused(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
                              size_t n)
 {
     (void)arg;
-    snprintf(text, n, "%s", kind->name);
+    snprintf(text, n, "%s (its reason not kept: out of memory)", kind->name);
 }
 
-static const weft_seqcall_kind_t seq_refused = {refused_creation, describe_refused};
+/* A refusal the log could not mark is described by its kind. */
+static const weft_seqcall_kind_t seq_refused = {"a creation refused on this rank",
+                                                describe_refused};
 
 void weft_seqcheck_refused(weft_context_t *ctx)
 {
@@ -161,7 +133,8 @@ void weft_seqcheck_refused(weft_context_t *ctx)
 
 /* A call refused with no entry of its own before it: a refusal of the
  * owner only (its devices), the other ranks logging nothing. */
-static const weft_seqcall_kind_t seq_call_refused = {refused_call, describe_refused};
+static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
+                                                     describe_refused};
 
 void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
 {
@@ -174,7 +147,7 @@ void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int s
     if (tp->ctx->nranks < 2) return;
     char what[WEFT_SEQ_TEXT];
     snprintf(what, sizeof what, "task %s", cls_name);
-    log_refusal(tp->ctx, &tp->seq, refused_task, NULL, what, status);
+    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status);
 }
 
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
@@ -244,8 +217,9 @@ static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(a
 
 /* The first entry where the ranks' logs differ (weft_seqcheck_first_difference).
  * differs[r]: DIFFERS when rank r's entry there differs from rank 0's,
- * REFUSED when it is a refusal. */
-enum { DIFFERS = 1, REFUSED = 2 };
+ * REFUSED when it is a refusal, ALONE too when that refusal is of a call
+ * that logs no entry where it is accepted (weft_seqcheck_refused_call). */
+enum { DIFFERS = 1, REFUSED = 2, ALONE = 4 };
 
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
@@ -254,7 +228,8 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
-               (lo < weft_seqlog_count(l) && is_refusal(l, lo) ? REFUSED : 0);
+               (weft_seqlog_note_at(l, lo) ? REFUSED : 0) |
+               (weft_seqlog_name(l, lo) == seq_call_refused.name ? ALONE : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }
@@ -272,21 +247,27 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
  * "task", and what a rank without the entry did wrong. */
 typedef struct {
     const char *verb, *what, *absent;
-    const char *accepted; /* after "made no ... #k" where another rank refused */
-    const char *next;     /* after a rank's entry #k there: the one after the call it accepted */
+    const char *accepted;   /* after "made no ... #k" where another rank refused */
+    const char *next;       /* after a rank's entry #k there: the one after the call it accepted */
+    const char *next_alone; /* the same where that call logs no entry (ALONE) */
 } seq_words_t;
 
 static const seq_words_t call_words = {
-    "made", "data creation",
+    "made",
+    "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
     " (it accepted the call refused there)",
-    " (it accepted the call refused there, the entry before, and made this one next)"};
+    " (it accepted the call refused there, the entry before, and made this one next)",
+    " (it accepted the call refused there, which makes no creation, and made this one next)"};
 static const seq_words_t task_words = {
-    "inserted", "task",
+    "inserted",
+    "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
     "none",
-    "", ""};
+    "",
+    "",
+    ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
@@ -301,15 +282,19 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
     char *all =
         weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
-    int refusal = 0;
-    for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
+    int refusal = 0, alone = 0;
+    for (int r = 0; r < ctx->nranks; r++) {
+        refusal |= (differs[r] & REFUSED) != 0;
+        alone |= (differs[r] & ALONE) != 0;
+    }
+    const char *next = !refusal ? "" : alone ? w->next_alone : w->next;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
         const char *e = all + (size_t)r * WEFT_SEQLOG_NOTE;
         if (differs[r] & REFUSED)
             weft_error("  rank %d refused %s", r, e);
         else if (*e)
-            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, refusal ? w->next : "");
+            weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, next);
         else if (refusal)
             weft_error("  rank %d %s no %s #%ld%s", r, w->verb, w->what, k, w->accepted);
         else

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "context/context.h"
 #include "stf/failure.h"
@@ -36,6 +37,9 @@ struct weft_taskpool {
     weft_vec_t redux;        /* weft_data_t *, retained: data with partial results not yet combined
                                 (stf/redux.c) */
 };
+/* A call finds a handle's context where weft_handle_context looks for it. */
+_Static_assert(offsetof(struct weft_taskpool, ctx) == offsetof(weft_handle_head_t, ctx),
+               "the context of a handle follows its tag (context/context.h)");
 
 /* The i-th data tp touched since the last wait (i < tp->touched.n). */
 static inline weft_data_t *weft_taskpool_touched(const weft_taskpool_t *tp, size_t i)

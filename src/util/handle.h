@@ -8,8 +8,6 @@
 
 #include <stdint.h>
 
-#include "util/inbody.h"
-
 typedef enum weft_handle_kind {
     WEFT_HANDLE_CONTEXT = 0x57460c01,
     WEFT_HANDLE_DATA = 0x57460d02,
@@ -40,14 +38,6 @@ static inline uint32_t weft_handle_ended(uint32_t tag)
 /* 1 when h is a live handle of `want`; otherwise logs "argument pos of
  * call is <what h is>, not a <want>" with a hint on the fix, returns 0. */
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos);
-
-/* weft_handle_check for a call that belongs to the main thread: also 0,
- * after its own message, when a task body makes it (inbody.h). */
-static inline int weft_handle_check_main(const void *h, weft_handle_kind_t want, const char *call,
-                                         int pos)
-{
-    return !weft_inbody_refuse(call) && weft_handle_check(h, want, call, pos);
-}
 
 /* The public type name of a kind ("weft_data_t"). */
 const char *weft_handle_type_name(weft_handle_kind_t kind);

@@ -15,40 +15,29 @@ void weft_inbody_enter(weft_inbody_t *saved, const char *cls, unsigned long long
 
 void weft_inbody_leave(const weft_inbody_t *saved) { current = *saved; }
 
-/* Live contexts this thread made, and those of the process: a thread of
- * the application is told apart from the main thread only while a context
- * lives (the calls with an ended context's handles are the handle
- * check's). A thread that made one context passes for the main thread of
- * another made elsewhere: one compare a call, no per-context lookup. */
+/* The contexts this thread made and has not ended: only its wording of a
+ * refusal depends on it (context.h checks the thread against the context
+ * it is given). */
 static _Thread_local int contexts_made __attribute__((tls_model("initial-exec")));
-static atomic_int contexts_live;
+static _Thread_local unsigned long thread_number __attribute__((tls_model("initial-exec")));
+static atomic_ulong threads_numbered;
 
-void weft_inbody_main_begin(void)
-{
-    contexts_made++;
-    atomic_fetch_add(&contexts_live, 1);
-}
+void weft_inbody_main_begin(void) { contexts_made++; }
 
-void weft_inbody_main_end(void)
-{
-    contexts_made--;
-    atomic_fetch_sub(&contexts_live, 1);
-}
+void weft_inbody_main_end(void) { contexts_made--; }
 
-static int refuse_other_thread(const char *call)
+int weft_inbody_contexts_made(void) { return contexts_made; }
+
+unsigned long weft_inbody_thread(void)
 {
-    if (__builtin_expect(contexts_made > 0, 1) || atomic_load(&contexts_live) == 0) return 0;
-    weft_error("%s called from a thread that did not call weft_init: waits, insertions, "
-               "creations, releases and host access belong to the thread that called "
-               "weft_init (weft.h), whose sequences they change without locks; the call is "
-               "refused (make it on that thread)",
-               call);
-    return 1;
+    if (__builtin_expect(thread_number == 0, 0))
+        thread_number = atomic_fetch_add(&threads_numbered, 1) + 1;
+    return thread_number;
 }
 
 int weft_inbody_refuse(const char *call)
 {
-    if (__builtin_expect(current.cls == NULL, 1)) return refuse_other_thread(call);
+    if (__builtin_expect(current.cls == NULL, 1)) return 0;
     weft_error("%s called from the body of task %s #%llu: a task body may only call the "
                "weft_task_* accessors (waits, insertions, creations and host access belong to "
                "the thread that called weft_init): the call is refused and the task fails",

@@ -1,13 +1,13 @@
-/* The task body the calling thread runs, if any, and whether the thread
- * made a live context. A body may only call the weft_task_* accessors
- * (weft.h): a wait inside a body deadlocks (the body holds the worker or
- * device thread the wait needs), an insertion, a creation or a release
- * races with the main thread's. So does any such call from a thread of the
- * application that did not call weft_init: the context's sequences, its
- * lists and its taskpools are the main thread's, without locks. The code
- * that calls a body marks the thread for its duration, weft_init and
- * weft_fini mark the main thread; the public calls that belong to the
- * main thread ask weft_inbody_refuse first. */
+/* The task body the calling thread runs, if any, and the thread's number.
+ * A body may only call the weft_task_* accessors (weft.h): a wait inside a
+ * body deadlocks (the body holds the worker or device thread the wait
+ * needs), an insertion, a creation or a release races with the main
+ * thread's. So does any such call from a thread of the application other
+ * than the one that made the context: the context's sequences, its lists
+ * and its taskpools are that thread's, without locks. The code that calls
+ * a body marks the thread for its duration; the public calls that belong
+ * to the main thread ask weft_inbody_refuse first, then the context's
+ * thread check (context/context.h). */
 #ifndef WEFT_UTIL_INBODY_H
 #define WEFT_UTIL_INBODY_H
 
@@ -27,16 +27,20 @@ void weft_inbody_enter(weft_inbody_t *saved, const char *cls, unsigned long long
 void weft_inbody_leave(const weft_inbody_t *saved);
 
 /* The calling thread made a context (the end of a successful weft_init)
- * or ended one (weft_fini, which only that thread may call). */
+ * or ended one (weft_fini, which only that thread may call); how many it
+ * made and did not end. */
 void weft_inbody_main_begin(void);
 void weft_inbody_main_end(void);
+int weft_inbody_contexts_made(void);
 
-/* 0 on a thread that made a live context, outside a body; inside a body,
- * logs "CALL called from the body of task CLS #SEQ: ...", marks the task
- * failed and returns 1; on another thread while a context lives, logs
- * "CALL called from a thread that did not call weft_init: ..." and returns
- * 1. With no live context it returns 0: the handle check then names an
- * ended context's handle as such. */
+/* The calling thread's number: 1, 2, ... in the order threads first ask,
+ * never reused in the process (a thread that ends leaves its number
+ * unused), so a context can name the thread that made it. */
+unsigned long weft_inbody_thread(void);
+
+/* 0 outside a body; inside one, logs "CALL called from the body of task
+ * CLS #SEQ: ...", marks the task failed and returns 1. Whether the thread
+ * is the one that made the context is context.h's check. */
 int weft_inbody_refuse(const char *call);
 
 #endif

@@ -1,6 +1,6 @@
 /* A task body may only call the weft_task_* accessors (weft.h). A body
  * that calls what belongs to the thread of weft_init (a wait, an
- * insertion, a creation, a release, host access, weft_fini) is refused:
+ * insertion, a creation, a release, host access, weft_fini, weft_init) is refused:
  * the call returns its error after a message naming it and the task, and
  * the task fails, so every rank's wait returns WEFT_ERR_TASK. Before, a
  * wait inside a body hung for ever (the body held the worker the wait
@@ -38,8 +38,7 @@ static int forbidden_call(void)
     const char *c = env.call;
     if (strcmp(c, "weft_insert_task") == 0)
         return weft_insert_task(env.tp, &leaf_class, WEFT_R, env.d, 0) == WEFT_ERR_INVALID;
-    if (strcmp(c, "weft_taskpool_wait") == 0)
-        return weft_taskpool_wait(env.tp) == WEFT_ERR_INVALID;
+    if (strcmp(c, "weft_taskpool_wait") == 0) return weft_taskpool_wait(env.tp) == WEFT_ERR_INVALID;
     if (strcmp(c, "weft_taskpool_free") == 0) {
         weft_taskpool_free(env.spare); /* refused: main frees it afterwards */
         return 1;
@@ -56,6 +55,12 @@ static int forbidden_call(void)
     if (strcmp(c, "weft_param_set") == 0)
         return weft_param_set(env.ctx, "debug_verbose", "1") == WEFT_ERR_INVALID;
     if (strcmp(c, "weft_fini") == 0) return weft_fini(env.ctx) == WEFT_ERR_INVALID;
+    if (strcmp(c, "weft_init") == 0) {
+        /* Before, it made a context from the worker (on one rank only). */
+        int argc = 0;
+        char **argv = NULL;
+        return weft_init(&argc, &argv) == NULL;
+    }
     return 0;
 }
 
@@ -94,9 +99,10 @@ static void one_call(const char *call)
 
 int main(int argc, char **argv)
 {
-    static const char *calls[] = {"weft_insert_task", "weft_taskpool_wait", "weft_taskpool_free",
+    static const char *calls[] = {"weft_insert_task",  "weft_taskpool_wait", "weft_taskpool_free",
                                   "weft_data_release", "weft_data_host_ptr", "weft_data_new",
-                                  "weft_matrix_new",  "weft_param_set",     "weft_fini"};
+                                  "weft_matrix_new",   "weft_param_set",     "weft_fini",
+                                  "weft_init"};
     env.ctx = weft_init(&argc, &argv);
     REQUIRE(env.ctx != NULL);
     static double x;

@@ -24,7 +24,11 @@
  *            1: the owner refuses it ("device 2 is not in [0, 1]"), rank 1
  *            takes it; the next wait names the refusal on every rank and
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
- *            and fini returned 0 before, knowing nothing of it).
+ *            and fini returned 0 before, knowing nothing of it). Every
+ *            rank then creates a data: rank 1's creation #1 is named as
+ *            the one it made after the call it accepted, which left no
+ *            entry (it was said to follow "the entry before", which only
+ *            a refused creation has).
  *
  *   gathernull  weft_matrix_wrap with a NULL pointer on rank 1 only, then
  *            weft_matrix_gather of it on every rank: rank 1's handle is
@@ -70,7 +74,7 @@ int main(int argc, char **argv)
     const char *c = argc > 1 ? argv[1] : "hetero";
     static double buf[N * N];
     weft_matrix_t *A = NULL;
-    weft_data_t *d = NULL;
+    weft_data_t *d = NULL, *e = NULL;
     if (strcmp(c, "hetero") == 0) {
         weft_dist_t dist = {.rank = rank_of, .device = device_one, .arg = &nr};
         A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, N, N, NB, NB, &dist);
@@ -78,6 +82,8 @@ int main(int argc, char **argv)
         d = weft_data_new(ctx, WEFT_DOUBLE, 4, 4, 0);
         int rc = d ? weft_data_set_device(d, strcmp(c, "sethome") == 0 ? 1 : 2) : -99;
         if (rc != 0) printf("test_matrix_refused rank %d: %s set=%d\n", me, c, rc);
+        /* The creation each rank makes next: rank 1's #1, rank 0's #2. */
+        if (strcmp(c, "sethomebad") == 0) e = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
@@ -90,6 +96,7 @@ int main(int argc, char **argv)
     weft_taskpool_free(tp);
     if (A) weft_matrix_free(A);
     if (d) weft_data_release(d);
+    if (e) weft_data_release(e);
     int f = weft_fini(ctx);
     printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
     return w != 0 || f != 0;

@@ -7,7 +7,16 @@
  * a creation "#0 which this rank never made (it made 0 ...)"). Each call
  * is made on its own thread while the main thread waits for it; the same
  * calls then succeed on the main thread, and wait and fini return 0 on
- * every rank (nothing refused was folded into the sequences). */
+ * every rank (nothing refused was folded into the sequences).
+ *
+ * Two contexts made on two threads: each thread may only use and finish
+ * its own. Before, the check was per thread, not per context: a thread
+ * that had made a context passed for the maker of any other, so the main
+ * thread's weft_fini of the second thread's context returned 0 and ended
+ * it, and the count of the main thread's contexts fell to 0. Now a call on
+ * the other thread's context (weft_fini, weft_taskpool_new) is refused and
+ * named on both threads, and each then runs a task on its own context and
+ * finishes it with 0. */
 #include <pthread.h>
 #include <string.h>
 
@@ -74,11 +83,76 @@ static void one_call(const char *name)
     CHECK(strstr(text, line) != NULL);
 }
 
+/* Steps of the second thread, in turn with the main thread's. */
+static pthread_barrier_t turn;
+static weft_context_t *second;
+
+/* 1 when a call on the context other (not the caller's) was refused,
+ * named as such. */
+static int refused_on_other(weft_context_t *other)
+{
+    capture_begin();
+    int fini = weft_fini(other);
+    int created = weft_taskpool_new(other, "x") != NULL;
+    const char *text = capture_end();
+    return fini == WEFT_ERR_INVALID && !created &&
+           strstr(text, "weft_fini called on a context that another thread made") &&
+           strstr(text, "weft_taskpool_new called on a context that another thread made");
+}
+
+/* One task bumping a value on ctx's last rank; the value there (42 on
+ * the others). */
+static double bump_once(weft_context_t *ctx)
+{
+    static _Thread_local double y;
+    int last = weft_nranks(ctx) - 1;
+    y = 41;
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &y, 1, 1, 1, last);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "own");
+    CHECK(d != NULL && tp != NULL);
+    if (!d || !tp) return 0;
+    CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, d, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    return weft_rank(ctx) == last ? y : 42;
+}
+
+static void *second_thread(void *arg)
+{
+    char **argv = arg;
+    int argc = 2;
+    second = weft_init(&argc, &argv);
+    pthread_barrier_wait(&turn); /* the main thread tries the second context */
+    pthread_barrier_wait(&turn);
+    if (!second) return NULL;
+    CHECK(refused_on_other(env.ctx));
+    CHECK(bump_once(second) == 42);
+    CHECK(weft_fini(second) == 0);
+    return NULL;
+}
+
+static void two_contexts(char *cores)
+{
+    char *args[] = {"test_other_thread", cores, NULL};
+    pthread_t th;
+    REQUIRE(pthread_barrier_init(&turn, NULL, 2) == 0);
+    REQUIRE(pthread_create(&th, NULL, second_thread, args) == 0);
+    pthread_barrier_wait(&turn);
+    CHECK(second != NULL);
+    if (second) CHECK(refused_on_other(second));
+    pthread_barrier_wait(&turn);
+    pthread_join(th, NULL);
+    pthread_barrier_destroy(&turn);
+    CHECK(bump_once(env.ctx) == 42);
+}
+
 int main(int argc, char **argv)
 {
     static const char *calls[] = {"weft_insert_task", "weft_taskpool_new", "weft_taskpool_wait",
                                   "weft_data_new",    "weft_matrix_new",   "weft_data_host_ptr",
                                   "weft_param_set",   "weft_data_release", "weft_fini"};
+    char *cores = argc > 1 ? argv[1] : "--weft-cores=1";
     env.ctx = weft_init(&argc, &argv);
     REQUIRE(env.ctx != NULL);
     static double x;
@@ -91,6 +165,7 @@ int main(int argc, char **argv)
         CHECK(weft_insert_task(env.tp, &bump_class, WEFT_RW, env.d, 0) == 0);
     CHECK(weft_taskpool_wait(env.tp) == 0);
     if (weft_rank(env.ctx) == 0) CHECK(x == 3);
+    two_contexts(cores);
     weft_taskpool_free(env.tp);
     weft_data_release(env.d);
     CHECK(weft_fini(env.ctx) == 0);

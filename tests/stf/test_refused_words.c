@@ -10,10 +10,13 @@
  * checks that every rank makes alike add no refusal entry: the creation's
  * entry, with its arguments, is what the ranks compare.
  *
- * --tasks: the same for insertions, whose refusals are entries: six
- * insertions every rank refuses (WEFT_ON_RANK outside the ranks), then
- * rank 0 inserts a task on a data its host acquired (refused there only).
- * A sequence kept the words of four refusals; it keeps 64 now.
+ * --tasks: the same for insertions, whose refusals are entries: 70
+ * insertions every rank refuses (WEFT_ON_RANK outside the ranks, two
+ * different ranks in turn), then rank 0 inserts a task on a data its host
+ * acquired (refused there only). A sequence kept the words of the first
+ * four refusals, then of the first 64, one note each: the 71st was named
+ * "inserted #70 as 'a task refused on this rank'", its words lost. Alike
+ * words are now kept once, each refusal marked in runs.
  *
  * Run with fault_inject refusal_note:1@0, rank 0 finds no memory for the
  * words of its refusal: the wait still fails on every rank, naming the
@@ -39,8 +42,9 @@ static int tasks(weft_context_t *ctx)
     int rank = weft_rank(ctx), n = weft_nranks(ctx), alike = 0;
     weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 2, 2, 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "refusals");
-    for (int k = 0; k < 6; k++)
-        alike += weft_insert_task(tp, &touch_class, WEFT_W, d, WEFT_ON_RANK, n, 0) != 0;
+    /* Two words alternating (rank n, rank n + 1), past the 64 notes. */
+    for (int k = 0; k < 70; k++)
+        alike += weft_insert_task(tp, &touch_class, WEFT_W, d, WEFT_ON_RANK, n + k % 2, 0) != 0;
     void *p = NULL;
     int held = rank == 0 && weft_data_host_acquire(d, WEFT_W, &p, NULL) == 0;
     int rc = weft_insert_task(tp, &touch_class, WEFT_W, d, 0); /* refused on rank 0 */

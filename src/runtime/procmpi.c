@@ -1,0 +1,70 @@
+/* MPI for weft's contexts: started by the first weft_init unless the
+ * application started it, finalized with the last live context. */
+#include <stdlib.h>
+
+#include "runtime/lifecycle.h"
+
+#include "util/log.h"
+
+/* MPI is one a process and contexts may be several: MPI_Finalize comes
+ * with the end of the last live context, when weft started MPI (finalized
+ * with the first context's end, it aborted the others' weft_fini). */
+static atomic_int mpi_contexts; /* live contexts */
+static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
+
+int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
+{
+    int inited = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        /* MPI would abort the process in its next call. */
+        weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
+                   "application), and MPI cannot start twice in a process: keep one context "
+                   "for the run, or start MPI yourself and finalize it after the last weft_fini");
+        return WEFT_ERR_MPI;
+    }
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int provided = 0;
+        if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+            weft_error("MPI_Init_thread failed");
+            return WEFT_ERR_MPI;
+        }
+        atomic_store(&mpi_ours, 1);
+    }
+    atomic_fetch_add(&mpi_contexts, 1);
+    ctx->mpi_started = 1;
+    MPI_Query_thread(&ctx->mpi_thread_level);
+    MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->nranks);
+    MPI_Comm node;
+    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &ctx->local_rank);
+    MPI_Comm_size(node, &ctx->local_size);
+    weft_log_set_rank(ctx->rank);
+    /* Every rank's node (its lowest rank), for the comm engine's choice of
+     * transport. Found here, before any step that can fail on one rank
+     * only: a collective behind such a step would leave the others in it. */
+    int leader = ctx->rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    ctx->node_of = malloc(sizeof *ctx->node_of * (size_t)ctx->nranks);
+    if (!ctx->node_of) {
+        weft_error("weft_init: out of host memory for %d ranks' node ids", ctx->nranks);
+        MPI_Abort(ctx->comm, 1); /* the others are about to wait for this rank */
+    }
+    MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);
+    return WEFT_SUCCESS;
+}
+
+void weft_runtime_stop_mpi(weft_context_t *ctx)
+{
+    free(ctx->node_of);
+    ctx->node_of = NULL;
+    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1 && atomic_load(&mpi_ours)) {
+        atomic_store(&mpi_ours, 0);
+        MPI_Finalize();
+    }
+}
