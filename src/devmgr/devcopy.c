@@ -255,11 +255,11 @@ int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
     for (int i = 0; i < t->nflows; i++) ntiles += weft_task_first_flow_of(t, i) == i;
     if (need <= capacity) return WEFT_SUCCESS;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
-             "task %s #%llu needs %zu bytes of device memory for its %d tiles, but the zone of "
+             "task %s needs %zu bytes of device memory for its %d tiles, but the zone of "
              "%s holds %zu bytes even when empty: it can never run there (raise "
              "device_memory_use, device_memory_limit or device_emu_memory, run fewer ranks on "
              "the device, or use smaller tiles)",
-             t->cls->name, (unsigned long long)t->seq, need, ntiles, m->dev->name, capacity);
+             weft_task_name(t).text, need, ntiles, m->dev->name, capacity);
     return WEFT_ERR_DEVMEM;
 }
 
@@ -363,7 +363,9 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
+    weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "stage function of data",
+                                               .seq = (unsigned long long)d->key,
+                                               .misuse = &misuse});
     int frc = fn(s, d->stage_arg);
     weft_inbody_leave(&saved);
     if (frc != 0)

@@ -17,8 +17,11 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/tname.h"
 
 #define PTG_MAX_ARGS 64
+
+_Static_assert(WEFT_TNAME_MAX_IDX == WEFT_PTG_MAX_DIMS, "a task keeps every index of a graph");
 
 static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n)
 {
@@ -28,10 +31,8 @@ static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *b
         return;
     }
     const weft_ptg_class_t *k = &g->classes[r->cls];
-    size_t len = (size_t)snprintf(buf, n, "%s(", k->task->name);
-    for (int d = 0; d < k->ndims && len < n; d++)
-        len += (size_t)snprintf(buf + len, n - len, d ? ",%d" : "%d", r->idx[d]);
-    if (len < n) snprintf(buf + len, n - len, ")");
+    /* As the runtime's lines name the task once it exists. */
+    snprintf(buf, n, "%s", weft_tname(k->task->name, 0, r->idx, k->ndims).text);
 }
 
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
@@ -175,6 +176,9 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
         return weft_ptg__fail(b, &r, "its index space gives it twice");
     weft_task_t *t = weft_insert_keep(b->tp, &w);
     if (!t) return WEFT_ERR_NOMEM;
+    /* Every line about it names it by these, not by a number of the build. */
+    t->nidx = b->g->classes[cls].ndims;
+    memcpy(t->idx, idx, sizeof t->idx);
     if (weft_ptgmap_put(&b->tasks, &r, b->local.n) != WEFT_SUCCESS ||
         weft_vec_reserve(&b->selfs, b->local.n + 1) != WEFT_SUCCESS ||
         weft_vec_push(&b->local, &t) != WEFT_SUCCESS) {

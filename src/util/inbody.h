@@ -16,14 +16,15 @@
 typedef struct weft_inbody {
     const char *cls;        /* the task's class name; NULL: no body runs */
     unsigned long long seq; /* its sequence number on this rank */
-    atomic_int *misuse;     /* set to 1 on a refused call: the task fails */
+    const int *idx;         /* a graph's task: its indices (util/tname.h) */
+    int nidx;
+    atomic_int *misuse; /* set to 1 on a refused call: the task fails */
 } weft_inbody_t;
 
-/* Marks this thread as running the body of task cls #seq; *saved gets
- * the previous mark (the main thread runs bodies inside an insertion when
- * the window is full: marks nest). */
-void weft_inbody_enter(weft_inbody_t *saved, const char *cls, unsigned long long seq,
-                       atomic_int *misuse);
+/* Marks this thread as running the body `now` names; *saved gets the
+ * previous mark (the main thread runs bodies inside an insertion when the
+ * window is full: marks nest). */
+void weft_inbody_enter(weft_inbody_t *saved, const weft_inbody_t *now);
 void weft_inbody_leave(const weft_inbody_t *saved);
 
 /* The calling thread made a context (the end of a successful weft_init)
@@ -32,7 +33,7 @@ void weft_inbody_main_begin(void);
 void weft_inbody_main_end(void);
 
 /* 0 on a thread that made a live context, outside a body; inside a body,
- * logs "CALL called from the body of task CLS #SEQ: ...", marks the task
+ * logs "CALL called from the body of task NAME: ..." (util/tname.h), marks the task
  * failed and returns 1; on another thread while a context lives, logs
  * "CALL called from a thread that did not call weft_init: ..." and returns
  * 1. With no live context it returns 0: the handle check then names an
