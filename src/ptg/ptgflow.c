@@ -511,7 +511,12 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     }
     if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0);
     weft_task_t *pt = weft_ptg__local(b, &p);
-    if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
+    if (!pt)
+        return weft_ptg__fail(b, &p,
+                              "is named as a producer and its rank function places it on this "
+                              "rank, which did not make it: this rank's local_range leaves it "
+                              "out, or the rank or args function answers differently on "
+                              "different ranks (another rank's functions place it elsewhere)");
     return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
 }
 

@@ -35,7 +35,8 @@
  * tiles 2 and 3, agreeing with each other but not with the other ranks':
  * before, step(s,2) ran on two ranks, step(s,3) on none, and a receive of
  * a version no rank made hung; now refused on every rank, a transfer named
- * as each end sees it), outofstep (rank 1 skips the
+ * as each end sees it; "datamap_lr" the same with the steps' local_range,
+ * which leaves rank 1 without the task its functions place there), outofstep (rank 1 skips the
  * graph and goes to the wait: every rank's weft_ptg_insert or wait and
  * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then). */
 #include <stdio.h>
@@ -75,7 +76,8 @@ static int nsteps_i(const graph_t *g) { return periodic(g) ? g->n : g->n - 1; }
  * each other, not with the other ranks'). */
 static int tile(const graph_t *g, int i)
 {
-    return is(g, "datamap") && g->me == 1 && (i == 2 || i == 3) ? 5 - i : i;
+    int swap = is(g, "datamap") || is(g, "datamap_lr");
+    return swap && g->me == 1 && (i == 2 || i == 3) ? 5 - i : i;
 }
 
 static int body_init(weft_task_t *t)
