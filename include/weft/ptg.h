@@ -94,7 +94,9 @@ typedef struct weft_ptg {
  * or by two (a rank function that differs between ranks), a version
  * read away from the data's owner before any task of the graph wrote it,
  * a final version left away from its owner, two tasks replacing the same
- * version, ranks whose classes differ (names, ndims, the ranges of their
+ * version, a transfer whose ends see it differently (a rank or args
+ * function that answers differently on different ranks: the tasks' ranks
+ * or the data, both views named on every rank), ranks whose classes differ (names, ndims, the ranges of their
  * index spaces: the first difference is named on every rank), a
  * reference to a flow of a task that repeats the data of an earlier flow
  * (a task naming one data in several flows uses one copy with the union

@@ -10,8 +10,8 @@
 /* Logs the misuse and marks t as failed. */
 static void misuse(const weft_task_t *t, const char *call, const char *what, int index, int count)
 {
-    weft_error("task %s #%llu: %s(%d): %s (the task has %d): the task fails", t->cls->name,
-               (unsigned long long)t->seq, call, index, what, count);
+    weft_error("task %s: %s(%d): %s (the task has %d): the task fails", weft_task_name(t).text,
+               call, index, what, count);
     atomic_store(&((weft_task_t *)t)->misuse, 1);
 }
 
@@ -100,9 +100,9 @@ int weft_task_value_get(const weft_task_t *t, int i, void *out, size_t bytes)
 {
     if (value_index(t, i, "weft_task_value_get") < 0) return WEFT_ERR_INVALID;
     if (bytes != t->value_len[i] || (!out && bytes)) {
-        weft_error("task %s #%llu: weft_task_value_get(%d): %zu bytes asked for a value of %u "
+        weft_error("task %s: weft_task_value_get(%d): %zu bytes asked for a value of %u "
                    "bytes%s: the task fails",
-                   t->cls->name, (unsigned long long)t->seq, i, bytes, (unsigned)t->value_len[i],
+                   weft_task_name(t).text, i, bytes, (unsigned)t->value_len[i],
                    out ? "" : " into NULL");
         atomic_store(&((weft_task_t *)t)->misuse, 1);
         return WEFT_ERR_INVALID;

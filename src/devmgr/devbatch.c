@@ -58,9 +58,9 @@ static int batch_unskipped(weft_task_t *first, weft_task_t **run)
             run[n++] = t;
             continue;
         }
-        weft_warn("task %s #%llu: skipped in a batch of %d (fault_inject task_skip): reports "
+        weft_warn("task %s: skipped in a batch of %d (fault_inject task_skip): reports "
                   "success without running",
-                  t->cls->name, (unsigned long long)t->seq, first->nbatch);
+                  weft_task_name(t).text, first->nbatch);
     }
     return n;
 }
@@ -72,7 +72,8 @@ static int batch_call(weft_task_t *first)
     int n = batch_unskipped(first, run);
     if (n == 0) return 0;
     weft_inbody_t saved;
-    weft_inbody_enter(&saved, first->cls->name, (unsigned long long)first->seq, &first->misuse);
+    weft_inbody_t now = weft_task_inbody(first);
+    weft_inbody_enter(&saved, &now);
     int rc = first->batch_fn(run, n);
     weft_inbody_leave(&saved);
     /* A refused call (marked on the first) is the whole call's, as its
@@ -108,8 +109,8 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
 static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
 {
     weft_device_t *dev = m->dev;
-    weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", f->task->cls->name,
-             (unsigned long long)f->task->seq, weft_strerror(rc));
+    weft_log(WEFT_LOG_ERROR, dev->index, "task %s: stage-in failed: %s",
+             weft_task_name(f->task).text, weft_strerror(rc));
     if (f->has_stage_ev) dev->ops->event_destroy(dev, &f->stage_ev);
     f->has_stage_ev = 0;
     weft_devlaunch_undo_stage(m, f);

@@ -30,7 +30,9 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_inbody_enter(&saved, "stage function of data", (unsigned long long)d->key, &misuse);
+    weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "stage function of data",
+                                               .seq = (unsigned long long)d->key,
+                                               .misuse = &misuse});
     int frc = fn(s, d->stage_arg);
     weft_inbody_leave(&saved);
     if (frc != 0)

@@ -39,11 +39,11 @@
 static int completion_fault(weft_devmgr_t *m, const weft_task_t *t, int rc)
 {
     if (!weft_fault_hit(m->ctx->fault, WEFT_FAULT_DEVICE_FAIL, t->cls->name)) return rc;
-    char why[192];
+    char why[256];
     snprintf(why, sizeof why,
-             "the completion event of task %s #%llu reported an error (injected: fault_inject "
+             "the completion event of task %s reported an error (injected: fault_inject "
              "device_fail)",
-             t->cls->name, (unsigned long long)t->seq);
+             weft_task_name(t).text);
     weft_device_set_broken(m->dev, why);
     return WEFT_ERR_DEVICE;
 }
@@ -178,12 +178,11 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     int held = pinned > 0 || weft_zone_largest_free(m->dev->zone) < m->dev->zone_bytes;
     if (held && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
-             "task %s #%llu: its tiles do not fit in the free part of %s's zone (%zu of %zu "
+             "task %s: its tiles do not fit in the free part of %s's zone (%zu of %zu "
              "bytes free) and nothing more can be evicted%s (raise device_memory_limit / "
              "device_memory_use)",
-             t->cls->name, (unsigned long long)t->seq, m->dev->name,
-             weft_zone_largest_free(m->dev->zone), m->dev->zone_bytes,
-             pinned ? ": its copies stayed in use" : "");
+             weft_task_name(t).text, m->dev->name, weft_zone_largest_free(m->dev->zone),
+             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "");
     s->blocked_since = 0;
     s->defrag = 0;
     return 0;

@@ -109,9 +109,9 @@ void weft_devgate_pass(weft_context_t *ctx, weft_task_t *t)
         weft_device_t *dev = ctx->devices->dev[t->device];
         char why[192];
         snprintf(why, sizeof why,
-                 "task %s #%llu was queued on it behind the pull of a tile from another rank, "
-                 "and the pull failed",
-                 t->cls->name, (unsigned long long)t->seq);
+                 "task %s was queued on it behind the pull of a tile from another rank, and "
+                 "the pull failed",
+                 weft_task_name(t).text);
         if (!weft_device_is_broken(dev)) weft_device_set_broken(dev, why);
     }
     atomic_store_explicit(&t->gate->open, 1, memory_order_release);

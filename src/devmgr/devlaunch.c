@@ -211,8 +211,8 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->stage_bytes = 0;
     int rc = weft_devlaunch_stage_inputs(m, f);
     if (rc != WEFT_SUCCESS) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: stage-in failed: %s", t->cls->name,
-                 (unsigned long long)t->seq, weft_strerror(rc));
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s: stage-in failed: %s", weft_task_name(t).text,
+                 weft_strerror(rc));
         if (f->has_stage_ev) dev->ops->event_destroy(dev, &f->stage_ev);
         f->has_stage_ev = 0;
         weft_devlaunch_undo_stage(m, f);
@@ -228,11 +228,11 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu failed: its body returned %d",
-                 t->cls->name, (unsigned long long)t->seq, t->body_rc);
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s failed: its body returned %d",
+                 weft_task_name(t).text, t->body_rc);
     } else if (f->rc != WEFT_SUCCESS) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s #%llu: launch failed: %s", t->cls->name,
-                 (unsigned long long)t->seq, weft_strerror(f->rc));
+        weft_log(WEFT_LOG_ERROR, dev->index, "task %s: launch failed: %s", weft_task_name(t).text,
+                 weft_strerror(f->rc));
     }
     /* Even after a failed launch: wait for what the body enqueued. */
     f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
@@ -261,15 +261,15 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
     if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED;
     weft_devgate_drop(m, t);
     if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed on device %s: %s",
-                 t->cls->name, (unsigned long long)t->seq, m->dev->name, weft_strerror(rc));
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s failed on device %s: %s",
+                 weft_task_name(t).text, m->dev->name, weft_strerror(rc));
     else if (rc == WEFT_ERR_DEVICE)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
-                 "task %s #%llu failed: an input of it was lost with another device that failed",
-                 t->cls->name, (unsigned long long)t->seq);
+                 "task %s failed: an input of it was lost with another device that failed",
+                 weft_task_name(t).text);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s #%llu failed: %s", t->cls->name,
-                 (unsigned long long)t->seq, weft_strerror(rc));
+        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s failed: %s", weft_task_name(t).text,
+                 weft_strerror(rc));
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
     weft_taskrun_finish(m->ctx, t, rc);
 }

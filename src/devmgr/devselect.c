@@ -84,18 +84,18 @@ static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
         if (weft_device_is_broken(m->dev)) {
             if (!atomic_exchange(&m->told_dead, 1))
                 weft_log(WEFT_LOG_WARN, device,
-                         "task %s #%llu and the later tasks meant for %s, which failed, run on "
+                         "task %s and the later tasks meant for %s, which failed, run on "
                          "%s instead where their classes allow",
-                         t->cls->name, (unsigned long long)t->seq, m->dev->name, there);
+                         weft_task_name(t).text, m->dev->name, there);
             return k;
         }
         if (!atomic_exchange(&m->told_too_small, 1))
             weft_log(WEFT_LOG_WARN, device,
-                     "task %s #%llu needs more device memory for its tiles than the zone of %s "
+                     "task %s needs more device memory for its tiles than the zone of %s "
                      "holds even when empty: it and such tasks run on %s instead (raise "
                      "device_memory_use, device_memory_limit or device_emu_memory, or use "
                      "smaller tiles)",
-                     t->cls->name, (unsigned long long)t->seq, m->dev->name, there);
+                     weft_task_name(t).text, m->dev->name, there);
         return k;
     }
     return -1;

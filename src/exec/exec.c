@@ -44,9 +44,8 @@ static int host_flow_copy(weft_task_t *t, int i)
     weft_flow_t *f = &t->flow[i];
     int rc = weft_devcopy_host_flow(f->data, f->mode, &f->copy);
     if (rc != WEFT_SUCCESS)
-        weft_error("task %s #%llu: no host copy at the newest version of data %llu: %s",
-                   t->cls->name, (unsigned long long)t->seq, (unsigned long long)f->data->key,
-                   weft_strerror(rc));
+        weft_error("task %s: no host copy at the newest version of data %llu: %s",
+                   weft_task_name(t).text, (unsigned long long)f->data->key, weft_strerror(rc));
     return rc;
 }
 
@@ -70,14 +69,13 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
     if (rc == WEFT_SUCCESS && !t->body_fn) {
         /* A user's class, not a broken invariant: only a device body, and
          * no device of that type runs the task here. */
-        weft_error("task %s #%llu has no CPU body and runs on the host of rank %d: give its "
+        weft_error("task %s has no CPU body and runs on the host of rank %d: give its "
                    "class a CPU body, or open a device of a type it has a body for",
-                   t->cls->name, (unsigned long long)t->seq, t->tp->ctx->rank);
+                   weft_task_name(t).text, t->tp->ctx->rank);
         rc = WEFT_ERR_UNSUPPORTED;
     }
     if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
-        weft_error("task %s #%llu failed: its body returned %d", t->cls->name,
-                   (unsigned long long)t->seq, t->body_rc);
+        weft_error("task %s failed: its body returned %d", weft_task_name(t).text, t->body_rc);
         rc = WEFT_ERR_TASK;
     }
     publish_flows(t, rc == WEFT_SUCCESS);

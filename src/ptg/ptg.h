@@ -38,6 +38,16 @@ typedef struct weft_ptg_link {
     size_t next;
 } weft_ptg_link_t;
 
+/* One transfer this rank takes part in, as it sees it (ptgends.c). */
+typedef struct weft_ptg_end {
+    weft_ptg_ref_t p, c; /* producer and consumer, their flows included */
+    int prank, crank;    /* where this rank's functions run each */
+    uint64_t key;        /* the data: the flow's of the task this rank runs */
+    int producer;        /* 1: this rank runs p; 0: it runs c */
+} weft_ptg_end_t;
+
+#define WEFT_PTG_LIMBS 4 /* a 64-bit sum in 16-bit parts, added across ranks */
+
 typedef struct weft_ptg_build {
     weft_taskpool_t *tp;
     weft_context_t *ctx;
@@ -55,7 +65,10 @@ typedef struct weft_ptg_build {
     weft_vec_t refs;      /* weft_ptg_ref_t scratch for consumer lists */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
-    long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses) */
+    long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses),
+                                 then the transfers' sum in WEFT_PTG_LIMBS parts */
+    weft_vec_t ends;          /* weft_ptg_end_t: every transfer this rank takes part in */
+    uint64_t ends_sum;        /* their hashes, + as producer, - as consumer */
 } weft_ptg_build_t;
 
 static inline weft_ptg_ver_t *weft_ptg__ver(const weft_ptg_build_t *b, size_t i)
@@ -101,6 +114,19 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t 
  * before it here), the checks that each producer's list and its consumers
  * agree, and the cycle check. */
 int weft_ptg__finish(weft_ptg_build_t *b);
+
+/* Notes a transfer from p (on prank) to c (on crank) of data d, seen by
+ * this rank as the producer's (producer 1) or the consumer's (ptgends.c).
+ * WEFT_ERR_NOMEM when it could not be kept. */
+int weft_ptg__note_end(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_ptg_ref_t *c,
+                       int prank, int crank, const weft_data_t *d, int producer);
+/* This rank's sum of the notes in parts that add up across ranks, and the
+ * sum those parts make: 0 when both ends see every transfer alike. */
+void weft_ptg__ends_limbs(const weft_ptg_build_t *b, long long limbs[WEFT_PTG_LIMBS]);
+uint64_t weft_ptg__ends_total(const long long limbs[WEFT_PTG_LIMBS]);
+/* After a total other than 0: every rank logs how each end sees the first
+ * transfer seen differently. Collective. */
+void weft_ptg__ends_report(const weft_ptg_build_t *b);
 
 /* What every rank must have passed alike (ptghash.c): each class's name and
  * dimensions and the ranges of its index space in loop order, the first

@@ -17,8 +17,11 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/tname.h"
 
 #define PTG_MAX_ARGS 64
+
+_Static_assert(WEFT_TNAME_MAX_IDX == WEFT_PTG_MAX_DIMS, "a task keeps every index of a graph");
 
 static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n)
 {
@@ -28,10 +31,8 @@ static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *b
         return;
     }
     const weft_ptg_class_t *k = &g->classes[r->cls];
-    size_t len = (size_t)snprintf(buf, n, "%s(", k->task->name);
-    for (int d = 0; d < k->ndims && len < n; d++)
-        len += (size_t)snprintf(buf + len, n - len, d ? ",%d" : "%d", r->idx[d]);
-    if (len < n) snprintf(buf + len, n - len, ")");
+    /* As the runtime's lines name the task once it exists. */
+    snprintf(buf, n, "%s", weft_tname(k->task->name, 0, r->idx, k->ndims).text);
 }
 
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
@@ -175,6 +176,9 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
         return weft_ptg__fail(b, &r, "its index space gives it twice");
     weft_task_t *t = weft_insert_keep(b->tp, &w);
     if (!t) return WEFT_ERR_NOMEM;
+    /* Every line about it names it by these, not by a number of the build. */
+    t->nidx = b->g->classes[cls].ndims;
+    memcpy(t->idx, idx, sizeof t->idx);
     if (weft_ptgmap_put(&b->tasks, &r, b->local.n) != WEFT_SUCCESS ||
         weft_vec_reserve(&b->selfs, b->local.n + 1) != WEFT_SUCCESS ||
         weft_vec_push(&b->local, &t) != WEFT_SUCCESS) {
@@ -325,6 +329,7 @@ static uint64_t graph_hash(weft_ptg_build_t *b)
  * leaves out tasks of the rank that runs them is found here even where
  * no flow names them (those tasks were made by no rank, silently), and a
  * rank function that differs between ranks where two ranks made one task.
+ * In the same allreduce, the transfers as both ends see them (ptgends.c).
  * Every rank sees the same sums, so every rank refuses alike. Not in
  * simulation (one rank's part only), nor for a class past the limit of
  * the ranges compared (its count is unknown). Collective. */
@@ -332,11 +337,20 @@ static int check_made(weft_ptg_build_t *b)
 {
     if (b->ctx->sim) return WEFT_SUCCESS;
     int nc = b->g->nclasses;
-    long long *made = b->points + nc;
+    long long *made = b->points + nc, *limbs = made + nc;
     for (size_t j = 0; j < b->selfs.n; j++)
         made[((const weft_ptg_ref_t *)weft_vec_at(&b->selfs, j))->cls]++;
+    weft_ptg__ends_limbs(b, limbs);
     if (b->ctx->nranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, made, nc, MPI_LONG_LONG, MPI_SUM, b->ctx->comm);
+        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS, MPI_LONG_LONG, MPI_SUM,
+                      b->ctx->comm);
+    /* Before the counts: the two views of a transfer say which answer
+     * differs, a count only that one does. Every rank saw the same sum. */
+    int rc = WEFT_SUCCESS;
+    if (weft_ptg__ends_total(limbs) != 0) {
+        weft_ptg__ends_report(b);
+        rc = WEFT_ERR_INVALID;
+    }
     for (int c = 0; c < nc; c++) {
         if (b->points[c] < 0 || made[c] == b->points[c]) continue;
         weft_error("weft_ptg_insert: class %s: the ranks made %lld of the %lld tasks of its index "
@@ -349,7 +363,7 @@ static int check_made(weft_ptg_build_t *b)
                        : "its rank function answers differently on different ranks");
         return WEFT_ERR_INVALID;
     }
-    return WEFT_SUCCESS;
+    return rc;
 }
 
 /* Every rank learns whether every rank's part is sound before any task
@@ -434,12 +448,14 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     weft_vec_init(&b->vervec, sizeof(weft_ptg_ver_t), 64);
     weft_vec_init(&b->links, sizeof(weft_ptg_link_t), 64);
     weft_vec_init(&b->refs, sizeof(weft_ptg_ref_t), 16);
+    weft_vec_init(&b->ends, sizeof(weft_ptg_end_t), 64);
 }
 
 /* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */
 static long long build_bytes(const weft_ptg_build_t *b)
 {
-    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec, &b->links, &b->refs};
+    const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
+                             &b->links, &b->refs,  &b->ends};
     size_t bytes =
         weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) + weft_ptgmap_bytes(&b->expect);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
@@ -452,7 +468,8 @@ static void build_fini(weft_ptg_build_t *b)
     weft_ptgmap_fini(&b->vers);
     weft_ptgmap_fini(&b->expect);
     free(b->points);
-    weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec, &b->links, &b->refs};
+    weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
+                       &b->links, &b->refs,  &b->ends};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
 }
 
@@ -462,7 +479,7 @@ static int check_and_build(weft_ptg_build_t *b)
 {
     int rc = check_graph(b->g, 1);
     if (rc != WEFT_SUCCESS) return rc;
-    b->points = calloc(2 * (size_t)b->g->nclasses, sizeof *b->points);
+    b->points = calloc(2 * (size_t)b->g->nclasses + WEFT_PTG_LIMBS, sizeof *b->points);
     return b->points ? build(b) : WEFT_ERR_NOMEM;
 }
 

@@ -273,6 +273,10 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
                            cr.flow, has ? "another task" : "none");
             goto bad;
         }
+        if (weft_ptg__note_end(b, p, &cr, b->me, r, ver(b, vi)->data, 1) != WEFT_SUCCESS) {
+            free(ranks);
+            return WEFT_ERR_NOMEM;
+        }
         /* A consumer that only replaces the version needs no bytes. */
         if (reads) ranks[nr++] = r;
     }
@@ -494,18 +498,25 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     if (*has < 0) return WEFT_ERR_INVALID;
     if (!*has) p = initial_key(d);
     int rc = ver_get(b, &p, vi);
-    if (rc != WEFT_SUCCESS) return rc;
+    int prank = *has ? weft_ptg__rank(b, &p) : b->me;
+    if (rc != WEFT_SUCCESS || prank < 0) return rc != WEFT_SUCCESS ? rc : WEFT_ERR_INVALID;
+    /* Every flow of a transfer, as this end sees it (ptgends.c). */
+    if (prank != b->me && weft_ptg__note_end(b, &p, self, prank, b->me, d, 0) != WEFT_SUCCESS)
+        return WEFT_ERR_NOMEM;
     const weft_ptg_ver_t *v = ver(b, *vi);
     if (v->full && !(v->remote_noread && reads)) return WEFT_SUCCESS;
     if (!*has) {
         rc = make_initial(b, *vi, self, d, reads);
         return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
     }
-    int prank = weft_ptg__rank(b, &p);
-    if (prank < 0) return WEFT_ERR_INVALID;
     if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0);
     weft_task_t *pt = weft_ptg__local(b, &p);
-    if (!pt) return weft_ptg__fail(b, &p, "is named as a producer but was not enumerated here");
+    if (!pt)
+        return weft_ptg__fail(b, &p,
+                              "is named as a producer and its rank function places it on this "
+                              "rank, which did not make it: this rank's local_range leaves it "
+                              "out, or the rank or args function answers differently on "
+                              "different ranks (another rank's functions place it elsewhere)");
     return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
 }
 

@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #include "data/data.h"
+#include "util/inbody.h"
 #include "util/spin.h"
+#include "util/tname.h"
 #include "util/vec.h"
 #include "weft/weft.h"
 
@@ -50,6 +52,10 @@ struct weft_task {
     /* Handed to a device manager before its last input, a tile received
      * from another rank, landed (devmgr/devgate.c); NULL: not gated. */
     struct weft_devgate *gate;
+    /* A graph's task: the indices it was made for, by which messages name
+     * it (util/tname.h); nidx 0 for an inserted task. */
+    int nidx;
+    int idx[WEFT_TNAME_MAX_IDX];
     int nflows;
     weft_flow_t flow[WEFT_MAX_FLOWS];
     int nvalues;
@@ -96,6 +102,22 @@ void weft_task_pool_fini(weft_task_pool_t *p);
 
 /* From the pool (NULL: plain malloc/free); owner thread only. */
 weft_task_t *weft_task_alloc(weft_task_pool_t *pool);
+
+/* How messages name t: "gemm(4,2,1)" or "gemm #12" (util/tname.h). */
+static inline weft_tname_t weft_task_name(const weft_task_t *t)
+{
+    return weft_tname(t->cls->name, (unsigned long long)t->seq, t->idx, t->nidx);
+}
+
+/* The mark of a thread that runs t's body (util/inbody.h). */
+static inline weft_inbody_t weft_task_inbody(weft_task_t *t)
+{
+    return (weft_inbody_t){.cls = t->cls->name,
+                           .seq = (unsigned long long)t->seq,
+                           .idx = t->idx,
+                           .nidx = t->nidx,
+                           .misuse = &t->misuse};
+}
 
 /* First flow index that names the same data as flow i: a task may list a
  * tile twice, and must then use one copy and publish one new version. */

@@ -90,15 +90,13 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
     const weft_devices_t *ds = t->tp->ctx->devices;
     if (rc == WEFT_ERR_DEVICE && ds && t->device > 0 && t->device <= ds->n &&
         weft_device_is_broken(ds->dev[t->device]))
-        len = (size_t)snprintf(buf, n, "task %s #%llu failed on device %s: %s (", t->cls->name,
-                               (unsigned long long)t->seq, ds->dev[t->device]->name,
-                               weft_strerror(rc));
+        len = (size_t)snprintf(buf, n, "task %s failed on device %s: %s (", weft_task_name(t).text,
+                               ds->dev[t->device]->name, weft_strerror(rc));
     else if (t->body_rc != 0)
-        len = (size_t)snprintf(buf, n, "task %s #%llu returned %d (", t->cls->name,
-                               (unsigned long long)t->seq, t->body_rc);
+        len = (size_t)snprintf(buf, n, "task %s returned %d (", weft_task_name(t).text, t->body_rc);
     else
-        len = (size_t)snprintf(buf, n, "task %s #%llu failed: %s (", t->cls->name,
-                               (unsigned long long)t->seq, weft_strerror(rc));
+        len = (size_t)snprintf(buf, n, "task %s failed: %s (", weft_task_name(t).text,
+                               weft_strerror(rc));
     if (len < n) len = list_flows(t, 1, buf, len, n);
     if (len < n) len = list_flows(t, 0, buf, len, n);
     if (len < n && buf[len - 1] == '(') len += (size_t)snprintf(buf + len, n - len, "no data");

@@ -12,18 +12,19 @@ int weft_taskrun_body(weft_task_t *t)
 {
     int rc;
     if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
-        weft_error("task %s #%llu: failure injected (fault_inject): returns %d without running",
-                   t->cls->name, (unsigned long long)t->seq, WEFT_FAULT_RC);
+        weft_error("task %s: failure injected (fault_inject): returns %d without running",
+                   weft_task_name(t).text, WEFT_FAULT_RC);
         rc = WEFT_FAULT_RC;
     } else if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK_SKIP, t->cls->name)) {
         /* A silent wrong result, for the checks of applications. */
-        weft_warn("task %s #%llu: skipped (fault_inject task_skip): reports success without "
+        weft_warn("task %s: skipped (fault_inject task_skip): reports success without "
                   "running",
-                  t->cls->name, (unsigned long long)t->seq);
+                  weft_task_name(t).text);
         rc = 0;
     } else {
         weft_inbody_t saved;
-        weft_inbody_enter(&saved, t->cls->name, (unsigned long long)t->seq, &t->misuse);
+        weft_inbody_t now = weft_task_inbody(t);
+        weft_inbody_enter(&saved, &now);
         rc = t->body_fn(t);
         weft_inbody_leave(&saved);
     }

@@ -55,14 +55,11 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
         const weft_stf_rec_t *rec = weft_stf_rec(t->flow[i].data);
         const weft_task_t *w = rec ? rec->last_writer : NULL;
         if (!w || w == t || w->done) continue;
-        weft_error("stall: task %s #%llu waits for data %llu from %s #%llu", t->cls->name,
-                   (unsigned long long)t->seq, (unsigned long long)t->flow[i].data->key,
-                   w->cls->name, (unsigned long long)w->seq);
+        weft_error("stall: task %s waits for data %llu from %s", weft_task_name(t).text,
+                   (unsigned long long)t->flow[i].data->key, weft_task_name(w).text);
         missing++;
     }
-    if (!missing)
-        weft_error("stall: task %s #%llu is ready or running", t->cls->name,
-                   (unsigned long long)t->seq);
+    if (!missing) weft_error("stall: task %s is ready or running", weft_task_name(t).text);
 }
 
 /* Walks the dependency records of the touched data: every unfinished task

@@ -16,14 +16,15 @@
 typedef struct weft_inbody {
     const char *cls;        /* the task's class name; NULL: no body runs */
     unsigned long long seq; /* its sequence number on this rank */
-    atomic_int *misuse;     /* set to 1 on a refused call: the task fails */
+    const int *idx;         /* a graph's task: its indices (util/tname.h) */
+    int nidx;
+    atomic_int *misuse; /* set to 1 on a refused call: the task fails */
 } weft_inbody_t;
 
-/* Marks this thread as running the body of task cls #seq; *saved gets
- * the previous mark (the main thread runs bodies inside an insertion when
- * the window is full: marks nest). */
-void weft_inbody_enter(weft_inbody_t *saved, const char *cls, unsigned long long seq,
-                       atomic_int *misuse);
+/* Marks this thread as running the body `now` names; *saved gets the
+ * previous mark (the main thread runs bodies inside an insertion when the
+ * window is full: marks nest). */
+void weft_inbody_enter(weft_inbody_t *saved, const weft_inbody_t *now);
 void weft_inbody_leave(const weft_inbody_t *saved);
 
 /* The calling thread made a context (the end of a successful weft_init)
@@ -39,7 +40,7 @@ int weft_inbody_contexts_made(void);
 unsigned long weft_inbody_thread(void);
 
 /* 0 outside a body; inside one, logs "CALL called from the body of task
- * CLS #SEQ: ...", marks the task failed and returns 1. Whether the thread
+ * NAME: ..." (util/tname.h), marks the task failed and returns 1. Whether the thread
  * is the one that made the context is context.h's check. */
 int weft_inbody_refuse(const char *call);
 

@@ -31,7 +31,12 @@
  * (STEP's inner range on rank 1 stops one tile short from step 2: named
  * on every rank as a difference of the graphs, "index 1 under (2)",
  * where before only the rank whose flow named a missing task said
- * anything of it), outofstep (rank 1 skips the
+ * anything of it), datamap (rank 1's args and rank functions swap the data of
+ * tiles 2 and 3, agreeing with each other but not with the other ranks':
+ * before, step(s,2) ran on two ranks, step(s,3) on none, and a receive of
+ * a version no rank made hung; now refused on every rank, a transfer named
+ * as each end sees it; "datamap_lr" the same with the steps' local_range,
+ * which leaves rank 1 without the task its functions place there), outofstep (rank 1 skips the
  * graph and goes to the wait: every rank's weft_ptg_insert or wait and
  * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then). */
 #include <stdio.h>
@@ -66,6 +71,14 @@ static int periodic(const graph_t *g) { return is(g, "periodic"); }
  * readers on other ranks (its producer functions answer 2). */
 static int fwd(const graph_t *g) { return is(g, "fwd"); }
 static int nsteps_i(const graph_t *g) { return periodic(g) ? g->n : g->n - 1; }
+/* The data of tile i as the graph's functions name it: "datamap" swaps
+ * tiles 2 and 3 on rank 1 only (its args and rank functions agree with
+ * each other, not with the other ranks'). */
+static int tile(const graph_t *g, int i)
+{
+    int swap = is(g, "datamap") || is(g, "datamap_lr");
+    return swap && g->me == 1 && (i == 2 || i == 3) ? 5 - i : i;
+}
 
 static int body_init(weft_task_t *t)
 {
@@ -121,7 +134,7 @@ static void range_step(const int *idx, int dim, int *lo, int *hi, const void *ar
     if (is(g, "inner") && g->me == 1 && dim == 1 && idx[0] >= 2) (*hi)--;
 }
 
-static int rank_init(const int *idx, const void *arg) { return owner(arg, idx[0]); }
+static int rank_init(const int *idx, const void *arg) { return owner(arg, tile(arg, idx[0])); }
 
 /* "away": the last update of X[0] runs on the next rank (WEFT_ON_RANK),
  * which leaves X[0]'s final version away from its owner. */
@@ -135,14 +148,14 @@ static int rank_step(const int *idx, const void *arg)
     const graph_t *g = arg;
     if (is(g, "rank") && idx[0] == 1) return owner(g, idx[1] + 1);
     if (away(g, idx)) return owner(g, 1);
-    return owner(g, idx[1]);
+    return owner(g, tile(g, idx[1]));
 }
 
 static int args_init(const int *idx, weft_arg_t *a, int max, const void *arg)
 {
     (void)max;
     const graph_t *g = arg;
-    a[0] = weft_arg_data((fwd(g) ? WEFT_R : WEFT_W) | WEFT_AFFINITY, g->x[idx[0]]);
+    a[0] = weft_arg_data((fwd(g) ? WEFT_R : WEFT_W) | WEFT_AFFINITY, g->x[tile(g, idx[0])]);
     a[1] = weft_arg_value(&idx[0], sizeof idx[0]);
     return 2;
 }
@@ -151,8 +164,8 @@ static int args_step(const int *idx, weft_arg_t *a, int max, const void *arg)
 {
     (void)max;
     const graph_t *g = arg;
-    a[0] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, g->x[idx[1]]);
-    a[1] = weft_arg_data(WEFT_R, g->x[right(g, idx[1])]);
+    a[0] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, g->x[tile(g, idx[1])]);
+    a[1] = weft_arg_data(WEFT_R, g->x[tile(g, right(g, idx[1]))]);
     a[2] = weft_arg_int(WEFT_PRIORITY, S - idx[0]);
     if (!away(g, idx)) return 3;
     a[3] = weft_arg_int(WEFT_ON_RANK, owner(g, 1));
@@ -240,7 +253,7 @@ static void local_step(const int *idx, int dim, int rank, int *lo, int *hi, int 
     *step = 1;
     /* "rank": every index, so that the rank function's fault is the one
      * found (its tasks kept where the arguments do not place them). */
-    if (dim == 1 && !is(g, "rank") && !is(g, "away")) {
+    if (dim == 1 && !is(g, "rank") && !is(g, "away") && !is(g, "datamap")) {
         *lo = rank;
         *step = g->nranks;
         if (is(g, "local_range") && g->nranks > 1 && rank == 1) *step = 2 * g->nranks;
