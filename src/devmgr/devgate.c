@@ -107,7 +107,7 @@ void weft_devgate_pass(weft_context_t *ctx, weft_task_t *t)
      * nothing; versions only that device held are lost, and named. */
     if (weft_failure_check_inputs(t)) {
         weft_device_t *dev = ctx->devices->dev[t->device];
-        char why[192];
+        char why[320];
         snprintf(why, sizeof why,
                  "task %s was queued on it behind the pull of a tile from another rank, and "
                  "the pull failed",
