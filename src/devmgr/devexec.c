@@ -185,10 +185,14 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         return 1;
     }
     int64_t now = weft_clock_ns();
-    int defragged = s->blocked_since != 0;
-    if (!defragged) s->blocked_since = now;
-    s->defrag = 1;
-    if (!defragged) return 1;
+    /* Emptied once: later tries evict what they need themselves, and an
+     * emptying at every poll of the wait dropped the task's own fresh
+     * copies each time (thousands of counted evictions in 2 s). */
+    if (s->blocked_since == 0) {
+        s->blocked_since = now;
+        s->defrag = 1;
+        return 1;
+    }
     /* Zone memory can also be held outside the device's copy list (a tile
      * arriving from another rank into device memory, a copy another thread
      * is evicting): whatever is still allocated after the defrag may be
