@@ -290,7 +290,7 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
 
 /* The data's home device on its owner rank (0 = host, 1..weft_ndevices):
  * a task with WEFT_AFFINITY on it runs there when its class has a body for
- * that device type (emu devices run CPU bodies; tiles too big for it:
+ * that device type (an emu device runs an emu body, else a CPU one; tiles too big:
  * docs/SEMANTICS.md 5.2); set to 0, its tasks stay
  * on the host. Matrix tiles get home devices by local tile row, dealt
  * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
@@ -414,7 +414,7 @@ enum {
     WEFT_ON_RANK = 0x400,
     /* Followed by an int: the device (0 = host, 1..weft_ndevices) the task
      * runs on, on the rank that runs it, when its class has a body for that
-     * device's type (emu devices run CPU bodies); otherwise the usual
+     * device's type (emu: an emu body, else a CPU one); otherwise the usual
      * choice (home device of its WEFT_AFFINITY data, else where it should
      * finish first). A hint: it overrides the affinity data's home. */
     WEFT_DEVICE_HINT = 0x800

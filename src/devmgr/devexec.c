@@ -23,6 +23,7 @@
 #include "data/zone.h"
 #include "devmgr/devahead.h"
 #include "devmgr/devbatch.h"
+#include "sched/sched.h"
 #include "trace/trace.h"
 #include "util/clock.h"
 #include "util/fault.h"
@@ -153,11 +154,43 @@ typedef struct mgr_state {
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
+/* t waited DEVMEM_PATIENCE_NS for room that copies held by others keep
+ * taken. Those holders may wait for this very device (a send's copy stays
+ * until the peer fetches it, which may be once the peer's own tasks ran,
+ * and those may need what this device is to produce): t goes where
+ * weft_devselect_instead says, said once per device. 0 when nowhere. */
+static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
+{
+    weft_context_t *ctx = m->ctx;
+    int k = weft_devselect_instead(ctx, t, m->dev->index);
+    if (k < 0) return 0;
+    weft_devgate_drop(m, t); /* its receive completed (keep_blocked): it goes as any task */
+    if (!atomic_exchange(&m->told_held, 1))
+        weft_log(WEFT_LOG_WARN, m->dev->index,
+                 "task %s waited %lld s for room on %s that copies in use elsewhere (sends "
+                 "that a peer has not fetched yet) kept taken: it runs on %s instead, as does any "
+                 "task that waits that long there",
+                 weft_task_name(t).text,
+                 (long long)(DEVMEM_PATIENCE_NS / 1000000000LL), m->dev->name,
+                 k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
+    atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
+    if (k > 0) {
+        weft_devexec_queue(ctx, t, k);
+        return 1;
+    }
+    t->device = 0;
+    atomic_fetch_add(&ctx->host_load_ns, (long long)t->est_ns);
+    weft_sched_push(ctx->sched, t, weft_sched_self());
+    return 1;
+}
+
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
  * none in flight, the zone is emptied once (its own cached tiles may
  * split the free space); if the task still does not fit and nothing on
  * the device is held by anyone (a send, a peer's copy), nothing will ever
- * free room: it fails at once. Copies held elsewhere get a while. */
+ * free room: it fails at once. Copies held elsewhere get a while, then
+ * the task runs elsewhere when it can. Returns 1 to keep t waiting, 2
+ * when t went elsewhere, 0 when it fails (logged). */
 static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
 {
     if (m->ninflight > 0) {
@@ -165,10 +198,14 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         return 1;
     }
     int64_t now = weft_clock_ns();
-    int defragged = s->blocked_since != 0;
-    if (!defragged) s->blocked_since = now;
-    s->defrag = 1;
-    if (!defragged) return 1;
+    /* Emptied once: later tries evict what they need themselves, and an
+     * emptying at every poll of the wait dropped the task's own fresh
+     * copies each time (thousands of counted evictions in 2 s). */
+    if (s->blocked_since == 0) {
+        s->blocked_since = now;
+        s->defrag = 1;
+        return 1;
+    }
     /* Zone memory can also be held outside the device's copy list (a tile
      * arriving from another rank into device memory, a copy another thread
      * is evicting): whatever is still allocated after the defrag may be
@@ -177,14 +214,19 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     int pinned = weft_devcopy_pinned(m);
     int held = pinned > 0 || weft_zone_largest_free(m->dev->zone) < m->dev->zone_bytes;
     if (held && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
+    s->blocked_since = 0;
+    s->defrag = 0;
+    /* The holders may wait for this device: a send's peer fetches only once
+     * its own tasks ran, and those may need what this device produces. */
+    /* Launched ahead of its receive (devgate.c): it moves once that ended. */
+    if (held && weft_devgate_closed(t)) return 1;
+    if (held && move_elsewhere(m, t)) return 2;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s: its tiles do not fit in the free part of %s's zone (%zu of %zu "
              "bytes free) and nothing more can be evicted%s (raise device_memory_limit / "
              "device_memory_use)",
              weft_task_name(t).text, m->dev->name, weft_zone_largest_free(m->dev->zone),
              m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "");
-    s->blocked_since = 0;
-    s->defrag = 0;
     return 0;
 }
 
@@ -218,7 +260,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         int rc = f ? dead_device(m, t) : WEFT_ERR_NOMEM;
         if (rc == WEFT_SUCCESS) rc = weft_devcopy_task_fits(m, t);
         if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
-        if (rc == WEFT_AGAIN && keep_blocked(m, s, t)) {
+        int wait = rc == WEFT_AGAIN ? keep_blocked(m, s, t) : 0;
+        if (wait == 1) {
             s->blocked = t;
             s->starved = 1;
             free(f);
@@ -227,6 +270,11 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         if (rc != WEFT_SUCCESS && !f && weft_devgate_closed(t)) {
             s->blocked = t; /* no record to wait in for its receive: again later */
             break;
+        }
+        if (wait == 2) { /* it runs elsewhere */
+            free(f);
+            started++;
+            continue;
         }
         started++;
         s->blocked_since = 0;
@@ -334,11 +382,11 @@ int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t)
         atomic_fetch_add(&ctx->host_load_ns, (long long)t->est_ns);
         return 0; /* no body anywhere (-1): the host path reports it */
     }
-    weft_devexec_push(ctx, t, dev);
+    weft_devexec_queue(ctx, t, dev);
     return 1;
 }
 
-void weft_devexec_push(weft_context_t *ctx, weft_task_t *t, int dev)
+void weft_devexec_queue(weft_context_t *ctx, weft_task_t *t, int dev)
 {
     weft_devmgr_t *m = ctx->devmgr[dev];
     t->device = dev;

@@ -73,7 +73,7 @@ static int gate_one(weft_context_t *ctx, weft_task_t *s, weft_data_copy_t *c)
     }
     s->gate = g;
     atomic_fetch_add(&m->dev->stats.launched_ahead, 1);
-    weft_devexec_push(ctx, s, c->device);
+    weft_devexec_queue(ctx, s, c->device);
     return 1;
 }
 

@@ -61,6 +61,7 @@ typedef struct weft_devmgr {
     int trace_track;           /* manager thread's track; streams follow it */
     atomic_int told_too_small; /* a task was sent elsewhere: its tiles never fit the zone */
     atomic_int told_dead;      /* a task was sent elsewhere: the device failed */
+    atomic_int told_held;      /* a task was sent elsewhere: its room stayed held by others */
 } weft_devmgr_t;
 
 /* ---- devexec.c: managers and the device task path -------------------- */
@@ -87,9 +88,8 @@ int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, si
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
-/* Puts t in the ready queue of device dev's manager (chosen already). */
-void weft_devexec_push(weft_context_t *ctx, weft_task_t *t, int dev);
-
+/* Queues t on device dev's manager (1..ndevices), counting its load. */
+void weft_devexec_queue(weft_context_t *ctx, weft_task_t *t, int dev);
 /* ---- devgate.c: launch ahead of a landing --------------------------- */
 
 /* Comm thread, once the pull of receive `recv` into device copy c is
@@ -127,6 +127,10 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
  * when it has one, else the least estimated completion time; sets
  * t->est_ns. -1 when no body of t can run on this rank. */
 int weft_devselect(weft_context_t *ctx, weft_task_t *t);
+/* Another place than `device` that can run t: the host when t's class has
+ * a CPU body, else another device that did not fail and whose empty zone
+ * holds t's tiles; -1 when there is none. */
+int weft_devselect_instead(weft_context_t *ctx, const weft_task_t *t, int device);
 
 /* ---- device_api.c: the public device calls and what serves them ------- */
 
