@@ -121,7 +121,11 @@ static int args_fill1(const int *idx, weft_arg_t *a, int max, const void *arg)
 {
     (void)max;
     const edge_t *e = arg;
-    int v[2] = {idx[0], 0};
+    /* The value is copied after this returns (before the next call), as
+     * in apps/gemm_stress_ptg.h: it must outlive this frame. */
+    static _Thread_local int v[2];
+    v[0] = idx[0];
+    v[1] = 0;
     a[0] = weft_arg_data(WEFT_W | WEFT_AFFINITY, e->u[idx[0]]);
     a[1] = weft_arg_value(v, sizeof v);
     return 2;
