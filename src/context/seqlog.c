@@ -167,8 +167,7 @@ const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k)
     const weft_seqlog_mark_t *m = &marks[lo - 1];
     if (k > m->last || *(const uint16_t *)weft_vec_at(&l->name_ix, (size_t)k) != m->name_ix)
         return NULL;
-    if (m->note < 0)
-        return weft_seqlog_words_lost;
+    if (m->note < 0) return weft_seqlog_words_lost;
     return ((const weft_seqlog_note_t *)l->notes.data)[m->note].text;
 }
 

@@ -170,9 +170,8 @@ static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
                  "task %s waited %lld s for room on %s that copies in use elsewhere (sends "
                  "that a peer has not fetched yet) kept taken: it runs on %s instead, as does any "
                  "task that waits that long there",
-                 weft_task_name(t).text,
-                 (long long)(DEVMEM_PATIENCE_NS / 1000000000LL), m->dev->name,
-                 k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
+                 weft_task_name(t).text, (long long)(DEVMEM_PATIENCE_NS / 1000000000LL),
+                 m->dev->name, k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
     if (k > 0) {
         weft_devexec_queue(ctx, t, k);

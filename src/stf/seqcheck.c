@@ -98,8 +98,8 @@ static void refusal_reason(int status, char *text, size_t n)
 
 /* Folds a refusal into l (the same on every rank that refuses: ranks that
  * refused alike stay in step) and keeps its words with it. */
-static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker,
-                        const void *rec, const char *what, int status)
+static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker, const void *rec,
+                        const char *what, int status)
 {
     char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
     refusal_reason(status, reason, sizeof reason);
