@@ -103,7 +103,7 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     if (x->copy->device > 0 && x->status == WEFT_SUCCESS)
         atomic_fetch_add(&c->n_into_dev, (long long)d->bytes);
     weft_data_publish(d, x->copy,
-                      x->status == WEFT_SUCCESS ? WEFT_PUBLISH_RECEIVED : WEFT_PUBLISH_READ,
+                      x->status == WEFT_SUCCESS ? WEFT_PUBLISH_RECEIVED : WEFT_PUBLISH_LOST,
                       t->flow[0].out_version, 0);
     weft_comm__transport_release(c, x);
     int status = x->status;

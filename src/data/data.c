@@ -318,6 +318,15 @@ void weft_host_free(void *allocator, void *ptr, size_t bytes)
     free(ptr);
 }
 
+/* Left UNDER, c would keep every later receive into it (and every host
+ * flow that waits for an arrival to end) waiting for ever. */
+static void copy_arrival_failed_locked(weft_data_t *d, weft_data_copy_t *c)
+{
+    weft_data_wake_mark_locked(d);
+    c->xfer = WEFT_XFER_COMPLETE;
+    c->state = WEFT_COPY_INVALID;
+}
+
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq)
 {
@@ -328,6 +337,8 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     else if (what == WEFT_PUBLISH_RECEIVED)
         weft_data_copied_locked(d, c->device,
                                 version == WEFT_VERSION_NEXT ? d->version + 1 : version);
+    else if (what == WEFT_PUBLISH_LOST)
+        copy_arrival_failed_locked(d, c);
     if (task_seq) c->last_task = task_seq;
     weft_data_copy_reader_release_locked(c);
     weft_data_unlock(d);

@@ -243,6 +243,7 @@ typedef enum weft_publish {
     WEFT_PUBLISH_READ,     /* nothing: it only read, or it failed */
     WEFT_PUBLISH_WRITTEN,  /* a task's writes: the newest version (rule 2) */
     WEFT_PUBLISH_RECEIVED, /* a version that arrived from another rank */
+    WEFT_PUBLISH_LOST,     /* a receive that failed: what c held is gone */
 } weft_publish_t;
 
 /* The end of a task's or a transfer's use of copy c of d, the one path by
@@ -252,7 +253,9 @@ typedef enum weft_publish {
  * distributed sequence assigned) or, when 0, the next one, and every other
  * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` (WEFT_VERSION_NEXT:
  * the next of this rank's numbering) in
- * (weft_data_copied_locked); a non-zero task_seq names the task that last
+ * (weft_data_copied_locked); WEFT_PUBLISH_LOST ends a failed receive into c:
+ * c is no longer arriving (a later receive or write may use it) and holds
+ * nothing readable (part of the bytes may have landed); a non-zero task_seq names the task that last
  * used c; then the reader the user held on c is released (c may be evicted
  * or freed from then on). */
 /* A received version numbered by this rank (a front-end that matches
