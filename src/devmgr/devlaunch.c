@@ -236,6 +236,7 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     }
     /* Even after a failed launch: wait for what the body enqueued. */
     f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
+    f->ev_rc = WEFT_AGAIN; /* not seen over yet (devexec.c polls a gated one early) */
     return WEFT_SUCCESS;
 }
 

@@ -40,7 +40,8 @@ struct weft_inflight {
     weft_event_t stage_ev; /* after the stage-in copies */
     weft_event_t ev;       /* after the kernel */
     int has_stage_ev, has_event;
-    int rc; /* a launch error, reported once the stream is past it */
+    int ev_rc; /* the kernel's event seen over while its gate was closed; else WEFT_AGAIN */
+    int rc;    /* a launch error, reported once the stream is past it */
     int nstage;
     weft_stage_rec_t stage[WEFT_MAX_FLOWS];
     int64_t start_ns;
