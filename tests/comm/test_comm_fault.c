@@ -8,7 +8,11 @@
  * rank 0's device or host and y on rank 1's device, so the move lands in
  * device memory (and leaves it, with "dev"): run with device_copy:N@R, the
  * comm engine's own device copies fail (an ipc pull that cannot be
- * enqueued falls back to staging: "ok"). */
+ * enqueued falls back to staging: "ok").
+ * argv[2] "again": the rule fails the first receive, and rank 0 writes x
+ * a second time in the same taskpool for an add into z on rank 1: the
+ * second receive lands in the copy the failed one was using (it was left
+ * arriving for good, and that receive waited for ever) and z = 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +46,49 @@ static int move(weft_taskpool_t *tp, weft_data_t *x, weft_data_t *y, double v)
     return rc | weft_insert_task(tp, &add_cls, WEFT_R, x, WEFT_RW | WEFT_AFFINITY, y, 0);
 }
 
+/* x moved twice in one taskpool, the first move failing (see the top). */
+static int again(weft_context_t *ctx, weft_data_t *x, weft_data_t *y, int rows, int dev)
+{
+    int rank = weft_rank(ctx);
+    weft_data_t *z = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 1);
+    if (dev) CHECK(weft_data_set_device(z, 1) == 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "again");
+    double zero = 0;
+    CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, y, WEFT_VALUE, &zero, sizeof zero,
+                           0) == 0);
+    CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, z, WEFT_VALUE, &zero, sizeof zero,
+                           0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(move(tp, x, y, 5) == 0 && move(tp, x, z, 2) == 0);
+    int w = weft_taskpool_wait(tp);
+    CHECK(w == WEFT_ERR_TASK);
+    if (rank == 1) {
+        const double *py = weft_data_host_ptr(y, NULL), *pz = weft_data_host_ptr(z, NULL);
+        CHECK(py && py[0] == 0 && py[rows - 1] == 0);
+        CHECK(pz && pz[0] == 2 && pz[rows - 1] == 2);
+    }
+    weft_taskpool_free(tp);
+    weft_data_release(z);
+    return w;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx || weft_nranks(ctx) != 2 || argc < 3) return 1;
+    if (strcmp(argv[2], "again") == 0) {
+        int rank = weft_rank(ctx), rows = atoi(argv[1]), dev = argc > 3 && !strcmp(argv[3], "dev");
+        weft_data_t *x = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 0);
+        weft_data_t *y = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 1);
+        if (dev) CHECK(weft_data_set_device(x, 1) == 0 && weft_data_set_device(y, 1) == 0);
+        int w = again(ctx, x, y, rows, dev);
+        weft_data_release(x);
+        weft_data_release(y);
+        CHECK(weft_fini(ctx) == WEFT_ERR_TASK);
+        printf("test_comm_fault rank %d: again: wait returned '%s', %d checks, %d failed: %s\n",
+               rank, weft_strerror(w), checks, failures, failures ? "FAILED" : "PASSED");
+        return failures != 0;
+    }
     int rank = weft_rank(ctx), rows = atoi(argv[1]), must_fail = strcmp(argv[2], "fail") == 0;
     weft_data_t *x = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 0);
     weft_data_t *y = weft_data_new(ctx, WEFT_DOUBLE, rows, 1, 1);
