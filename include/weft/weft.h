@@ -248,6 +248,13 @@ WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
  * after the wait of the taskpool whose tasks do. */
 WEFT_API void weft_data_release(weft_data_t *data);
 
+/* The rank that owns the data (its owner_rank, or for a matrix tile the
+ * rank its distribution gives it: weft_matrix_tile_rank), the same on
+ * every rank; a task that writes it runs there unless placed otherwise.
+ * Any thread, bodies included. WEFT_ERR_INVALID (negative) after logging
+ * for NULL or a handle that is no live weft_data_t. */
+WEFT_API int weft_data_owner(const weft_data_t *data);
+
 /* An acquire for read-write, released at once: brings the newest version
  * into host memory, makes every device copy stale (what the user writes
  * through the pointer before the next taskpool is what its tasks read),

@@ -238,6 +238,12 @@ void weft_data_release(weft_data_t *d)
     weft_data__unref(d);
 }
 
+int weft_data_owner(const weft_data_t *d)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_owner", 1)) return WEFT_ERR_INVALID;
+    return d->owner_rank;
+}
+
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;

@@ -90,6 +90,9 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
 {
     weft_task_t *first = arg;
     for (int i = 0; i < first->nbatch; i++) weft_devlaunch_take_env(first->batch[i], env);
+    /* What the call makes weft log is the cause of every member, which all
+     * fail with it: the first's span, copied to the others. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&first->cause);
     /* Each member is a body started: an injected failure of any fails the
      * call, as a batch body's own error would. */
     int injected = 0;
@@ -101,16 +104,20 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
                    first->nbatch, first->cls->name, rc);
     else
         rc = batch_call(first);
-    for (int i = 0; i < first->nbatch; i++) first->batch[i]->body_rc = rc;
+    weft_log_cause_leave(outer);
+    for (int i = 0; i < first->nbatch; i++) {
+        first->batch[i]->body_rc = rc;
+        if (rc != 0 || atomic_load(&first->misuse))
+            weft_log_cause_copy(&first->batch[i]->cause, &first->cause);
+    }
     return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK; /* as weft_taskrun_body */
 }
 
-/* A stage-in failure of a batch member: its task fails, the others go on. */
+/* A stage-in failure of a batch member, logged: its task fails, the others
+ * go on. */
 static void batch_drop(weft_devmgr_t *m, weft_inflight_t *f, int rc)
 {
     weft_device_t *dev = m->dev;
-    weft_log(WEFT_LOG_ERROR, dev->index, "task %s: stage-in failed: %s",
-             weft_task_name(f->task).text, weft_strerror(rc));
     if (f->has_stage_ev) dev->ops->event_destroy(dev, &f->stage_ev);
     f->has_stage_ev = 0;
     weft_devlaunch_undo_stage(m, f);
@@ -145,7 +152,13 @@ static void stage_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
         f->stream = stream;
         f->stage_t0 = weft_trace_stamp(m->ctx->trace);
         f->stage_bytes = 0;
+        /* As weft_devlaunch_stage_and_launch: a failed copy names itself. */
+        weft_log_cause_t *outer = weft_log_cause_enter(&f->task->cause);
         int rc = weft_devlaunch_stage_inputs(m, f);
+        if (rc != WEFT_SUCCESS)
+            weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s: stage-in failed: %s",
+                     weft_task_name(f->task).text, weft_strerror(rc));
+        weft_log_cause_leave(outer);
         if (rc != WEFT_SUCCESS) {
             batch_drop(m, f, rc);
             continue;
@@ -165,7 +178,11 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     weft_device_t *dev = m->dev;
     weft_batch_t *b = malloc(sizeof *b + (size_t)n * sizeof b->tasks[0]);
     if (!b) {
-        for (int i = 0; i < n; i++) batch_drop(m, group[i], WEFT_ERR_NOMEM);
+        for (int i = 0; i < n; i++) {
+            weft_log(WEFT_LOG_ERROR, dev->index, "task %s: stage-in failed: %s",
+                     weft_task_name(group[i]->task).text, weft_strerror(WEFT_ERR_NOMEM));
+            batch_drop(m, group[i], WEFT_ERR_NOMEM);
+        }
         return 0;
     }
     *b = (weft_batch_t){.refs = 0};
@@ -182,8 +199,8 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     b->refs = b->n;
     int rc = dev->ops->launch(dev, stream, batch_trampoline, first);
     if (rc == WEFT_ERR_TASK && first->body_rc != 0)
-        weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks failed: its body returned %d",
-                 b->n, first->cls->name, first->body_rc);
+        weft_log_outcome(dev->index, "batch of %d %s tasks failed: its body returned %d", b->n,
+                         first->cls->name, first->body_rc);
     else if (rc != WEFT_SUCCESS)
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));

@@ -35,20 +35,6 @@
 #define IDLE_WAIT_NS 50000              /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
 
-/* fault_inject device_fail: the completion of t reports an error and the
- * device is broken from now on (a GPU's sticky error), else rc. */
-static int completion_fault(weft_devmgr_t *m, const weft_task_t *t, int rc)
-{
-    if (!weft_fault_hit(m->ctx->fault, WEFT_FAULT_DEVICE_FAIL, t->cls->name)) return rc;
-    char why[256];
-    snprintf(why, sizeof why,
-             "the completion event of task %s reported an error (injected: fault_inject "
-             "device_fail)",
-             weft_task_name(t).text);
-    weft_device_set_broken(m->dev, why);
-    return WEFT_ERR_DEVICE;
-}
-
 /* Polls f's events; returns 1 when it made progress, and sets *done when
  * f is finished. */
 static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
@@ -84,21 +70,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         }
         return 1;
     }
-    int progress = 0;
-    int xrc = f->has_stage_ev ? dev->ops->event_query(dev, &f->stage_ev) : WEFT_AGAIN;
-    if (xrc != WEFT_AGAIN) {
-        /* The copies landed (other tasks of this device may read them now),
-         * or failed: on another stream than the kernel's, so the task
-         * fails here and the destinations stay stale. */
-        dev->ops->event_destroy(dev, &f->stage_ev);
-        f->has_stage_ev = 0;
-        weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->copy_stream, f->stage_t0,
-                         weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
-                         f->nstage, (long long)f->stage_bytes);
-        weft_devlaunch_finish_stage(m, f, xrc == WEFT_SUCCESS);
-        if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
-        progress = 1;
-    }
+    int progress = weft_devlaunch_stage_landed(m, f);
     /* Launched ahead of a receive: it ends after the receive did. Its
      * kernel, queued behind the pull, often ends with it: the event is
      * polled meanwhile, so that the end follows the gate's opening without
@@ -112,10 +84,8 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         if (!f->batch->done) return progress; /* the batch's first task polls */
         rc = f->batch->rc;
     } else {
-        rc = f->has_event ? f->ev_rc : WEFT_SUCCESS;
-        if (rc == WEFT_AGAIN) rc = dev->ops->event_query(dev, &f->ev);
+        rc = weft_devlaunch_kernel_outcome(m, f);
         if (rc == WEFT_AGAIN) return progress;
-        rc = completion_fault(m, f->task, rc);
         if (f->has_event) dev->ops->event_destroy(dev, &f->ev);
         if (f->batch) {
             /* The kernel's outcome, not this task's own stage-in (each
@@ -244,6 +214,23 @@ static int dead_device(weft_devmgr_t *m, const weft_task_t *t)
     return weft_device_is_broken(m->dev) ? WEFT_ERR_DEVICE : WEFT_SUCCESS;
 }
 
+/* t's device memory: its flows' copies, pinned (with a record f to run
+ * in). *wait: on WEFT_AGAIN, keep_blocked's answer, else 0. In t's span:
+ * what fails it here (a device that failed, tiles that do not fit) is
+ * its cause. */
+static int take_memory(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t, const weft_inflight_t *f,
+                       int *wait)
+{
+    weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
+    int rc = f ? dead_device(m, t) : WEFT_ERR_NOMEM;
+    if (rc == WEFT_SUCCESS) rc = weft_devcopy_task_fits(m, t);
+    if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
+    /* t may be gone once it went elsewhere (2): nothing is logged after. */
+    *wait = rc == WEFT_AGAIN ? keep_blocked(m, s, t) : 0;
+    weft_log_cause_leave(outer);
+    return rc;
+}
+
 static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
@@ -263,10 +250,8 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             break;
         }
         weft_inflight_t *f = calloc(1, sizeof *f);
-        int rc = f ? dead_device(m, t) : WEFT_ERR_NOMEM;
-        if (rc == WEFT_SUCCESS) rc = weft_devcopy_task_fits(m, t);
-        if (rc == WEFT_SUCCESS) rc = weft_devlaunch_pin_flows(m, t);
-        int wait = rc == WEFT_AGAIN ? keep_blocked(m, s, t) : 0;
+        int wait;
+        int rc = take_memory(m, s, t, f, &wait);
         if (wait == 1) {
             s->blocked = t;
             s->starved = 1;

@@ -2,8 +2,11 @@
  * (devexec.c) and its batches (devbatch.c), so that neither calls into the
  * other: pinning its flows' device copies, the choice of its execution
  * stream, the stage-in copies of its inputs and their end, the launch of
- * its body, and its end (written flows published, readers released, the
- * task finished). */
+ * its body, its kernel's outcome, and its end (written flows published,
+ * readers released, the task finished). Each step that can fail the task
+ * runs in its span (util/log.h): the first error line logged there is the
+ * cause its failure line carries to every rank. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "devmgr/devlaunch.h"
@@ -11,6 +14,7 @@
 #include "stf/home.h"
 #include "stf/taskrun.h"
 #include "util/clock.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 static int reads(const weft_task_t *t, int i)
@@ -209,6 +213,9 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->stream = weft_devlaunch_pick_stream(m, t);
     f->stage_t0 = weft_trace_stamp(m->ctx->trace);
     f->stage_bytes = 0;
+    /* What this thread logs for t from now until its launch is t's cause
+     * (a copy that fails names itself before this stage-in does). */
+    weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     int rc = weft_devlaunch_stage_inputs(m, f);
     if (rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s: stage-in failed: %s", weft_task_name(t).text,
@@ -216,6 +223,7 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
         if (f->has_stage_ev) dev->ops->event_destroy(dev, &f->stage_ev);
         f->has_stage_ev = 0;
         weft_devlaunch_undo_stage(m, f);
+        weft_log_cause_leave(outer);
         return rc;
     }
     t->device = dev->index;
@@ -228,8 +236,8 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
         /* The body itself (run at launch on an accelerator with streams)
          * returned its own code: say so, and fail the task as a body. */
-        weft_log(WEFT_LOG_ERROR, dev->index, "task %s failed: its body returned %d",
-                 weft_task_name(t).text, t->body_rc);
+        weft_log_outcome(dev->index, "task %s failed: its body returned %d", weft_task_name(t).text,
+                         t->body_rc);
     } else if (f->rc != WEFT_SUCCESS) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s: launch failed: %s", weft_task_name(t).text,
                  weft_strerror(f->rc));
@@ -237,7 +245,59 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     /* Even after a failed launch: wait for what the body enqueued. */
     f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
     f->ev_rc = WEFT_AGAIN; /* not seen over yet (devexec.c polls a gated one early) */
+    weft_log_cause_leave(outer);
     return WEFT_SUCCESS;
+}
+
+/* ---- completion --------------------------------------------------------- */
+
+/* fault_inject device_fail: the completion of t reports an error and the
+ * device is broken from now on (a GPU's sticky error), else rc. */
+static int completion_fault(weft_devmgr_t *m, const weft_task_t *t, int rc)
+{
+    if (!weft_fault_hit(m->ctx->fault, WEFT_FAULT_DEVICE_FAIL, t->cls->name)) return rc;
+    char why[256];
+    snprintf(why, sizeof why,
+             "the completion event of task %s reported an error (injected: fault_inject "
+             "device_fail)",
+             weft_task_name(t).text);
+    weft_device_set_broken(m->dev, why);
+    return WEFT_ERR_DEVICE;
+}
+
+/* f's stage-in copies ended (landed: other tasks of this device may read
+ * them now, or failed: on another stream than the kernel's, so the task
+ * fails here and the destinations stay stale); 0 while they run. */
+int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_device_t *dev = m->dev;
+    if (!f->has_stage_ev) return 0;
+    /* What the device says of them is the task's cause. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&f->task->cause);
+    int xrc = dev->ops->event_query(dev, &f->stage_ev);
+    weft_log_cause_leave(outer);
+    if (xrc == WEFT_AGAIN) return 0;
+    dev->ops->event_destroy(dev, &f->stage_ev);
+    f->has_stage_ev = 0;
+    weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->copy_stream, f->stage_t0,
+                     weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
+                     f->nstage, (long long)f->stage_bytes);
+    weft_devlaunch_finish_stage(m, f, xrc == WEFT_SUCCESS);
+    if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
+    return 1;
+}
+
+/* The outcome of f's kernel (WEFT_AGAIN: not yet), in its task's span: a
+ * device error line about it, or the injected one, is the task's cause. */
+int weft_devlaunch_kernel_outcome(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_log_cause_t *outer = weft_log_cause_enter(&f->task->cause);
+    /* A task launched ahead of its receive had its event seen over early. */
+    int rc = f->has_event ? f->ev_rc : WEFT_SUCCESS;
+    if (rc == WEFT_AGAIN) rc = m->dev->ops->event_query(m->dev, &f->ev);
+    if (rc != WEFT_AGAIN) rc = completion_fault(m, f->task, rc);
+    weft_log_cause_leave(outer);
+    return rc;
 }
 
 /* ---- publication ---------------------------------------------------------- */
@@ -261,16 +321,20 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
      * run on what it reads (weft_devgate_pass found the input lost). */
     if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED;
     weft_devgate_drop(m, t);
+    /* Only the lost input says more than the failure line will; the span
+     * ends before the end, which may free t. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s failed on device %s: %s",
-                 weft_task_name(t).text, m->dev->name, weft_strerror(rc));
+        weft_log_outcome(m->dev->index, "task %s failed on device %s: %s", weft_task_name(t).text,
+                         m->dev->name, weft_strerror(rc));
     else if (rc == WEFT_ERR_DEVICE)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
                  "task %s failed: an input of it was lost with another device that failed",
                  weft_task_name(t).text);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
-        weft_log(WEFT_LOG_ERROR, m->dev->index, "task %s failed: %s", weft_task_name(t).text,
-                 weft_strerror(rc));
+        weft_log_outcome(m->dev->index, "task %s failed: %s", weft_task_name(t).text,
+                         weft_strerror(rc));
+    weft_log_cause_leave(outer);
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
     weft_taskrun_finish(m->ctx, t, rc);
 }

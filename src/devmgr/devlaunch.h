@@ -97,6 +97,11 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f);
 void weft_devlaunch_finish_stage(weft_devmgr_t *m, weft_inflight_t *f, int ok);
 /* After a failed stage-in: waits for what was enqueued, unpins f's flows. */
 void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f);
+/* Whether f's stage-in copies ended (1; on another stream than the
+ * kernel's, a failure fails the task: f->rc) or run on (0). */
+int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f);
+/* The outcome of f's kernel, WEFT_AGAIN while it runs. */
+int weft_devlaunch_kernel_outcome(weft_devmgr_t *m, weft_inflight_t *f);
 /* f's kernel is over with rc: stage-in finished, written flows published,
  * readers released, statistics and trace, then the task finished. */
 void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc);

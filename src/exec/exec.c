@@ -63,6 +63,8 @@ static void publish_flows(weft_task_t *t, int ran)
 
 static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
 {
+    /* What this worker logs while it stages and runs t is t's cause. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     int rc = WEFT_SUCCESS;
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) rc = host_flow_copy(t, i);
     t->body_fn = t->cls->body[WEFT_DEV_CPU];
@@ -75,10 +77,12 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
         rc = WEFT_ERR_UNSUPPORTED;
     }
     if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
-        weft_error("task %s failed: its body returned %d", weft_task_name(t).text, t->body_rc);
+        weft_log_outcome(-1, "task %s failed: its body returned %d", weft_task_name(t).text,
+                         t->body_rc);
         rc = WEFT_ERR_TASK;
     }
     publish_flows(t, rc == WEFT_SUCCESS);
+    weft_log_cause_leave(outer);
     return rc;
 }
 

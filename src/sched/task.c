@@ -76,6 +76,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->batch_fn = NULL;
     t->workspace_bytes = 0;
     t->pool = pool;
+    weft_log_cause_reset(&t->cause);
     return t;
 }
 

@@ -9,6 +9,7 @@
 
 #include "data/data.h"
 #include "util/inbody.h"
+#include "util/log.h"
 #include "util/spin.h"
 #include "util/tname.h"
 #include "util/vec.h"
@@ -82,6 +83,9 @@ struct weft_task {
     struct weft_task *succ_inline[4]; /* most tasks have few successors: no malloc */
     struct weft_task *next;           /* free list / queue link */
     struct weft_task_pool *pool;
+    /* The first error line a thread logged while it staged its inputs, ran
+     * its body or completed it (util/log.h): its failure record's cause. */
+    weft_log_cause_t cause;
 };
 
 typedef struct weft_task weft_task_t;

@@ -62,17 +62,39 @@ static const weft_data_t *empty_input(const weft_task_t *t)
     return NULL;
 }
 
+/* The words of t's cause (the first error line logged for it, util/log.h)
+ * that its failure line does not say already: without "task NAME" and a
+ * "failed" that follows; NULL when nothing is left. */
+static const char *cause_words(const weft_task_t *t, const char *line)
+{
+    const char *c = weft_log_cause_text(&t->cause);
+    if (!c) return NULL;
+    weft_tname_t name = weft_task_name(t);
+    size_t k = strlen(name.text);
+    if (strncmp(c, "task ", 5) == 0 && strncmp(c + 5, name.text, k) == 0 &&
+        strchr(": ", c[5 + k])) {
+        c += 5 + k;
+        c += strspn(c, ": ");
+        if (strncmp(c, "failed: ", 8) == 0) c += 8;
+    }
+    return *c && !strstr(line, c) ? c : NULL;
+}
+
 /* The cause that only the running rank logged, appended to its failure
  * line, which every rank logs at the wait (they said "invalid argument"
- * alone). */
+ * or "internal error" alone). */
 static void append_cause(const weft_task_t *t, char *buf, size_t n)
 {
     const weft_data_t *d = t->body_rc == 0 ? empty_input(t) : NULL;
     size_t len = strlen(buf);
-    if (d && len < n)
+    if (len >= n) return;
+    const char *words = d ? NULL : cause_words(t, buf);
+    if (d)
         snprintf(buf + len, n - len,
                  ": data %llu has no contents: the task that was to write it first failed",
                  (unsigned long long)d->key);
+    else if (words)
+        snprintf(buf + len, n - len, ": %s", words);
 }
 
 /* "task gemm #12 returned -42 (data 7 written, data 3, 5 read)". */

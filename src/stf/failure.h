@@ -11,7 +11,7 @@
 /* Per taskpool and rank, reset by each wait. */
 typedef struct weft_failure_rec {
     atomic_int claimed; /* the first failure here is (being) described */
-    char what[400];     /* its description, written by the one that claimed */
+    char what[512];     /* its description, written by the one that claimed */
     int status;         /* what the waits return for it: WEFT_ERR_TASK for a task */
     atomic_long nfailed, ncancelled;
 } weft_failure_rec_t;

@@ -11,6 +11,9 @@
 int weft_taskrun_body(weft_task_t *t)
 {
     int rc;
+    /* On whichever thread runs it (a worker, an emu device's thread, a GPU's
+     * manager at launch): what the body makes weft log is its cause. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
         weft_error("task %s: failure injected (fault_inject): returns %d without running",
                    weft_task_name(t).text, WEFT_FAULT_RC);
@@ -28,6 +31,7 @@ int weft_taskrun_body(weft_task_t *t)
         rc = t->body_fn(t);
         weft_inbody_leave(&saved);
     }
+    weft_log_cause_leave(outer);
     t->body_rc = rc;
     /* A body's own code may collide with a weft status (-11 is both
      * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and

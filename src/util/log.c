@@ -42,21 +42,98 @@ static void emit(FILE *out, int device, const char *label, const char *line)
         fprintf(out, "weft[%d] %s: %s\n", log_rank, label, line);
 }
 
-void weft_log(int level, int device, const char *fmt, ...)
+/* The cause the calling thread's error lines go to (log.h), NULL: none.
+ * initial-exec: a line that is no error pays one load, not a call. */
+static _Thread_local weft_log_cause_t *cause_now __attribute__((tls_model("initial-exec")));
+
+void weft_log_cause_reset(weft_log_cause_t *c) { atomic_init(&c->state, 0); }
+
+weft_log_cause_t *weft_log_cause_enter(weft_log_cause_t *c)
 {
-    static const char *names[] = {"error", "warning", "info", "debug"};
-    if (level > log_level && level != WEFT_LOG_ERROR) return;
+    weft_log_cause_t *saved = cause_now;
+    cause_now = c;
+    return saved;
+}
+
+void weft_log_cause_leave(weft_log_cause_t *saved) { cause_now = saved; }
+
+const char *weft_log_cause_text(const weft_log_cause_t *c)
+{
+    return atomic_load_explicit(&c->state, memory_order_acquire) == 2 ? c->text : NULL;
+}
+
+/* Where a line too long for a cause is cut: before its last "; " that
+ * fits, past the first quarter (the clauses after one explain, as "it is broken for the rest of
+ * the run: ..." after the device that failed and why), else after its
+ * last whole word that leaves room for "..." (a cut word would read as
+ * another one). *dots: whether "..." follows. */
+static size_t cause_cut(const char *line, size_t size, int *dots)
+{
+    size_t room = size - sizeof "...", cut = room;
+    *dots = 0;
+    for (size_t i = size - 1; i > size / 4; i--) /* not so early that little is left */
+        if (line[i - 1] == ';' && line[i] == ' ') return i - 1;
+    *dots = 1;
+    while (cut > 0 && line[cut] != ' ') cut--;
+    while (cut > 0 && strchr(" ,;:", line[cut - 1])) cut--;
+    return cut > 0 ? cut : room;
+}
+
+/* Keeps line as c's text unless c has one, whole or cut (cause_cut). */
+static void cause_take(weft_log_cause_t *c, const char *line)
+{
+    int empty = 0;
+    if (!atomic_compare_exchange_strong(&c->state, &empty, 1)) return;
+    size_t n = strlen(line);
+    if (n < sizeof c->text) {
+        memcpy(c->text, line, n + 1);
+    } else {
+        int dots;
+        size_t cut = cause_cut(line, sizeof c->text, &dots);
+        memcpy(c->text, line, cut);
+        memcpy(c->text + cut, dots ? "..." : "", dots ? sizeof "..." : 1);
+    }
+    atomic_store_explicit(&c->state, 2, memory_order_release);
+}
+
+void weft_log_cause_copy(weft_log_cause_t *to, const weft_log_cause_t *from)
+{
+    const char *text = weft_log_cause_text(from);
+    if (text) cause_take(to, text);
+}
+
+static const char *const level_names[] = {"error", "warning", "info", "debug"};
+
+/* weft_log's work; `cause`: whether an error line may become the cause of
+ * the task the thread works for. */
+static void vlog(int level, int device, int cause, const char *fmt, va_list ap)
+{
     char line[WEFT_LOG_LINE];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
     if (level == WEFT_LOG_ERROR) {
         pthread_mutex_lock(&last_error_lock);
         memcpy(last_error, line, sizeof line);
         pthread_mutex_unlock(&last_error_lock);
+        if (cause && cause_now) cause_take(cause_now, line);
     }
-    emit(level == WEFT_LOG_INFO ? stdout : stderr, device, names[level], line);
+    emit(level == WEFT_LOG_INFO ? stdout : stderr, device, level_names[level], line);
+}
+
+void weft_log(int level, int device, const char *fmt, ...)
+{
+    if (level > log_level && level != WEFT_LOG_ERROR) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, device, 1, fmt, ap);
+    va_end(ap);
+}
+
+void weft_log_outcome(int device, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(WEFT_LOG_ERROR, device, 0, fmt, ap);
+    va_end(ap);
 }
 
 void weft_log_stats(int device, const char *fmt, ...)

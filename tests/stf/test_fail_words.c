@@ -1,0 +1,126 @@
+/* The failure line every rank logs at the wait names the cause that only
+ * the failing rank's thread logged (docs/SEMANTICS.md section 3), and
+ * weft_data_owner. Two ranks; rank 1 owns the data the failing task
+ * writes. Usage: test_fail_words MODE, with MODE
+ * - copy: run with an emu device and fault_inject=device_copy:1@1: the
+ *   stage-in of the task's input on rank 1's device fails; every rank's
+ *   line names the injected copy;
+ * - misuse: a body on rank 1 asks for a flow its task does not have, on
+ *   the host (taskpool "host"), then on an emu device (taskpool "dev",
+ *   when the run has one: the body runs on the device's thread, the task
+ *   ends on its manager's); every rank's line names the call;
+ * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
+ *   from a body, of NULL and of a released handle.
+ * The lines are checked by tests/stf/CMakeLists.txt; this program checks
+ * the waits' status. */
+#include <string.h>
+
+#include "../check.h"
+#include "weft/weft.h"
+
+static int add_body(weft_task_t *t)
+{
+    const double *a = weft_task_ptr(t, 0);
+    double *b = weft_task_ptr(t, 1);
+    if (!a || !b) return -7;
+    b[0] += a[0];
+    return 0;
+}
+
+/* Asks for flow 5 of a task with two: refused, the task fails. Where it
+ * ran is kept: the device case must run on the device. */
+static atomic_int misuse_device = -1;
+static int misuse_body(weft_task_t *t)
+{
+    atomic_store(&misuse_device, weft_task_device(t));
+    double *b = weft_task_ptr(t, 1);
+    if (weft_task_ptr(t, 5) != NULL) return -8;
+    b[0] += 1;
+    return 0;
+}
+
+/* The owner of the data its value 0 points to, as a body sees it. */
+static atomic_int owner_in_body = -100;
+static int owner_body(weft_task_t *t)
+{
+    weft_data_t *d;
+    weft_task_value(t, 0, &d);
+    atomic_store(&owner_in_body, weft_data_owner(d));
+    return 0;
+}
+
+static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add_body}};
+static const weft_task_class_t misuse_class = {.name = "misuse",
+                                               .body = {[WEFT_DEV_CPU] = misuse_body}};
+static const weft_task_class_t owner_class = {.name = "owner",
+                                              .body = {[WEFT_DEV_CPU] = owner_body}};
+
+/* One task a, b (owned by rank 1) -> b on b's home device, waited for. */
+static int run_one(weft_context_t *ctx, const char *name, const weft_task_class_t *cls,
+                   weft_data_t *a, weft_data_t *b)
+{
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, name);
+    CHECK(weft_insert_task(tp, cls, WEFT_R, a, WEFT_RW | WEFT_AFFINITY, b, 0) == 0);
+    int rc = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    return rc;
+}
+
+static void check_owner(weft_context_t *ctx, weft_data_t *d0, weft_data_t *d1)
+{
+    CHECK(weft_data_owner(d0) == 0);
+    CHECK(weft_data_owner(d1) == 1);
+    CHECK(weft_data_owner(NULL) == WEFT_ERR_INVALID);
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 4, 4, 2, 2, 1, 2);
+    REQUIRE(A != NULL);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            CHECK(weft_data_owner(weft_tile(A, i, j)) == weft_matrix_tile_rank(A, i, j));
+    weft_matrix_free(A);
+    /* From a body, on the rank that runs it (d1's owner). */
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "owner");
+    CHECK(weft_insert_task(tp, &owner_class, WEFT_RW | WEFT_AFFINITY, d1, WEFT_VALUE, &d0,
+                           sizeof d0, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    CHECK(atomic_load(&owner_in_body) == (weft_rank(ctx) == 1 ? 0 : -100));
+}
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    REQUIRE(ctx != NULL && weft_nranks(ctx) == 2 && argc == 2);
+    int rank = weft_rank(ctx), dev = weft_ndevices(ctx) > 0;
+    double x[2] = {1, 2};
+    weft_data_t *a = weft_data_register(ctx, WEFT_DOUBLE, rank == 1 ? &x[0] : NULL, 1, 1, 1, 1);
+    weft_data_t *b = weft_data_register(ctx, WEFT_DOUBLE, rank == 1 ? &x[1] : NULL, 1, 1, 1, 1);
+    weft_data_t *z = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    REQUIRE(a && b && z);
+    const char *mode = argv[1];
+    if (strcmp(mode, "copy") == 0) {
+        REQUIRE(dev);
+        CHECK(weft_data_set_device(b, 1) == 0);
+        CHECK(run_one(ctx, "copy", &add_class, a, b) == WEFT_ERR_TASK);
+    } else if (strcmp(mode, "misuse") == 0) {
+        CHECK(run_one(ctx, "host", &misuse_class, a, b) == WEFT_ERR_TASK);
+        CHECK(atomic_load(&misuse_device) == (rank == 1 ? 0 : -1));
+        if (dev) {
+            CHECK(weft_data_set_device(b, 1) == 0);
+            CHECK(run_one(ctx, "dev", &misuse_class, a, b) == WEFT_ERR_TASK);
+            CHECK(atomic_load(&misuse_device) == (rank == 1 ? 1 : -1));
+        }
+    } else if (strcmp(mode, "owner") == 0) {
+        check_owner(ctx, z, b);
+    } else {
+        REQUIRE(!"mode: copy, misuse or owner");
+    }
+    weft_data_release(a);
+    weft_data_release(b);
+    weft_data_release(z);
+    if (strcmp(mode, "owner") == 0) CHECK(weft_data_owner(z) == WEFT_ERR_INVALID); /* released */
+    int f = weft_fini(ctx);
+    CHECK(f == (strcmp(mode, "owner") == 0 ? 0 : WEFT_ERR_TASK));
+    printf("test_fail_words %s rank %d: %d checks, %d failed: %s\n", mode, rank,
+           atomic_load(&checks), atomic_load(&failures), failures ? "FAILED" : "PASSED");
+    return failures != 0;
+}
