@@ -34,6 +34,12 @@ typedef struct weft_stats {
     /* Waits of the comm thread, between its polls, while a task ran on the
      * core it shares with the workers (parameter comm_nap_us). */
     int64_t comm_naps;
+    /* The comm thread never waits on one transfer (it serves them all):
+     * tries of receives and sends whose copy was busy (a write-back still
+     * landing in the host copy, a task writing it), put off to a later
+     * turn; and sends of a tile only in device memory, with GPU-aware
+     * sends off, whose copy to host the thread polled. */
+    int64_t comm_recv_retries, comm_send_retries, comm_send_pulls;
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);

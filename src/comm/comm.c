@@ -40,6 +40,7 @@ static void tables_init(weft_comm_t *c)
     weft_vec_init(&c->idx, sizeof(int), 64);
     weft_vec_init(&c->waits, sizeof(weft_comm_dev_wait_t), 32);
     weft_vec_init(&c->throttled, sizeof(weft_comm_pending_t *), 64);
+    weft_vec_init(&c->deferred, sizeof(weft_task_t *), 16);
 }
 
 static void tables_free(weft_comm_t *c)
@@ -49,6 +50,7 @@ static void tables_free(weft_comm_t *c)
     weft_vec_fini(&c->idx);
     weft_vec_fini(&c->waits);
     weft_vec_fini(&c->throttled);
+    weft_vec_fini(&c->deferred);
 }
 
 void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
@@ -286,6 +288,7 @@ static void *engine_main(void *arg)
         moved |= progress_devices(c) > 0;
         moved |= weft_comm__transports_progress(c) > 0;
         moved |= weft_comm__start_throttled(c);
+        moved |= weft_comm__start_deferred(c);
         weft_comm__ctrl_repost(c);
         if (atomic_exchange(&c->dump, 0)) weft_comm__table_dump(c);
         idle_turns = moved ? 0 : idle_turns + 1;
@@ -385,6 +388,9 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->bytes_received = atomic_load(&c->n_bytes_in);
     out->rejected = atomic_load(&c->n_rejected);
     out->naps = atomic_load(&c->n_naps);
+    out->recv_retries = atomic_load(&c->n_recv_retries);
+    out->send_retries = atomic_load(&c->n_send_retries);
+    out->send_pulls = atomic_load(&c->n_send_pulls);
     out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
     out->bytes_received_into_device = atomic_load(&c->n_into_dev);
     out->bytes_staged = atomic_load(&c->n_staged);

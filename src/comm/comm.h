@@ -36,8 +36,30 @@ typedef enum weft_transport {
 
 /* Copies for the engine, made by the layer above (it owns eviction). Both
  * return a copy with one reader taken for the engine; WEFT_AGAIN means
- * "memory is busy now, ask again later". Engine thread. */
+ * "memory is busy now, ask again later": the engine serves every transfer
+ * of its rank, so these never wait. Engine thread. */
 typedef int (*weft_comm_copy_fn)(void *arg, weft_data_t *d, int device, weft_data_copy_t **out);
+
+/* A copy of a tile's newest version to host memory that the layer above
+ * enqueued for a send (weft_comm_pull_fn): the engine polls ev on dev and
+ * then ends it (weft_comm_pull_end_fn). src and version are the layer
+ * above's. */
+typedef struct weft_comm_pull {
+    weft_device_t *dev;
+    weft_event_t ev;
+    weft_data_copy_t *src;
+    uint32_t version;
+} weft_comm_pull_t;
+/* Begins bringing d's newest version to host: WEFT_SUCCESS with *out set
+ * (a reader taken) when it is there already, or with *out NULL and p
+ * filled when a copy was enqueued; WEFT_AGAIN when the host copy is busy
+ * (ask again later); an error otherwise. Never waits. Engine thread. */
+typedef int (*weft_comm_pull_fn)(void *arg, weft_data_t *d, weft_comm_pull_t *p,
+                                 weft_data_copy_t **out);
+/* Ends p once its event is over (status: its error, if any): on success
+ * *out is the host copy with a reader taken. Returns status. */
+typedef int (*weft_comm_pull_end_fn)(void *arg, weft_data_t *d, weft_comm_pull_t *p, int status,
+                                     weft_data_copy_t **out);
 
 typedef struct weft_comm_config {
     MPI_Comm comm;      /* weft's own communicator */
@@ -61,7 +83,8 @@ typedef struct weft_comm_config {
     int mpi_device_ok;                  /* MPI can read device memory */
     size_t staged_chunk;                /* bytes a staged chunk carries */
     weft_comm_copy_fn recv_copy;        /* a copy to receive into on a device (0 = host) */
-    weft_comm_copy_fn host_copy;        /* the newest version brought to host */
+    weft_comm_pull_fn host_pull;        /* the newest version brought to host, */
+    weft_comm_pull_end_fn host_pull_end; /* asynchronously */
     /* A pull of RECV task t into device copy c was enqueued (ipc): its
      * consumers may be queued behind it (NULL: not done). */
     void (*landing)(void *arg, struct weft_task *t, weft_data_copy_t *c);
@@ -90,6 +113,10 @@ typedef struct weft_comm_counters {
     int64_t bytes_sent, bytes_received;
     int64_t rejected; /* activations refused: shape does not match */
     int64_t naps;     /* idle turns waited out while a task ran on the engine's core */
+    /* Transfers whose copy was busy (a write-back landing, a task writing
+     * it): tried again on later turns instead of waited for. */
+    int64_t recv_retries, send_retries;
+    int64_t send_pulls; /* sends whose tile came to host by a copy the engine polled */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
     int64_t bytes_staged; /* bytes that went through a host bounce buffer */

@@ -81,6 +81,7 @@ typedef struct weft_comm_pending {
     uint32_t version;
     weft_task_t *task;
     weft_comm_msg_t *act; /* an activation received (+ payload), in the same allocation */
+    int put_off;          /* its transfer was put off once (copy busy): counted */
     struct weft_comm_pending *next;
 } weft_comm_pending_t;
 
@@ -133,6 +134,7 @@ typedef struct weft_comm_block {
     weft_comm_xfer_t x;
     weft_comm_pending_t p;
     weft_comm_msg_t notice;
+    weft_comm_pull_t pull; /* sender: its tile on the way to host memory (send.c) */
 } weft_comm_block_t;
 
 static inline weft_comm_block_t *weft_comm__block(weft_task_t *t) { return t->action; }
@@ -159,6 +161,9 @@ struct weft_comm {
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */
     weft_vec_t throttled; /* weft_comm_pending_t * */
+    /* SENDs whose tile must come to a host copy that is busy now (a
+     * write-back landing, a task writing it): tried again each turn. */
+    weft_vec_t deferred; /* weft_task_t * */
     /* The transports of this build, by weft_transport_t (ops NULL: not
      * registered), each with its own state. */
     weft_comm_transport_t tp[WEFT_TRANSPORT_COUNT];
@@ -170,6 +175,7 @@ struct weft_comm {
                          the engine does not sleep while there are some */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
+    atomic_llong n_recv_retries, n_send_retries, n_send_pulls;
 };
 
 /* Local device `index` (1..ndevices); NULL for the host (0). */
@@ -224,15 +230,29 @@ void weft_comm__ctrl_repost(weft_comm_t *c);
 void weft_comm__ctrl_stop(weft_comm_t *c);
 /* Sends m (allocated; freed once sent, or on failure) to dest. */
 int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest);
+/* Bytes of m on the wire: the header, and an eager activation's payload. */
+size_t weft_comm__msg_bytes(const weft_comm_msg_t *m);
 /* Sends t's notice buffer (type, failed, tag filled from the arguments) to
  * the peer of t's action and calls cb(c, a, b) once it left, or at once
  * when it could not be posted (logged: the peer is not told). */
 void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
                             void *a, void *b);
 void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);
+/* Retries the receives that had to wait (over max_requests, memory busy),
+ * one try each; 1 when one started. */
 int weft_comm__start_throttled(weft_comm_t *c);
 void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status);
 int weft_comm__next_tags(weft_comm_t *c, int n);
+
+/* ---- send.c: the sending half ------------------------------------------------ */
+
+/* A released SEND: finds its copy (polling a pull to host memory, or
+ * deferred while the host copy is busy) and announces the tile. */
+void weft_comm__handle_send(weft_comm_t *c, weft_task_t *t);
+/* Tries the deferred sends again, one try each; 1 when one went on. */
+int weft_comm__start_deferred(weft_comm_t *c);
+/* A callback that ends task a with status (intptr_t)b. */
+void weft_comm__task_ends(weft_comm_t *c, void *a, void *b);
 
 /* ---- xfer.c: the life of a transfer, whatever moves its bytes --------------- */
 
@@ -247,8 +267,11 @@ void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int
 int weft_comm__device_copy(weft_comm_t *c, weft_device_t *by, int stream, weft_region_t dst,
                            int dst_dev, weft_region_t src, int src_dev, const weft_data_t *d,
                            int cols) __attribute__((warn_unused_result));
-/* Copies an eager payload (contiguous) into x->copy, on a device if there. */
-int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload);
+/* Copies the eager payload of activation in (contiguous) into x->copy:
+ * WEFT_SUCCESS or an error when done here (host memory, or a failed
+ * enqueue; the caller frees in); WEFT_AGAIN when the copy goes to a device
+ * and is polled: x then ends by itself once it landed, and in is freed. */
+int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pending_t *in);
 /* Both ends: one part of x is over (a chunk, an event, a notice): the
  * last one finishes x. */
 void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x);

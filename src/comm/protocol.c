@@ -1,8 +1,8 @@
 /* The control plane on the engine thread: the control messages (activation,
- * GET, DONE, REJECT, CANCEL, ABORT) and the two halves of a rendezvous,
- * the SEND task that announces a tile and the RECV task that fetches it,
- * paired through the rendezvous table (table.c). The bytes move in xfer.c
- * and the transports. */
+ * GET, DONE, REJECT, CANCEL, ABORT) and the receiving half of a rendezvous,
+ * the RECV task that fetches a tile, paired with the activation that the
+ * SEND task of its sender announced (send.c) through the rendezvous table
+ * (table.c). The bytes move in xfer.c and the transports. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,15 +80,15 @@ void weft_comm__ctrl_stop(weft_comm_t *c)
 
 static void free_buf(weft_comm_t *c, void *a, void *b) { free(a); }
 
-static size_t msg_bytes(const weft_comm_msg_t *m)
+size_t weft_comm__msg_bytes(const weft_comm_msg_t *m)
 {
     return sizeof *m + (m->type == WEFT_COMM_MSG_ACTIVATE && m->eager ? (size_t)m->bytes : 0);
 }
 
 int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest)
 {
-    int rc = weft_comm__isend(c, m, (int)msg_bytes(m), MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, free_buf,
-                              m, NULL);
+    int rc = weft_comm__isend(c, m, (int)weft_comm__msg_bytes(m), MPI_BYTE, dest,
+                              WEFT_COMM_CTRL_TAG, free_buf, m, NULL);
     if (rc != WEFT_SUCCESS) free(m);
     return rc;
 }
@@ -122,141 +122,7 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
     cb(c, a, b);
 }
 
-/* ---- sending side ------------------------------------------------------------ */
-
-/* The copy a send reads: from device memory when GPU-aware sends are on,
- * otherwise the newest version brought to host first. */
-static int send_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
-{
-    weft_data_lock(d);
-    weft_data_copy_t *cp = weft_data_newest_copy_locked(d, 0);
-    /* A copy on a device that failed cannot be read (a GPU with a sticky
-     * error): the send fails instead of moving whatever its memory holds. */
-    if (cp && cp->device > 0 && cp->device <= c->cfg.ndevices &&
-        weft_device_is_broken(c->cfg.devices[cp->device])) {
-        weft_data_unlock(d);
-        weft_device_log_lost(c->cfg.devices[cp->device], (unsigned long long)d->key, d->version);
-        return WEFT_ERR_DEVICE;
-    }
-    int ok = cp && (cp->device == 0 || c->cfg.gpu_aware_send);
-    if (ok) weft_data_copy_reader_acquire_locked(cp);
-    weft_data_unlock(d);
-    if (ok) {
-        *out = cp;
-        return WEFT_SUCCESS;
-    }
-    if (!cp || !c->cfg.host_copy) return WEFT_ERR_INTERNAL;
-    return c->cfg.host_copy(c->cfg.copy_arg, d, 0, out);
-}
-
-static void task_ends(weft_comm_t *c, void *a, void *b)
-{
-    weft_comm__task_done(c, a, (int)(intptr_t)b);
-}
-
-/* A SEND that cannot send its tile (its version was not produced, or a
- * failure here): the receiver gets an activation marked failed, and the
- * SEND ends with status once that left. */
-static void send_failed(weft_comm_t *c, weft_task_t *t, int status, const char *what)
-{
-    weft_comm_block_t *blk = weft_comm__block(t);
-    if (blk->x.copy) {
-        weft_data_t *d = t->flow[0].data;
-        weft_data_lock(d);
-        weft_data_copy_reader_release_locked(blk->x.copy);
-        weft_data_unlock(d);
-        blk->x.copy = NULL;
-    }
-    if (what)
-        weft_error("send of data %llu v%u to rank %d: %s (%s): the receive there fails",
-                   (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
-                   weft_strerror(status));
-    weft_comm__send_notice(c, t, WEFT_COMM_MSG_ACTIVATE, 0, task_ends, t, (void *)(intptr_t)status);
-}
-
-static void eager_sent(weft_comm_t *c, void *a, void *b)
-{
-    free(b);
-    weft_comm__xfer_send_finished(c, a);
-}
-
-static weft_comm_msg_t *new_activation(weft_comm_t *c, const weft_task_t *t, int eager)
-{
-    const weft_data_t *d = t->flow[0].data;
-    weft_comm_msg_t *m = weft_comm__alloc(c, sizeof *m + (eager ? d->bytes : 0));
-    if (!m) return NULL;
-    *m = (weft_comm_msg_t){.type = WEFT_COMM_MSG_ACTIVATE,
-                           .src = c->rank,
-                           .key = d->key,
-                           .version = ((const weft_comm_action_t *)t->action)->version,
-                           .rows = d->rows,
-                           .cols = d->cols,
-                           .elem = (int32_t)d->elem,
-                           .eager = eager,
-                           .bytes = (int64_t)d->bytes};
-    if (!eager) return m;
-    const weft_data_copy_t *cp = weft_comm__block((weft_task_t *)t)->x.copy;
-    size_t col = (size_t)d->rows * d->elem;
-    for (int j = 0; j < d->cols; j++)
-        memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
-               col);
-    return m;
-}
-
-static void handle_send(weft_comm_t *c, weft_task_t *t)
-{
-    weft_comm_block_t *blk = weft_comm__block(t);
-    weft_comm_action_t *act = &blk->act;
-    weft_data_t *d = t->flow[0].data;
-    weft_comm_xfer_t *x = &blk->x;
-    if (t->cancelled) {
-        send_failed(c, t, WEFT_ERR_CANCELLED, NULL);
-        return;
-    }
-    int rc = send_copy(c, d, &x->copy);
-    if (rc != WEFT_SUCCESS) {
-        x->copy = NULL;
-        send_failed(c, t, rc,
-                    rc == WEFT_ERR_DEVICE
-                        ? "its newest version is lost with the device that held it"
-                        : "no copy at the newest version");
-        return;
-    }
-    x->t = t;
-    x->peer = act->peer;
-    x->t0 = weft_trace_stamp(c->cfg.trace);
-    act->xfer = x;
-    t->flow[0].copy = x->copy;
-    /* Tiles in device memory always take the rendezvous: the receiver
-     * picks a transport that reads them where they are. */
-    int eager = x->copy->device == 0 && d->bytes <= c->cfg.eager_limit;
-    x->rendezvous = !eager;
-    weft_comm_msg_t *m = new_activation(c, t, eager);
-    if (!m) {
-        send_failed(c, t, WEFT_ERR_NOMEM, "no memory for the activation");
-        return;
-    }
-    weft_comm__transport_describe(c, x->copy, m);
-    if (eager) {
-        rc = weft_comm__isend(c, m, (int)msg_bytes(m), MPI_BYTE, act->peer, WEFT_COMM_CTRL_TAG,
-                              eager_sent, x, m);
-    } else {
-        blk->p.task = t;
-        weft_comm__table_put(c, &blk->p, WEFT_COMM_PEND_SEND, act->peer, d->key, act->version);
-        rc = weft_comm__send_ctrl(c, m, act->peer);
-        if (rc != WEFT_SUCCESS) weft_comm__table_remove(c, &blk->p);
-    }
-    if (rc != WEFT_SUCCESS) {
-        if (eager) free(m);
-        send_failed(c, t, rc, "posting the activation failed");
-        return;
-    }
-    atomic_fetch_add(&c->n_act, 1);
-    if (eager) {
-        atomic_fetch_add(&c->n_eager, 1);
-        atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-    }
-}
+/* ---- sending side: the replies to an activation (send.c sends it) ---------- */
 
 /* The send that waits for reply m (GET, DONE, REJECT or CANCEL), taken out
  * of the table; NULL when this rank never announced what m names. */
@@ -342,7 +208,7 @@ static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int repl
                    (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
                    weft_strerror(status));
     if (rendezvous)
-        weft_comm__send_notice(c, t, reply, 0, task_ends, t, (void *)(intptr_t)status);
+        weft_comm__send_notice(c, t, reply, 0, weft_comm__task_ends, t, (void *)(intptr_t)status);
     else
         weft_comm__task_done(c, t, status);
 }
@@ -363,14 +229,19 @@ static int recv_device(weft_comm_t *c, const weft_task_t *t)
     return act->device;
 }
 
-/* The receive of in->act into a copy of in->task: eager bytes copied now,
- * a rendezvous started. Returns 1 when it must be retried later. */
+/* What became of a receive's try (recv_into_copy): over or started (in
+ * freed by the caller), landing on a device (in kept until it lands), or
+ * to be tried again on a later turn (in kept on the throttled list). */
+enum { RECV_STARTED = 0, RECV_LANDING = 1, RECV_AGAIN = 2 };
+
+/* The receive of in->act into a copy of in->task: eager bytes copied now
+ * (or, to a device, enqueued), a rendezvous started. */
 static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
 {
     weft_task_t *t = in->task;
     weft_comm_msg_t *m = in->act;
     weft_data_t *d = t->flow[0].data;
-    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return 2;
+    if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return RECV_AGAIN;
     int target = recv_device(c, t);
     weft_data_copy_t *cp = NULL;
     int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
@@ -384,12 +255,19 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
         target = 0;
         rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
     }
-    if (rc == WEFT_AGAIN) return 2;
+    /* The host copy is busy too (a write-back of the previous version
+     * still landing): waiting here would stall every other transfer of
+     * the rank, and the write-back may wait for one of them. */
+    if (rc == WEFT_AGAIN) {
+        if (!in->put_off) atomic_fetch_add(&c->n_recv_retries, 1);
+        in->put_off = 1;
+        return RECV_AGAIN;
+    }
     if (rc != WEFT_SUCCESS) {
         char what[64];
         snprintf(what, sizeof what, "no memory on device %d for it", target);
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_CANCEL, rc, what);
-        return 0;
+        return RECV_STARTED;
     }
     weft_comm_xfer_t *x = &weft_comm__block(t)->x;
     *x = (weft_comm_xfer_t){
@@ -397,8 +275,10 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
     if (m->eager) {
-        x->status = weft_comm__xfer_land_eager(c, x, m + 1);
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
+        rc = weft_comm__xfer_land_eager(c, x, in);
+        if (rc == WEFT_AGAIN) return RECV_LANDING;
+        x->status = rc;
         weft_comm__xfer_recv_finished(c, x);
     } else {
         x->mode = weft_comm__transport_choose(c, m, target);
@@ -406,25 +286,27 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
         c->ndata_inflight++;
         weft_comm__transport_recv_start(c, x, m);
     }
-    return 0;
+    return RECV_STARTED;
 }
 
 /* Both halves are here: the RECV task (in->task) and its activation
  * (in->act). Returns 1 when it must be retried later (over the limit, or
- * device memory busy); otherwise in is freed. */
+ * memory busy: in is on the throttled list); otherwise in is freed, now
+ * or once its bytes landed on a device. */
 static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
 {
     weft_task_t *t = in->task;
     weft_comm_msg_t *m = in->act;
-    int again = 0;
+    int how = RECV_STARTED;
     if (m->failed)
         weft_comm__task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
     else if (!shape_matches(c, t->flow[0].data, m))
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_REJECT, WEFT_ERR_INVALID, NULL);
     else
-        again = recv_into_copy(c, in);
-    if (again && throttle(c, in) == WEFT_SUCCESS) return 1;
-    if (again)
+        how = recv_into_copy(c, in);
+    if (how == RECV_LANDING) return 0;
+    if (how == RECV_AGAIN && throttle(c, in) == WEFT_SUCCESS) return 1;
+    if (how == RECV_AGAIN)
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_CANCEL, WEFT_ERR_NOMEM, "no memory to queue it");
     free(in);
     return 0;
@@ -433,17 +315,18 @@ static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
 int weft_comm__start_throttled(weft_comm_t *c)
 {
     int started = 0;
-    size_t n = c->throttled.n;
-    /* Each waiting receive gets one try a turn, highest priority first. */
-    for (size_t k = 0; k < n && c->throttled.n > 0 && c->ndata_inflight < c->cfg.max_requests;
-         k++) {
-        /* Re-read each turn: start_recv may throttle the receive again. */
+    /* Each waiting receive gets one try a turn, highest priority first:
+     * the `left` first entries are this turn's (order kept), a receive
+     * throttled again goes behind them, so that it is not picked again in
+     * the same turn while the others wait. */
+    for (size_t left = c->throttled.n; left > 0 && c->ndata_inflight < c->cfg.max_requests;
+         left--) {
         weft_comm_pending_t **waiting = c->throttled.data;
         size_t best = 0;
-        for (size_t i = 1; i < c->throttled.n; i++)
+        for (size_t i = 1; i < left; i++)
             if (waiting[i]->task->priority > waiting[best]->task->priority) best = i;
         weft_comm_pending_t *p = waiting[best];
-        weft_vec_swap_remove(&c->throttled, best);
+        weft_vec_remove(&c->throttled, best);
         if (!start_recv(c, p)) started = 1;
     }
     return started;
@@ -470,7 +353,7 @@ static void activation_lost(weft_comm_t *c, const weft_comm_msg_t *m, weft_comm_
 
 static void on_activation(weft_comm_t *c, const weft_comm_msg_t *m)
 {
-    size_t bytes = msg_bytes(m);
+    size_t bytes = weft_comm__msg_bytes(m);
     weft_comm_pending_t *waiting =
         weft_comm__table_take(c, WEFT_COMM_PEND_RECV_TASK, m->src, m->key, m->version);
     weft_comm_pending_t *in = weft_comm__alloc(c, sizeof *in + bytes);
@@ -557,7 +440,7 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
 void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t)
 {
     if (t->kind == WEFT_TASK_SEND)
-        handle_send(c, t);
+        weft_comm__handle_send(c, t);
     else
         handle_recv(c, t);
 }

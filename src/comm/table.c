@@ -81,8 +81,9 @@ void weft_comm__table_dump(weft_comm_t *c)
             if (n++ < 32)
                 weft_error("stall: comm: %s data %llu v%u (peer rank %d)", what[p->kind],
                            (unsigned long long)p->key, p->version, p->peer);
-    weft_error("stall: comm: %d rendezvous open, %d fetches in flight, %zu throttled", n,
-               c->ndata_inflight, c->throttled.n);
+    weft_error("stall: comm: %d rendezvous open, %d fetches in flight, %zu throttled, %zu sends "
+               "waiting for a busy host copy, %zu device copies polled",
+               n, c->ndata_inflight, c->throttled.n, c->deferred.n, c->waits.n);
 }
 
 void weft_comm__fetch_listed(weft_comm_t *c, weft_comm_xfer_t *x, int listed)

@@ -60,10 +60,21 @@ int weft_comm__device_copy(weft_comm_t *c, weft_device_t *by, int stream, weft_r
     return weft_device_copy(by, stream, dst, dst_dev, src, src_dev, d->rows, cols, d->elem);
 }
 
-int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *payload)
+/* The eager bytes of x are on its device (or failed there): the
+ * activation they were copied from goes, and the receive ends. */
+static void eager_landed(weft_comm_t *c, void *a, void *b)
+{
+    weft_comm_xfer_t *x = a;
+    free(b);
+    x->status = x->dev_status;
+    weft_comm__xfer_recv_finished(c, x);
+}
+
+int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pending_t *in)
 {
     weft_data_copy_t *cp = x->copy;
     const weft_data_t *d = cp->data;
+    const void *payload = in->act + 1;
     weft_device_t *dev = weft_comm__device(c, cp->device);
     if (!dev) {
         size_t col = (size_t)d->rows * d->elem;
@@ -72,15 +83,20 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, const void *
         return WEFT_SUCCESS;
     }
     /* A small tile for a device consumer goes to the device now, so the
-     * task finds it there instead of re-staging a host copy. */
+     * task finds it there instead of re-staging a host copy. The engine
+     * polls the copy's end instead of waiting: the stage-in stream may
+     * hold other copies ahead of it. */
     weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
     weft_event_t ev;
     int rc = weft_comm__device_copy(c, dev, WEFT_STREAM_IN, dst, cp->device, src, 0, d, d->cols);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
-    if (rc == WEFT_SUCCESS) {
-        rc = dev->ops->event_sync(dev, &ev);
-        dev->ops->event_destroy(dev, &ev);
-    }
+    if (rc != WEFT_SUCCESS) return rc;
+    rc = weft_comm__wait_device(c, dev, ev, eager_landed, x, in, &x->dev_status);
+    if (rc == WEFT_SUCCESS) return WEFT_AGAIN;
+    /* No room to poll it: the copy reads `in`, which the caller frees, so
+     * it must be over first (bounded by what that stream holds). */
+    rc = dev->ops->event_sync(dev, &ev);
+    dev->ops->event_destroy(dev, &ev);
     return rc;
 }
 

@@ -25,6 +25,11 @@ void weft_stats_print(weft_context_t *ctx)
                    mib(s.net_bytes_into_device), mib(s.net_bytes_host), mib(s.net_bytes_mpi),
                    mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport), mib(s.net_bytes_nccl),
                    mib(s.net_bytes_staged));
+    weft_log_stats(-1,
+                   "rank %d: comm thread: %lld receive and %lld send tries put off (copy busy), "
+                   "%lld sends pulled to host while it served the others",
+                   ctx->rank, (long long)s.comm_recv_retries, (long long)s.comm_send_retries,
+                   (long long)s.comm_send_pulls);
 }
 
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
@@ -48,6 +53,9 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->net_bytes_received = c.bytes_received;
         out->recv_rejected = c.rejected;
         out->comm_naps = c.naps;
+        out->comm_recv_retries = c.recv_retries;
+        out->comm_send_retries = c.send_retries;
+        out->comm_send_pulls = c.send_pulls;
         out->net_bytes_from_device = c.bytes_sent_from_device;
         out->net_bytes_into_device = c.bytes_received_into_device;
         out->net_bytes_staged = c.bytes_staged;

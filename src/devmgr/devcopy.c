@@ -208,18 +208,31 @@ static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
     return rc;
 }
 
+/* Says why no host copy could be made when no copy was found to read
+ * (rc WEFT_ERR_INTERNAL from host_target_locked); returns the status. A
+ * copy that fails on the way (an injected fault returns WEFT_ERR_INTERNAL
+ * too) had one. A NEW data at v0 without one was never written: its first
+ * writer failed (a reader inserted before that is refused at insertion). */
+static int no_source(const weft_data_t *d)
+{
+    if ((d->flags & WEFT_DATA_NEW) && d->version == 0) {
+        weft_error("data %llu has no contents: the task that was to write it first failed, so "
+                   "no version of it exists; write it (WEFT_W) or give it initial contents "
+                   "(weft_data_set_init) before a task reads it",
+                   (unsigned long long)d->key);
+        return WEFT_ERR_INVALID;
+    }
+    weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
+               d->version);
+    return WEFT_ERR_INTERNAL;
+}
+
 int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
 {
     host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
     weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
-    /* Only the search for a source says this: a copy that fails on the
-     * way (an injected fault returns WEFT_ERR_INTERNAL too) had one. A NEW
-     * data at v0 without one was never written: its first writer failed
-     * (a reader inserted before that is refused at insertion). */
     int none = !h && rc == WEFT_ERR_INTERNAL;
-    int never = none && (d->flags & WEFT_DATA_NEW) && d->version == 0;
-    if (never) rc = WEFT_ERR_INVALID;
     if (h) rc = pull_to_host(d, h);
     if (rc == WEFT_SUCCESS && out) {
         *out = d->copies[0];
@@ -227,35 +240,117 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
     }
     weft_data_unlock(d);
     host_block_put(d, &fresh);
-    if (never)
-        weft_error("data %llu has no contents: the task that was to write it first failed, so "
-                   "no version of it exists; write it (WEFT_W) or give it initial contents "
-                   "(weft_data_set_init) before a task reads it",
-                   (unsigned long long)d->key);
-    else if (none)
-        weft_error("data %llu: no copy holds its newest version v%u", (unsigned long long)d->key,
-                   d->version);
+    return none ? no_source(d) : rc;
+}
+
+/* Under d's lock, unlocked meanwhile: the D2H copy of pull_to_host,
+ * enqueued and not waited for; p describes it. */
+static int pull_enqueue(weft_data_t *d, weft_data_copy_t *h, weft_devcopy_pull_t *p)
+{
+    weft_data_copy_t *src = live_newest_locked(d);
+    weft_device_t *by = d->ctx->devices->dev[src->device];
+    if (weft_device_is_broken(by)) {
+        weft_device_log_lost(by, (unsigned long long)d->key, d->version);
+        return WEFT_ERR_DEVICE;
+    }
+    uint32_t v = weft_data_xfer_begin_locked(d, 0);
+    weft_data_copy_reader_acquire_locked(src);
+    weft_data_unlock(d);
+    weft_event_t ev = {0};
+    int rc = weft_devcopy_enqueue(by, WEFT_STREAM_OUT, d, h, src);
+    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_OUT, &ev);
+    weft_data_lock(d);
+    if (rc != WEFT_SUCCESS) {
+        weft_data_copy_reader_release_locked(src);
+        weft_data_xfer_end_locked(d, 0, v, 0);
+        return rc;
+    }
+    *p = (weft_devcopy_pull_t){.by = by, .ev = ev, .src = src, .version = v};
+    return WEFT_SUCCESS;
+}
+
+int weft_devcopy_pull_begin(weft_data_t *d, weft_devcopy_pull_t *p, weft_data_copy_t **out)
+{
+    host_block_t fresh = {0};
+    int rc = WEFT_SUCCESS;
+    weft_data_lock(d);
+    weft_data_copy_t *h = host_target_locked(d, &fresh, &rc);
+    if (!h && rc == WEFT_ERR_NOMEM && !fresh.ptr) {
+        /* The memory comes outside the lock; the state is looked at again. */
+        weft_data_unlock(d);
+        if (host_block_get(d, &fresh) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        weft_data_lock(d);
+        h = host_target_locked(d, &fresh, &rc);
+    }
+    p->by = NULL;
+    if (h) rc = pull_enqueue(d, h, p);
+    if (!h && rc == WEFT_SUCCESS) {
+        *out = d->copies[0];
+        weft_data_copy_reader_acquire_locked(*out);
+    } else if (rc == WEFT_SUCCESS) {
+        *out = NULL;
+    }
+    weft_data_unlock(d);
+    host_block_put(d, &fresh);
+    return !h && rc == WEFT_ERR_INTERNAL ? no_source(d) : rc;
+}
+
+int weft_devcopy_pull_end(weft_data_t *d, weft_devcopy_pull_t *p, int status,
+                          weft_data_copy_t **out)
+{
+    weft_data_lock(d);
+    weft_data_copy_reader_release_locked(p->src);
+    weft_data_xfer_end_locked(d, 0, p->version, status == WEFT_SUCCESS);
+    /* The caller reads this version (a reader of it in the task graph):
+     * nothing wrote a newer one meanwhile, so the host copy holds it. */
+    if (status == WEFT_SUCCESS) {
+        *out = d->copies[0];
+        weft_data_copy_reader_acquire_locked(*out);
+    }
+    weft_data_unlock(d);
+    p->by = NULL;
+    return status;
+}
+
+/* The host copy a first write lands in, with a reader taken: WEFT_AGAIN,
+ * unless `wait`, while a write-back of the previous version is still
+ * landing in it. */
+static int host_write_copy(weft_data_t *d, int wait, weft_data_copy_t **out)
+{
+    host_block_t fresh = {0};
+    weft_data_lock(d);
+    for (;;) {
+        weft_data_copy_t *h = d->copies[0];
+        if (h && h->xfer == WEFT_XFER_UNDER) {
+            if (!wait) break;
+            weft_data_wait_change(d); /* until that write-back lands */
+            continue;
+        }
+        if (h || fresh.ptr) break;
+        weft_data_unlock(d);
+        if (host_block_get(d, &fresh) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        weft_data_lock(d);
+    }
+    weft_data_copy_t *h = d->copies[0];
+    int rc = WEFT_SUCCESS;
+    if (h && h->xfer == WEFT_XFER_UNDER)
+        rc = WEFT_AGAIN;
+    else if (!h && !(h = host_attach_locked(d, &fresh)))
+        rc = WEFT_ERR_NOMEM;
+    if (rc == WEFT_SUCCESS) weft_data_copy_reader_acquire_locked(h);
+    weft_data_unlock(d);
+    host_block_put(d, &fresh);
+    if (rc == WEFT_SUCCESS) *out = h;
     return rc;
 }
 
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
 {
     if (mode & WEFT_R) return weft_devcopy_to_host(d, out);
-    host_block_t fresh = {0};
-    weft_data_lock(d);
-    /* A write-back of the previous version may still be landing there. */
-    while (d->copies[0] && d->copies[0]->xfer == WEFT_XFER_UNDER) weft_data_wait_change(d);
-    while (!d->copies[0] && !fresh.ptr) {
-        weft_data_unlock(d);
-        if (host_block_get(d, &fresh) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-        weft_data_lock(d);
-    }
-    weft_data_copy_t *h = d->copies[0];
-    if (!h) h = host_attach_locked(d, &fresh);
-    if (h) weft_data_copy_reader_acquire_locked(h);
-    weft_data_unlock(d);
-    host_block_put(d, &fresh);
-    if (!h) return WEFT_ERR_NOMEM;
-    *out = h;
-    return WEFT_SUCCESS;
+    return host_write_copy(d, 1, out);
+}
+
+int weft_devcopy_host_write_nowait(weft_data_t *d, weft_data_copy_t **out)
+{
+    return host_write_copy(d, 0, out);
 }

@@ -232,6 +232,36 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
  * allocated for a first write. */
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
+/* weft_devcopy_host_flow for a write, without waiting (the comm thread
+ * serves every transfer of its rank and must not wait on one): WEFT_AGAIN
+ * while a write-back of the previous version is still landing in the host
+ * copy; ask again later. WEFT_ERR_NOMEM: no host memory. */
+int weft_devcopy_host_write_nowait(weft_data_t *d, weft_data_copy_t **out)
+    __attribute__((warn_unused_result));
+
+/* A write-back of a data's newest version to its host copy, enqueued on
+ * the stage-out stream of the device holding it and not waited for. */
+typedef struct weft_devcopy_pull {
+    weft_device_t *by;     /* the device whose stream copies */
+    weft_event_t ev;       /* recorded after the copy */
+    weft_data_copy_t *src; /* the copy read: a reader held until the end */
+    uint32_t version;      /* the version coming to the host copy (UNDER meanwhile) */
+} weft_devcopy_pull_t;
+/* weft_devcopy_to_host without waiting, for the comm thread: WEFT_SUCCESS
+ * with *out set (a reader taken) when the host copy holds the newest
+ * version already; WEFT_SUCCESS with *out NULL when the copy was enqueued:
+ * once p->ev is over, call weft_devcopy_pull_end. WEFT_AGAIN: the host copy
+ * is busy (bytes landing, a task writing it): ask again later. Errors:
+ * WEFT_ERR_NOMEM, WEFT_ERR_DEVICE (the newest version is lost with its
+ * device), WEFT_ERR_INVALID / WEFT_ERR_INTERNAL (no version exists, logged),
+ * the copy's enqueue failure. Not with d locked. */
+int weft_devcopy_pull_begin(weft_data_t *d, weft_devcopy_pull_t *p, weft_data_copy_t **out)
+    __attribute__((warn_unused_result));
+/* Ends the pull p with the status of its event: the host copy holds the
+ * version (*out, a reader taken) or, on failure, is invalid. Returns
+ * status. */
+int weft_devcopy_pull_end(weft_data_t *d, weft_devcopy_pull_t *p, int status,
+                          weft_data_copy_t **out);
 /* Evicts every copy of the device that nothing uses now (dirty ones
  * written back first): the zone's free space in one piece again. Returns
  * how many went, or a negative status when a write-back failed. */

@@ -115,6 +115,11 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("device_emu_memory", "1G", 4 * KIB, TIB,
          "memory of one emulated accelerator of the node, split among the node's ranks that "
          "use it (each rank's share is a shared-memory zone)"),
+    /* For tests: a copy that is still landing for a known time (a slow
+     * write-back, a slow pull), so that what waits for it can be seen. */
+    INT("device_emu_copy_delay_us", "0", 0, 10000000,
+        "each copy of an emulated accelerator waits this many microseconds on the device's "
+        "thread before it moves its bytes (tests: copies in flight for a known time); 0 = none"),
     /* Each rank keeps 16 control receives of this size posted (memory), and
      * MPI counts them as int. */
     SIZE("comm_eager_limit", "64K", 0, 64 * MIB,

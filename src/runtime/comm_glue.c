@@ -18,9 +18,11 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
 {
     weft_context_t *ctx = arg;
     weft_data_copy_t *c = NULL;
-    /* A write-only flow of the host: the host copy, created when absent. */
+    /* A write-only flow of the host: the host copy, created when absent.
+     * Neither waits: WEFT_AGAIN (device memory full, a write-back still
+     * landing in the host copy) and the engine tries again later. */
     int rc = device > 0 ? weft_devcopy_get_nowait(ctx->devmgr[device], d, &c)
-                        : weft_devcopy_host_flow(d, WEFT_W, &c);
+                        : weft_devcopy_host_write_nowait(d, &c);
     if (rc != WEFT_SUCCESS) return rc;
     /* Not readable until the bytes are in (weft_data_copied_locked). */
     weft_data_lock(d);
@@ -36,9 +38,20 @@ static void landing(void *arg, weft_task_t *t, weft_data_copy_t *c)
     (void)gated; /* counted in the device's statistics */
 }
 
-static int host_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **out)
+static int host_pull(void *arg, weft_data_t *d, weft_comm_pull_t *p, weft_data_copy_t **out)
 {
-    return weft_devcopy_to_host(d, out);
+    weft_devcopy_pull_t dp;
+    int rc = weft_devcopy_pull_begin(d, &dp, out);
+    if (rc == WEFT_SUCCESS && !*out)
+        *p = (weft_comm_pull_t){.dev = dp.by, .ev = dp.ev, .src = dp.src, .version = dp.version};
+    return rc;
+}
+
+static int host_pull_end(void *arg, weft_data_t *d, weft_comm_pull_t *p, int status,
+                         weft_data_copy_t **out)
+{
+    weft_devcopy_pull_t dp = {.by = p->dev, .ev = p->ev, .src = p->src, .version = p->version};
+    return weft_devcopy_pull_end(d, &dp, status, out);
 }
 
 /* auto follows the general switch; the general switch's auto means "on
@@ -84,7 +97,8 @@ int weft_comm_glue_config(weft_context_t *ctx, weft_comm_config_t *cfg)
     cfg->mpi_device_ok = mpi_reads_device(ctx);
     cfg->staged_chunk = (size_t)weft_params_int(ctx->params, "comm_staged_chunk");
     cfg->recv_copy = recv_copy;
-    cfg->host_copy = host_copy;
+    cfg->host_pull = host_pull;
+    cfg->host_pull_end = host_pull_end;
     cfg->landing = weft_params_int(ctx->params, "device_launch_ahead") ? landing : NULL;
     cfg->copy_arg = ctx;
     cfg->fault = ctx->fault;

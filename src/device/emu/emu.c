@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device/device.h"
@@ -72,6 +73,7 @@ typedef struct emu_dev {
     char shm_name[64];
     int shm_fd;
     emu_import_t imports[EMU_MAX_IMPORTS];
+    long copy_delay_us; /* device_emu_copy_delay_us */
 } emu_dev_t;
 
 static int emu_probe(int *count)
@@ -94,9 +96,20 @@ static void copy_2d(const emu_op_t *op)
                 (const char *)op->src.ptr + (size_t)j * (size_t)op->src.ld * op->elem, col);
 }
 
-static int run_op(emu_op_t *op)
+/* Tests make a copy slow (device_emu_copy_delay_us) to hold it in flight
+ * for a known time: a write-back still landing, a pull not done yet. */
+static void copy_delay(const emu_dev_t *e)
+{
+    if (e->copy_delay_us <= 0) return;
+    struct timespec ts = {.tv_sec = e->copy_delay_us / 1000000,
+                          .tv_nsec = (e->copy_delay_us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+}
+
+static int run_op(const emu_dev_t *e, emu_op_t *op)
 {
     if (op->kind == EMU_OP_COPY) {
+        copy_delay(e);
         copy_2d(op);
         return 0;
     }
@@ -116,7 +129,7 @@ static void *emu_thread(void *arg)
         pthread_mutex_unlock(&e->lock);
         /* A broken device runs nothing more, as a CUDA context after a
          * sticky error: the op fails and so does the next event. */
-        int failed = weft_device_is_broken(e->dev) ? -1 : run_op(op);
+        int failed = weft_device_is_broken(e->dev) ? -1 : run_op(e, op);
         pthread_mutex_lock(&e->lock);
         emu_stream_t *s = &e->streams[op->stream];
         s->done++;
@@ -223,6 +236,8 @@ static int emu_open(weft_device_t *dev, int index)
     dev->urgent_stream = urgent ? dev->nstreams : -1;
     dev->nstreams += urgent;
     dev->caps = WEFT_DEVCAP_IPC | WEFT_DEVCAP_HOST_ADDRESSABLE;
+    e->copy_delay_us =
+        dev->params ? (long)weft_params_int(dev->params, "device_emu_copy_delay_us") : 0;
     e->shm_fd = -1;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->work, NULL);
