@@ -184,24 +184,35 @@ static weft_data_copy_t *live_newest_locked(weft_data_t *d)
     return weft_data_newest_copy_locked(d, -1);
 }
 
+/* Under d's lock: the start of a D2H copy of the newest version into the
+ * host copy (marked arriving), its source held by a reader; then the lock
+ * is dropped. WEFT_ERR_DEVICE, lock kept, when that version is on a failed
+ * device: nothing can be read there, and saying so beats handing out the
+ * older version the host holds. */
+static int pull_start_locked(weft_data_t *d, weft_data_copy_t **src, uint32_t *v)
+{
+    *src = live_newest_locked(d);
+    weft_device_t *by = d->ctx->devices->dev[(*src)->device];
+    if (weft_device_is_broken(by)) {
+        weft_device_log_lost(by, (unsigned long long)d->key, d->version);
+        return WEFT_ERR_DEVICE;
+    }
+    *v = weft_data_xfer_begin_locked(d, 0);
+    weft_data_copy_reader_acquire_locked(*src);
+    weft_data_unlock(d);
+    return WEFT_SUCCESS;
+}
+
 /* Under d's lock, unlocked meanwhile: one D2H copy from the newest copy
  * into h on the stage-out stream of the device holding it. */
 static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
 {
-    weft_data_copy_t *src = live_newest_locked(d);
-    weft_device_t *dead = d->ctx->devices->dev[src->device];
-    if (weft_device_is_broken(dead)) {
-        /* Nothing can be read from a failed device: the version is gone,
-         * and saying so beats handing out the older one the host holds. */
-        weft_device_log_lost(dead, (unsigned long long)d->key, d->version);
-        return WEFT_ERR_DEVICE;
-    }
-    uint32_t v = weft_data_xfer_begin_locked(d, 0);
-    weft_data_copy_reader_acquire_locked(src);
-    weft_data_unlock(d);
-    weft_context_t *ctx = d->ctx;
-    weft_device_t *by = ctx->devices->dev[src->device];
-    int rc = weft_devcopy_sync(ctx, by, WEFT_STREAM_OUT, d, h, src);
+    weft_data_copy_t *src;
+    uint32_t v;
+    int rc = pull_start_locked(d, &src, &v);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_device_t *by = d->ctx->devices->dev[src->device];
+    rc = weft_devcopy_sync(d->ctx, by, WEFT_STREAM_OUT, d, h, src);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(src);
     weft_data_xfer_end_locked(d, 0, v, rc == WEFT_SUCCESS);
@@ -247,17 +258,13 @@ int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
  * enqueued and not waited for; p describes it. */
 static int pull_enqueue(weft_data_t *d, weft_data_copy_t *h, weft_devcopy_pull_t *p)
 {
-    weft_data_copy_t *src = live_newest_locked(d);
+    weft_data_copy_t *src;
+    uint32_t v;
+    int rc = pull_start_locked(d, &src, &v);
+    if (rc != WEFT_SUCCESS) return rc;
     weft_device_t *by = d->ctx->devices->dev[src->device];
-    if (weft_device_is_broken(by)) {
-        weft_device_log_lost(by, (unsigned long long)d->key, d->version);
-        return WEFT_ERR_DEVICE;
-    }
-    uint32_t v = weft_data_xfer_begin_locked(d, 0);
-    weft_data_copy_reader_acquire_locked(src);
-    weft_data_unlock(d);
     weft_event_t ev = {0};
-    int rc = weft_devcopy_enqueue(by, WEFT_STREAM_OUT, d, h, src);
+    rc = weft_devcopy_enqueue(by, WEFT_STREAM_OUT, d, h, src);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_OUT, &ev);
     weft_data_lock(d);
     if (rc != WEFT_SUCCESS) {
