@@ -76,7 +76,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
      * polled meanwhile, so that the end follows the gate's opening without
      * one more query (a microsecond or two under MPS, on every move). */
     if (weft_devgate_closed(f->task)) {
-        if (f->has_event && f->ev_rc == WEFT_AGAIN) f->ev_rc = dev->ops->event_query(dev, &f->ev);
+        (void)weft_devlaunch_kernel_poll(m, f);
         return progress;
     }
     int rc;

@@ -287,15 +287,25 @@ int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f)
     return 1;
 }
 
+int weft_devlaunch_kernel_poll(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    if (!f->has_event) return WEFT_SUCCESS;
+    if (f->ev_rc != WEFT_AGAIN) return f->ev_rc;
+    /* A device error line about it is the task's cause. */
+    weft_log_cause_t *outer = weft_log_cause_enter(&f->task->cause);
+    f->ev_rc = m->dev->ops->event_query(m->dev, &f->ev);
+    weft_log_cause_leave(outer);
+    return f->ev_rc;
+}
+
 /* The outcome of f's kernel (WEFT_AGAIN: not yet), in its task's span: a
  * device error line about it, or the injected one, is the task's cause. */
 int weft_devlaunch_kernel_outcome(weft_devmgr_t *m, weft_inflight_t *f)
 {
+    int rc = weft_devlaunch_kernel_poll(m, f);
+    if (rc == WEFT_AGAIN) return rc;
     weft_log_cause_t *outer = weft_log_cause_enter(&f->task->cause);
-    /* A task launched ahead of its receive had its event seen over early. */
-    int rc = f->has_event ? f->ev_rc : WEFT_SUCCESS;
-    if (rc == WEFT_AGAIN) rc = m->dev->ops->event_query(m->dev, &f->ev);
-    if (rc != WEFT_AGAIN) rc = completion_fault(m, f->task, rc);
+    rc = completion_fault(m, f->task, rc);
     weft_log_cause_leave(outer);
     return rc;
 }

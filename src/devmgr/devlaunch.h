@@ -100,6 +100,10 @@ void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f);
 /* Whether f's stage-in copies ended (1; on another stream than the
  * kernel's, a failure fails the task: f->rc) or run on (0). */
 int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f);
+/* What f's kernel event says (WEFT_AGAIN: not over), kept in f->ev_rc
+ * once over: a task launched ahead of its receive is polled while its
+ * gate is closed, so that its end follows the gate. */
+int weft_devlaunch_kernel_poll(weft_devmgr_t *m, weft_inflight_t *f);
 /* The outcome of f's kernel, WEFT_AGAIN while it runs. */
 int weft_devlaunch_kernel_outcome(weft_devmgr_t *m, weft_inflight_t *f);
 /* f's kernel is over with rc: stage-in finished, written flows published,
