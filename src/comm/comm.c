@@ -64,16 +64,22 @@ void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
 
 typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
 
+/* level is WEFT_LOG_WARN for the first of two tries (the caller posts
+ * once more), WEFT_LOG_ERROR otherwise: a failure that a second post
+ * mends is not an error of the run. */
 static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type, int peer,
-                int tag, weft_comm_req_cb_t cb)
+                int tag, weft_comm_req_cb_t cb, int level)
 {
+    const char *then = level == WEFT_LOG_ERROR ? "" : "; posting it once more";
     if (reserve_request(c) != WEFT_SUCCESS) {
-        weft_error("comm: no memory to track one more MPI request (%zu in flight)", c->reqs.n);
+        weft_log(level, -1, "comm: no memory to track one more MPI request (%zu in flight)%s",
+                 c->reqs.n, then);
         return WEFT_ERR_NOMEM;
     }
+    const char *what = kind == POST_SEND ? "Isend" : "Irecv";
     if (kind != POST_CTRL_RECV && weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_POST, NULL)) {
-        weft_error("comm: MPI_%s to rank %d (tag %d) fails (fault_inject)",
-                   kind == POST_SEND ? "Isend" : "Irecv", peer, tag);
+        weft_log(level, -1, "comm: MPI_%s to rank %d (tag %d) fails (fault_inject)%s", what, peer,
+                 tag, then);
         return WEFT_ERR_MPI;
     }
     MPI_Request r;
@@ -83,8 +89,8 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(err, msg, &len);
-        weft_error("comm: MPI_%s to rank %d (tag %d) failed: %s",
-                   kind == POST_SEND ? "Isend" : "Irecv", peer, tag, msg);
+        weft_log(level, -1, "comm: MPI_%s to rank %d (tag %d) failed: %s%s", what, peer, tag, msg,
+                 then);
         return WEFT_ERR_MPI;
     }
     /* Room is reserved above: a request MPI has taken is always tracked. */
@@ -98,20 +104,31 @@ int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype ty
                      int tag, weft_comm_cb_fn cb, void *a, void *b)
 {
     return post(c, POST_SEND, (void *)buf, count, type, dest, tag,
-                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b});
+                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b}, WEFT_LOG_ERROR);
+}
+
+int weft_comm__isend_ctrl_twice(weft_comm_t *c, const void *buf, int bytes, int dest,
+                                weft_comm_cb_fn cb, void *a, void *b)
+{
+    weft_comm_req_cb_t on = {.fn = cb, .a = a, .b = b};
+    if (post(c, POST_SEND, (void *)buf, bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, on,
+             WEFT_LOG_WARN) == WEFT_SUCCESS)
+        return WEFT_SUCCESS;
+    return post(c, POST_SEND, (void *)buf, bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, on,
+                WEFT_LOG_ERROR);
 }
 
 int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
                      weft_comm_cb_fn cb, void *a, void *b)
 {
     return post(c, POST_RECV, buf, count, type, src, tag,
-                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b});
+                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b}, WEFT_LOG_ERROR);
 }
 
 int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a)
 {
     return post(c, POST_CTRL_RECV, buf, count, MPI_BYTE, MPI_ANY_SOURCE, WEFT_COMM_CTRL_TAG,
-                (weft_comm_req_cb_t){.fn = cb, .a = a});
+                (weft_comm_req_cb_t){.fn = cb, .a = a}, WEFT_LOG_ERROR);
 }
 
 void weft_comm__cancel_recvs(weft_comm_t *c, const void *x)

@@ -194,6 +194,11 @@ int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype ty
                      int tag, weft_comm_cb_fn cb, void *a, void *b);
 int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
                      weft_comm_cb_fn cb, void *a, void *b);
+/* A control message the peer waits for (bytes of buf, to dest): posted
+ * once more when the first post fails, whose line is then a warning; the
+ * error status and an error line only when the second fails too. */
+int weft_comm__isend_ctrl_twice(weft_comm_t *c, const void *buf, int bytes, int dest,
+                                weft_comm_cb_fn cb, void *a, void *b);
 /* The control-plane receive, not a fault site. */
 int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
 /* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */
@@ -228,6 +233,8 @@ int weft_comm__ctrl_start(weft_comm_t *c);
 /* Posts again the control receives whose post failed (engine turns). */
 void weft_comm__ctrl_repost(weft_comm_t *c);
 void weft_comm__ctrl_stop(weft_comm_t *c);
+/* A request callback that frees a (a message buffer once sent). */
+void weft_comm__free_msg(weft_comm_t *c, void *a, void *b);
 /* Sends m (allocated; freed once sent, or on failure) to dest. */
 int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest);
 /* Bytes of m on the wire: the header, and an eager activation's payload. */

@@ -78,7 +78,7 @@ void weft_comm__ctrl_stop(weft_comm_t *c)
     for (int i = 0; i < WEFT_COMM_NCTRL; i++) free(c->ctrl[i].buf);
 }
 
-static void free_buf(weft_comm_t *c, void *a, void *b) { free(a); }
+void weft_comm__free_msg(weft_comm_t *c, void *a, void *b) { free(a); }
 
 size_t weft_comm__msg_bytes(const weft_comm_msg_t *m)
 {
@@ -88,7 +88,7 @@ size_t weft_comm__msg_bytes(const weft_comm_msg_t *m)
 int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest)
 {
     int rc = weft_comm__isend(c, m, (int)weft_comm__msg_bytes(m), MPI_BYTE, dest,
-                              WEFT_COMM_CTRL_TAG, free_buf, m, NULL);
+                              WEFT_COMM_CTRL_TAG, weft_comm__free_msg, m, NULL);
     if (rc != WEFT_SUCCESS) free(m);
     return rc;
 }
@@ -111,11 +111,8 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
                            .version = blk->act.version,
                            .failed = type == WEFT_COMM_MSG_ACTIVATE,
                            .tag = tag};
-    /* The peer waits for this message: one more try if the post fails. */
-    for (int attempt = 0; attempt < 2; attempt++)
-        if (weft_comm__isend(c, m, (int)sizeof *m, MPI_BYTE, blk->act.peer, WEFT_COMM_CTRL_TAG, cb,
-                             a, b) == WEFT_SUCCESS)
-            return;
+    if (weft_comm__isend_ctrl_twice(c, m, (int)sizeof *m, blk->act.peer, cb, a, b) == WEFT_SUCCESS)
+        return;
     weft_error("comm: could not send the %s of data %llu v%u to rank %d: that rank is not told "
                "and may wait for it",
                msg_name(type), (unsigned long long)d->key, blk->act.version, blk->act.peer);

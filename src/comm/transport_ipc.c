@@ -162,18 +162,14 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
                               .src = c->rank,
                               .key = x->copy->data->key,
                               .version = ((const weft_comm_action_t *)x->t->action)->version};
-    weft_comm_msg_t again = *done;
     weft_comm__xfer_part_done(c, x); /* x and its task may be gone after this */
-    /* The peer waits for this message: one more try if the post fails (it
-     * frees the buffer). */
-    for (int attempt = 0; done; attempt++) {
-        if (weft_comm__send_ctrl(c, done, peer) == WEFT_SUCCESS) return;
-        done = attempt == 0 ? weft_comm__alloc(c, sizeof *done) : NULL;
-        if (done) *done = again;
-    }
+    if (weft_comm__isend_ctrl_twice(c, done, (int)sizeof *done, peer, weft_comm__free_msg, done,
+                                    NULL) == WEFT_SUCCESS)
+        return;
     weft_error("comm: could not send the DONE of data %llu v%u to rank %d: that rank is not told "
                "and may wait for it",
-               (unsigned long long)again.key, again.version, peer);
+               (unsigned long long)done->key, done->version, peer);
+    free(done);
 }
 
 /* Nothing is posted and the sender not told until the pull is on its way,
