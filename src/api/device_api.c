@@ -76,7 +76,7 @@ void weft_devstats_print(weft_context_t *ctx)
     size_t pinned, total;
     int slabs;
     weft_hostmem_stats(ctx->hostmem, &pinned, &total, &slabs);
-    if (ctx->hostmem)
+    if (ctx->hostmem && ctx->ndevices > 0)
         weft_log_stats(-1, "host copies: %.1f MiB pinned of %.1f MiB in slabs (%d slabs made)",
                        mib((long long)pinned), mib((long long)total), slabs);
 }

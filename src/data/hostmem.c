@@ -138,7 +138,8 @@ static void slab_pin_locked(weft_hostmem_t *pool, hm_slab_t *s)
  * pinned yet is. */
 static void pin_due_locked(weft_hostmem_t *pool)
 {
-    if (pool->failed || !pool->open || pool->total <= pool->pinner.pin_from) return;
+    if (!pool->pinner.pin || pool->failed || !pool->open || pool->total <= pool->pinner.pin_from)
+        return;
     for (hm_slab_t *s = pool->slabs; s && !pool->failed; s = s->next)
         if (!s->pinned) slab_pin_locked(pool, s);
 }

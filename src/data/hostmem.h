@@ -12,8 +12,10 @@
  * several threads mapped its pages. Slabs grow geometrically (each the size
  * of all before it, 16 MiB to 1 GiB, at least the request), so pinning is
  * paid a few times, not once a tile; tiles are carved from a slab by the
- * zone allocator (data/zone.h). Without devices or with host_pin=off:
- * plain aligned memory; a failed pinning is said once, slabs stay pageable.
+ * zone allocator (data/zone.h). Without devices or with host_pin=off the
+ * slabs are never pinned, and still keep the memory of copies that come
+ * and go (received tiles) mapped; a failed pinning is said once, slabs
+ * stay pageable.
  *
  * The pool outlives the devices: weft_hostmem_close (before the devices
  * close) unpins every slab, and copies freed later (taskpools freed last,
@@ -37,7 +39,8 @@ typedef struct weft_hostmem_pinner {
     size_t pin_from; /* slabs are pinned once they hold more bytes than this (0: always) */
 } weft_hostmem_pinner_t;
 
-/* A pool that pins through `pinner` (copied); NULL when out of memory
+/* A pool that pins through `pinner` (copied; pin NULL: never pins, the
+ * slabs only keep host copies' memory mapped); NULL when out of memory
  * (callers then get plain memory). Main thread. */
 weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner);
 /* Unpins every slab (the pinner still works); the pool is freed with its

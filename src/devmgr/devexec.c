@@ -14,6 +14,7 @@
  * (devbatch: kernels too small to fill the device alone). A task's own
  * steps (pin, stage-in, launch, end) are devlaunch.c's. */
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,19 +536,25 @@ int weft_devexec_start(weft_context_t *ctx)
     }
     ctx->ndevices = ds->n;
     const char *pin = weft_params_str(ctx->params, "host_pin");
+    /* Never pinned without devices or with host_pin=off: the slabs still
+     * serve every host copy the runtime allocates, so that a received
+     * tile's copy reuses memory already mapped (a fresh allocation a tile
+     * faulted its pages in on the comm thread, a tenth of a core on 2 ranks
+     * x 1 core). */
+    weft_hostmem_pinner_t pinner = {NULL, NULL, ctx, "host", 1, SIZE_MAX};
     if (ds->n > 0 && strcmp(pin, "off") != 0) {
         /* auto: pinned once the host copies outgrow the rank's zones. */
         size_t zones = 0;
         for (int i = 1; i <= ds->n; i++) zones += weft_zone_capacity(ds->dev[i]->zone);
         /* Pinned memory serves every device of the process. */
-        weft_hostmem_pinner_t pinner = {hostmem_pin,
-                                        hostmem_unpin,
-                                        ctx,
-                                        hostmem_device(ctx)->name,
-                                        ctx->ncores + 1,
-                                        strcmp(pin, "auto") == 0 ? zones : 0};
-        ctx->hostmem = weft_hostmem_open(&pinner);
+        pinner = (weft_hostmem_pinner_t){hostmem_pin,
+                                         hostmem_unpin,
+                                         ctx,
+                                         hostmem_device(ctx)->name,
+                                         ctx->ncores + 1,
+                                         strcmp(pin, "auto") == 0 ? zones : 0};
     }
+    ctx->hostmem = weft_hostmem_open(&pinner);
     return WEFT_SUCCESS;
 }
 
