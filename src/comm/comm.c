@@ -239,11 +239,51 @@ static weft_task_t *take_submitted(weft_comm_t *c)
     return list;
 }
 
+/* CPU time of all the rank's threads, ns. */
+static int64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Every wakeup preempts the worker in the middle of its kernel: on this
+ * project's 2-core VMs a wakeup cost the worker tens of us, and weft-gemm
+ * on 2 ranks x 1 core ran 10% faster with 4 ms naps than with 0.5 ms. So
+ * a nap that ran out while the rank's threads kept its cores (they ran >=
+ * 90% of it) doubles the next. When other processes take the cores, long
+ * naps lost the rank its share of them (weft-gemm 58 GFLOPS with 0.5 ms
+ * naps beside two busy loops, 25 with 2 or 4 ms), so a nap in which the
+ * rank ran less while its worker stayed in one task (no host body ended:
+ * not idle, held off its core) makes the naps short for a second, after
+ * which they grow again if the cores are free by then. A nap ended by a
+ * submission, or one in which a body ended, says nothing. */
+/* What a nap's two context switches may cost the rank's threads without
+ * another process on the core (up to ~200 us a nap on this project's
+ * VMs): not taken for a sign of one. */
+#define NAP_SWITCH_NS 300000
+
+static void next_nap(weft_comm_t *c, long nap, int timed_out, int64_t wall_ns, int64_t cpu_ns,
+                     int body_ended)
+{
+    int64_t now = weft_clock_ns();
+    if (!timed_out) return;
+    if (wall_ns - cpu_ns > wall_ns / 10 + NAP_SWITCH_NS) {
+        c->nap_now_ns = c->cfg.nap_ns;
+        if (body_ended) return;
+        c->nap_short_until = now + 1000000000LL;
+        return;
+    }
+    if (now < c->nap_short_until) return;
+    long max = c->cfg.nap_max_ns > c->cfg.nap_ns ? c->cfg.nap_max_ns : c->cfg.nap_ns;
+    c->nap_now_ns = 2 * nap < max ? 2 * nap : max;
+}
+
 /* A worker computes on the engine's core: a yield would hand the core
  * back to it until the next scheduler tick (4 ms at HZ=250), and the
  * messages its tasks release, and the GETs of their readers, would wait
- * that long. A timed wait instead returns in nap_ns, or at once when a
- * task is submitted, and the wakeup preempts the worker. */
+ * that long. A timed wait instead returns in a nap (next_nap), or at once
+ * when a task is submitted, and the wakeup preempts the worker. */
 static int nap_while_busy(weft_comm_t *c)
 {
     if (c->cfg.nap_ns <= 0 || !c->cfg.busy ||
@@ -251,15 +291,23 @@ static int nap_while_busy(weft_comm_t *c)
         return 0;
     /* Device events (an ipc pull, staged chunks) and transport operations
      * end without a submission to wake a nap: napping then would hold the
-     * end of a receive, and the release of its consumer, up to nap_ns
-     * (500 us by default) after the copy landed. busy also counts tasks
-     * running on devices, which need no host core. Yield instead. */
+     * end of a receive, and the release of its consumer, up to a nap
+     * after the copy landed. busy also counts tasks running on devices,
+     * which need no host core. Yield instead. */
     if (c->waits.n > 0 || c->tp_busy > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
-    struct timespec ts = weft_deadline_in(c->cfg.nap_ns);
+    long nap = c->nap_now_ns > 0 ? c->nap_now_ns : c->cfg.nap_ns;
+    int64_t wall0 = weft_clock_ns(), cpu0 = process_cpu_ns();
+    long ended0 = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0;
+    struct timespec ts = weft_deadline_in(nap);
+    int rc = 0;
     pthread_mutex_lock(&c->qlock);
-    if (!c->qhead && !atomic_load(&c->stop)) pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
+    if (!c->qhead && !atomic_load(&c->stop))
+        rc = pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);
+    long ended = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0;
+    next_nap(c, nap, rc == ETIMEDOUT, weft_clock_ns() - wall0, process_cpu_ns() - cpu0,
+             ended != ended0);
     return 1;
 }
 

@@ -173,6 +173,8 @@ struct weft_comm {
     int ctrl_reposts; /* control receives to post again (a post failed) */
     int tp_busy;      /* parts the transports wait for by themselves (nccl operations):
                          the engine does not sleep while there are some */
+    long nap_now_ns;  /* the next nap's length (nap_while_busy) */
+    int64_t nap_short_until; /* naps stay short until then (weft_clock_ns) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
     atomic_llong n_recv_retries, n_send_retries, n_send_pulls;

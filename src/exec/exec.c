@@ -100,6 +100,7 @@ void weft_exec_task(void *arg, weft_task_t *t, int worker)
     atomic_fetch_add_explicit(&ctx->tasks_running, 1, memory_order_relaxed);
     int rc = run_body_on_host(ctx, t);
     atomic_fetch_sub_explicit(&ctx->tasks_running, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ctx->host_bodies_ended, 1, memory_order_relaxed);
     weft_trace_slice(ctx->trace, weft_trace_thread_track, t0, weft_trace_now(), t->cls->name,
                      "task", "\"key\":%llu,\"device\":0,\"seq\":%llu",
                      t->nflows
