@@ -274,7 +274,10 @@ static void next_nap(weft_comm_t *c, long nap, int timed_out, int64_t wall_ns, i
         c->nap_short_until = now + 1000000000LL;
         return;
     }
-    if (now < c->nap_short_until) return;
+    /* On a rank with accelerators busy counts kernels too, and a move
+     * between GPUs waits on the nap (issue 17's move cost): naps stay
+     * short there. */
+    if (now < c->nap_short_until || c->cfg.ndevices > 0) return;
     long max = c->cfg.nap_max_ns > c->cfg.nap_ns ? c->cfg.nap_max_ns : c->cfg.nap_ns;
     c->nap_now_ns = 2 * nap < max ? 2 * nap : max;
 }
@@ -302,8 +305,7 @@ static int nap_while_busy(weft_comm_t *c)
     struct timespec ts = weft_deadline_in(nap);
     int rc = 0;
     pthread_mutex_lock(&c->qlock);
-    if (!c->qhead && !atomic_load(&c->stop))
-        rc = pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
+    if (!c->qhead && !atomic_load(&c->stop)) rc = pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);
     long ended = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0;
     next_nap(c, nap, rc == ETIMEDOUT, weft_clock_ns() - wall0, process_cpu_ns() - cpu0,

@@ -71,7 +71,7 @@ typedef struct weft_comm_config {
      * *busy (tasks running) is non-zero, an idle engine waits nap_ns
      * between turns, woken at once by a submission, instead of yielding
      * the core until the scheduler's next tick. 0 or busy NULL: yield.
-     * While the rank's threads have their cores to themselves, each nap
+     * On a rank without devices, while its threads have their cores to themselves, each nap
      * that ran out doubles the next, up to nap_max_ns (<= nap_ns: never
      * longer); one where other processes took the cores (the rank's
      * threads ran less than 90% of it while *ended, the host bodies
@@ -83,12 +83,12 @@ typedef struct weft_comm_config {
     /* Device memory: devices[1..ndevices] of this rank. */
     int ndevices;
     weft_device_t **devices;
-    int gpu_aware_send, gpu_aware_recv; /* 0/1, decided by the caller */
-    weft_transport_t transport;         /* AUTO: chosen per transfer */
-    int mpi_device_ok;                  /* MPI can read device memory */
-    size_t staged_chunk;                /* bytes a staged chunk carries */
-    weft_comm_copy_fn recv_copy;        /* a copy to receive into on a device (0 = host) */
-    weft_comm_pull_fn host_pull;        /* the newest version brought to host, */
+    int gpu_aware_send, gpu_aware_recv;  /* 0/1, decided by the caller */
+    weft_transport_t transport;          /* AUTO: chosen per transfer */
+    int mpi_device_ok;                   /* MPI can read device memory */
+    size_t staged_chunk;                 /* bytes a staged chunk carries */
+    weft_comm_copy_fn recv_copy;         /* a copy to receive into on a device (0 = host) */
+    weft_comm_pull_fn host_pull;         /* the newest version brought to host, */
     weft_comm_pull_end_fn host_pull_end; /* asynchronously */
     /* A pull of RECV task t into device copy c was enqueued (ipc): its
      * consumers may be queued behind it (NULL: not done). */

@@ -170,10 +170,10 @@ struct weft_comm {
     int warned_transport;
     weft_comm_lost_t lost[WEFT_COMM_LOST];
     int nlost;
-    int ctrl_reposts; /* control receives to post again (a post failed) */
-    int tp_busy;      /* parts the transports wait for by themselves (nccl operations):
-                         the engine does not sleep while there are some */
-    long nap_now_ns;  /* the next nap's length (nap_while_busy) */
+    int ctrl_reposts;        /* control receives to post again (a post failed) */
+    int tp_busy;             /* parts the transports wait for by themselves (nccl operations):
+                                the engine does not sleep while there are some */
+    long nap_now_ns;         /* the next nap's length (nap_while_busy) */
     int64_t nap_short_until; /* naps stay short until then (weft_clock_ns) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];

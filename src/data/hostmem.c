@@ -29,9 +29,9 @@ typedef struct hm_slab {
 struct weft_hostmem {
     pthread_mutex_t lock;
     weft_hostmem_pinner_t pinner;
-    int open; /* 0 once closed: nothing is pinned any more */
-    hm_slab_t *slabs;   /* newest first */
-    size_t total;       /* bytes of the slabs alive */
+    int open;         /* 0 once closed: nothing is pinned any more */
+    hm_slab_t *slabs; /* newest first */
+    size_t total;     /* bytes of the slabs alive */
     size_t pinned;
     int made;
     int failed; /* pinning failed once: pageable slabs from then on */
@@ -148,8 +148,9 @@ static void pin_due_locked(weft_hostmem_t *pool)
  * NULL when out of memory. */
 static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
 {
-    size_t want = pool->total < SLAB_MIN ? SLAB_MIN : pool->total > SLAB_MAX ? SLAB_MAX
-                                                                             : pool->total;
+    size_t want = pool->total < SLAB_MIN   ? SLAB_MIN
+                  : pool->total > SLAB_MAX ? SLAB_MAX
+                                           : pool->total;
     if (want < bytes + BLOCK_ALIGN) want = bytes + BLOCK_ALIGN;
     want = (want + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
     hm_slab_t *s = calloc(1, sizeof *s);

@@ -134,7 +134,8 @@ const weft_param_def_t weft_param_table[] = {
         "polls while a task runs (a message to send wakes it at once) instead of yielding the "
         "core until the next scheduler tick; 0 = always yield"),
     INT("comm_nap_max_us", "4000", 0, 100000,
-        "while the rank's threads have its cores to themselves, each nap that ran out doubles "
+        "on a rank without accelerators, while its threads have its cores to themselves, each "
+        "nap that ran out doubles "
         "the next, up to this long; a nap where other processes took the cores returns to "
         "comm_nap_us (<= comm_nap_us: naps never grow)"),
     ENUM("comm_gpu_aware", "auto", "auto|on|off",
