@@ -31,6 +31,7 @@ struct weft_sched {
     atomic_int nsleeping; /* workers in (or entering) the wait below */
     atomic_int nspinning; /* idle workers still polling the queues */
     atomic_int stop;
+    int joined;     /* the workers were joined (weft_sched_stop) */
     atomic_uint rr; /* round robin for pushes from other threads */
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
@@ -234,17 +235,22 @@ undo_sched:
     return WEFT_ERR_NOMEM;
 }
 
-void weft_sched_destroy(weft_sched_t *s)
+void weft_sched_stop(weft_sched_t *s)
 {
-    if (!s) return;
+    if (!s || s->joined) return;
     atomic_store(&s->stop, 1);
     pthread_mutex_lock(&s->sleep_lock);
     pthread_cond_broadcast(&s->sleep_cond);
     pthread_mutex_unlock(&s->sleep_lock);
-    for (int i = 0; i < s->nworkers; i++) {
-        pthread_join(s->workers[i].thread, NULL);
-        weft_heap_fini(&s->workers[i].heap);
-    }
+    for (int i = 0; i < s->nworkers; i++) pthread_join(s->workers[i].thread, NULL);
+    s->joined = 1;
+}
+
+void weft_sched_destroy(weft_sched_t *s)
+{
+    if (!s) return;
+    weft_sched_stop(s);
+    for (int i = 0; i < s->nworkers; i++) weft_heap_fini(&s->workers[i].heap);
     pthread_mutex_destroy(&s->sleep_lock);
     pthread_cond_destroy(&s->sleep_cond);
     free(s->workers);

@@ -24,7 +24,13 @@ typedef struct weft_sched_config {
 
 int weft_sched_create(const weft_sched_config_t *cfg, weft_sched_t **out)
     __attribute__((warn_unused_result));
-/* Stops and joins the workers; queues must be empty. */
+/* Stops and joins the workers (once); s stays valid: a task pushed later
+ * (another thread completing its predecessor) is queued and never run.
+ * For teardown after the ranks disagreed, while the comm thread still
+ * completes transfers. */
+void weft_sched_stop(weft_sched_t *s);
+/* Stops the workers if not stopped yet and frees s; queues must be empty
+ * unless s was stopped. */
 void weft_sched_destroy(weft_sched_t *s);
 
 /* Makes t runnable. worker_hint: the worker whose queue takes it (the
