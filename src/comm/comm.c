@@ -247,39 +247,54 @@ static int64_t process_cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Every wakeup preempts the worker in the middle of its kernel: on this
- * project's 2-core VMs a wakeup cost the worker tens of us, and weft-gemm
- * on 2 ranks x 1 core ran 10% faster with 4 ms naps than with 0.5 ms. So
- * a nap that ran out while the rank's threads kept its cores (they ran >=
- * 90% of it) doubles the next. When other processes take the cores, long
- * naps lost the rank its share of them (weft-gemm 58 GFLOPS with 0.5 ms
- * naps beside two busy loops, 25 with 2 or 4 ms), so a nap in which the
- * rank ran less while its worker stayed in one task (no host body ended:
- * not idle, held off its core) makes the naps short for a second, after
- * which they grow again if the cores are free by then. A nap ended by a
- * submission, or one in which a body ended, says nothing. */
 /* What a nap's two context switches may cost the rank's threads without
  * another process on the core (up to ~200 us a nap on this project's
  * VMs): not taken for a sign of one. */
 #define NAP_SWITCH_NS 300000
 
-static void next_nap(weft_comm_t *c, long nap, int timed_out, int64_t wall_ns, int64_t cpu_ns,
-                     int body_ended)
+/* Where a nap started: the time, the rank's CPU time, host bodies ended. */
+typedef struct nap_mark {
+    int64_t wall, cpu;
+    long ended;
+} nap_mark_t;
+
+static nap_mark_t nap_mark(const weft_comm_t *c)
 {
-    int64_t now = weft_clock_ns();
-    if (!timed_out) return;
-    if (wall_ns - cpu_ns > wall_ns / 10 + NAP_SWITCH_NS) {
+    return (nap_mark_t){
+        .wall = weft_clock_ns(),
+        .cpu = process_cpu_ns(),
+        .ended = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0};
+}
+
+/* Naps never grow on a rank with accelerators: busy counts kernels there
+ * too, and a move between GPUs waits on the nap (issue 17's move cost). */
+static int naps_grow(const weft_comm_t *c)
+{
+    return c->cfg.ndevices == 0 && c->cfg.nap_max_ns > c->cfg.nap_ns;
+}
+
+/* After a nap of `nap` ns from `from` that ran out. Every wakeup preempts
+ * the worker in the middle of its kernel: on this project's 2-core VMs a
+ * wakeup cost the worker tens of us, and weft-gemm on 2 ranks x 1 core
+ * ran 10% faster with 4 ms naps than with 0.5 ms. So a nap that ran out
+ * while the rank's threads kept its cores (they ran >= 90% of it) doubles
+ * the next. When other processes take the cores, long naps lost the rank
+ * its share of them (weft-gemm 58 GFLOPS with 0.5 ms naps beside two busy
+ * loops, 25 with 2 or 4 ms), so a nap in which the rank ran less makes the
+ * next short; if its worker stayed in one task meanwhile (no host body
+ * ended: not idle, held off its core) they stay short for a second, after
+ * which they grow again if the cores are free by then. */
+static void next_nap(weft_comm_t *c, long nap, nap_mark_t from)
+{
+    nap_mark_t now = nap_mark(c);
+    int64_t wall = now.wall - from.wall;
+    if (wall - (now.cpu - from.cpu) > wall / 10 + NAP_SWITCH_NS) {
         c->nap_now_ns = c->cfg.nap_ns;
-        if (body_ended) return;
-        c->nap_short_until = now + 1000000000LL;
+        if (now.ended == from.ended) c->nap_short_until = now.wall + 1000000000LL;
         return;
     }
-    /* On a rank with accelerators busy counts kernels too, and a move
-     * between GPUs waits on the nap (issue 17's move cost): naps stay
-     * short there. */
-    if (now < c->nap_short_until || c->cfg.ndevices > 0) return;
-    long max = c->cfg.nap_max_ns > c->cfg.nap_ns ? c->cfg.nap_max_ns : c->cfg.nap_ns;
-    c->nap_now_ns = 2 * nap < max ? 2 * nap : max;
+    if (now.wall < c->nap_short_until) return;
+    c->nap_now_ns = 2 * nap < c->cfg.nap_max_ns ? 2 * nap : c->cfg.nap_max_ns;
 }
 
 /* A worker computes on the engine's core: a yield would hand the core
@@ -300,16 +315,15 @@ static int nap_while_busy(weft_comm_t *c)
     if (c->waits.n > 0 || c->tp_busy > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
     long nap = c->nap_now_ns > 0 ? c->nap_now_ns : c->cfg.nap_ns;
-    int64_t wall0 = weft_clock_ns(), cpu0 = process_cpu_ns();
-    long ended0 = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0;
+    int grows = naps_grow(c);
+    nap_mark_t from = grows ? nap_mark(c) : (nap_mark_t){0};
     struct timespec ts = weft_deadline_in(nap);
     int rc = 0;
     pthread_mutex_lock(&c->qlock);
     if (!c->qhead && !atomic_load(&c->stop)) rc = pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);
-    long ended = c->cfg.ended ? atomic_load_explicit(c->cfg.ended, memory_order_relaxed) : 0;
-    next_nap(c, nap, rc == ETIMEDOUT, weft_clock_ns() - wall0, process_cpu_ns() - cpu0,
-             ended != ended0);
+    /* A nap a submission ended says nothing about the cores. */
+    if (grows && rc == ETIMEDOUT) next_nap(c, nap, from);
     return 1;
 }
 

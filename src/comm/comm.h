@@ -71,11 +71,11 @@ typedef struct weft_comm_config {
      * *busy (tasks running) is non-zero, an idle engine waits nap_ns
      * between turns, woken at once by a submission, instead of yielding
      * the core until the scheduler's next tick. 0 or busy NULL: yield.
-     * On a rank without devices, while its threads have their cores to themselves, each nap
-     * that ran out doubles the next, up to nap_max_ns (<= nap_ns: never
-     * longer); one where other processes took the cores (the rank's
-     * threads ran less than 90% of it while *ended, the host bodies
-     * finished, did not move) returns to nap_ns for a second. */
+     * On a rank without devices, while its threads have their cores to
+     * themselves, each nap that ran out doubles the next, up to nap_max_ns
+     * (<= nap_ns: never longer); one where they ran less than 90% of it
+     * returns to nap_ns, for a second when *ended (host bodies finished)
+     * did not move meanwhile (other processes took the cores). */
     const atomic_long *busy, *ended;
     long nap_ns, nap_max_ns;
     weft_comm_done_fn done;

@@ -135,9 +135,8 @@ const weft_param_def_t weft_param_table[] = {
         "core until the next scheduler tick; 0 = always yield"),
     INT("comm_nap_max_us", "4000", 0, 100000,
         "on a rank without accelerators, while its threads have its cores to themselves, each "
-        "nap that ran out doubles "
-        "the next, up to this long; a nap where other processes took the cores returns to "
-        "comm_nap_us (<= comm_nap_us: naps never grow)"),
+        "nap that ran out doubles the next, up to this long; a nap where other processes took "
+        "the cores returns to comm_nap_us (<= comm_nap_us: naps never grow)"),
     ENUM("comm_gpu_aware", "auto", "auto|on|off",
          "send from and receive into device memory; auto: on when compiled in and the rank has "
          "accelerators"),
