@@ -320,7 +320,9 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * memory holds the data's contents now: it becomes the newest version and
  * other copies stale; with 0, weft fills it when a task needs the data
  * there. A runtime copy already on that device is written back if needed
- * and dropped. Between taskpools. WEFT_ERR_INVALID for a bad argument, or
+ * and dropped. Between taskpools: while a taskpool not waited for uses the
+ * data it is refused (WEFT_ERR_INVALID, named), as an acquire is.
+ * WEFT_ERR_INVALID for a bad argument, or
  * for memory that shares a byte with another live registration of this
  * rank (another data's device memory; for an emu device, whose memory is
  * the host's, any registered host memory, the data's own included), named;
@@ -350,7 +352,9 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
 
 /* Sets the stage-in (host to device) and stage-out (device to host)
  * functions of d; NULL keeps weft's copy for that direction. Call before
- * the tasks that use d are inserted. A stage function runs on a device's
+ * the tasks that use d are inserted: while a taskpool not waited for uses
+ * d the call is refused (WEFT_ERR_INVALID, named; the same for
+ * weft_data_set_device and weft_data_set_keep_device_copies). A stage function runs on a device's
  * or the comm thread: like a task body it may not call what belongs to the
  * thread of weft_init (such a call is refused and the copy fails). */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,

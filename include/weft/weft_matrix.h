@@ -61,7 +61,8 @@ typedef struct weft_dist {
 } weft_dist_t;
 
 /* 2D block-cyclic as a distribution: arg is a weft_grid_t; tile (i, j) is
- * owned by rank (i % P) * Q + (j % Q), as weft_matrix_new places it. */
+ * owned by rank (i % P) * Q + (j % Q), as weft_matrix_new places it; -1
+ * after a message for arg NULL, P or Q < 1, or a negative index. */
 typedef struct weft_grid {
     int P, Q;
 } weft_grid_t;
@@ -127,6 +128,8 @@ WEFT_API WEFT_NODISCARD int weft_matrix_scatter(weft_matrix_t *A, int root, cons
 
 WEFT_API int weft_matrix_mt(const weft_matrix_t *A); /* tile rows */
 WEFT_API int weft_matrix_nt(const weft_matrix_t *A); /* tile columns */
+/* Rows of tile row i and columns of tile column j (the last may be
+ * shorter); -1 after a message for an index outside the tiles. */
 WEFT_API int weft_matrix_tile_rows(const weft_matrix_t *A, int i);
 WEFT_API int weft_matrix_tile_cols(const weft_matrix_t *A, int j);
 /* The rank holding tile (i, j); -1 after logging for a tile outside. */

@@ -19,13 +19,7 @@ static int check_mode(int mode, const char *call)
  * host does not hold it already. */
 static int check_free(const weft_data_t *d, const char *call)
 {
-    const char *tp = weft_data_busy_taskpool(d);
-    if (tp) {
-        weft_error("%s: data %llu is used by taskpool \"%s\", which was not waited for: call "
-                   "weft_taskpool_wait on it first",
-                   call, (unsigned long long)d->key, tp);
-        return WEFT_ERR_INVALID;
-    }
+    if (weft_data_check_between(d, call) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (d->host_access) {
         weft_error("%s: data %llu is acquired by the host already: call weft_data_host_release "
                    "first",

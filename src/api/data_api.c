@@ -29,6 +29,16 @@ const char *weft_data_busy_taskpool(const weft_data_t *d)
     return open ? open->name : NULL;
 }
 
+int weft_data_check_between(const weft_data_t *d, const char *call)
+{
+    const char *tp = weft_data_busy_taskpool(d);
+    if (!tp) return WEFT_SUCCESS;
+    weft_error("%s: data %llu is used by taskpool \"%s\", which was not waited for: call "
+               "weft_taskpool_wait on it first",
+               call, (unsigned long long)d->key, tp);
+    return WEFT_ERR_INVALID;
+}
+
 int weft_data_in_use_here(const weft_data_t *d)
 {
     const weft_stf_rec_t *r = weft_stf_rec(d);
@@ -262,6 +272,8 @@ void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 int weft_data_set_keep_device_copies(weft_data_t *d, int keep)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_keep_device_copies", 1))
+        return WEFT_ERR_INVALID;
+    if (weft_data_check_between(d, "weft_data_set_keep_device_copies") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     if (keep)
         d->flags |= WEFT_DATA_KEEP_DEVICE;

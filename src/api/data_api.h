@@ -8,6 +8,10 @@
 /* The name of a taskpool that uses d and was not waited for since, NULL
  * when there is none. Main thread. */
 const char *weft_data_busy_taskpool(const weft_data_t *d);
+/* WEFT_SUCCESS when no taskpool not waited for uses d; else
+ * WEFT_ERR_INVALID after an error naming call, d and the taskpool: the
+ * calls documented "between taskpools". */
+int weft_data_check_between(const weft_data_t *d, const char *call);
 /* Whether tasks of this rank that use d were inserted and not waited for
  * (they may still touch its memory). Main thread. */
 int weft_data_in_use_here(const weft_data_t *d);

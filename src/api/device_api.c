@@ -1,5 +1,6 @@
 /* The public device calls (types, counters, home devices, user device
  * memory) and the statistics lines. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "api/data_api.h"
@@ -83,7 +84,8 @@ void weft_devstats_print(weft_context_t *ctx)
 
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)
 {
-    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1) ||
+        weft_data_check_between(d, "weft_data_set_stage") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     d->stage_in = stage_in;
     d->stage_out = stage_out;
@@ -100,6 +102,9 @@ int weft_data_set_device(weft_data_t *d, int device)
      * matrix's tiles, rather than refuse on its own a call its owner
      * takes (weft_home_device ignores it there). */
     int owner = d->owner_rank == d->ctx->rank;
+    /* Every rank sees the same open taskpool (its insertion marks d), so
+     * every rank refuses alike: no sequence entry. */
+    if (weft_data_check_between(d, "weft_data_set_device") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (device < 0 || (owner && device > d->ctx->ndevices)) {
         weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner rank "
                    "%d",
@@ -150,7 +155,8 @@ static int drop_runtime_copy(weft_data_t *d, int device)
 
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
-    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1))
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1) ||
+        weft_data_check_between(d, "weft_data_register_device") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     if (!ptr || ld < d->rows) {
         weft_error("weft_data_register_device: data %llu: %s", (unsigned long long)d->key,
@@ -210,6 +216,10 @@ int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
         return WEFT_ERR_INVALID;
     if (ptr == NULL || bytes == 0) {
         weft_error("weft_host_pin: %s", ptr == NULL ? "NULL pointer" : "0 bytes");
+        return WEFT_ERR_INVALID;
+    }
+    if (bytes > UINTPTR_MAX - (uintptr_t)ptr) {
+        weft_error("weft_host_pin: [%p, +%zu) runs past the end of the address space", ptr, bytes);
         return WEFT_ERR_INVALID;
     }
     char *p = ptr;

@@ -6,6 +6,7 @@
  * program is reported on every rank instead of leaving the others in the
  * collective. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,8 +65,10 @@ static void place_tile(const weft_matrix_t *A, const collect_t *c, int k, char *
     int i = k % A->mt, j = k / A->mt;
     size_t col = (size_t)d->rows * d->elem;
     for (int cc = 0; cc < d->cols; cc++) {
-        char *t =
-            c->buf + (((int64_t)j * A->nb + cc) * c->ldb + (int64_t)i * A->mb) * (int64_t)d->elem;
+        /* Unsigned: the bytes past buf fit the address space (ldb_fits). */
+        uint64_t at = ((uint64_t)j * (uint64_t)A->nb + (uint64_t)cc) * (uint64_t)c->ldb +
+                      (uint64_t)i * (uint64_t)A->mb;
+        char *t = c->buf + at * d->elem;
         if (to_packed)
             memcpy(p + cc * col, t, col);
         else
@@ -125,6 +128,14 @@ static int move(const weft_matrix_t *A, const collect_t *c, const int *counts, c
     return WEFT_ERR_MPI;
 }
 
+/* Whether the root's n columns of ldb elements fit in the address space
+ * from buf: an ldb no memory has would wrap it. */
+static int ldb_fits(const weft_matrix_t *A, const collect_t *c)
+{
+    uint64_t room = (uint64_t)(UINTPTR_MAX - (uintptr_t)c->buf) / A->tiles[0]->elem;
+    return (uint64_t)c->ldb <= room / (uint64_t)A->n;
+}
+
 /* This rank's checks of the arguments, then its tiles held for the host. */
 static int prepare(weft_matrix_t *A, const collect_t *c)
 {
@@ -137,6 +148,13 @@ static int prepare(weft_matrix_t *A, const collect_t *c)
         weft_error("%s: %s on the root rank %d", c->call,
                    !c->buf ? "NULL buffer: pass the whole matrix's memory"
                            : "ldb is smaller than the matrix's rows",
+                   c->root);
+        return WEFT_ERR_INVALID;
+    }
+    if (ctx->rank == c->root && !ldb_fits(A, c)) {
+        weft_error("%s: ldb %lld for a %lld x %lld matrix at %p runs past the end of the address "
+                   "space on the root rank %d",
+                   c->call, (long long)c->ldb, (long long)A->m, (long long)A->n, (void *)c->buf,
                    c->root);
         return WEFT_ERR_INVALID;
     }
@@ -170,6 +188,13 @@ static uint64_t collect_hash(const weft_matrix_t *A, const collect_t *c)
 static int collect(weft_matrix_t *A, const collect_t *c)
 {
     weft_context_t *ctx = A->ctx;
+    if (ctx->sim) {
+        /* One process stands for all the ranks: no tile holds data and
+         * there is nobody to collect from (docs/SCALE.md). */
+        weft_error("%s: a simulation (sim_nranks=%d) moves no data: there is nothing to %s",
+                   c->call, ctx->nranks, c->scatter ? "scatter" : "gather");
+        return WEFT_ERR_INVALID;
+    }
     if (ctx->diverged) {
         weft_error("%s: the ranks are out of step since an earlier disagreement: no collective "
                    "is made",

@@ -92,7 +92,25 @@ static int tile_rank(const weft_matrix_t *A, int i, int j)
 int weft_dist_block_cyclic_rank(int i, int j, void *arg)
 {
     const weft_grid_t *g = arg;
+    if (g == NULL || g->P <= 0 || g->Q <= 0 || i < 0 || j < 0) {
+        if (g == NULL)
+            weft_error("weft_dist_block_cyclic_rank: arg is NULL: pass a weft_grid_t");
+        else
+            weft_error("weft_dist_block_cyclic_rank: tile (%d, %d) on a %d x %d grid: the grid "
+                       "needs P, Q >= 1 and the tile indices >= 0",
+                       i, j, g->P, g->Q);
+        return -1;
+    }
     return (i % g->P) * g->Q + (j % g->Q);
+}
+
+/* weft's own block-cyclic rank function given a bad grid: refused once
+ * by the creation rather than once a tile by the function. */
+static int bad_cyclic_grid(const weft_dist_t *dist)
+{
+    if (!dist || dist->rank != weft_dist_block_cyclic_rank) return 0;
+    const weft_grid_t *g = dist->arg;
+    return !g || g->P < 1 || g->Q < 1;
 }
 
 int weft_matrix_tile_rank(const weft_matrix_t *A, int i, int j)
@@ -116,18 +134,29 @@ int weft_matrix_nt(const weft_matrix_t *A)
     return weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_nt", 1) ? A->nt : -1;
 }
 
+/* The elements of block i of an extent cut into blocks of b (the last may
+ * be shorter); -1 after a message naming call for i outside the blocks. */
+static int block_extent(const char *call, const char *what, int64_t extent, int b, int nblocks,
+                        int i)
+{
+    if (i < 0 || i >= nblocks) {
+        weft_error("%s: tile %s %d outside [0, %d)", call, what, i, nblocks);
+        return -1;
+    }
+    int64_t r = extent - (int64_t)i * b;
+    return r < b ? (int)r : b;
+}
+
 int weft_matrix_tile_rows(const weft_matrix_t *A, int i)
 {
     if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_tile_rows", 1)) return -1;
-    int64_t r = A->m - (int64_t)i * A->mb;
-    return r < A->mb ? (int)r : A->mb;
+    return block_extent("weft_matrix_tile_rows", "row", A->m, A->mb, A->mt, i);
 }
 
 int weft_matrix_tile_cols(const weft_matrix_t *A, int j)
 {
     if (!weft_handle_check(A, WEFT_HANDLE_MATRIX, "weft_matrix_tile_cols", 1)) return -1;
-    int64_t c = A->n - (int64_t)j * A->nb;
-    return c < A->nb ? (int)c : A->nb;
+    return block_extent("weft_matrix_tile_cols", "column", A->n, A->nb, A->nt, j);
 }
 
 weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
@@ -318,7 +347,9 @@ static void log_creation(weft_context_t *ctx, const shape_t *s)
     int64_t arg[WEFT_SEQCALL_ARGS] = {(int64_t)s->type, s->m, s->n, s->mb, s->nb, s->P, s->Q};
     if (s->dist) {
         arg[5] = -1;
-        arg[6] = (int64_t)(s->dist->rank && mt > 0 && nt > 0 ? dist_hash(s->dist, mt, nt) : 0ULL);
+        arg[6] = (int64_t)(s->dist->rank && !bad_cyclic_grid(s->dist) && mt > 0 && nt > 0
+                               ? dist_hash(s->dist, mt, nt)
+                               : 0ULL);
     }
     weft_seqcheck_call(ctx, s->kind, arg);
 }
@@ -355,6 +386,8 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
 {
     const char *bad = s->dist && !s->dist->rank  ? "no rank function in the weft_dist_t"
+                      : bad_cyclic_grid(s->dist) ? "weft_dist_block_cyclic_rank's arg is no "
+                                                   "weft_grid_t of P, Q >= 1"
                       : s->wrap && !s->ptr       ? "NULL pointer"
                       : s->wrap && s->lda < s->m ? "lda is smaller than m"
                                                  : NULL;

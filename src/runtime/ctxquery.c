@@ -81,7 +81,10 @@ int weft_param_get_int(const weft_context_t *ctx, const char *name, int64_t *out
         weft_error("unknown parameter '%s' (run weft-info for the list)", name);
         return WEFT_ERR_PARAM;
     }
-    if (def->kind == WEFT_PARAM_STRING) return WEFT_ERR_PARAM;
+    if (def->kind == WEFT_PARAM_STRING) {
+        weft_error("weft_param_get_int: parameter %s is a string, not a number", name);
+        return WEFT_ERR_PARAM;
+    }
     *out = weft_params_int(ctx->params, name);
     return WEFT_SUCCESS;
 }

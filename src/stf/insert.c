@@ -437,7 +437,8 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     int redux = rc == WEFT_SUCCESS && uses_redux(w);
     /* Pending partial results of a data this task uses otherwise are
      * combined first (their tasks go before it). */
-    if (redux) rc = weft_redux_flush_flows(tp, w);
+    if (redux) rc = weft_redux_check_flows(w);
+    if (redux && rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, w);
     if (rc == WEFT_SUCCESS) rc = check_flows(w, &init);
     int aff = affinity_flow(tags, w->nflows);
     int exec_rank = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);

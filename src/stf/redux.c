@@ -46,6 +46,16 @@ static int has_cpu_body(const weft_task_class_t *c)
     return c && c->name && c->body[WEFT_DEV_CPU];
 }
 
+/* arg: the data's key, its lanes (redux_lanes when the reduction was set). */
+static void describe_reduction(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                               size_t n)
+{
+    snprintf(text, n, "%s(data %lld) with redux_lanes=%d", kind->name, (long long)arg[0],
+             (int)arg[1]);
+}
+
+static const weft_seqcall_kind_t seq_reduction = {"weft_data_set_reduction", describe_reduction};
+
 int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
                             const weft_task_class_t *combine)
 {
@@ -78,6 +88,11 @@ int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
         r->live = calloc(n, 1);
         r->next = calloc((size_t)ctx->nranks, sizeof *r->next);
         if (!r->part || !r->live || !r->next) return WEFT_ERR_NOMEM;
+        /* The lanes decide which partial tasks every rank inserts: a
+         * redux_lanes set on some ranks only is named here, at the next
+         * agreement, not by the partials it makes differ. */
+        weft_seqcheck_call(ctx, &seq_reduction,
+                           (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, r->lanes});
     }
     r->init = init;
     r->combine = combine;
@@ -141,6 +156,30 @@ static int take_partial(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r, in
     if (rc != WEFT_SUCCESS) return rc;
     r->live[rank * r->lanes + lane] = 1;
     *out = p;
+    return WEFT_SUCCESS;
+}
+
+/* Another flow of t that names the data of REDUX flow i, -1 when none:
+ * flow i becomes a partial result, so a read or write of the same data in
+ * the task would see neither the partials nor its own update. Flows
+ * before i that reduced were lowered already, but each looked past itself. */
+static int other_flow_of(const weft_task_t *t, int i)
+{
+    for (int j = 0; j < t->nflows; j++)
+        if (j != i && t->flow[j].data == t->flow[i].data) return j;
+    return -1;
+}
+
+int weft_redux_check_flows(const weft_task_t *t)
+{
+    for (int i = 0; i < t->nflows; i++) {
+        int j = t->flow[i].mode == WEFT_REDUX ? other_flow_of(t, i) : -1;
+        if (j < 0) continue;
+        weft_error("insert %s: data %llu is data argument %d (WEFT_REDUX) and %d too: a task "
+                   "that reduces into a data names it once, in no other mode",
+                   t->cls->name, (unsigned long long)t->flow[i].data->key, i + 1, j + 1);
+        return WEFT_ERR_INVALID;
+    }
     return WEFT_SUCCESS;
 }
 

@@ -19,6 +19,10 @@ struct weft_redux;
  * with partials pending in another taskpool. */
 int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank);
 
+/* WEFT_ERR_INVALID (logged) when a data t reduces into (WEFT_REDUX) is
+ * named by another flow of t too; every rank refuses alike. */
+int weft_redux_check_flows(const weft_task_t *t);
+
 /* Inserts the combine tasks of the data t reads or writes otherwise (not
  * by REDUX) that have partials pending: before t is inserted. */
 int weft_redux_flush_flows(weft_taskpool_t *tp, const weft_task_t *t);

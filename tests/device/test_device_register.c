@@ -106,6 +106,41 @@ static void aliases(weft_context_t *ctx)
     free(buf);
 }
 
+static int keep_host(const weft_stage_t *s, void *arg)
+{
+    (void)s, (void)arg;
+    return 0;
+}
+
+/* The calls that set how a data lives on devices are made between
+ * taskpools: while a taskpool not waited for uses the data they are
+ * refused, named (a register_device with current = 1 in an open taskpool
+ * made the task inserted before it read the contents declared after). */
+static void open_taskpool(weft_context_t *ctx)
+{
+    weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, NB, NB, 0);
+    double *v = calloc(LDU * NB, sizeof(double));
+    REQUIRE(d && v);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "open");
+    CHECK(weft_insert_task(tp, &bump_emu, WEFT_W | WEFT_AFFINITY, d, 0) == 0);
+    capture_begin();
+    CHECK(weft_data_register_device(d, 1, v, LDU, 1) == WEFT_ERR_INVALID);
+    CHECK(weft_data_set_device(d, 1) == WEFT_ERR_INVALID);
+    CHECK(weft_data_set_keep_device_copies(d, 1) == WEFT_ERR_INVALID);
+    CHECK(weft_data_set_stage(d, keep_host, keep_host, NULL) == WEFT_ERR_INVALID);
+    const char *text = capture_end();
+    CHECK(strstr(text, "weft_data_register_device: data ") && strstr(text, "is used by taskpool "
+                                                                           "\"open\""));
+    CHECK(strstr(text, "weft_data_set_device: data ") != NULL);
+    CHECK(strstr(text, "weft_data_set_keep_device_copies: data ") != NULL);
+    CHECK(strstr(text, "weft_data_set_stage: data ") != NULL);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    CHECK(weft_data_register_device(d, 1, v, LDU, 1) == 0); /* after the wait */
+    weft_data_release(d);
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = devtest_init(&argc, &argv, 2);
@@ -117,6 +152,7 @@ int main(int argc, char **argv)
     in_place(ctx, M);
     current_contents(ctx);
     aliases(ctx);
+    open_taskpool(ctx);
     weft_matrix_free(M);
     for (int d = 1; d <= 2; d++) CHECK(devtest_counters(ctx, d).copies == 0);
     CHECK(weft_fini(ctx) == 0);

@@ -5,6 +5,7 @@
  * a range left pinned undone at weft_fini without an error; without
  * devices (DEVTEST_NODEV) the calls keep the same rules and pin nothing.
  * On CUDA the pinning is real (cudaHostRegister). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "devtest.h"
@@ -24,10 +25,14 @@ int main(int argc, char **argv)
     CHECK(weft_host_pin(ctx, a, 0) == WEFT_ERR_INVALID);
     CHECK(weft_host_pin(ctx, a, sizeof(double) * N * N) == 0);
     CHECK(weft_host_pin(ctx, a + 100, 64) == WEFT_ERR_INVALID); /* inside the range */
-    CHECK(weft_host_unpin(ctx, a + 1) == WEFT_ERR_INVALID);     /* not its start */
+    /* A range past the end of the address space wrapped the overlap test. */
+    CHECK(weft_host_pin(ctx, b, SIZE_MAX) == WEFT_ERR_INVALID);
+    CHECK(weft_host_pin(ctx, (void *)(uintptr_t)-64, 1024) == WEFT_ERR_INVALID);
+    CHECK(weft_host_unpin(ctx, a + 1) == WEFT_ERR_INVALID); /* not its start */
     CHECK(weft_host_unpin(ctx, b) == WEFT_ERR_INVALID);
     const char *text = capture_end();
     CHECK(strstr(text, "weft_host_pin: NULL pointer") != NULL);
+    CHECK(strstr(text, "runs past the end of the address space") != NULL);
     CHECK(strstr(text, "weft_host_pin: 0 bytes") != NULL);
     CHECK(strstr(text, "pinned already") != NULL);
     CHECK(strstr(text, "is not the start of memory weft_host_pin pinned") != NULL);

@@ -92,6 +92,10 @@ static void bad_input(weft_context_t *ctx, weft_matrix_t *A)
     static double buf[LDB * N];
     capture_begin();
     CHECK(weft_matrix_gather(A, R, buf, LDB) == WEFT_ERR_INVALID);
+    /* An ldb whose columns wrap the address space: it wrote every column
+     * at the buffer's start (2^62) or crashed (INT64_MAX). */
+    CHECK(weft_matrix_gather(A, 0, buf, (int64_t)1 << 62) == WEFT_ERR_INVALID);
+    CHECK(weft_matrix_gather(A, 0, buf, INT64_MAX) == WEFT_ERR_INVALID);
     CHECK(weft_matrix_scatter(A, 0, NULL, LDB) == WEFT_ERR_INVALID);
     CHECK(weft_matrix_local_tile(A, weft_matrix_local_count(A), NULL, NULL) == NULL);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "open");
@@ -101,6 +105,8 @@ static void bad_input(weft_context_t *ctx, weft_matrix_t *A)
     CHECK(captured("weft_matrix_gather: root ") && captured(" is not a rank in [0, "));
     CHECK(captured(me == 0 ? "weft_matrix_scatter: NULL buffer" : "rank 0 failed ("));
     CHECK(captured("weft_matrix_local_tile: index"));
+    CHECK(captured(me == 0 ? "runs past the end of the address space on the root rank 0"
+                           : "rank 0 failed ("));
     CHECK(captured(me == 0 ? "is used by taskpool \"open\"" : "nothing was moved"));
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);
@@ -115,6 +121,25 @@ static void bad_input(weft_context_t *ctx, weft_matrix_t *A)
     CHECK(captured("weft_matrix_scatter: the ranks passed different roots or matrices"));
 }
 
+/* A simulation has no tile memory and one process: both calls are
+ * refused, named (the gather crashed on a tile without a copy, the
+ * scatter passed a root outside MPI's one-process communicator). */
+static int simulated(weft_context_t *ctx)
+{
+    static double buf[LDB * N];
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, M, N, MB, NB, 2, R / 2);
+    REQUIRE(A != NULL);
+    capture_begin();
+    CHECK(weft_matrix_gather(A, 0, buf, LDB) == WEFT_ERR_INVALID);
+    CHECK(weft_matrix_scatter(A, R - 1, buf, LDB) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured("weft_matrix_gather: a simulation (sim_nranks=4) moves no data"));
+    CHECK(captured("weft_matrix_scatter: a simulation (sim_nranks=4) moves no data"));
+    weft_matrix_free(A);
+    CHECK(weft_fini(ctx) == 0);
+    return check_report("test_collect");
+}
+
 int main(int argc, char **argv)
 {
     elapsed_start();
@@ -122,7 +147,10 @@ int main(int argc, char **argv)
     if (!ctx) return 2;
     R = weft_nranks(ctx), me = weft_rank(ctx);
     int skip = argc > 2 && !strcmp(argv[1], "--skip") ? atoi(argv[2]) : -1;
+    int64_t sim = 0;
     int P = R == 4 ? 2 : 1;
+    CHECK(weft_param_get_int(ctx, "sim_nranks", &sim) == 0);
+    if (sim) return simulated(ctx);
     weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, M, N, MB, NB, P, R / P);
     REQUIRE(A != NULL);
     fill_local(A, first);

@@ -183,7 +183,19 @@ static int bad_rank(int i, int j, void *arg)
 static void bad_input(weft_context_t *ctx)
 {
     weft_dist_t bad = {.rank = bad_rank}, none = {0};
+    weft_grid_t zero = {0, 2};
+    weft_dist_t cyclic_zero = {.rank = weft_dist_block_cyclic_rank, .arg = &zero};
+    weft_dist_t cyclic_null = {.rank = weft_dist_block_cyclic_rank};
     capture_begin();
+    /* A bad grid for weft's own rank function divided by zero. */
+    CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &cyclic_zero) == NULL);
+    CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &cyclic_null) == NULL);
+    CHECK(weft_dist_block_cyclic_rank(0, 0, NULL) == -1);
+    CHECK(weft_dist_block_cyclic_rank(-1, 0, &(weft_grid_t){1, 1}) == -1);
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 10, 7, 4, 4, R, 1);
+    CHECK(weft_matrix_tile_rows(A, 2) == 2 && weft_matrix_tile_cols(A, 1) == 3);
+    CHECK(weft_matrix_tile_rows(A, 3) == -1 && weft_matrix_tile_cols(A, -1) == -1);
+    weft_matrix_free(A);
     CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, NULL) == NULL);
     CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &none) == NULL);
     CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &bad) == NULL);
@@ -195,6 +207,10 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_data_new(ctx, WEFT_DOUBLE, -3, 1, 0) == NULL);
     capture_end();
     CHECK(captured("weft_matrix_new_dist: no rank function in the weft_dist_t"));
+    CHECK(captured("weft_matrix_new_dist: weft_dist_block_cyclic_rank's arg is no weft_grid_t"));
+    CHECK(captured("weft_dist_block_cyclic_rank: arg is NULL"));
+    CHECK(captured("weft_matrix_tile_rows: tile row 3 outside [0, 3)"));
+    CHECK(captured("weft_matrix_tile_cols: tile column -1 outside [0, 2)"));
     CHECK(captured("the distribution's rank function gives tile (1, 2) rank"));
     /* The call and the argument are named (it was "data K: invalid type or
      * size 1 x 1" for a type that is no weft_dtype_t). */

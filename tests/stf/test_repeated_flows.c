@@ -11,7 +11,11 @@
  * task read the uninitialised device copy: tile 0 held 2), and the R flow
  * before the W flow to drop the write (tile 3 kept 5). Each rank checks
  * the tiles it holds after the wait. */
+#include <stdio.h>
+#include <string.h>
+
 #include "../check.h"
+#include "elapsed.h"
 #include "weft/weft.h"
 
 #define NT 4
@@ -65,11 +69,69 @@ static int insert_all(weft_taskpool_t *tp, weft_matrix_t *A, int nranks)
     return rc;
 }
 
+static int zero(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) = 0;
+    return 0;
+}
+
+static int add(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) += *(const double *)weft_task_ptr(t, 1);
+    return 0;
+}
+
+static const weft_task_class_t zero_class = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
+static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
+
+/* A data a task reduces into (WEFT_REDUX) and names in another flow too:
+ * the REDUX flow became a partial and the other flow the data itself, so
+ * the task's write was lost. Refused on every rank, named. */
+static void redux_twice(weft_context_t *ctx)
+{
+    weft_data_t *s = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    REQUIRE(s != NULL);
+    CHECK(weft_data_set_reduction(s, &zero_class, &add_class) == 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "redux twice");
+    capture_begin();
+    CHECK(weft_insert_task(tp, &next_class, WEFT_REDUX, s, WEFT_R, s, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &next_class, WEFT_W, s, WEFT_REDUX, s, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &bump_class, WEFT_REDUX, s, WEFT_REDUX, s, 0) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured("is data argument 1 (WEFT_REDUX) and 2 too: a task that reduces into a data "
+                   "names it once, in no other mode"));
+    CHECK(captured("is data argument 2 (WEFT_REDUX) and 1 too"));
+    CHECK(weft_taskpool_wait(tp) == 0); /* refused alike: the ranks stay in step */
+    weft_taskpool_free(tp);
+    weft_data_release(s);
+}
+
+/* --lanes-skew: the last rank sets redux_lanes after weft_init (a live
+ * parameter) and the others do not: their partial tasks differ. The
+ * divergence is named by the reductions' lanes on every rank. */
+static int lanes_skew(weft_context_t *ctx, int rank, int nranks)
+{
+    if (rank == nranks - 1) CHECK(weft_param_set(ctx, "redux_lanes", "1") == 0);
+    weft_data_t *s = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    REQUIRE(s != NULL);
+    CHECK(weft_data_set_reduction(s, &zero_class, &add_class) == 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "lanes");
+    for (int k = 0; k < 4; k++) CHECK(weft_insert_task(tp, &bump_class, WEFT_REDUX, s, 0) == 0);
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_data_release(s);
+    int f = weft_fini(ctx);
+    printf("test_repeated_flows rank %d: wait=%d fini=%d\n", rank, w, f);
+    return w != 0; /* non-zero: the divergence was told */
+}
+
 int main(int argc, char **argv)
 {
+    elapsed_start();
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
     int rank = weft_rank(ctx), nranks = weft_nranks(ctx);
+    if (argc > 1 && strcmp(argv[1], "--lanes-skew") == 0) return lanes_skew(ctx, rank, nranks);
     int nb = argc > 1 ? atoi(argv[1]) : 4; /* 100: rendezvous tiles */
     weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, (int64_t)NT * nb, nb, nb, nb, nranks, 1);
     REQUIRE(A != NULL);
@@ -94,6 +156,7 @@ int main(int argc, char **argv)
     }
     weft_taskpool_free(tp);
     weft_matrix_free(A);
+    redux_twice(ctx);
     CHECK(weft_fini(ctx) == 0);
     return check_report("test_repeated_flows");
 }
