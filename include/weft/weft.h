@@ -352,7 +352,10 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
  * functions of d; NULL keeps weft's copy for that direction. Call before
  * the tasks that use d are inserted. A stage function runs on a device's
  * or the comm thread: like a task body it may not call what belongs to the
- * thread of weft_init (such a call is refused and the copy fails). */
+ * thread of weft_init (such a call is refused and the copy fails). Between
+ * ranks such a data travels in its host layout, from and into host copies
+ * only (stage_out before a send, stage_in after a receive, where a device
+ * needs it): every rank that holds d sets the same functions. */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 
