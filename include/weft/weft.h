@@ -356,7 +356,10 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
  * d the call is refused (WEFT_ERR_INVALID, named; the same for
  * weft_data_set_device and weft_data_set_keep_device_copies). A stage function runs on a device's
  * or the comm thread: like a task body it may not call what belongs to the
- * thread of weft_init (such a call is refused and the copy fails). */
+ * thread of weft_init (such a call is refused and the copy fails). Between
+ * ranks such a data travels in its host layout, from and into host copies
+ * only (stage_out before a send, stage_in after a receive, where a device
+ * needs it): every rank that holds d sets the same functions. */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 

@@ -186,6 +186,17 @@ static inline weft_device_t *weft_comm__device(const weft_comm_t *c, int index)
     return index > 0 && index <= c->cfg.ndevices ? c->cfg.devices[index] : NULL;
 }
 
+/* Whether d may leave or land in device memory here: not when it has a
+ * stage function on this rank (weft_data_set_stage). Its device copies are
+ * in a layout only those functions know, and the peer's copies may be in
+ * another, so such a data travels in its host layout, through host copies
+ * on both ends (the pull home and the receiver's stage-in call them). Each
+ * end asks its own handle; the activation says where the bytes are. */
+static inline int weft_comm__device_direct(const weft_data_t *d)
+{
+    return !d->stage_in && !d->stage_out;
+}
+
 /* ---- comm.c: MPI requests, device events, allocations -------------------- */
 
 /* Posts a send or a receive and records cb(c, a, b) for its completion.

@@ -18,7 +18,8 @@
 #define SEND_PULLING 2
 
 /* The copy a send may read where it is: in host memory, or in device
- * memory when GPU-aware sends are on. WEFT_AGAIN: it must come to host. */
+ * memory when GPU-aware sends are on and d has no stage function.
+ * WEFT_AGAIN: it must come to host (through its stage-out function). */
 static int direct_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
 {
     weft_data_lock(d);
@@ -31,7 +32,7 @@ static int direct_copy(weft_comm_t *c, weft_data_t *d, weft_data_copy_t **out)
         weft_device_log_lost(c->cfg.devices[cp->device], (unsigned long long)d->key, d->version);
         return WEFT_ERR_DEVICE;
     }
-    int ok = cp && (cp->device == 0 || c->cfg.gpu_aware_send);
+    int ok = cp && (cp->device == 0 || (c->cfg.gpu_aware_send && weft_comm__device_direct(d)));
     if (ok) weft_data_copy_reader_acquire_locked(cp);
     weft_data_unlock(d);
     if (!cp) return WEFT_ERR_INTERNAL;
