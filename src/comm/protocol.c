@@ -217,14 +217,17 @@ static int throttle(weft_comm_t *c, weft_comm_pending_t *in)
 
 /* The device the bytes land on: the consumer's, when GPU-aware receives
  * are on, the data has no stage function (it lands in its host layout and
- * the consumer stages it in) and that device did not fail (the consumer
- * then runs elsewhere: devselect.c); host memory otherwise. */
+ * the consumer stages it in), that device did not fail and its zone can
+ * hold the tile at all (else the consumer runs elsewhere: devselect.c);
+ * host memory otherwise. */
 static int recv_device(weft_comm_t *c, const weft_task_t *t)
 {
     const weft_comm_action_t *act = t->action;
     if (!c->cfg.gpu_aware_recv || act->device <= 0 || act->device > c->cfg.ndevices) return 0;
     if (!weft_comm__device_direct(t->flow[0].data)) return 0;
-    if (weft_device_is_broken(c->cfg.devices[act->device])) return 0;
+    const weft_device_t *dev = c->cfg.devices[act->device];
+    if (weft_device_is_broken(dev)) return 0;
+    if (dev->zone && t->flow[0].data->bytes > weft_zone_capacity(dev->zone)) return 0;
     return act->device;
 }
 
