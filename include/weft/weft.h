@@ -472,8 +472,9 @@ static inline weft_arg_t weft_arg_int(int tag, int value)
  * operation must be commutative and associative (the order of the
  * partials is not fixed). Each may have CPU, emu and CUDA bodies. Each
  * rank keeps up to redux_lanes partials of d (its tasks are dealt over
- * them in turn), combines them into one, then into d on d's owner; a NEW d
- * never written is first set by init. Call on every rank, between
+ * them in turn), combines them into one, then into d on d's owner: into
+ * d's contents (weft_data_set_init's, a task's, its owner's host write);
+ * a NEW d with none is first set by init. Call on every rank, between
  * taskpools, before the first WEFT_REDUX task of d. WEFT_ERR_INVALID for a
  * bad handle or a class without a CPU body. */
 WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,

@@ -114,7 +114,7 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
         check_shape("weft_data_new", type, rows, cols) != WEFT_SUCCESS)
         return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
-    if (d) d->flags |= WEFT_DATA_NEW;
+    if (d) d->flags |= WEFT_DATA_NEW | WEFT_DATA_MADE_NEW;
     if (d && weft_context_track(ctx, d) != 0) {
         weft_data__unref(d);
         d = NULL;

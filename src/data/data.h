@@ -87,7 +87,11 @@ enum {
     /* A write-back into the user's memory (MANAGED host copy) failed: the
      * newest version is on a device until a retry succeeds (main thread,
      * devmgr/devflush.c). */
-    WEFT_DATA_WB_PENDING = 0x40
+    WEFT_DATA_WB_PENDING = 0x40,
+    /* Made NEW (weft_data_new), on every rank: stays when a host write on
+     * its owner clears NEW there, so that what every rank decides alike
+     * (stf/redux.c) does not read NEW. */
+    WEFT_DATA_MADE_NEW = 0x80
 };
 
 struct weft_data {

@@ -396,9 +396,21 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
     return WEFT_ERR_INVALID;
 }
 
+/* The rank that runs w keeps it as class `kept`, each write a read-write
+ * (weft_insert_by_weft_kept_as): every rank logged and inferred it as it
+ * was inserted, so the ranks' sequences stay the same. */
+static void keep_as(weft_task_t *w, const weft_task_class_t *kept)
+{
+    w->cls = kept;
+    for (int i = 0; i < w->nflows; i++)
+        if (w->flow[i].mode & WEFT_W) w->flow[i].mode |= WEFT_R;
+}
+
 /* After the arguments were checked: the distributed part on every rank,
- * then the local part on the rank that keeps the task (weft_insert_keep). */
-static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init)
+ * then the local part on the rank that keeps the task (weft_insert_keep),
+ * as class `kept` when not NULL. */
+static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init,
+                          const weft_task_class_t *kept)
 {
     int rc = WEFT_SUCCESS;
     if (tp->t_first == 0) {
@@ -409,6 +421,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
     if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
+    if (kept) keep_as(w, kept);
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
         if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data, tp->ctx->hostmem);
     weft_task_t *t = weft_insert_keep(tp, w);
@@ -430,8 +443,9 @@ static int uses_redux(const weft_task_t *t)
 }
 
 /* The one path of both forms, once tp and cls were checked and the
- * arguments parsed into w (rc: how that went). */
-static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, int rc)
+ * arguments parsed into w (rc: how that went); kept: insert_checked's. */
+static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, int rc,
+                         const weft_task_class_t *kept)
 {
     unsigned init = 0;
     int redux = rc == WEFT_SUCCESS && uses_redux(w);
@@ -453,19 +467,19 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     }
     /* W t then R t (or R t then W t): one copy, the union of the modes. */
     weft_task_merge_repeated_flows(w);
-    return insert_checked(tp, w, aff, init);
+    return insert_checked(tp, w, aff, init, kept);
 }
 
 /* The arguments walked into a task and the task inserted; released_ok:
- * add_flow's. */
+ * add_flow's; kept: insert_checked's. */
 static int insert_array(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
-                        int nargs, int released_ok)
+                        int nargs, int released_ok, const weft_task_class_t *kept)
 {
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
     int rc = parse_args(&w, tags, args, nargs, released_ok);
-    return insert_walked(tp, &w, tags, rc);
+    return insert_walked(tp, &w, tags, rc, kept);
 }
 
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
@@ -480,13 +494,19 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
         weft_seqcheck_refused_task(tp, cls->name, WEFT_ERR_INVALID);
         return WEFT_ERR_INVALID;
     }
-    return insert_array(tp, cls, args, nargs, 0);
+    return insert_array(tp, cls, args, nargs, 0, NULL);
 }
 
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                         int nargs)
 {
-    return insert_array(tp, cls, args, nargs, 1);
+    return insert_array(tp, cls, args, nargs, 1, NULL);
+}
+
+int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                                const weft_arg_t *args, int nargs, const weft_task_class_t *kept)
+{
+    return insert_array(tp, cls, args, nargs, 1, kept);
 }
 
 #define INSERT_MAX_ARGS 64
@@ -529,5 +549,5 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_start(ap, cls);
     int rc = parse_va(&w, tags, ap);
     va_end(ap);
-    return insert_walked(tp, &w, tags, rc);
+    return insert_walked(tp, &w, tags, rc, NULL);
 }

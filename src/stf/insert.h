@@ -24,9 +24,17 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
  * same. */
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                         int nargs);
+/* weft_insert_by_weft, but the rank that runs the task keeps it as class
+ * `kept`, each flow it writes read-written (the body updates what the data
+ * holds); every other rank, and the comparison of the ranks' sequences,
+ * sees the task as inserted. For a task whose effect depends on what only
+ * the rank that runs it has (a host write of a NEW data on its owner). */
+int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                                const weft_arg_t *args, int nargs, const weft_task_class_t *kept);
 /* A task structure for the walked task w, its data retained. NULL: no memory. */
 weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
-/* A NEW data that no task wrote yet (in this run, on any rank). */
+/* A NEW data that no task wrote yet (in this run, on any rank) and this
+ * rank holds no contents of: a host write on its owner counts there only. */
 int weft_insert_never_written(const weft_data_t *d);
 /* The taskpool that inserted a task naming d and was not waited for
  * since, NULL when none: the same answer on every rank, whichever rank

@@ -10,6 +10,7 @@
 #include "params/params.h"
 #include "stf/insert.h"
 #include "stf/record.h"
+#include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "util/handle.h"
 #include "util/log.h"
@@ -215,6 +216,41 @@ int weft_redux_lower(weft_taskpool_t *tp, weft_task_t *t, int exec_rank)
     return WEFT_SUCCESS;
 }
 
+/* What the owner keeps for the init task of a NEW data it wrote from the
+ * host (flush_data): those contents, untouched. */
+static int keep_contents(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+static const weft_task_class_t keep_class = {.name = "weft.redux_keep",
+                                             .body = {[WEFT_DEV_CPU] = keep_contents}};
+
+/* Whether d's reduction starts from the identity (an init task on d): a
+ * NEW data without an initialiser that no task wrote. Decided alike on
+ * every rank, from what every rank has (how d was made, the remote view,
+ * stf/remote.c), never from this rank's copies or NEW flag: the owner's
+ * host write of a NEW data is its local act (docs/SEMANTICS.md section
+ * 1), and deciding from it made the owner skip the init task the other
+ * ranks inserted. On one rank its own view is every rank's. */
+static int starts_from_identity(const weft_data_t *d)
+{
+    if (d->flags & WEFT_DATA_INIT) return 0;
+    if (d->ctx->nranks == 1) return weft_insert_never_written(d);
+    return (d->flags & WEFT_DATA_MADE_NEW) && weft_remote_version(d) == 0;
+}
+
+/* The init task of d itself. A rank with contents of d (its owner, after
+ * a host write, which cleared NEW there) keeps it as keep_class, so that
+ * the partials fold into what the host wrote. */
+static int insert_init_data(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *d)
+{
+    if (weft_insert_never_written(d)) return insert_init(tp, r, d);
+    const weft_arg_t arg = weft_arg_data(WEFT_W | WEFT_AFFINITY, d);
+    return weft_insert_by_weft_kept_as(tp, r->init, &arg, 1, &keep_class);
+}
+
 static int combine(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *dst, weft_data_t *src)
 {
     const weft_arg_t args[] = {weft_arg_data(WEFT_RW | WEFT_AFFINITY, dst),
@@ -223,14 +259,17 @@ static int combine(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *dst,
 }
 
 /* Each rank's live partials fold into its first one, which folds into d
- * on d's owner (the R flow of that combine sends it there). */
+ * on d's owner (the R flow of that combine sends it there). d's contents
+ * before the reduction, when it has some (weft_data_set_init's, the
+ * owner's host write, a task's), are what they fold into: every rank
+ * inserts the same tasks. */
 static int flush_data(weft_taskpool_t *tp, weft_data_t *d)
 {
     weft_redux_t *r = redux_of(d);
     if (!r || r->tp != tp) return WEFT_SUCCESS;
     r->tp = NULL; /* first: the combine tasks below use d */
     int rc = WEFT_SUCCESS;
-    if (weft_insert_never_written(d)) rc = insert_init(tp, r, d);
+    if (starts_from_identity(d)) rc = insert_init_data(tp, r, d);
     for (int rank = 0; rank < tp->ctx->nranks && rc == WEFT_SUCCESS; rank++) {
         weft_data_t **p = &r->part[rank * r->lanes];
         unsigned char *live = &r->live[rank * r->lanes];
