@@ -18,7 +18,13 @@
  * exchange as this rank's failure: the first leak's line, counted. */
 static void leak_check(weft_taskpool_t *tp)
 {
-    int n = weft_taskpool_leak_report(tp->ctx, tp->touched.data, tp->touched.n, tp->name);
+    const weft_context_t *ctx = tp->ctx;
+    weft_taskpool_t *const *pools = ctx->taskpools.data;
+    int others_open = 0;
+    for (size_t i = 0; i < ctx->taskpools.n; i++)
+        others_open |= pools[i] != tp && weft_taskpool_unwaited(pools[i]);
+    int n =
+        weft_taskpool_leak_report(tp->ctx, tp->touched.data, tp->touched.n, tp->name, others_open);
     if (n == 0) return;
     char first[WEFT_LOG_LINE], what[sizeof tp->fail.what];
     weft_log_last_error(first, sizeof first);

@@ -125,9 +125,12 @@ weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, in
 int weft_context_track(weft_context_t *ctx, weft_data_t *d);
 void weft_context_untrack(weft_context_t *ctx, weft_data_t *d);
 /* Copies of the given data still read, or left on a rank that does not own
- * them, at the end of a taskpool; logged, returns how many. */
+ * them, at the end of a taskpool; logged, returns how many. With
+ * others_open (another taskpool of the rank has tasks not waited for), a
+ * copy being read is not counted: the work of those tasks may hold it (a
+ * task reading it, an eviction writing it back to make room for one). */
 int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
-                              const char *name);
+                              const char *name, int others_open);
 /* Logs every tracked data with runtime-owned copies; returns how many. */
 int weft_context_leak_report(weft_context_t *ctx, const char *when);
 /* weft_fini's last exchange, once everything that can fail there ran:

@@ -68,7 +68,7 @@ static int report_data(weft_data_t *d, const char *when)
  * no copy of a tile it does not own (those visited for the taskpool and
  * were reclaimed): anything else is a leak of this taskpool. */
 int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, size_t n,
-                              const char *name)
+                              const char *name, int others_open)
 {
     int leaks = 0;
     for (size_t i = 0; i < n; i++) {
@@ -77,13 +77,14 @@ int weft_taskpool_leak_report(weft_context_t *ctx, weft_data_t *const *data, siz
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
             weft_data_copy_t *c = d->copies[dev];
             int visiting = ctx->nranks > 1 && d->owner_rank != ctx->rank;
-            if (!c || (c->readers == 0 && !(visiting && c->owner == WEFT_MEM_RUNTIME))) continue;
+            int read = c && c->readers > 0 && !others_open;
+            if (!c || (!read && !(visiting && c->owner == WEFT_MEM_RUNTIME))) continue;
             weft_error("leak at the end of taskpool %s: data %llu (%d x %d) copy on device %d: "
                        "%s v%u, %d readers, last task #%llu%s",
                        name, (unsigned long long)d->key, d->rows, d->cols, dev,
                        state_name(c->state), c->version, c->readers,
                        (unsigned long long)c->last_task,
-                       c->readers ? "" : " (a copy of another rank's tile left here)");
+                       read ? "" : " (a copy of another rank's tile left here)");
             leaks++;
         }
         weft_data_unlock(d);
