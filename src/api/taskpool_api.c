@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "api/recover.h"
 #include "devmgr/devmgr.h"
 #include "ptg/ptgwait.h"
 #include "stf/redux.h"
@@ -66,6 +67,10 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     weft_taskpool_wait_tasks(tp);
     weft_devexec_flush(tp);
     if (ctx->nranks > 1) {
+        /* Before the copies away from owners go: they may hold it. */
+        int grc = weft_recover_good_versions(tp);
+        if (grc != WEFT_SUCCESS)
+            weft_failure_note(tp, grc, "bringing the last good versions home failed");
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }

@@ -1,0 +1,197 @@
+/* After a failure in a distributed run: the owner of each data whose final
+ * version was lost gets the newest good version another rank still holds
+ * (docs/SEMANTICS.md section 3). Without it the next taskpool started from
+ * the owner's own last version: a good version made on a third rank (a
+ * writer between the owner's last one and the task that failed) was
+ * dropped with the copies away from owners at the end of the wait. */
+#include "api/recover.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devmgr/devmgr.h"
+#include "util/log.h"
+
+/* Whether a task of tp failed or was cancelled on any rank: the one
+ * collective every wait of a distributed run pays for this. */
+static int any_failure(weft_taskpool_t *tp)
+{
+    const weft_failure_rec_t *rec = &tp->fail;
+    int any = atomic_load(&rec->nfailed) + atomic_load(&rec->ncancelled) > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, tp->ctx->comm);
+    return any;
+}
+
+/* The keys of the data whose final version this rank, their owner, lost;
+ * every rank's, in rank order, into *out (malloc'ed), their count *n. */
+static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
+{
+    weft_context_t *ctx = tp->ctx;
+    int R = ctx->nranks, k = 0;
+    uint64_t *mine = malloc((tp->touched.n + 1) * sizeof *mine);
+    int *counts = malloc((size_t)R * sizeof *counts), *displs = malloc((size_t)R * sizeof *displs);
+    int ok = mine && counts && displs;
+    for (size_t i = 0; ok && i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        weft_data_lock(d);
+        if (d->owner_rank == ctx->rank && d->lost) mine[k++] = d->key;
+        weft_data_unlock(d);
+    }
+    if (!ok) k = -1; /* told to every rank: each gives up alike */
+    MPI_Allgather(&k, 1, MPI_INT, counts, ok ? 1 : 0, MPI_INT, ctx->comm);
+    int total = 0;
+    for (int r = 0; ok && r < R; r++) {
+        ok = counts[r] >= 0;
+        displs[r] = total;
+        total += counts[r];
+    }
+    *out = ok ? malloc(((size_t)total + 1) * sizeof **out) : NULL;
+    if (ok && *out)
+        MPI_Allgatherv(mine, k, MPI_UINT64_T, *out, counts, displs, MPI_UINT64_T, ctx->comm);
+    *n = total;
+    free(mine);
+    free(counts);
+    free(displs);
+    return ok && *out ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = (*(weft_data_t *const *)a)->key, y = (*(weft_data_t *const *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The rank's live data sorted by key (every rank holds a handle of every
+ * data it did not release), for the lookups below. */
+static weft_data_t **sorted_live(weft_context_t *ctx, size_t *n)
+{
+    pthread_mutex_lock(&ctx->live_lock);
+    *n = ctx->live.n;
+    weft_data_t **v = malloc((*n + 1) * sizeof *v);
+    if (v) memcpy(v, ctx->live.data, *n * sizeof *v);
+    pthread_mutex_unlock(&ctx->live_lock);
+    if (v) qsort(v, *n, sizeof *v, by_key);
+    return v;
+}
+
+static weft_data_t *find(weft_data_t **live, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (live[mid]->key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && live[lo]->key == key ? live[lo] : NULL;
+}
+
+/* The version of d this rank can give: the newest it holds when no write
+ * of d failed or was cancelled here (a failed body may have changed the
+ * bytes, a cancelled one left an older version), none (0) otherwise and on
+ * the owner, whose version is the lost one. */
+static int offer(const weft_data_t *d, int me)
+{
+    if (!d || d->owner_rank == me) return 0;
+    weft_data_lock((weft_data_t *)d);
+    int v = !d->lost && weft_data_newest_copy_locked((weft_data_t *)d, -1) ? (int)d->version : 0;
+    weft_data_unlock((weft_data_t *)d);
+    return v;
+}
+
+/* Copies the rows x cols tile between the copy c and the packed buffer p. */
+static void pack(const weft_data_t *d, const weft_data_copy_t *c, char *p, int to_packed)
+{
+    size_t col = (size_t)d->rows * d->elem;
+    for (int j = 0; j < d->cols; j++) {
+        char *t = (char *)c->ptr + (size_t)j * (size_t)c->ld * d->elem;
+        memcpy(to_packed ? p + j * col : t, to_packed ? t : p + j * col, col);
+    }
+}
+
+/* Version v of d from rank `from` to d's owner, by a broadcast (no
+ * message the comm engine could take for its own); every rank calls it. */
+static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
+{
+    int me = ctx->rank, rc = d->bytes <= INT_MAX ? WEFT_SUCCESS : WEFT_ERR_INVALID;
+    char *buf = rc == WEFT_SUCCESS ? malloc(d->bytes) : NULL;
+    if (rc == WEFT_SUCCESS && !buf) rc = WEFT_ERR_NOMEM;
+    weft_data_copy_t *c = NULL;
+    if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(d, &c);
+    if (me == from && c) {
+        pack(d, c, buf, 1);
+        weft_data_lock(d);
+        weft_data_copy_reader_release_locked(c);
+        weft_data_unlock(d);
+    }
+    /* A rank that cannot take part would leave the others in the broadcast. */
+    int ok = rc == WEFT_SUCCESS;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (ok) MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm);
+    if (ok && me == d->owner_rank && v > d->version) {
+        rc = weft_devcopy_host_flow(d, WEFT_W, &c);
+        if (rc == WEFT_SUCCESS) {
+            pack(d, c, buf, 0);
+            weft_data_publish(d, c, WEFT_PUBLISH_RECEIVED, v, 0);
+            weft_log(WEFT_LOG_INFO, -1,
+                     "data %llu: its newest good version v%u came home from rank %d after the "
+                     "failure",
+                     (unsigned long long)d->key, v, from);
+        }
+    }
+    free(buf);
+    return ok ? rc : rc != WEFT_SUCCESS ? rc : WEFT_ERR_INTERNAL;
+}
+
+/* Per lost key: the newest version offered and its rank (MAXLOC), and
+ * whether a rank has no handle of the data (then it is left alone). */
+typedef struct {
+    int version, rank;
+} offer_t;
+
+static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
+                      size_t nlive)
+{
+    offer_t *best = malloc(((size_t)n + 1) * sizeof *best);
+    int *missing = malloc(((size_t)n + 1) * sizeof *missing), rc = WEFT_SUCCESS;
+    int ok = best && missing && live;
+    for (int k = 0; ok && k < n; k++) {
+        weft_data_t *d = find(live, nlive, keys[k]);
+        best[k] = (offer_t){offer(d, ctx->rank), ctx->rank};
+        missing[k] = d == NULL;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (ok) {
+        MPI_Allreduce(MPI_IN_PLACE, best, n, MPI_2INT, MPI_MAXLOC, ctx->comm);
+        MPI_Allreduce(MPI_IN_PLACE, missing, n, MPI_INT, MPI_MAX, ctx->comm);
+    }
+    for (int k = 0; ok && k < n; k++) {
+        if (best[k].version <= 0 || missing[k]) continue;
+        int mrc =
+            move_home(ctx, find(live, nlive, keys[k]), best[k].rank, (uint32_t)best[k].version);
+        if (rc == WEFT_SUCCESS) rc = mrc;
+    }
+    free(best);
+    free(missing);
+    return ok ? rc : WEFT_ERR_NOMEM;
+}
+
+int weft_recover_good_versions(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    if (ctx->nranks == 1 || ctx->sim || !any_failure(tp)) return WEFT_SUCCESS;
+    uint64_t *keys = NULL;
+    int n = 0, rc = lost_keys(tp, &keys, &n);
+    if (rc != WEFT_SUCCESS || n == 0) {
+        free(keys);
+        return rc;
+    }
+    size_t nlive = 0;
+    weft_data_t **live = sorted_live(ctx, &nlive);
+    rc = bring_home(ctx, keys, n, live, nlive);
+    free(live);
+    free(keys);
+    return rc;
+}

@@ -1,0 +1,13 @@
+/* The newest good version of each data whose final version a failure
+ * lost, brought to its owner at the wait (recover.c). */
+#ifndef WEFT_API_RECOVER_H
+#define WEFT_API_RECOVER_H
+
+#include "stf/taskpool.h"
+
+/* After tp's tasks all ended and before the copies away from owners are
+ * reclaimed; collective over the context's ranks (one MPI_Allreduce when
+ * no task failed or was cancelled anywhere). Main thread. */
+int weft_recover_good_versions(weft_taskpool_t *tp);
+
+#endif
