@@ -359,7 +359,8 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
  * thread of weft_init (such a call is refused and the copy fails). Between
  * ranks such a data travels in its host layout, from and into host copies
  * only (stage_out before a send, stage_in after a receive, where a device
- * needs it): every rank that holds d sets the same functions. */
+ * needs it): every rank sets the same functions (which of the two are set
+ * is compared at the next agreement: WEFT_ERR_MISMATCH, named). */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 

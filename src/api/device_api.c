@@ -82,6 +82,17 @@ void weft_devstats_print(weft_context_t *ctx)
                        mib((long long)pinned), mib((long long)total), slabs);
 }
 
+/* arg: the data's key, whether stage_in and stage_out are set (the
+ * functions themselves differ in address between processes). */
+static void describe_stage(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
+                           size_t n)
+{
+    snprintf(text, n, "%s(data %lld, stage_in %s, stage_out %s)", kind->name, (long long)arg[0],
+             arg[1] ? "set" : "NULL", arg[2] ? "set" : "NULL");
+}
+
+static const weft_seqcall_kind_t seq_stage = {"weft_data_set_stage", describe_stage};
+
 int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out, void *arg)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_stage", 1) ||
@@ -90,6 +101,12 @@ int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn st
     d->stage_in = stage_in;
     d->stage_out = stage_out;
     d->stage_arg = arg;
+    /* Each rank moves the data by its own handle's functions (host layout
+     * between ranks when set): ranks that set them differently would mix
+     * layouts silently, so the next agreement compares them. */
+    weft_seqcheck_call(
+        d->ctx, &seq_stage,
+        (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, stage_in != NULL, stage_out != NULL});
     return WEFT_SUCCESS;
 }
 

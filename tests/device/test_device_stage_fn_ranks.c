@@ -14,7 +14,9 @@
  * send from it): neither function ran on rank 0, the device read the host layout as its
  * own and rank 0's CPU task saw the device layout. Wrong values, no error. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "weft/weft.h"
@@ -121,6 +123,27 @@ static void run(weft_context_t *ctx, int rows, int cols)
     free(host);
 }
 
+/* --one-sided: only the owner sets the functions. The other rank would
+ * move the data in device layout: the next wait names the difference on
+ * both ranks (WEFT_ERR_MISMATCH) before anything moves. */
+static int one_sided(weft_context_t *ctx)
+{
+    int rank = weft_rank(ctx);
+    double host[12] = {0};
+    weft_data_t *d =
+        weft_data_register(ctx, WEFT_DOUBLE, rank == OWNER ? host : NULL, 4, 3, 4, OWNER);
+    REQUIRE(d != NULL);
+    if (rank == OWNER) CHECK(weft_data_set_stage(d, to_device, to_host, NULL) == WEFT_SUCCESS);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "one-sided");
+    CHECK(weft_insert_task(tp, &upd, WEFT_RW, d, WEFT_ON_RANK, 0, WEFT_DEVICE_HINT, 1, 0) == 0);
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    int f = weft_fini(ctx);
+    printf("test_device_stage_fn_ranks rank %d: wait=%d fini=%d\n", rank, w, f);
+    return w != WEFT_ERR_MISMATCH;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -130,6 +153,7 @@ int main(int argc, char **argv)
         weft_fini(ctx);
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "--one-sided") == 0) return one_sided(ctx);
     run(ctx, 4, 3);    /* 96 bytes: eager */
     run(ctx, 200, 90); /* 140 KiB: above comm_eager_limit, a rendezvous */
     int rank = weft_rank(ctx);
