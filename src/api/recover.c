@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "devmgr/devmgr.h"
+#include "util/cols.h"
 #include "util/log.h"
 
 /* Whether a task of tp failed or was cancelled on any rank: the one
@@ -101,16 +102,6 @@ static int offer(const weft_data_t *d, int me)
     return v;
 }
 
-/* Copies the rows x cols tile between the copy c and the packed buffer p. */
-static void pack(const weft_data_t *d, const weft_data_copy_t *c, char *p, int to_packed)
-{
-    size_t col = (size_t)d->rows * d->elem;
-    for (int j = 0; j < d->cols; j++) {
-        char *t = (char *)c->ptr + (size_t)j * (size_t)c->ld * d->elem;
-        memcpy(to_packed ? p + j * col : t, to_packed ? t : p + j * col, col);
-    }
-}
-
 /* Version v of d from rank `from` to d's owner, by a broadcast (no
  * message the comm engine could take for its own); every rank calls it. */
 static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
@@ -121,7 +112,7 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     weft_data_copy_t *c = NULL;
     if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(d, &c);
     if (me == from && c) {
-        pack(d, c, buf, 1);
+        weft_copy_cols(buf, d->rows, c->ptr, c->ld, d->rows, d->cols, d->elem);
         weft_data_lock(d);
         weft_data_copy_reader_release_locked(c);
         weft_data_unlock(d);
@@ -133,7 +124,7 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     if (ok && me == d->owner_rank && v > d->version) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);
         if (rc == WEFT_SUCCESS) {
-            pack(d, c, buf, 0);
+            weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);
             weft_data_publish(d, c, WEFT_PUBLISH_RECEIVED, v, 0);
             weft_log(WEFT_LOG_INFO, -1,
                      "data %llu: its newest good version v%u came home from rank %d after the "

@@ -12,6 +12,7 @@
 
 #include "collections/matrix_int.h"
 #include "stf/agree.h"
+#include "util/cols.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -48,14 +49,10 @@ static int layout(const weft_matrix_t *A, int *counts, int *displs)
 static void pack_tile(weft_data_t *d, char *p, int to_packed)
 {
     weft_data_copy_t *h = d->copies[0];
-    size_t col = (size_t)d->rows * d->elem;
-    for (int c = 0; c < d->cols; c++) {
-        char *t = (char *)h->ptr + (size_t)c * (size_t)h->ld * d->elem;
-        if (to_packed)
-            memcpy(p + c * col, t, col);
-        else
-            memcpy(t, p + c * col, col);
-    }
+    if (to_packed)
+        weft_copy_cols(p, d->rows, h->ptr, h->ld, d->rows, d->cols, d->elem);
+    else
+        weft_copy_cols(h->ptr, h->ld, p, d->rows, d->rows, d->cols, d->elem);
 }
 
 /* Copies tile k between the root's matrix and the packed buffer p. */
@@ -63,17 +60,13 @@ static void place_tile(const weft_matrix_t *A, const collect_t *c, int k, char *
 {
     const weft_data_t *d = A->tiles[k];
     int i = k % A->mt, j = k / A->mt;
-    size_t col = (size_t)d->rows * d->elem;
-    for (int cc = 0; cc < d->cols; cc++) {
-        /* Unsigned: the bytes past buf fit the address space (ldb_fits). */
-        uint64_t at = ((uint64_t)j * (uint64_t)A->nb + (uint64_t)cc) * (uint64_t)c->ldb +
-                      (uint64_t)i * (uint64_t)A->mb;
-        char *t = c->buf + at * d->elem;
-        if (to_packed)
-            memcpy(p + cc * col, t, col);
-        else
-            memcpy(t, p + cc * col, col);
-    }
+    /* Unsigned: the bytes past buf fit the address space (ldb_fits). */
+    uint64_t at = (uint64_t)j * (uint64_t)A->nb * (uint64_t)c->ldb + (uint64_t)i * (uint64_t)A->mb;
+    char *t = c->buf + at * d->elem;
+    if (to_packed)
+        weft_copy_cols(p, d->rows, t, c->ldb, d->rows, d->cols, d->elem);
+    else
+        weft_copy_cols(t, c->ldb, p, d->rows, d->rows, d->cols, d->elem);
 }
 
 /* Walks the root's side: every tile in rank order, then tile order. */

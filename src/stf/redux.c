@@ -162,8 +162,7 @@ static int take_partial(weft_taskpool_t *tp, weft_data_t *d, weft_redux_t *r, in
 
 /* Another flow of t that names the data of REDUX flow i, -1 when none:
  * flow i becomes a partial result, so a read or write of the same data in
- * the task would see neither the partials nor its own update. Flows
- * before i that reduced were lowered already, but each looked past itself. */
+ * the task would see neither the partials nor its own update. */
 static int other_flow_of(const weft_task_t *t, int i)
 {
     for (int j = 0; j < t->nflows; j++)

@@ -119,6 +119,7 @@ static int cuda_check_blas(const weft_device_t *dev, cublasStatus_t st, const ch
     if (st == CUBLAS_STATUS_ALLOC_FAILED) return WEFT_ERR_DEVMEM;
     return st == CUBLAS_STATUS_INVALID_VALUE ? WEFT_ERR_INVALID : WEFT_ERR_INTERNAL;
 }
+
 /* cuSOLVER has no status strings of its own. */
 static const char *cuda_solver_message(cusolverStatus_t st)
 {
