@@ -61,8 +61,10 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     char rule[160];
     snprintf(rule, sizeof rule, "%s", text);
     long at = -1;
-    char *sep = strchr(text, '@');
-    if (sep) {
+    /* The last '@' followed by no ':' starts the rank, so that a class
+     * name may hold '@' (and ':'): "task:a@b:2" is class "a@b". */
+    char *sep = strrchr(text, '@');
+    if (sep && !strchr(sep, ':')) {
         *sep = '\0';
         if (parse_long(sep + 1, 0, &at) != 0) return bad(rule, "has a malformed rank after '@'");
         /* A rule no rank applies would never fire: the test that set it

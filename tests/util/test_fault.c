@@ -1,0 +1,55 @@
+/* util/fault.h: the rule parser. A class name may hold ':' and '@' (the
+ * rank is only a last '@' followed by digits and no ':'); a rule for this
+ * rank arms its site, one for another rank does not; malformed rules are
+ * refused. */
+#include "../check.h"
+#include "util/fault.h"
+#include "weft/weft.h"
+
+static weft_fault_t *parse(const char *spec, int rank)
+{
+    weft_fault_t *f = NULL;
+    CHECK(weft_fault_create(spec, rank, 2, &f) == WEFT_SUCCESS);
+    return f;
+}
+
+static void check_refused(const char *spec)
+{
+    weft_fault_t *f = (weft_fault_t *)1;
+    CHECK(weft_fault_create(spec, 0, 2, &f) == WEFT_ERR_PARAM);
+    CHECK(f == NULL);
+}
+
+int main(void)
+{
+    weft_fault_t *f = parse("task:a:b:2", 0);
+    CHECK(f && f->nrules == 1 && strcmp(f->rule[0].cls, "a:b") == 0 && f->rule[0].nth == 2);
+    CHECK(!weft_fault_hit(f, WEFT_FAULT_TASK, "a:b") && weft_fault_hit(f, WEFT_FAULT_TASK, "a:b"));
+    weft_fault_destroy(f);
+
+    f = parse("task:a@b:2", 0);
+    CHECK(f && strcmp(f->rule[0].cls, "a@b") == 0 && f->rule[0].nth == 2);
+    weft_fault_destroy(f);
+
+    f = parse("task:x@y:3@1", 1); /* class "x@y", rank 1 */
+    CHECK(f && strcmp(f->rule[0].cls, "x@y") == 0 && f->rule[0].nth == 3);
+    CHECK(f->armed[WEFT_FAULT_TASK]);
+    weft_fault_destroy(f);
+    CHECK(parse("task:x@y:3@1", 0) == NULL); /* not this rank's: nothing armed */
+
+    f = parse("comm_post:1,task:1@0", 0);
+    CHECK(f && f->nrules == 2 && f->rule[1].cls[0] == '\0');
+    weft_fault_destroy(f);
+
+    check_refused("task:2@2");       /* rank 2 of 2 */
+    check_refused("task:2@x");       /* rank not a number: "2@x" is no count */
+    check_refused("bogus:1");        /* unknown site */
+    check_refused("task");           /* no count */
+    check_refused("task:0");         /* count below 1 */
+    check_refused("comm_post:cls:1"); /* a class on a site without classes */
+    check_refused("task::1");         /* empty class */
+    capture_begin();
+    check_refused("task:a:b:1@9");
+    CHECK(strstr(capture_end(), "names rank 9, but the run has 2 ranks") != NULL);
+    return check_report("util_fault");
+}
