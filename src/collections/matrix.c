@@ -11,6 +11,7 @@
 #include "collections/matrix_int.h"
 #include "data/hostmem.h"
 #include "stf/seqcheck.h"
+#include "util/inbody.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -249,7 +250,8 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
  * checked against the devices of its owner, the rank it names a device
  * of (ranks may have different numbers of devices); a refusal on some
  * ranks only is named on every rank at the next agreement (build). */
-static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)
+static int map_tiles_marked(const weft_matrix_t *A, const weft_dist_t *dist, int *owners,
+                            int *devices)
 {
     weft_context_t *ctx = A->ctx;
     for (int j = 0; j < A->nt; j++)
@@ -272,6 +274,26 @@ static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owner
             }
         }
     return WEFT_SUCCESS;
+}
+
+/* The user's functions run inside the matrix's creation: a call from them
+ * into weft (another creation, a wait, weft_fini) is refused as from a
+ * body, and the creation fails. */
+static void dist_fn_enter(weft_inbody_t *saved, atomic_int *misuse)
+{
+    weft_inbody_enter(saved, &(weft_inbody_t){.cls = "the rank or device function of a weft_dist_t",
+                                              .misuse = misuse,
+                                              .fails = "the matrix's creation"});
+}
+
+static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)
+{
+    atomic_int misuse = 0;
+    weft_inbody_t saved;
+    dist_fn_enter(&saved, &misuse);
+    int rc = map_tiles_marked(A, dist, owners, devices);
+    weft_inbody_leave(&saved);
+    return atomic_load(&misuse) ? WEFT_ERR_INVALID : rc;
 }
 
 /* The tiles of A with their owners and devices from dist; A freed on
@@ -300,8 +322,12 @@ static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn 
 static uint64_t dist_hash(const weft_dist_t *d, int mt, int nt)
 {
     uint64_t h = WEFT_HASH_INIT;
+    atomic_int misuse = 0; /* refused again, and failed, by map_tiles */
+    weft_inbody_t saved;
+    dist_fn_enter(&saved, &misuse);
     for (int j = 0; j < nt; j++)
         for (int i = 0; i < mt; i++) h = weft_hash_step(h, (unsigned)d->rank(i, j, d->arg));
+    weft_inbody_leave(&saved);
     return h;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "data/hostmem.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 size_t weft_dtype_size(weft_dtype_t t)
@@ -354,11 +355,26 @@ int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
     void *p = weft_hostmem_alloc(pool, d->bytes, &alloc);
     if (!p) return WEFT_ERR_NOMEM;
     /* Outside the lock: the user's function may take its time, and no task
-     * can reach d before the copy is attached. */
-    if (d->init_fn)
+     * can reach d before the copy is attached. It runs on the main thread,
+     * inside an insertion, an acquire or a graph's build: a call from it
+     * into those would reenter them, so it is refused as from a body. */
+    if (d->init_fn) {
+        atomic_int misuse = 0;
+        weft_inbody_t saved;
+        weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "the init function of data",
+                                                   .seq = (unsigned long long)d->key,
+                                                   .misuse = &misuse,
+                                                   .fails = "the data's initialisation",
+                                                   .keyed = 1});
         d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
-    else
+        weft_inbody_leave(&saved);
+        if (atomic_load(&misuse)) {
+            weft_hostmem_free(alloc, p, d->bytes);
+            return WEFT_ERR_INVALID;
+        }
+    } else {
         memset(p, 0, d->bytes);
+    }
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[0] ? NULL
                                        : weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME,

@@ -30,9 +30,11 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "stage function of data",
+    weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "the stage function of data",
                                                .seq = (unsigned long long)d->key,
-                                               .misuse = &misuse});
+                                               .misuse = &misuse,
+                                               .fails = "the copy",
+                                               .keyed = 1});
     int frc = fn(s, d->stage_arg);
     weft_inbody_leave(&saved);
     if (frc != 0)

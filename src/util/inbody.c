@@ -1,6 +1,8 @@
 /* The mark of the task body a thread runs (inbody.h). */
 #include "util/inbody.h"
 
+#include <stdio.h>
+
 #include "util/log.h"
 #include "util/tname.h"
 
@@ -38,10 +40,19 @@ unsigned long weft_inbody_thread(void)
 int weft_inbody_refuse(const char *call)
 {
     if (__builtin_expect(current.cls == NULL, 1)) return 0;
-    weft_error("%s called from the body of task %s: a task body may only call the "
+    if (current.fails) {
+        char key[32] = "";
+        if (current.keyed) snprintf(key, sizeof key, " %llu", current.seq);
+        weft_error("%s called from %s%s: a function weft calls back may only compute (waits, "
+                   "insertions, creations and host access belong to the thread that called "
+                   "weft_init): the call is refused and %s fails",
+                   call, current.cls, key, current.fails);
+    } else {
+        weft_error("%s called from the body of task %s: a task body may only call the "
                "weft_task_* accessors (waits, insertions, creations and host access belong to "
                "the thread that called weft_init): the call is refused and the task fails",
-               call, weft_tname(current.cls, current.seq, current.idx, current.nidx).text);
+                   call, weft_tname(current.cls, current.seq, current.idx, current.nidx).text);
+    }
     if (current.misuse) atomic_store(current.misuse, 1);
     return 1;
 }

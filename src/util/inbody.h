@@ -19,6 +19,12 @@ typedef struct weft_inbody {
     const int *idx;         /* a graph's task: its indices (util/tname.h) */
     int nidx;
     atomic_int *misuse; /* set to 1 on a refused call: the task fails */
+    /* A user function weft calls back that is not a body (an init, stage
+     * or distribution function), held to the same rule: cls then names
+     * it ("the init function of data"), seq its data key when keyed, and
+     * fails says what the refusal fails ("the insertion"). */
+    const char *fails;
+    int keyed;
 } weft_inbody_t;
 
 /* Marks this thread as running the body `now` names; *saved gets the
@@ -40,7 +46,9 @@ int weft_inbody_contexts_made(void);
 unsigned long weft_inbody_thread(void);
 
 /* 0 outside a body; inside one, logs "CALL called from the body of task
- * NAME: ..." (util/tname.h), marks the task failed and returns 1. Whether the thread
+ * NAME: ..." (util/tname.h; inside a called-back function, "CALL called
+ * from the init function of data KEY: ..."), marks the task (or the
+ * function's caller) failed and returns 1. Whether the thread
  * is the one that made the context is context.h's check. */
 int weft_inbody_refuse(const char *call);
 
