@@ -12,6 +12,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/cols.h"
 #include "util/log.h"
 
 /* send_copy's third outcome: the tile is on its way to host memory. */
@@ -140,10 +141,7 @@ static weft_comm_msg_t *new_activation(weft_comm_t *c, const weft_task_t *t, int
                            .bytes = (int64_t)d->bytes};
     if (!eager) return m;
     const weft_data_copy_t *cp = weft_comm__block((weft_task_t *)t)->x.copy;
-    size_t col = (size_t)d->rows * d->elem;
-    for (int j = 0; j < d->cols; j++)
-        memcpy((char *)(m + 1) + j * col, (const char *)cp->ptr + (size_t)j * cp->ld * d->elem,
-               col);
+    weft_copy_cols(m + 1, d->rows, cp->ptr, cp->ld, d->rows, d->cols, d->elem);
     return m;
 }
 

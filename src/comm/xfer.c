@@ -7,6 +7,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/cols.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -77,9 +78,7 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pe
     const void *payload = in->act + 1;
     weft_device_t *dev = weft_comm__device(c, cp->device);
     if (!dev) {
-        size_t col = (size_t)d->rows * d->elem;
-        for (int j = 0; j < d->cols; j++)
-            memcpy(weft_comm__col_ptr(d, cp->ptr, cp->ld, j), (const char *)payload + j * col, col);
+        weft_copy_cols(cp->ptr, cp->ld, payload, d->rows, d->rows, d->cols, d->elem);
         return WEFT_SUCCESS;
     }
     /* A small tile for a device consumer goes to the device now, so the

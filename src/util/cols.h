@@ -11,6 +11,10 @@ static inline void weft_copy_cols(void *dst, int64_t dld, const void *src, int64
                                   int cols, size_t elem)
 {
     size_t col = (size_t)rows * elem;
+    if (dld == rows && sld == rows) { /* one block: one call */
+        memcpy(dst, src, col * (size_t)cols);
+        return;
+    }
     for (int j = 0; j < cols; j++)
         memcpy((char *)dst + (size_t)j * (size_t)dld * elem,
                (const char *)src + (size_t)j * (size_t)sld * elem, col);

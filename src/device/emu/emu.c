@@ -84,6 +84,9 @@ static int emu_probe(int *count)
 
 /* ---- the device thread ------------------------------------------------ */
 
+/* memmove, not util/cols.h's memcpy: an emulated device's memory is host
+ * memory a user may register (weft_data_register_device), and nothing
+ * here rules out a copy whose ranges overlap. */
 static void copy_2d(const emu_op_t *op)
 {
     size_t col = (size_t)op->rows * op->elem;
