@@ -12,6 +12,7 @@
 
 #include "devmgr/devmgr.h"
 #include "util/cols.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 /* Whether a task of tp failed or was cancelled on any rank: the one
@@ -110,6 +111,12 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     char *buf = rc == WEFT_SUCCESS ? malloc(d->bytes) : NULL;
     if (rc == WEFT_SUCCESS && !buf) rc = WEFT_ERR_NOMEM;
     weft_data_copy_t *c = NULL;
+    if (me == from && rc == WEFT_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_RECOVER, NULL)) {
+        weft_error("fault_inject: no host memory to read data %llu's good version v%u into "
+                   "(injected)",
+                   (unsigned long long)d->key, v);
+        rc = WEFT_ERR_NOMEM;
+    }
     if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(d, &c);
     if (me == from && c) {
         weft_copy_cols(buf, d->rows, c->ptr, c->ld, d->rows, d->cols, d->elem);
@@ -120,6 +127,13 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     /* A rank that cannot take part would leave the others in the broadcast. */
     int ok = rc == WEFT_SUCCESS;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!ok) /* on every rank: the next taskpool starts from an older version */
+        weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
+                   "after the failure (%s): its owner, rank %d, keeps the older version it "
+                   "holds",
+                   (unsigned long long)d->key, v, from,
+                   rc != WEFT_SUCCESS ? weft_strerror(rc) : "another rank failed to take part",
+                   d->owner_rank);
     if (ok) MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm);
     if (ok && me == d->owner_rank && v > d->version) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);

@@ -163,7 +163,8 @@ const weft_param_def_t weft_param_table[] = {
            "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
            "(sites task, comm_alloc, comm_post, device_open, device_copy, task_skip, host_pin, "
            "device_fail: the N-th task completion on an accelerator reports an error and the "
-           "device stays broken, span_alloc, refusal_note, device_land; e.g. task:gemm:3@1; "
+           "device stays broken, span_alloc, refusal_note, device_land, recover; e.g. "
+           "task:gemm:3@1; "
            "docs/SEMANTICS.md section 3)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,
         "slices kept per trace track (worker, stream, comm); later ones are dropped with a "

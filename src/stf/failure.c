@@ -155,7 +155,9 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
 {
     weft_failure_rec_t *rec = &tp->fail;
     atomic_fetch_add(&rec->nfailed, 1);
-    weft_context_fail(tp->ctx, status);
+    /* No weft_context_fail here: the exchange that follows gives every
+     * rank the same status (the first failing rank's), so that weft_fini
+     * returns the same on every rank. */
     if (!atomic_exchange(&rec->claimed, 1)) {
         rec->status = status;
         snprintf(rec->what, sizeof rec->what, "%s", what);

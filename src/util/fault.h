@@ -53,6 +53,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_SPAN_ALLOC = 8,   /* a registration's memory is noted (data/span.c) */
     WEFT_FAULT_REFUSAL_NOTE = 9, /* a refusal's words are kept (context/seqlog.c) */
     WEFT_FAULT_DEVICE_LAND = 10, /* the comm engine sees a device copy end: the device dies */
+    WEFT_FAULT_RECOVER = 11,     /* a rank reads the good version it gives after a failure */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

@@ -6,9 +6,13 @@
  * The next taskpool adds 10: 13 each. d came back as 11: the version rank
  * 1 made was dropped with the copies away from owners, and the next
  * taskpool read rank 0's own last version. Tiles of NB x NB doubles
- * (argument 1; eager and rendezvous), on the host or on emu devices. */
+ * (argument 1; eager and rendezvous), on the host or on emu devices.
+ * "broken" (argument 2, with fault_inject recover:1@1): rank 1 cannot read
+ * the version it gives; every rank names d, d restarts from rank 0's own
+ * version (11), e (whose owner made its good version) is 13 still. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "weft/weft.h"
@@ -47,6 +51,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
     int me = weft_rank(ctx), R = weft_nranks(ctx), nb = argc > 1 ? atoi(argv[1]) : 1;
+    int broken = argc > 2 && strcmp(argv[2], "broken") == 0;
     REQUIRE(R == 3 && nb > 0);
     double *mem = calloc((size_t)nb * nb, sizeof *mem);
     REQUIRE(mem != NULL);
@@ -63,11 +68,14 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
     capture_end();
     CHECK(captured("taskpool chain failed: rank 0: task add #3 returned 3"));
+    if (broken) /* rank 1 could not read d's v2: every rank says so */
+        CHECK(captured("data 0: its newest good version v2, on rank 1, could not come home after "
+                       "the failure ("));
     CHECK(insert(tp, d, 10, R - 1) == 0);
     CHECK(insert(tp, e, 10, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);
-    if (me == 0) CHECK(all_equal(mem, nb, nb, 13.0));
+    if (me == 0) CHECK(all_equal(mem, nb, nb, broken ? 11.0 : 13.0));
     if (me == R - 1) {
         int64_t ld = 0;
         const double *p = weft_data_host_ptr(e, &ld);
@@ -75,7 +83,7 @@ int main(int argc, char **argv)
     }
     weft_data_release(d);
     weft_data_release(e);
-    CHECK(weft_fini(ctx) == WEFT_ERR_TASK); /* the run had a failed task */
+    CHECK(weft_fini(ctx) == WEFT_ERR_TASK); /* the run had a failed task: every rank */
     free(mem);
     return check_report("test_fail_good_version");
 }
