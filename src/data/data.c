@@ -361,11 +361,8 @@ int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
     if (d->init_fn) {
         atomic_int misuse = 0;
         weft_inbody_t saved;
-        weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "the init function of data",
-                                                   .seq = (unsigned long long)d->key,
-                                                   .misuse = &misuse,
-                                                   .fails = "the data's initialisation",
-                                                   .keyed = 1});
+        weft_inbody_enter_callback(&saved, &misuse, "the init function of data", 1, d->key,
+                                   "the data's initialisation");
         d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
         weft_inbody_leave(&saved);
         if (atomic_load(&misuse)) {

@@ -30,11 +30,8 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_inbody_enter(&saved, &(weft_inbody_t){.cls = "the stage function of data",
-                                               .seq = (unsigned long long)d->key,
-                                               .misuse = &misuse,
-                                               .fails = "the copy",
-                                               .keyed = 1});
+    weft_inbody_enter_callback(&saved, &misuse, "the stage function of data", 1, d->key,
+                               "the copy");
     int frc = fn(s, d->stage_arg);
     weft_inbody_leave(&saved);
     if (frc != 0)

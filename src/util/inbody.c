@@ -17,6 +17,14 @@ void weft_inbody_enter(weft_inbody_t *saved, const weft_inbody_t *now)
 
 void weft_inbody_leave(const weft_inbody_t *saved) { current = *saved; }
 
+void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn,
+                                int keyed, unsigned long long key, const char *fails)
+{
+    weft_inbody_enter(saved, &(weft_inbody_t){
+                                 .cls = fn, .seq = key, .misuse = misuse, .fails = fails,
+                                 .keyed = keyed});
+}
+
 /* The contexts this thread made and has not ended: only its wording of a
  * refusal depends on it (context.h checks the thread against the context
  * it is given). */
