@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/keyset.h"
 #include "devmgr/devmgr.h"
 #include "util/cols.h"
 #include "util/fault.h"
@@ -30,64 +31,17 @@ static int any_failure(weft_taskpool_t *tp)
 static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
 {
     weft_context_t *ctx = tp->ctx;
-    int R = ctx->nranks, k = 0;
+    int k = 0;
     uint64_t *mine = malloc((tp->touched.n + 1) * sizeof *mine);
-    int *counts = malloc((size_t)R * sizeof *counts), *displs = malloc((size_t)R * sizeof *displs);
-    int ok = mine && counts && displs;
-    for (size_t i = 0; ok && i < tp->touched.n; i++) {
+    for (size_t i = 0; mine && i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
         if (d->owner_rank == ctx->rank && d->lost) mine[k++] = d->key;
         weft_data_unlock(d);
     }
-    if (!ok) k = -1; /* told to every rank: each gives up alike */
-    MPI_Allgather(&k, 1, MPI_INT, counts, ok ? 1 : 0, MPI_INT, ctx->comm);
-    int total = 0;
-    for (int r = 0; ok && r < R; r++) {
-        ok = counts[r] >= 0;
-        displs[r] = total;
-        total += counts[r];
-    }
-    *out = ok ? malloc(((size_t)total + 1) * sizeof **out) : NULL;
-    if (ok && *out)
-        MPI_Allgatherv(mine, k, MPI_UINT64_T, *out, counts, displs, MPI_UINT64_T, ctx->comm);
-    *n = total;
+    int rc = weft_keyset_allgather(ctx, mine, mine ? k : -1, out, n);
     free(mine);
-    free(counts);
-    free(displs);
-    return ok && *out ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = (*(weft_data_t *const *)a)->key, y = (*(weft_data_t *const *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-/* The rank's live data sorted by key (every rank holds a handle of every
- * data it did not release), for the lookups below. */
-static weft_data_t **sorted_live(weft_context_t *ctx, size_t *n)
-{
-    pthread_mutex_lock(&ctx->live_lock);
-    *n = ctx->live.n;
-    weft_data_t **v = malloc((*n + 1) * sizeof *v);
-    if (v) memcpy(v, ctx->live.data, *n * sizeof *v);
-    pthread_mutex_unlock(&ctx->live_lock);
-    if (v) qsort(v, *n, sizeof *v, by_key);
-    return v;
-}
-
-static weft_data_t *find(weft_data_t **live, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (live[mid]->key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && live[lo]->key == key ? live[lo] : NULL;
+    return rc;
 }
 
 /* The version of d this rank can give: the newest it holds when no write
@@ -163,7 +117,7 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
     int *missing = malloc(((size_t)n + 1) * sizeof *missing), rc = WEFT_SUCCESS;
     int ok = best && missing && live;
     for (int k = 0; ok && k < n; k++) {
-        weft_data_t *d = find(live, nlive, keys[k]);
+        weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         best[k] = (offer_t){offer(d, ctx->rank), ctx->rank};
         missing[k] = d == NULL;
     }
@@ -175,7 +129,8 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
     for (int k = 0; ok && k < n; k++) {
         if (best[k].version <= 0 || missing[k]) continue;
         int mrc =
-            move_home(ctx, find(live, nlive, keys[k]), best[k].rank, (uint32_t)best[k].version);
+            move_home(ctx, weft_keyset_find(live, nlive, keys[k]), best[k].rank,
+                      (uint32_t)best[k].version);
         if (rc == WEFT_SUCCESS) rc = mrc;
     }
     free(best);
@@ -194,7 +149,7 @@ int weft_recover_good_versions(weft_taskpool_t *tp)
         return rc;
     }
     size_t nlive = 0;
-    weft_data_t **live = sorted_live(ctx, &nlive);
+    weft_data_t **live = weft_keyset_live(ctx, &nlive);
     rc = bring_home(ctx, keys, n, live, nlive);
     free(live);
     free(keys);

@@ -4,13 +4,67 @@
  * only the ranks that touched a data saw them; sequential insertion after
  * it numbers versions alike on every rank from net_version, which a graph
  * leaves alone. So the copy that holds the newest version here takes
- * net_version's number, and so does the data. */
+ * net_version's number, and so does the data.
+ *
+ * One exception needs the ranks to talk: a NEW data the graph wrote. Its
+ * net_version is 0, "never written", on every rank, so a later insertion
+ * refused to read it, or, when it had an initialiser, every reader rank
+ * but its owner made the initial contents itself instead of receiving
+ * what the graph wrote (a silent wrong result). The graph's final version
+ * is on the owner (docs/PTG.md), which alone knows: owners tell every
+ * rank, and every rank counts that version as the data's first. */
 #include "ptg/ptgwait.h"
 
+#include <stdlib.h>
+
+#include "context/keyset.h"
 #include "data/data.h"
+#include "stf/failure.h"
+
+/* The NEW data this rank owns that the graph wrote (the copy here holds
+ * a version the graph numbered), while insertion never did. */
+static int written_here(weft_taskpool_t *tp, uint64_t *keys)
+{
+    int k = 0;
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        weft_data_lock(d);
+        if (d->owner_rank == tp->ctx->rank && (d->flags & WEFT_DATA_NEW) &&
+            d->net_version == 0 && d->version > 0 && weft_data_newest_copy_locked(d, -1))
+            keys[k++] = d->key;
+        weft_data_unlock(d);
+    }
+    return k;
+}
+
+/* Collective: every rank counts the graph's writes of NEW data. */
+static int agree_new_written(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    uint64_t *mine = malloc((tp->touched.n + 1) * sizeof *mine), *all = NULL;
+    int n = 0;
+    int rc = weft_keyset_allgather(ctx, mine, mine ? written_here(tp, mine) : -1, &all, &n);
+    free(mine);
+    size_t nlive = 0;
+    weft_data_t **live = n > 0 ? weft_keyset_live(ctx, &nlive) : NULL;
+    if (n > 0 && !live) rc = WEFT_ERR_NOMEM;
+    for (int k = 0; live && k < n; k++) {
+        weft_data_t *d = weft_keyset_find(live, nlive, all[k]);
+        if (!d) continue; /* released here: no later task names it */
+        weft_data_lock(d);
+        d->net_version = 1;
+        weft_data_unlock(d);
+    }
+    free(live);
+    free(all);
+    return rc;
+}
 
 void weft_ptg_settle(weft_taskpool_t *tp)
 {
+    if (!tp->ctx->diverged && agree_new_written(tp) != WEFT_SUCCESS)
+        weft_failure_note(tp, WEFT_ERR_NOMEM,
+                          "out of host memory telling the ranks which NEW data the graph wrote");
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
