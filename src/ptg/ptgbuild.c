@@ -16,6 +16,7 @@
 #include "stf/seqcheck.h"
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/inbody.h"
 #include "util/log.h"
 #include "util/tname.h"
 
@@ -510,8 +511,18 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     double t0 = weft_clock_s(), cpu0 = weft_clock_thread_s();
     weft_ptg_build_t b;
     build_init(&b, tp, g);
-    /* A bad graph still goes to the agreement: the other ranks are there. */
+    /* A bad graph still goes to the agreement: the other ranks are there.
+     * The graph's functions run here, on the main thread inside this
+     * call: a call from them into weft (a wait, an insertion, a free,
+     * weft_fini) reentered it and hung or crashed; refused, it fails the
+     * graph on every rank through the agreement. */
+    atomic_int misuse = 0;
+    weft_inbody_t saved;
+    weft_inbody_enter_callback(&saved, &misuse, "a function of the graph (weft_ptg_class_t)", 0,
+                               0, "the graph's insertion");
     int rc = check_and_build(&b);
+    weft_inbody_leave(&saved);
+    if (atomic_load(&misuse) && rc == WEFT_SUCCESS) rc = WEFT_ERR_INVALID;
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
     rc = agree(&b, rc);

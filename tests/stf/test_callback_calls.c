@@ -2,15 +2,19 @@
  * rule: a data's init function (weft_data_set_init), which runs on the
  * main thread inside an insertion, and a distribution's rank function,
  * which runs inside the matrix's creation, may not call what belongs to
- * the main thread. Before, such a call went through: a wait or an
- * insertion reentered the insertion running the init function, a creation
- * reentered the matrix's. Now the call is refused, named, and what ran the
+ * the main thread, and neither may a graph's functions (weft_ptg_class_t),
+ * which run inside weft_ptg_insert. Before, such a call went through: a
+ * wait or an insertion reentered the insertion running the init function,
+ * a creation reentered the matrix's, and a wait from a graph's args
+ * function on one rank hung both (weft_fini from its range function
+ * crashed in MPI after MPI_Finalize). Now the call is refused, named, and what ran the
  * function fails (the insertion, the matrix's creation) on every rank by
  * the next agreement; the rank's next taskpool runs, and weft_fini returns
  * the run's first error. */
 #include <string.h>
 
 #include "../check.h"
+#include "weft/ptg.h"
 #include "weft/weft.h"
 
 static weft_context_t *ctx;
@@ -79,6 +83,62 @@ static void init_function(void)
     weft_data_release(d);
 }
 
+static weft_data_t *graph_data;
+
+static void one_range(const int *idx, int dim, int *lo, int *hi, const void *arg)
+{
+    (void)idx, (void)dim, (void)arg;
+    *lo = *hi = 0;
+}
+
+static int on_rank0(const int *idx, const void *arg)
+{
+    (void)idx, (void)arg;
+    return 0;
+}
+
+/* Rank 0 alone runs the task, so rank 0 alone calls this: the other ranks
+ * learn the refusal at the graph's agreement. */
+static int args_wait(const int *idx, weft_arg_t *a, int max, const void *arg)
+{
+    (void)idx, (void)max, (void)arg;
+    if (weft_taskpool_wait(open_tp) == WEFT_ERR_INVALID) refused++;
+    a[0] = weft_arg_data(WEFT_RW, graph_data);
+    return 1;
+}
+
+static int no_producer(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
+{
+    (void)idx, (void)flow, (void)p, (void)arg;
+    return 0;
+}
+
+static int no_consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
+{
+    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
+    return 0;
+}
+
+static void graph_function(void)
+{
+    refused = 0;
+    graph_data = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    CHECK(weft_data_set_init(graph_data, NULL, NULL) == WEFT_SUCCESS);
+    open_tp = weft_taskpool_new(ctx, "graph-waits");
+    weft_ptg_class_t cls = {&bump_class, 1, one_range, on_rank0, args_wait, no_producer,
+                            no_consumers, NULL};
+    weft_ptg_t g = {&cls, 1, NULL};
+    capture_begin();
+    int rc = weft_ptg_insert(open_tp, &g);
+    const char *text = capture_end();
+    CHECK(rc != WEFT_SUCCESS);
+    CHECK(strstr(text, "weft_taskpool_wait called from a function of the graph") != NULL);
+    if (weft_rank(ctx) == 0) CHECK(refused > 0);
+    CHECK(weft_taskpool_wait(open_tp) == WEFT_SUCCESS); /* nothing of the graph ran */
+    weft_taskpool_free(open_tp);
+    weft_data_release(graph_data);
+}
+
 /* Afterwards the rank runs taskpools as before. */
 static void still_runs(void)
 {
@@ -101,6 +161,7 @@ int main(int argc, char **argv)
     REQUIRE(ctx != NULL);
     rank_function();
     init_function();
+    graph_function();
     still_runs();
     int fini = weft_fini(ctx);
     CHECK(fini == WEFT_ERR_TASK); /* the run's first error, on every rank */
