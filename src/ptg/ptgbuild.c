@@ -293,6 +293,14 @@ static int check_graph(const weft_ptg_t *g, int log)
                     c, k->task && k->task->name ? k->task->name : "no name", WEFT_PTG_MAX_DIMS);
             return WEFT_ERR_INVALID;
         }
+        if (!weft_insert_class_has_body(k->task)) {
+            /* Every rank refuses it: none could run the class's tasks. */
+            if (log)
+                weft_error("weft_ptg_insert: class #%d is task class %s, which has no body: give "
+                           "it a body for at least one device type",
+                           c, k->task->name);
+            return WEFT_ERR_INVALID;
+        }
     }
     return WEFT_SUCCESS;
 }

@@ -358,7 +358,7 @@ int weft_insert_parse(weft_taskpool_t *tp, const weft_task_class_t *cls, const w
 
 /* Whether cls gives a body for some device type (a batch body alone
  * cannot run a task that does not batch). */
-static int has_body(const weft_task_class_t *cls)
+int weft_insert_class_has_body(const weft_task_class_t *cls)
 {
     int any = 0;
     for (int i = 0; i < WEFT_DEV_TYPES; i++) any |= cls->body[i] != NULL;
@@ -369,7 +369,7 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
 {
     /* The usual case without a call: every rank checks every task. */
     if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg &&
-        has_body(cls))
+        weft_insert_class_has_body(cls))
         return weft_context_check_thread(tp->ctx, call) ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     /* Before any refusal is folded into tp's sequence, which is its
@@ -382,7 +382,7 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
                    call, tp->name);
         return WEFT_ERR_INVALID;
     }
-    if (cls && cls->name && !has_body(cls)) {
+    if (cls && cls->name && !weft_insert_class_has_body(cls)) {
         /* Every rank refuses it: none could run the task. */
         weft_error("argument 2 of %s is task class %s, which has no body: give it a body for "
                    "at least one device type (.body[WEFT_DEV_CPU] runs on the host and on emu "

@@ -36,6 +36,10 @@ weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
 /* A NEW data that no task wrote yet (in this run, on any rank) and this
  * rank holds no contents of: a host write on its owner counts there only. */
 int weft_insert_never_written(const weft_data_t *d);
+/* Whether cls gives a body for some device type (a batch body alone
+ * cannot run a task that does not batch): a class without one is refused
+ * by insertion and by a graph alike. */
+int weft_insert_class_has_body(const weft_task_class_t *cls);
 /* The taskpool that inserted a task naming d and was not waited for
  * since, NULL when none: the same answer on every rank, whichever rank
  * runs those tasks (a data is used by one taskpool at a time). */

@@ -38,7 +38,9 @@
  * as each end sees it; "datamap_lr" the same with the steps' local_range,
  * which leaves rank 1 without the task its functions place there), outofstep (rank 1 skips the
  * graph and goes to the wait: every rank's weft_ptg_insert or wait and
- * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then). */
+ * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then), nobody
+ * (STEP's class has no body: refused at the insertion as weft_insert_task
+ * refuses it; before, the graph was accepted and failed at the wait). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +314,8 @@ int main(int argc, char **argv)
             for (int k = 0; mem[i] && k < B; k++) mem[i][k] = i + 1 + 0.001 * k;
     }
     if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
+    static const weft_task_class_t bodiless = {.name = "step"};
+    if (is(&g, "nobody")) mine[C_STEP].task = &bodiless;
     weft_ptg_t graph = {.classes = is(&g, "noclasses") ? NULL : mine,
                         .nclasses = is(&g, "bounds") ? 1 : 2,
                         .arg = &g};
