@@ -88,6 +88,9 @@ struct weft_context {
     /* Agreement between ranks (stf/agree.h), main thread. */
     long nagree;          /* agreements passed */
     int diverged;         /* an agreement found the ranks out of step: no collective is safe */
+    /* The application called MPI_Finalize before weft_fini (runtime/
+     * mpiend.c): the threads are stopped, no MPI call is safe. */
+    atomic_int mpi_gone;
     int misuse;           /* a call weft_fini reports: taskpool not waited for, trace not written */
     char misuse_why[256]; /* the error line of the first misuse, told to the other ranks */
     weft_seqlog_t calls;  /* data and matrix creations since the last agreement */

@@ -389,6 +389,7 @@ weft_context_t *weft_init(int *argc, char ***argv)
         goto undo_devices;
     }
     weft_inbody_main_begin();
+    weft_runtime_watch_mpi_end(ctx);
     return ctx;
 
 undo_devices:
@@ -411,6 +412,7 @@ undo_ctx:
 int weft_fini(weft_context_t *ctx)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
+    weft_runtime_unwatch_mpi_end(ctx);
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);

@@ -13,6 +13,17 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv);
 /* Undoes weft_runtime_start_mpi; MPI_Finalize with the last live context
  * when weft started MPI. */
 void weft_runtime_stop_mpi(weft_context_t *ctx);
+/* The application finalizes MPI under ctx (inside its MPI_Finalize): ctx
+ * lets its communicator go and is no longer counted; weft will not call
+ * MPI_Finalize. */
+void weft_runtime_mpi_ended(weft_context_t *ctx);
+/* Watches for an MPI_Finalize of the application while ctx lives (an
+ * MPI_COMM_SELF attribute whose deletion MPI_Finalize runs first): it
+ * stops ctx's threads there, while MPI still works, names the mistake and
+ * leaves ctx to a weft_fini that makes no MPI call. unwatch: at weft_fini,
+ * before weft's own MPI_Finalize. */
+void weft_runtime_watch_mpi_end(weft_context_t *ctx);
+void weft_runtime_unwatch_mpi_end(weft_context_t *ctx);
 /* Copies the parameters weft_param_set may change into ctx. */
 void weft_runtime_apply_live_params(weft_context_t *ctx);
 

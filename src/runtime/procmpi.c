@@ -68,3 +68,12 @@ void weft_runtime_stop_mpi(weft_context_t *ctx)
         MPI_Finalize();
     }
 }
+
+void weft_runtime_mpi_ended(weft_context_t *ctx)
+{
+    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    ctx->comm = MPI_COMM_NULL;
+    if (ctx->mpi_started) atomic_fetch_sub(&mpi_contexts, 1);
+    ctx->mpi_started = 0;
+    atomic_store(&mpi_ours, 0); /* finalized: by the application, not weft */
+}

@@ -369,12 +369,17 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
 {
     /* The usual case without a call: every rank checks every task. */
     if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg &&
-        weft_insert_class_has_body(cls))
+        weft_insert_class_has_body(cls) &&
+        !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
         return weft_context_check_thread(tp->ctx, call) ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     /* Before any refusal is folded into tp's sequence, which is its
      * context's thread's. */
     if (!weft_context_check_thread(tp->ctx, call)) return WEFT_ERR_INVALID;
+    if (atomic_load(&tp->ctx->mpi_gone)) {
+        weft_error("%s: MPI was finalized before weft_fini: no task can run any more", call);
+        return WEFT_ERR_MPI;
+    }
     /* A graph's tasks would not be ordered with this one (docs/PTG.md). */
     if (tp->ptg) {
         weft_error("%s: taskpool %s received a graph (weft_ptg_insert) since its last wait: "

@@ -1,0 +1,74 @@
+/* An MPI_Finalize of the application before weft_fini. MPI aborted the
+ * process in the comm thread's next call ("MPI_Testsome() called after
+ * MPI_FINALIZE"), with no word of weft. MPI_Finalize deletes the
+ * attributes of MPI_COMM_SELF first, while MPI still works: the deletion
+ * of weft's attribute stops the live contexts' threads there and marks
+ * them, so that the weft calls that follow fail instead of calling MPI,
+ * and weft_fini returns WEFT_ERR_MPI after releasing what it can. */
+#include <pthread.h>
+
+#include "comm/comm.h"
+#include "devmgr/devmgr.h"
+#include "runtime/lifecycle.h"
+#include "sched/sched.h"
+#include "util/log.h"
+
+#define MAX_WATCHED 64 /* contexts of one process; more go unwatched */
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static weft_context_t *watched[MAX_WATCHED];
+static int keyval = MPI_KEYVAL_INVALID;
+
+/* The application's MPI ends under ctx: stop what calls MPI (the comm
+ * thread; workers and devices first, which hand it transfers), free the
+ * communicator, and never call MPI for ctx again. */
+static void stop_under(weft_context_t *ctx)
+{
+    weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads now "
+               "and its later calls fail (call weft_fini before MPI_Finalize)");
+    atomic_store(&ctx->mpi_gone, 1);
+    ctx->diverged = 1; /* no collective either */
+    weft_context_fail(ctx, WEFT_ERR_MPI);
+    if (ctx->comm_engine) {
+        weft_sched_stop(ctx->sched);
+        weft_devexec_halt(ctx);
+        weft_comm_destroy(ctx->comm_engine);
+        ctx->comm_engine = NULL;
+    }
+    weft_runtime_mpi_ended(ctx);
+}
+
+static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)value, (void)extra;
+    pthread_mutex_lock(&watch_lock);
+    for (int i = 0; i < MAX_WATCHED; i++)
+        if (watched[i]) {
+            stop_under(watched[i]);
+            watched[i] = NULL;
+        }
+    pthread_mutex_unlock(&watch_lock);
+    return MPI_SUCCESS;
+}
+
+void weft_runtime_watch_mpi_end(weft_context_t *ctx)
+{
+    pthread_mutex_lock(&watch_lock);
+    if (keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &keyval, NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    for (int i = 0; i < MAX_WATCHED; i++)
+        if (!watched[i]) {
+            watched[i] = ctx;
+            break;
+        }
+    pthread_mutex_unlock(&watch_lock);
+}
+
+void weft_runtime_unwatch_mpi_end(weft_context_t *ctx)
+{
+    pthread_mutex_lock(&watch_lock);
+    for (int i = 0; i < MAX_WATCHED; i++)
+        if (watched[i] == ctx) watched[i] = NULL;
+    pthread_mutex_unlock(&watch_lock);
+}

@@ -1,0 +1,51 @@
+/* The application calls MPI_Finalize before weft_fini (argument "user":
+ * it started MPI itself; "weft": weft_init did). Before, MPI aborted
+ * every rank in the comm thread's next call ("MPI_Testsome() called after
+ * MPI_FINALIZE"), without a word of weft. Now MPI_Finalize stops weft's
+ * threads while MPI still works (an MPI_COMM_SELF attribute), every rank
+ * says so, an insertion and a wait afterwards fail without calling MPI, and
+ * weft_fini returns WEFT_ERR_MPI: exit status 0 when all of that held. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+#include "weft/weft.h"
+
+static int inc(weft_task_t *t)
+{
+    double *x = weft_task_ptr(t, 0);
+    x[0] += 1;
+    return 0;
+}
+
+static const weft_task_class_t inc_class = {.name = "inc",
+                                            .body = {[WEFT_DEV_CPU] = inc, [WEFT_DEV_EMU] = inc}};
+
+int main(int argc, char **argv)
+{
+    int user = argc > 1 && strcmp(argv[1], "user") == 0, provided = 0;
+    if (user) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    REQUIRE(ctx != NULL);
+    int me = weft_rank(ctx), R = weft_nranks(ctx);
+    double x = 0;
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? &x : NULL, 1, 1, 1, 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "before");
+    for (int k = 0; k < 4; k++)
+        CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, k % R, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
+    if (me == 0) CHECK(x == 4);
+    capture_begin();
+    MPI_Finalize();
+    CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, R - 1, 0) != WEFT_SUCCESS);
+    CHECK(weft_taskpool_wait(tp) != WEFT_SUCCESS);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    CHECK(weft_fini(ctx) == WEFT_ERR_MPI);
+    capture_end();
+    CHECK(captured("MPI_Finalize was called before weft_fini: weft stops this rank's threads"));
+    CHECK(captured("weft_insert_task: MPI was finalized before weft_fini: no task can run"));
+    printf("test_mpi_end rank %d: %s\n", me, check_report("test_mpi_end") ? "FAILED" : "ok");
+    return 0;
+}
