@@ -41,6 +41,7 @@ static void tables_init(weft_comm_t *c)
     weft_vec_init(&c->waits, sizeof(weft_comm_dev_wait_t), 32);
     weft_vec_init(&c->throttled, sizeof(weft_comm_pending_t *), 64);
     weft_vec_init(&c->deferred, sizeof(weft_task_t *), 16);
+    weft_vec_init(&c->owed, sizeof(weft_comm_owed_t), 4);
 }
 
 static void tables_free(weft_comm_t *c)
@@ -51,6 +52,7 @@ static void tables_free(weft_comm_t *c)
     weft_vec_fini(&c->waits);
     weft_vec_fini(&c->throttled);
     weft_vec_fini(&c->deferred);
+    weft_vec_fini(&c->owed);
 }
 
 void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
@@ -64,13 +66,13 @@ void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
 
 typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
 
-/* level is WEFT_LOG_WARN for the first of two tries (the caller posts
- * once more), WEFT_LOG_ERROR otherwise: a failure that a second post
- * mends is not an error of the run. */
+/* level is WEFT_LOG_WARN (or WEFT_LOG_INFO, for the later tries) for a
+ * control message the caller posts again, WEFT_LOG_ERROR otherwise: a
+ * failure that a later post mends is not an error of the run. */
 static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Datatype type, int peer,
                 int tag, weft_comm_req_cb_t cb, int level)
 {
-    const char *then = level == WEFT_LOG_ERROR ? "" : "; posting it once more";
+    const char *then = level == WEFT_LOG_ERROR ? "" : "; posting it again";
     if (reserve_request(c) != WEFT_SUCCESS) {
         weft_log(level, -1, "comm: no memory to track one more MPI request (%zu in flight)%s",
                  c->reqs.n, then);
@@ -107,15 +109,65 @@ int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype ty
                 (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b}, WEFT_LOG_ERROR);
 }
 
-int weft_comm__isend_ctrl_twice(weft_comm_t *c, const void *buf, int bytes, int dest,
-                                weft_comm_cb_fn cb, void *a, void *b)
+#define OWED_FIRST_NS 100000LL       /* the first delay: 100 us */
+#define OWED_MAX_NS 100000000LL       /* the delays stop doubling at 100 ms */
+#define OWED_GIVE_UP_NS 10000000000LL /* 10 s */
+
+int weft_comm__isend_ctrl_owed(weft_comm_t *c, const void *buf, int bytes, int dest,
+                               const char *what, weft_comm_cb_fn cb, void *a, void *b)
 {
     weft_comm_req_cb_t on = {.fn = cb, .a = a, .b = b};
     if (post(c, POST_SEND, (void *)buf, bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, on,
              WEFT_LOG_WARN) == WEFT_SUCCESS)
         return WEFT_SUCCESS;
-    return post(c, POST_SEND, (void *)buf, bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, on,
-                WEFT_LOG_ERROR);
+    int64_t now = weft_clock_ns();
+    weft_comm_owed_t o = {.buf = buf,
+                          .bytes = bytes,
+                          .dest = dest,
+                          .tries = 1,
+                          .cb = on,
+                          .first_ns = now,
+                          .next_ns = now + OWED_FIRST_NS,
+                          .wait_ns = OWED_FIRST_NS};
+    snprintf(o.what, sizeof o.what, "%s", what);
+    return weft_vec_push(&c->owed, &o);
+}
+
+/* The peer waits for o and MPI cannot take it: no rank could end. */
+static void owed_give_up(weft_comm_t *c, const weft_comm_owed_t *o)
+{
+    weft_error("comm: could not send %s to rank %d in %d tries over %lld s: that rank waits "
+               "for it and cannot be told otherwise: ending the run",
+               o->what, o->dest, o->tries, OWED_GIVE_UP_NS / 1000000000LL);
+    fflush(stderr);
+    MPI_Abort(c->cfg.comm, 1);
+}
+
+int weft_comm__owed_progress(weft_comm_t *c)
+{
+    int went = 0;
+    int64_t now = c->owed.n ? weft_clock_ns() : 0;
+    for (size_t i = 0; i < c->owed.n;) {
+        weft_comm_owed_t *o = weft_vec_at(&c->owed, i);
+        if (now < o->next_ns) {
+            i++;
+            continue;
+        }
+        o->tries++;
+        if (post(c, POST_SEND, (void *)o->buf, o->bytes, MPI_BYTE, o->dest, WEFT_COMM_CTRL_TAG,
+                 o->cb, WEFT_LOG_INFO) == WEFT_SUCCESS) {
+            weft_warn("comm: %s went to rank %d at its try %d", o->what, o->dest, o->tries);
+            *o = *(weft_comm_owed_t *)weft_vec_at(&c->owed, c->owed.n - 1);
+            c->owed.n--;
+            went = 1;
+            continue;
+        }
+        if (now - o->first_ns >= OWED_GIVE_UP_NS) owed_give_up(c, o);
+        o->wait_ns = 2 * o->wait_ns < OWED_MAX_NS ? 2 * o->wait_ns : OWED_MAX_NS;
+        o->next_ns = now + o->wait_ns;
+        i++;
+    }
+    return went;
 }
 
 int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
@@ -312,7 +364,7 @@ static int nap_while_busy(weft_comm_t *c)
      * end of a receive, and the release of its consumer, up to a nap
      * after the copy landed. busy also counts tasks running on devices,
      * which need no host core. Yield instead. */
-    if (c->waits.n > 0 || c->tp_busy > 0) return 0;
+    if (c->waits.n > 0 || c->tp_busy > 0 || c->owed.n > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
     long nap = c->nap_now_ns > 0 ? c->nap_now_ns : c->cfg.nap_ns;
     int grows = naps_grow(c);
@@ -343,7 +395,7 @@ static void wait_when_idle(weft_comm_t *c, int idle_turns)
      * 20000 quiet turns (tens of ms: a long task upstream) it still comes
      * when it comes: yield. */
     if (idle_turns < 20000 || c->waits.n > 0 || c->tp_busy > 0 || c->nexpect > 0 ||
-        c->ndata_inflight > 0) {
+        c->ndata_inflight > 0 || c->owed.n > 0) {
         sched_yield();
         return;
     }
@@ -371,6 +423,7 @@ static void *engine_main(void *arg)
         moved |= weft_comm__start_throttled(c);
         moved |= weft_comm__start_deferred(c);
         weft_comm__ctrl_repost(c);
+        moved |= weft_comm__owed_progress(c);
         if (atomic_exchange(&c->dump, 0)) weft_comm__table_dump(c);
         idle_turns = moved ? 0 : idle_turns + 1;
         wait_when_idle(c, idle_turns);
@@ -442,6 +495,12 @@ void weft_comm_destroy(weft_comm_t *c)
     pthread_cond_signal(&c->qcond);
     pthread_mutex_unlock(&c->qlock);
     pthread_join(c->thread, NULL);
+    /* Owed messages never went (the ranks stopped in disagreement): their
+     * buffers go as a failed post's did. */
+    for (size_t i = 0; i < c->owed.n; i++) {
+        weft_comm_owed_t *o = weft_vec_at(&c->owed, i);
+        o->cb.fn(c, o->cb.a, o->cb.b);
+    }
     weft_comm__ctrl_stop(c);
     weft_comm__table_clear(c);
     weft_comm__transports_close(c);

@@ -65,6 +65,16 @@ typedef struct weft_comm_req_cb {
     void *a, *b;
 } weft_comm_req_cb_t;
 
+/* A control message the peer waits for whose post failed: posted again,
+ * later and later, until it goes (comm.c, weft_comm__isend_ctrl_owed). */
+typedef struct weft_comm_owed {
+    const void *buf;
+    int bytes, dest, tries;
+    weft_comm_req_cb_t cb;
+    int64_t first_ns, next_ns, wait_ns;
+    char what[72]; /* "the DONE of data K vV", for the lines */
+} weft_comm_owed_t;
+
 /* A rendezvous half waiting for its other half, keyed by (peer, key,
  * version, kind): a RECV task waiting for its activation, an activation
  * waiting for its RECV task, a SEND task waiting for the GET (or, for ipc,
@@ -171,6 +181,7 @@ struct weft_comm {
     weft_comm_lost_t lost[WEFT_COMM_LOST];
     int nlost;
     int ctrl_reposts;        /* control receives to post again (a post failed) */
+    weft_vec_t owed;         /* weft_comm_owed_t: control sends to post again */
     int tp_busy;             /* parts the transports wait for by themselves (nccl operations):
                                 the engine does not sleep while there are some */
     long nap_now_ns;         /* the next nap's length (nap_while_busy) */
@@ -207,11 +218,18 @@ int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype ty
                      int tag, weft_comm_cb_fn cb, void *a, void *b);
 int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,
                      weft_comm_cb_fn cb, void *a, void *b);
-/* A control message the peer waits for (bytes of buf, to dest): posted
- * once more when the first post fails, whose line is then a warning; the
- * error status and an error line only when the second fails too. */
-int weft_comm__isend_ctrl_twice(weft_comm_t *c, const void *buf, int bytes, int dest,
-                                weft_comm_cb_fn cb, void *a, void *b);
+/* A control message the peer waits for (bytes of buf, to dest; what names
+ * it in the lines): when its post fails (a warning), it is owed and posted
+ * again each turn whose time has come, the delays doubling from 100 us to
+ * 100 ms, until it goes (a warning counts the tries) or 10 s have passed:
+ * then the peer cannot be told it, and would wait for ever, so the run
+ * ends (MPI_Abort) after an error line. cb runs once it went. An error
+ * status only without memory to keep it owed. Before, a second failed
+ * post left the peer waiting for ever. */
+int weft_comm__isend_ctrl_owed(weft_comm_t *c, const void *buf, int bytes, int dest,
+                               const char *what, weft_comm_cb_fn cb, void *a, void *b);
+/* Posts the owed control messages whose time has come; 1 when one went. */
+int weft_comm__owed_progress(weft_comm_t *c);
 /* The control-plane receive, not a fault site. */
 int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
 /* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */

@@ -111,11 +111,15 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
                            .version = blk->act.version,
                            .failed = type == WEFT_COMM_MSG_ACTIVATE,
                            .tag = tag};
-    if (weft_comm__isend_ctrl_twice(c, m, (int)sizeof *m, blk->act.peer, cb, a, b) == WEFT_SUCCESS)
+    char what[72];
+    snprintf(what, sizeof what, "the %s of data %llu v%u", msg_name(type),
+             (unsigned long long)d->key, blk->act.version);
+    if (weft_comm__isend_ctrl_owed(c, m, (int)sizeof *m, blk->act.peer, what, cb, a, b) ==
+        WEFT_SUCCESS)
         return;
-    weft_error("comm: could not send the %s of data %llu v%u to rank %d: that rank is not told "
-               "and may wait for it",
-               msg_name(type), (unsigned long long)d->key, blk->act.version, blk->act.peer);
+    weft_error("comm: could not send %s to rank %d (no memory to post it again): that rank is "
+               "not told and may wait for it",
+               what, blk->act.peer);
     cb(c, a, b);
 }
 

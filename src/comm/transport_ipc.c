@@ -163,12 +163,15 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
                               .key = x->copy->data->key,
                               .version = ((const weft_comm_action_t *)x->t->action)->version};
     weft_comm__xfer_part_done(c, x); /* x and its task may be gone after this */
-    if (weft_comm__isend_ctrl_twice(c, done, (int)sizeof *done, peer, weft_comm__free_msg, done,
-                                    NULL) == WEFT_SUCCESS)
+    char what[72];
+    snprintf(what, sizeof what, "the DONE of data %llu v%u", (unsigned long long)done->key,
+             done->version);
+    if (weft_comm__isend_ctrl_owed(c, done, (int)sizeof *done, peer, what, weft_comm__free_msg,
+                                   done, NULL) == WEFT_SUCCESS)
         return;
-    weft_error("comm: could not send the DONE of data %llu v%u to rank %d: that rank is not told "
-               "and may wait for it",
-               (unsigned long long)done->key, done->version, peer);
+    weft_error("comm: could not send %s to rank %d (no memory to post it again): that rank is "
+               "not told and may wait for it",
+               what, peer);
     free(done);
 }
 
