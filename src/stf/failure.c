@@ -160,6 +160,7 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
      * returns the same on every rank. */
     if (!atomic_exchange(&rec->claimed, 1)) {
         rec->status = status;
+        rec->by_note = 1;
         snprintf(rec->what, sizeof rec->what, "%s", what);
     }
 }
@@ -168,10 +169,18 @@ int weft_failure_exchange(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
     weft_failure_rec_t *rec = &tp->fail;
-    int first = atomic_load(&rec->nfailed) > 0 ? ctx->rank : INT_MAX;
+    /* The lowest rank with a failed task, else the lowest with a note: a
+     * note of the wait is often a consequence of a task's failure on
+     * another rank (a good version lost with that rank's device cannot
+     * come home), and named first it hid the cause. */
+    int R = ctx->nranks;
+    int first = atomic_load(&rec->nfailed) == 0 ? INT_MAX
+                : rec->by_note                  ? R + ctx->rank
+                                                : ctx->rank;
     /* A simulation's failure is its own: its rank is not an MPI rank. */
-    int shared = ctx->nranks > 1 && !ctx->sim;
+    int shared = R > 1 && !ctx->sim;
     if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (first != INT_MAX && first >= R) first -= R;
     int rc = WEFT_SUCCESS;
     if (first != INT_MAX) {
         if (shared) {
@@ -191,6 +200,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         weft_data_unlock(d);
     }
     atomic_store(&rec->claimed, 0);
+    rec->by_note = 0;
     atomic_store(&rec->nfailed, 0);
     atomic_store(&rec->ncancelled, 0);
     return rc;

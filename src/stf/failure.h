@@ -13,6 +13,7 @@ typedef struct weft_failure_rec {
     atomic_int claimed; /* the first failure here is (being) described */
     char what[512];     /* its description, written by the one that claimed */
     int status;         /* what the waits return for it: WEFT_ERR_TASK for a task */
+    int by_note;        /* it is a note of the wait (weft_failure_note), not a task's */
     atomic_long nfailed, ncancelled;
 } weft_failure_rec_t;
 
