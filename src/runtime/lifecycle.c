@@ -459,6 +459,7 @@ int weft_fini(weft_context_t *ctx)
     hwloc_topology_destroy(ctx->topo);
     weft_runtime_stop_mpi(ctx);
     weft_sim_free(ctx);
+    weft_fault_report_unfired(ctx->fault);
     weft_fault_destroy(ctx->fault);
     weft_params_destroy(ctx->params);
     context_free(ctx, 1);

@@ -61,6 +61,7 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
 {
     char rule[160];
     snprintf(rule, sizeof rule, "%s", text);
+    snprintf(r->text, sizeof r->text, "%s", text);
     long at = -1;
     /* The last '@' followed by no ':' starts the rank, so that a class
      * name may hold '@' (and ':'): "task:a@b:2" is class "a@b". */
@@ -131,6 +132,19 @@ int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out
 }
 
 void weft_fault_destroy(weft_fault_t *f) { free(f); }
+
+void weft_fault_report_unfired(const weft_fault_t *f)
+{
+    for (int i = 0; f && i < f->nrules; i++) {
+        const weft_fault_rule_t *r = &f->rule[i];
+        long seen = atomic_load(&r->seen);
+        if (seen < r->nth)
+            weft_warn("fault_inject: rule '%s' never fired on this rank: it counted %ld of the %ld "
+                      "occurrences it waits for%s",
+                      r->text, seen, r->nth,
+                      r->cls[0] && seen == 0 ? " (no task of that class ran here)" : "");
+    }
+}
 
 int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls)
 {

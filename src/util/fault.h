@@ -67,6 +67,7 @@ typedef struct weft_fault_rule {
     char cls[64]; /* task class name; empty: any */
     long nth;
     atomic_long seen; /* occurrences counted so far */
+    char text[96];    /* the rule as given, for the warning of one that never fired */
 } weft_fault_rule_t;
 
 typedef struct weft_fault {
@@ -81,6 +82,10 @@ typedef struct weft_fault {
 int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out)
     __attribute__((warn_unused_result));
 void weft_fault_destroy(weft_fault_t *f);
+/* At the end of the run: a warning for each rule of this rank that never
+ * fired (a class no task has, a count past the occurrences): a test that
+ * set it would otherwise pass without exercising anything. */
+void weft_fault_report_unfired(const weft_fault_t *f);
 
 /* 1 when this occurrence of site (for task class cls, may be NULL) must
  * fail. Any thread. */

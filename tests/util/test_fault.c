@@ -48,6 +48,18 @@ int main(void)
     check_refused("task:0");         /* count below 1 */
     check_refused("comm_post:cls:1"); /* a class on a site without classes */
     check_refused("task::1");         /* empty class */
+    /* A rule that never fired is said at the end (a PASSED run would
+     * otherwise read as a fault tolerated); one that fired is not. */
+    f = parse("task:nosuch:1,task:2", 0);
+    CHECK(!weft_fault_hit(f, WEFT_FAULT_TASK, "other") && weft_fault_hit(f, WEFT_FAULT_TASK, "x"));
+    capture_begin();
+    weft_fault_report_unfired(f);
+    const char *said = capture_end();
+    CHECK(strstr(said, "rule 'task:nosuch:1' never fired on this rank: it counted 0 of the 1 "
+                       "occurrences it waits for (no task of that class ran here)") != NULL);
+    CHECK(strstr(said, "'task:2'") == NULL);
+    weft_fault_destroy(f);
+
     capture_begin();
     check_refused("task:a:b:1@9");
     CHECK(strstr(capture_end(), "names rank 9, but the run has 2 ranks") != NULL);
