@@ -109,7 +109,7 @@ static int gemm_cuda_group(weft_task_t *const *ts, int n, const gemm_scal_t *s, 
     if (n > MAX ||
         cudaMemcpyAsync(dev, ptrs, 3 * (size_t)n * sizeof ptrs[0], cudaMemcpyHostToDevice,
                         (cudaStream_t)weft_task_stream(t)) != cudaSuccess) {
-        fprintf(stderr, "weft-gemm: copying the pointers of a batch of %d GEMMs failed\n", n);
+        weft_task_error(t, "copying the pointers of a batch of %d GEMMs failed", n);
         return -1;
     }
     return gemm_cuda_ok(cublasDgemmBatched((cublasHandle_t)weft_task_blas_handle(t), CUBLAS_OP_N,
@@ -130,7 +130,7 @@ static int gemm_cuda_gemm_batch(weft_task_t *const *ts, int n)
     size_t bytes = 3 * (size_t)n * sizeof(double *);
     double **dev = weft_task_workspace(ts[0], bytes);
     if (dev == NULL) {
-        fprintf(stderr, "weft-gemm: a batch of %d GEMMs needs %zu bytes of workspace\n", n, bytes);
+        weft_task_error(ts[0], "a batch of %d GEMMs needs %zu bytes of workspace", n, bytes);
         return -1;
     }
     for (int i = 0; i < n;) {

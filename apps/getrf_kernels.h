@@ -189,8 +189,7 @@ static int getrf_cpu_inverse(weft_task_t *t, int lower)
     lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, lower ? 'L' : 'U', lower ? 'U' : 'N',
                                           n, x, (lapack_int)ldx);
     if (info == 0) return 0;
-    fprintf(stderr, "weft-getrf: inverting a diagonal factor: dtrtri returned info=%d\n",
-            (int)info);
+    weft_task_error(t, "inverting a diagonal factor: dtrtri returned info=%d", (int)info);
     return -1;
 }
 
@@ -240,7 +239,7 @@ static int getrf_cpu_info(weft_task_t *t)
     if (weft_task_value_get(t, 0, &k, sizeof k) != 0) return -1;
     memcpy(&info, weft_task_ptr(t, 0), sizeof info);
     if (info == 0) return 0;
-    fprintf(stderr, "weft-getrf: the LU of diagonal tile %d met a zero pivot (info=%d)\n", k, info);
+    weft_task_error(t, "the LU of diagonal tile %d met a zero pivot (info=%d)", k, info);
     return -1;
 }
 

@@ -100,10 +100,9 @@ static int potrf_cpu_potrf(weft_task_t *t)
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0),
                                           (lapack_int)weft_task_ld(t, 0));
     if (info != 0) {
-        fprintf(stderr,
-                "weft-potrf: dpotrf of a diagonal tile returned info=%d "
-                "(the matrix is not positive definite)\n",
-                (int)info);
+        weft_task_error(t, "dpotrf of a diagonal tile returned info=%d (the matrix is not "
+                           "positive definite)",
+                        (int)info);
         return -1;
     }
     return 0;
@@ -129,7 +128,7 @@ static int potrf_cpu_trtri(weft_task_t *t)
     potrf_copy_lower(n, weft_task_ptr(t, 0), weft_task_ld(t, 0), d, ldd);
     lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, d, (lapack_int)ldd);
     if (info != 0) {
-        fprintf(stderr, "weft-potrf: dtrtri of a diagonal factor returned info=%d\n", (int)info);
+        weft_task_error(t, "dtrtri of a diagonal factor returned info=%d", (int)info);
         return -1;
     }
     return 0;
@@ -228,7 +227,7 @@ static int potrf_cpu_fill(weft_task_t *t)
     int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
     uint64_t *rows_pre = malloc((size_t)rows * sizeof *rows_pre);
     if (rows_pre == NULL) {
-        fprintf(stderr, "weft-potrf: no memory to generate a %d x %d tile\n", rows, cols);
+        weft_task_error(t, "no memory to generate a %d x %d tile", rows, cols);
         return -1;
     }
     for (int i = 0; i < rows; i++) rows_pre[i] = potrf_elem_prefix(a.seed, a.row0 + i);

@@ -551,51 +551,9 @@ WEFT_API double weft_taskpool_gflops(const weft_taskpool_t *tp);
 
 #include "weft/weft_stats.h"
 
-/* ---- inside a task body ---------------------------------------------- */
+/* ---- inside a task body: weft/weft_body.h ---------------------------- */
 
-/* Every accessor checks its index (always on): a flow or value index out
- * of range, or a value size that differs from the inserted one, logs an
- * error naming the task, the call and the index, returns NULL / 0 /
- * WEFT_ERR_INVALID, and fails the task: its completion is an error
- * (weft_taskpool_wait returns WEFT_ERR_TASK, docs/SEMANTICS.md section 3)
- * even if the body returns 0. */
-
-/* Pointer of data flow i (in insertion order of the data arguments) on the
- * device the task runs on, and its leading dimension in elements. */
-WEFT_API void *weft_task_ptr(const weft_task_t *t, int flow);
-WEFT_API int64_t weft_task_ld(const weft_task_t *t, int flow);
-WEFT_API int weft_task_rows(const weft_task_t *t, int flow);
-WEFT_API int weft_task_cols(const weft_task_t *t, int flow);
-/* Element type of data flow i as the data was created, and the bytes of
- * one element (weft_dtype_size of it): a tile of struct elements made with
- * weft_dtype_struct(sizeof (struct s)) has rows x cols structs. */
-WEFT_API weft_dtype_t weft_task_type(const weft_task_t *t, int flow);
-WEFT_API size_t weft_task_elem_size(const weft_task_t *t, int flow);
-/* Number of data flows and of value arguments of the task. */
-WEFT_API int weft_task_nflows(const weft_task_t *t);
-WEFT_API int weft_task_nvalues(const weft_task_t *t);
-/* Bytes of value argument i as inserted (0 after the error above). */
-WEFT_API size_t weft_task_value_size(const weft_task_t *t, int i);
-/* Value argument i (in insertion order of the values) copied into out,
- * which holds `bytes`: WEFT_ERR_INVALID (and the task fails) when i is out
- * of range or bytes differs from the size given at insertion. */
-WEFT_API WEFT_NODISCARD int weft_task_value_get(const weft_task_t *t, int i, void *out,
-                                                size_t bytes);
-/* Value argument i copied into out (as many bytes as were inserted);
- * nothing is copied, and the task fails, for an index out of range.
- * Prefer weft_task_value_get, which checks the size too. */
-WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
-WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
-/* Device index on this rank (0 = host) and, on an accelerator, its stream
- * (cudaStream_t; hipStream_t) and library handles (cublasHandle_t,
- * cusolverDnHandle_t; NULL on HIP). */
-WEFT_API int weft_task_device(const weft_task_t *t);
-WEFT_API void *weft_task_stream(const weft_task_t *t);
-WEFT_API void *weft_task_blas_handle(const weft_task_t *t);
-WEFT_API void *weft_task_solver_handle(const weft_task_t *t);
-/* Scratch workspace on the task's device (cuSOLVER needs one); NULL when
- * bytes exceeds what the device set aside (parameter device_workspace). */
-WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
+#include "weft/weft_body.h"
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
  * Every index and size is checked (a compare, always on): a bad one is
  * logged with the task's name, the call returns NULL or 0, and the task is
  * marked so that its completion is an error whatever the body returns. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sched/task.h"
@@ -129,4 +131,21 @@ void *weft_task_solver_handle(const weft_task_t *t) { return t ? t->solver : NUL
 void *weft_task_workspace(const weft_task_t *t, size_t bytes)
 {
     return t && bytes && bytes <= t->workspace_bytes ? t->workspace : NULL;
+}
+
+void weft_task_error(const weft_task_t *t, const char *fmt, ...)
+{
+    if (!t || !fmt) {
+        weft_error("weft_task_error: NULL %s", t ? "format" : "task");
+        return;
+    }
+    char text[WEFT_LOG_CAUSE * 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* The body's thread is inside the task's cause span: this line,
+     * unless weft logged one first, is what every rank's failure line
+     * says of the task. */
+    weft_error("task %s: %s", weft_task_name(t).text, text);
 }

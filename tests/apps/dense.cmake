@@ -112,3 +112,13 @@ weft_app_test(geqrf_check_lost_tsmqr FAIL EXE weft-geqrf EXPECT "${LOST_WRITE}"
   ARGS -M 150 -N 120 -t 30 -b 10 -c 1 --check --weft-fault_inject=task_skip:tsmqr:2)
 weft_app_test(gemm_stress_check_lost_step FAIL EXE weft-gemm-stress EXPECT "${LOST_WRITE}"
   ARGS -t 20 --depth 4 --width 3 -c 1 --check --weft-fault_inject=task_skip:gs_step:3)
+
+# A body's own words reach every rank (weft_task_error): a matrix made
+# non-SPD (one fill skipped) fails dpotrf on rank 0, and all three ranks'
+# failure lines say why (they said "returned -1"; the reason went to rank
+# 0's stderr alone, under weft-potrf's name even in weft-posv).
+weft_app_test(posv_task_error_words_r3 FAIL EXE weft-posv RANKS 3
+  EXPECT "weft\\[0\\] error: taskpool posv failed: rank 0: task potrf #[0-9]+ returned -1 [(][^)]*[)]: dpotrf of a diagonal tile returned info=[0-9]+ [(]the matrix is not positive definite[)]"
+         "weft\\[1\\] error: taskpool posv failed: rank 0: task potrf #[0-9]+ returned -1 [(][^)]*[)]: dpotrf of a diagonal tile"
+         "weft\\[2\\] error: taskpool posv failed: rank 0: task potrf #[0-9]+ returned -1 [(][^)]*[)]: dpotrf of a diagonal tile"
+  ARGS -N 100 -t 16 -c 1 --check --weft-fault_inject=task_skip:fill:1@0)
