@@ -169,14 +169,15 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fa
     snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, dev->index);
     int rc = open_device(dev, fault);
     if (rc != WEFT_SUCCESS) {
-        weft_error("could not open %s device %d: %s", ops->name, type_index, weft_strerror(rc));
+        weft_error("could not open %s (the %s runtime's device %d): %s", dev->name, ops->name,
+                   type_index, weft_strerror(rc));
         free(dev);
         return rc;
     }
     rc = measure(dev);
     if (rc != WEFT_SUCCESS) {
-        weft_error("could not read the memory of %s device %d: %s", ops->name, type_index,
-                   weft_strerror(rc));
+        weft_error("could not read the memory of %s (the %s runtime's device %d): %s", dev->name,
+                   ops->name, type_index, weft_strerror(rc));
         ops->close(dev);
         free(dev);
         return rc;
