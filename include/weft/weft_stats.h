@@ -14,7 +14,11 @@ typedef struct weft_stats {
     int64_t tasks_run;        /* task bodies run on this rank */
     int64_t activations_sent; /* one per tile version per destination rank */
     int64_t eager_sent;       /* activations that carried the tile inline */
-    int64_t gets_sent;        /* rendezvous requests for large tiles */
+    /* Rendezvous requests this rank sent as a receiver, for the tiles it
+     * did not get inline; a tile pulled by ipc (between devices of one
+     * node) needs none, so activations_sent on one rank is eager_sent plus
+     * the peers' gets_sent plus the ipc pulls. */
+    int64_t gets_sent;
     int64_t net_bytes_sent, net_bytes_received;
     int64_t recv_rejected; /* incoming tiles refused: shape mismatch */
     /* GPU-aware communication: where network bytes left from and landed. */
