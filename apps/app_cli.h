@@ -305,10 +305,10 @@ static inline int app_cli_grid(const char *prog, int64_t p, int64_t q, int nrank
     if (p * q == nranks) return 0;
     if (verbose)
         fprintf(stderr,
-                "%s: -P %lld x -Q %lld = %lld ranks, but running on %d "
-                "(P*Q must equal the number of ranks; without -P and -Q the grid follows "
-                "the rank count)\n",
-                prog, (long long)p, (long long)q, (long long)(p * q), nranks);
+                "%s: the grid P %lld x Q %lld = %lld ranks, but running on %d (P*Q must equal "
+                "the number of ranks; P or Q given alone sets the other when it divides %d; "
+                "without -P and -Q the grid follows the rank count)\n",
+                prog, (long long)p, (long long)q, (long long)(p * q), nranks, nranks);
     return -1;
 }
 
