@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "weft/ptg.h"
-#include "weft/weft.h"
+#include "../ptg/ptg_one_task.h"
 
 static weft_context_t *ctx;
 static weft_taskpool_t *open_tp;
@@ -83,50 +82,22 @@ static void init_function(void)
     weft_data_release(d);
 }
 
-static weft_data_t *graph_data;
-
-static void one_range(const int *idx, int dim, int *lo, int *hi, const void *arg)
-{
-    (void)idx, (void)dim, (void)arg;
-    *lo = *hi = 0;
-}
-
-static int on_rank0(const int *idx, const void *arg)
-{
-    (void)idx, (void)arg;
-    return 0;
-}
-
-/* Rank 0 alone runs the task, so rank 0 alone calls this: the other ranks
- * learn the refusal at the graph's agreement. */
+/* ptg_one_task.h's graph (one task on rank 0, writing ptg_one_data) with
+ * an args function that waits. Rank 0 alone runs the task, so rank 0
+ * alone calls it: the other ranks learn the refusal at the agreement. */
 static int args_wait(const int *idx, weft_arg_t *a, int max, const void *arg)
 {
-    (void)idx, (void)max, (void)arg;
     if (weft_taskpool_wait(open_tp) == WEFT_ERR_INVALID) refused++;
-    a[0] = weft_arg_data(WEFT_RW, graph_data);
-    return 1;
-}
-
-static int no_producer(const int *idx, int flow, weft_ptg_ref_t *p, const void *arg)
-{
-    (void)idx, (void)flow, (void)p, (void)arg;
-    return 0;
-}
-
-static int no_consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
-{
-    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
-    return 0;
+    return ptg_one_args(idx, a, max, arg);
 }
 
 static void graph_function(void)
 {
     refused = 0;
-    graph_data = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
-    CHECK(weft_data_set_init(graph_data, NULL, NULL) == WEFT_SUCCESS);
+    ptg_one_data = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     open_tp = weft_taskpool_new(ctx, "graph-waits");
-    weft_ptg_class_t cls = {&bump_class, 1, one_range, on_rank0, args_wait, no_producer,
-                            no_consumers, NULL};
+    weft_ptg_class_t cls = {&bump_class,      1, ptg_one_range, ptg_one_rank, args_wait,
+                            ptg_one_producer, ptg_one_consumers, NULL};
     weft_ptg_t g = {&cls, 1, NULL};
     capture_begin();
     int rc = weft_ptg_insert(open_tp, &g);
@@ -136,7 +107,7 @@ static void graph_function(void)
     if (weft_rank(ctx) == 0) CHECK(refused > 0);
     CHECK(weft_taskpool_wait(open_tp) == WEFT_SUCCESS); /* nothing of the graph ran */
     weft_taskpool_free(open_tp);
-    weft_data_release(graph_data);
+    weft_data_release(ptg_one_data);
 }
 
 /* Afterwards the rank runs taskpools as before. */
