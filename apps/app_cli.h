@@ -45,7 +45,7 @@ static const app_flag_t app_cli_common[] = {
     {"-t", offsetof(app_opts_t, nb), 1, INT32_MAX / 2},
     {"-P", offsetof(app_opts_t, p), 1, 1 << 20},
     {"-Q", offsetof(app_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(app_opts_t, g), 0, 1024},
+    {"-g", offsetof(app_opts_t, g), 0, 16}, /* the device_*_enabled parameters' range */
     {"-c", offsetof(app_opts_t, cores), 1, 4096},
     {"--seed", offsetof(app_opts_t, seed), 0, INT64_MAX},
     {"--nruns", offsetof(app_opts_t, nruns), 1, 1000000},

@@ -71,7 +71,7 @@ static const app_flag_t gs_flags[] = {
     {"--width", offsetof(gs_opts_t, width), 1, 1 << 20},
     {"-P", offsetof(gs_opts_t, p), 1, 1 << 20},
     {"-Q", offsetof(gs_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(gs_opts_t, g), 0, 1024},
+    {"-g", offsetof(gs_opts_t, g), 0, 16},
     {"-c", offsetof(gs_opts_t, cores), 1, 4096},
     {"--seed", offsetof(gs_opts_t, seed), 0, INT64_MAX},
 };
