@@ -52,7 +52,7 @@ static void gemm_usage(FILE *out)
 {
     fprintf(out,
             "usage: weft-gemm [options] [--weft-<param>=<value> ...]\n"
-            "  C = %g A B + %g C, A M x K, B K x N, C M x N\n"
+            "  C = %g A B %c %g C, A M x K, B K x N, C M x N\n"
             "  -N <n>        columns of B and C (default %lld)\n"
             "  -M <m>        rows of A and C (default N)\n"
             "  -K <k>        columns of A, rows of B (default N)\n"
@@ -66,7 +66,7 @@ static void gemm_usage(FILE *out)
             "  --check       check ||C x - (alpha A B x + beta C0 x)|| scaled < %g\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            GEMM_ALPHA, GEMM_BETA, (long long)gemm_defaults.c.n, (long long)gemm_defaults.c.nb,
+            GEMM_ALPHA, GEMM_BETA < 0 ? '-' : '+', fabs(GEMM_BETA), (long long)gemm_defaults.c.n, (long long)gemm_defaults.c.nb,
             app_cli_usage_grid, (long long)gemm_defaults.c.seed, GEMM_RESIDUAL_MAX);
 }
 
