@@ -100,8 +100,9 @@ static int potrf_cpu_potrf(weft_task_t *t)
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, weft_task_ptr(t, 0),
                                           (lapack_int)weft_task_ld(t, 0));
     if (info != 0) {
-        weft_task_error(t, "dpotrf of a diagonal tile returned info=%d (the matrix is not "
-                           "positive definite)",
+        weft_task_error(t,
+                        "dpotrf of a diagonal tile returned info=%d (the matrix is not "
+                        "positive definite)",
                         (int)info);
         return -1;
     }

@@ -66,8 +66,9 @@ static void gemm_usage(FILE *out)
             "  --check       check ||C x - (alpha A B x + beta C0 x)|| scaled < %g\n"
             "  --probe-gpus  print 'cuda_devices= <n>', the CUDA devices weft finds, and exit\n"
             "  -h, --help    this help; weft-info lists the --weft-* parameters\n",
-            GEMM_ALPHA, GEMM_BETA < 0 ? '-' : '+', fabs(GEMM_BETA), (long long)gemm_defaults.c.n, (long long)gemm_defaults.c.nb,
-            app_cli_usage_grid, (long long)gemm_defaults.c.seed, GEMM_RESIDUAL_MAX);
+            GEMM_ALPHA, GEMM_BETA < 0 ? '-' : '+', fabs(GEMM_BETA), (long long)gemm_defaults.c.n,
+            (long long)gemm_defaults.c.nb, app_cli_usage_grid, (long long)gemm_defaults.c.seed,
+            GEMM_RESIDUAL_MAX);
 }
 
 static const app_flag_t gemm_flags[] = {

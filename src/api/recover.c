@@ -128,9 +128,8 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
     }
     for (int k = 0; ok && k < n; k++) {
         if (best[k].version <= 0 || missing[k]) continue;
-        int mrc =
-            move_home(ctx, weft_keyset_find(live, nlive, keys[k]), best[k].rank,
-                      (uint32_t)best[k].version);
+        int mrc = move_home(ctx, weft_keyset_find(live, nlive, keys[k]), best[k].rank,
+                            (uint32_t)best[k].version);
         if (rc == WEFT_SUCCESS) rc = mrc;
     }
     free(best);

@@ -281,8 +281,8 @@ static int map_tiles_marked(const weft_matrix_t *A, const weft_dist_t *dist, int
  * body, and the creation fails. */
 static void dist_fn_enter(weft_inbody_t *saved, atomic_int *misuse)
 {
-    weft_inbody_enter_callback(saved, misuse, "the rank or device function of a weft_dist_t", 0,
-                               0, "the matrix's creation");
+    weft_inbody_enter_callback(saved, misuse, "the rank or device function of a weft_dist_t", 0, 0,
+                               "the matrix's creation");
 }
 
 static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)

@@ -109,7 +109,7 @@ int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype ty
                 (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b}, WEFT_LOG_ERROR);
 }
 
-#define OWED_FIRST_NS 100000LL       /* the first delay: 100 us */
+#define OWED_FIRST_NS 100000LL        /* the first delay: 100 us */
 #define OWED_MAX_NS 100000000LL       /* the delays stop doubling at 100 ms */
 #define OWED_GIVE_UP_NS 10000000000LL /* 10 s */
 

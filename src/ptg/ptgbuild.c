@@ -526,8 +526,8 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
      * graph on every rank through the agreement. */
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_inbody_enter_callback(&saved, &misuse, "a function of the graph (weft_ptg_class_t)", 0,
-                               0, "the graph's insertion");
+    weft_inbody_enter_callback(&saved, &misuse, "a function of the graph (weft_ptg_class_t)", 0, 0,
+                               "the graph's insertion");
     int rc = check_and_build(&b);
     weft_inbody_leave(&saved);
     if (atomic_load(&misuse) && rc == WEFT_SUCCESS) rc = WEFT_ERR_INVALID;

@@ -29,8 +29,8 @@ static int written_here(weft_taskpool_t *tp, uint64_t *keys)
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
-        if (d->owner_rank == tp->ctx->rank && (d->flags & WEFT_DATA_NEW) &&
-            d->net_version == 0 && d->version > 0 && weft_data_newest_copy_locked(d, -1))
+        if (d->owner_rank == tp->ctx->rank && (d->flags & WEFT_DATA_NEW) && d->net_version == 0 &&
+            d->version > 0 && weft_data_newest_copy_locked(d, -1))
             keys[k++] = d->key;
         weft_data_unlock(d);
     }

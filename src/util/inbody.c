@@ -17,12 +17,12 @@ void weft_inbody_enter(weft_inbody_t *saved, const weft_inbody_t *now)
 
 void weft_inbody_leave(const weft_inbody_t *saved) { current = *saved; }
 
-void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn,
-                                int keyed, unsigned long long key, const char *fails)
+void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn, int keyed,
+                                unsigned long long key, const char *fails)
 {
-    weft_inbody_enter(saved, &(weft_inbody_t){
-                                 .cls = fn, .seq = key, .misuse = misuse, .fails = fails,
-                                 .keyed = keyed});
+    weft_inbody_enter(
+        saved,
+        &(weft_inbody_t){.cls = fn, .seq = key, .misuse = misuse, .fails = fails, .keyed = keyed});
 }
 
 /* The contexts this thread made and has not ended: only its wording of a
@@ -57,8 +57,8 @@ int weft_inbody_refuse(const char *call)
                    call, current.cls, key, current.fails);
     } else {
         weft_error("%s called from the body of task %s: a task body may only call the "
-               "weft_task_* accessors (waits, insertions, creations and host access belong to "
-               "the thread that called weft_init): the call is refused and the task fails",
+                   "weft_task_* accessors (waits, insertions, creations and host access belong to "
+                   "the thread that called weft_init): the call is refused and the task fails",
                    call, weft_tname(current.cls, current.seq, current.idx, current.nidx).text);
     }
     if (current.misuse) atomic_store(current.misuse, 1);

@@ -36,8 +36,8 @@ void weft_inbody_leave(const weft_inbody_t *saved);
  * of data"), keyed says whether key follows fn in the refusal's words,
  * fails what the refusal fails ("the copy"); *misuse set on a refusal.
  * Ended by weft_inbody_leave. */
-void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn,
-                                int keyed, unsigned long long key, const char *fails);
+void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn, int keyed,
+                                unsigned long long key, const char *fails);
 
 /* The calling thread made a context (the end of a successful weft_init)
  * or ended one (weft_fini, which only that thread may call); how many it

@@ -47,7 +47,8 @@ int main(int argc, char **argv)
     double y[N] = {0};
     weft_data_t *Y[16];
     REQUIRE(R <= 16);
-    for (int k = 0; k < R; k++) Y[k] = weft_data_register(ctx, WEFT_DOUBLE, k == me ? y : NULL, N, 1, N, k);
+    for (int k = 0; k < R; k++)
+        Y[k] = weft_data_register(ctx, WEFT_DOUBLE, k == me ? y : NULL, N, 1, N, k);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "new-after");
     weft_ptg_class_t cls = PTG_ONE_CLASS(fill_class);
     weft_ptg_t g = {&cls, 1, NULL};

@@ -96,8 +96,9 @@ static void graph_function(void)
     refused = 0;
     ptg_one_data = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     open_tp = weft_taskpool_new(ctx, "graph-waits");
-    weft_ptg_class_t cls = {&bump_class,      1, ptg_one_range, ptg_one_rank, args_wait,
-                            ptg_one_producer, ptg_one_consumers, NULL};
+    weft_ptg_class_t cls = {&bump_class,       1,         ptg_one_range,
+                            ptg_one_rank,      args_wait, ptg_one_producer,
+                            ptg_one_consumers, NULL};
     weft_ptg_t g = {&cls, 1, NULL};
     capture_begin();
     int rc = weft_ptg_insert(open_tp, &g);

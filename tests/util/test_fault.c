@@ -41,11 +41,11 @@ int main(void)
     CHECK(f && f->nrules == 2 && f->rule[1].cls[0] == '\0');
     weft_fault_destroy(f);
 
-    check_refused("task:2@2");       /* rank 2 of 2 */
-    check_refused("task:2@x");       /* rank not a number: "2@x" is no count */
-    check_refused("bogus:1");        /* unknown site */
-    check_refused("task");           /* no count */
-    check_refused("task:0");         /* count below 1 */
+    check_refused("task:2@2");        /* rank 2 of 2 */
+    check_refused("task:2@x");        /* rank not a number: "2@x" is no count */
+    check_refused("bogus:1");         /* unknown site */
+    check_refused("task");            /* no count */
+    check_refused("task:0");          /* count below 1 */
     check_refused("comm_post:cls:1"); /* a class on a site without classes */
     check_refused("task::1");         /* empty class */
     /* A rule that never fired is said at the end (a PASSED run would
