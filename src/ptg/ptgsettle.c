@@ -62,7 +62,8 @@ static int agree_new_written(weft_taskpool_t *tp)
 
 void weft_ptg_settle(weft_taskpool_t *tp)
 {
-    if (!tp->ctx->diverged && agree_new_written(tp) != WEFT_SUCCESS)
+    /* A simulation keeps no contents, and its ranks are not MPI ranks. */
+    if (!tp->ctx->diverged && !tp->ctx->sim && agree_new_written(tp) != WEFT_SUCCESS)
         weft_failure_note(tp, WEFT_ERR_NOMEM,
                           "out of host memory telling the ranks which NEW data the graph wrote");
     for (size_t i = 0; i < tp->touched.n; i++) {
