@@ -45,14 +45,18 @@ static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
 }
 
 /* The version of d this rank can give: the newest it holds when no write
- * of d failed or was cancelled here (a failed body may have changed the
- * bytes, a cancelled one left an older version), none (0) otherwise and on
- * the owner, whose version is the lost one. */
+ * of d failed here (a failed body may have changed the bytes), none (0)
+ * otherwise and on the owner, whose version is the lost one. A write that
+ * was only cancelled here left the version before it untouched: that one
+ * is good (it was not offered, and a version made away from the owner,
+ * then followed by a cancelled write on the same rank, was lost silently). */
 static int offer(const weft_data_t *d, int me)
 {
     if (!d || d->owner_rank == me) return 0;
     weft_data_lock((weft_data_t *)d);
-    int v = !d->lost && weft_data_newest_copy_locked((weft_data_t *)d, -1) ? (int)d->version : 0;
+    int v = !d->lost_bytes && weft_data_newest_copy_locked((weft_data_t *)d, -1)
+                ? (int)d->version
+                : 0;
     weft_data_unlock((weft_data_t *)d);
     return v;
 }
@@ -104,36 +108,66 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     return ok ? rc : rc != WEFT_SUCCESS ? rc : WEFT_ERR_INTERNAL;
 }
 
-/* Per lost key: the newest version offered and its rank (MAXLOC), and
- * whether a rank has no handle of the data (then it is left alone). */
+/* Per lost key: the newest version offered and its rank (MAXLOC). */
 typedef struct {
     int version, rank;
 } offer_t;
+
+/* Per lost key, reduced with MAX over the ranks: whether a rank has no
+ * handle of the data (it is then left alone), the version a failed body
+ * overwrote where it was held (its bytes are gone), and the owner's. */
+enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, NFACTS };
+
+static void facts_of(const weft_data_t *d, int me, int *f)
+{
+    f[FACT_MISSING] = d == NULL;
+    f[FACT_DESTROYED] = f[FACT_OWNER] = 0;
+    if (!d) return;
+    weft_data_lock((weft_data_t *)d);
+    if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version;
+    if (d->owner_rank == me) f[FACT_OWNER] = (int)d->version;
+    weft_data_unlock((weft_data_t *)d);
+}
+
+/* No rank offers what a failed body overwrote, newer than the owner's:
+ * that version is gone, said on every rank (the next taskpool starts from
+ * the owner's, which used to happen without a word). */
+static void say_destroyed(const weft_data_t *d, const int *f, int offered)
+{
+    int keep = f[FACT_OWNER] > offered ? f[FACT_OWNER] : offered;
+    if (f[FACT_DESTROYED] <= keep) return;
+    weft_warn("data %llu: its version v%d was held only where the task that wrote it next failed, "
+              "which may have changed its bytes: the next taskpool starts from v%d",
+              (unsigned long long)d->key, f[FACT_DESTROYED], keep);
+}
 
 static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
                       size_t nlive)
 {
     offer_t *best = malloc(((size_t)n + 1) * sizeof *best);
-    int *missing = malloc(((size_t)n + 1) * sizeof *missing), rc = WEFT_SUCCESS;
-    int ok = best && missing && live;
+    int *facts = malloc(((size_t)n * NFACTS + 1) * sizeof *facts), rc = WEFT_SUCCESS;
+    int ok = best && facts && live;
     for (int k = 0; ok && k < n; k++) {
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         best[k] = (offer_t){offer(d, ctx->rank), ctx->rank};
-        missing[k] = d == NULL;
+        facts_of(d, ctx->rank, facts + (size_t)k * NFACTS);
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
     if (ok) {
         MPI_Allreduce(MPI_IN_PLACE, best, n, MPI_2INT, MPI_MAXLOC, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, missing, n, MPI_INT, MPI_MAX, ctx->comm);
+        MPI_Allreduce(MPI_IN_PLACE, facts, n * NFACTS, MPI_INT, MPI_MAX, ctx->comm);
     }
     for (int k = 0; ok && k < n; k++) {
-        if (best[k].version <= 0 || missing[k]) continue;
-        int mrc = move_home(ctx, weft_keyset_find(live, nlive, keys[k]), best[k].rank,
-                            (uint32_t)best[k].version);
+        const int *f = facts + (size_t)k * NFACTS;
+        weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
+        if (f[FACT_MISSING]) continue;
+        say_destroyed(d, f, best[k].version);
+        if (best[k].version <= 0) continue;
+        int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version);
         if (rc == WEFT_SUCCESS) rc = mrc;
     }
     free(best);
-    free(missing);
+    free(facts);
     return ok ? rc : WEFT_ERR_NOMEM;
 }
 

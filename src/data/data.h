@@ -132,6 +132,8 @@ struct weft_data {
     void *stf;                   /* the stf layer's record (stf/record.h) */
     void (*stf_free)(void *stf); /* frees it with the data */
     int lost;      /* under lock: its last writer failed or was cancelled (stf/failure.c) */
+    int lost_bytes; /* under lock: and it failed here, not cancelled: a body that failed may
+                       have changed the bytes of its copy here (api/recover.c) */
     int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
     struct weft_span *span;      /* the user memory it registered (data/span.h), until released */
     weft_nextuse_t uses;         /* under lock: this rank's unfinished tasks using it */

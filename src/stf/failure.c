@@ -133,6 +133,7 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         weft_data_t *d = t->flow[i].data;
         weft_data_lock(d);
         d->lost = rc != WEFT_SUCCESS;
+        d->lost_bytes = rc != WEFT_SUCCESS && rc != WEFT_ERR_CANCELLED;
         weft_data_unlock(d);
     }
     if (rc == WEFT_SUCCESS) return;
@@ -197,6 +198,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
         d->lost = 0;
+        d->lost_bytes = 0;
         weft_data_unlock(d);
     }
     atomic_store(&rec->claimed, 0);
