@@ -102,72 +102,22 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
     return rc;
 }
 
+int weft_comm__post_send(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                         int tag, weft_comm_req_cb_t cb, int level)
+{
+    return post(c, POST_SEND, (void *)buf, count, type, dest, tag, cb, level);
+}
+
 int weft_comm__isend(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
                      int tag, weft_comm_cb_fn cb, void *a, void *b)
 {
-    return post(c, POST_SEND, (void *)buf, count, type, dest, tag,
-                (weft_comm_req_cb_t){.fn = cb, .a = a, .b = b}, WEFT_LOG_ERROR);
-}
-
-#define OWED_FIRST_NS 100000LL        /* the first delay: 100 us */
-#define OWED_MAX_NS 100000000LL       /* the delays stop doubling at 100 ms */
-#define OWED_GIVE_UP_NS 10000000000LL /* 10 s */
-
-int weft_comm__isend_ctrl_owed(weft_comm_t *c, const void *buf, int bytes, int dest,
-                               const char *what, weft_comm_cb_fn cb, void *a, void *b)
-{
     weft_comm_req_cb_t on = {.fn = cb, .a = a, .b = b};
-    if (post(c, POST_SEND, (void *)buf, bytes, MPI_BYTE, dest, WEFT_COMM_CTRL_TAG, on,
-             WEFT_LOG_WARN) == WEFT_SUCCESS)
-        return WEFT_SUCCESS;
-    int64_t now = weft_clock_ns();
-    weft_comm_owed_t o = {.buf = buf,
-                          .bytes = bytes,
-                          .dest = dest,
-                          .tries = 1,
-                          .cb = on,
-                          .first_ns = now,
-                          .next_ns = now + OWED_FIRST_NS,
-                          .wait_ns = OWED_FIRST_NS};
-    snprintf(o.what, sizeof o.what, "%s", what);
-    return weft_vec_push(&c->owed, &o);
-}
-
-/* The peer waits for o and MPI cannot take it: no rank could end. */
-static void owed_give_up(weft_comm_t *c, const weft_comm_owed_t *o)
-{
-    weft_error("comm: could not send %s to rank %d in %d tries over %lld s: that rank waits "
-               "for it and cannot be told otherwise: ending the run",
-               o->what, o->dest, o->tries, OWED_GIVE_UP_NS / 1000000000LL);
-    fflush(stderr);
-    MPI_Abort(c->cfg.comm, 1);
-}
-
-int weft_comm__owed_progress(weft_comm_t *c)
-{
-    int went = 0;
-    int64_t now = c->owed.n ? weft_clock_ns() : 0;
-    for (size_t i = 0; i < c->owed.n;) {
-        weft_comm_owed_t *o = weft_vec_at(&c->owed, i);
-        if (now < o->next_ns) {
-            i++;
-            continue;
-        }
-        o->tries++;
-        if (post(c, POST_SEND, (void *)o->buf, o->bytes, MPI_BYTE, o->dest, WEFT_COMM_CTRL_TAG,
-                 o->cb, WEFT_LOG_INFO) == WEFT_SUCCESS) {
-            weft_warn("comm: %s went to rank %d at its try %d", o->what, o->dest, o->tries);
-            *o = *(weft_comm_owed_t *)weft_vec_at(&c->owed, c->owed.n - 1);
-            c->owed.n--;
-            went = 1;
-            continue;
-        }
-        if (now - o->first_ns >= OWED_GIVE_UP_NS) owed_give_up(c, o);
-        o->wait_ns = 2 * o->wait_ns < OWED_MAX_NS ? 2 * o->wait_ns : OWED_MAX_NS;
-        o->next_ns = now + o->wait_ns;
-        i++;
-    }
-    return went;
+    /* Behind a control message owed to dest: MPI's order between them is
+     * the protocol's (a DONE before the next activation), kept by the
+     * owed list's. */
+    if (tag == WEFT_COMM_CTRL_TAG && weft_comm__owed_to(c, dest))
+        return weft_comm__owe(c, buf, count, dest, "a control message", on, 0);
+    return post(c, POST_SEND, (void *)buf, count, type, dest, tag, on, WEFT_LOG_ERROR);
 }
 
 int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, int src, int tag,

@@ -228,8 +228,18 @@ int weft_comm__irecv(weft_comm_t *c, void *buf, int count, MPI_Datatype type, in
  * post left the peer waiting for ever. */
 int weft_comm__isend_ctrl_owed(weft_comm_t *c, const void *buf, int bytes, int dest,
                                const char *what, weft_comm_cb_fn cb, void *a, void *b);
-/* Posts the owed control messages whose time has come; 1 when one went. */
+/* Posts the owed control messages whose time has come, in order per
+ * peer; 1 when one went. */
 int weft_comm__owed_progress(weft_comm_t *c);
+/* Whether a control message is owed to dest (weft_comm__isend then queues
+ * a control message behind it), and the queueing: tried is how many posts
+ * failed already (0: not tried, posted at its turn). */
+int weft_comm__owed_to(const weft_comm_t *c, int dest);
+int weft_comm__owe(weft_comm_t *c, const void *buf, int bytes, int dest, const char *what,
+                   weft_comm_req_cb_t on, int tried);
+/* comm.c's MPI post of a send, for owed.c: level as its lines' level. */
+int weft_comm__post_send(weft_comm_t *c, const void *buf, int count, MPI_Datatype type, int dest,
+                         int tag, weft_comm_req_cb_t cb, int level);
 /* The control-plane receive, not a fault site. */
 int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
 /* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */
