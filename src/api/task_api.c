@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sched/task.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 /* Logs the misuse and marks t as failed. */
@@ -137,6 +138,13 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
 {
     if (!t || !fmt) {
         weft_error("weft_task_error: NULL %s", t ? "format" : "task");
+        return;
+    }
+    /* Outside its body the task may be gone, and the line would be taken
+     * for another's cause. */
+    if (!weft_inbody_in_task()) {
+        weft_error("weft_task_error called outside a task body: only a body may say why its "
+                   "task fails (the call is refused)");
         return;
     }
     char text[WEFT_LOG_CAUSE * 2];

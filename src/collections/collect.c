@@ -189,9 +189,10 @@ static int collect(weft_matrix_t *A, const collect_t *c)
         return WEFT_ERR_INVALID;
     }
     if (ctx->diverged) {
-        weft_error("%s: the ranks are out of step since an earlier disagreement: no collective "
-                   "is made",
-                   c->call);
+        weft_error("%s: %s: no collective is made", c->call,
+                   atomic_load(&ctx->mpi_gone)
+                       ? "MPI was finalized before weft_fini"
+                       : "the ranks are out of step since an earlier disagreement");
         return WEFT_ERR_MISMATCH;
     }
     int *counts = calloc((size_t)ctx->nranks, sizeof *counts);

@@ -417,22 +417,21 @@ int weft_fini(weft_context_t *ctx)
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
     if (ctx->sim) weft_sim_report(ctx);
+    if (ctx->diverged) {
+        /* Tasks the disagreement (or an MPI_Finalize, on one rank too)
+         * abandoned may still run and hand transfers to the engine or
+         * successors to the scheduler: first stop every thread that can.
+         * The scheduler stays allocated until the engine is gone: a
+         * receive the engine ends releases its successors into it (freed
+         * here first, that push crashed, stf_agree_grid_r4 in 1 run of
+         * ~600). The devices stay open: the engine's ipc mappings are
+         * undone through them (closing them first crashed here). */
+        weft_sched_stop(ctx->sched);
+        weft_devexec_halt(ctx);
+    }
     if (ctx->comm_engine) {
-        if (ctx->diverged) {
-            /* Tasks the disagreement abandoned may still run and hand
-             * transfers to the engine: first stop every thread that can.
-             * The scheduler stays allocated until the engine is gone: a
-             * receive the engine ends releases its successors into it
-             * (freed here first, that push crashed, stf_agree_grid_r4 in
-             * 1 run of ~600). The devices stay open: the engine's ipc
-             * mappings are undone through them (closing them first crashed
-             * here). */
-            weft_sched_stop(ctx->sched);
-            weft_devexec_halt(ctx);
-        } else {
-            /* Every rank's transfers are over once all reach this point. */
-            MPI_Barrier(ctx->comm);
-        }
+        /* Every rank's transfers are over once all reach this point. */
+        if (!ctx->diverged) MPI_Barrier(ctx->comm);
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }

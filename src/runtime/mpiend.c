@@ -29,9 +29,9 @@ static void stop_under(weft_context_t *ctx)
     atomic_store(&ctx->mpi_gone, 1);
     ctx->diverged = 1; /* no collective either */
     weft_context_fail(ctx, WEFT_ERR_MPI);
+    weft_sched_stop(ctx->sched);
+    weft_devexec_halt(ctx);
     if (ctx->comm_engine) {
-        weft_sched_stop(ctx->sched);
-        weft_devexec_halt(ctx);
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }

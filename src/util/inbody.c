@@ -64,3 +64,5 @@ int weft_inbody_refuse(const char *call)
     if (current.misuse) atomic_store(current.misuse, 1);
     return 1;
 }
+
+int weft_inbody_in_task(void) { return current.cls != NULL && current.fails == NULL; }

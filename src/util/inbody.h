@@ -57,5 +57,8 @@ unsigned long weft_inbody_thread(void);
  * function's caller) failed and returns 1. Whether the thread
  * is the one that made the context is context.h's check. */
 int weft_inbody_refuse(const char *call);
+/* Whether the calling thread runs a task body now (not a called-back
+ * function, not outside any). */
+int weft_inbody_in_task(void);
 
 #endif

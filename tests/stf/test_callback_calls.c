@@ -111,6 +111,17 @@ static void graph_function(void)
     weft_data_release(ptg_one_data);
 }
 
+/* weft_task_error from the main thread, outside any body: refused (the
+ * task it names may be gone, and its line would pass for another's
+ * cause). */
+static void task_error_outside(void)
+{
+    capture_begin();
+    weft_task_error((const weft_task_t *)&refused, "not a body");
+    capture_end();
+    CHECK(captured("weft_task_error called outside a task body"));
+}
+
 /* Afterwards the rank runs taskpools as before. */
 static void still_runs(void)
 {
@@ -134,6 +145,7 @@ int main(int argc, char **argv)
     rank_function();
     init_function();
     graph_function();
+    task_error_outside();
     still_runs();
     int fini = weft_fini(ctx);
     CHECK(fini == WEFT_ERR_TASK); /* the run's first error, on every rank */

@@ -36,6 +36,12 @@ int main(int argc, char **argv)
         CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, k % R, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     if (me == 0) CHECK(x == 4);
+    /* "inflight" (argument 2): tasks not waited for when MPI ends, on
+     * workers and devices (one rank has no comm engine: its threads were
+     * not stopped, and weft_fini freed the scheduler under them). */
+    int inflight = argc > 2 && strcmp(argv[2], "inflight") == 0;
+    for (int k = 0; inflight && k < 200; k++)
+        CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, k % R, 0) == 0);
     capture_begin();
     MPI_Finalize();
     CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, R - 1, 0) != WEFT_SUCCESS);
