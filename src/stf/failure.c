@@ -159,10 +159,10 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
     /* No weft_context_fail here: the exchange that follows gives every
      * rank the same status (the first failing rank's), so that weft_fini
      * returns the same on every rank. */
-    if (!atomic_exchange(&rec->claimed, 1)) {
-        rec->status = status;
-        rec->by_note = 1;
-        snprintf(rec->what, sizeof rec->what, "%s", what);
+    if (!rec->noted) {
+        rec->noted = 1;
+        rec->note_status = status;
+        snprintf(rec->note_what, sizeof rec->note_what, "%s", what);
     }
 }
 
@@ -174,10 +174,12 @@ int weft_failure_exchange(weft_taskpool_t *tp)
      * note of the wait is often a consequence of a task's failure on
      * another rank (a good version lost with that rank's device cannot
      * come home), and named first it hid the cause. */
-    int R = ctx->nranks;
-    int first = atomic_load(&rec->nfailed) == 0 ? INT_MAX
-                : rec->by_note                  ? R + ctx->rank
-                                                : ctx->rank;
+    int R = ctx->nranks, task_failed = atomic_load(&rec->claimed);
+    int first = task_failed ? ctx->rank : rec->noted ? R + ctx->rank : INT_MAX;
+    if (!task_failed && rec->noted) { /* what this rank would send */
+        memcpy(rec->what, rec->note_what, sizeof rec->what);
+        rec->status = rec->note_status;
+    }
     /* A simulation's failure is its own: its rank is not an MPI rank. */
     int shared = R > 1 && !ctx->sim;
     if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
@@ -202,7 +204,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         weft_data_unlock(d);
     }
     atomic_store(&rec->claimed, 0);
-    rec->by_note = 0;
+    rec->noted = 0;
     atomic_store(&rec->nfailed, 0);
     atomic_store(&rec->ncancelled, 0);
     return rc;

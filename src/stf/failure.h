@@ -10,10 +10,13 @@
 
 /* Per taskpool and rank, reset by each wait. */
 typedef struct weft_failure_rec {
-    atomic_int claimed; /* the first failure here is (being) described */
+    atomic_int claimed; /* the first task failure here is (being) described */
     char what[512];     /* its description, written by the one that claimed */
     int status;         /* what the waits return for it: WEFT_ERR_TASK for a task */
-    int by_note;        /* it is a note of the wait (weft_failure_note), not a task's */
+    /* The first note of the wait (weft_failure_note, main thread), kept
+     * apart: a task that fails later here still names the failure. */
+    int noted, note_status;
+    char note_what[512];
     atomic_long nfailed, ncancelled;
 } weft_failure_rec_t;
 
