@@ -11,28 +11,31 @@ int weft_keyset_allgather(weft_context_t *ctx, const uint64_t *mine, int n, uint
 {
     int R = ctx->nranks;
     int *counts = malloc((size_t)R * sizeof *counts), *displs = malloc((size_t)R * sizeof *displs);
-    int ok = counts && displs;
-    int k = ok ? n : -1;
-    /* A rank without its arrays still takes part, sending its -1. */
-    int dummy;
-    MPI_Allgather(&k, 1, MPI_INT, ok ? counts : &dummy, ok ? 1 : 0, MPI_INT, ctx->comm);
+    /* Every rank has its arrays, or none gathers (a rank without them
+     * could not take part in the gather of the counts). */
+    int ok = counts && displs && n >= 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    *all = NULL;
+    *total = 0;
+    if (!ok) {
+        free(counts);
+        free(displs);
+        return WEFT_ERR_NOMEM;
+    }
+    MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
     int sum = 0;
-    for (int r = 0; ok && r < R; r++) {
-        ok = counts[r] >= 0;
+    for (int r = 0; r < R; r++) {
         displs[r] = sum;
         sum += counts[r];
     }
     /* Every rank saw the same counts: they decide alike. */
-    *all = NULL;
-    *total = 0;
-    if (ok && sum == 0) { /* the common case: nothing to say, no more collectives */
+    if (sum == 0) { /* the common case: nothing to say, no more collectives */
         free(counts);
         free(displs);
         return WEFT_SUCCESS;
     }
-    int have = ok;
-    *all = ok ? malloc(((size_t)sum + 1) * sizeof **all) : NULL;
-    if (ok && !*all) have = 0;
+    *all = malloc(((size_t)sum + 1) * sizeof **all);
+    int have = *all != NULL;
     MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, ctx->comm);
     if (have) MPI_Allgatherv(mine, n, MPI_UINT64_T, *all, counts, displs, MPI_UINT64_T, ctx->comm);
     free(counts);

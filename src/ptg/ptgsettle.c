@@ -47,8 +47,13 @@ static int agree_new_written(weft_taskpool_t *tp)
     free(mine);
     size_t nlive = 0;
     weft_data_t **live = n > 0 ? weft_keyset_live(ctx, &nlive) : NULL;
-    if (n > 0 && !live) rc = WEFT_ERR_NOMEM;
-    for (int k = 0; live && k < n; k++) {
+    /* All ranks count the writes, or none does: views that differ would
+     * have one rank send what another never receives. (n is the same on
+     * every rank.) */
+    int ok = n == 0 || live != NULL;
+    if (n > 0) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!ok) rc = WEFT_ERR_NOMEM;
+    for (int k = 0; ok && live && k < n; k++) {
         weft_data_t *d = weft_keyset_find(live, nlive, all[k]);
         if (!d) continue; /* released here: no later task names it */
         weft_data_lock(d);

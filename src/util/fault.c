@@ -142,7 +142,8 @@ void weft_fault_report_unfired(const weft_fault_t *f)
             weft_warn("fault_inject: rule '%s' never fired on this rank: it counted %ld of the %ld "
                       "occurrences it waits for%s",
                       r->text, seen, r->nth,
-                      r->cls[0] && seen == 0 ? " (no task of that class ran here)" : "");
+                      r->cls[0] && seen == 0 ? " (no task of that class was counted here)"
+                                             : "");
     }
 }
 

@@ -67,7 +67,7 @@ typedef struct weft_fault_rule {
     char cls[64]; /* task class name; empty: any */
     long nth;
     atomic_long seen; /* occurrences counted so far */
-    char text[96];    /* the rule as given, for the warning of one that never fired */
+    char text[160];   /* the rule as given, for the warning of one that never fired */
 } weft_fault_rule_t;
 
 typedef struct weft_fault {

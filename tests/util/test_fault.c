@@ -56,7 +56,7 @@ int main(void)
     weft_fault_report_unfired(f);
     const char *said = capture_end();
     CHECK(strstr(said, "rule 'task:nosuch:1' never fired on this rank: it counted 0 of the 1 "
-                       "occurrences it waits for (no task of that class ran here)") != NULL);
+                       "occurrences it waits for (no task of that class was counted here)") != NULL);
     CHECK(strstr(said, "'task:2'") == NULL);
     weft_fault_destroy(f);
 
