@@ -69,6 +69,8 @@ struct weft_task {
     void *action;         /* runtime action argument (comm layer) */
     weft_body_fn body_fn; /* the body a device launch runs (through the exec layer) */
     int body_rc;          /* what the body returned (or the injected failure) */
+    int body_called;      /* its body was called (stats count a task run only then: a task
+                             whose inputs failed to arrive ran nothing) */
     int cancelled;        /* a version it reads was not produced: it ends without running */
     /* A batch's first task carries the batch while its launch runs. */
     struct weft_task *const *batch;

@@ -14,6 +14,7 @@ int weft_taskrun_body(weft_task_t *t)
     /* On whichever thread runs it (a worker, an emu device's thread, a GPU's
      * manager at launch): what the body makes weft log is its cause. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
+    t->body_called = 1;
     if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
         weft_error("task %s: failure injected (fault_inject): returns %d without running",
                    weft_task_name(t).text, WEFT_FAULT_RC);
@@ -57,6 +58,8 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     weft_taskpool_t *tp = t->tp;
     if (rc == WEFT_ERR_CANCELLED) {
         /* It did not run: neither a task run nor an action done. */
+    } else if (t->kind == WEFT_TASK_BODY && !t->body_called) {
+        /* Failed before its body (an input that did not arrive): nothing ran. */
     } else if (t->kind == WEFT_TASK_BODY) {
         atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
