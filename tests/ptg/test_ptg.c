@@ -14,31 +14,25 @@
  * faulty variants must be refused on every rank ("refused" printed, the
  * wait of the taskpool still works afterwards) with no task run.
  *
- * Variants: ok, producer (STEP names the wrong producer for its read),
- * consumers (INIT's list misses a reader), local_range (leaves out tasks
- * of odd indices), rank (the rank function disagrees with the arguments),
- * remote_initial (STEP reads the initial version of its neighbour, away
- * from the owner), cycle (the producers loop), twice (two tasks replace
- * one version), space (a consumer outside its class's space), away (a
- * final version written away from its owner), graphs (rank 1 passes
- * another graph), periodic (the updates form a ring: a cycle on one rank,
- * fine across ranks), fwd (the first versions passed on by READ tasks on
- * their owners: producer functions answering 2), sim (ok, under
- * sim_nranks: counts only), noclasses (classes NULL with nclasses 2: a
- * refusal, not a crash), bounds (INIT alone, whose range on rank 1 leaves
- * out INIT(1), which rank 1 runs: no flow names it, so only the ranks'
- * comparison of the graphs finds it, not left silently unwritten), inner
- * (STEP's inner range on rank 1 stops one tile short from step 2: named
- * on every rank as a difference of the graphs, "index 1 under (2)",
- * where before only the rank whose flow named a missing task said
- * anything of it), datamap (rank 1's args and rank functions swap the data of
- * tiles 2 and 3, agreeing with each other but not with the other ranks':
- * before, step(s,2) ran on two ranks, step(s,3) on none, and a receive of
- * a version no rank made hung; now refused on every rank, a transfer named
- * as each end sees it; "datamap_lr" the same with the steps' local_range,
- * which leaves rank 1 without the task its functions place there), outofstep (rank 1 skips the
- * graph and goes to the wait: every rank's weft_ptg_insert or wait and
- * weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then), nobody
+ * Variants: ok, devstep (ok with the steps on the device only), producer (STEP names the wrong
+ * producer for its read), consumers (INIT's list misses a reader), local_range (leaves out tasks of
+ * odd indices), rank (the rank function disagrees with the arguments), remote_initial (STEP reads
+ * the initial version of its neighbour, away from the owner), cycle (the producers loop), twice
+ * (two tasks replace one version), space (a consumer outside its class's space), away (a final
+ * version written away from its owner), graphs (rank 1 passes another graph), periodic (the updates
+ * form a ring: a cycle on one rank, fine across ranks), fwd (the first versions passed on by READ
+ * tasks on their owners: producer functions answering 2), sim (ok, under sim_nranks: counts only),
+ * noclasses (classes NULL with nclasses 2: a refusal, not a crash), bounds (INIT alone, whose range
+ * on rank 1 leaves out INIT(1), which rank 1 runs: no flow names it, so only the ranks' comparison
+ * of the graphs finds it, not left silently unwritten), inner (STEP's inner range on rank 1 stops
+ * one tile short from step 2: named on every rank as a difference of the graphs, "index 1 under
+ * (2)", where before only the rank whose flow named a missing task said anything of it), datamap
+ * (rank 1's args and rank functions swap the data of tiles 2 and 3, agreeing with each other but
+ * not with the other ranks': before, step(s,2) ran on two ranks, step(s,3) on none, and a receive
+ * of a version no rank made hung; now refused on every rank, a transfer named as each end sees it;
+ * "datamap_lr" the same with the steps' local_range, which leaves rank 1 without the task its
+ * functions place there), outofstep (rank 1 skips the graph and goes to the wait: every rank's
+ * weft_ptg_insert or wait and weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then), nobody
  * (STEP's class has no body: refused at the insertion as weft_insert_task
  * refuses it; before, the graph was accepted and failed at the wait). */
 #include <stdio.h>
@@ -263,6 +257,12 @@ static void local_step(const int *idx, int dim, int rank, int *lo, int *hi, int 
 }
 
 /* "graphs": rank 1 passes a graph whose update class has another name. */
+/* "devstep": the steps run on the emulated device only, so that a device
+ * fault aimed at the N-th step lands whatever the scheduler's load says
+ * (with a host body too, rank 1 ran a single step on its device 1 run in
+ * ~600 and the rule never fired). */
+static const weft_task_class_t step_class_dev = {.name = "step",
+                                                 .body = {[WEFT_DEV_EMU] = body_step}};
 static const weft_task_class_t step_class_renamed = {.name = "step_renamed",
                                                      .body = {[WEFT_DEV_CPU] = body_step}};
 
@@ -314,6 +314,7 @@ int main(int argc, char **argv)
             for (int k = 0; mem[i] && k < B; k++) mem[i][k] = i + 1 + 0.001 * k;
     }
     if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
+    if (is(&g, "devstep")) mine[C_STEP].task = &step_class_dev;
     static const weft_task_class_t bodiless = {.name = "step"};
     if (is(&g, "nobody")) mine[C_STEP].task = &bodiless;
     weft_ptg_t graph = {.classes = is(&g, "noclasses") ? NULL : mine,
@@ -325,7 +326,8 @@ int main(int argc, char **argv)
     int64_t ran = weft_taskpool_ntasks_run(tp);
     int status = 0;
     int refused_here = is(&g, "periodic") && g.nranks == 1;
-    if ((is(&g, "ok") || is(&g, "sim") || is(&g, "periodic") || fwd(&g)) && !refused_here) {
+    if ((is(&g, "ok") || is(&g, "devstep") || is(&g, "sim") || is(&g, "periodic") || fwd(&g)) &&
+        !refused_here) {
         int bad =
             rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !is(&g, "sim") ? check(&g, mem, me) : 0;
         if (rc != WEFT_SUCCESS || wrc != WEFT_SUCCESS || bad) {
