@@ -44,10 +44,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     if (tp->t_first > 0) ctx->insert_s += weft_clock_thread_s() - tp->cpu_first;
     if (ctx->diverged) {
         /* Its tasks may wait for transfers that will never come. */
-        weft_error("taskpool %s is not waited for: %s", tp->name,
-                   atomic_load(&ctx->mpi_gone)
-                       ? "MPI was finalized before weft_fini"
-                       : "the ranks are out of step since an earlier disagreement (see above)");
+        weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(ctx));
         tp->mismatch = 1;
         return WEFT_ERR_MISMATCH;
     }

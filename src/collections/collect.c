@@ -189,10 +189,7 @@ static int collect(weft_matrix_t *A, const collect_t *c)
         return WEFT_ERR_INVALID;
     }
     if (ctx->diverged) {
-        weft_error("%s: %s: no collective is made", c->call,
-                   atomic_load(&ctx->mpi_gone)
-                       ? "MPI was finalized before weft_fini"
-                       : "the ranks are out of step since an earlier disagreement");
+        weft_error("%s: %s: no collective is made", c->call, weft_context_diverged_why(ctx));
         return WEFT_ERR_MISMATCH;
     }
     int *counts = calloc((size_t)ctx->nranks, sizeof *counts);

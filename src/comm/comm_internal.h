@@ -66,7 +66,7 @@ typedef struct weft_comm_req_cb {
 } weft_comm_req_cb_t;
 
 /* A control message the peer waits for whose post failed: posted again,
- * later and later, until it goes (comm.c, weft_comm__isend_ctrl_owed). */
+ * later and later, until it goes (comm/owed.c). */
 typedef struct weft_comm_owed {
     const void *buf;
     int bytes, dest, tries;

@@ -77,9 +77,11 @@ int weft_comm__owed_progress(weft_comm_t *c)
             i++;
             continue;
         }
-        o->tries++;
+        /* The first failure of each message is a warning, the tries after
+         * it are told at info (one queued behind another tries first here). */
+        int level = o->tries++ == 0 ? WEFT_LOG_WARN : WEFT_LOG_INFO;
         if (weft_comm__post_send(c, o->buf, o->bytes, MPI_BYTE, o->dest, WEFT_COMM_CTRL_TAG, o->cb,
-                                 WEFT_LOG_INFO) == WEFT_SUCCESS) {
+                                 level) == WEFT_SUCCESS) {
             if (o->tries > 1)
                 weft_warn("comm: %s went to rank %d at its try %d", o->what, o->dest, o->tries);
             weft_vec_remove(&c->owed, i); /* in order: the next to the peer is now first */

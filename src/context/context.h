@@ -150,6 +150,15 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
  * for on one rank only failed that rank's weft_fini alone). */
 void weft_context_misuse(weft_context_t *ctx, int status);
 
+/* Why no collective is made on a diverged context, as the refusals word
+ * it: MPI finalized under weft, or an earlier disagreement. */
+static inline const char *weft_context_diverged_why(weft_context_t *ctx)
+{
+    return atomic_load(&ctx->mpi_gone)
+               ? "MPI was finalized before weft_fini"
+               : "the ranks are out of step since an earlier disagreement (see above)";
+}
+
 /* How the handles other than the context and data begin (matrix,
  * taskpool: each asserts it next to its structure), so that a call finds
  * the context of any handle it was given. */

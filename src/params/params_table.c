@@ -160,7 +160,8 @@ const weft_param_def_t weft_param_table[] = {
            "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank (opened at weft_init: an "
            "unwritable path fails it)"),
     STRING("fault_inject", "",
-           "tests: make the N-th occurrence fail, rules SITE[:CLASS]:N[@RANK] comma-separated "
+           "tests: make the N-th occurrence fail (N+: it and every later one), rules "
+           "SITE[:CLASS]:N[+][@RANK] comma-separated "
            "(sites task, comm_alloc, comm_post, device_open, device_copy, task_skip, host_pin, "
            "device_fail: the N-th task completion on an accelerator reports an error and the "
            "device stays broken, span_alloc, refusal_note, device_land, recover; e.g. "

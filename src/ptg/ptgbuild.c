@@ -497,10 +497,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
         return WEFT_ERR_INVALID;
     if (tp->ctx->diverged) {
-        weft_error("weft_ptg_insert: %s", atomic_load(&tp->ctx->mpi_gone)
-                                              ? "MPI was finalized before weft_fini"
-                                              : "the ranks are out of step since an earlier "
-                                                "disagreement");
+        weft_error("weft_ptg_insert: %s", weft_context_diverged_why(tp->ctx));
         return WEFT_ERR_MISMATCH;
     }
     /* Insertions refused on some ranks only, or creations, would part the

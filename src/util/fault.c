@@ -49,13 +49,13 @@ static int bad(const char *rule, const char *why)
         size_t used = strlen(sites);
         snprintf(sites + used, sizeof sites - used, "%s%s", i ? ", " : "", site_names[i]);
     }
-    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[@RANK], SITE one of %s, "
-               "N >= 1; e.g. task:gemm:3@1)",
+    weft_error("fault_inject: rule '%s' %s (expected SITE[:CLASS]:N[+][@RANK], SITE one of %s, "
+               "N >= 1, '+' for every occurrence from the N-th on; e.g. task:gemm:3@1)",
                rule, why, sites);
     return WEFT_ERR_PARAM;
 }
 
-/* One rule, "SITE[:CLASS]:N[@RANK]", written into r; *mine is 1 when it
+/* One rule, "SITE[:CLASS]:N[+][@RANK]", written into r; *mine is 1 when it
  * applies on this rank. */
 static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, int *mine)
 {
@@ -96,6 +96,11 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
             return bad(rule, "has an empty or too long class name");
         snprintf(r->cls, sizeof r->cls, "%s", colon + 1);
     }
+    /* "N+": the N-th occurrence and every one after it (a fault that
+     * stays, as a dead link does). */
+    size_t nlen = strlen(last + 1);
+    r->stays = nlen > 1 && last[nlen] == '+';
+    if (r->stays) last[nlen] = '\0';
     if (parse_long(last + 1, 1, &r->nth) != 0) return bad(rule, "has a malformed count N");
     r->site = (weft_fault_site_t)site;
     atomic_init(&r->seen, 0);
@@ -153,7 +158,8 @@ int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls
     for (int i = 0; i < f->nrules; i++) {
         weft_fault_rule_t *r = &f->rule[i];
         if (r->site != site || (r->cls[0] && (!cls || strcmp(r->cls, cls) != 0))) continue;
-        if (atomic_fetch_add(&r->seen, 1) + 1 == r->nth) hit = 1;
+        long seen = atomic_fetch_add(&r->seen, 1) + 1;
+        if (seen == r->nth || (r->stays && seen > r->nth)) hit = 1;
     }
     return hit;
 }

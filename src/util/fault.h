@@ -2,7 +2,7 @@
  * where the n-th occurrence on a rank must fail, so that CI exercises the
  * failure paths. Off (an empty spec) it costs one NULL test a site.
  *
- * Spec: comma-separated rules SITE[:CLASS]:N[@RANK]
+ * Spec: comma-separated rules SITE[:CLASS]:N[+][@RANK]
  *   task:N          the N-th task body this rank starts returns
  *                   WEFT_FAULT_RC instead of running
  *   task:CLASS:N    the N-th body of task class CLASS
@@ -33,7 +33,8 @@
  *   device_land:N   the N-th device copy the comm engine waits for (an ipc
  *                   pull, a staged chunk) reports an error at its end, and
  *                   the device is broken from then on, as with device_fail
- * With @RANK the rule applies on that rank only. N counts from 1. */
+ * With @RANK the rule applies on that rank only. N counts from 1; "N+"
+ * fails the N-th occurrence and every later one (a fault that stays). */
 #ifndef WEFT_UTIL_FAULT_H
 #define WEFT_UTIL_FAULT_H
 
@@ -66,6 +67,7 @@ typedef struct weft_fault_rule {
     weft_fault_site_t site;
     char cls[64]; /* task class name; empty: any */
     long nth;
+    int stays;        /* "N+": every occurrence from the N-th on fails */
     atomic_long seen; /* occurrences counted so far */
     char text[160];   /* the rule as given, for the warning of one that never fired */
 } weft_fault_rule_t;

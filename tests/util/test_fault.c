@@ -1,4 +1,5 @@
-/* util/fault.h: the rule parser. A class name may hold ':' and '@' (the
+/* util/fault.h: the rule parser. "N+" fails every occurrence from the
+ * N-th on. A class name may hold ':' and '@' (the
  * rank is only a last '@' followed by digits and no ':'); a rule for this
  * rank arms its site, one for another rank does not; malformed rules are
  * refused. */
@@ -41,6 +42,18 @@ int main(void)
     CHECK(f && f->nrules == 2 && f->rule[1].cls[0] == '\0');
     weft_fault_destroy(f);
 
+    /* "N+": the N-th occurrence and every later one; "+" alone is no count. */
+    f = parse("comm_post:2+@1", 1);
+    CHECK(f && f->rule[0].nth == 2 && f->rule[0].stays);
+    CHECK(!weft_fault_hit(f, WEFT_FAULT_COMM_POST, NULL));
+    for (int i = 0; i < 5; i++) CHECK(weft_fault_hit(f, WEFT_FAULT_COMM_POST, NULL));
+    weft_fault_destroy(f);
+    f = parse("task:c+:1", 0); /* a '+' in a class name is the class's */
+    CHECK(f && strcmp(f->rule[0].cls, "c+") == 0 && !f->rule[0].stays);
+    CHECK(weft_fault_hit(f, WEFT_FAULT_TASK, "c+") && !weft_fault_hit(f, WEFT_FAULT_TASK, "c+"));
+    weft_fault_destroy(f);
+    check_refused("task:+");
+    check_refused("task:1++");
     check_refused("task:2@2");        /* rank 2 of 2 */
     check_refused("task:2@x");        /* rank not a number: "2@x" is no count */
     check_refused("bogus:1");         /* unknown site */
