@@ -53,7 +53,7 @@ typedef enum weft_status {
     WEFT_ERR_MPI = -6,         /* the MPI library reported an error */
     WEFT_ERR_UNSUPPORTED = -7, /* the operation does not exist on this module */
     WEFT_ERR_MISMATCH = -8,    /* ranks inserted different task sequences */
-    WEFT_ERR_TASK = -9,        /* a task body returned an error */
+    WEFT_ERR_TASK = -9,        /* a task failed: its body, its device or a transfer of its data */
     WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft */
     WEFT_ERR_CANCELLED = -11,  /* a task did not run: a task it depends on failed */
     WEFT_ERR_DEVICE = -12,     /* an accelerator failed (a sticky error): its later

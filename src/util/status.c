@@ -25,7 +25,7 @@ const char *weft_strerror(int status)
     case WEFT_ERR_MISMATCH:
         return "ranks inserted different task sequences";
     case WEFT_ERR_TASK:
-        return "a task body failed";
+        return "a task failed (its body, its device or a transfer of its data)";
     case WEFT_ERR_INTERNAL:
         return "internal error";
     case WEFT_ERR_CANCELLED:
