@@ -336,8 +336,7 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     if (what == WEFT_PUBLISH_WRITTEN)
         weft_data_written_at_locked(d, c->device, version ? version : d->version + 1);
     else if (what == WEFT_PUBLISH_RECEIVED)
-        weft_data_copied_locked(d, c->device,
-                                version == WEFT_VERSION_NEXT ? d->version + 1 : version);
+        weft_data_copied_locked(d, c->device, version);
     else if (what == WEFT_PUBLISH_LOST)
         copy_arrival_failed_locked(d, c);
     if (task_seq) c->last_task = task_seq;

@@ -257,16 +257,12 @@ typedef enum weft_publish {
  * receives; docs/COHERENCY.md rules 2 and 4). Takes d's lock; under it:
  * WEFT_PUBLISH_WRITTEN makes c the newest version, `version` (the one the
  * distributed sequence assigned) or, when 0, the next one, and every other
- * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` (WEFT_VERSION_NEXT:
- * the next of this rank's numbering) in
+ * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in c
  * (weft_data_copied_locked); WEFT_PUBLISH_LOST ends a failed receive into c:
  * c is no longer arriving (a later receive or write may use it) and holds
  * nothing readable (part of the bytes may have landed); a non-zero task_seq names the task that last
  * used c; then the reader the user held on c is released (c may be evicted
  * or freed from then on). */
-/* A received version numbered by this rank (a front-end that matches
- * transfers by labels of its own, src/ptg): the next after the data's. */
-#define WEFT_VERSION_NEXT UINT32_MAX
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq);
 

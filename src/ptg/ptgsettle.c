@@ -1,9 +1,9 @@
 /* After the wait of a taskpool with a graph: the data it touched go back
  * to the version numbers every rank agrees on (docs/PTG.md). A graph
- * numbers versions per rank (a received one is the receiver's next), and
- * only the ranks that touched a data saw them; sequential insertion after
- * it numbers versions alike on every rank from net_version, which a graph
- * leaves alone. So the copy that holds the newest version here takes
+ * numbers its versions net_version plus their depth, and only the ranks
+ * that touched a data saw them; sequential insertion after it numbers
+ * versions alike on every rank from net_version, which a graph leaves
+ * alone. So the copy that holds the newest version here takes
  * net_version's number, and so does the data.
  *
  * One exception needs the ranks to talk: a NEW data the graph wrote. Its

@@ -80,7 +80,7 @@ static void sim_publish(weft_task_t *t)
         if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(f->data);
         uint32_t v = f->out_version;
-        f->data->version = v && v != WEFT_VERSION_NEXT ? v : f->data->version + 1;
+        f->data->version = v ? v : f->data->version + 1;
         weft_data_unlock(f->data);
     }
 }
