@@ -257,32 +257,53 @@ static int combine(weft_taskpool_t *tp, const weft_redux_t *r, weft_data_t *dst,
     return weft_insert_by_weft(tp, r->combine, args, 2);
 }
 
-/* Each rank's live partials fold into its first one, which folds into d
- * on d's owner (the R flow of that combine sends it there). d's contents
- * before the reduction, when it has some (weft_data_set_init's, the
- * owner's host write, a task's), are what they fold into: every rank
+/* The live partials of `rank` fold into its first one, returned (NULL:
+ * the rank has none). */
+static int fold_rank(weft_taskpool_t *tp, weft_redux_t *r, int rank, weft_data_t **first)
+{
+    weft_data_t **p = &r->part[rank * r->lanes];
+    unsigned char *live = &r->live[rank * r->lanes];
+    int rc = WEFT_SUCCESS;
+    *first = NULL;
+    for (int l = 0; l < r->lanes && rc == WEFT_SUCCESS; l++) {
+        if (!live[l]) continue;
+        live[l] = 0;
+        if (*first)
+            rc = combine(tp, r, *first, p[l]);
+        else
+            *first = p[l];
+    }
+    return rc;
+}
+
+/* Each rank's live partials fold into its first one; those fold into one
+ * of them, the owner's when it has one (then on d's owner, the R flows of
+ * those combines sending the others there), which alone folds into d. So
+ * the reduction reaches d whole or not at all: a contribution that failed
+ * leaves d at its version from before the reduction, however many ranks
+ * took part (folded into d rank by rank, d kept the ranks' sums before the
+ * failed one's: a value that depended on the number of ranks). d's
+ * contents before the reduction, when it has some (weft_data_set_init's,
+ * the owner's host write, a task's), are what they fold into: every rank
  * inserts the same tasks. */
 static int flush_data(weft_taskpool_t *tp, weft_data_t *d)
 {
     weft_redux_t *r = redux_of(d);
     if (!r || r->tp != tp) return WEFT_SUCCESS;
     r->tp = NULL; /* first: the combine tasks below use d */
-    int rc = WEFT_SUCCESS;
+    int rc = WEFT_SUCCESS, nranks = tp->ctx->nranks;
     if (starts_from_identity(d)) rc = insert_init_data(tp, r, d);
-    for (int rank = 0; rank < tp->ctx->nranks && rc == WEFT_SUCCESS; rank++) {
-        weft_data_t **p = &r->part[rank * r->lanes];
-        unsigned char *live = &r->live[rank * r->lanes];
-        int first = -1;
-        for (int l = 0; l < r->lanes && rc == WEFT_SUCCESS; l++) {
-            if (!live[l]) continue;
-            live[l] = 0;
-            if (first < 0)
-                first = l;
-            else
-                rc = combine(tp, r, p[first], p[l]);
-        }
-        if (first >= 0 && rc == WEFT_SUCCESS) rc = combine(tp, r, d, p[first]);
+    weft_data_t *all = NULL;
+    for (int k = 0; k < nranks && rc == WEFT_SUCCESS; k++) {
+        weft_data_t *mine;
+        rc = fold_rank(tp, r, (d->owner_rank + k) % nranks, &mine);
+        if (rc != WEFT_SUCCESS || !mine) continue;
+        if (all)
+            rc = combine(tp, r, all, mine);
+        else
+            all = mine;
     }
+    if (all && rc == WEFT_SUCCESS) rc = combine(tp, r, d, all);
     return rc;
 }
 
