@@ -155,6 +155,17 @@ static const weft_taskpool_t *open_elsewhere(const weft_taskpool_t *tp, const we
     return weft_insert_open_pool(d);
 }
 
+/* A NEW data that only its owner's host wrote (an acquire for write, a
+ * device registration with current contents), no initialiser, no task:
+ * the other ranks cannot see that local write and refuse a task that
+ * reads it, so the owner refuses it too (it accepted: the ranks' sequences
+ * parted, and every later wait failed with WEFT_ERR_MISMATCH). */
+static int written_by_owner_host_only(const weft_data_t *d)
+{
+    return d->ctx->nranks > 1 && !(d->flags & WEFT_DATA_NEW) && (d->flags & WEFT_DATA_MADE_NEW) &&
+           !(d->flags & WEFT_DATA_INIT) && weft_remote_version(d) == 0;
+}
+
 /* Sets bit i of *init for each flow i that reads a NEW data never written
  * that has an initialiser (weft_data_set_init): the rank that runs t makes
  * its contents. */
@@ -164,11 +175,18 @@ static int check_flows(const weft_task_t *t, unsigned *init)
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
         int never_written = weft_insert_never_written(d);
-        if (never_written && (t->flow[i].mode & WEFT_R) && (d->flags & WEFT_DATA_INIT))
+        int reads = (t->flow[i].mode & WEFT_R) != 0;
+        if (never_written && reads && (d->flags & WEFT_DATA_INIT))
             *init |= 1u << i;
-        else if (never_written && (t->flow[i].mode & WEFT_R)) {
+        else if (never_written && reads) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it (give it "
                        "initial contents with weft_data_set_init)",
+                       t->cls->name, (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        } else if (reads && written_by_owner_host_only(d)) {
+            weft_error("insert %s: reads NEW data %llu, whose contents only this rank's host "
+                       "wrote: the other ranks cannot see that write and refuse the task; on "
+                       "several ranks give it contents with weft_data_set_init or a task",
                        t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }

@@ -2,7 +2,8 @@
  * the host alone and across ranks: acquire/release pairs and their errors,
  * weft_data_host_ptr refused while a taskpool that uses the data was not
  * waited for (issue 13 item 6), tiles of other ranks refused, a NEW data
- * given its contents by a write acquire. Runs on 1 and 2 ranks. */
+ * given its contents by a write acquire (on 2 ranks: refused alike on
+ * both). Runs on 1 and 2 ranks. */
 #include <stdlib.h>
 
 #include "../check.h"
@@ -20,6 +21,17 @@ static int add(weft_task_t *t)
 }
 
 static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
+
+/* flow 0: src (R), flow 1: dst (W): dst = src */
+static int copy(weft_task_t *t)
+{
+    const double *s = weft_task_ptr(t, 0);
+    double *d = weft_task_ptr(t, 1);
+    for (int i = 0; i < weft_task_rows(t, 1); i++) d[i] = s[i];
+    return 0;
+}
+
+static const weft_task_class_t copy_class = {.name = "copy", .body = {[WEFT_DEV_CPU] = copy}};
 
 static int run_add(weft_data_t *src, weft_data_t *dst)
 {
@@ -132,6 +144,39 @@ static void other_ranks(void)
     weft_matrix_free(A);
 }
 
+/* On 2 ranks a write acquire of a NEW data is rank 0's own act: a task
+ * that reads it is refused on both ranks alike, each naming why (rank 0
+ * accepted it, rank 1 refused: the ranks parted and every later wait and
+ * weft_fini returned WEFT_ERR_MISMATCH); the context goes on, and a task
+ * that writes the data gives it contents every rank knows of. */
+static void new_data_two_ranks(void)
+{
+    int rank = weft_rank(ctx);
+    weft_data_t *n = weft_data_new(ctx, WEFT_DOUBLE, 2, 1, 0);
+    double b[2] = {1, 2};
+    weft_data_t *db = weft_data_register(ctx, WEFT_DOUBLE, rank == 0 ? b : NULL, 2, 1, 2, 0);
+    double *p = NULL;
+    if (rank == 0) {
+        CHECK(weft_data_host_acquire(n, WEFT_W, (void **)&p, NULL) == 0 && p);
+        if (p) p[0] = p[1] = 5;
+        CHECK(weft_data_host_release(n) == 0);
+    }
+    capture_begin();
+    CHECK(run_add(n, db) == WEFT_ERR_INVALID);
+    capture_end();
+    CHECK(captured(rank == 0 ? "whose contents only this rank's host wrote: the other ranks "
+                               "cannot see that write"
+                             : "before any task wrote it"));
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "write");
+    CHECK(weft_insert_task(tp, &copy_class, WEFT_R, db, WEFT_W, n, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    CHECK(run_add(n, db) == 0); /* b += b */
+    CHECK(rank != 0 || (b[0] == 2 && b[1] == 4));
+    weft_data_release(n);
+    weft_data_release(db);
+}
+
 int main(int argc, char **argv)
 {
     ctx = weft_init(&argc, &argv);
@@ -143,7 +188,10 @@ int main(int argc, char **argv)
         pairs();
         new_data();
     }
-    if (weft_nranks(ctx) == 2) other_ranks();
+    if (weft_nranks(ctx) == 2) {
+        other_ranks();
+        new_data_two_ranks();
+    }
     CHECK(weft_fini(ctx) == 0);
     return check_report("data_acquire");
 }
