@@ -90,13 +90,7 @@ static int check_owner(const weft_context_t *ctx, const char *call, int owner_ra
  * that is no weft_dtype_t). */
 static int check_shape(const char *call, weft_dtype_t type, int rows, int cols)
 {
-    if (weft_dtype_size(type) == 0) {
-        weft_error("%s: element type %d is not a weft_dtype_t: pass WEFT_DOUBLE, WEFT_FLOAT, "
-                   "WEFT_BYTE, WEFT_INT32, WEFT_INT64 or weft_dtype_struct(bytes), 1 <= bytes "
-                   "<= 65535",
-                   call, (int)type);
-        return WEFT_ERR_INVALID;
-    }
+    if (weft_dtype_check(call, type) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (rows > 0 && cols > 0) return WEFT_SUCCESS;
     weft_error("%s: a tile of %d x %d elements: rows and cols must be positive", call, rows, cols);
     return WEFT_ERR_INVALID;

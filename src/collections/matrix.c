@@ -20,10 +20,7 @@
 static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
                        int P, int Q, int user_dist)
 {
-    if (weft_dtype_size(type) == 0) {
-        weft_error("matrix: unknown element type %d", (int)type);
-        return WEFT_ERR_INVALID;
-    }
+    if (weft_dtype_check("matrix", type) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (m <= 0 || n <= 0) {
         weft_error("matrix: size %lld x %lld must be positive", (long long)m, (long long)n);
         return WEFT_ERR_INVALID;

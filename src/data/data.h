@@ -144,7 +144,9 @@ struct weft_data {
     struct weft_quarantine *quarantine;
 };
 
-/* weft_dtype_size (bytes of an element) is public: weft/weft.h. */
+/* weft_dtype_size (bytes of an element) is public: weft/weft.h. Whether
+ * type is one (else "CALL: element type ..." logged, WEFT_ERR_INVALID). */
+int weft_dtype_check(const char *call, weft_dtype_t type);
 
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
