@@ -213,9 +213,11 @@ static void bad_input(weft_context_t *ctx)
     CHECK(captured("weft_matrix_tile_cols: tile column -1 outside [0, 2)"));
     CHECK(captured("the distribution's rank function gives tile (1, 2) rank"));
     /* The call and the argument are named (it was "data K: invalid type or
-     * size 1 x 1" for a type that is no weft_dtype_t). */
-    CHECK(captured("weft_data_new: element type 65536 is not a weft_dtype_t: pass WEFT_DOUBLE"));
-    CHECK(captured("weft_data_new: element type 135536 is not a weft_dtype_t"));
+     * size 1 x 1" for a type that is no weft_dtype_t), a struct's size out
+     * of range as such ("matrix: unknown element type 131072" before). */
+    CHECK(captured("weft_data_new: element type 65536 is weft_dtype_struct(0): a struct element "
+                   "holds 1 to 65535 bytes"));
+    CHECK(captured("weft_data_new: element type 135536 is weft_dtype_struct(70000)"));
     CHECK(captured("weft_data_register: element type 99 is not a weft_dtype_t"));
     CHECK(captured("weft_data_new: a tile of -3 x 1 elements: rows and cols must be positive"));
     CHECK(captured("matrix: size 0 x 1 must be positive"));
