@@ -109,7 +109,8 @@ WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, in
 
 /* Collective, between taskpools; for checks and I/O, not for the hot
  * path (every tile goes through host memory and one MPI_Gatherv or
- * MPI_Scatterv). weft_matrix_gather copies the newest version of every
+ * MPI_Scatterv, or rounds of them past 2 GiB; the root holds a packed
+ * copy of the matrix besides buf). weft_matrix_gather copies the newest version of every
  * tile into buf on rank root (the whole m x n matrix, column-major,
  * leading dimension ldb >= m, in elements); weft_matrix_scatter sets every
  * tile from buf on rank root (the tiles' device copies become stale, as

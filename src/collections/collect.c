@@ -1,6 +1,7 @@
 /* Gather and scatter of a whole matrix to or from one rank, for checks
- * and I/O, not the hot path: every tile goes through host memory and one
- * MPI_Gatherv / MPI_Scatterv on the context's communicator. The ranks
+ * and I/O, not the hot path: every tile goes through host memory and
+ * MPI_Gatherv / MPI_Scatterv on the context's communicator (one, or rounds
+ * of at most INT_MAX bytes for a larger matrix). The ranks
  * first meet in an agreement (stf/agree.h), so a bad argument on one rank,
  * a tile that cannot be acquired, or a rank that is elsewhere in the
  * program is reported on every rank instead of leaving the others in the
@@ -25,24 +26,19 @@ typedef struct {
 
 static size_t tile_bytes(const weft_matrix_t *A, int k) { return A->tiles[k]->bytes; }
 
-/* Bytes each rank contributes and where they sit on the root; the same on
- * every rank (owners are known everywhere). WEFT_ERR_INVALID past MPI's
- * int counts. */
-static int layout(const weft_matrix_t *A, int *counts, int *displs)
+/* Bytes each rank contributes and where they sit in the root's packed
+ * buffer; the same on every rank (owners are known everywhere). */
+static void layout(const weft_matrix_t *A, int64_t *counts, int64_t *displs)
 {
     int R = A->ctx->nranks;
-    int64_t *per = calloc((size_t)R, sizeof *per);
-    if (!per) return WEFT_ERR_NOMEM;
+    for (int r = 0; r < R; r++) counts[r] = 0;
     for (int k = 0; k < A->mt * A->nt; k++)
-        per[A->tiles[k]->owner_rank] += (int64_t)tile_bytes(A, k);
+        counts[A->tiles[k]->owner_rank] += (int64_t)tile_bytes(A, k);
     int64_t off = 0;
     for (int r = 0; r < R; r++) {
-        counts[r] = (int)per[r];
-        displs[r] = (int)off;
-        off += per[r];
+        displs[r] = off;
+        off += counts[r];
     }
-    free(per);
-    return off > INT_MAX ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 
 /* Copies tile k between its host copy and the packed buffer p. */
@@ -70,7 +66,8 @@ static void place_tile(const weft_matrix_t *A, const collect_t *c, int k, char *
 }
 
 /* Walks the root's side: every tile in rank order, then tile order. */
-static void root_walk(const weft_matrix_t *A, const collect_t *c, char *packed, const int *displs)
+static void root_walk(const weft_matrix_t *A, const collect_t *c, char *packed,
+                      const int64_t *displs)
 {
     for (int r = 0; r < A->ctx->nranks; r++) {
         char *p = packed + displs[r];
@@ -91,29 +88,64 @@ static void local_walk(const weft_matrix_t *A, char *packed, int to_packed)
     }
 }
 
-/* The collective itself, after the agreement. */
-static int move(const weft_matrix_t *A, const collect_t *c, const int *counts, const int *displs)
+int weft_collect__round_bytes = 0;
+
+/* One round: bytes [at, at + chunk) of each rank's packed part, through
+ * the root's slab of chunk bytes a rank (the counts and offsets of one
+ * round fit an int). */
+static int round_trip(const weft_matrix_t *A, const collect_t *c, const int64_t *counts,
+                      const int64_t *displs, char *mine, char *all, char *slabs, int64_t at,
+                      int chunk, int *n, int *d)
 {
     weft_context_t *ctx = A->ctx;
-    int me = ctx->rank, total = displs[ctx->nranks - 1] + counts[ctx->nranks - 1];
-    char *mine = malloc(counts[me] ? (size_t)counts[me] : 1);
-    char *all = me == c->root ? malloc(total ? (size_t)total : 1) : NULL;
-    if (!mine || (me == c->root && !all)) {
-        weft_error("%s: out of host memory for %d bytes: ending the run", c->call, total);
-        MPI_Abort(ctx->comm, 1); /* the other ranks are in the collective already */
+    int me = ctx->rank, R = ctx->nranks;
+    for (int r = 0; r < R; r++) {
+        int64_t left = counts[r] > at ? counts[r] - at : 0;
+        n[r] = (int)(left < chunk ? left : chunk);
+        d[r] = r * chunk;
     }
     int rc;
     if (c->scatter) {
-        if (all) root_walk(A, c, all, displs);
-        rc = MPI_Scatterv(all, counts, displs, MPI_BYTE, mine, counts[me], MPI_BYTE, c->root,
-                          ctx->comm);
-        local_walk(A, mine, 0);
+        for (int r = 0; all && r < R; r++) memcpy(slabs + d[r], all + displs[r] + at, (size_t)n[r]);
+        rc = MPI_Scatterv(slabs, n, d, MPI_BYTE, mine + at, n[me], MPI_BYTE, c->root, ctx->comm);
     } else {
-        local_walk(A, mine, 1);
-        rc = MPI_Gatherv(mine, counts[me], MPI_BYTE, all, counts, displs, MPI_BYTE, c->root,
-                         ctx->comm);
-        if (all && rc == MPI_SUCCESS) root_walk(A, c, all, displs);
+        rc = MPI_Gatherv(mine + at, n[me], MPI_BYTE, slabs, n, d, MPI_BYTE, c->root, ctx->comm);
+        for (int r = 0; all && rc == MPI_SUCCESS && r < R; r++)
+            memcpy(all + displs[r] + at, slabs + d[r], (size_t)n[r]);
     }
+    return rc;
+}
+
+/* The collective itself, after the agreement: the root's packed buffer
+ * moves in rounds of at most INT_MAX bytes in all (a matrix of 2 GiB and
+ * more was refused: "gather it in parts", which the API cannot do). */
+static int move(const weft_matrix_t *A, const collect_t *c, const int64_t *counts,
+                const int64_t *displs)
+{
+    weft_context_t *ctx = A->ctx;
+    int me = ctx->rank, R = ctx->nranks;
+    int64_t total = displs[R - 1] + counts[R - 1], most = 0;
+    for (int r = 0; r < R; r++) most = counts[r] > most ? counts[r] : most;
+    int64_t limit = weft_collect__round_bytes > 0 ? weft_collect__round_bytes : INT_MAX / R;
+    int chunk = (int)(most < limit ? (most > 0 ? most : 1) : limit);
+    char *mine = malloc(counts[me] ? (size_t)counts[me] : 1);
+    char *all = me == c->root ? malloc(total ? (size_t)total : 1) : NULL;
+    char *slabs = me == c->root ? malloc((size_t)chunk * (size_t)R) : NULL;
+    int *n = malloc(2 * sizeof(int) * (size_t)R);
+    if (!mine || !n || (me == c->root && (!all || !slabs))) {
+        weft_error("%s: out of host memory for %lld bytes: ending the run", c->call,
+                   (long long)total);
+        MPI_Abort(ctx->comm, 1); /* the other ranks are in the collective already */
+    }
+    if (c->scatter && all) root_walk(A, c, all, displs);
+    if (!c->scatter) local_walk(A, mine, 1);
+    int rc = MPI_SUCCESS;
+    for (int64_t at = 0; rc == MPI_SUCCESS && (at == 0 || at < most); at += chunk)
+        rc = round_trip(A, c, counts, displs, mine, all, slabs, at, chunk, n, n + R);
+    if (c->scatter && rc == MPI_SUCCESS) local_walk(A, mine, 0);
+    if (!c->scatter && all && rc == MPI_SUCCESS) root_walk(A, c, all, displs);
+    free(n);
+    free(slabs);
     free(mine);
     free(all);
     if (rc == MPI_SUCCESS) return WEFT_SUCCESS;
@@ -192,14 +224,11 @@ static int collect(weft_matrix_t *A, const collect_t *c)
         weft_error("%s: %s: no collective is made", c->call, weft_context_diverged_why(ctx));
         return WEFT_ERR_MISMATCH;
     }
-    int *counts = calloc((size_t)ctx->nranks, sizeof *counts);
-    int *displs = calloc((size_t)ctx->nranks, sizeof *displs);
+    int64_t *counts = calloc((size_t)ctx->nranks, sizeof *counts);
+    int64_t *displs = calloc((size_t)ctx->nranks, sizeof *displs);
     int status = !counts || !displs ? WEFT_ERR_NOMEM : prepare(A, c);
     int held = status == WEFT_SUCCESS && A->nlocal > 0;
-    if (status == WEFT_SUCCESS && layout(A, counts, displs) != WEFT_SUCCESS) {
-        weft_error("%s: the matrix holds more than %d bytes: gather it in parts", c->call, INT_MAX);
-        status = WEFT_ERR_INVALID;
-    }
+    if (status == WEFT_SUCCESS) layout(A, counts, displs);
     /* A gather on one rank and a scatter on another are at different
      * points; different roots or matrices are different arguments. */
     weft_agree_vote_t v = {.point = WEFT_AGREE_COLLECT,

@@ -30,4 +30,9 @@ struct weft_matrix {
 _Static_assert(offsetof(struct weft_matrix, ctx) == offsetof(weft_handle_head_t, ctx),
                "the context of a handle follows its tag (context/context.h)");
 
+/* The most bytes one round of collect.c's MPI_Gatherv / MPI_Scatterv
+ * moves from each rank (0: as many as MPI's int counts allow); tests lower
+ * it to run the rounds of a matrix past 2 GiB on small matrices. */
+extern int weft_collect__round_bytes;
+
 #endif

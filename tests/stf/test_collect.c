@@ -9,13 +9,19 @@
  * on the root, a tile still in an open taskpool on rank 0 only, ranks
  * that name different roots: every rank returns the error and nothing
  * moves. With --skip 1, rank 1 skips a
- * gather: every rank is told the ranks are out of step. */
+ * gather: every rank is told the ranks are out of step. Built with
+ * COLLECT_ROUND_BYTES (test_collect_rounds, linked with weft's internals),
+ * the collectives move in rounds of that many bytes a rank, as a matrix of
+ * 2 GiB and more does (it was refused). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../check.h"
 #include "elapsed.h"
 #include "weft/weft.h"
+#ifdef COLLECT_ROUND_BYTES
+#include "collections/matrix_int.h"
+#endif
 
 #define M 11
 #define N 7
@@ -146,6 +152,9 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     R = weft_nranks(ctx), me = weft_rank(ctx);
+#ifdef COLLECT_ROUND_BYTES
+    weft_collect__round_bytes = COLLECT_ROUND_BYTES;
+#endif
     int skip = argc > 2 && !strcmp(argv[1], "--skip") ? atoi(argv[2]) : -1;
     int64_t sim = 0;
     int P = R == 4 ? 2 : 1;
