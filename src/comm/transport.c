@@ -92,21 +92,45 @@ const char *weft_comm__transport_name(const weft_comm_t *c, int id)
     return tp ? tp->ops->name : "?";
 }
 
+/* Where a copy is, as a transport's reach depends on it. */
+static const char *copy_place(const weft_comm_msg_t *m)
+{
+    return !m->on_device                    ? "host memory"
+           : m->dev_type == WEFT_DEV_CUDA ? "a CUDA device"
+           : m->dev_type == WEFT_DEV_HIP  ? "a HIP device"
+                                           : "an emulated device";
+}
+
+/* The first transfer that cannot take the transport asked for is named,
+ * with the two ends and the transport it takes instead; later ones go the
+ * same way silently. */
+static void tell_replaced(weft_comm_t *c, const weft_comm_transport_t *want,
+                          const weft_comm_msg_t *m, int target, int id)
+{
+    if (c->warned_transport) return;
+    c->warned_transport = 1;
+    weft_warn("comm_transport=%s cannot carry data %llu v%u from rank %d (its copy on %s) to "
+              "rank %d (%s): it goes by %s (said once: later transfers it cannot carry go by "
+              "another transport unnamed)",
+              want->ops->name, (unsigned long long)m->key, m->version, m->src, copy_place(m),
+              c->rank, target > 0 ? "a device" : "host memory", weft_comm__transport_name(c, id));
+}
+
 int weft_comm__transport_choose(weft_comm_t *c, const weft_comm_msg_t *m, int target)
 {
     const weft_comm_transport_t *want = registered(c, c->cfg.transport);
     if (want && want->ops->reaches(c, want->state, m, target)) return want->ops->id;
     /* A transport not compiled in is replaced silently, as auto would. */
-    if (want && !c->warned_transport) {
-        weft_warn("comm_transport: this transfer cannot use the transport asked for; choosing "
-                  "another (reported once)");
-        c->warned_transport = 1;
-    }
+    int id = last_resort(c)->ops->id;
     for (size_t i = 0; i + 1 < NREGISTRY; i++) {
         const weft_comm_transport_t *tp = &c->tp[registry[i]->id];
-        if (tp->ops->reaches(c, tp->state, m, target)) return tp->ops->id;
+        if (tp->ops->reaches(c, tp->state, m, target)) {
+            id = tp->ops->id;
+            break;
+        }
     }
-    return last_resort(c)->ops->id;
+    if (want) tell_replaced(c, want, m, target, id);
+    return id;
 }
 
 void weft_comm__transport_describe(weft_comm_t *c, const weft_data_copy_t *cp, weft_comm_msg_t *m)
