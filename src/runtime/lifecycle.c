@@ -40,10 +40,13 @@ static int choose_cpuset(weft_context_t *ctx)
 
     int lrank = ctx->local_rank, lsize = ctx->local_size; /* found by weft_runtime_start_mpi */
     int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE);
-    if (lsize <= 1 || ncores < lsize) return WEFT_SUCCESS;
-    int share = ncores / lsize;
+    if (lsize <= 1 || ncores < 1) return WEFT_SUCCESS;
+    /* More ranks than cores: one core each, in turn (each rank took every
+     * core, so 4 ranks on 2 cores ran 8 workers). */
+    int share = ncores >= lsize ? ncores / lsize : 1;
+    int first = ncores >= lsize ? lrank * share : lrank % ncores;
     hwloc_bitmap_zero(ctx->cpuset);
-    for (int c = lrank * share; c < (lrank + 1) * share; c++) {
+    for (int c = first; c < first + share; c++) {
         hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, all, HWLOC_OBJ_CORE, c);
         if (core) hwloc_bitmap_or(ctx->cpuset, ctx->cpuset, core->cpuset);
     }
@@ -59,7 +62,8 @@ static int start_workers(weft_context_t *ctx)
      * to the comm thread: those poll, and a worker woken on their core
      * would delay the next kernel launch or message. */
     int reserve = ctx->ndevices + (ctx->nranks > 1);
-    if (want <= 0 && ctx->ndevices > 0 && ctx->ncores > reserve) ctx->ncores -= reserve;
+    if (want <= 0 && ctx->ndevices > 0)
+        ctx->ncores = ctx->ncores > reserve ? ctx->ncores - reserve : 1;
     ctx->ready = weft_exec_ready;
     /* No core left for the comm thread: it shares the workers' cores. */
     ctx->comm_shares_core = ctx->nranks > 1 && cores > 0 && ctx->ncores >= cores;
