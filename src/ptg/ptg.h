@@ -83,6 +83,10 @@ static inline int weft_ptg__edge(weft_task_t *pred, weft_task_t *succ)
     return pred == succ || weft_task_add_edge(pred, succ) ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
 }
 
+/* The number a version of d at depth `label` takes on every rank:
+ * d's net_version plus its depth (ptgsettle.c says why). */
+int weft_ptg__version_number(const weft_ptg_build_t *b, const weft_ptg_ref_t *r,
+                             const weft_data_t *d, uint32_t label, uint32_t *out);
 /* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
  * returns WEFT_ERR_INVALID. */
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)

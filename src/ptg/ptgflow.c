@@ -356,23 +356,6 @@ static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_r
     return make_sends(b, vi, p, pt, n);
 }
 
-/* The number a version of d at depth `label` takes on every rank: the
- * data's net_version (equal on every rank, left alone by the graph) plus
- * its depth. Numbered so, the copies of a failed graph's versions compare
- * across ranks (recover.c brings the newest good one home; with a number
- * local to each rank, a rank that had seen many versions offered an old
- * one as newest: a silent stale result). WEFT_ERR_INVALID past 32 bits. */
-static int global_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
-                          uint32_t label, uint32_t *out)
-{
-    if ((uint64_t)d->net_version + label > UINT32_MAX)
-        return weft_ptg__fail(b, p, "its flow %d makes version %llu of data %llu: past 2^32",
-                              p->flow, (unsigned long long)d->net_version + label,
-                              (unsigned long long)d->key);
-    *out = d->net_version + label;
-    return WEFT_SUCCESS;
-}
-
 /* The version written by flow p->flow of local task pt. */
 static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
 {
@@ -380,7 +363,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     weft_data_t *d = pt->flow[p->flow].data;
     uint32_t label;
     int rc = label_of(b, p, &label);
-    if (rc == WEFT_SUCCESS) rc = global_version(b, p, d, label, &pt->flow[p->flow].out_version);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
     size_t n = 0;
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
@@ -438,7 +421,8 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     }
     if (!reads || v->task) return WEFT_SUCCESS;
     uint32_t number = 0;
-    if (global_version(b, p, d, v->label, &number) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (weft_ptg__version_number(b, p, d, v->label, &number) != WEFT_SUCCESS)
+        return WEFT_ERR_INVALID;
     weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
                                         recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {

@@ -19,7 +19,26 @@
 
 #include "context/keyset.h"
 #include "data/data.h"
+#include "ptg/ptg.h"
 #include "stf/failure.h"
+
+/* The number a version of d at depth `label` takes on every rank: the
+ * data's net_version (equal on every rank, left alone by the graph) plus
+ * its depth. Numbered so, the copies of a failed graph's versions compare
+ * across ranks (recover.c brings the newest good one home; with a number
+ * local to each rank, a rank that had seen many versions offered an old
+ * one as newest: a silent stale result). Logged, WEFT_ERR_INVALID, past
+ * 32 bits. (ptg.h) */
+int weft_ptg__version_number(const weft_ptg_build_t *b, const weft_ptg_ref_t *p,
+                             const weft_data_t *d, uint32_t label, uint32_t *out)
+{
+    if ((uint64_t)d->net_version + label > UINT32_MAX)
+        return weft_ptg__fail(b, p, "its flow %d makes version %llu of data %llu: past 2^32",
+                              p->flow, (unsigned long long)d->net_version + label,
+                              (unsigned long long)d->key);
+    *out = d->net_version + label;
+    return WEFT_SUCCESS;
+}
 
 /* The NEW data this rank owns that the graph wrote (the copy here holds
  * a version the graph numbered), while insertion never did. */
