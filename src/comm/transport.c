@@ -95,10 +95,10 @@ const char *weft_comm__transport_name(const weft_comm_t *c, int id)
 /* Where a copy is, as a transport's reach depends on it. */
 static const char *copy_place(const weft_comm_msg_t *m)
 {
-    return !m->on_device                    ? "host memory"
+    return !m->on_device                  ? "host memory"
            : m->dev_type == WEFT_DEV_CUDA ? "a CUDA device"
            : m->dev_type == WEFT_DEV_HIP  ? "a HIP device"
-                                           : "an emulated device";
+                                          : "an emulated device";
 }
 
 /* The first transfer that cannot take the transport asked for is named,

@@ -262,9 +262,9 @@ typedef enum weft_publish {
  * copy INVALID; WEFT_PUBLISH_RECEIVED marks the bytes of `version` in c
  * (weft_data_copied_locked); WEFT_PUBLISH_LOST ends a failed receive into c:
  * c is no longer arriving (a later receive or write may use it) and holds
- * nothing readable (part of the bytes may have landed); a non-zero task_seq names the task that last
- * used c; then the reader the user held on c is released (c may be evicted
- * or freed from then on). */
+ * nothing readable (part of the bytes may have landed); a non-zero task_seq names the task that
+ * last used c; then the reader the user held on c is released (c may be evicted or freed from then
+ * on). */
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq);
 

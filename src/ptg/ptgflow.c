@@ -363,7 +363,8 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     weft_data_t *d = pt->flow[p->flow].data;
     uint32_t label;
     int rc = label_of(b, p, &label);
-    if (rc == WEFT_SUCCESS) rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
+    if (rc == WEFT_SUCCESS)
+        rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
     size_t n = 0;
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);

@@ -147,8 +147,9 @@ int main(int argc, char **argv)
     if (!ctx) return 1;
     int me = weft_rank(ctx), nranks = weft_nranks(ctx);
     if (argc != 4 || strlen(argv[2]) > MAX_STEPS || nranks > MAX_RANKS) {
-        fprintf(stderr, "usage: test_ptg_recover ptg|stf PATTERN FAIL_STEP (at most %d steps, "
-                        "%d ranks)\n",
+        fprintf(stderr,
+                "usage: test_ptg_recover ptg|stf PATTERN FAIL_STEP (at most %d steps, "
+                "%d ranks)\n",
                 MAX_STEPS, MAX_RANKS);
         weft_fini(ctx);
         return 2;
@@ -183,10 +184,11 @@ int main(int argc, char **argv)
     int ok = irc == WEFT_SUCCESS && wait_ok && lrc == WEFT_SUCCESS && lwrc == WEFT_SUCCESS &&
              home == want;
     for (int r = 0; r < nranks; r++) ok &= seen[r] == want;
-    printf("test_ptg_recover rank %d: %s %s: newest intact after step %d, X %s: owner's memory %.0f, "
-           "read by rank %d %.0f (want %.0f; insert %d, wait %d, next wait %d)\n",
-           me, argv[1], chain.pattern, last, ok ? "ok" : "STALE", home, me, seen[me], want, irc,
-           wrc, lwrc);
+    printf(
+        "test_ptg_recover rank %d: %s %s: newest intact after step %d, X %s: owner's memory %.0f, "
+        "read by rank %d %.0f (want %.0f; insert %d, wait %d, next wait %d)\n",
+        me, argv[1], chain.pattern, last, ok ? "ok" : "STALE", home, me, seen[me], want, irc, wrc,
+        lwrc);
     fflush(stdout);
     weft_taskpool_free(tp);
     weft_taskpool_free(tp2);

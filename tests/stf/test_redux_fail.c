@@ -99,7 +99,8 @@ int main(int argc, char **argv)
     CHECK(reduce(ctx, x, K) == WEFT_SUCCESS);
     want += sum2;
     got = read_here(ctx, x);
-    if (got != want) printf("rank %d: after the second reduction x is %g, want %g\n", me, got, want);
+    if (got != want)
+        printf("rank %d: after the second reduction x is %g, want %g\n", me, got, want);
     CHECK(got == want);
     if (mem) CHECK(*mem == want);
     weft_data_release(x);
