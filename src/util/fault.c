@@ -101,7 +101,14 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     size_t nlen = strlen(last + 1);
     r->stays = nlen > 1 && last[nlen] == '+';
     if (r->stays) last[nlen] = '\0';
-    if (parse_long(last + 1, 1, &r->nth) != 0) return bad(rule, "has a malformed count N");
+    if (parse_long(last + 1, 1, &r->nth) != 0) {
+        /* Name what was read as N: "task:1@0@1" reads N as "1@0", which
+         * says that the rule has one '@' too many. */
+        char why[96];
+        snprintf(why, sizeof why, "has a malformed count N '%.40s'%s", last + 1,
+                 strchr(last + 1, '@') ? " (one '@RANK' at most)" : "");
+        return bad(rule, why);
+    }
     r->site = (weft_fault_site_t)site;
     atomic_init(&r->seen, 0);
     *mine = at < 0 || at == rank;
