@@ -135,6 +135,9 @@ struct weft_data {
     int lost_bytes; /* under lock: and it failed here, not cancelled: a body that failed may
                        have changed the bytes of its copy here (api/recover.c) */
     int live_slot; /* its place in the context's live list, plus 1; 0: not in it */
+    /* A reduction's partial (stf/redux.c): the key of the data it folds
+     * into, plus 1, so that a failure names the user's data; 0 otherwise. */
+    uint64_t partial_of;
     struct weft_span *span;      /* the user memory it registered (data/span.h), until released */
     weft_nextuse_t uses;         /* under lock: this rank's unfinished tasks using it */
     weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */

@@ -37,8 +37,13 @@ static size_t list_flows(const weft_task_t *t, int written, char *buf, size_t le
     for (int i = 0; i < t->nflows && len < n; i++) {
         if (weft_task_first_flow_of(t, i) != i || ((t->flow[i].mode & WEFT_W) != 0) != written)
             continue;
+        const weft_data_t *d = t->flow[i].data;
         len += (size_t)snprintf(buf + len, n - len, "%s%llu", k++ ? ", " : lead,
-                                (unsigned long long)t->flow[i].data->key);
+                                (unsigned long long)d->key);
+        /* A partial is weft's own data: the user knows the one it reduces. */
+        if (d->partial_of && len < n)
+            len += (size_t)snprintf(buf + len, n - len, " [a partial of data %llu's reduction]",
+                                    (unsigned long long)(d->partial_of - 1));
     }
     if (k && len < n) len += (size_t)snprintf(buf + len, n - len, written ? " written" : " read");
     return len;

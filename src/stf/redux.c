@@ -120,7 +120,10 @@ static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redu
     weft_seqcheck_call(ctx, &seq_partial,
                        (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, rank, lane});
     *p = weft_data_make(ctx, d->type, d->rows, d->cols, rank);
-    if (*p) (*p)->flags |= WEFT_DATA_NEW;
+    if (*p) {
+        (*p)->flags |= WEFT_DATA_NEW;
+        (*p)->partial_of = d->key + 1;
+    }
     return *p;
 }
 
