@@ -119,6 +119,11 @@ while [ $# -gt 0 ]; do
     done
     [ $# -gt 0 ] && shift
     [ -n "$cmd" ] || die "an empty command around --then"
+    # Where the ranks of this command meet before they exit
+    # (tests/stf/elapsed.h), so that none is killed before it printed.
+    WEFT_TEST_EXIT_DIR="$dir/exit$ncmd"
+    export WEFT_TEST_EXIT_DIR
+    mkdir "$WEFT_TEST_EXIT_DIR" || die "mkdir $WEFT_TEST_EXIT_DIR failed"
     eval "$cmd" >"$dir/out$ncmd" 2>&1
     rc=$?
     cat "$dir/out$ncmd"

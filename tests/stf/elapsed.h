@@ -6,8 +6,10 @@
 #ifndef WEFT_TESTS_ELAPSED_H
 #define WEFT_TESTS_ELAPSED_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,39 @@ static int elapsed_rank(void)
     return r ? atoi(r) : 0;
 }
 
+/* mpiexec ends every rank once one exits non-zero, and a rank still
+ * printing loses its last lines. Under run_expect.sh (WEFT_TEST_EXIT_DIR
+ * set, one folder per command) each rank leaves a mark there and waits
+ * until every rank of the run left one, 10 s at most (a rank that
+ * crashed never comes); elsewhere a second's pause. */
+static void elapsed_meet(void)
+{
+    const char *dir = getenv("WEFT_TEST_EXIT_DIR");
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+    int nranks = size ? atoi(size) : 1;
+    if (nranks <= 1) return;
+    char path[4096];
+    FILE *mark = NULL;
+    if (dir) {
+        snprintf(path, sizeof path, "%s/rank%d", dir, elapsed_rank());
+        mark = fopen(path, "w");
+    }
+    if (!mark) {
+        sleep(1);
+        return;
+    }
+    fclose(mark);
+    for (int tries = 0; tries < 1000; tries++) {
+        int seen = 0;
+        DIR *d = opendir(dir);
+        for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d))
+            seen += strncmp(e->d_name, "rank", 4) == 0;
+        if (d) closedir(d);
+        if (seen >= nranks) return;
+        usleep(10000);
+    }
+}
+
 static void elapsed_print(void)
 {
     struct timespec t1;
@@ -28,9 +63,7 @@ static void elapsed_print(void)
     printf("expect_elapsed rank %d: %ld ms\n", elapsed_rank(), ms);
     fflush(stdout);
     fflush(stderr);
-    /* mpiexec ends every rank once one exits non-zero: a second's pause
-     * lets the others print their lines first (the time is measured). */
-    sleep(1);
+    elapsed_meet(); /* after the time is taken: the wait is not weft's */
 }
 
 /* First thing in main: starts the clock and prints it at exit. */
