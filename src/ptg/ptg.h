@@ -66,7 +66,9 @@ typedef struct weft_ptg_build {
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
     long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses),
-                                 then the transfers' sum in WEFT_PTG_LIMBS parts */
+                                 then the transfers' sum in WEFT_PTG_LIMBS parts, then per
+                                 class the made tasks' identities in WEFT_PTG_LIMBS parts */
+    uint64_t *ids;            /* per class: its tasks' identities summed, then the made ones' */
     weft_vec_t ends;          /* weft_ptg_end_t: every transfer this rank takes part in */
     uint64_t ends_sum;        /* their hashes, + as producer, - as consumer */
 } weft_ptg_build_t;
@@ -124,20 +126,25 @@ int weft_ptg__finish(weft_ptg_build_t *b);
  * WEFT_ERR_NOMEM when it could not be kept. */
 int weft_ptg__note_end(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_ptg_ref_t *c,
                        int prank, int crank, const weft_data_t *d, int producer);
-/* This rank's sum of the notes in parts that add up across ranks, and the
- * sum those parts make: 0 when both ends see every transfer alike. */
-void weft_ptg__ends_limbs(const weft_ptg_build_t *b, long long limbs[WEFT_PTG_LIMBS]);
-uint64_t weft_ptg__ends_total(const long long limbs[WEFT_PTG_LIMBS]);
+/* A 64-bit sum in parts that add up across ranks (MPI_SUM of long long),
+ * and the sum those parts make. The transfers' notes (ends_sum) total 0
+ * when both ends see every transfer alike. */
+void weft_ptg__to_limbs(uint64_t s, long long limbs[WEFT_PTG_LIMBS]);
+uint64_t weft_ptg__limbs_total(const long long limbs[WEFT_PTG_LIMBS]);
 /* After a total other than 0: every rank logs how each end sees the first
  * transfer seen differently. Collective. */
 void weft_ptg__ends_report(const weft_ptg_build_t *b);
 
 /* What every rank must have passed alike (ptghash.c): each class's name and
  * dimensions and the ranges of its index space in loop order, the first
- * 65536 of the graph (g checked sound). points (NULL: not asked),
- * g->nclasses of them: each class's number of tasks, -1 for a class whose
- * ranges the limit cut short. */
-uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points);
+ * 65536 of the graph (g checked sound). points (NULL: not asked, and
+ * ids too), g->nclasses of them: each class's number of tasks, -1 for a
+ * class whose ranges the limit cut short; ids: the sum of each class's
+ * tasks' weft_ptg__task_id. */
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points, uint64_t *ids);
+/* A number for task idx of class cls, alike on every rank: the ranks'
+ * sums of the tasks they made must add up to the index space's. */
+uint64_t weft_ptg__task_id(int cls, int ndims, const int *idx);
 /* After an agreement found the graphs' hashes different: every rank logs
  * the first class head or range where they differ, as each rank sees it.
  * Collective; valid: this rank's graph is sound (else nothing is

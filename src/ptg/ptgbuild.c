@@ -330,47 +330,65 @@ static int build(weft_ptg_build_t *b)
 static uint64_t graph_hash(weft_ptg_build_t *b)
 {
     if (check_graph(b->g, 0) != WEFT_SUCCESS) return WEFT_HASH_INIT;
-    return weft_ptg__graph_hash(b->g, b->points);
+    return weft_ptg__graph_hash(b->g, b->points, b->ids);
 }
 
 /* Each task of the graph is made by one rank: the ranks' tasks of each
- * class, summed, must be its index space's count. A local_range that
- * leaves out tasks of the rank that runs them is found here even where
- * no flow names them (those tasks were made by no rank, silently), and a
- * rank function that differs between ranks where two ranks made one task.
- * In the same allreduce, the transfers as both ends see them (ptgends.c).
- * Every rank sees the same sums, so every rank refuses alike. Not in
- * simulation (one rank's part only), nor for a class past the limit of
- * the ranges compared (its count is unknown). Collective. */
+ * class, summed, must be its index space's count, and their identities'
+ * sum the index space's. A local_range that leaves out tasks of the rank
+ * that runs them is found here even where no flow names them (those tasks
+ * were made by no rank, silently), and a rank function that differs
+ * between ranks where two ranks made one task (and, by the identities,
+ * where one task was made twice and another never). In the same
+ * allreduce, the transfers as both ends see them (ptgends.c). Every rank
+ * sees the same sums, so every rank refuses alike. Not in simulation (one
+ * rank's part only), nor for a class past the limit of the ranges
+ * compared (its count is unknown). Collective. */
 static int check_made(weft_ptg_build_t *b)
 {
     if (b->ctx->sim) return WEFT_SUCCESS;
     int nc = b->g->nclasses;
-    long long *made = b->points + nc, *limbs = made + nc;
-    for (size_t j = 0; j < b->selfs.n; j++)
-        made[((const weft_ptg_ref_t *)weft_vec_at(&b->selfs, j))->cls]++;
-    weft_ptg__ends_limbs(b, limbs);
+    long long *made = b->points + nc, *limbs = made + nc, *idl = limbs + WEFT_PTG_LIMBS;
+    uint64_t *mine = b->ids + nc;
+    for (size_t j = 0; j < b->selfs.n; j++) {
+        const weft_ptg_ref_t *r = weft_vec_at(&b->selfs, j);
+        made[r->cls]++;
+        mine[r->cls] += weft_ptg__task_id(r->cls, b->g->classes[r->cls].ndims, r->idx);
+    }
+    weft_ptg__to_limbs(b->ends_sum, limbs);
+    for (int c = 0; c < nc; c++) weft_ptg__to_limbs(mine[c], idl + (size_t)c * WEFT_PTG_LIMBS);
     if (b->ctx->nranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS, MPI_LONG_LONG, MPI_SUM,
+        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS * (1 + nc), MPI_LONG_LONG, MPI_SUM,
                       b->ctx->comm);
     /* Before the counts: the two views of a transfer say which answer
      * differs, a count only that one does. Every rank saw the same sum. */
     int rc = WEFT_SUCCESS;
-    if (weft_ptg__ends_total(limbs) != 0) {
+    if (weft_ptg__limbs_total(limbs) != 0) {
         weft_ptg__ends_report(b);
         rc = WEFT_ERR_INVALID;
     }
     for (int c = 0; c < nc; c++) {
-        if (b->points[c] < 0 || made[c] == b->points[c]) continue;
-        weft_error("weft_ptg_insert: class %s: the ranks made %lld of the %lld tasks of its index "
-                   "space: %s; no task of the graph runs",
-                   b->g->classes[c].task->name, made[c], b->points[c],
-                   made[c] < b->points[c]
-                       ? "a local_range leaves out indices of the rank that runs them (it may "
-                         "give more than a rank's tasks, never fewer), or its rank function "
-                         "answers differently on different ranks"
-                       : "its rank function answers differently on different ranks");
-        return WEFT_ERR_INVALID;
+        if (b->points[c] < 0) continue;
+        const char *name = b->g->classes[c].task->name;
+        if (made[c] != b->points[c]) {
+            weft_error("weft_ptg_insert: class %s: the ranks made %lld of the %lld tasks of its "
+                       "index space: %s; no task of the graph runs",
+                       name, made[c], b->points[c],
+                       made[c] < b->points[c]
+                           ? "a local_range leaves out indices of the rank that runs them (it "
+                             "may give more than a rank's tasks, never fewer), or its rank "
+                             "function answers differently on different ranks"
+                           : "its rank function answers differently on different ranks");
+            return WEFT_ERR_INVALID;
+        }
+        if (weft_ptg__limbs_total(idl + (size_t)c * WEFT_PTG_LIMBS) != b->ids[c]) {
+            weft_error("weft_ptg_insert: class %s: the ranks made its %lld tasks, but not each "
+                       "once: some were made by two ranks and others by none, so its rank "
+                       "function answers differently on different ranks; no task of the graph "
+                       "runs",
+                       name, made[c]);
+            return WEFT_ERR_INVALID;
+        }
     }
     return rc;
 }
@@ -477,19 +495,22 @@ static void build_fini(weft_ptg_build_t *b)
     weft_ptgmap_fini(&b->vers);
     weft_ptgmap_fini(&b->expect);
     free(b->points);
+    free(b->ids);
     weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
                        &b->links, &b->refs,  &b->ends};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
 }
 
 /* The graph's shape checked, then this rank's part built, with room for
- * the counts check_made compares. */
+ * the counts and identities check_made compares. */
 static int check_and_build(weft_ptg_build_t *b)
 {
     int rc = check_graph(b->g, 1);
     if (rc != WEFT_SUCCESS) return rc;
-    b->points = calloc(2 * (size_t)b->g->nclasses + WEFT_PTG_LIMBS, sizeof *b->points);
-    return b->points ? build(b) : WEFT_ERR_NOMEM;
+    size_t nc = (size_t)b->g->nclasses;
+    b->points = calloc(2 * nc + WEFT_PTG_LIMBS * (1 + nc), sizeof *b->points);
+    b->ids = calloc(2 * nc, sizeof *b->ids); /* the index space's, then this rank's */
+    return b->points && b->ids ? build(b) : WEFT_ERR_NOMEM;
 }
 
 int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)

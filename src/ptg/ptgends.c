@@ -66,17 +66,12 @@ int weft_ptg__note_end(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
 }
 
 /* 16 bits a part: the sum of every rank's parts cannot overflow. */
-static void to_limbs(uint64_t s, long long limbs[WEFT_PTG_LIMBS])
+void weft_ptg__to_limbs(uint64_t s, long long limbs[WEFT_PTG_LIMBS])
 {
     for (int i = 0; i < WEFT_PTG_LIMBS; i++) limbs[i] = (long long)((s >> 16 * i) & 0xffff);
 }
 
-void weft_ptg__ends_limbs(const weft_ptg_build_t *b, long long limbs[WEFT_PTG_LIMBS])
-{
-    to_limbs(b->ends_sum, limbs);
-}
-
-uint64_t weft_ptg__ends_total(const long long limbs[WEFT_PTG_LIMBS])
+uint64_t weft_ptg__limbs_total(const long long limbs[WEFT_PTG_LIMBS])
 {
     uint64_t s = 0;
     for (int i = 0; i < WEFT_PTG_LIMBS; i++) s += (uint64_t)limbs[i] << 16 * i;
@@ -94,9 +89,9 @@ static int differs_in(const weft_ptg_build_t *b, uint64_t lo, uint64_t hi)
         if (id >= lo && id <= hi) s += end_view(e);
     }
     long long limbs[WEFT_PTG_LIMBS];
-    to_limbs(s, limbs);
+    weft_ptg__to_limbs(s, limbs);
     MPI_Allreduce(MPI_IN_PLACE, limbs, WEFT_PTG_LIMBS, MPI_LONG_LONG, MPI_SUM, b->ctx->comm);
-    return weft_ptg__ends_total(limbs) != 0;
+    return weft_ptg__limbs_total(limbs) != 0;
 }
 
 /* The identity of a transfer the ranks see differently: 64 steps of

@@ -72,28 +72,62 @@ static void walk(const weft_ptg_t *g, range_fn *fn, void *acc)
     for (int c = 0; c < g->nclasses; c++) walk_class(g, c, &left, fn, acc);
 }
 
+/* A task's identity is a * i + b, i its innermost index and a (odd) and
+ * b hashes of its class and outer indices: an innermost range's sum then
+ * has a closed form, and two tasks of one range never cancel (a odd). */
+static void id_line(int cls, int dim, const int *idx, uint64_t *a, uint64_t *b)
+{
+    uint64_t w[WEFT_PTG_MAX_DIMS + 1];
+    w[0] = (uint64_t)(uint32_t)cls;
+    for (int d = 0; d < dim; d++) w[d + 1] = (uint64_t)(uint32_t)idx[d];
+    *a = weft_hash_words(WEFT_HASH_INIT, w, (size_t)dim + 1) | 1;
+    *b = weft_hash_words(*a, w, (size_t)dim + 1);
+}
+
+uint64_t weft_ptg__task_id(int cls, int ndims, const int *idx)
+{
+    uint64_t a, b;
+    id_line(cls, ndims - 1, idx, &a, &b);
+    return a * (uint64_t)(int64_t)idx[ndims - 1] + b;
+}
+
+/* The identities of the tasks of innermost range lo..hi, summed. */
+static uint64_t range_ids(const range_item_t *it)
+{
+    uint64_t a, b;
+    id_line(it->cls, it->dim, it->idx, &a, &b);
+    int64_t n = (int64_t)it->hi - it->lo + 1, ends = (int64_t)it->lo + it->hi;
+    /* Of n and lo + hi one is even (n odd: lo and hi have one parity). */
+    int64_t isum = n % 2 == 0 ? n / 2 * ends : ends / 2 * n;
+    return a * (uint64_t)isum + b * (uint64_t)n;
+}
+
 /* The hash, and each class's count of tasks (points of its index space:
- * the sizes of its innermost ranges) from the same walk. */
+ * the sizes of its innermost ranges) and their identities' sum from the
+ * same walk. */
 typedef struct {
     uint64_t h;
     const weft_ptg_t *g;
     long long *points;
+    uint64_t *ids;
 } hash_acc_t;
 
 static void fold_item(void *acc, const range_item_t *it)
 {
     hash_acc_t *a = acc;
     a->h = item_hash(a->h, it);
-    if (a->points && it->dim == a->g->classes[it->cls].ndims - 1 && it->hi >= it->lo)
+    if (a->points && it->dim == a->g->classes[it->cls].ndims - 1 && it->hi >= it->lo) {
         a->points[it->cls] += (long long)it->hi - it->lo + 1;
+        a->ids[it->cls] += range_ids(it);
+    }
 }
 
-uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points)
+uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points, uint64_t *ids)
 {
-    hash_acc_t acc = {.h = WEFT_HASH_INIT, .g = g, .points = points};
+    hash_acc_t acc = {.h = WEFT_HASH_INIT, .g = g, .points = points, .ids = ids};
     long left = PTG_HASH_RANGES;
     for (int c = 0; c < g->nclasses; c++) {
-        if (points) points[c] = 0;
+        if (points) points[c] = 0, ids[c] = 0;
         walk_class(g, c, &left, fold_item, &acc);
         /* The limit may have cut this class short: its count is unknown. */
         if (points && left <= 0) points[c] = -1;

@@ -18,7 +18,13 @@
  * twoclaim: NOTE(i), i in 0..5, tasks without data placed by WEFT_ON_RANK
  * at their rank function's answer, which every rank gives as itself for
  * NOTE(0): each rank made it, its body ran once per rank. Now refused on
- * every rank, as a rank function that differs between ranks. */
+ * every rank, as a rank function that differs between ranks.
+ *
+ * swap: NOTE(i) as in twoclaim, but rank 1 answers NOTE(0)'s rank for
+ * NOTE(1) and NOTE(1)'s for NOTE(0): NOTE(0) is made twice and NOTE(1) by
+ * no rank, so the ranks' count is the index space's. Before, the graph ran
+ * (NOTE(1)'s body never did); now every rank refuses it by the tasks'
+ * identities. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,7 @@
 
 typedef struct edge {
     int nranks, me;
+    int swap; /* variant swap: rank 1 swaps the answers of NOTE(0) and NOTE(1) */
     weft_data_t *t[4];
     double mem[4];
     weft_data_t *u[6];
@@ -142,6 +149,7 @@ static const weft_task_class_t note_class = {.name = "note", .body = {[WEFT_DEV_
 static int rank_note(const int *idx, const void *arg)
 {
     const edge_t *e = arg;
+    if (e->swap) return (e->me == 1 && idx[0] < 2 ? 1 - idx[0] : idx[0]) % e->nranks;
     return idx[0] == 0 ? e->me : idx[0] % e->nranks;
 }
 
@@ -210,7 +218,8 @@ int main(int argc, char **argv)
         e.u[i] = weft_data_register(ctx, WEFT_DOUBLE, &e.umem[i], 1, 1, 1, i % e.nranks);
     int status = 1;
     if (strcmp(variant, "intmax") == 0) status = run_intmax(ctx, &e);
-    if (strcmp(variant, "lrskip") == 0 || strcmp(variant, "twoclaim") == 0)
+    e.swap = strcmp(variant, "swap") == 0;
+    if (strcmp(variant, "lrskip") == 0 || strcmp(variant, "twoclaim") == 0 || e.swap)
         status = run_refused(ctx, &e, variant);
     if (status == 0) printf("test_ptg_edge rank %d: %s ok\n", e.me, variant);
     fflush(stdout);
