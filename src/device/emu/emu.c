@@ -7,8 +7,9 @@
  * above runs its emu body, or its CPU body). A broken device
  * (weft_device_set_broken: fault_inject device_fail) behaves as a CUDA
  * context after a sticky error: queued ops no longer run, and every later
- * record, query, copy, launch and IPC call fails with WEFT_ERR_DEVICE;
- * close and the frees still give the memory back. */
+ * record, copy, launch and IPC call fails with WEFT_ERR_DEVICE, as does
+ * every query once the op running at the break ended; close and the frees
+ * still give the memory back. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ typedef struct emu_dev {
     pthread_cond_t work; /* ops queued or stop */
     pthread_cond_t idle; /* an op finished */
     emu_op_t *head, *tail;
+    int running; /* the thread runs an op it took off the queue */
     int stop;
     emu_stream_t streams[WEFT_MAX_STREAMS];
     char shm_name[64];
@@ -129,6 +131,7 @@ static void *emu_thread(void *arg)
         emu_op_t *op = e->head;
         e->head = op->next;
         if (!e->head) e->tail = NULL;
+        e->running = 1;
         pthread_mutex_unlock(&e->lock);
         /* A broken device runs nothing more, as a CUDA context after a
          * sticky error: the op fails and so does the next event. */
@@ -137,6 +140,7 @@ static void *emu_thread(void *arg)
         emu_stream_t *s = &e->streams[op->stream];
         s->done++;
         if (failed) s->last_fail = s->done;
+        e->running = 0;
         pthread_cond_broadcast(&e->idle);
         free(op);
     }
@@ -329,9 +333,18 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
     return WEFT_SUCCESS;
 }
 
+/* Waits until the thread has run or failed every op queued. */
+static void drain(emu_dev_t *e)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->head || e->running) pthread_cond_wait(&e->idle, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+}
+
 static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes)
 {
     emu_dev_t *e = dev->priv;
+    drain(e); /* no op may touch the zone once it is gone */
     if (base) munmap(base, bytes);
     if (e->shm_fd >= 0) close(e->shm_fd);
     if (e->shm_name[0]) shm_unlink(e->shm_name);
@@ -398,10 +411,16 @@ static int emu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 
 static int event_state_locked(emu_dev_t *e, const weft_event_t *ev)
 {
-    if (weft_device_is_broken(e->dev)) return WEFT_ERR_DEVICE;
     int stream = (int)(ev->ticket >> EMU_TICKET_SHIFT);
     uint64_t n = ev->ticket & ((1ULL << EMU_TICKET_SHIFT) - 1);
     emu_stream_t *s = &e->streams[stream];
+    /* A broken device fails every event, but only once the ops before it
+     * left the thread: the one running when the device broke goes on to
+     * its end (a thread does not stop as a dead CUDA context does), and
+     * the task that waits for the event must not free what it touches
+     * (a weft_fini that unmapped the zone under it crashed the kernel).
+     * The ops queued behind it fail at once, so this wait is short. */
+    if (weft_device_is_broken(e->dev)) return s->done < n ? WEFT_AGAIN : WEFT_ERR_DEVICE;
     if (s->done < n) return WEFT_AGAIN;
     uint64_t prev = (uint64_t)(uintptr_t)ev->handle;
     if (s->last_fail > prev && s->last_fail <= n) return WEFT_ERR_TASK;
