@@ -35,6 +35,7 @@
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
 #define IDLE_WAIT_NS 50000              /* then the polling period */
 #define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
+_Static_assert(WEFT_MAX_DEVICES <= 32, "weft_task_t.room_waited holds a bit a device");
 
 /* Polls f's events; returns 1 when it made progress, and sets *done when
  * f is finished. */
@@ -140,6 +141,7 @@ typedef struct mgr_state {
 static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
 {
     weft_context_t *ctx = m->ctx;
+    t->room_waited |= 1u << m->dev->index;
     int k = weft_devselect_instead(ctx, t, m->dev->index);
     if (k < 0) return 0;
     weft_devgate_drop(m, t); /* its receive completed (keep_blocked): it goes as any task */
@@ -198,12 +200,14 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     /* Launched ahead of its receive (devgate.c): it moves once that ended. */
     if (held && weft_devgate_closed(t)) return 1;
     if (held && move_elsewhere(m, t)) return 2;
+    int before = (t->room_waited & ~(1u << m->dev->index)) != 0;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s: its tiles do not fit in the free part of %s's zone (%zu of %zu "
-             "bytes free) and nothing more can be evicted%s (raise device_memory_limit / "
+             "bytes free) and nothing more can be evicted%s%s (raise device_memory_limit / "
              "device_memory_use)",
              weft_task_name(t).text, m->dev->name, weft_zone_largest_free(m->dev->zone),
-             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "");
+             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "",
+             before ? ", as on the device where it waited before" : "");
     return 0;
 }
 

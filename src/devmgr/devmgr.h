@@ -128,8 +128,9 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
  * t->est_ns. -1 when no body of t can run on this rank. */
 int weft_devselect(weft_context_t *ctx, weft_task_t *t);
 /* Another place than `device` that can run t: the host when t's class has
- * a CPU body, else another device that did not fail and whose empty zone
- * holds t's tiles; -1 when there is none. */
+ * a CPU body, else another device that did not fail, whose empty zone
+ * holds t's tiles and where t did not wait out its patience for room
+ * (t->room_waited); -1 when there is none. */
 int weft_devselect_instead(weft_context_t *ctx, const weft_task_t *t, int device);
 
 /* ---- device_api.c: the public device calls and what serves them ------- */

@@ -129,6 +129,8 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 int weft_devselect_instead(weft_context_t *ctx, const weft_task_t *t, int device)
 {
     for (int k = 0; k <= ctx->ndevices; k++)
-        if (k != device && weft_home_body(ctx, t, k) && usable(ctx, t, k)) return k;
+        if (k != device && !(t->room_waited >> k & 1) && weft_home_body(ctx, t, k) &&
+            usable(ctx, t, k))
+            return k;
     return -1;
 }

@@ -44,6 +44,10 @@ struct weft_task {
     int64_t est_ns;  /* estimated run time where it was placed (device selection) */
     int on_rank;     /* WEFT_ON_RANK: the rank it runs on, -1 none */
     int device_hint; /* WEFT_DEVICE_HINT: the device it runs on when it can, -1 none */
+    /* Devices (a bit each) where it waited its patience for room that
+     * copies held elsewhere kept taken (devmgr/devexec.c): it goes to none
+     * of them again, so that it cannot bounce between two full devices. */
+    uint32_t room_waited;
     /* Its body called an accessor with a bad index or size: the task fails
      * whatever the body returns (set on the body's thread, read at finish). */
     atomic_int misuse;
