@@ -1,7 +1,8 @@
 /* weft: a distributed task-based runtime for CPU cores and GPUs.
  *
- * The whole public API (with weft/weft_matrix.h, which it includes: the
- * matrices, vectors and distributions). Handles are opaque; every function that can fail
+ * The public API (with weft/weft_matrix.h, which it includes: the
+ * matrices, vectors and distributions; graphs described by functions are
+ * weft/ptg.h, included on its own). Handles are opaque; every function that can fail
  * returns a weft status (0 success, negative error, see weft_strerror).
  * Unless said otherwise a function is called from the thread that called
  * the weft_init of the handle's context (the "main" thread; each context
@@ -505,8 +506,9 @@ WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_tas
 
 /* The same task given as an array of nargs arguments (no 0 at the end), for
  * generated code and a number of flows known at run time: args[k] is
- * argument k + 1 of the variadic form, and the two forms share one path
- * (the variadic form builds this array), so they check and insert alike.
+ * argument k + 1 of the variadic form, and the two forms share the parsing
+ * of each argument and the insertion, so they check and insert alike (the
+ * variadic form reads 64 arguments at most).
  * Also WEFT_ERR_INVALID after logging for nargs < 0, or args NULL with
  * nargs > 0. */
 WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,

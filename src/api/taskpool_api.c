@@ -89,7 +89,6 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
-    if (!tp) return;
     if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */

@@ -70,7 +70,7 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_peer_mask", "-1", -1, 65535,
         "bit i-1 lets device i copy directly to/from peers; 0 = always through host"),
     INT("device_streams", "4", 1, 6,
-        "execution streams per accelerator (plus one stage-in and one stage-out)"),
+        "execution streams per accelerator (plus its stage-in, stage-out and prefetch streams)"),
     BOOL("device_urgent_stream", "1",
          "one more execution stream at the device's highest priority, for tasks that outrank "
          "every task running on the others (the next panel: lookahead)"),
