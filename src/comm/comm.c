@@ -64,6 +64,16 @@ void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
     return calloc(1, bytes);
 }
 
+void *weft_comm__alloc_spare(weft_comm_t *c, size_t bytes, const char *instead)
+{
+    if (weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)) {
+        weft_warn("comm: allocation of %zu bytes fails (fault_inject): %s instead", bytes,
+                  instead);
+        return NULL;
+    }
+    return calloc(1, bytes);
+}
+
 typedef enum { POST_SEND, POST_RECV, POST_CTRL_RECV } post_kind_t;
 
 /* level is WEFT_LOG_WARN (or WEFT_LOG_INFO, for the later tries) for a

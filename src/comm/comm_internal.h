@@ -244,6 +244,9 @@ int weft_comm__post_send(weft_comm_t *c, const void *buf, int count, MPI_Datatyp
 int weft_comm__irecv_ctrl(weft_comm_t *c, void *buf, int count, weft_comm_cb_fn cb, void *a);
 /* Zeroed host memory for the engine (fault site comm_alloc); NULL: none. */
 void *weft_comm__alloc(weft_comm_t *c, size_t bytes);
+/* The same for memory whose caller does without it (`instead` says how):
+ * an injected failure is a warning, since the run goes on unharmed. */
+void *weft_comm__alloc_spare(weft_comm_t *c, size_t bytes, const char *instead);
 /* Cancels the receives posted for x (cb argument a == x): they complete,
  * cancelled, on the next turns. */
 void weft_comm__cancel_recvs(weft_comm_t *c, const void *x);

@@ -150,7 +150,8 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
                    (unsigned long long)x->copy->data->key, x->peer, weft_strerror(x->dev_status));
         x->status = x->dev_status;
     }
-    weft_comm_msg_t *done = weft_comm__alloc(c, sizeof *done);
+    weft_comm_msg_t *done =
+        weft_comm__alloc_spare(c, sizeof *done, "the receive's notice buffer carries its DONE");
     if (!done) {
         x->left++;
         weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, 0, done_left, x, NULL);
