@@ -14,12 +14,17 @@
 
 #include <weft/weft.h>
 
-/* flow 0: a sums tile W: zeroes it. */
+/* flow 0: a sums tile W: zeroes its sums and counts its rank's part in
+ * the last column, which the adds carry along: the totals hold every
+ * rank's part when that column reads nranks (a task of the check that did
+ * not run, the fault_inject task_skip of an add, shows there). */
 static int app_sums_zero(weft_task_t *t)
 {
     double *s = weft_task_ptr(t, 0);
     int64_t ld = weft_task_ld(t, 0);
-    for (int c = 0; c < weft_task_cols(t, 0); c++) s[c * ld] = 0.0;
+    int w = weft_task_cols(t, 0) - 1;
+    for (int c = 0; c < w; c++) s[c * ld] = 0.0;
+    s[w * ld] = 1.0;
     return 0;
 }
 
@@ -43,12 +48,38 @@ static int app_sums_copy(weft_task_t *t)
     return 0;
 }
 
+/* flow 0: a rank's sums tile R; value 0: where its totals go (this rank's
+ * memory), value 1: the number of ranks. Fails when a rank's part is
+ * missing: the check's wait then fails on every rank, where a total read
+ * after the wait could fail on one rank only (its copy not brought home)
+ * while rank 0 printed PASSED. */
+static int app_sums_out(weft_task_t *t)
+{
+    const double *s = weft_task_ptr(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    int w = weft_task_cols(t, 0) - 1, nranks;
+    double *out;
+    if (weft_task_value_get(t, 0, &out, sizeof out) != 0 ||
+        weft_task_value_get(t, 1, &nranks, sizeof nranks) != 0)
+        return -1;
+    if (s[w * ld] != (double)nranks) {
+                weft_task_error(t, "the check's totals hold %g of the %d ranks' parts: a task of the check "
+                           "did not run",
+                        s[w * ld], nranks);
+        return -2;
+    }
+    for (int c = 0; c < w; c++) out[c] = s[c * ld];
+    return 0;
+}
+
 static const weft_task_class_t app_class_sums_zero = {
     .name = "sums_zero", .body = {[WEFT_DEV_CPU] = app_sums_zero}, .flops = NULL};
 static const weft_task_class_t app_class_sums_add = {
     .name = "sums_add", .body = {[WEFT_DEV_CPU] = app_sums_add}, .flops = NULL};
 static const weft_task_class_t app_class_sums_copy = {
     .name = "sums_copy", .body = {[WEFT_DEV_CPU] = app_sums_copy}, .flops = NULL};
+static const weft_task_class_t app_class_sums_out = {
+    .name = "sums_out", .body = {[WEFT_DEV_CPU] = app_sums_out}, .flops = NULL};
 
 /* One element of a tile of a check: x its value in the tile, z the same
  * element of a second tile (0 without one), (gi, gj) its place in the
@@ -88,11 +119,12 @@ static inline int app_sums_resid(weft_task_t *t, const app_resid_t *r)
     return 0;
 }
 
-/* The sums matrix: one 1 x w tile a rank. */
+/* The sums matrix: one 1 x (w + 1) tile a rank, w sums and the count of
+ * ranks' parts. */
 static weft_matrix_t *app_sums_new(weft_context_t *ctx, int w)
 {
     int nranks = weft_nranks(ctx);
-    return weft_matrix_new(ctx, WEFT_DOUBLE, nranks, w, 1, w, nranks, 1);
+    return weft_matrix_new(ctx, WEFT_DOUBLE, nranks, w + 1, 1, w + 1, nranks, 1);
 }
 
 /* The tile of S that the rank holding tile (i, j) of A adds into. */
@@ -122,19 +154,15 @@ static int app_sums_insert_allreduce(weft_taskpool_t *tp, weft_matrix_t *S)
     return rc < 0 ? rc : 0;
 }
 
-/* After the wait: the w totals from this rank's tile into out. */
-static int app_sums_read(weft_context_t *ctx, weft_matrix_t *S, double *out, int w,
-                         const char *prog)
+/* Each rank's totals into out (w of them, its own memory) by a task on
+ * that rank, which fails when a rank's part is missing. */
+static int app_sums_insert_out(weft_taskpool_t *tp, weft_matrix_t *S, double *out)
 {
-    int rank = weft_rank(ctx);
-    int64_t ld = 0;
-    const double *s = weft_data_host_ptr(weft_tile(S, rank, 0), &ld);
-    if (s == NULL) {
-        fprintf(stderr, "%s: rank %d does not hold its residual sums\n", prog, rank);
-        return WEFT_ERR_INTERNAL;
-    }
-    for (int c = 0; c < w; c++) out[c] = s[c * ld];
-    return 0;
+    int nranks = weft_matrix_mt(S), rc = 0;
+    for (int i = 0; i < nranks && rc >= 0; i++)
+        rc = weft_insert_task(tp, &app_class_sums_out, WEFT_R | WEFT_AFFINITY, weft_tile(S, i, 0),
+                              WEFT_VALUE, &out, sizeof out, WEFT_VALUE, &nranks, sizeof nranks, 0);
+    return rc < 0 ? rc : 0;
 }
 
 #endif

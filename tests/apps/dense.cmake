@@ -110,6 +110,15 @@ weft_app_test(posv_check_lost_solve FAIL EXE weft-posv EXPECT "${LOST_WRITE}"
   ARGS -N 120 -t 30 -c 1 --nrhs 10 --check --weft-fault_inject=task_skip:solve_trsm_lt:1)
 weft_app_test(geqrf_check_lost_tsmqr FAIL EXE weft-geqrf EXPECT "${LOST_WRITE}"
   ARGS -M 150 -N 120 -t 30 -b 10 -c 1 --check --weft-fault_inject=task_skip:tsmqr:2)
+# The check's own all-reduce: an add of one rank's sums skipped left the
+# totals short (a smaller residual, PASSED); each rank's totals now come
+# out through a task that counts the ranks' parts, and the check fails on
+# every rank.
+set(LOST_PART "taskpool [a-z]+ failed: rank [01]: task sums_out #[0-9]+ returned -2 .*: the check's totals hold 1 of the 2 ranks' parts")
+weft_app_test(gemm_check_lost_sums FAIL EXE weft-gemm RANKS 2 EXPECT "${LOST_PART}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:sums_add:1)
+weft_app_test(potrf_check_lost_sums FAIL EXE weft-potrf RANKS 2 EXPECT "${LOST_PART}"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:sums_add:1)
 weft_app_test(gemm_stress_check_lost_step FAIL EXE weft-gemm-stress EXPECT "${LOST_WRITE}"
   ARGS -t 20 --depth 4 --width 3 -c 1 --check --weft-fault_inject=task_skip:gs_step:3)
 
