@@ -102,16 +102,31 @@ static void append_cause(const weft_task_t *t, char *buf, size_t n)
         snprintf(buf + len, n - len, ": %s", words);
 }
 
+/* "receive of data 7 v2 from rank 1 failed: WHY": WHY the words of the
+ * line its comm thread logged about it ("receive of data 7 v2 from rank 1:
+ * the device copy of a chunk failed (internal error)", comm/xfer.c) when
+ * there is one, else the status's. */
+static void describe_transfer(const weft_task_t *t, int rc, char *buf, size_t n)
+{
+    const weft_comm_action_t *a = t->action;
+    int send = t->kind == WEFT_TASK_SEND;
+    int len = snprintf(buf, n, "%s of data %llu v%u %s rank %d", send ? "send" : "receive",
+                       (unsigned long long)t->flow[0].data->key, a->version, send ? "to" : "from",
+                       a->peer);
+    if (len < 0 || (size_t)len >= n) return;
+    const char *c = weft_log_cause_text(&t->cause);
+    const char *why = c && strncmp(c, buf, (size_t)len) == 0 && strncmp(c + len, ": ", 2) == 0
+                          ? c + len + 2
+                          : weft_strerror(rc);
+    snprintf(buf + len, n - (size_t)len, " failed: %s", why);
+}
+
 /* "task gemm #12 returned -42 (data 7 written, data 3, 5 read)". */
 static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
 {
     size_t len;
     if (t->kind != WEFT_TASK_BODY) {
-        const weft_comm_action_t *a = t->action;
-        int send = t->kind == WEFT_TASK_SEND;
-        snprintf(buf, n, "%s of data %llu v%u %s rank %d failed: %s", send ? "send" : "receive",
-                 (unsigned long long)t->flow[0].data->key, a->version, send ? "to" : "from",
-                 a->peer, weft_strerror(rc));
+        describe_transfer(t, rc, buf, n);
         return;
     }
     const weft_devices_t *ds = t->tp->ctx->devices;

@@ -185,10 +185,10 @@ weft_app_test(potrf_cuda_g2_partial EXE weft-potrf GPUS 2 TIMEOUT 300
 # --preload (the default with CUDA devices): the taskpool that generates the
 # first matrix also factorizes a small one of 2 max(P,Q) + 1 tiles a side on
 # the devices (3 x 3 here: 6 fills and 12 factorization tasks with
-# --trsm-inv 1 beside the 670 of the run); the run's factor still checks out,
+# --trsm-inv 1 beside the 671 of the run); the run's factor still checks out,
 # on one rank and on two.
 weft_app_test(potrf_emu_preload EXE weft-potrf
-  EXPECT "${POTRF_PASSED}" "stats: rank 0: 688 tasks"
+  EXPECT "${POTRF_PASSED}" "stats: rank 0: 689 tasks"
   ARGS -N 600 -t 64 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check --preload 1)
 weft_app_test(potrf_emu_preload_2ranks EXE weft-potrf RANKS 2 TIMEOUT 180
   EXPECT "${POTRF_PASSED}"
@@ -227,6 +227,13 @@ weft_app_test(potrf_emu_device_fail_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT 90
          "^weft-potrf: dpotrf failed"
   ARGS -N 512 -t 64 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu
        --weft-fault_inject=device_fail:gemm:3@1)
+# A staged receive whose copy of a chunk into the device fails: every rank's
+# failure line says what failed (it said "internal error" alone on the
+# ranks that did not see it).
+weft_app_test(potrf_emu_staged_copy_fault_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT 90
+  EXPECT "^weft\\[%r\\] error: taskpool potrf failed: rank 1: receive of data [0-9]+ v[0-9]+ from rank 0 failed: the device copy of a chunk failed"
+  ARGS -N 300 -t 64 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu --weft-comm_transport=staged
+       --weft-fault_inject=device_copy:2@1)
 weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
   EXPECT "^weft\\[0\\] error: taskpool potrf failed: rank 0: task [a-z]+ #[0-9]+ failed"
          "^weft\\[0\\] error: weft_fini: device emu[12] failed during the run"
