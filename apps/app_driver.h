@@ -169,11 +169,9 @@ static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, cons
     }
     rc = app_sums_insert_zero(tp, S);
     if (rc >= 0) rc = insert(tp, R, S, o, data);
-        if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
     if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
-
     rc = app_wait(prog, tp, rc, "the residual check", weft_rank(ctx) == 0);
-    
     if (rc >= 0) *resid = sqrt(s[0]) / (sqrt(s[1]) * (double)o->n * LAPACKE_dlamch_work('e'));
 free_matrices:
     if (S != NULL) weft_matrix_free(S);

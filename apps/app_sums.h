@@ -63,8 +63,9 @@ static int app_sums_out(weft_task_t *t)
         weft_task_value_get(t, 1, &nranks, sizeof nranks) != 0)
         return -1;
     if (s[w * ld] != (double)nranks) {
-                weft_task_error(t, "the check's totals hold %g of the %d ranks' parts: a task of the check "
-                           "did not run",
+        weft_task_error(t,
+                        "the check's totals hold %g of the %d ranks' parts: a task of the check "
+                        "did not run",
                         s[w * ld], nranks);
         return -2;
     }

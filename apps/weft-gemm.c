@@ -301,11 +301,9 @@ static int gemm_residual(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_ma
         fprintf(stderr, GEMM_NAME ": cannot create the vectors of the check\n");
         goto free_vectors;
     }
-        rc = gemm_insert_check(tp, x, v, S, o->c.nb);
+    rc = gemm_insert_check(tp, x, v, S, o->c.nb);
     if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
-
     rc = app_wait(GEMM_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
-    
     if (rc >= 0) {
         double scale = fabs(GEMM_ALPHA) * sqrt(s[GEMM_S_A]) * sqrt(s[GEMM_S_B]) +
                        fabs(GEMM_BETA) * sqrt(s[GEMM_S_C]);

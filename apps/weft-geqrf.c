@@ -215,11 +215,9 @@ static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_facto
         fprintf(stderr, QR_NAME ": cannot create the matrices of the check\n");
         goto free_matrices;
     }
-        rc = qr_insert_check(tp, f, B, X, S, o);
+    rc = qr_insert_check(tp, f, B, X, S, o);
     if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
-
     rc = app_wait(QR_NAME, tp, rc, "the check", weft_rank(ctx) == 0);
-    
     if (rc >= 0) {
         double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
         res[0] = sqrt(s[0]) / (sqrt(s[1]) * m * eps);

@@ -203,11 +203,9 @@ static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t
     if (rc >= 0) rc = posv_insert_anorm(tp, L, S, o);
     if (rc >= 0) rc = posv_insert_sqnorms(tp, R, S, POSV_S_R);
     if (rc >= 0) rc = posv_insert_sqnorms(tp, X, S, POSV_S_X);
-        if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
     if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
-
     rc = app_wait(POSV_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
-    
     if (rc >= 0)
         *resid = sqrt(s[POSV_S_R]) / (sqrt(s[POSV_S_A]) * sqrt(s[POSV_S_X]) * (double)o->c.n *
                                       LAPACKE_dlamch_work('e'));

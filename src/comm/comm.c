@@ -67,8 +67,7 @@ void *weft_comm__alloc(weft_comm_t *c, size_t bytes)
 void *weft_comm__alloc_spare(weft_comm_t *c, size_t bytes, const char *instead)
 {
     if (weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)) {
-        weft_warn("comm: allocation of %zu bytes fails (fault_inject): %s instead", bytes,
-                  instead);
+        weft_warn("comm: allocation of %zu bytes fails (fault_inject): %s instead", bytes, instead);
         return NULL;
     }
     return calloc(1, bytes);

@@ -156,7 +156,7 @@ static void notice_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part
 void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const char *what)
 {
     int recv = x->t->kind == WEFT_TASK_RECV;
-        const weft_data_t *d = x->t->flow[0].data;
+    const weft_data_t *d = x->t->flow[0].data;
     /* The task's cause: every rank's failure line then says what failed
      * (stf/failure.c), not the status alone ("internal error"). */
     weft_log_cause_t *outer = weft_log_cause_enter(&x->t->cause);

@@ -38,11 +38,9 @@ static int fill(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t update_class = {.name = "update",
-                                               .body = {[WEFT_DEV_EMU] = update}};
-static const weft_task_class_t fill_class = {.name = "fill",
-                                             .body = {[WEFT_DEV_CPU] = fill, [WEFT_DEV_EMU] = fill}};
-
+static const weft_task_class_t update_class = {.name = "update", .body = {[WEFT_DEV_EMU] = update}};
+static const weft_task_class_t fill_class = {
+    .name = "fill", .body = {[WEFT_DEV_CPU] = fill, [WEFT_DEV_EMU] = fill}};
 
 /* Each tile this rank owns against ref; the count of wrong ones. */
 static int wrong_tiles(weft_context_t *ctx, weft_data_t **x, const double *ref)
