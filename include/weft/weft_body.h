@@ -12,7 +12,7 @@
 /* Every accessor checks its index (always on): a flow or value index out
  * of range, or a value size that differs from the inserted one, logs an
  * error naming the task, the call and the index, returns NULL / 0 /
- * WEFT_ERR_INVALID, and fails the task: its completion is an error
+ * WEFT_ERR_INVALID (weft_task_type: WEFT_BYTE), and fails the task: its completion is an error
  * (weft_taskpool_wait returns WEFT_ERR_TASK, docs/SEMANTICS.md section 3)
  * even if the body returns 0. */
 
@@ -50,7 +50,8 @@ WEFT_API void *weft_task_stream(const weft_task_t *t);
 WEFT_API void *weft_task_blas_handle(const weft_task_t *t);
 WEFT_API void *weft_task_solver_handle(const weft_task_t *t);
 /* Scratch workspace on the task's device (cuSOLVER needs one); NULL when
- * bytes exceeds what the device set aside (parameter device_workspace). */
+ * bytes is 0 or exceeds what the device set aside (parameter
+ * device_workspace), and always on the host (a CPU body has none). */
 WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
 
 /* Says why the task fails, in its own words: logs "task NAME #SEQ: TEXT"
