@@ -510,7 +510,13 @@ static int check_and_build(weft_ptg_build_t *b)
     size_t nc = (size_t)b->g->nclasses;
     b->points = calloc(2 * nc + WEFT_PTG_LIMBS * (1 + nc), sizeof *b->points);
     b->ids = calloc(2 * nc, sizeof *b->ids); /* the index space's, then this rank's */
-    return b->points && b->ids ? build(b) : WEFT_ERR_NOMEM;
+    if (b->points && b->ids) return build(b);
+    /* Both or neither: the agreement's graph hash fills ids beside points. */
+    free(b->points);
+    free(b->ids);
+    b->points = NULL;
+    b->ids = NULL;
+    return WEFT_ERR_NOMEM;
 }
 
 int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
