@@ -151,7 +151,7 @@ static inline int app_verdict(weft_context_t *ctx, double resid, double max)
 /* Inserts the tasks that compute the residual of a square factorization
  * tile by tile into R (n x n, the options' tiles) and add its squared norm
  * and the original's into columns 0 and 1 of the rank's sums in S. */
-typedef int (*app_resid_insert_fn)(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+typedef int (*app_resid_insert_fn)(weft_taskpool_t *tp, weft_matrix_t *R, app_sums_t *S,
                                    const void *opts, const void *data);
 
 /* The check of a square factorization: ||R||_F / (||A||_F N eps) in
@@ -161,20 +161,21 @@ static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, cons
                                   double *resid)
 {
     int rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = app_matrix(ctx, o, o->n, o->n), *S = app_sums_new(ctx, 2);
+    weft_matrix_t *R = app_matrix(ctx, o, o->n, o->n);
+    app_sums_t S = app_sums_new(ctx, 2);
     double s[2];
-    if (R == NULL || S == NULL) {
+    if (R == NULL || S.m == NULL) {
         fprintf(stderr, "%s: cannot create the matrices of the check\n", prog);
         goto free_matrices;
     }
-    rc = app_sums_insert_zero(tp, S);
-    if (rc >= 0) rc = insert(tp, R, S, o, data);
-    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
-    if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
+    rc = app_sums_insert_zero(tp, &S);
+    if (rc >= 0) rc = insert(tp, R, &S, o, data);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, &S);
+    if (rc >= 0) rc = app_sums_insert_out(tp, &S, s);
     rc = app_wait(prog, tp, rc, "the residual check", weft_rank(ctx) == 0);
     if (rc >= 0) *resid = sqrt(s[0]) / (sqrt(s[1]) * (double)o->n * LAPACKE_dlamch_work('e'));
 free_matrices:
-    if (S != NULL) weft_matrix_free(S);
+    app_sums_free(&S);
     if (R != NULL) weft_matrix_free(R);
     return rc;
 }

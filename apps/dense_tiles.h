@@ -8,6 +8,7 @@
 
 #include <weft/weft.h>
 
+#include "app_sums.h"
 #include "dense_matrix.h"
 
 /* What a fill task (or a check task that regenerates a tile) needs: the
@@ -41,8 +42,7 @@ static int dense_cpu_sqnorm(weft_task_t *t)
     double s2 = 0.0;
     for (int j = 0; j < weft_task_cols(t, 0); j++)
         for (int i = 0; i < weft_task_rows(t, 0); i++) s2 += p[i + j * ld] * p[i + j * ld];
-    double *s = weft_task_ptr(t, 1);
-    s[c * weft_task_ld(t, 1)] += s2;
+    app_sums_put(t, 1, c, &s2, 1);
     return 0;
 }
 

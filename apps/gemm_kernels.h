@@ -236,8 +236,7 @@ static int gemm_cpu_sqnorm_gen(weft_task_t *t)
             double v = dense_elem(a.seed, a.row0 + i, a.col0 + j);
             s2 += v * v;
         }
-    double *s = weft_task_ptr(t, 0);
-    s[c * weft_task_ld(t, 0)] += s2;
+    app_sums_put(t, 0, c, &s2, 1);
     return 0;
 }
 

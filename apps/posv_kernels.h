@@ -151,8 +151,7 @@ static int posv_cpu_anorm(weft_task_t *t)
             double v = potrf_elem(a.seed, a.n, gi, gj);
             s2 += (gi == gj ? 1.0 : 2.0) * v * v;
         }
-    double *s = weft_task_ptr(t, 0);
-    s[c * weft_task_ld(t, 0)] += s2;
+    app_sums_put(t, 0, c, &s2, 1);
     return 0;
 }
 

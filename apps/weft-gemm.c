@@ -204,7 +204,7 @@ static weft_matrix_t *gemm_vector(weft_context_t *ctx, int64_t len, int64_t nb)
 
 /* Adds ||tile||^2 of every tile of X into column c of the sums of the rank
  * that holds it. */
-static int gemm_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, weft_matrix_t *S, int c)
+static int gemm_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, app_sums_t *S, int c)
 {
     int rc = 0;
     for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
@@ -218,7 +218,7 @@ static int gemm_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, weft_matri
 /* Adds ||tile||^2 of every tile of the operand generated from seed into
  * column c, where X's tiles are: regenerated, as the products below. */
 static int gemm_insert_sqnorms_gen(weft_taskpool_t *tp, weft_matrix_t *X, uint64_t seed,
-                                   weft_matrix_t *S, int c, int64_t nb)
+                                   app_sums_t *S, int c, int64_t nb)
 {
     int rc = 0;
     for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
@@ -267,7 +267,7 @@ static int gemm_insert_cdiff(weft_taskpool_t *tp, const gemm_mats_t *x, weft_mat
 
 /* y = B x, r = C x - beta C0 x - alpha A y, then the squared norms. */
 static int gemm_insert_check(weft_taskpool_t *tp, const gemm_mats_t *x, weft_matrix_t *const v[3],
-                             weft_matrix_t *S, int64_t nb)
+                             app_sums_t *S, int64_t nb)
 {
     weft_matrix_t *xv = v[0], *y = v[1], *r = v[2];
     int rc = app_sums_insert_zero(tp, S);
@@ -295,14 +295,14 @@ static int gemm_residual(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_ma
     int rc = WEFT_ERR_NOMEM;
     weft_matrix_t *v[3] = {gemm_vector(ctx, o->c.n, o->c.nb), gemm_vector(ctx, o->k, o->c.nb),
                            gemm_vector(ctx, o->m, o->c.nb)};
-    weft_matrix_t *S = app_sums_new(ctx, GEMM_S_W);
+    app_sums_t S = app_sums_new(ctx, GEMM_S_W);
     double s[GEMM_S_W];
-    if (v[0] == NULL || v[1] == NULL || v[2] == NULL || S == NULL) {
+    if (v[0] == NULL || v[1] == NULL || v[2] == NULL || S.m == NULL) {
         fprintf(stderr, GEMM_NAME ": cannot create the vectors of the check\n");
         goto free_vectors;
     }
-    rc = gemm_insert_check(tp, x, v, S, o->c.nb);
-    if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
+    rc = gemm_insert_check(tp, x, v, &S, o->c.nb);
+    if (rc >= 0) rc = app_sums_insert_out(tp, &S, s);
     rc = app_wait(GEMM_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
     if (rc >= 0) {
         double scale = fabs(GEMM_ALPHA) * sqrt(s[GEMM_S_A]) * sqrt(s[GEMM_S_B]) +
@@ -311,7 +311,7 @@ static int gemm_residual(weft_context_t *ctx, weft_taskpool_t *tp, const gemm_ma
                  (scale * sqrt(s[GEMM_S_X]) * (double)o->k * LAPACKE_dlamch_work('e'));
     }
 free_vectors:
-    if (S != NULL) weft_matrix_free(S);
+    app_sums_free(&S);
     for (int i = 0; i < 3; i++)
         if (v[i] != NULL) weft_matrix_free(v[i]);
     return rc;

@@ -167,7 +167,7 @@ static int qr_insert_fill(weft_taskpool_t *tp, weft_matrix_t *C, const qr_opts_t
 /* Every tile of the check: B (Q^T A0) against R, X (Q^T Q X0) against
  * X0, each into the sums tile of its rank. */
 static int qr_insert_norms(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
+                           weft_matrix_t *X, app_sums_t *S, const qr_opts_t *o)
 {
     int rc = 0;
     for (int j = 0; j < f->nt && rc >= 0; j++)
@@ -188,7 +188,7 @@ static int qr_insert_norms(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
 }
 
 static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *B,
-                           weft_matrix_t *X, weft_matrix_t *S, const qr_opts_t *o)
+                           weft_matrix_t *X, app_sums_t *S, const qr_opts_t *o)
 {
     int rc = qr_insert_fill(tp, B, o, 0, 0);
     if (rc >= 0) rc = qr_insert_fill(tp, X, o, 1, 0);
@@ -209,14 +209,14 @@ static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_facto
     int rc = WEFT_ERR_NOMEM;
     int64_t nx = o->c.nb * o->c.q < o->c.n ? o->c.nb * o->c.q : o->c.n;
     weft_matrix_t *B = app_matrix(ctx, &o->c, o->m, o->c.n), *X = app_matrix(ctx, &o->c, o->m, nx);
-    weft_matrix_t *S = app_sums_new(ctx, QR_SUMS);
+    app_sums_t S = app_sums_new(ctx, QR_SUMS);
     double s[QR_SUMS];
-    if (B == NULL || X == NULL || S == NULL) {
+    if (B == NULL || X == NULL || S.m == NULL) {
         fprintf(stderr, QR_NAME ": cannot create the matrices of the check\n");
         goto free_matrices;
     }
-    rc = qr_insert_check(tp, f, B, X, S, o);
-    if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
+    rc = qr_insert_check(tp, f, B, X, &S, o);
+    if (rc >= 0) rc = app_sums_insert_out(tp, &S, s);
     rc = app_wait(QR_NAME, tp, rc, "the check", weft_rank(ctx) == 0);
     if (rc >= 0) {
         double eps = LAPACKE_dlamch_work('e'), m = (double)o->m;
@@ -224,7 +224,7 @@ static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_facto
         res[1] = sqrt(s[2]) / (sqrt(s[3]) * m * eps);
     }
 free_matrices:
-    if (S != NULL) weft_matrix_free(S);
+    app_sums_free(&S);
     if (X != NULL) weft_matrix_free(X);
     if (B != NULL) weft_matrix_free(B);
     return rc;

@@ -206,7 +206,7 @@ static int getrf_check_info(weft_taskpool_t *tp, weft_data_t **info, int nt, int
 
 /* R[m][n] = A0[m][n] - sum_{k <= min(m,n)} L[m][k] U[k][n], then the
  * squared norms of R[m][n] and A0[m][n] into S[rank of the tile]. */
-static int getrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+static int getrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, app_sums_t *S,
                                  const void *opts, const void *data)
 {
     const getrf_opts_t *o = opts;

@@ -160,7 +160,7 @@ static int posv_insert_resid(weft_taskpool_t *tp, weft_matrix_t *X, weft_matrix_
 }
 
 /* ||A0||^2 from the lower tiles, each on the rank of L's tile. */
-static int posv_insert_anorm(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix_t *S,
+static int posv_insert_anorm(weft_taskpool_t *tp, weft_matrix_t *L, app_sums_t *S,
                              const posv_opts_t *o)
 {
     int nt = weft_matrix_nt(L), rc = 0, c = POSV_S_A;
@@ -176,7 +176,7 @@ static int posv_insert_anorm(weft_taskpool_t *tp, weft_matrix_t *L, weft_matrix_
 }
 
 /* Adds ||tile||^2 of every tile of X into column c of its rank's sums. */
-static int posv_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, weft_matrix_t *S, int c)
+static int posv_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, app_sums_t *S, int c)
 {
     int rc = 0;
     for (int j = 0; j < weft_matrix_nt(X) && rc >= 0; j++)
@@ -192,25 +192,25 @@ static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t
 {
     int rc = WEFT_ERR_NOMEM;
     weft_matrix_t *R = app_matrix(ctx, &o->c, o->c.n, o->nrhs);
-    weft_matrix_t *S = app_sums_new(ctx, POSV_S_W);
+    app_sums_t S = app_sums_new(ctx, POSV_S_W);
     double s[POSV_S_W];
-    if (R == NULL || S == NULL) {
+    if (R == NULL || S.m == NULL) {
         fprintf(stderr, POSV_NAME ": cannot create the matrices of the check\n");
         goto free_matrices;
     }
-    rc = app_sums_insert_zero(tp, S);
+    rc = app_sums_insert_zero(tp, &S);
     if (rc >= 0) rc = posv_insert_resid(tp, X, R, o, seed_b);
-    if (rc >= 0) rc = posv_insert_anorm(tp, L, S, o);
-    if (rc >= 0) rc = posv_insert_sqnorms(tp, R, S, POSV_S_R);
-    if (rc >= 0) rc = posv_insert_sqnorms(tp, X, S, POSV_S_X);
-    if (rc >= 0) rc = app_sums_insert_allreduce(tp, S);
-    if (rc >= 0) rc = app_sums_insert_out(tp, S, s);
+    if (rc >= 0) rc = posv_insert_anorm(tp, L, &S, o);
+    if (rc >= 0) rc = posv_insert_sqnorms(tp, R, &S, POSV_S_R);
+    if (rc >= 0) rc = posv_insert_sqnorms(tp, X, &S, POSV_S_X);
+    if (rc >= 0) rc = app_sums_insert_allreduce(tp, &S);
+    if (rc >= 0) rc = app_sums_insert_out(tp, &S, s);
     rc = app_wait(POSV_NAME, tp, rc, "the residual check", weft_rank(ctx) == 0);
     if (rc >= 0)
         *resid = sqrt(s[POSV_S_R]) / (sqrt(s[POSV_S_A]) * sqrt(s[POSV_S_X]) * (double)o->c.n *
                                       LAPACKE_dlamch_work('e'));
 free_matrices:
-    if (S != NULL) weft_matrix_free(S);
+    app_sums_free(&S);
     if (R != NULL) weft_matrix_free(R);
     return rc;
 }

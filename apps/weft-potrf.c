@@ -123,7 +123,7 @@ typedef struct potrf_data {
 
 /* R[m][n] = A0[m][n] - sum_{k<=n} L[m][k] L[n][k]^T for m >= n, then each
  * tile's squared norms into the sums tile S[rank of the tile]. */
-static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, weft_matrix_t *S,
+static int potrf_insert_residual(weft_taskpool_t *tp, weft_matrix_t *R, app_sums_t *S,
                                  const void *opts, const void *data)
 {
     const potrf_opts_t *o = opts;
