@@ -56,7 +56,8 @@ int weft_comm__device_copy(weft_comm_t *c, weft_device_t *by, int stream, weft_r
                            int dst_dev, weft_region_t src, int src_dev, const weft_data_t *d,
                            int cols)
 {
-    if (weft_fault_copy_hit(c->cfg.fault, by->index, (unsigned long long)d->key, src_dev, dst_dev))
+    if (weft_fault_copy_hit(c->cfg.fault, WEFT_LOG_ERROR, by->index, (unsigned long long)d->key,
+                            src_dev, dst_dev))
         return WEFT_ERR_INTERNAL;
     return weft_device_copy(by, stream, dst, dst_dev, src, src_dev, d->rows, cols, d->elem);
 }

@@ -46,8 +46,8 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
 int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
                          weft_data_copy_t *src)
 {
-    if (weft_fault_copy_hit(d->ctx->fault, by->index, (unsigned long long)d->key, src->device,
-                            dst->device))
+    if (weft_fault_copy_hit(d->ctx->fault, WEFT_LOG_ERROR, by->index, (unsigned long long)d->key,
+                            src->device, dst->device))
         return WEFT_ERR_INTERNAL;
     weft_stage_fn fn = stage_fn(d, dst->device, src->device);
     if (!fn) {

@@ -171,10 +171,11 @@ int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls
     return hit;
 }
 
-int weft_fault_copy_hit(weft_fault_t *f, int by, unsigned long long key, int src, int dst)
+int weft_fault_copy_hit(weft_fault_t *f, int level, int by, unsigned long long key, int src,
+                        int dst)
 {
     if (!weft_fault_hit(f, WEFT_FAULT_DEVICE_COPY, NULL)) return 0;
-    weft_log(WEFT_LOG_ERROR, by,
+    weft_log(level, by,
              "fault_inject: the copy of data %llu from device %d to device %d fails (injected)",
              key, src, dst);
     return 1;
