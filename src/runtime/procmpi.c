@@ -4,6 +4,8 @@
 
 #include "runtime/lifecycle.h"
 
+#include "runtime/endsignal.h"
+
 #include "util/log.h"
 
 /* MPI is one a process and contexts may be several: MPI_Finalize comes
@@ -43,6 +45,7 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Comm_rank(node, &ctx->local_rank);
     MPI_Comm_size(node, &ctx->local_size);
     weft_log_set_rank(ctx->rank);
+    weft_endsignal_install(ctx->rank);
     /* Every rank's node (its lowest rank), for the comm engine's choice of
      * transport. Found here, before any step that can fail on one rank
      * only: a collective behind such a step would leave the others in it. */
@@ -63,17 +66,19 @@ void weft_runtime_stop_mpi(weft_context_t *ctx)
     free(ctx->node_of);
     ctx->node_of = NULL;
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1 && atomic_load(&mpi_ours)) {
+    if (!ctx->mpi_started || atomic_fetch_sub(&mpi_contexts, 1) != 1) return;
+    if (atomic_load(&mpi_ours)) {
         atomic_store(&mpi_ours, 0);
         MPI_Finalize();
     }
+    weft_endsignal_remove();
 }
 
 void weft_runtime_mpi_ended(weft_context_t *ctx)
 {
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
     ctx->comm = MPI_COMM_NULL;
-    if (ctx->mpi_started) atomic_fetch_sub(&mpi_contexts, 1);
+    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1) weft_endsignal_remove();
     ctx->mpi_started = 0;
     atomic_store(&mpi_ours, 0); /* finalized: by the application, not weft */
 }

@@ -1,0 +1,56 @@
+/* A line of its own on a rank that the job's launcher ends. When a rank
+ * calls MPI_Abort (weft does where the others cannot be told otherwise: a
+ * control message owed for too long, the stall watchdog's watchdog_abort,
+ * a rank out of memory inside a collective), Open MPI's mpirun ends every
+ * other rank with SIGTERM, and those ranks printed nothing: a user reading
+ * one rank's output could not tell why it stopped. The handler writes one
+ * line and the process then ends by the signal, as it would have. It is
+ * installed only over the default action (an application's own handler is
+ * left alone), once a process, and removed with the last context. */
+#include "runtime/endsignal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static struct sigaction previous;
+static int installed;
+static char line[256];
+static size_t line_len;
+
+/* Async-signal-safe: one write, then the default action, which the
+ * kernel takes once the handler returns (SA_RESETHAND restored it and
+ * the signal stays blocked until then). */
+static void on_term(int sig)
+{
+    ssize_t w = write(STDERR_FILENO, line, line_len);
+    (void)w;
+    raise(sig);
+}
+
+void weft_endsignal_install(int rank)
+{
+    struct sigaction cur;
+    if (installed || sigaction(SIGTERM, NULL, &cur) != 0) return;
+    if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) return;
+    int n = snprintf(line, sizeof line,
+                     "weft[%d] error: ended by SIGTERM: when a rank aborts the job, the launcher "
+                     "ends the others (that rank's lines say why); else a time limit or a kill\n",
+                     rank);
+    line_len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    struct sigaction sa = {0};
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    if (sigaction(SIGTERM, &sa, &previous) == 0) installed = 1;
+}
+
+void weft_endsignal_remove(void)
+{
+    if (!installed) return;
+    struct sigaction cur;
+    /* Put back only our own: the application may have set another since. */
+    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_term)
+        sigaction(SIGTERM, &previous, NULL);
+    installed = 0;
+}
