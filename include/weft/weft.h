@@ -207,7 +207,10 @@ typedef void (*weft_data_init_fn)(void *ptr, int64_t ld, int rows, int cols, voi
  * (compared with the data creations at the next agreement: each rank that
  * reads d first makes the contents itself, no transfer). Before the first
  * task that uses d. WEFT_ERR_INVALID after logging for a data that is not
- * NEW or was written already, or that a taskpool not waited for uses. */
+ * NEW or was written already, or that a taskpool not waited for uses. On
+ * several ranks, until a task writes d, a write outside tasks on its owner
+ * (weft_data_host_ptr, a host acquire with WEFT_W, a device registration
+ * with current contents) is refused: the other ranks would never see it. */
 WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg);
 
 /* Host memory that the user owns (MANAGED), held by rank owner_rank:

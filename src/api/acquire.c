@@ -101,6 +101,7 @@ int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, in
 {
     int rc = check_mode(mode, call);
     if (rc == WEFT_SUCCESS) rc = check_free(d, call);
+    if (rc == WEFT_SUCCESS && (mode & WEFT_W)) rc = weft_data_check_outside_write(d, call);
     if (rc == WEFT_SUCCESS && d->ctx->sim && !d->copies[0])
         return acquire_scratch(d, mode, call, ptr, ld);
     if (rc == WEFT_SUCCESS) rc = bring_home(d, mode, call);

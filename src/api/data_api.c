@@ -117,6 +117,26 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
     return d;
 }
 
+int weft_data_check_outside_write(const weft_data_t *d, const char *call)
+{
+    /* Before, the owner's write was kept there only: the other ranks'
+     * readers read the initial contents (wait 0 everywhere), and a tile
+     * past the eager limit that the owner then sent waited for a receive
+     * that no rank posted (a hang). */
+    /* A reducible data's reductions fold into its owner's contents, which
+     * the other ranks never read: the owner's write is their start (a plain
+     * reader of it before any task wrote it is refused at insertion). */
+    if (d->ctx->nranks == 1 || (d->flags & (WEFT_DATA_INIT | WEFT_DATA_REDUX)) != WEFT_DATA_INIT ||
+        !weft_insert_never_written(d))
+        return WEFT_SUCCESS;
+    weft_error("%s: data %llu is a NEW data whose initial contents (weft_data_set_init) each "
+               "rank that reads it makes itself: a write outside tasks on this rank would not "
+               "reach the others; write it in a task, read it with WEFT_R, or make it reducible "
+               "first (weft_data_set_reduction: its reductions start from the owner's contents)",
+               call, (unsigned long long)d->key);
+    return WEFT_ERR_INVALID;
+}
+
 int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_init", 1))

@@ -21,6 +21,15 @@ int weft_data_in_use_here(const weft_data_t *d);
 int weft_data_claim_memory(weft_data_t *d, const char *call, void *ptr, int64_t ld,
                            weft_span_t **out) __attribute__((warn_unused_result));
 
+/* WEFT_SUCCESS unless d is a NEW data with an initialiser that no task
+ * wrote, on several ranks: then WEFT_ERR_INVALID after an error naming
+ * call. Each rank that reads such a data first makes its initial contents
+ * itself (no transfer), so a write outside tasks on its owner (a host
+ * acquire for write, a device registration with current contents) would
+ * reach no other rank; a reducible data's reductions start from it, so it
+ * is allowed there. Main thread. */
+int weft_data_check_outside_write(const weft_data_t *d, const char *call);
+
 /* The host copy of d for the host to use in `mode` (WEFT_R, WEFT_W or
  * WEFT_RW) between taskpools; `call` names the public call in messages.
  * Sets *ptr and *ld on success; WEFT_ERR_INVALID (logged) for a data in

@@ -175,6 +175,8 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1) ||
         weft_data_check_between(d, "weft_data_register_device") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
+    if (current && weft_data_check_outside_write(d, "weft_data_register_device") != WEFT_SUCCESS)
+        return WEFT_ERR_INVALID;
     if (!ptr || ld < d->rows) {
         weft_error("weft_data_register_device: data %llu: %s", (unsigned long long)d->key,
                    !ptr ? "NULL pointer" : "ld is smaller than the rows of the tile");

@@ -170,10 +170,25 @@ static int written_by_owner_host_only(const weft_data_t *d)
            weft_remote_version(d) == 0 && d->ctx->nranks > 1;
 }
 
+/* The same for a reducible data with an initialiser (the one kind whose
+ * owner may write it outside tasks, api/data_api.c): the other ranks make
+ * its initial contents themselves and accept a task that reads it, so the
+ * owner's refusal parts the ranks' sequences (every rank's wait then
+ * fails, WEFT_ERR_MISMATCH, the owner's line naming why), where accepting
+ * it had the other ranks read the initial contents, or wait for ever for
+ * a tile the owner sent. */
+static int init_overwritten_by_owner_host(const weft_data_t *d)
+{
+    return (d->flags & (WEFT_DATA_NEW | WEFT_DATA_MADE_NEW | WEFT_DATA_INIT)) ==
+               (WEFT_DATA_MADE_NEW | WEFT_DATA_INIT) &&
+           d->version == 0 && weft_remote_version(d) == 0 && d->ctx->nranks > 1;
+}
+
 /* Sets bit i of *init for each flow i that reads a NEW data never written
  * that has an initialiser (weft_data_set_init): the rank that runs t makes
- * its contents. */
-static int check_flows(const weft_task_t *t, unsigned *init)
+ * its contents. by_weft: t is weft's own (a reduction's fold into its data
+ * reads the owner's contents where they are). */
+static int check_flows(const weft_task_t *t, unsigned *init, int by_weft)
 {
     *init = 0;
     for (int i = 0; i < t->nflows; i++) {
@@ -191,6 +206,13 @@ static int check_flows(const weft_task_t *t, unsigned *init)
             weft_error("insert %s: reads NEW data %llu, whose contents only this rank's host "
                        "wrote: the other ranks cannot see that write and refuse the task; on "
                        "several ranks give it contents with weft_data_set_init or a task",
+                       t->cls->name, (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        } else if (reads && !by_weft && init_overwritten_by_owner_host(d)) {
+            weft_error("insert %s: reads NEW data %llu, which only this rank's host wrote "
+                       "before any task did: the other ranks make its initial contents "
+                       "(weft_data_set_init) themselves and cannot see that write; reduce into "
+                       "it or write it in a task first",
                        t->cls->name, (unsigned long long)d->key);
             return WEFT_ERR_INVALID;
         }
@@ -470,9 +492,10 @@ static int uses_redux(const weft_task_t *t)
 }
 
 /* The one path of both forms, once tp and cls were checked and the
- * arguments parsed into w (rc: how that went); kept: insert_checked's. */
+ * arguments parsed into w (rc: how that went); kept: insert_checked's;
+ * by_weft: a task weft inserts (check_flows'). */
 static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, int rc,
-                         const weft_task_class_t *kept)
+                         const weft_task_class_t *kept, int by_weft)
 {
     unsigned init = 0;
     int redux = rc == WEFT_SUCCESS && uses_redux(w);
@@ -480,7 +503,7 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
      * combined first (their tasks go before it). */
     if (redux) rc = weft_redux_check_flows(w);
     if (redux && rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, w);
-    if (rc == WEFT_SUCCESS) rc = check_flows(w, &init);
+    if (rc == WEFT_SUCCESS) rc = check_flows(w, &init, by_weft);
     int aff = affinity_flow(tags, w->nflows);
     int exec_rank = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
     if (rc == WEFT_SUCCESS && redux)
@@ -506,7 +529,7 @@ static int insert_array(weft_taskpool_t *tp, const weft_task_class_t *cls, const
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
     int rc = parse_args(&w, tags, args, nargs, released_ok);
-    return insert_walked(tp, &w, tags, rc, kept);
+    return insert_walked(tp, &w, tags, rc, kept, released_ok);
 }
 
 int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
@@ -576,5 +599,5 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_start(ap, cls);
     int rc = parse_va(&w, tags, ap);
     va_end(ap);
-    return insert_walked(tp, &w, tags, rc, NULL);
+    return insert_walked(tp, &w, tags, rc, NULL, 0);
 }

@@ -8,7 +8,8 @@
  * Checked against a sequential computation of the same formulas, with the
  * per-rank task and activation counts; a read acquire of an accumulator no
  * task touched gives its initial contents. Bad input: an initialiser on
- * registered data, on data already written, a NEW data read without one. */
+ * registered data, on data already written, a NEW data read without one,
+ * a write outside tasks on the owner of a NEW data with an initialiser. */
 #include <string.h>
 
 #include "../check.h"
@@ -51,6 +52,15 @@ static int add(weft_task_t *t)
     return 0;
 }
 
+/* flow 0: x (R), flow 1: y (W): y[0] = the last element of x */
+static int take(weft_task_t *t)
+{
+    const double *x = weft_task_ptr(t, 0);
+    *(double *)weft_task_ptr(t, 1) = x[weft_task_rows(t, 0) - 1];
+    return 0;
+}
+
+static const weft_task_class_t take_class = {.name = "take", .body = {[WEFT_DEV_CPU] = take}};
 static const weft_task_class_t mix_class = {.name = "mix", .body = {[WEFT_DEV_CPU] = mix}};
 static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
 
@@ -104,6 +114,51 @@ static void bad_input(weft_context_t *ctx, weft_data_t *written)
     weft_data_release(bare);
 }
 
+/* A write outside tasks on the owner of a NEW data with an initialiser:
+ * on several ranks the others make the initial contents themselves and
+ * would never see it, so it is refused (it was kept on the owner alone:
+ * the other ranks' tasks read zeros, and a tile past the eager limit that
+ * the owner then sent waited for a receive no rank posted, a hang); on
+ * one rank it stands. Then a task on every rank reads the data. */
+static void owner_write(weft_context_t *ctx)
+{
+    enum { BIG = 20000 }; /* 160 KB: past the eager limit */
+    int rank = weft_rank(ctx), nranks = weft_nranks(ctx), owner = nranks - 1;
+    weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, BIG, 1, owner), *out[64];
+    REQUIRE(nranks <= 64 && d && weft_data_set_init(d, NULL, NULL) == 0);
+    for (int r = 0; r < nranks; r++) out[r] = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, r);
+    if (rank == owner) {
+        capture_begin();
+        double *p = weft_data_host_ptr(d, NULL);
+        capture_end();
+        if (nranks > 1) {
+            void *q = NULL;
+            static double dev[BIG];
+            capture_begin();
+            CHECK(p == NULL);
+            CHECK(weft_data_host_acquire(d, WEFT_W, &q, NULL) == WEFT_ERR_INVALID);
+            CHECK(weft_ndevices(ctx) == 0 ||
+                  weft_data_register_device(d, 1, dev, BIG, 1) == WEFT_ERR_INVALID);
+            capture_end();
+            CHECK(captured("is a NEW data whose initial contents (weft_data_set_init) each rank "
+                           "that reads it makes itself: a write outside tasks on this rank would "
+                           "not reach the others"));
+        }
+        for (int i = 0; p && i < BIG; i++) p[i] = 7;
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "owner write");
+    for (int r = 0; r < nranks; r++)
+        CHECK(weft_insert_task(tp, &take_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out[r], 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    weft_taskpool_free(tp);
+    double *got = NULL;
+    REQUIRE(weft_data_host_acquire(out[rank], WEFT_R, (void **)&got, NULL) == 0);
+    CHECK(*got == (nranks > 1 ? 0.0 : 7.0));
+    CHECK(weft_data_host_release(out[rank]) == 0);
+    for (int r = 0; r < nranks; r++) weft_data_release(out[r]);
+    weft_data_release(d);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -139,6 +194,7 @@ int main(int argc, char **argv)
     CHECK(s1.tasks_run - s0.tasks_run == owned * (1 + NADD));
     CHECK(s1.activations_sent - s0.activations_sent == sends);
     bad_input(ctx, acc[0]);
+    owner_write(ctx);
     for (int k = 0; k <= NA; k++) weft_data_release(acc[k]);
     CHECK(weft_fini(ctx) == 0);
     return check_report("test_data_init");

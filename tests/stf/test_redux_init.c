@@ -7,7 +7,8 @@
  * init task that the other ranks inserted: every rank's wait returned
  * WEFT_ERR_MISMATCH ("zero" against "combine"). Each case is checked
  * against the sum computed here, on the owner, over two taskpools (the
- * second folds into the first's result). */
+ * second folds into the first's result). Argument read_first: a plain
+ * reader of the owner's host write before any reduction (below). */
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -121,10 +122,48 @@ static int run_case(weft_context_t *ctx, int c)
     return rc;
 }
 
+/* A task that reads the data before any task wrote it, after the owner's
+ * host wrote it: the other ranks would make the initial contents
+ * themselves (they read 100 where the owner wrote 101, or waited for ever
+ * for a tile the owner sent), so the owner refuses it, naming why, and
+ * every rank's wait fails (the ranks' sequences parted). On one rank the
+ * task reads the host's write. */
+static void read_first(weft_context_t *ctx)
+{
+    int n = weft_nranks(ctx), owner = weft_rank(ctx) == n - 1;
+    double start = 100;
+    weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, n - 1);
+    weft_data_t *out = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    REQUIRE(d && out && weft_data_set_init(d, init_arg, &start) == 0);
+    REQUIRE(weft_data_set_init(out, NULL, NULL) == 0);
+    CHECK(weft_data_set_reduction(d, &zero_class, &combine_class) == 0);
+    double *h = owner ? weft_data_host_ptr(d, NULL) : NULL;
+    CHECK(!owner || h != NULL);
+    if (h) *h = 101;
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "read first");
+    capture_begin();
+    int rc = weft_insert_task(tp, &combine_class, WEFT_RW | WEFT_AFFINITY, out, WEFT_R, d, 0);
+    capture_end();
+    CHECK(rc == (owner && n > 1 ? WEFT_ERR_INVALID : 0));
+    CHECK(!owner || n == 1 ||
+          captured("reads NEW data 0, which only this rank's host wrote before any task did: the "
+                   "other ranks make its initial contents (weft_data_set_init) themselves"));
+    CHECK(weft_taskpool_wait(tp) == (n > 1 ? WEFT_ERR_MISMATCH : 0));
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    weft_data_release(out);
+    int fini = weft_fini(ctx);
+    CHECK(fini == (n > 1 ? WEFT_ERR_MISMATCH : 0));
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
+    if (argc > 1 && strcmp(argv[1], "read_first") == 0) {
+        read_first(ctx);
+        return check_report("stf_redux_init read_first");
+    }
     /* A case's name as argument runs that case alone. */
     int rc = 0;
     for (int c = 0; c < NCASES && rc == 0; c++)
