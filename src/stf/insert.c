@@ -567,9 +567,11 @@ int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cl
  * parse_arg names it. */
 static int parse_va(weft_task_t *t, int *tags, va_list ap)
 {
-    for (int n = 0; n < INSERT_MAX_ARGS; n++) {
+    /* Up to INSERT_MAX_ARGS arguments, then the 0 that ends them. */
+    for (int n = 0; n <= INSERT_MAX_ARGS; n++) {
         int tag = va_arg(ap, int);
         if (tag == 0) return WEFT_SUCCESS;
+        if (n == INSERT_MAX_ARGS) break;
         weft_arg_t a = weft_arg_int(tag, 0);
         if (tag == WEFT_VALUE) {
             a.ptr = va_arg(ap, const void *);

@@ -3,8 +3,10 @@
  * told "at most 8 values of at most 64 bytes", which it was within), and a
  * failed task with no data (its failure line ended in "()"). An empty
  * value (NULL, 0) is accepted: it used to memcpy from NULL (UBSan: null
- * pointer passed as argument 2, in the sanitizer build). Each rank prints
- * what it got; run_expect checks the lines. */
+ * pointer passed as argument 2, in the sanitizer build). The variadic form
+ * takes 64 arguments (it refused exactly 64: the 0 after them was never
+ * read) and refuses 65, named. Each rank prints what it got; run_expect
+ * checks the lines. */
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -24,6 +26,10 @@ static const weft_task_class_t fails_class = {.name = "fails", .body = {[WEFT_DE
 static const weft_task_class_t nothing_class = {.name = "nothing",
                                                 .body = {[WEFT_DEV_CPU] = nothing}};
 
+#define PRIO WEFT_PRIORITY, 1
+#define PRIO8 PRIO, PRIO, PRIO, PRIO, PRIO, PRIO, PRIO, PRIO
+#define PRIO64 PRIO8, PRIO8, PRIO8, PRIO8, PRIO8, PRIO8, PRIO8, PRIO8
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -38,6 +44,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 9; i++) nine[i] = weft_arg_value(&x, sizeof x);
     CHECK(weft_insert_task_array(tp, &nothing_class, nine, 9) == WEFT_ERR_INVALID);
     CHECK(weft_insert_task(tp, &nothing_class, WEFT_VALUE, NULL, (size_t)0, 0) == 0);
+    CHECK(weft_insert_task(tp, &nothing_class, PRIO64, 0) == 0);
+    CHECK(weft_insert_task(tp, &nothing_class, PRIO64, PRIO, 0) == WEFT_ERR_INVALID);
     CHECK(weft_insert_task(tp, &fails_class, WEFT_VALUE, &x, sizeof x, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
     weft_taskpool_free(tp);
