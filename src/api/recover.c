@@ -12,6 +12,7 @@
 
 #include "context/keyset.h"
 #include "devmgr/devmgr.h"
+#include "stf/remote.h"
 #include "util/cols.h"
 #include "util/fault.h"
 #include "util/log.h"
@@ -115,14 +116,16 @@ typedef struct {
 
 /* Per lost key, reduced with MAX over the ranks: whether a rank has no
  * handle of the data (it is then left alone), the version a failed body
- * overwrote where it was held (its bytes are gone), and the owner's. */
-enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, NFACTS };
+ * overwrote where it was held (its bytes are gone), the owner's, and
+ * whether a rank has it as no NEW data (a registration, a host write). */
+enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, FACT_NOT_NEW, NFACTS };
 
 static void facts_of(const weft_data_t *d, int me, int *f)
 {
     f[FACT_MISSING] = d == NULL;
-    f[FACT_DESTROYED] = f[FACT_OWNER] = 0;
+    f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_NOT_NEW] = 0;
     if (!d) return;
+    f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
     if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version;
     if (d->owner_rank == me) f[FACT_OWNER] = (int)d->version;
@@ -162,6 +165,11 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
         say_destroyed(d, f, best[k].version);
+        /* A NEW data whose first writer failed: no version anywhere. The
+         * ranks' inference had counted that write, so a reader inserted
+         * next was accepted on several ranks (refused on one) and failed
+         * at run time, by an "internal error" where another rank read it. */
+        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && !f[FACT_NOT_NEW]) weft_remote_forget(d);
         if (best[k].version <= 0) continue;
         int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version);
         if (rc == WEFT_SUCCESS) rc = mrc;

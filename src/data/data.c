@@ -361,32 +361,51 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
     weft_data_unlock(d);
 }
 
+/* The initial contents of d into p (ld elements apart). Outside the lock:
+ * the user's function may take its time, and no task can reach d before
+ * the copy is current. It runs on the main thread, inside an insertion,
+ * an acquire or a graph's build: a call from it into those would reenter
+ * them, so it is refused as from a body. */
+static int fill_initial(const weft_data_t *d, void *p, int64_t ld)
+{
+    if (!d->init_fn) {
+        for (int j = 0; j < d->cols; j++)
+            memset((char *)p + (size_t)j * (size_t)ld * d->elem, 0, (size_t)d->rows * d->elem);
+        return WEFT_SUCCESS;
+    }
+    atomic_int misuse = 0;
+    weft_inbody_t saved;
+    weft_inbody_enter_callback(&saved, &misuse, "the init function of data", 1, d->key,
+                               "the data's initialisation");
+    d->init_fn(p, ld, d->rows, d->cols, d->init_arg);
+    weft_inbody_leave(&saved);
+    return atomic_load(&misuse) ? WEFT_ERR_INVALID : WEFT_SUCCESS;
+}
+
 int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
 {
     weft_data_lock(d);
     int have = weft_data_valid_copies_locked(d) > 0;
+    weft_data_copy_t *h = d->copies[0];
     weft_data_unlock(d);
     if (have) return WEFT_SUCCESS;
+    /* A host copy without contents (made for a first writer that failed)
+     * takes them in place: attaching another beside it failed, and the
+     * task that read the data was told "out of host memory". */
+    if (h) {
+        int rc = fill_initial(d, h->ptr, h->ld);
+        if (rc != WEFT_SUCCESS) return rc;
+        weft_data_lock(d);
+        weft_data_copy_set_initial_locked(d, 0);
+        weft_data_unlock(d);
+        return WEFT_SUCCESS;
+    }
     void *alloc;
     void *p = weft_hostmem_alloc(pool, d->bytes, &alloc);
     if (!p) return WEFT_ERR_NOMEM;
-    /* Outside the lock: the user's function may take its time, and no task
-     * can reach d before the copy is attached. It runs on the main thread,
-     * inside an insertion, an acquire or a graph's build: a call from it
-     * into those would reenter them, so it is refused as from a body. */
-    if (d->init_fn) {
-        atomic_int misuse = 0;
-        weft_inbody_t saved;
-        weft_inbody_enter_callback(&saved, &misuse, "the init function of data", 1, d->key,
-                                   "the data's initialisation");
-        d->init_fn(p, d->rows, d->rows, d->cols, d->init_arg);
-        weft_inbody_leave(&saved);
-        if (atomic_load(&misuse)) {
-            weft_hostmem_free(alloc, p, d->bytes);
-            return WEFT_ERR_INVALID;
-        }
-    } else {
-        memset(p, 0, d->bytes);
+    if (fill_initial(d, p, d->rows) != WEFT_SUCCESS) {
+        weft_hostmem_free(alloc, p, d->bytes);
+        return WEFT_ERR_INVALID;
     }
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[0] ? NULL

@@ -22,6 +22,13 @@ static int nwords(const weft_context_t *ctx) { return (ctx->nranks + 63) / 64; }
 
 uint32_t weft_remote_version(const weft_data_t *d) { return d->net_version; }
 
+void weft_remote_forget(weft_data_t *d)
+{
+    d->net_version = 0;
+    d->net_held = 0;
+    d->net_wave = 0;
+}
+
 /* d's view was changed in a taskpool that has not been waited for since.
  * A wait sends every final version home and frees the visiting copies, so
  * a view from before it reads "held by the owner alone, who is the

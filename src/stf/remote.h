@@ -37,6 +37,12 @@ weft_task_t *weft_remote_action(weft_taskpool_t *tp, weft_task_kind_t kind, weft
 /* At wait: final versions held only away from their owner go home. */
 int weft_remote_flush(weft_taskpool_t *tp);
 
+/* d, a NEW data, has no version on any rank after a failure (its first
+ * writer failed): the versions inference counted for it are forgotten, so
+ * that every rank sees it never written, as one rank alone does (a reader
+ * is refused at insertion, weft_data_set_init accepted). Every rank. */
+void weft_remote_forget(weft_data_t *d);
+
 /* After wait: copies that were only visiting this rank are freed. */
 void weft_remote_reclaim(weft_taskpool_t *tp);
 

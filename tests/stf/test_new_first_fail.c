@@ -1,0 +1,66 @@
+/* A NEW data whose first writer failed has no version on any rank, and
+ * every rank treats it alike in the next taskpool, as one rank alone does:
+ * a task that reads it is refused at insertion on every rank, and
+ * weft_data_set_init is accepted, after which a reader gets the initial
+ * contents. Before, on several ranks the inference had counted the failed
+ * write: set_init was refused ("has contents already"), a reader was
+ * accepted and failed at run time, by an "internal error" on a rank it was
+ * sent to; on one rank, set_init was accepted but the reader's insertion
+ * returned "out of host memory" (the failed writer's empty host copy was
+ * in the way) while the task was inserted and failed. The writer runs on
+ * the data's owner (argument "owner") or on another rank ("away"); the
+ * reader on the last rank. Run with fault_inject task:wr:1. */
+#include <string.h>
+
+#include "../check.h"
+#include "weft/weft.h"
+
+static int wr(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) = 42;
+    return 0;
+}
+
+/* flow 0: x (R), flow 1: y (W): y = x + 1 */
+static int cp(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 1) = *(const double *)weft_task_ptr(t, 0) + 1;
+    return 0;
+}
+
+static const weft_task_class_t wr_class = {.name = "wr", .body = {[WEFT_DEV_CPU] = wr}};
+static const weft_task_class_t cp_class = {.name = "cp", .body = {[WEFT_DEV_CPU] = cp}};
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    REQUIRE(ctx != NULL);
+    int rank = weft_rank(ctx), n = weft_nranks(ctx), last = n - 1;
+    int away = argc > 1 && strcmp(argv[1], "away") == 0;
+    weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    weft_data_t *out = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, last);
+    REQUIRE(d && out);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "first write");
+    CHECK(weft_insert_task(tp, &wr_class, WEFT_W, d, WEFT_ON_RANK, away ? last : 0, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
+    capture_begin();
+    int rc = weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0);
+    capture_end();
+    CHECK(rc == WEFT_ERR_INVALID);
+    CHECK(captured("insert cp: reads NEW data 0 before any task wrote it"));
+    CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(weft_data_set_init(d, NULL, NULL) == 0);
+    CHECK(weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    if (rank == last) {
+        double *p = NULL;
+        REQUIRE(weft_data_host_acquire(out, WEFT_R, (void **)&p, NULL) == 0);
+        CHECK(*p == 1);
+        CHECK(weft_data_host_release(out) == 0);
+    }
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    weft_data_release(out);
+    CHECK(weft_fini(ctx) == WEFT_ERR_TASK);
+    return check_report("test_new_first_fail");
+}
