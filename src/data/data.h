@@ -91,7 +91,10 @@ enum {
     /* Made NEW (weft_data_new), on every rank: stays when a host write on
      * its owner clears NEW there, so that what every rank decides alike
      * (stf/redux.c) does not read NEW. */
-    WEFT_DATA_MADE_NEW = 0x80
+    WEFT_DATA_MADE_NEW = 0x80,
+    /* A NEW data whose first writer failed, so that no version of it
+     * exists: a reader's refusal at insertion says why. */
+    WEFT_DATA_FIRST_FAILED = 0x100
 };
 
 struct weft_data {

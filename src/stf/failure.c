@@ -154,6 +154,10 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         weft_data_lock(d);
         d->lost = rc != WEFT_SUCCESS;
         d->lost_bytes = rc != WEFT_SUCCESS && rc != WEFT_ERR_CANCELLED;
+        /* Alone, this rank knows it (on several, the wait's recovery tells
+         * every rank alike: api/recover.c). */
+        if (rc != WEFT_SUCCESS && ctx->nranks == 1 && (d->flags & WEFT_DATA_NEW) && d->version == 0)
+            d->flags |= WEFT_DATA_FIRST_FAILED;
         weft_data_unlock(d);
     }
     if (rc == WEFT_SUCCESS) return;

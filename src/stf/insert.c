@@ -197,7 +197,13 @@ static int check_flows(const weft_task_t *t, unsigned *init, int by_weft)
         int reads = (t->flow[i].mode & WEFT_R) != 0;
         if (never_written && reads && (d->flags & WEFT_DATA_INIT))
             *init |= 1u << i;
-        else if (never_written && reads) {
+        else if (never_written && reads && (d->flags & WEFT_DATA_FIRST_FAILED)) {
+            weft_error("insert %s: reads NEW data %llu, whose first writer failed: no version "
+                       "of it exists; write it (WEFT_W) or give it initial contents "
+                       "(weft_data_set_init) first",
+                       t->cls->name, (unsigned long long)d->key);
+            return WEFT_ERR_INVALID;
+        } else if (never_written && reads) {
             weft_error("insert %s: reads NEW data %llu before any task wrote it (give it "
                        "initial contents with weft_data_set_init)",
                        t->cls->name, (unsigned long long)d->key);

@@ -12,7 +12,10 @@
  * argv[2] "again": the rule fails the first receive, and rank 0 writes x
  * a second time in the same taskpool for an add into z on rank 1: the
  * second receive lands in the copy the failed one was using (it was left
- * arriving for good, and that receive waited for ever) and z = 2. */
+ * arriving for good, and that receive waited for ever) and z = 2.
+ * argv[2] "first": the rule fails the first write of y (task:1@1): the
+ * next taskpool's add, which reads y, is refused at insertion on both
+ * ranks, named; once a task wrote y the move works (y = 5). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,25 @@ static int again(weft_context_t *ctx, weft_data_t *x, weft_data_t *y, int rows, 
     return w;
 }
 
+/* y's first writer failed (see the top). */
+static void first_write(weft_context_t *ctx, weft_data_t *x, weft_data_t *y, int rows)
+{
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "moves");
+    double zero = 0;
+    CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, y, WEFT_VALUE, &zero, sizeof zero,
+                           0) == 0);
+    CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
+    CHECK(move(tp, x, y, 5) == WEFT_ERR_INVALID);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(weft_insert_task(tp, &set_cls, WEFT_W | WEFT_AFFINITY, y, WEFT_VALUE, &zero, sizeof zero,
+                           0) == 0);
+    CHECK(move(tp, x, y, 5) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    const double *py = weft_rank(ctx) == 1 ? weft_data_host_ptr(y, NULL) : NULL;
+    CHECK(weft_rank(ctx) != 1 || (py && py[0] == 5 && py[rows - 1] == 5));
+    weft_taskpool_free(tp);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -95,6 +117,15 @@ int main(int argc, char **argv)
     if (argc > 3) {
         CHECK(weft_data_set_device(x, strcmp(argv[3], "dev") == 0 ? 1 : 0) == 0);
         CHECK(weft_data_set_device(y, 1) == 0);
+    }
+    if (strcmp(argv[2], "first") == 0) {
+        first_write(ctx, x, y, rows);
+        weft_data_release(x);
+        weft_data_release(y);
+        CHECK(weft_fini(ctx) == WEFT_ERR_TASK);
+        printf("test_comm_fault rank %d: first write: %d checks, %d failed: %s\n", rank, checks,
+               failures, failures ? "FAILED" : "PASSED");
+        return failures != 0;
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "moves");
     double zero = 0;

@@ -1,6 +1,7 @@
 /* A NEW data whose first writer failed has no version on any rank, and
  * every rank treats it alike in the next taskpool, as one rank alone does:
- * a task that reads it is refused at insertion on every rank, and
+ * a task that reads it is refused at insertion on every rank, saying why,
+ * and
  * weft_data_set_init is accepted, after which a reader gets the initial
  * contents. Before, on several ranks the inference had counted the failed
  * write: set_init was refused ("has contents already"), a reader was
@@ -47,7 +48,8 @@ int main(int argc, char **argv)
     int rc = weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0);
     capture_end();
     CHECK(rc == WEFT_ERR_INVALID);
-    CHECK(captured("insert cp: reads NEW data 0 before any task wrote it"));
+    CHECK(captured("insert cp: reads NEW data 0, whose first writer failed: no version of it "
+                   "exists"));
     CHECK(weft_taskpool_wait(tp) == 0);
     CHECK(weft_data_set_init(d, NULL, NULL) == 0);
     CHECK(weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0) == 0);
