@@ -131,17 +131,6 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     log_refusal(ctx, l, seq_refused.name, &refused, what, WEFT_SUCCESS);
 }
 
-/* A call refused with no entry of its own before it: a refusal of the
- * owner only (its devices), the other ranks logging nothing. */
-static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
-                                                     describe_refused};
-
-void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
-{
-    const weft_seqcall_t refused = {.kind = &seq_call_refused};
-    log_refusal(ctx, &ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID);
-}
-
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
 {
     if (tp->ctx->nranks < 2) return;
@@ -217,9 +206,8 @@ static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(a
 
 /* The first entry where the ranks' logs differ (weft_seqcheck_first_difference).
  * differs[r]: DIFFERS when rank r's entry there differs from rank 0's,
- * REFUSED when it is a refusal, ALONE too when that refusal is of a call
- * that logs no entry where it is accepted (weft_seqcheck_refused_call). */
-enum { DIFFERS = 1, REFUSED = 2, ALONE = 4 };
+ * REFUSED when it is a refusal. */
+enum { DIFFERS = 1, REFUSED = 2 };
 
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
@@ -228,8 +216,7 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
-               (weft_seqlog_note_at(l, lo) ? REFUSED : 0) |
-               (weft_seqlog_name(l, lo) == seq_call_refused.name ? ALONE : 0);
+               (weft_seqlog_note_at(l, lo) ? REFUSED : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }
@@ -249,25 +236,19 @@ typedef struct {
     const char *verb, *what, *absent;
     const char *accepted;   /* after "made no ... #k" where another rank refused */
     const char *next;       /* after a rank's entry #k there: the one after the call it accepted */
-    const char *next_alone; /* the same where that call logs no entry (ALONE) */
 } seq_words_t;
 
 static const seq_words_t call_words = {
-    "made",
-    "data creation",
+    "made", "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
     " (it accepted the call refused there)",
-    " (it accepted the call refused there, the entry before, and made this one next)",
-    " (it accepted the call refused there, which makes no creation, and made this one next)"};
+    " (it accepted the call refused there, the entry before, and made this one next)"};
 static const seq_words_t task_words = {
-    "inserted",
-    "task",
+    "inserted", "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
     "none",
-    "",
-    "",
-    ""};
+    "", ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
@@ -282,12 +263,9 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
     char *all =
         weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
-    int refusal = 0, alone = 0;
-    for (int r = 0; r < ctx->nranks; r++) {
-        refusal |= (differs[r] & REFUSED) != 0;
-        alone |= (differs[r] & ALONE) != 0;
-    }
-    const char *next = !refusal ? "" : alone ? w->next_alone : w->next;
+    int refusal = 0;
+    for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
+    const char *next = refusal ? w->next : "";
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
         const char *e = all + (size_t)r * WEFT_SEQLOG_NOTE;

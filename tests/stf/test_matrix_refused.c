@@ -25,10 +25,14 @@
  *            takes it; the next wait names the refusal on every rank and
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
  *            and fini returned 0 before, knowing nothing of it). Every
- *            rank then creates a data: rank 1's creation #1 is named as
- *            the one it made after the call it accepted, which left no
- *            entry (it was said to follow "the entry before", which only
- *            a refused creation has).
+ *            rank then creates a data: rank 1's creation #2 is named as
+ *            the one it made after the call it accepted.
+ *   sethometwice  the same, then weft_data_set_device(d, -1), which every
+ *            rank refuses: the report names the first call as the one
+ *            rank 0 refused and rank 1 took (when only refusals were
+ *            logged, rank 1's refusal of -1 lined up with rank 0's of 2,
+ *            and the report named -1, said that rank 1 made no entry
+ *            there and had "accepted the call refused there").
  *
  *   gathernull  weft_matrix_wrap with a NULL pointer on rank 1 only, then
  *            weft_matrix_gather of it on every rank: rank 1's handle is
@@ -82,6 +86,9 @@ int main(int argc, char **argv)
         d = weft_data_new(ctx, WEFT_DOUBLE, 4, 4, 0);
         int rc = d ? weft_data_set_device(d, strcmp(c, "sethome") == 0 ? 1 : 2) : -99;
         if (rc != 0) printf("test_matrix_refused rank %d: %s set=%d\n", me, c, rc);
+        if (strcmp(c, "sethometwice") == 0)
+            printf("test_matrix_refused rank %d: %s set -1=%d\n", me, c,
+                   weft_data_set_device(d, -1));
         /* The creation each rank makes next: rank 1's #1, rank 0's #2. */
         if (strcmp(c, "sethomebad") == 0) e = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     } else if (strcmp(c, "regnull") == 0) {
