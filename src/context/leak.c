@@ -137,11 +137,19 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
     int first = status != WEFT_SUCCESS ? ctx->rank : INT_MAX;
     int shared = ctx->nranks > 1 && !ctx->diverged && !ctx->sim;
     if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (leaks) {
+    /* weft_fini returns the run's first error: a line that named another
+     * status than the one returned misled (a task's failure came first). */
+    int err = atomic_load(&ctx->error);
+    if (leaks && err != WEFT_SUCCESS)
+        weft_error("weft_fini: these leaks are an error (release every data and matrix before "
+                   "weft_fini, or set leak_report=0); it returns %d (%s), the run's first error",
+                   err, weft_strerror(err));
+    else if (leaks)
         weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every data "
                    "and matrix (weft_data_release, weft_matrix_free) before weft_fini, or set "
                    "leak_report=0",
                    WEFT_ERR_INVALID);
+    if (leaks) {
         if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
     }
     if (first == INT_MAX || !shared) return;
@@ -157,7 +165,12 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
     }
     if (status != WEFT_SUCCESS) return; /* this rank said its own */
     f.msg[sizeof f.msg - 1] = '\0';
-    weft_error("weft_fini returns %d (%s): rank %d failed at weft_fini: %s", f.status,
-               weft_strerror(f.status), first, f.msg);
+    if (err != WEFT_SUCCESS)
+        weft_error("weft_fini: rank %d failed at weft_fini (%s): %s; weft_fini returns %d (%s), "
+                   "the run's first error",
+                   first, weft_strerror(f.status), f.msg, err, weft_strerror(err));
+    else
+        weft_error("weft_fini returns %d (%s): rank %d failed at weft_fini: %s", f.status,
+                   weft_strerror(f.status), first, f.msg);
     if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = f.status;
 }
