@@ -18,6 +18,13 @@ static void misuse(const weft_task_t *t, const char *call, const char *what, int
     atomic_store(&((weft_task_t *)t)->misuse, 1);
 }
 
+/* Whether t is a task: a NULL one is named, as by every accessor. */
+static int is_task(const weft_task_t *t, const char *call)
+{
+    if (!t) weft_error("%s: NULL task", call);
+    return t != NULL;
+}
+
 /* Flow `flow` of t, or NULL after logging. */
 static const weft_flow_t *flow_of(const weft_task_t *t, int flow, const char *call)
 {
@@ -84,14 +91,12 @@ size_t weft_task_elem_size(const weft_task_t *t, int flow)
 
 int weft_task_nflows(const weft_task_t *t)
 {
-    if (!t) weft_error("weft_task_nflows: NULL task");
-    return t ? t->nflows : 0;
+    return is_task(t, "weft_task_nflows") ? t->nflows : 0;
 }
 
 int weft_task_nvalues(const weft_task_t *t)
 {
-    if (!t) weft_error("weft_task_nvalues: NULL task");
-    return t ? t->nvalues : 0;
+    return is_task(t, "weft_task_nvalues") ? t->nvalues : 0;
 }
 
 size_t weft_task_value_size(const weft_task_t *t, int i)
@@ -124,14 +129,30 @@ void weft_task_value(const weft_task_t *t, int i, void *out)
     memcpy(out, t->values + t->value_off[i], t->value_len[i]);
 }
 
-const weft_task_class_t *weft_task_class(const weft_task_t *t) { return t ? t->cls : NULL; }
-int weft_task_device(const weft_task_t *t) { return t ? t->device : -1; }
-void *weft_task_stream(const weft_task_t *t) { return t ? t->stream : NULL; }
-void *weft_task_blas_handle(const weft_task_t *t) { return t ? t->blas : NULL; }
-void *weft_task_solver_handle(const weft_task_t *t) { return t ? t->solver : NULL; }
+const weft_task_class_t *weft_task_class(const weft_task_t *t)
+{
+    return is_task(t, "weft_task_class") ? t->cls : NULL;
+}
+int weft_task_device(const weft_task_t *t)
+{
+    return is_task(t, "weft_task_device") ? t->device : -1;
+}
+void *weft_task_stream(const weft_task_t *t)
+{
+    return is_task(t, "weft_task_stream") ? t->stream : NULL;
+}
+void *weft_task_blas_handle(const weft_task_t *t)
+{
+    return is_task(t, "weft_task_blas_handle") ? t->blas : NULL;
+}
+void *weft_task_solver_handle(const weft_task_t *t)
+{
+    return is_task(t, "weft_task_solver_handle") ? t->solver : NULL;
+}
 void *weft_task_workspace(const weft_task_t *t, size_t bytes)
 {
-    return t && bytes && bytes <= t->workspace_bytes ? t->workspace : NULL;
+    return is_task(t, "weft_task_workspace") && bytes && bytes <= t->workspace_bytes ? t->workspace
+                                                                                     : NULL;
 }
 
 void weft_task_error(const weft_task_t *t, const char *fmt, ...)

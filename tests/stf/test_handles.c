@@ -136,6 +136,31 @@ static void counters(weft_context_t *ctx)
     }
 }
 
+/* Every task accessor given a NULL task names it and answers "none" (some
+ * answered silently). */
+static void null_task(void)
+{
+    capture_begin();
+    CHECK(weft_task_class(NULL) == NULL);
+    CHECK(weft_task_device(NULL) == -1);
+    CHECK(weft_task_stream(NULL) == NULL);
+    CHECK(weft_task_blas_handle(NULL) == NULL);
+    CHECK(weft_task_solver_handle(NULL) == NULL);
+    CHECK(weft_task_workspace(NULL, 8) == NULL);
+    CHECK(weft_task_nflows(NULL) == 0);
+    CHECK(weft_task_nvalues(NULL) == 0);
+    capture_end();
+    const char *calls[] = {"weft_task_class",         "weft_task_device",
+                           "weft_task_stream",        "weft_task_blas_handle",
+                           "weft_task_solver_handle", "weft_task_workspace",
+                           "weft_task_nflows",        "weft_task_nvalues"};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "%s: NULL task", calls[i]);
+        CHECK(captured(line));
+    }
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -143,6 +168,7 @@ int main(int argc, char **argv)
     wrong_kind(ctx);
     use_after_release(ctx);
     counters(ctx);
+    null_task();
     CHECK(weft_fini(ctx) == 0);
     return check_report("stf_handles");
 }
