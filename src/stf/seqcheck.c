@@ -310,6 +310,13 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
                    subject, w->verb, w->what, w->what, k, w->verb, w->verb, weft_seqlog_count(l),
                    ranks);
+    /* A task keeps only its class's name in the log (every rank logs
+     * every task, docs/SCALE.md): say what else was compared. */
+    if (have && !refused && w == &task_words)
+        weft_error("  a task is compared by its class, each flow's data, access mode, shape, "
+                   "owner and type, the rank it runs on (its AFFINITY data's owner or "
+                   "WEFT_ON_RANK) and its WEFT_DEVICE_HINT: one of them differs at #%ld",
+                   k);
     for (int r = 0; r < ctx->nranks; r++) each |= (differs[r] & REFUSED) != 0;
     if (each) log_each_rank(ctx, l, k, differs, w);
     free(differs);
