@@ -146,8 +146,13 @@ void weft_comm__cancel_recvs(weft_comm_t *c, const void *x)
 {
     MPI_Request *reqs = c->reqs.data;
     weft_comm_req_cb_t *cbs = c->cbs.data;
+    /* A request that completed in the Testsome whose callbacks are being
+     * run is MPI_REQUEST_NULL already, its callback still to come: it is
+     * over, not to be cancelled (MPI_Cancel of it aborted the job with
+     * MPI_ERR_REQUEST when the sender's ABORT came in the same batch as a
+     * chunk). */
     for (size_t i = 0; i < c->reqs.n; i++)
-        if (cbs[i].fn && cbs[i].a == x) MPI_Cancel(&reqs[i]);
+        if (cbs[i].fn && cbs[i].a == x && reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&reqs[i]);
 }
 
 /* Tests every request once; runs the callbacks of the finished ones.

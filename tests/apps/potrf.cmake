@@ -234,6 +234,19 @@ weft_app_test(potrf_emu_staged_copy_fault_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT
   EXPECT "^weft\\[%r\\] error: taskpool potrf failed: rank 1: receive of data [0-9]+ v[0-9]+ from rank 0 failed: the device copy of a chunk failed"
   ARGS -N 300 -t 64 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu --weft-comm_transport=staged
        --weft-fault_inject=device_copy:2@1)
+# A staged send that fails part-way through its chunks (a post of rank 0
+# fails, many chunks of 4 KiB a tile): the receiver cancels the receives
+# still posted. One of them could have completed in the same MPI_Testsome
+# as the sender's ABORT, its request already MPI_REQUEST_NULL: MPI_Cancel
+# of it aborted the job (MPI_ERR_REQUEST, 9 runs in 10). Every rank now
+# names the failed send (or, where that post was a receive's, the receive).
+weft_expect_test(potrf_emu_staged_abort_mid_r2 TIMEOUT 90 RANKS 2
+  CHECKS --status clean
+    --match "^weft\\[%r\\] error: taskpool potrf failed: rank 0: (send of data [0-9]+ v[0-9]+ to|receive of data [0-9]+ v[0-9]+ from) rank 1 failed: posting "
+    --reject "MPI_Cancel|MPI_ERR"
+  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
+      -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
+      --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-fault_inject=comm_post:50@0)
 weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
   EXPECT "^weft\\[0\\] error: taskpool potrf failed: rank 0: task [a-z]+ #[0-9]+ failed"
          "^weft\\[0\\] error: weft_fini: device emu[12] failed during the run"
