@@ -140,11 +140,21 @@ static inline int app_check_due(const app_opts_t *o, int64_t r)
     return o->check == 1 || (o->check == 2 && r == 0);
 }
 
+/* A failed check on a rank other than 0, which prints the verdict: a
+ * line on its stderr, so that no rank exits 1 without one of its own. */
+static inline void app_failed_here(weft_context_t *ctx, const char *prog)
+{
+    if (weft_rank(ctx) != 0)
+        fprintf(stderr, "%s: rank %d: the check FAILED (rank 0 prints the residual)\n", prog,
+                weft_rank(ctx));
+}
+
 /* The verdict on a scaled residual: its line on rank 0, 0 or 1. */
-static inline int app_verdict(weft_context_t *ctx, double resid, double max)
+static inline int app_verdict(weft_context_t *ctx, const char *prog, double resid, double max)
 {
     int passed = resid < max;
     if (weft_rank(ctx) == 0) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
+    if (!passed) app_failed_here(ctx, prog);
     return passed ? 0 : 1;
 }
 

@@ -359,7 +359,7 @@ static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, 
     double resid = 0.0;
     rc = gemm_residual(ctx, tp, x, o, &resid);
     if (rc < 0) return rc;
-    return app_verdict(ctx, resid, GEMM_RESIDUAL_MAX) != 0 ? 1 : bad;
+    return app_verdict(ctx, GEMM_NAME, resid, GEMM_RESIDUAL_MAX) != 0 ? 1 : bad;
 }
 
 static int gemm_setup(weft_context_t *ctx, const void *opts, void *data)

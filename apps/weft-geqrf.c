@@ -321,6 +321,7 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
         printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld TREE= %s) : %s\n", res[0],
                res[1], (long long)o->m, (long long)o->ib, qr_tree_words[o->tree],
                passed ? "PASSED" : "FAILED");
+    if (!passed) app_failed_here(ctx, QR_NAME);
     return passed ? 0 : 1;
 }
 

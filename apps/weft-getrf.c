@@ -359,7 +359,7 @@ static int getrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     if (rc < 0 || !app_check_due(&o->c, r)) return rc;
     double resid = 0.0;
     rc = app_resid_check(ctx, tp, GETRF_NAME, &o->c, getrf_insert_residual, d, &resid);
-    return rc < 0 ? rc : app_verdict(ctx, resid, GETRF_RESIDUAL_MAX);
+    return rc < 0 ? rc : app_verdict(ctx, GETRF_NAME, resid, GETRF_RESIDUAL_MAX);
 }
 
 static const app_driver_t getrf_app = {

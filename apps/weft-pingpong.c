@@ -551,6 +551,9 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
     if (s.rank == 0)
         printf(PP_NAME ": tile counters and message counts %s\n",
                any ? "FAILED (see above)" : "verified");
+    else if (any) /* every rank exits 1: none without a line of its own */
+        fprintf(stderr, PP_NAME ": rank %d: the counters FAILED %s\n", s.rank,
+                failed ? "here (see above)" : "on another rank (see its lines)");
     rc = any;
 out:
     free(s.buf);

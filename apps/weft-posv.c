@@ -251,7 +251,7 @@ static int posv_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, 
     if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
     rc = posv_residual(ctx, tp, d->a, d->b, o, seed_b, &resid);
-    return rc < 0 ? rc : app_verdict(ctx, resid, POSV_RESIDUAL_MAX);
+    return rc < 0 ? rc : app_verdict(ctx, POSV_NAME, resid, POSV_RESIDUAL_MAX);
 }
 
 static int posv_setup(weft_context_t *ctx, const void *opts, void *data)

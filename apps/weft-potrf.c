@@ -236,7 +236,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
     rc = app_resid_check(ctx, tp, POTRF_NAME, &o->c, potrf_insert_residual, d, &resid);
-    return rc < 0 ? rc : app_verdict(ctx, resid, POTRF_RESIDUAL_MAX);
+    return rc < 0 ? rc : app_verdict(ctx, POTRF_NAME, resid, POTRF_RESIDUAL_MAX);
 }
 
 static const app_driver_t potrf_app = {

@@ -71,7 +71,7 @@ void weft_comm__ctrl_stop(weft_comm_t *c)
     MPI_Request *reqs = c->reqs.data;
     weft_comm_req_cb_t *cbs = c->cbs.data;
     for (size_t i = 0; i < c->reqs.n; i++) {
-        if (cbs[i].fn != on_ctrl) continue;
+        if (cbs[i].fn != on_ctrl || reqs[i] == MPI_REQUEST_NULL) continue;
         MPI_Cancel(&reqs[i]);
         MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
     }

@@ -88,6 +88,15 @@ static size_t zone_bytes(const weft_device_t *dev)
 static int make_zone(weft_device_t *dev)
 {
     size_t bytes = zone_bytes(dev);
+    size_t limit = (size_t)weft_params_int(dev->params, "device_memory_limit");
+    if (bytes < WEFT_ZONE_ALIGNMENT && limit > 0 && limit < WEFT_ZONE_ALIGNMENT) {
+        /* The cap itself is below the zone's unit: the device's memory
+         * was never the problem (the line below said 1 GiB free). */
+        weft_error("%s: no memory for its zone: device_memory_limit=%zu is below the %d bytes "
+                   "of the zone's smallest unit (raise it)",
+                   dev->name, limit, (int)WEFT_ZONE_ALIGNMENT);
+        return WEFT_ERR_DEVMEM;
+    }
     if (bytes < WEFT_ZONE_ALIGNMENT) {
         weft_error("%s: no memory for its zone: %zu bytes in all, %zu free, shared by %d "
                    "rank%s of the node, %zu bytes kept for each outside its zone (raise "

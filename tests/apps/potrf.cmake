@@ -247,6 +247,11 @@ weft_expect_test(potrf_emu_staged_abort_mid_r2 TIMEOUT 90 RANKS 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
       -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
       --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-fault_inject=comm_post:50@0)
+# A device_memory_limit below the zone's unit is named as the cause (the
+# line said the device had 1 GiB free, and to raise the limit or the use).
+weft_app_test(potrf_emu_limit_below_unit FAIL EXE weft-potrf RANKS 2 TIMEOUT 60
+  EXPECT "^weft\\[%r\\] error: emu1: no memory for its zone: device_memory_limit=8 is below the 256 bytes of the zone's smallest unit"
+  ARGS -N 600 -t 96 -g 1 -c 1 --check --weft-device_type=emu --weft-device_memory_limit=8)
 weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
   EXPECT "^weft\\[0\\] error: taskpool potrf failed: rank 0: task [a-z]+ #[0-9]+ failed"
          "^weft\\[0\\] error: weft_fini: device emu[12] failed during the run"
