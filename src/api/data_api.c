@@ -8,6 +8,7 @@
 #include "sched/task.h"
 #include "devmgr/devmgr.h"
 #include "stf/insert.h"
+#include "stf/newread.h"
 #include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"

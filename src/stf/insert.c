@@ -11,6 +11,7 @@
 #include "sched/task.h"
 #include "sched/upcoming.h"
 #include "stf/insert.h"
+#include "stf/newread.h"
 #include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
@@ -129,13 +130,6 @@ static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nar
     return WEFT_SUCCESS;
 }
 
-int weft_insert_never_written(const weft_data_t *d)
-{
-    const weft_stf_rec_t *rec = weft_stf_rec(d);
-    return (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) && d->version == 0 &&
-           weft_remote_version(d) == 0;
-}
-
 /* Every rank answers alike: open_wave is set by every insertion on every
  * rank, whichever rank runs the task. */
 const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d)
@@ -155,35 +149,6 @@ static const weft_taskpool_t *open_elsewhere(const weft_taskpool_t *tp, const we
     return weft_insert_open_pool(d);
 }
 
-/* A NEW data that only its owner's host wrote (an acquire for write, a
- * device registration with current contents), no initialiser, no task:
- * the other ranks cannot see that local write and refuse a task that
- * reads it, so the owner refuses it too (it accepted: the ranks' sequences
- * parted, and every later wait failed with WEFT_ERR_MISMATCH). */
-static int written_by_owner_host_only(const weft_data_t *d)
-{
-    /* The flags first: they sit in the data's first cache line, which
-     * every rank reads at every insertion (docs/SCALE.md); most data are
-     * no NEW data, and the context is not read for them. */
-    return (d->flags & (WEFT_DATA_NEW | WEFT_DATA_MADE_NEW | WEFT_DATA_INIT)) ==
-               WEFT_DATA_MADE_NEW &&
-           weft_remote_version(d) == 0 && d->ctx->nranks > 1;
-}
-
-/* The same for a reducible data with an initialiser (the one kind whose
- * owner may write it outside tasks, api/data_api.c): the other ranks make
- * its initial contents themselves and accept a task that reads it, so the
- * owner's refusal parts the ranks' sequences (every rank's wait then
- * fails, WEFT_ERR_MISMATCH, the owner's line naming why), where accepting
- * it had the other ranks read the initial contents, or wait for ever for
- * a tile the owner sent. */
-static int init_overwritten_by_owner_host(const weft_data_t *d)
-{
-    return (d->flags & (WEFT_DATA_NEW | WEFT_DATA_MADE_NEW | WEFT_DATA_INIT)) ==
-               (WEFT_DATA_MADE_NEW | WEFT_DATA_INIT) &&
-           d->version == 0 && weft_remote_version(d) == 0 && d->ctx->nranks > 1;
-}
-
 /* Sets bit i of *init for each flow i that reads a NEW data never written
  * that has an initialiser (weft_data_set_init): the rank that runs t makes
  * its contents. by_weft: t is weft's own (a reduction's fold into its data
@@ -193,35 +158,9 @@ static int check_flows(const weft_task_t *t, unsigned *init, int by_weft)
     *init = 0;
     for (int i = 0; i < t->nflows; i++) {
         const weft_data_t *d = t->flow[i].data;
-        int never_written = weft_insert_never_written(d);
-        int reads = (t->flow[i].mode & WEFT_R) != 0;
-        if (never_written && reads && (d->flags & WEFT_DATA_INIT))
-            *init |= 1u << i;
-        else if (never_written && reads && (d->flags & WEFT_DATA_FIRST_FAILED)) {
-            weft_error("insert %s: reads NEW data %llu, whose first writer failed: no version "
-                       "of it exists; write it (WEFT_W) or give it initial contents "
-                       "(weft_data_set_init) first",
-                       t->cls->name, (unsigned long long)d->key);
-            return WEFT_ERR_INVALID;
-        } else if (never_written && reads) {
-            weft_error("insert %s: reads NEW data %llu before any task wrote it (give it "
-                       "initial contents with weft_data_set_init)",
-                       t->cls->name, (unsigned long long)d->key);
-            return WEFT_ERR_INVALID;
-        } else if (reads && written_by_owner_host_only(d)) {
-            weft_error("insert %s: reads NEW data %llu, whose contents only this rank's host "
-                       "wrote: the other ranks cannot see that write and refuse the task; on "
-                       "several ranks give it contents with weft_data_set_init or a task",
-                       t->cls->name, (unsigned long long)d->key);
-            return WEFT_ERR_INVALID;
-        } else if (reads && !by_weft && init_overwritten_by_owner_host(d)) {
-            weft_error("insert %s: reads NEW data %llu, which only this rank's host wrote "
-                       "before any task did: the other ranks make its initial contents "
-                       "(weft_data_set_init) themselves and cannot see that write; reduce into "
-                       "it or write it in a task first",
-                       t->cls->name, (unsigned long long)d->key);
-            return WEFT_ERR_INVALID;
-        }
+        int rc = weft_newread_check(t, i, by_weft);
+        if (rc > 0) *init |= 1u << i;
+        if (rc < 0) return rc;
         if (d->host_access) {
             weft_error("insert %s: data %llu is acquired by the host (weft_data_host_acquire): "
                        "call weft_data_host_release on it before inserting tasks that use it",

@@ -33,9 +33,6 @@ int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cl
                                 const weft_arg_t *args, int nargs, const weft_task_class_t *kept);
 /* A task structure for the walked task w, its data retained. NULL: no memory. */
 weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w);
-/* A NEW data that no task wrote yet (in this run, on any rank) and this
- * rank holds no contents of: a host write on its owner counts there only. */
-int weft_insert_never_written(const weft_data_t *d);
 /* Whether cls gives a body for some device type (a batch body alone
  * cannot run a task that does not batch): a class without one is refused
  * by insertion and by a graph alike. */

@@ -9,6 +9,7 @@
 
 #include "params/params.h"
 #include "stf/insert.h"
+#include "stf/newread.h"
 #include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
