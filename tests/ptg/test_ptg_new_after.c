@@ -6,7 +6,10 @@
  * wrote, silently. The graph's one task (rank 0, the owner) writes 42 + j
  * into T; then each rank k inserts a copy of T into its own Y[k]; every
  * rank checks its Y, and a weft_data_set_init of T after the graph is
- * refused on every rank ("it has contents already"). */
+ * refused on every rank ("it has contents already"). Argument "sim", in a
+ * simulation of rank 0 (no body runs, nothing to check in Y): the
+ * simulated owner counted the graph's write too (it counted none, and
+ * refused the readers as reading a NEW data no task wrote). */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +44,7 @@ int main(int argc, char **argv)
     REQUIRE(ctx != NULL);
     int me = weft_rank(ctx), R = weft_nranks(ctx);
     int with_init = argc > 1 && strcmp(argv[1], "init") == 0;
+    int sim = argc > 1 && strcmp(argv[1], "sim") == 0;
     ptg_one_data = weft_data_new(ctx, WEFT_DOUBLE, N, 1, 0);
     REQUIRE(ptg_one_data != NULL);
     if (with_init) CHECK(weft_data_set_init(ptg_one_data, NULL, NULL) == WEFT_SUCCESS);
@@ -62,13 +66,16 @@ int main(int argc, char **argv)
         CHECK(weft_insert_task(tp, &copy_class, WEFT_W, Y[k], WEFT_R, ptg_one_data, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     int bad = 0;
-    for (int i = 0; i < N; i++) bad += y[i] != 42 + i;
+    for (int i = 0; i < N && !sim; i++) bad += y[i] != 42 + i;
     CHECK(bad == 0);
     weft_taskpool_free(tp);
     for (int k = 0; k < R; k++) weft_data_release(Y[k]);
     weft_data_release(ptg_one_data);
     CHECK(weft_fini(ctx) == WEFT_SUCCESS);
-    printf("test_ptg_new_after rank %d: %s %s\n", me, with_init ? "init" : "plain",
+    printf("test_ptg_new_after rank %d: %s %s\n", me,
+           sim         ? "sim"
+           : with_init ? "init"
+                       : "plain",
            bad ? "wrong" : "ok");
     return check_report("test_ptg_new_after");
 }
