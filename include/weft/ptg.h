@@ -64,11 +64,11 @@ typedef struct weft_ptg_class {
     int (*consumers)(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg);
     /* Optional (NULL: each rank walks the whole space): the indices of
      * dimension `dim` (given idx[0 .. dim-1]) where tasks of `rank` can be,
-     * as *lo, *lo + *step, ... up to *hi (*step >= 1), inside range's
-     * bounds. It may give more than the rank's tasks (rank decides) but
-     * never fewer: weft checks it for every task of another rank that a
-     * local task names. With it a rank's build costs what its own tasks
-     * cost, not the size of the graph. */
+     * as *lo, *lo + *step, ... up to *hi (*step >= 1; less is taken as 1),
+     * inside range's bounds. It may give more than the rank's tasks (rank
+     * decides) but never fewer: weft checks it for every task of another
+     * rank that a local task names. With it a rank's build costs what its
+     * own tasks cost, not the size of the graph. */
     void (*local_range)(const int *idx, int dim, int rank, int *lo, int *hi, int *step,
                         const void *arg);
 } weft_ptg_class_t;
