@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <lapacke.h>
+#include <mpi.h>
 #include <weft/weft.h>
 
 #include "app_cli.h"
@@ -147,20 +148,34 @@ static inline int app_check_due(const app_opts_t *o, int64_t r)
 }
 
 /* A failed check on a rank other than 0, which prints the verdict: a
- * line on its stderr, so that no rank exits 1 without one of its own. */
-static inline void app_failed_here(weft_context_t *ctx, const char *prog)
+ * line on its stderr, so that no rank exits 1 without one of its own;
+ * mine: whether this rank's own totals passed. */
+static inline void app_failed_here(weft_context_t *ctx, const char *prog, int mine)
 {
     if (weft_rank(ctx) != 0)
-        fprintf(stderr, "%s: rank %d: the check FAILED (rank 0 prints the residual)\n", prog,
-                weft_rank(ctx));
+        fprintf(stderr, "%s: rank %d: the check FAILED %s\n", prog, weft_rank(ctx),
+                mine ? "on another rank" : "here (rank 0 prints the residual)");
 }
 
-/* The verdict on a scaled residual: its line on rank 0, 0 or 1. */
+/* Whether every rank's check passed: rank 0's line and every rank's exit
+ * say the same (rank 0 printed PASSED while a rank whose totals never came
+ * out failed). Collective. */
+static inline int app_all_passed(int passed)
+{
+    int all = passed;
+    MPI_Allreduce(&passed, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* The verdict on a scaled residual (NaN fails): its line on rank 0, 0 or
+ * 1 on every rank alike. */
 static inline int app_verdict(weft_context_t *ctx, const char *prog, double resid, double max)
 {
-    int passed = resid < max;
-    if (weft_rank(ctx) == 0) printf("residual = %.6e : %s\n", resid, passed ? "PASSED" : "FAILED");
-    if (!passed) app_failed_here(ctx, prog);
+    int mine = resid < max, passed = app_all_passed(mine);
+    if (weft_rank(ctx) == 0)
+        printf("residual = %.6e : %s%s\n", resid, passed ? "PASSED" : "FAILED",
+               mine && !passed ? " (another rank's check failed)" : "");
+    if (!passed) app_failed_here(ctx, prog, mine);
     return passed ? 0 : 1;
 }
 

@@ -13,6 +13,7 @@
 #ifndef WEFT_APPS_APP_SUMS_H
 #define WEFT_APPS_APP_SUMS_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -83,11 +84,20 @@ static int app_sums_out(weft_task_t *t)
         weft_task_value_get(t, 1, &nranks, sizeof nranks) != 0 ||
         weft_task_value_get(t, 2, &adds, sizeof adds) != 0)
         return -1;
-    if (s[(w + 1) * ld] != (double)nranks) {
+    double parts = s[(w + 1) * ld];
+    if (parts != (double)nranks && (parts < 0 || parts > nranks || parts != floor(parts))) {
+        /* No count at all: the zero of a rank's sums did not run. */
+        weft_task_error(t,
+                        "the check's totals hold no count of the %d ranks' parts (%g): a task of "
+                        "the check did not run",
+                        nranks, parts);
+        return -2;
+    }
+    if (parts != (double)nranks) {
         weft_task_error(t,
                         "the check's totals hold %g of the %d ranks' parts: a task of the check "
                         "did not run",
-                        s[(w + 1) * ld], nranks);
+                        parts, nranks);
         return -2;
     }
     if (s[w * ld] != (double)adds) {
@@ -152,12 +162,13 @@ static inline int app_sums_resid(weft_task_t *t, const app_resid_t *r)
 typedef struct app_sums {
     weft_matrix_t *m; /* NULL: could not be created */
     int64_t adds;
+    int w; /* the sums */
 } app_sums_t;
 
 static app_sums_t app_sums_new(weft_context_t *ctx, int w)
 {
     int nranks = weft_nranks(ctx), cols = w + APP_SUMS_COUNTS;
-    app_sums_t S = {weft_matrix_new(ctx, WEFT_DOUBLE, nranks, cols, 1, cols, nranks, 1), 0};
+    app_sums_t S = {weft_matrix_new(ctx, WEFT_DOUBLE, nranks, cols, 1, cols, nranks, 1), 0, w};
     return S;
 }
 
@@ -204,6 +215,9 @@ static int app_sums_insert_out(weft_taskpool_t *tp, const app_sums_t *S, double 
 {
     int nranks = weft_matrix_mt(S->m), rc = 0;
     int64_t adds = S->adds;
+    /* Totals no task wrote (its out task did not run) read as NaN: no
+     * residual passes with them. */
+    for (int c = 0; c < S->w; c++) out[c] = NAN;
     for (int i = 0; i < nranks && rc >= 0; i++)
         rc = weft_insert_task(tp, &app_class_sums_out, WEFT_R | WEFT_AFFINITY,
                               weft_tile(S->m, i, 0), WEFT_VALUE, &out, sizeof out, WEFT_VALUE,

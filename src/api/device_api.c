@@ -138,7 +138,15 @@ int weft_data_set_device(weft_data_t *d, int device)
      * refusal of another call on another rank and was reported as that). */
     weft_seqcheck_call(d->ctx, &seq_set_device,
                        (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, device});
-    if (device < 0 || (owner && device > d->ctx->ndevices)) {
+    if (device < 0) {
+        /* Any rank knows this one: no rank's range is claimed as the owner's. */
+        weft_error("weft_data_set_device: device %d of data %llu is negative (0 is the host, 1 "
+                   "and up the accelerators of its owner, rank %d)",
+                   device, (unsigned long long)d->key, d->owner_rank);
+        weft_seqcheck_refused(d->ctx);
+        return WEFT_ERR_INVALID;
+    }
+    if (owner && device > d->ctx->ndevices) {
         weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner rank "
                    "%d",
                    device, d->ctx->ndevices, (unsigned long long)d->key, d->owner_rank);

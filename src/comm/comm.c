@@ -87,10 +87,10 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
                  c->reqs.n, then);
         return WEFT_ERR_NOMEM;
     }
-    const char *what = kind == POST_SEND ? "Isend" : "Irecv";
+    const char *what = kind == POST_SEND ? "Isend to" : "Irecv from";
     if (kind != POST_CTRL_RECV && weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_POST, NULL)) {
-        weft_log(level, -1, "comm: MPI_%s to rank %d (tag %d) fails (fault_inject)%s", what, peer,
-                 tag, then);
+        weft_log(level, -1, "comm: MPI_%s rank %d (tag %d) fails (fault_inject)%s", what, peer, tag,
+                 then);
         return WEFT_ERR_MPI;
     }
     MPI_Request r;
@@ -100,7 +100,7 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(err, msg, &len);
-        weft_log(level, -1, "comm: MPI_%s to rank %d (tag %d) failed: %s%s", what, peer, tag, msg,
+        weft_log(level, -1, "comm: MPI_%s rank %d (tag %d) failed: %s%s", what, peer, tag, msg,
                  then);
         return WEFT_ERR_MPI;
     }

@@ -131,6 +131,14 @@ foreach(case "gemm;sqnorm;" "potrf;resid_norm;" "getrf;resid_norm;" "posv;check_
     EXPECT "weft\\[0\\] error: ${LOST_NORM}" "weft\\[1\\] error: ${LOST_NORM}"
     ARGS -N 120 -t 30 -c 1 ${case} --check --weft-fault_inject=task_skip:${class}:1)
 endforeach()
+# The task that brings a rank's totals to its host skipped on rank 2 only:
+# that rank failed its check while rank 0 printed PASSED and exited 0. The
+# verdict is every rank's now (the totals start as NaN).
+weft_app_test(potrf_check_lost_out_r3 FAIL EXE weft-potrf RANKS 3
+  EXPECT "^residual = .* : FAILED [(]another rank's check failed[)]$"
+         "^weft-potrf: rank 2: the check FAILED here"
+         "^weft-potrf: rank 1: the check FAILED on another rank$"
+  ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:sums_out:1@2)
 weft_app_test(gemm_stress_check_lost_step FAIL EXE weft-gemm-stress EXPECT "${LOST_WRITE}"
   ARGS -t 20 --depth 4 --width 3 -c 1 --check --weft-fault_inject=task_skip:gs_step:3)
 
