@@ -355,6 +355,9 @@ static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, 
     if (weft_stats_get(ctx, &after) != 0) return WEFT_ERR_INTERNAL;
     app_report(ctx, &tm, "dgemm", &o->c, "", 2.0 * (double)o->m * (double)o->c.n * (double)o->k);
     int bad = gemm_check_activations(ctx, x, after.activations_sent - before.activations_sent);
+    /* Every rank's: a rank alone stopping its runs would leave the others
+     * in the next run's wait. */
+    bad = !app_all_passed(!bad);
     if (!app_check_due(&o->c, r)) return bad;
     double resid = 0.0;
     rc = gemm_residual(ctx, tp, x, o, &resid);

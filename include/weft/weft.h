@@ -210,7 +210,9 @@ typedef void (*weft_data_init_fn)(void *ptr, int64_t ld, int rows, int cols, voi
  * NEW or was written already, or that a taskpool not waited for uses. On
  * several ranks, until a task writes d, a write outside tasks on its owner
  * (weft_data_host_ptr, a host acquire with WEFT_W, a device registration
- * with current contents) is refused: the other ranks would never see it. */
+ * with current contents) is refused: the other ranks would never see it;
+ * unless d is reducible (weft_data_set_reduction), whose reductions start
+ * from the owner's contents. */
 WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg);
 
 /* Host memory that the user owns (MANAGED), held by rank owner_rank:

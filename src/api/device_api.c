@@ -110,15 +110,6 @@ int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn st
     return WEFT_SUCCESS;
 }
 
-static void describe_set_device(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text,
-                                size_t n)
-{
-    snprintf(text, n, "%s(data %lld, device %lld)", kind->name, (long long)arg[0],
-             (long long)arg[1]);
-}
-
-static const weft_seqcall_kind_t seq_set_device = {"weft_data_set_device", describe_set_device};
-
 int weft_data_set_device(weft_data_t *d, int device)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_set_device", 1))
@@ -131,26 +122,21 @@ int weft_data_set_device(weft_data_t *d, int device)
     /* Every rank sees the same open taskpool (its insertion marks d), so
      * every rank refuses alike: no sequence entry. */
     if (weft_data_check_between(d, "weft_data_set_device") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    /* Only the owner knows its devices: the other ranks learn of a refusal
-     * there at the next agreement. Every rank logs the call, accepted or
-     * not, so that a refusal on the owner alone is named as that call (a
-     * refusal logged with no entry where accepted lined up with the next
-     * refusal of another call on another rank and was reported as that). */
-    weft_seqcheck_call(d->ctx, &seq_set_device,
-                       (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, device});
-    if (device < 0) {
-        /* Any rank knows this one: no rank's range is claimed as the owner's. */
-        weft_error("weft_data_set_device: device %d of data %llu is negative (0 is the host, 1 "
-                   "and up the accelerators of its owner, rank %d)",
-                   device, (unsigned long long)d->key, d->owner_rank);
-        weft_seqcheck_refused(d->ctx);
-        return WEFT_ERR_INVALID;
-    }
-    if (owner && device > d->ctx->ndevices) {
-        weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner rank "
-                   "%d",
-                   device, d->ctx->ndevices, (unsigned long long)d->key, d->owner_rank);
-        weft_seqcheck_refused(d->ctx);
+    if (device < 0 || (owner && device > d->ctx->ndevices)) {
+        if (device < 0) /* any rank knows: no rank's range claimed as the owner's */
+            weft_error("weft_data_set_device: device %d of data %llu is negative (0 is the host, "
+                       "1 and up the accelerators of its owner, rank %d)",
+                       device, (unsigned long long)d->key, d->owner_rank);
+        else
+            weft_error("weft_data_set_device: device %d is not in [0, %d] on data %llu's owner "
+                       "rank %d",
+                       device, d->ctx->ndevices, (unsigned long long)d->key, d->owner_rank);
+        /* Only the owner knows its devices: the other ranks learn of the
+         * refusal at the next agreement. */
+        char what[96];
+        snprintf(what, sizeof what, "weft_data_set_device(data %llu, device %d)",
+                 (unsigned long long)d->key, device);
+        weft_seqcheck_refused_call(d->ctx, what);
         return WEFT_ERR_INVALID;
     }
     d->home_device = device;

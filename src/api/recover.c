@@ -169,7 +169,9 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
          * ranks' inference had counted that write, so a reader inserted
          * next was accepted on several ranks (refused on one) and failed
          * at run time, by an "internal error" where another rank read it. */
-        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && !f[FACT_NOT_NEW]) {
+        /* (A version a failed body overwrote was made, if lost: not this.) */
+        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && f[FACT_DESTROYED] == 0 &&
+            !f[FACT_NOT_NEW]) {
             weft_remote_forget(d);
             d->flags |= WEFT_DATA_FIRST_FAILED;
         }

@@ -387,6 +387,9 @@ int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
     weft_data_lock(d);
     int have = weft_data_valid_copies_locked(d) > 0;
     weft_data_copy_t *h = d->copies[0];
+    /* Only one no task or transfer reads (the failed writer's copy is
+     * left mid-write: its transfer state says so, and nothing uses it). */
+    if (h && h->readers > 0) h = NULL;
     weft_data_unlock(d);
     if (have) return WEFT_SUCCESS;
     /* A host copy without contents (made for a first writer that failed)

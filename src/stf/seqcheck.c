@@ -97,14 +97,15 @@ static void refusal_reason(int status, char *text, size_t n)
 }
 
 /* Folds a refusal into l (the same on every rank that refuses: ranks that
- * refused alike stay in step) and keeps its words with it. */
+ * refused alike stay in step), with detail (0: none) telling refusals of
+ * different calls apart, and keeps its words with it. */
 static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marker, const void *rec,
-                        const char *what, int status)
+                        const char *what, int status, uint64_t detail)
 {
     char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
     refusal_reason(status, reason, sizeof reason);
     snprintf(note, sizeof note, "%.100s: %.150s", what, reason);
-    if (seqlog_add(l, weft_seqcheck_hash_str(marker), marker, rec) == WEFT_SUCCESS)
+    if (seqlog_add(l, weft_seqcheck_hash_str(marker) ^ detail, marker, rec) == WEFT_SUCCESS)
         weft_seqlog_note(l, note, ctx->fault);
 }
 
@@ -128,7 +129,22 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     long n = weft_seqlog_count(l);
     if (n > 0) entry_text(l, n - 1, what, sizeof what);
     const weft_seqcall_t refused = {.kind = &seq_refused};
-    log_refusal(ctx, l, seq_refused.name, &refused, what, WEFT_SUCCESS);
+    log_refusal(ctx, l, seq_refused.name, &refused, what, WEFT_SUCCESS, 0);
+}
+
+/* A call refused with no entry of its own before it: a refusal of the
+ * owner only (its devices), the other ranks logging nothing. */
+static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this rank",
+                                                     describe_refused};
+
+void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
+{
+    const weft_seqcall_t refused = {.kind = &seq_call_refused};
+    /* The call's words are hashed in: two refusals of different calls (the
+     * owner's alone, then one every rank made) no longer line up as one,
+     * which named the wrong call. */
+    log_refusal(ctx, &ctx->calls, seq_call_refused.name, &refused, what, WEFT_ERR_INVALID,
+                weft_seqcheck_hash_str(what));
 }
 
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
@@ -136,7 +152,7 @@ void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int s
     if (tp->ctx->nranks < 2) return;
     char what[WEFT_SEQ_TEXT];
     snprintf(what, sizeof what, "task %s", cls_name);
-    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status);
+    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status, 0);
 }
 
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
@@ -206,8 +222,9 @@ static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(a
 
 /* The first entry where the ranks' logs differ (weft_seqcheck_first_difference).
  * differs[r]: DIFFERS when rank r's entry there differs from rank 0's,
- * REFUSED when it is a refusal. */
-enum { DIFFERS = 1, REFUSED = 2 };
+ * REFUSED when it is a refusal, ALONE too when that refusal is of a call
+ * that logs no entry where it is accepted (weft_seqcheck_refused_call). */
+enum { DIFFERS = 1, REFUSED = 2, ALONE = 4 };
 
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
@@ -216,7 +233,8 @@ static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *d
     int64_t root = weft_seqlog_at(l, lo);
     MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
-               (weft_seqlog_note_at(l, lo) ? REFUSED : 0);
+               (weft_seqlog_note_at(l, lo) ? REFUSED : 0) |
+               (weft_seqlog_name(l, lo) == seq_call_refused.name ? ALONE : 0);
     MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
     return lo;
 }
@@ -236,19 +254,25 @@ typedef struct {
     const char *verb, *what, *absent;
     const char *accepted;   /* after "made no ... #k" where another rank refused */
     const char *next;       /* after a rank's entry #k there: the one after the call it accepted */
+    const char *next_alone; /* the same where that call logs no entry (ALONE) */
 } seq_words_t;
 
 static const seq_words_t call_words = {
-    "made", "data creation",
+    "made",
+    "data creation",
     "a creation made on some ranks only: every rank must make the same creations in the "
     "same order",
     " (it accepted the call refused there)",
-    " (it accepted the call refused there, the entry before, and made this one next)"};
+    " (it accepted the call refused there, the entry before, and made this one next)",
+    " (it accepted the call refused there, which makes no creation, and made this one next)"};
 static const seq_words_t task_words = {
-    "inserted", "task",
+    "inserted",
+    "task",
     "every rank must insert the same tasks in the same order; a refused insertion counts as "
     "none",
-    "", ""};
+    "",
+    "",
+    ""};
 
 /* Every rank logs what each rank made at position k, so that a creation
  * made on some ranks only (a weft_data_register inside "if (rank == 0)")
@@ -263,9 +287,12 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
     char *all =
         weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
-    int refusal = 0;
-    for (int r = 0; r < ctx->nranks; r++) refusal |= (differs[r] & REFUSED) != 0;
-    const char *next = refusal ? w->next : "";
+    int refusal = 0, alone = 0;
+    for (int r = 0; r < ctx->nranks; r++) {
+        refusal |= (differs[r] & REFUSED) != 0;
+        alone |= (differs[r] & ALONE) != 0;
+    }
+    const char *next = !refusal ? "" : alone ? w->next_alone : w->next;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         if (r != 0 && !differs[r]) continue;
         const char *e = all + (size_t)r * WEFT_SEQLOG_NOTE;

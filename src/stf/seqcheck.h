@@ -66,6 +66,12 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
  * only (an argument read on one rank, its devices, memory) is named on
  * every rank at the next agreement, with the refusing rank's reason. */
 void weft_seqcheck_refused(weft_context_t *ctx);
+/* The same for a call that is no creation and that only some ranks check
+ * (weft_data_set_device: the data's owner, against its devices), after
+ * its error was logged: what names the call and its arguments. The ranks
+ * that accepted it log nothing, so the next agreement names the refusal
+ * on every rank. */
+void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what);
 /* The same for an insertion of a task of class cls_name that this rank
  * refused with status (its error logged), into tp's sequence (nranks > 1). */
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status);

@@ -25,14 +25,16 @@
  *            takes it; the next wait names the refusal on every rank and
  *            returns WEFT_ERR_MISMATCH, as weft_fini does (rank 1's wait
  *            and fini returned 0 before, knowing nothing of it). Every
- *            rank then creates a data: rank 1's creation #2 is named as
- *            the one it made after the call it accepted.
+ *            rank then creates a data: rank 1's creation #1 is named as
+ *            the one it made after the call it accepted, which left no
+ *            entry (it was said to follow "the entry before", which only
+ *            a refused creation has).
  *   sethometwice  the same, then weft_data_set_device(d, -1), which every
- *            rank refuses: the report names the first call as the one
- *            rank 0 refused and rank 1 took (when only refusals were
- *            logged, rank 1's refusal of -1 lined up with rank 0's of 2,
- *            and the report named -1, said that rank 1 made no entry
- *            there and had "accepted the call refused there").
+ *            rank refuses: each rank's refusal there is named with its
+ *            call (rank 1's refusal of -1 lined up with rank 0's of 2 as
+ *            the same entry, and the report named -1 alone, said that
+ *            rank 1 made no entry and had "accepted the call refused
+ *            there").
  *
  *   gathernull  weft_matrix_wrap with a NULL pointer on rank 1 only, then
  *            weft_matrix_gather of it on every rank: rank 1's handle is
