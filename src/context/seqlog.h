@@ -24,7 +24,7 @@
  * between clears (a refusal past them is still known as one, its words
  * said not kept), and a run costs a mark only where the words change.
  * They take memory only when a refusal is made. */
-#define WEFT_SEQLOG_NOTE 256
+#define WEFT_SEQLOG_NOTE 512
 #define WEFT_SEQLOG_NOTES 64
 
 typedef struct weft_seqlog_note {

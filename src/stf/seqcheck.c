@@ -104,7 +104,9 @@ static void log_refusal(weft_context_t *ctx, weft_seqlog_t *l, const char *marke
 {
     char reason[WEFT_SEQLOG_NOTE], note[WEFT_SEQLOG_NOTE];
     refusal_reason(status, reason, sizeof reason);
-    snprintf(note, sizeof note, "%.100s: %.150s", what, reason);
+    /* The reason whole (a line of weft's is up to ~300 characters: at 150
+     * the report cut it mid-word). */
+    snprintf(note, sizeof note, "%.120s: %.380s", what, reason);
     if (seqlog_add(l, weft_seqcheck_hash_str(marker) ^ detail, marker, rec) == WEFT_SUCCESS)
         weft_seqlog_note(l, note, ctx->fault);
 }
