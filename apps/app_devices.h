@@ -285,6 +285,18 @@ static inline int app_sim(const weft_context_t *ctx)
     return weft_param_get_int(ctx, "sim_nranks", &n) == WEFT_SUCCESS && n > 0;
 }
 
+/* The rate of a run's TIME line: "<GFLOPS> gflops", or in a simulation,
+ * which runs no body and whose time is the insertion's, no rate (it
+ * claimed TFLOP/s on two cores). */
+static inline void app_rate_text(const weft_context_t *ctx, double flops, double t, char *text,
+                                 size_t n)
+{
+    if (app_sim(ctx))
+        snprintf(text, n, "simulated, no body ran (no rate)");
+    else
+        snprintf(text, n, "%.2f gflops", flops / t / 1e9);
+}
+
 /* A check asked for in a simulation would judge results no body made (it
  * failed, silently on every simulated rank but 0): refused. 0, or -1
  * after a message (a simulation is one process: printed whatever rank it

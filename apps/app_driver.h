@@ -129,16 +129,11 @@ static inline void app_report(weft_context_t *ctx, const app_timer_t *tm, const 
                               const app_opts_t *o, const char *extra, double flops)
 {
     int g = appdev_used(ctx, &tm->devs);
-    /* A simulation runs no body: its time is the insertion's, no rate (it
-     * claimed TFLOP/s on two cores). */
-    if (weft_rank(ctx) == 0 && app_sim(ctx))
-        printf("[****] TIME(s) %.6f : %s PxQxg= %d %d %d NB= %lld N= %lld%s : simulated, no body "
-               "ran (no rate)\n",
-               tm->t, op, (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n, extra);
-    else if (weft_rank(ctx) == 0)
-        printf("[****] TIME(s) %.6f : %s PxQxg= %d %d %d NB= %lld N= %lld%s : %.2f gflops\n", tm->t,
-               op, (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n, extra,
-               flops / tm->t / 1e9);
+    if (weft_rank(ctx) != 0) return;
+    char rate[48];
+    app_rate_text(ctx, flops, tm->t, rate, sizeof rate);
+    printf("[****] TIME(s) %.6f : %s PxQxg= %d %d %d NB= %lld N= %lld%s : %s\n", tm->t, op,
+           (int)o->p, (int)o->q, g, (long long)o->nb, (long long)o->n, extra, rate);
 }
 
 /* Whether run r checks its result (--check: all, --check-first: the first). */

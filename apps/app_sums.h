@@ -85,19 +85,14 @@ static int app_sums_out(weft_task_t *t)
         weft_task_value_get(t, 2, &adds, sizeof adds) != 0)
         return -1;
     double parts = s[(w + 1) * ld];
-    if (parts != (double)nranks && (parts < 0 || parts > nranks || parts != floor(parts))) {
-        /* No count at all: the zero of a rank's sums did not run. */
-        weft_task_error(t,
-                        "the check's totals hold no count of the %d ranks' parts (%g): a task of "
-                        "the check did not run",
-                        nranks, parts);
-        return -2;
-    }
     if (parts != (double)nranks) {
-        weft_task_error(t,
-                        "the check's totals hold %g of the %d ranks' parts: a task of the check "
-                        "did not run",
-                        parts, nranks);
+        /* Not a count at all: the zero of a rank's sums did not run. */
+        char held[64];
+        if (parts < 0 || parts > nranks || parts != floor(parts))
+            snprintf(held, sizeof held, "no count of the %d ranks' parts (%g)", nranks, parts);
+        else
+            snprintf(held, sizeof held, "%g of the %d ranks' parts", parts, nranks);
+        weft_task_error(t, "the check's totals hold %s: a task of the check did not run", held);
         return -2;
     }
     if (s[w * ld] != (double)adds) {

@@ -287,14 +287,12 @@ static int gs_run(weft_context_t *ctx, weft_taskpool_t *tp, gs_run_t *r)
     double nb = r->nb, flops = 2.0 * nb * nb * nb * (double)r->width * (double)r->depth;
     /* g: the accelerators of this rank that ran tasks of the chains. */
     int g = appdev_used(ctx, &devs);
-    if (verbose && app_sim(ctx)) /* no body ran: no rate */
+    char rate[48];
+    app_rate_text(ctx, flops, t, rate, sizeof rate);
+    if (verbose)
         printf("[****] TIME(s) %.6f : gemm-stress PxQxg= %d %d %d NB= %d depth= %d width= %d "
-               ": simulated, no body ran (no rate)\n",
-               t, (int)r->o->p, (int)r->o->q, g, r->nb, r->depth, r->width);
-    else if (verbose)
-        printf("[****] TIME(s) %.6f : gemm-stress PxQxg= %d %d %d NB= %d depth= %d width= %d "
-               ": %.2f gflops\n",
-               t, (int)r->o->p, (int)r->o->q, g, r->nb, r->depth, r->width, flops / t / 1e9);
+               ": %s\n",
+               t, (int)r->o->p, (int)r->o->q, g, r->nb, r->depth, r->width, rate);
     int64_t activations = after.activations_sent - before.activations_sent;
     printf(GS_NAME ": rank %d: tasks %lld, activations sent %lld (eager %lld, gets %lld), "
                    "net bytes sent %lld received %lld\n",

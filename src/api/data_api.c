@@ -123,10 +123,10 @@ int weft_data_check_outside_write(const weft_data_t *d, const char *call)
     /* Before, the owner's write was kept there only: the other ranks'
      * readers read the initial contents (wait 0 everywhere), and a tile
      * past the eager limit that the owner then sent waited for a receive
-     * that no rank posted (a hang). */
-    /* A reducible data's reductions fold into its owner's contents, which
-     * the other ranks never read: the owner's write is their start (a plain
-     * reader of it before any task wrote it is refused at insertion). */
+     * that no rank posted (a hang). A reducible data's reductions fold into
+     * its owner's contents, which the other ranks never read: the owner's
+     * write is their start (a plain reader of it before any task wrote it
+     * is refused at insertion). */
     if (d->ctx->nranks == 1 || (d->flags & (WEFT_DATA_INIT | WEFT_DATA_REDUX)) != WEFT_DATA_INIT ||
         !weft_insert_never_written(d))
         return WEFT_SUCCESS;

@@ -165,11 +165,11 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
         say_destroyed(d, f, best[k].version);
-        /* A NEW data whose first writer failed: no version anywhere. The
+        /* A NEW data whose first writer failed: no version anywhere (a
+         * version a failed body overwrote was made, if lost: not this). The
          * ranks' inference had counted that write, so a reader inserted
          * next was accepted on several ranks (refused on one) and failed
          * at run time, by an "internal error" where another rank read it. */
-        /* (A version a failed body overwrote was made, if lost: not this.) */
         if (best[k].version <= 0 && f[FACT_OWNER] == 0 && f[FACT_DESTROYED] == 0 &&
             !f[FACT_NOT_NEW]) {
             weft_remote_forget(d);

@@ -140,16 +140,17 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
     /* weft_fini returns the run's first error: a line that named another
      * status than the one returned misled (a task's failure came first). */
     int err = atomic_load(&ctx->error);
-    if (leaks && err != WEFT_SUCCESS)
-        weft_error("weft_fini: these leaks are an error (release every data and matrix before "
-                   "weft_fini, or set leak_report=0); it returns %d (%s), the run's first error",
-                   err, weft_strerror(err));
-    else if (leaks)
-        weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every data "
-                   "and matrix (weft_data_release, weft_matrix_free) before weft_fini, or set "
-                   "leak_report=0",
-                   WEFT_ERR_INVALID);
     if (leaks) {
+        if (err != WEFT_SUCCESS)
+            weft_error("weft_fini: these leaks are an error (release every data and matrix "
+                       "before weft_fini, or set leak_report=0); it returns %d (%s), the run's "
+                       "first error",
+                       err, weft_strerror(err));
+        else
+            weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every "
+                       "data and matrix (weft_data_release, weft_matrix_free) before weft_fini, "
+                       "or set leak_report=0",
+                       WEFT_ERR_INVALID);
         if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
     }
     if (first == INT_MAX || !shared) return;

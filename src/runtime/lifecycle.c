@@ -257,13 +257,13 @@ static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
     desc[0] = '\0';
     for (size_t i = 0; i < sizeof must_match / sizeof must_match[0] && len < n; i++) {
         const weft_param_def_t *def = weft_params_find(must_match[i]);
+        char num[24];
+        snprintf(num, sizeof num, "%lld", (long long)weft_params_int(ctx->params, must_match[i]));
         /* An enum in the words the user typed (comm_node_split=rank, not 1). */
-        if (def && def->kind == WEFT_PARAM_ENUM)
-            len += (size_t)snprintf(desc + len, n - len, "%s%s=%s;", i ? " " : "", must_match[i],
-                                    weft_params_str(ctx->params, must_match[i]));
-        else
-            len += (size_t)snprintf(desc + len, n - len, "%s%s=%lld;", i ? " " : "", must_match[i],
-                                    (long long)weft_params_int(ctx->params, must_match[i]));
+        const char *value =
+            def && def->kind == WEFT_PARAM_ENUM ? weft_params_str(ctx->params, must_match[i]) : num;
+        len +=
+            (size_t)snprintf(desc + len, n - len, "%s%s=%s;", i ? " " : "", must_match[i], value);
     }
     return weft_seqcheck_hash_str(desc);
 }

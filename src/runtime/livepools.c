@@ -21,8 +21,8 @@ int weft_context_wait_forgotten(weft_context_t *ctx)
         weft_taskpool_t *tp = *(weft_taskpool_t **)weft_vec_at(&ctx->taskpools, i);
         if (!has_unwaited(tp)) continue;
         weft_error("weft_fini: taskpool %s has tasks not waited for (%ld of them, weft's sends "
-                   "and receives included, not finished on this rank): waiting for them now; call weft_taskpool_wait before "
-                   "weft_fini",
+                   "and receives included, not finished on this rank): waiting for them now; "
+                   "call weft_taskpool_wait before weft_fini",
                    tp->name, (long)atomic_load(&tp->pending));
         weft_context_misuse(ctx, WEFT_ERR_INVALID);
         forgotten++;
