@@ -144,6 +144,29 @@ static void say_destroyed(const weft_data_t *d, const int *f, int offered)
               (unsigned long long)d->key, f[FACT_DESTROYED], keep);
 }
 
+/* A NEW data of which no version is left on any rank: its first writer
+ * failed, or the only version it had was on the rank where the task that
+ * wrote it next failed (`destroyed`, that version). The ranks' inference
+ * had counted those writes, and the rank that held the version kept its
+ * number: a reader inserted next was accepted (on one rank alone,
+ * refused) and failed at run time, by an "internal error" on the owner
+ * that was to send a version it never had. Every rank now forgets them
+ * alike, so that a reader is refused at insertion everywhere, saying why,
+ * and weft_data_set_init is accepted. */
+static void none_left(weft_data_t *d, int destroyed)
+{
+    if (destroyed > 0)
+        weft_warn("data %llu: its only version v%d was held where the task that wrote it next "
+                  "failed, which may have changed its bytes: no version of this NEW data is left",
+                  (unsigned long long)d->key, destroyed);
+    weft_remote_forget(d);
+    weft_data_lock(d);
+    d->version = 0;
+    d->flags &= ~(WEFT_DATA_NONE_LEFT | WEFT_DATA_FIRST_FAILED);
+    d->flags |= destroyed > 0 ? WEFT_DATA_NONE_LEFT : WEFT_DATA_FIRST_FAILED;
+    weft_data_unlock(d);
+}
+
 static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
                       size_t nlive)
 {
@@ -164,17 +187,11 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         const int *f = facts + (size_t)k * NFACTS;
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
-        say_destroyed(d, f, best[k].version);
-        /* A NEW data whose first writer failed: no version anywhere (a
-         * version a failed body overwrote was made, if lost: not this). The
-         * ranks' inference had counted that write, so a reader inserted
-         * next was accepted on several ranks (refused on one) and failed
-         * at run time, by an "internal error" where another rank read it. */
-        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && f[FACT_DESTROYED] == 0 &&
-            !f[FACT_NOT_NEW]) {
-            weft_remote_forget(d);
-            d->flags |= WEFT_DATA_FIRST_FAILED;
+        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && !f[FACT_NOT_NEW]) {
+            none_left(d, f[FACT_DESTROYED]);
+            continue;
         }
+        say_destroyed(d, f, best[k].version);
         if (best[k].version <= 0) continue;
         int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version);
         if (rc == WEFT_SUCCESS) rc = mrc;

@@ -94,7 +94,10 @@ enum {
     WEFT_DATA_MADE_NEW = 0x80,
     /* A NEW data whose first writer failed, so that no version of it
      * exists: a reader's refusal at insertion says why. */
-    WEFT_DATA_FIRST_FAILED = 0x100
+    WEFT_DATA_FIRST_FAILED = 0x100,
+    /* A NEW data whose only version a failed task overwrote, on a rank
+     * that was not its owner: none is left (api/recover.c). */
+    WEFT_DATA_NONE_LEFT = 0x200
 };
 
 struct weft_data {

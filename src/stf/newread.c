@@ -53,6 +53,11 @@ int weft_newread_check(const weft_task_t *t, int i, int by_weft)
                    "exists; write it (WEFT_W) or give it initial contents (weft_data_set_init) "
                    "first",
                    t->cls->name, (unsigned long long)d->key);
+    else if (never_written && (d->flags & WEFT_DATA_NONE_LEFT))
+        weft_error("insert %s: reads NEW data %llu, whose only version a task that failed "
+                   "overwrote: no version of it is left; write it (WEFT_W) or give it initial "
+                   "contents (weft_data_set_init) first",
+                   t->cls->name, (unsigned long long)d->key);
     else if (never_written)
         weft_error("insert %s: reads NEW data %llu before any task wrote it (give it initial "
                    "contents with weft_data_set_init)",

@@ -10,7 +10,12 @@
  * returned "out of host memory" (the failed writer's empty host copy was
  * in the way) while the task was inserted and failed. The writer runs on
  * the data's owner (argument "owner") or on another rank ("away"); the
- * reader on the last rank. Run with fault_inject task:wr:1. */
+ * reader on the last rank. Run with fault_inject task:wr:1.
+ * Argument "lost": the first write succeeds on another rank than the
+ * owner, the next one there fails (fault_inject task:ow:1), so the only
+ * version is gone; the owner's inference had counted both writes and the
+ * reader failed at run time, the owner's send saying "no copy at the
+ * newest version (internal error)". It is refused alike now. */
 #include <string.h>
 
 #include "../check.h"
@@ -30,6 +35,7 @@ static int cp(weft_task_t *t)
 }
 
 static const weft_task_class_t wr_class = {.name = "wr", .body = {[WEFT_DEV_CPU] = wr}};
+static const weft_task_class_t ow_class = {.name = "ow", .body = {[WEFT_DEV_CPU] = wr}};
 static const weft_task_class_t cp_class = {.name = "cp", .body = {[WEFT_DEV_CPU] = cp}};
 
 int main(int argc, char **argv)
@@ -37,19 +43,29 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
     int rank = weft_rank(ctx), n = weft_nranks(ctx), last = n - 1;
-    int away = argc > 1 && strcmp(argv[1], "away") == 0;
+    int lost = argc > 1 && strcmp(argv[1], "lost") == 0;
+    int away = lost || (argc > 1 && strcmp(argv[1], "away") == 0);
     weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     weft_data_t *out = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, last);
     REQUIRE(d && out);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "first write");
     CHECK(weft_insert_task(tp, &wr_class, WEFT_W, d, WEFT_ON_RANK, away ? last : 0, 0) == 0);
+    if (lost) CHECK(weft_insert_task(tp, &ow_class, WEFT_RW, d, WEFT_ON_RANK, last, 0) == 0);
+    capture_begin();
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
+    capture_end();
+    if (lost)
+        CHECK(captured("data 0: its only version v1 was held where the task that wrote it next "
+                       "failed, which may have changed its bytes: no version of this NEW data is "
+                       "left"));
     capture_begin();
     int rc = weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0);
     capture_end();
     CHECK(rc == WEFT_ERR_INVALID);
-    CHECK(captured("insert cp: reads NEW data 0, whose first writer failed: no version of it "
-                   "exists"));
+    CHECK(captured(lost ? "insert cp: reads NEW data 0, whose only version a task that failed "
+                          "overwrote: no version of it is left"
+                        : "insert cp: reads NEW data 0, whose first writer failed: no version of "
+                          "it exists"));
     CHECK(weft_taskpool_wait(tp) == 0);
     CHECK(weft_data_set_init(d, NULL, NULL) == 0);
     CHECK(weft_insert_task(tp, &cp_class, WEFT_R, d, WEFT_W | WEFT_AFFINITY, out, 0) == 0);
