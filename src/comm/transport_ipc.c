@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "comm/comm_internal.h"
-#include "util/fault.h"
 #include "util/log.h"
 
 /* A mapped zone of a peer rank, kept for the life of the engine. */
@@ -191,11 +190,8 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     /* The mapped zone is device memory of the peer: name `by` as its side.
      * A failed pull is staged instead (transport.c), so an injected
      * failure is a warning, not an error line in a run that succeeds. */
-    if (weft_fault_copy_hit(c->cfg.fault, WEFT_LOG_WARN, by->index, (unsigned long long)d->key,
-                            by->index, x->copy->device))
-        return WEFT_ERR_INTERNAL;
-    int rc = weft_device_copy(by, WEFT_STREAM_IN, dst, x->copy->device, src, by->index, d->rows,
-                              d->cols, d->elem);
+    int rc = weft_comm__device_copy(c, WEFT_LOG_WARN, by, WEFT_STREAM_IN, dst, x->copy->device, src,
+                                    by->index, d, d->cols);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
