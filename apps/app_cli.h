@@ -41,14 +41,14 @@ static const char app_cli_usage_grid[] =
 /* Their flags; an app's own table may list one again with other bounds
  * (weft-geqrf's -t), and it is looked up first. */
 static const app_flag_t app_cli_common[] = {
-    {"-N", offsetof(app_opts_t, n), 1, INT32_MAX},
-    {"-t", offsetof(app_opts_t, nb), 1, INT32_MAX / 2},
-    {"-P", offsetof(app_opts_t, p), 1, 1 << 20},
-    {"-Q", offsetof(app_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(app_opts_t, g), 0, 16}, /* the device_*_enabled parameters' range */
-    {"-c", offsetof(app_opts_t, cores), 1, 4096},
-    {"--seed", offsetof(app_opts_t, seed), 0, INT64_MAX},
-    {"--nruns", offsetof(app_opts_t, nruns), 1, 1000000},
+    {"-N", offsetof(app_opts_t, n), 1, INT32_MAX, 0},
+    {"-t", offsetof(app_opts_t, nb), 1, INT32_MAX / 2, 0},
+    {"-P", offsetof(app_opts_t, p), 1, 1 << 20, 0},
+    {"-Q", offsetof(app_opts_t, q), 1, 1 << 20, 0},
+    {"-g", offsetof(app_opts_t, g), 0, 16, 0}, /* the device_*_enabled parameters' range */
+    {"-c", offsetof(app_opts_t, cores), 1, 4096, 0},
+    {"--seed", offsetof(app_opts_t, seed), 0, INT64_MAX, 0},
+    {"--nruns", offsetof(app_opts_t, nruns), 1, 1000000, 0},
 };
 
 typedef struct app_cli {

@@ -17,6 +17,7 @@ typedef struct app_flag {
     const char *name;
     size_t offset; /* of the int64_t field in the app's options */
     int64_t min, max;
+    int sized; /* a size in bytes: K, M and G suffixes (powers of 1024) allowed */
 } app_flag_t;
 
 /* A flag of an app's table whose value is a word (weft-geqrf's --tree
@@ -72,6 +73,56 @@ static inline int app_parse_int(const char *prog, const char *flag, const char *
                 s);
     }
     return -1;
+}
+
+/* The power of two a size suffix stands for (K, M or G, with an optional
+ * "iB" or "B" after it), *end moved past it; 0 for none. */
+static inline int app_size_shift(char **end)
+{
+    const char *e = *end;
+    int shift = *e == 'k' || *e == 'K'   ? 10
+                : *e == 'm' || *e == 'M' ? 20
+                : *e == 'g' || *e == 'G' ? 30
+                                         : 0;
+    if (shift == 0) return 0;
+    e++;
+    if (e[0] == 'i' && e[1] == 'B')
+        e += 2;
+    else if (e[0] == 'B')
+        e++;
+    *end = (char *)e;
+    return shift;
+}
+
+/* Parses s as a size in bytes in [min, max], a decimal integer with an
+ * optional K, M or G suffix; prints "<prog>: <flag> expects a size in
+ * bytes in [min, max] ..." otherwise (when verbose). */
+static inline int app_parse_size(const char *prog, const char *flag, const char *s, int64_t min,
+                                 int64_t max, int64_t *out, int verbose)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = end != s ? app_size_shift(&end) : 0;
+    if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= (max >> shift) &&
+        (v << shift) >= min) {
+        *out = (int64_t)v << shift;
+        return 0;
+    }
+    if (verbose)
+        fprintf(stderr,
+                "%s: %s expects a size in bytes in [%lld, %lld] (K, M, G suffixes allowed), "
+                "got '%s'\n",
+                prog, flag, (long long)min, (long long)max, s);
+    return -1;
+}
+
+/* Parses the value s of flag f into *out: a size or an integer. */
+static inline int app_parse_flag(const char *prog, const app_flag_t *f, const char *s, int64_t *out,
+                                 int verbose)
+{
+    return f->sized ? app_parse_size(prog, f->name, s, f->min, f->max, out, verbose)
+                    : app_parse_int(prog, f->name, s, f->min, f->max, out, verbose);
 }
 
 /* The flag of flags[0..n) that argv[*i] names, its value in *value (from

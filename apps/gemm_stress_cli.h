@@ -66,14 +66,14 @@ static void gs_usage(FILE *out)
 }
 
 static const app_flag_t gs_flags[] = {
-    {"-t", offsetof(gs_opts_t, nb), 1, GS_TILE_MAX},
-    {"--depth", offsetof(gs_opts_t, depth), 1, 1 << 20},
-    {"--width", offsetof(gs_opts_t, width), 1, 1 << 20},
-    {"-P", offsetof(gs_opts_t, p), 1, 1 << 20},
-    {"-Q", offsetof(gs_opts_t, q), 1, 1 << 20},
-    {"-g", offsetof(gs_opts_t, g), 0, 16},
-    {"-c", offsetof(gs_opts_t, cores), 1, 4096},
-    {"--seed", offsetof(gs_opts_t, seed), 0, INT64_MAX},
+    {"-t", offsetof(gs_opts_t, nb), 1, GS_TILE_MAX, 0},
+    {"--depth", offsetof(gs_opts_t, depth), 1, 1 << 20, 0},
+    {"--width", offsetof(gs_opts_t, width), 1, 1 << 20, 0},
+    {"-P", offsetof(gs_opts_t, p), 1, 1 << 20, 0},
+    {"-Q", offsetof(gs_opts_t, q), 1, 1 << 20, 0},
+    {"-g", offsetof(gs_opts_t, g), 0, 16, 0},
+    {"-c", offsetof(gs_opts_t, cores), 1, 4096, 0},
+    {"--seed", offsetof(gs_opts_t, seed), 0, INT64_MAX, 0},
 };
 
 /* Before weft_init: -h/--help (returns 1), --probe-gpus (returns 2), -c,

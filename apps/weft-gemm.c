@@ -72,8 +72,8 @@ static void gemm_usage(FILE *out)
 }
 
 static const app_flag_t gemm_flags[] = {
-    {"-M", offsetof(gemm_opts_t, m), 1, INT32_MAX},
-    {"-K", offsetof(gemm_opts_t, k), 1, INT32_MAX},
+    {"-M", offsetof(gemm_opts_t, m), 1, INT32_MAX, 0},
+    {"-K", offsetof(gemm_opts_t, k), 1, INT32_MAX, 0},
 };
 
 /* The three matrices of a run and the seeds they are generated from. */

@@ -94,11 +94,11 @@ static void qr_usage(FILE *out)
 /* -t is bounded lower than the other apps': ib x nb T tiles and the
  * kernels' int sizes. */
 static const app_flag_t qr_flags[] = {
-    {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX},
-    {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15},
-    {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15},
-    {"--preload", offsetof(qr_opts_t, preload), 0, 1},
-    {"--tree", offsetof(qr_opts_t, tree), 0, 1},
+    {"-M", offsetof(qr_opts_t, m), 1, INT32_MAX, 0},
+    {"-t", offsetof(qr_opts_t, c.nb), 1, 1 << 15, 0},
+    {"-b", offsetof(qr_opts_t, ib), 1, 1 << 15, 0},
+    {"--preload", offsetof(qr_opts_t, preload), 0, 1, 0},
+    {"--tree", offsetof(qr_opts_t, tree), 0, 1, 0},
 };
 
 /* --tree's values, in QR_TREE_* order. */

@@ -80,8 +80,8 @@ static void getrf_usage(FILE *out)
 }
 
 static const app_flag_t getrf_flags[] = {
-    {"--trsm-inv", offsetof(getrf_opts_t, trsm_inv), 0, 2},
-    {"--preload", offsetof(getrf_opts_t, preload), 0, 1},
+    {"--trsm-inv", offsetof(getrf_opts_t, trsm_inv), 0, 2, 0},
+    {"--preload", offsetof(getrf_opts_t, preload), 0, 1, 0},
 };
 
 /* The options against the context: grid size and tile count. cuBLAS's

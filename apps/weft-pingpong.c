@@ -28,7 +28,6 @@
  * part in the task insertion and the barriers. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +39,7 @@
 #include <weft/weft.h>
 
 #include "app_devices.h"
+#include "app_flags.h"
 #ifdef WEFT_APP_HAVE_CUDA
 #include <cublas_v2.h>
 #endif
@@ -157,91 +157,17 @@ static void pp_usage(FILE *out)
             (long long)pp_defaults.reps);
 }
 
-/* Parses s as a decimal integer in [min, max], with a K, M or G (powers of
- * 1024) suffix when sized; prints an error naming the flag otherwise. */
-static int pp_parse_int(const char *flag, const char *s, int sized, int64_t min, int64_t max,
-                        int64_t *out, int verbose)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    int shift = 0;
-    if (sized && end != s && end != NULL) {
-        switch (*end) {
-        case 'k':
-        case 'K':
-            shift = 10;
-            break;
-        case 'm':
-        case 'M':
-            shift = 20;
-            break;
-        case 'g':
-        case 'G':
-            shift = 30;
-            break;
-        default:
-            break;
-        }
-        if (shift != 0) {
-            end++;
-            if (*end == 'i' || *end == 'B') end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-        }
-    }
-    if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= (max >> shift) &&
-        (v << shift) >= min) {
-        *out = (int64_t)v << shift;
-        return 0;
-    }
-    if (verbose)
-        fprintf(stderr, PP_NAME ": %s expects %s in [%lld, %lld]%s, got '%s'\n", flag,
-                sized ? "a size in bytes" : "an integer", (long long)min, (long long)max,
-                sized ? " (K, M, G suffixes allowed)" : "", s);
-    return -1;
-}
-
-typedef struct pp_flag {
-    const char *name;
-    size_t offset; /* of the int64_t field in pp_opts_t */
-    int sized;
-    int64_t min, max;
-} pp_flag_t;
-
-static const pp_flag_t pp_flags[] = {
-    {"--min-size", offsetof(pp_opts_t, min_size), 1, PP_SIZE_MIN, PP_SIZE_MAX},
-    {"--max-size", offsetof(pp_opts_t, max_size), 1, PP_SIZE_MIN, PP_SIZE_MAX},
-    {"--iters", offsetof(pp_opts_t, iters), 0, 1, 100000000},
-    {"--reps", offsetof(pp_opts_t, reps), 0, 1, 1000},
-    {"-c", offsetof(pp_opts_t, cores), 0, 1, 4096},
-    {"-g", offsetof(pp_opts_t, g), 0, 0, 64},
-    {"--max-bytes", offsetof(pp_opts_t, max_bytes), 1, 1, (int64_t)1 << 40},
-    {"--kernel", offsetof(pp_opts_t, kernel), 0, 0, 1},
+static const app_flag_t pp_flags[] = {
+    {"--min-size", offsetof(pp_opts_t, min_size), PP_SIZE_MIN, PP_SIZE_MAX, 1},
+    {"--max-size", offsetof(pp_opts_t, max_size), PP_SIZE_MIN, PP_SIZE_MAX, 1},
+    {"--iters", offsetof(pp_opts_t, iters), 1, 100000000, 0},
+    {"--reps", offsetof(pp_opts_t, reps), 1, 1000, 0},
+    {"-c", offsetof(pp_opts_t, cores), 1, 4096, 0},
+    {"-g", offsetof(pp_opts_t, g), 0, 64, 0},
+    {"--max-bytes", offsetof(pp_opts_t, max_bytes), 1, (int64_t)1 << 40, 1},
+    {"--kernel", offsetof(pp_opts_t, kernel), 0, 1, 0},
 };
-
-/* The flag argv[*i] names and its value ("--long=value" or the next
- * argument, *i advanced). NULL with *value NULL for an unknown option, NULL
- * with *value "" when the value is missing. */
-static const pp_flag_t *pp_flag_at(int argc, char **argv, int *i, const char **value)
-{
-    const char *a = argv[*i];
-    *value = NULL;
-    for (size_t f = 0; f < sizeof pp_flags / sizeof pp_flags[0]; f++) {
-        size_t len = strlen(pp_flags[f].name);
-        if (strncmp(a, pp_flags[f].name, len) != 0) continue;
-        if (a[len] == '=' && a[1] == '-') {
-            *value = a + len + 1;
-            return &pp_flags[f];
-        }
-        if (a[len] != '\0') continue;
-        if (*i + 1 >= argc) {
-            *value = "";
-            return NULL;
-        }
-        *value = argv[++*i];
-        return &pp_flags[f];
-    }
-    return NULL;
-}
+#define PP_NFLAGS (sizeof pp_flags / sizeof pp_flags[0])
 
 /* Before weft_init: -h/--help (returns 1) and -c (WEFT_CORES). */
 static int pp_prescan(int argc, char **argv)
@@ -256,15 +182,15 @@ static int pp_prescan(int argc, char **argv)
             if (strchr(a, '=') == NULL) i++;
             continue;
         }
-        const pp_flag_t *f = pp_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f = app_flag_at(pp_flags, PP_NFLAGS, argc, argv, &i, &value);
         if (f != NULL && strcmp(f->name, "-g") == 0) {
-            if (pp_parse_int("-g", value, 0, f->min, f->max, &pp_dev.g, 1) != 0) return -1;
+            if (app_parse_flag(PP_NAME, f, value, &pp_dev.g, 1) != 0) return -1;
             continue;
         }
         if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
         char text[32];
-        if (pp_parse_int("-c", value, 0, f->min, f->max, &cores, 1) != 0) return -1;
+        if (app_parse_flag(PP_NAME, f, value, &cores, 1) != 0) return -1;
         snprintf(text, sizeof text, "%lld", (long long)cores);
         if (appdev_setenv(PP_NAME, "WEFT_CORES", text) != 0) return -1;
     }
@@ -276,7 +202,7 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
     *o = pp_defaults;
     for (int i = 1; i < argc; i++) {
         const char *value;
-        const pp_flag_t *f = pp_flag_at(argc, argv, &i, &value);
+        const app_flag_t *f = app_flag_at(pp_flags, PP_NFLAGS, argc, argv, &i, &value);
         if (f == NULL) {
             if (verbose && value != NULL)
                 fprintf(stderr, PP_NAME ": %s needs a value (see --help)\n", argv[i]);
@@ -285,7 +211,7 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (pp_parse_int(f->name, value, f->sized, f->min, f->max, dst, verbose) != 0) return -1;
+        if (app_parse_flag(PP_NAME, f, value, dst, verbose) != 0) return -1;
     }
     if (o->min_size > o->max_size) {
         if (verbose)

@@ -69,8 +69,8 @@ static void posv_usage(FILE *out)
 }
 
 static const app_flag_t posv_flags[] = {
-    {"--nrhs", offsetof(posv_opts_t, nrhs), 1, INT32_MAX},
-    {"--trsm-inv", offsetof(posv_opts_t, trsm_inv), 0, 2},
+    {"--nrhs", offsetof(posv_opts_t, nrhs), 1, INT32_MAX, 0},
+    {"--trsm-inv", offsetof(posv_opts_t, trsm_inv), 0, 2, 0},
 };
 
 static int posv_validate(weft_context_t *ctx, void *opts, int verbose)

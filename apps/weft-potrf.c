@@ -78,8 +78,8 @@ static void potrf_usage(FILE *out)
 }
 
 static const app_flag_t potrf_flags[] = {
-    {"--trsm-inv", offsetof(potrf_opts_t, trsm_inv), 0, 2},
-    {"--preload", offsetof(potrf_opts_t, preload), 0, 1},
+    {"--trsm-inv", offsetof(potrf_opts_t, trsm_inv), 0, 2, 0},
+    {"--preload", offsetof(potrf_opts_t, preload), 0, 1, 0},
 };
 
 /* The options against the context: grid size and tile count. */
