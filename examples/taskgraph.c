@@ -3,11 +3,11 @@
  * it was built from (like a build system's content hashes).
  *
  * Module k (k >= 4) depends on modules k/2 and, unless k % 5 == 0, k/3;
- * modules 0-3 are sources. Each module is a NEW data of the bytes of one
- * module_t, owned by rank k % nranks; its task writes it from its parents'
- * records and a label passed by value, with a priority that favours the
- * modules most others wait for (low k). Checked against the same build run
- * sequentially, field by field, on the rank that owns each module.
+ * modules 0-3 are sources. Each module is a NEW data of one element of
+ * type weft_dtype_struct(sizeof(module_t)), owned by rank k % nranks; its task writes it from its
+ * parents' records and a label passed by value, with a priority that favours the modules most
+ * others wait for (low k). Checked against the same build run sequentially, field by field, on the
+ * rank that owns each module.
  *
  * mpiexec -n 4 ./example_taskgraph -n 300 */
 #include <stdint.h>
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     module_t *ref = calloc((size_t)n, sizeof *ref);
     if (!mods || !ref) return 1;
     for (int k = 0; k < n; k++) {
-        mods[k] = weft_data_new(ctx, WEFT_BYTE, (int)sizeof(module_t), 1, k % nranks);
+        mods[k] = weft_data_new(ctx, weft_dtype_struct(sizeof(module_t)), 1, 1, k % nranks);
         if (mods[k] == NULL) return 1;
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "build");

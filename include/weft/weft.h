@@ -134,6 +134,7 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * host_pin). Returns 0; 0 too, doing nothing, on a rank without devices
  * or with emulated ones only; WEFT_ERR_INVALID (named) for NULL, 0 bytes,
  * a range already pinned, or an unpin of memory not pinned here;
+ * WEFT_ERR_NOMEM when the record of the range cannot be kept;
  * WEFT_ERR_INTERNAL when the driver refuses. Main thread. */
 WEFT_API WEFT_NODISCARD int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes);
 WEFT_API WEFT_NODISCARD int weft_host_unpin(weft_context_t *ctx, void *ptr);
@@ -149,6 +150,10 @@ WEFT_API WEFT_NODISCARD int weft_host_unpin(weft_context_t *ctx, void *ptr);
  * the environment or on the command line, before weft_init). */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,
                                            const char *value);
+/* weft_param_get_int gives an integer, size or boolean parameter's value,
+ * and an enumerated one's index in the list weft-info shows (comm_transport
+ * staged is 3); a string parameter (trace, fault_inject) is refused with
+ * WEFT_ERR_PARAM, named. */
 WEFT_API WEFT_NODISCARD int weft_param_get_int(const weft_context_t *ctx, const char *name,
                                                int64_t *out);
 
@@ -328,6 +333,9 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * there. A runtime copy already on that device is written back if needed
  * and dropped. Between taskpools: while a taskpool not waited for uses the
  * data it is refused (WEFT_ERR_INVALID, named), as an acquire is.
+ * WEFT_ERR_NOMEM without host memory for its record; the status of a
+ * failed write-back of the runtime copy it replaces, whose newest version
+ * would be lost (nothing is registered);
  * WEFT_ERR_INVALID for a bad argument, or
  * for memory that shares a byte with another live registration of this
  * rank (another data's device memory; for an emu device, whose memory is
@@ -487,6 +495,11 @@ static inline weft_arg_t weft_arg_int(int tag, int value)
 WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
                                                     const weft_task_class_t *combine);
 
+/* A taskpool: the tasks inserted into it until weft_taskpool_wait, then
+ * the next ones (a taskpool is reused across waits). Every rank creates
+ * the same taskpools in the same order. name (NULL: "taskpool"; 63
+ * characters kept) names it in messages and traces. NULL after logging
+ * for a bad context, a call off the main thread, or no host memory. */
 WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name);
 
 /* Inserts one task: a list of (mode, weft_data_t *) pairs, (WEFT_VALUE, ptr,
@@ -494,8 +507,11 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * (WEFT_DEVICE_HINT, int) pairs, ended by 0. Every rank
  * inserts the same sequence. Dependencies (read after write, write after
  * read, write after write) are inferred from the modes in insertion order.
- * WEFT_ERR_INVALID after logging "argument N of insert CLASS ..." (N counts
- * the pairs and triples after the class from 1) for a data argument that
+ * WEFT_ERR_INVALID after logging a line that names the class ("insert
+ * CLASS: ...", and for a bad argument its position N, counting the pairs
+ * and triples after the class from 1: "insert CLASS: argument N: ..." or
+ * "argument N of insert CLASS is ..."; a bad class is "argument 2 of
+ * weft_insert_task") for a data argument that
  * is not a live weft_data_t (e.g. a weft_matrix_t: pass weft_tile(A, i,
  * j)), a data acquired by the host, a data in another taskpool not waited
  * for (docs/SEMANTICS.md 1), a NEW data read before any write (without

@@ -42,9 +42,9 @@ WEFT_API WEFT_NODISCARD int weft_task_value_get(const weft_task_t *t, int i, voi
  * Prefer weft_task_value_get, which checks the size too. */
 WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
 WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
-/* Device index on this rank (0 = host) and, on an accelerator, its stream
- * (cudaStream_t; hipStream_t) and library handles (cublasHandle_t,
- * cusolverDnHandle_t; NULL on HIP). */
+/* Device index on this rank (0 = host; -1 after the error for a NULL or
+ * bad task) and, on an accelerator, its stream (cudaStream_t; hipStream_t)
+ * and library handles (cublasHandle_t, cusolverDnHandle_t; NULL on HIP). */
 WEFT_API int weft_task_device(const weft_task_t *t);
 WEFT_API void *weft_task_stream(const weft_task_t *t);
 WEFT_API void *weft_task_blas_handle(const weft_task_t *t);

@@ -226,6 +226,9 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
     weft_data_unlock(d);
     if (!c) {
         weft_spans_release(&d->ctx->spans, sp);
+        weft_error("weft_data_register_device: data %llu: out of host memory for its copy's "
+                   "record on device %d",
+                   (unsigned long long)d->key, device);
         return WEFT_ERR_NOMEM;
     }
     weft_span_chain(&d->span, sp); /* given back with the host block */
@@ -257,8 +260,10 @@ int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes)
         }
     }
     weft_pin_range_t r = {p, bytes, weft_devexec_pin_device(ctx)};
-    if (weft_vec_reserve(&ctx->user_pins, ctx->user_pins.n + 1) != WEFT_SUCCESS)
+    if (weft_vec_reserve(&ctx->user_pins, ctx->user_pins.n + 1) != WEFT_SUCCESS) {
+        weft_error("weft_host_pin: out of host memory for the record of [%p, +%zu)", ptr, bytes);
         return WEFT_ERR_NOMEM;
+    }
     if (r.by) {
         int rc = weft_devexec_host_pin(ctx, r.by, ptr, bytes, "user memory");
         if (rc != WEFT_SUCCESS) {

@@ -99,7 +99,7 @@ static void report_overlap(const weft_span_t *mine, const weft_span_t *live)
     span_name(mine, me, sizeof me);
     span_name(live, other, sizeof other);
     /* Both names first: a refusal's words travel to the other ranks cut
-     * to their first 150 characters (stf/seqcheck.c). */
+     * to a note's 512 bytes (context/seqlog.h). */
     weft_error("%s: %s [%p, +%zu bytes) overlaps %s of %s [%p, +%zu bytes), not released: two "
                "live registrations of the same bytes break coherence (their tasks run at once "
                "and each wait writes its own version back); release %s first, or register "

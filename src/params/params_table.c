@@ -35,8 +35,8 @@
 const weft_param_def_t weft_param_table[] = {
     INT("cores", "0", 0, 4096,
         "worker threads a rank; 0 = one per core of the rank's share of the node (one core "
-        "each when its ranks outnumber its cores), less one per accelerator and one for the "
-        "comm thread when the rank uses accelerators, at least one"),
+        "each when its ranks outnumber its cores), less one per accelerator and, on several "
+        "ranks, one for the comm thread when the rank uses accelerators, at least one"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
     INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
     BOOL("show_stats", "0",

@@ -36,7 +36,10 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_taskpool_new", 1)) return NULL;
     weft_taskpool_t *tp = calloc(1, sizeof *tp);
-    if (!tp) return NULL;
+    if (!tp) {
+        weft_error("weft_taskpool_new: out of host memory");
+        return NULL;
+    }
     tp->tag = WEFT_HANDLE_TASKPOOL;
     tp->ctx = ctx;
     snprintf(tp->name, sizeof tp->name, "%s", name ? name : "taskpool");
