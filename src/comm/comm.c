@@ -388,7 +388,8 @@ static void *engine_main(void *arg)
         moved |= weft_comm__start_deferred(c);
         weft_comm__ctrl_repost(c);
         moved |= weft_comm__owed_progress(c);
-        if (atomic_exchange(&c->dump, 0)) weft_comm__table_dump(c);
+        int dump = atomic_exchange(&c->dump, 0);
+        if (dump) weft_comm__table_dump(c, dump - 1);
         idle_turns = moved ? 0 : idle_turns + 1;
         wait_when_idle(c, idle_turns);
     }
@@ -475,9 +476,9 @@ void weft_comm_destroy(weft_comm_t *c)
     free(c);
 }
 
-void weft_comm_dump(weft_comm_t *c)
+void weft_comm_dump(weft_comm_t *c, int level)
 {
-    atomic_store(&c->dump, 1);
+    atomic_store(&c->dump, level + 1);
     pthread_mutex_lock(&c->qlock);
     pthread_cond_signal(&c->qcond);
     pthread_mutex_unlock(&c->qlock);

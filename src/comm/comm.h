@@ -142,7 +142,8 @@ void weft_comm_destroy(weft_comm_t *c);
  * the version was not produced, and the RECV there ends cancelled. */
 void weft_comm_submit(weft_comm_t *c, weft_task_t *t);
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out);
-/* Asks the engine to log what it waits for (the stall watchdog). */
-void weft_comm_dump(weft_comm_t *c);
+/* Asks the engine to log what it waits for (the stall watchdog), at log
+ * level `level`. */
+void weft_comm_dump(weft_comm_t *c, int level);
 
 #endif

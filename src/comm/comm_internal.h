@@ -155,7 +155,7 @@ struct weft_comm {
     int *node_of; /* node id of every rank */
     pthread_t thread;
     atomic_int stop;
-    atomic_int dump; /* log the open rendezvous on the next turn */
+    atomic_int dump; /* log the open rendezvous on the next turn, at level dump - 1 */
     pthread_mutex_t qlock;
     pthread_cond_t qcond;
     weft_task_t *qhead, *qtail;
@@ -266,7 +266,7 @@ void weft_comm__table_put(weft_comm_t *c, weft_comm_pending_t *p, int kind, int 
 /* Removes p itself (a transfer that ends before its message came). */
 void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p);
 void weft_comm__table_clear(weft_comm_t *c);
-void weft_comm__table_dump(weft_comm_t *c);
+void weft_comm__table_dump(weft_comm_t *c, int level);
 /* Receiver: x enters (1) or leaves (0) the table as a fetch in progress,
  * so that an ABORT from its sender finds it. */
 void weft_comm__fetch_listed(weft_comm_t *c, weft_comm_xfer_t *x, int listed);

@@ -70,7 +70,7 @@ void weft_comm__table_clear(weft_comm_t *c)
     c->nexpect = 0;
 }
 
-void weft_comm__table_dump(weft_comm_t *c)
+void weft_comm__table_dump(weft_comm_t *c, int level)
 {
     static const char *what[] = {
         "receive waits for the activation of", "activation arrived, no receive inserted yet for",
@@ -79,11 +79,12 @@ void weft_comm__table_dump(weft_comm_t *c)
     for (int i = 0; i < WEFT_COMM_BUCKETS; i++)
         for (weft_comm_pending_t *p = c->table[i]; p; p = p->next)
             if (n++ < 32)
-                weft_error("stall: comm: %s data %llu v%u (peer rank %d)", what[p->kind],
-                           (unsigned long long)p->key, p->version, p->peer);
-    weft_error("stall: comm: %d rendezvous open, %d fetches in flight, %zu throttled, %zu sends "
-               "waiting for a busy host copy, %zu device copies polled",
-               n, c->ndata_inflight, c->throttled.n, c->deferred.n, c->waits.n);
+                weft_log(level, -1, "stall: comm: %s data %llu v%u (peer rank %d)", what[p->kind],
+                         (unsigned long long)p->key, p->version, p->peer);
+    weft_log(level, -1,
+             "stall: comm: %d rendezvous open, %d fetches in flight, %zu throttled, %zu sends "
+             "waiting for a busy host copy, %zu device copies polled",
+             n, c->ndata_inflight, c->throttled.n, c->deferred.n, c->waits.n);
 }
 
 void weft_comm__fetch_listed(weft_comm_t *c, weft_comm_xfer_t *x, int listed)

@@ -36,18 +36,18 @@ static void print_progress(weft_taskpool_t *tp, double t0)
 }
 
 /* A task that has not finished and the inputs it still lacks. */
-static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
+static void report_task(int level, const weft_task_t *t)
 {
     if (t->kind == WEFT_TASK_RECV) {
         const weft_comm_action_t *a = t->action;
-        weft_error("stall: waiting for data %llu v%u from rank %d (receive not complete)",
-                   (unsigned long long)t->flow[0].data->key, a->version, a->peer);
+        weft_log(level, -1, "stall: waiting for data %llu v%u from rank %d (receive not complete)",
+                 (unsigned long long)t->flow[0].data->key, a->version, a->peer);
         return;
     }
     if (t->kind == WEFT_TASK_SEND) {
         const weft_comm_action_t *a = t->action;
-        weft_error("stall: send of data %llu v%u to rank %d not complete",
-                   (unsigned long long)t->flow[0].data->key, a->version, a->peer);
+        weft_log(level, -1, "stall: send of data %llu v%u to rank %d not complete",
+                 (unsigned long long)t->flow[0].data->key, a->version, a->peer);
         return;
     }
     int missing = 0;
@@ -55,11 +55,11 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
         const weft_stf_rec_t *rec = weft_stf_rec(t->flow[i].data);
         const weft_task_t *w = rec ? rec->last_writer : NULL;
         if (!w || w == t || w->done) continue;
-        weft_error("stall: task %s waits for data %llu from %s", weft_task_name(t).text,
-                   (unsigned long long)t->flow[i].data->key, weft_task_name(w).text);
+        weft_log(level, -1, "stall: task %s waits for data %llu from %s", weft_task_name(t).text,
+                 (unsigned long long)t->flow[i].data->key, weft_task_name(w).text);
         missing++;
     }
-    if (!missing) weft_error("stall: task %s is ready or running", weft_task_name(t).text);
+    if (!missing) weft_log(level, -1, "stall: task %s is ready or running", weft_task_name(t).text);
 }
 
 /* Walks the dependency records of the touched data: every unfinished task
@@ -67,9 +67,11 @@ static void report_task(weft_taskpool_t *tp, const weft_task_t *t)
 static void report_stall(weft_taskpool_t *tp, double idle)
 {
     weft_context_t *ctx = tp->ctx;
-    weft_error("stall: taskpool %s: no task running, none completed and no transfer progressed "
-               "for %.0f s; %ld tasks pending here",
-               tp->name, idle, (long)atomic_load(&tp->pending));
+    int level = weft_watchdog_level(ctx);
+    weft_log(level, -1,
+             "stall: taskpool %s: no task running, none completed and no transfer progressed "
+             "for %.0f s; %ld tasks pending here",
+             tp->name, idle, (long)atomic_load(&tp->pending));
     const weft_task_t *seen[32];
     int shown = 0;
     for (size_t i = 0; i < tp->touched.n && shown < 32; i++) {
@@ -80,10 +82,10 @@ static void report_stall(weft_taskpool_t *tp, double idle)
             for (int k = 0; k < shown && !dup; k++) dup = seen[k] == t;
             if (dup) continue;
             seen[shown++] = t;
-            report_task(tp, t);
+            report_task(level, t);
         }
     }
-    if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine);
+    if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine, level);
 }
 
 void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
@@ -103,8 +105,12 @@ void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
 
 int weft_watchdog_on(const weft_watchdog_t *w) { return w->stall_s || w->show; }
 
-/* A stalled rank with watchdog_abort set ends the run. */
-static void stall_abort(weft_context_t *ctx)
+int weft_watchdog_level(const weft_context_t *ctx)
+{
+    return weft_params_int(ctx->params, "watchdog_abort") ? WEFT_LOG_ERROR : WEFT_LOG_WARN;
+}
+
+void weft_watchdog_abort(weft_context_t *ctx)
 {
     weft_error("stall: watchdog_abort is set: ending the run");
     fflush(stderr);
@@ -130,6 +136,6 @@ void weft_watchdog_check(weft_watchdog_t *w)
     if (w->stall_s && !w->reported && now - w->last_move >= w->stall_s) {
         report_stall(w->tp, now - w->last_move);
         w->reported = 1;
-        if (weft_params_int(ctx->params, "watchdog_abort")) stall_abort(ctx);
+        if (weft_params_int(ctx->params, "watchdog_abort")) weft_watchdog_abort(ctx);
     }
 }

@@ -25,5 +25,10 @@ int weft_watchdog_on(const weft_watchdog_t *w);
 /* Notes progress, prints the progress line when due, reports a stall
  * (and ends the run when watchdog_abort asks). Called with tp->lock held. */
 void weft_watchdog_check(weft_watchdog_t *w);
+/* The level of a stall's lines: a warning, since the run may go on (a
+ * rank that arrives late), an error when watchdog_abort ends the run. */
+int weft_watchdog_level(const weft_context_t *ctx);
+/* Ends the run for a stall (watchdog_abort): MPI_Abort, exit status 3. */
+void weft_watchdog_abort(weft_context_t *ctx) __attribute__((noreturn));
 
 #endif

@@ -1,8 +1,11 @@
 /* A real stall, in the agreement: rank 0 is busy in code of its own for
  * 2 s before its wait, and rank 1 (watchdog_s=1) must say that it waits
  * for every rank to reach that wait, then finish normally once rank 0
- * arrives. run_expect.sh checks the report. */
+ * arrives: a warning, the run goes on. With watchdog_abort=1 (and
+ * argv[1], rank 0's seconds, 4) rank 1 ends the run instead, its lines
+ * errors. run_expect.sh checks the report. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "elapsed.h"
@@ -25,7 +28,7 @@ int main(int argc, char **argv)
     weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, weft_nranks(ctx) - 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "late");
     int rc = weft_insert_task(tp, &cls, WEFT_W | WEFT_AFFINITY, d, 0);
-    if (rank == 0) sleep(2);
+    if (rank == 0) sleep(argc > 1 ? (unsigned)atoi(argv[1]) : 2);
     rc |= weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
     weft_data_release(d);
