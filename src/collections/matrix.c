@@ -215,7 +215,10 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
 static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
 {
     void *alloc;
-    void *p = weft_hostmem_alloc(A->ctx->hostmem, d->bytes, &alloc);
+    /* Zeros, so that a tile read before any write reads the same on every
+     * rank and setup (it held a freed matrix's bytes on one, zeros on
+     * another). */
+    void *p = weft_hostmem_alloc_zero(A->ctx->hostmem, d->bytes, &alloc);
     if (!p) return WEFT_ERR_NOMEM;
     if (!weft_data_copy_attach(d, 0, p, d->rows, WEFT_MEM_RUNTIME, weft_hostmem_free, alloc)) {
         weft_hostmem_free(alloc, p, d->bytes);

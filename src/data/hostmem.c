@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "data/data.h"
@@ -22,7 +23,8 @@ typedef struct hm_slab {
     void *base;
     size_t bytes;
     int pinned;
-    int live; /* blocks handed out (pool lock) */
+    int live;   /* blocks handed out (pool lock) */
+    int reused; /* a block was freed: its bytes, handed out again, are not zero */
     struct hm_slab *next;
 } hm_slab_t;
 
@@ -61,7 +63,7 @@ static void slab_release_locked(weft_hostmem_t *pool, hm_slab_t *s)
     }
     pool->total -= s->bytes;
     weft_zone_destroy(s->zone);
-    free(s->base);
+    munmap(s->base, s->bytes);
     free(s);
 }
 
@@ -155,13 +157,23 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
     want = (want + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
     hm_slab_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    if (posix_memalign(&s->base, SLAB_ALIGN, want) != 0) {
+    /* A mapping of its own: its pages start as zeros (a heap block of that
+     * size may be one freed before), which weft_hostmem_alloc_zero counts
+     * on. Mapped with room to start at the alignment, the rest unmapped. */
+    char *m =
+        mmap(NULL, want + SLAB_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
         free(s);
         return NULL;
     }
+    char *base = (char *)(((uintptr_t)m + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN);
+    if (base > m) munmap(m, (size_t)(base - m));
+    size_t tail = (size_t)(m + want + SLAB_ALIGN - (base + want));
+    if (tail) munmap(base + want, tail);
+    s->base = base;
     s->bytes = want;
     if (weft_zone_create(s->base, want, BLOCK_ALIGN, &s->zone) != WEFT_ZONE_OK) {
-        free(s->base);
+        munmap(s->base, want);
         free(s);
         return NULL;
     }
@@ -199,6 +211,20 @@ void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
     return weft_host_alloc(bytes);
 }
 
+void *weft_hostmem_alloc_zero(weft_hostmem_t *pool, size_t bytes, void **allocator)
+{
+    void *p = weft_hostmem_alloc(pool, bytes, allocator);
+    hm_slab_t *s = *allocator;
+    int dirty = 1;
+    if (p && s) {
+        pthread_mutex_lock(&pool->lock);
+        dirty = s->reused;
+        pthread_mutex_unlock(&pool->lock);
+    }
+    if (p && dirty) memset(p, 0, bytes);
+    return p;
+}
+
 void weft_hostmem_free(void *allocator, void *ptr, size_t bytes)
 {
     hm_slab_t *s = allocator;
@@ -210,6 +236,7 @@ void weft_hostmem_free(void *allocator, void *ptr, size_t bytes)
     pthread_mutex_lock(&pool->lock);
     if (weft_zone_free(s->zone, ptr) != WEFT_ZONE_OK)
         weft_error("host_pin: %p (%zu bytes) is not a block of its slab", ptr, bytes);
+    s->reused = 1;
     /* An empty slab goes unless it is the newest (the next tiles fit there
      * without pinning again); after close every empty slab goes. */
     int last = 0;

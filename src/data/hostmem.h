@@ -50,6 +50,10 @@ void weft_hostmem_close(weft_hostmem_t *pool);
  * weft_hostmem_free needs back (NULL for plain memory). NULL when out of
  * memory. Any thread. */
 void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator);
+/* The same, its bytes zero: a fresh slab's pages are zeros already, so only
+ * memory handed out before (a block freed in its slab, plain memory) is
+ * cleared, and a new matrix costs no pass over its bytes. */
+void *weft_hostmem_alloc_zero(weft_hostmem_t *pool, size_t bytes, void **allocator);
 /* The free_fn of a copy allocated by weft_hostmem_alloc. Any thread. */
 void weft_hostmem_free(void *allocator, void *ptr, size_t bytes);
 /* Bytes pinned now, bytes of the slabs now, and slabs made since the start
