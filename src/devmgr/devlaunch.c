@@ -233,12 +233,9 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     atomic_fetch_add(&m->ctx->tasks_running, 1); /* the watchdog's "running" */
     t->body_rc = 0;
     f->rc = dev->ops->launch(dev, f->stream, devlaunch_kernel, t);
-    if (f->rc == WEFT_ERR_TASK && t->body_rc != 0) {
-        /* The body itself (run at launch on an accelerator with streams)
-         * returned its own code: say so, and fail the task as a body. */
-        weft_log_outcome(dev->index, "task %s failed: its body returned %d", weft_task_name(t).text,
-                         t->body_rc);
-    } else if (f->rc != WEFT_SUCCESS) {
+    /* A body that returned its own code (run at launch on an accelerator
+     * with streams, later on an emu device) is said at the task's end. */
+    if (f->rc != WEFT_SUCCESS && !(f->rc == WEFT_ERR_TASK && t->body_rc != 0)) {
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s: launch failed: %s", weft_task_name(t).text,
                  weft_strerror(f->rc));
     }
@@ -341,6 +338,9 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
                  "task %s failed: an input of it was lost with another device that failed",
                  weft_task_name(t).text);
+    else if (rc == WEFT_ERR_TASK && t->body_called && t->body_rc != 0)
+        weft_log_outcome(m->dev->index, "task %s failed: its body returned %d",
+                         weft_task_name(t).text, t->body_rc);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
         weft_log_outcome(m->dev->index, "task %s failed: %s", weft_task_name(t).text,
                          weft_strerror(rc));
