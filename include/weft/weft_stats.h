@@ -28,7 +28,8 @@ typedef struct weft_stats {
     int64_t net_bytes_mpi;         /* received by the mpi transport from or into device memory */
     int64_t net_bytes_ipc;         /* pulled by the ipc transport */
     int64_t net_bytes_staged_transport; /* received by the staged transport */
-    int64_t net_bytes_host;             /* received host to host */
+    int64_t net_bytes_host;             /* received host to host, eager tiles (inline in their
+                                           activation) included, also those for a device copy */
     int64_t net_bytes_nccl;             /* received by the nccl transport */
     /* Failures (docs/SEMANTICS.md section 3): tasks of this rank that
      * failed (body, device or transfer error), and tasks that did not run

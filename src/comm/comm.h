@@ -125,7 +125,8 @@ typedef struct weft_comm_counters {
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
     int64_t bytes_staged; /* bytes that went through a host bounce buffer */
-    int64_t bytes_by_transport[WEFT_TRANSPORT_COUNT]; /* by weft_transport_t (AUTO: host to host) */
+    int64_t bytes_by_transport[WEFT_TRANSPORT_COUNT]; /* by weft_transport_t (AUTO: host to host,
+                                                         eager included) */
 } weft_comm_counters_t;
 
 int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)

@@ -281,7 +281,11 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     ((weft_comm_action_t *)t->action)->xfer = x;
     t->flow[0].copy = cp;
     if (m->eager) {
+        /* Inline in the activation: host to host on the wire, whatever the
+         * copy it lands in (the per-transport counts summed to less than
+         * the bytes received). */
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
+        atomic_fetch_add(&c->n_by_transport[WEFT_TRANSPORT_AUTO], (long long)d->bytes);
         rc = weft_comm__xfer_land_eager(c, x, in);
         if (rc == WEFT_AGAIN) return RECV_LANDING;
         x->status = rc;
