@@ -6,6 +6,7 @@
  * are coarse per-type figures: they only need to rank the places. */
 #include "devmgr/devmgr.h"
 #include "stf/home.h"
+#include "stf/taskrun.h"
 #include "util/log.h"
 
 typedef struct place_speed {
@@ -22,11 +23,12 @@ static const place_speed_t speeds[WEFT_DEV_TYPES] = {
 
 #define TASK_NS_UNKNOWN 20000 /* a class without a flops estimate */
 
-static int64_t task_ns(const weft_task_t *t, weft_device_type_t type)
+static int64_t task_ns(weft_task_t *t, weft_device_type_t type)
 {
-    double flops = t->cls->flops ? t->cls->flops(t) : 0.0;
+    double flops = weft_taskrun_flops(t);
     if (flops <= 0.0) return TASK_NS_UNKNOWN;
-    return (int64_t)(flops / speeds[type].flops_per_s * 1e9);
+    double ns = flops / speeds[type].flops_per_s * 1e9;
+    return ns < 1e15 ? (int64_t)ns : (int64_t)1e15; /* 11 days: an estimate past it is one */
 }
 
 /* Bytes that reading flows would move to `device`, in nanoseconds. */

@@ -2,6 +2,8 @@
  * and the end that every place running tasks calls. */
 #include "stf/taskrun.h"
 
+#include <math.h>
+
 #include "stf/failure.h"
 #include "stf/taskpool.h"
 #include "util/fault.h"
@@ -40,6 +42,18 @@ int weft_taskrun_body(weft_task_t *t)
     return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
 }
 
+double weft_taskrun_flops(weft_task_t *t)
+{
+    if (!t->cls->flops) return 0.0;
+    double f = t->cls->flops(t);
+    if (isfinite(f) && f >= 0.0) return f;
+    if (!atomic_exchange(&t->misuse, 1))
+        weft_error("task %s: its class's flops function returned %g: an estimate is a finite "
+                   "number >= 0 (0: none); the task fails",
+                   weft_task_name(t).text, f);
+    return 0.0;
+}
+
 static void add_flops(weft_taskpool_t *tp, double f)
 {
     double old = atomic_load_explicit(&tp->flops_done, memory_order_relaxed);
@@ -50,6 +64,8 @@ static void add_flops(weft_taskpool_t *tp, double f)
 
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
+    int ran = t->kind == WEFT_TASK_BODY && t->body_called && rc != WEFT_ERR_CANCELLED;
+    double flops = ran ? weft_taskrun_flops(t) : 0.0;
     /* The accessor logged the misuse; a body returning 0 must not hide it. */
     if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
     weft_failure_task_end(ctx, t, rc);
@@ -63,7 +79,7 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     } else if (t->kind == WEFT_TASK_BODY) {
         atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);
-        if (t->cls->flops) add_flops(tp, t->cls->flops(t));
+        if (flops > 0.0) add_flops(tp, flops);
     } else {
         atomic_fetch_add_explicit(&ctx->actions_done, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(t->kind == WEFT_TASK_SEND ? &ctx->sends_done : &ctx->recvs_done,
