@@ -57,9 +57,10 @@ WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
 /* Says why the task fails, in its own words: logs "task NAME #SEQ: TEXT"
  * (printf-style) as an error line of this rank. The first error line
  * logged while the task ran is its cause, which the failure line every
- * rank logs at the wait carries when the body then returns non-zero
- * ("task potrf #12 returned -1 (...): not positive definite at column 3");
- * a message the body printed itself reached its own rank's stderr only. A
+ * rank logs at the wait carries ("task potrf #12 returned -1 (...): not
+ * positive definite at column 3");
+ * a message the body printed itself reached its own rank's stderr only.
+ * The task fails even if the body then returns 0 (WEFT_ERR_INVALID). A
  * call outside a body is refused (logged, nothing else). */
 WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -177,4 +177,7 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
      * unless weft logged one first, is what every rank's failure line
      * says of the task. */
     weft_error("task %s: %s", weft_task_name(t).text, text);
+    /* It says why the task fails: a body that then returns 0 fails it too
+     * (an error line in a run that succeeded, before). */
+    atomic_store(&((weft_task_t *)t)->misuse, 1);
 }

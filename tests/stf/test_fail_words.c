@@ -9,6 +9,9 @@
  *   the host (taskpool "host"), then on an emu device (taskpool "dev",
  *   when the run has one: the body runs on the device's thread, the task
  *   ends on its manager's); every rank's line names the call;
+ * - said: a body on rank 1 says why its task fails (weft_task_error) and
+ *   returns 0: the task fails all the same (it succeeded, with an error
+ *   line), every rank's line carrying the body's words;
  * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
  *   from a body, of NULL and of a released handle.
  * The lines are checked by tests/stf/CMakeLists.txt; this program checks
@@ -39,6 +42,12 @@ static int misuse_body(weft_task_t *t)
     return 0;
 }
 
+static int said_body(weft_task_t *t)
+{
+    weft_task_error(t, "the input is out of range");
+    return 0;
+}
+
 /* The owner of the data its value 0 points to, as a body sees it. */
 static atomic_int owner_in_body = -100;
 static int owner_body(weft_task_t *t)
@@ -52,6 +61,7 @@ static int owner_body(weft_task_t *t)
 static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add_body}};
 static const weft_task_class_t misuse_class = {.name = "misuse",
                                                .body = {[WEFT_DEV_CPU] = misuse_body}};
+static const weft_task_class_t said_class = {.name = "said", .body = {[WEFT_DEV_CPU] = said_body}};
 static const weft_task_class_t owner_class = {.name = "owner",
                                               .body = {[WEFT_DEV_CPU] = owner_body}};
 
@@ -109,10 +119,12 @@ int main(int argc, char **argv)
             CHECK(run_one(ctx, "dev", &misuse_class, a, b) == WEFT_ERR_TASK);
             CHECK(atomic_load(&misuse_device) == (rank == 1 ? 1 : -1));
         }
+    } else if (strcmp(mode, "said") == 0) {
+        CHECK(run_one(ctx, "said", &said_class, a, b) == WEFT_ERR_TASK);
     } else if (strcmp(mode, "owner") == 0) {
         check_owner(ctx, z, b);
     } else {
-        REQUIRE(!"mode: copy, misuse or owner");
+        REQUIRE(!"mode: copy, misuse, said or owner");
     }
     weft_data_release(a);
     weft_data_release(b);
