@@ -401,8 +401,9 @@ typedef enum weft_device_type {
  * on every rank (docs/SEMANTICS.md section 3). */
 typedef int (*weft_body_fn)(weft_task_t *task);
 /* Estimated floating point operations of a task (for GFLOPS and device
- * selection); may be NULL. An estimate that is not a finite number >= 0
- * fails the task, logged, as a misused accessor does (0: no estimate). */
+ * selection); may be NULL. An estimate that is not finite, or negative
+ * past a rounding (below -0.5), fails the task, logged, as a misused
+ * accessor does (0: no estimate). */
 typedef double (*weft_flops_fn)(const weft_task_t *task);
 
 /* A batch body enqueues the work of n tasks of one class in one go (e.g.

@@ -13,10 +13,10 @@ int weft_taskrun_body(weft_task_t *t);
 /* Ends t with status rc: records a failure, counts it, hands the
  * successors it releases to ctx->ready, drops the task. */
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc);
-/* t's class's flops estimate, 0 without one. An estimate that is no finite
- * number >= 0 is the class's error: said, taken as none, and the task
- * fails as for a misused accessor (it ran at the wrong share of devices
- * and gave a GFLOPS of NaN or -inf without a word). */
+/* t's class's flops estimate, 0 without one (or a rounding just below 0).
+ * An estimate that is not finite or below -0.5 is the class's error: said, taken as none, and the
+ * task fails as for a misused accessor (it ran at the wrong share of devices and gave a GFLOPS of
+ * NaN or -inf without a word). */
 double weft_taskrun_flops(weft_task_t *t);
 
 /* weft_taskrun_finish as the comm engine's done callback (arg: the context). */

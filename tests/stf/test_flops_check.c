@@ -43,6 +43,10 @@ int main(int argc, char **argv)
         CHECK(captured("an estimate is a finite number >= 0 (0: none); the task fails"));
         CHECK(isfinite(weft_taskpool_gflops(tp)));
     }
+    estimate = -2.8e-17; /* 2/3 - 1/2 - 1/6 in doubles: a closed form's rounding, none */
+    CHECK(weft_insert_task(tp, &cls, WEFT_RW, d, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(weft_taskpool_gflops(tp) == 0);
     estimate = 1e6;
     CHECK(weft_insert_task(tp, &cls, WEFT_RW, d, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
