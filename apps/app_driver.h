@@ -23,6 +23,7 @@
 #include "app_cli.h"
 #include "app_devices.h"
 #include "app_sums.h"
+#include "app_verdict.h"
 
 typedef struct app_driver {
     app_cli_t cli;
@@ -140,26 +141,6 @@ static inline void app_report(weft_context_t *ctx, const app_timer_t *tm, const 
 static inline int app_check_due(const app_opts_t *o, int64_t r)
 {
     return o->check == 1 || (o->check == 2 && r == 0);
-}
-
-/* A failed check on a rank other than 0, which prints the verdict: a
- * line on its stderr, so that no rank exits 1 without one of its own;
- * mine: whether this rank's own totals passed. */
-static inline void app_failed_here(weft_context_t *ctx, const char *prog, int mine)
-{
-    if (weft_rank(ctx) != 0)
-        fprintf(stderr, "%s: rank %d: the check FAILED %s\n", prog, weft_rank(ctx),
-                mine ? "on another rank" : "here (rank 0 prints the residual)");
-}
-
-/* Whether every rank's check passed: rank 0's line and every rank's exit
- * say the same (rank 0 printed PASSED while a rank whose totals never came
- * out failed). Collective. */
-static inline int app_all_passed(int passed)
-{
-    int all = passed;
-    MPI_Allreduce(&passed, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
 }
 
 /* The verdict on a scaled residual (NaN fails): its line on rank 0, 0 or

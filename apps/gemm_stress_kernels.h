@@ -103,9 +103,11 @@ static int gs_cpu_step(weft_task_t *t)
     return 0;
 }
 
-/* flow 0: the final C of a chain R, flow 1: this rank's 1x1 error tile RW;
- * value 0: gs_tile_arg_t of the chain (which, step unused). Recomputes the
- * chain with CBLAS and raises the error tile to the relative error. */
+/* flow 0: the final C of a chain R, flow 1: this rank's error tile RW
+ * (2 x 1: the largest relative error, the chains checked into it); value
+ * 0: gs_tile_arg_t of the chain (which, step unused). Recomputes the
+ * chain with CBLAS, raises the error to its relative error and counts
+ * itself, so that a check task that did not run is seen. */
 static int gs_cpu_check(weft_task_t *t)
 {
     gs_tile_arg_t a;
@@ -148,29 +150,36 @@ static int gs_cpu_check(weft_task_t *t)
     }
     double *e = weft_task_ptr(t, 1);
     if (err > e[0]) e[0] = err;
+    e[1] += 1;
     return 0;
 }
 
-/* flow 0: a 1x1 error tile W: zero. */
+/* flow 0: an error tile W: no error, no chain checked. */
 static int gs_cpu_err_zero(weft_task_t *t)
 {
-    *(double *)weft_task_ptr(t, 0) = 0.0;
+    double *e = weft_task_ptr(t, 0);
+    e[0] = e[1] = 0.0;
     return 0;
 }
 
-/* flow 0: an error tile R, flow 1: another RW: keeps the larger. */
+/* flow 0: an error tile R, flow 1: another RW: keeps the larger error and
+ * adds the chains checked. */
 static int gs_cpu_err_max(weft_task_t *t)
 {
     const double *x = weft_task_ptr(t, 0);
     double *y = weft_task_ptr(t, 1);
     if (x[0] > y[0]) y[0] = x[0];
+    y[1] += x[1];
     return 0;
 }
 
 /* flow 0: an error tile R, flow 1: another W: copies the first. */
 static int gs_cpu_err_copy(weft_task_t *t)
 {
-    *(double *)weft_task_ptr(t, 1) = *(const double *)weft_task_ptr(t, 0);
+    const double *x = weft_task_ptr(t, 0);
+    double *y = weft_task_ptr(t, 1);
+    y[0] = x[0];
+    y[1] = x[1];
     return 0;
 }
 

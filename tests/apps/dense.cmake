@@ -141,6 +141,19 @@ weft_app_test(potrf_check_lost_out_r3 FAIL EXE weft-potrf RANKS 3
   ARGS -N 120 -t 30 -c 1 --check --weft-fault_inject=task_skip:sums_out:1@2)
 weft_app_test(gemm_stress_check_lost_step FAIL EXE weft-gemm-stress EXPECT "${LOST_WRITE}"
   ARGS -t 20 --depth 4 --width 3 -c 1 --check --weft-fault_inject=task_skip:gs_step:3)
+# A step and the check task skipped: the error tile stayed 0 and the run
+# PASSED; the tile counts the chains checked into it now.
+weft_app_test(gemm_stress_check_lost_check FAIL EXE weft-gemm-stress
+  EXPECT "rank 0: its error tile holds 0 of the 1 chains' errors: a task of the check did not run"
+         "^weft-gemm-stress: max relative error .* : FAILED$"
+  ARGS -t 64 --depth 2 --width 1 -c 1 --check
+       --weft-fault_inject=task_skip:gs_step:1,task_skip:gs_check:1+)
+# Rank 1 fails its own part of the check (its error tile's copy skipped):
+# rank 0 printed PASSED and exited 0, rank 1 exited 1 without a line.
+weft_app_test(gemm_stress_check_lost_copy_r2 FAIL EXE weft-gemm-stress RANKS 2
+  EXPECT "^weft-gemm-stress: max relative error .* : FAILED [(]another rank's check failed[)]$"
+         "^weft-gemm-stress: rank 1: the check FAILED here"
+  ARGS -t 32 --depth 4 --width 2 -c 1 --check --weft-fault_inject=task_skip:gs_err_copy:1@1)
 
 # A body's own words reach every rank (weft_task_error): a matrix made
 # non-SPD (one fill skipped) fails dpotrf on rank 0, and all three ranks'

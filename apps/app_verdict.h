@@ -1,0 +1,34 @@
+/* The verdict of an app's check on every rank: whether every rank's
+ * check passed (one collective), and the line of a rank other than 0 whose
+ * run fails, so that no rank exits 1 without a line of its own.
+ * Header-only (apps/CMakeLists.txt builds every .c file of apps/ as its
+ * own program). */
+#ifndef WEFT_APPS_APP_VERDICT_H
+#define WEFT_APPS_APP_VERDICT_H
+
+#include <stdio.h>
+
+#include <mpi.h>
+#include <weft/weft.h>
+
+/* A failed check on a rank other than 0, which prints the verdict: a
+ * line on its stderr, so that no rank exits 1 without one of its own;
+ * mine: whether this rank's own totals passed. */
+static inline void app_failed_here(weft_context_t *ctx, const char *prog, int mine)
+{
+    if (weft_rank(ctx) != 0)
+        fprintf(stderr, "%s: rank %d: the check FAILED %s\n", prog, weft_rank(ctx),
+                mine ? "on another rank" : "here (rank 0 prints the verdict)");
+}
+
+/* Whether every rank's check passed: rank 0's line and every rank's exit
+ * say the same (rank 0 printed PASSED while a rank whose totals never came
+ * out failed). Collective. */
+static inline int app_all_passed(int passed)
+{
+    int all = passed;
+    MPI_Allreduce(&passed, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+#endif
