@@ -149,13 +149,12 @@ static int measure(weft_device_t *dev)
     return WEFT_SUCCESS;
 }
 
-/* The module's open, or the failure fault_inject asks for in its place. */
-static int open_device(weft_device_t *dev, weft_fault_t *fault)
+/* The module's open, or the failure fault_inject asks for in its place
+ * (*injected set: the line names it, not an absent device). */
+static int open_device(weft_device_t *dev, weft_fault_t *fault, int *injected)
 {
-    if (weft_fault_hit(fault, WEFT_FAULT_DEVICE_OPEN, NULL)) {
-        weft_error("fault_inject: opening %s fails (injected)", dev->name);
-        return WEFT_ERR_NODEV;
-    }
+    *injected = weft_fault_hit(fault, WEFT_FAULT_DEVICE_OPEN, NULL);
+    if (*injected) return WEFT_ERR_NODEV;
     return dev->ops->open(dev, dev->type_index);
 }
 
@@ -176,10 +175,11 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fa
     /* Named by its API index (weft_data_set_device, the log prefix, the trace
      * tracks, show_stats): one number for one device everywhere. */
     snprintf(dev->name, sizeof dev->name, "%s%d", ops->name, dev->index);
-    int rc = open_device(dev, fault);
+    int injected = 0, rc = open_device(dev, fault, &injected);
     if (rc != WEFT_SUCCESS) {
         weft_error("could not open %s (the %s runtime's device %d): %s", dev->name, ops->name,
-                   type_index, weft_strerror(rc));
+                   type_index,
+                   injected ? "failure injected (fault_inject device_open)" : weft_strerror(rc));
         free(dev);
         return rc;
     }

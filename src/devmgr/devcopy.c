@@ -43,10 +43,10 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
     return frc != 0 || atomic_load(&misuse) ? WEFT_ERR_TASK : WEFT_SUCCESS;
 }
 
-int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
-                         weft_data_copy_t *src)
+int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *d,
+                         weft_data_copy_t *dst, weft_data_copy_t *src)
 {
-    if (weft_fault_copy_hit(d->ctx->fault, WEFT_LOG_ERROR, by->index, (unsigned long long)d->key,
+    if (weft_fault_copy_hit(d->ctx->fault, level, by->index, (unsigned long long)d->key,
                             src->device, dst->device))
         return WEFT_ERR_INTERNAL;
     weft_stage_fn fn = stage_fn(d, dst->device, src->device);
@@ -86,7 +86,7 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
                       weft_data_copy_t *dst, weft_data_copy_t *src)
 {
     (void)ctx;
-    int rc = weft_devcopy_enqueue(by, stream, d, dst, src);
+    int rc = weft_devcopy_enqueue(WEFT_LOG_ERROR, by, stream, d, dst, src);
     weft_event_t ev = {0};
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
     if (rc == WEFT_SUCCESS) {
@@ -263,7 +263,7 @@ static int pull_enqueue(weft_data_t *d, weft_data_copy_t *h, weft_devcopy_pull_t
     if (rc != WEFT_SUCCESS) return rc;
     weft_device_t *by = d->ctx->devices->dev[src->device];
     weft_event_t ev = {0};
-    rc = weft_devcopy_enqueue(by, WEFT_STREAM_OUT, d, h, src);
+    rc = weft_devcopy_enqueue(WEFT_LOG_ERROR, by, WEFT_STREAM_OUT, d, h, src);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_OUT, &ev);
     weft_data_lock(d);
     if (rc != WEFT_SUCCESS) {

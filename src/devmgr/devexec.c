@@ -486,8 +486,10 @@ weft_device_t *weft_devexec_pin_device(const weft_context_t *ctx)
 int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, size_t bytes,
                           const char *what)
 {
+    /* A warning: the callers say what a failed pinning costs (host copies
+     * stay pageable; weft_host_pin's caller gets an error line). */
     if (weft_fault_hit(ctx->fault, WEFT_FAULT_HOST_PIN, NULL)) {
-        weft_log(WEFT_LOG_ERROR, dev->index,
+        weft_log(WEFT_LOG_WARN, dev->index,
                  "fault_inject: pinning %zu bytes of %s fails (injected)", bytes, what);
         return WEFT_ERR_INTERNAL;
     }

@@ -112,7 +112,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
     f->stage[f->nstage++] = (weft_stage_rec_t){.data = d, .src = src, .dst = c, .version = v};
     f->stage_bytes += (int64_t)d->bytes;
     weft_data_unlock(d);
-    return weft_devcopy_enqueue(dev, f->copy_stream, d, c, src); /* counts its bytes */
+    return weft_devcopy_enqueue(WEFT_LOG_ERROR, dev, f->copy_stream, d, c, src); /* counts bytes */
 }
 
 /* Transfers are done: sources released, destinations current. */

@@ -275,8 +275,10 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
                       weft_data_copy_t *dst, weft_data_copy_t *src);
 /* Enqueues the copy of d from src to dst on `stream` of `by`: the data's
  * stage function for host <-> device when it has one, else the module's
- * 2D copy. */
-int weft_devcopy_enqueue(weft_device_t *by, int stream, weft_data_t *d, weft_data_copy_t *dst,
-                         weft_data_copy_t *src);
+ * 2D copy. An injected failure (fault site device_copy) is logged at
+ * `level`: a warning where the caller recovers (a prefetch, staged again
+ * when its task runs). */
+int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *d,
+                         weft_data_copy_t *dst, weft_data_copy_t *src);
 
 #endif
