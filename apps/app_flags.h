@@ -76,7 +76,7 @@ static inline int app_parse_int(const char *prog, const char *flag, const char *
 }
 
 /* The power of two a size suffix stands for (K, M or G, with an optional
- * "iB" or "B" after it), *end moved past it; 0 for none. */
+ * "iB", "i" or "B" after it), *end moved past it; 0 for none. */
 static inline int app_size_shift(char **end)
 {
     const char *e = *end;
@@ -88,7 +88,7 @@ static inline int app_size_shift(char **end)
     e++;
     if (e[0] == 'i' && e[1] == 'B')
         e += 2;
-    else if (e[0] == 'B')
+    else if (e[0] == 'B' || e[0] == 'i')
         e++;
     *end = (char *)e;
     return shift;

@@ -155,10 +155,15 @@ static void say_destroyed(const weft_data_t *d, const int *f, int offered)
  * and weft_data_set_init is accepted. */
 static void none_left(weft_data_t *d, int destroyed)
 {
+    /* With an initialiser, a reader starts from the initial contents, as
+     * before any write. */
     if (destroyed > 0)
         weft_warn("data %llu: its only version v%d was held where the task that wrote it next "
-                  "failed, which may have changed its bytes: no version of this NEW data is left",
-                  (unsigned long long)d->key, destroyed);
+                  "failed, which may have changed its bytes: %s",
+                  (unsigned long long)d->key, destroyed,
+                  d->flags & WEFT_DATA_INIT
+                      ? "the next taskpool starts from its initial contents (weft_data_set_init)"
+                      : "no version of this NEW data is left");
     weft_remote_forget(d);
     weft_data_lock(d);
     d->version = 0;

@@ -199,10 +199,8 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     first->batch_fn = fn;
     b->refs = b->n;
     int rc = dev->ops->launch(dev, stream, batch_trampoline, first);
-    if (rc == WEFT_ERR_TASK && first->body_rc != 0)
-        weft_log_outcome(dev->index, "batch of %d %s tasks failed: its body returned %d", b->n,
-                         first->cls->name, first->body_rc);
-    else if (rc != WEFT_SUCCESS)
+    /* A body's own code is said by each task at its end (devlaunch.c). */
+    if (rc != WEFT_SUCCESS && !(rc == WEFT_ERR_TASK && first->body_rc != 0))
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));
     group[0]->has_event = dev->ops->event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;

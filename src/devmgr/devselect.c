@@ -28,7 +28,9 @@ static int64_t task_ns(weft_task_t *t, weft_device_type_t type)
     double flops = weft_taskrun_flops(t);
     if (flops <= 0.0) return TASK_NS_UNKNOWN;
     double ns = flops / speeds[type].flops_per_s * 1e9;
-    return ns < 1e15 ? (int64_t)ns : (int64_t)1e15; /* 11 days: an estimate past it is one */
+    /* 1000 s: an estimate past it is one, and the loads that sum the
+     * queued tasks' estimates stay far from int64's end. */
+    return ns < 1e12 ? (int64_t)ns : (int64_t)1e12;
 }
 
 /* Bytes that reading flows would move to `device`, in nanoseconds. */

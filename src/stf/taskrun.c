@@ -50,10 +50,14 @@ double weft_taskrun_flops(weft_task_t *t)
     /* A closed form's rounding on a 1 x 1 tile (2/3 - 1/2 - 1/6) is no
      * error: under half a flop counts as none. */
     if (isfinite(f) && f > -0.5) return 0.0;
-    if (!atomic_exchange(&t->misuse, 1))
+    if (!atomic_exchange(&t->misuse, 1)) {
+        /* In the task's cause span: every rank's failure line says why. */
+        weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
         weft_error("task %s: its class's flops function returned %g: an estimate is a finite "
                    "number >= 0 (0: none); the task fails",
                    weft_task_name(t).text, f);
+        weft_log_cause_leave(outer);
+    }
     return 0.0;
 }
 

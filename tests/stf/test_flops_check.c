@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     estimate = 1e6;
     CHECK(weft_insert_task(tp, &cls, WEFT_RW, d, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
-    CHECK(weft_taskpool_gflops(tp) > 0);
+    CHECK(weft_rank(ctx) != 0 || weft_taskpool_gflops(tp) > 0); /* rank 0 ran it */
     weft_taskpool_free(tp);
     weft_data_release(d);
     CHECK(weft_fini(ctx) == WEFT_ERR_TASK);

@@ -2,7 +2,7 @@
  * 2 s before its wait, and rank 1 (watchdog_s=1) must say that it waits
  * for every rank to reach that wait, then finish normally once rank 0
  * arrives: a warning, the run goes on. With watchdog_abort=1 (and
- * argv[1], rank 0's seconds, 4) rank 1 ends the run instead, its lines
+ * argv[1], rank 0's seconds, 6) rank 1 ends the run instead, its lines
  * errors. run_expect.sh checks the report. */
 #include <stdio.h>
 #include <stdlib.h>
