@@ -3,6 +3,7 @@
  * ranks, and stopped in reverse. */
 #include "context/context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -423,6 +424,10 @@ undo_ctx:
 int weft_fini(weft_context_t *ctx)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
+    /* What the program printed before goes out now: a rank that leaves
+     * first with a non-zero exit has the launcher end this one with
+     * SIGTERM, and a verdict line still in stdout's buffer was lost. */
+    fflush(stdout);
     weft_runtime_unwatch_mpi_end(ctx);
     (void)weft_context_wait_forgotten(ctx);
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
