@@ -147,11 +147,9 @@ static inline int app_check_due(const app_opts_t *o, int64_t r)
  * 1 on every rank alike. */
 static inline int app_verdict(weft_context_t *ctx, const char *prog, double resid, double max)
 {
-    int mine = resid < max, passed = app_all_passed(mine);
+    int mine = resid < max, passed = app_agree_verdict(ctx, prog, mine);
     if (weft_rank(ctx) == 0)
-        printf("residual = %.6e : %s%s\n", resid, passed ? "PASSED" : "FAILED",
-               mine && !passed ? " (another rank's check failed)" : "");
-    if (!passed) app_failed_here(ctx, prog, mine);
+        printf("residual = %.6e : %s\n", resid, app_verdict_word(mine, passed));
     return passed ? 0 : 1;
 }
 

@@ -31,4 +31,20 @@ static inline int app_all_passed(int passed)
     return all;
 }
 
+/* The check's verdict on every rank from this rank's own (mine): whether
+ * every rank passed, with the line of a rank other than 0 that failed.
+ * Collective. */
+static inline int app_agree_verdict(weft_context_t *ctx, const char *prog, int mine)
+{
+    int passed = app_all_passed(mine);
+    if (!passed) app_failed_here(ctx, prog, mine);
+    return passed;
+}
+
+/* The end of rank 0's verdict line. */
+static inline const char *app_verdict_word(int mine, int passed)
+{
+    return passed ? "PASSED" : mine ? "FAILED (another rank's check failed)" : "FAILED";
+}
+
 #endif

@@ -255,13 +255,11 @@ static int gs_check(weft_taskpool_t *tp, gs_run_t *r, int64_t activations)
                         "of the check did not run\n",
                 r->rank, held, r->width);
     failed |= e == NULL || held != (double)r->width || !(err <= GS_ERROR_MAX);
-    int passed = app_all_passed(!failed);
+    int passed = app_agree_verdict(r->ctx, GS_NAME, !failed);
     if (verbose)
         printf(GS_NAME ": max relative error %.3e (threshold %.0e), activations %lld on "
-                       "rank 0 : %s%s\n",
-               err, GS_ERROR_MAX, (long long)activations, passed ? "PASSED" : "FAILED",
-               !failed && !passed ? " (another rank's check failed)" : "");
-    if (!passed) app_failed_here(r->ctx, GS_NAME, !failed);
+                       "rank 0 : %s\n",
+               err, GS_ERROR_MAX, (long long)activations, app_verdict_word(!failed, passed));
     rc = !passed;
 out:
     weft_matrix_free(E);

@@ -316,13 +316,12 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     double res[2] = {0.0, 0.0};
     rc = qr_residuals(ctx, tp, f, o, res);
     if (rc < 0) return rc;
-    int mine = res[0] < QR_CHECK_MAX && res[1] < QR_CHECK_MAX, passed = app_all_passed(mine);
+    int mine = res[0] < QR_CHECK_MAX && res[1] < QR_CHECK_MAX;
+    int passed = app_agree_verdict(ctx, QR_NAME, mine);
     if (verbose)
-        printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld TREE= %s) : %s%s\n", res[0],
+        printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld TREE= %s) : %s\n", res[0],
                res[1], (long long)o->m, (long long)o->ib, qr_tree_words[o->tree],
-               passed ? "PASSED" : "FAILED",
-               mine && !passed ? " (another rank's check failed)" : "");
-    if (!passed) app_failed_here(ctx, QR_NAME, mine);
+               app_verdict_word(mine, passed));
     return passed ? 0 : 1;
 }
 

@@ -189,9 +189,12 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
     return s;
 }
 
-void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
+/* weft_hostmem_alloc, and in *dirty whether the block's bytes may be
+ * other than zero (read under the same lock as the allocation). */
+static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator, int *dirty)
 {
     *allocator = NULL;
+    *dirty = 1;
     if (bytes == 0) bytes = BLOCK_ALIGN;
     if (pool) {
         pthread_mutex_lock(&pool->lock);
@@ -204,6 +207,7 @@ void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
         if (p) {
             s->live++;
             *allocator = s;
+            *dirty = s->reused;
         }
         pthread_mutex_unlock(&pool->lock);
         if (p) return p;
@@ -211,16 +215,16 @@ void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
     return weft_host_alloc(bytes);
 }
 
+void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
+{
+    int dirty;
+    return hostmem_alloc(pool, bytes, allocator, &dirty);
+}
+
 void *weft_hostmem_alloc_zero(weft_hostmem_t *pool, size_t bytes, void **allocator)
 {
-    void *p = weft_hostmem_alloc(pool, bytes, allocator);
-    hm_slab_t *s = *allocator;
-    int dirty = 1;
-    if (p && s) {
-        pthread_mutex_lock(&pool->lock);
-        dirty = s->reused;
-        pthread_mutex_unlock(&pool->lock);
-    }
+    int dirty;
+    void *p = hostmem_alloc(pool, bytes, allocator, &dirty);
     if (p && dirty) memset(p, 0, bytes);
     return p;
 }

@@ -23,9 +23,10 @@ static const place_speed_t speeds[WEFT_DEV_TYPES] = {
 
 #define TASK_NS_UNKNOWN 20000 /* a class without a flops estimate */
 
-static int64_t task_ns(weft_task_t *t, weft_device_type_t type)
+/* A task of `flops` (its class's estimate, read once a selection) on a
+ * device of the type. */
+static int64_t task_ns(double flops, weft_device_type_t type)
 {
-    double flops = weft_taskrun_flops(t);
     if (flops <= 0.0) return TASK_NS_UNKNOWN;
     double ns = flops / speeds[type].flops_per_s * 1e9;
     /* 1000 s: an estimate past it is one, and the loads that sum the
@@ -108,9 +109,10 @@ static int elsewhere(weft_context_t *ctx, const weft_task_t *t, int device)
 int weft_devselect(weft_context_t *ctx, weft_task_t *t)
 {
     int best = weft_home_device(ctx, t);
+    double flops = weft_taskrun_flops(t);
     if (best >= 0 && !usable(ctx, t, best) && elsewhere(ctx, t, best) >= 0) best = -1;
     if (best >= 0) {
-        t->est_ns = task_ns(t, weft_home_device_type(ctx, best));
+        t->est_ns = task_ns(flops, weft_home_device_type(ctx, best));
         return best;
     }
     int64_t best_ect = 0, best_run = 0;
@@ -118,7 +120,7 @@ int weft_devselect(weft_context_t *ctx, weft_task_t *t)
         if (!weft_home_body(ctx, t, k)) continue;
         /* Left out only when a place that holds the task remains. */
         if (!usable(ctx, t, k) && elsewhere(ctx, t, k) >= 0) continue;
-        int64_t run = task_ns(t, weft_home_device_type(ctx, k));
+        int64_t run = task_ns(flops, weft_home_device_type(ctx, k));
         int64_t ect = queued_ns(ctx, k) + move_ns(ctx, t, k) + run;
         if (best < 0 || ect < best_ect) {
             best = k;

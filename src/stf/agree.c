@@ -74,13 +74,14 @@ static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *whe
         }
         double waited = weft_clock_s() - t0;
         if (wd > 0 && !reported && waited >= (double)wd) {
-            weft_log(weft_watchdog_level(ctx), -1,
+            int level = weft_watchdog_level(ctx);
+            weft_log(level, -1,
                      "stall: %s: waited %.0f s for every rank to reach this point (a rank "
                      "still runs code of its own, waits in a collective of another context "
                      "or of the application, or stopped before it)",
                      where, waited);
             reported = 1;
-            if (weft_params_int(ctx->params, "watchdog_abort")) weft_watchdog_abort(ctx);
+            if (level == WEFT_LOG_ERROR) weft_watchdog_abort(ctx); /* watchdog_abort */
         }
     }
 }
