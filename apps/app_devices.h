@@ -136,20 +136,28 @@ static inline const char *appdev_type_name(const appdev_t *d)
     return d->dtype == WEFT_DEV_CUDA ? "CUDA" : d->dtype == WEFT_DEV_HIP ? "HIP" : "emu";
 }
 
-/* weft_init returned NULL: says what -g asked weft for (the reason is in
- * weft's message above). */
+/* weft_init returned NULL: one line that points at weft's message above
+ * (which names the cause) and, with -g, recalls what -g asked weft for,
+ * as context: the cause may lie elsewhere (a trace path, a fault rule). */
 static inline void appdev_init_failed(const appdev_t *d)
 {
-    if (d->g <= 0 || d->type == NULL) return;
-    if (d->user_set)
-        fprintf(stderr, "%s: -g %lld asked for %lld %s device(s); %s=%s was set by %s\n", d->prog,
-                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param, d->user_value,
-                d->user_origin);
+    if (d->g <= 0 || d->type == NULL)
+        fprintf(stderr, "%s: weft_init failed (see the message above)\n", d->prog);
+    else if (d->user_set)
+        fprintf(stderr,
+                "%s: weft_init failed (see the message above; -g %lld asked for %lld %s "
+                "device(s), %s=%s was set by %s)\n",
+                d->prog, (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
+                d->user_value, d->user_origin);
     else
-        fprintf(stderr, "%s: -g %lld asked weft for %lld %s device(s) (%s=%lld)%s\n", d->prog,
-                (long long)d->g, (long long)d->g, appdev_type_name(d), d->param, (long long)d->g,
+        fprintf(stderr,
+                "%s: weft_init failed (see the message above; -g %lld asked weft for %lld %s "
+                "device(s), %s=%lld%s)\n",
+                d->prog, (long long)d->g, (long long)d->g, appdev_type_name(d), d->param,
+                (long long)d->g,
                 d->dtype != WEFT_DEV_EMU
-                    ? "; without GPUs, --weft-device_type=emu runs on emulated accelerators"
+                    ? "; on a machine without GPUs, --weft-device_type=emu runs on emulated "
+                      "accelerators"
                     : "");
 }
 

@@ -216,7 +216,6 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     if (rc != 0) return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
-        fprintf(stderr, "%s: weft_init failed (see the message above)\n", d->cli.prog);
         appdev_init_failed(&dev);
         return 1;
     }

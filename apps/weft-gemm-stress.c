@@ -360,7 +360,6 @@ int main(int argc, char **argv)
     if (rc != 0) return rc > 0 ? 0 : 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
-        fprintf(stderr, GS_NAME ": weft_init failed (see the message above)\n");
         appdev_init_failed(&dev);
         return 1;
     }

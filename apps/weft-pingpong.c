@@ -495,7 +495,7 @@ int main(int argc, char **argv)
     if (appdev_prepare(&pp_dev, argc, argv) != 0) return 1;
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) {
-        fprintf(stderr, PP_NAME ": weft_init failed (see the message above)\n");
+        appdev_init_failed(&pp_dev);
         return 1;
     }
     pp_opts_t o;
