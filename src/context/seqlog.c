@@ -53,6 +53,16 @@ static int name_index(weft_seqlog_t *l, const char *name)
     return ix;
 }
 
+/* Entry n's record: rec, or zeros where the caller has none (a refusal in
+ * a log of task records). */
+static void seqlog_put_rec(weft_seqlog_t *l, size_t n, const void *rec)
+{
+    if (rec)
+        memcpy(weft_vec_at(&l->rec, n), rec, l->rec.elem);
+    else
+        memset(weft_vec_at(&l->rec, n), 0, l->rec.elem);
+}
+
 int weft_seqlog_push(weft_seqlog_t *l, const char *name, const void *rec)
 {
     size_t n = l->log.n;
@@ -63,7 +73,7 @@ int weft_seqlog_push(weft_seqlog_t *l, const char *name, const void *rec)
         (!keep_rec || n < l->rec.cap)) {
         ((uint32_t *)l->log.data)[n] = (uint32_t)l->hash;
         ((uint16_t *)l->name_ix.data)[n] = (uint16_t)l->last_ix;
-        if (keep_rec) memcpy(weft_vec_at(&l->rec, n), rec, l->rec.elem);
+        if (keep_rec) seqlog_put_rec(l, n, rec);
         l->log.n = l->name_ix.n = n + 1;
         if (keep_rec) l->rec.n = n + 1;
         return WEFT_SUCCESS;
@@ -87,7 +97,10 @@ int weft_seqlog_push(weft_seqlog_t *l, const char *name, const void *rec)
     if (rc == WEFT_SUCCESS) rc = weft_vec_push(&l->name_ix, &ix);
     /* Entry n's record sits at index n (a log with records keeps one for
      * every entry). */
-    if (rc == WEFT_SUCCESS && keep_rec) rc = weft_vec_push(&l->rec, rec);
+    if (rc == WEFT_SUCCESS && keep_rec) {
+        l->rec.n = n + 1;
+        seqlog_put_rec(l, n, rec);
+    }
     return rc;
 }
 

@@ -128,6 +128,10 @@ const weft_param_def_t weft_param_table[] = {
     INT("watchdog_s", "0", 0, 86400,
         "seconds without any progress before each rank reports what it waits for; 0 = off"),
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
+    BOOL("seqcheck_detail", "0",
+         "keep each inserted task's class, rank, device hint and first 4 flows (152 B a task "
+         "until its taskpool's wait) so that a task sequence that differs between ranks is "
+         "printed task by task, each rank's; for debugging"),
     INT("progress", "-1", -1, 1,
         "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
     INT("comm_nap_us", "500", 0, 100000,

@@ -178,6 +178,9 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     }
     rc = weft_params_load(ctx->params, argc, argv);
     weft_runtime_apply_live_params(ctx);
+    /* Read once: a report's collectives depend on it, so every rank must
+     * see the same value (weft_init compares the ranks' parameters). */
+    ctx->seq_detail = (int)weft_params_int(ctx->params, "seqcheck_detail");
     if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
         rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,

@@ -38,6 +38,70 @@ static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const 
     return weft_seqlog_push(l, name, rec);
 }
 
+/* What a task log keeps an entry under seqcheck_detail: the fields the
+ * hash folds (weft_seqcheck_log), the first SEQ_TASK_FLOWS flows whole.
+ * It begins with a kind, as a creation's record does, so that one
+ * entry_text reads both. */
+#define SEQ_TASK_FLOWS 4
+typedef struct seq_task_rec {
+    const weft_seqcall_kind_t *kind; /* &seq_task; NULL: a refusal (its note says it) */
+    int32_t exec_rank, hint, nflows;
+    struct {
+        uint64_t key;
+        int32_t mode, owner, type, rows, cols;
+    } flow[SEQ_TASK_FLOWS];
+} seq_task_rec_t;
+
+static const weft_seqcall_kind_t seq_task = {"task", NULL};
+
+size_t weft_seqcheck_task_rec_size(void) { return sizeof(seq_task_rec_t); }
+
+static const char *seq_mode_name(int mode)
+{
+    switch (mode & (WEFT_R | WEFT_W | WEFT_REDUX)) {
+    case WEFT_R:
+        return "R";
+    case WEFT_W:
+        return "W";
+    case WEFT_RW:
+        return "RW";
+    case WEFT_REDUX:
+        return "REDUX";
+    default:
+        return "?";
+    }
+}
+
+/* name(on rank R, hint H: data K MODE ROWSxCOLS owner O type T; ...). */
+static void describe_task(const seq_task_rec_t *r, const char *name, char *text, size_t n)
+{
+    int used =
+        snprintf(text, n, "%s(on rank %d, hint %d", name ? name : "?", r->exec_rank, r->hint);
+    for (int i = 0; i < r->nflows && i < SEQ_TASK_FLOWS && used > 0 && (size_t)used < n; i++)
+        used += snprintf(text + used, n - (size_t)used, "%s data %llu %s %dx%d owner %d type %d",
+                         i ? ";" : ":", (unsigned long long)r->flow[i].key,
+                         seq_mode_name(r->flow[i].mode), r->flow[i].rows, r->flow[i].cols,
+                         r->flow[i].owner, r->flow[i].type);
+    if (used > 0 && (size_t)used < n)
+        snprintf(text + used, n - (size_t)used, "%s)",
+                 r->nflows > SEQ_TASK_FLOWS ? "; more flows not kept" : "");
+}
+
+static void task_record(const weft_task_t *t, int exec_rank, seq_task_rec_t *r)
+{
+    *r = (seq_task_rec_t){
+        .kind = &seq_task, .exec_rank = exec_rank, .hint = t->device_hint, .nflows = t->nflows};
+    for (int i = 0; i < t->nflows && i < SEQ_TASK_FLOWS; i++) {
+        const weft_data_t *d = t->flow[i].data;
+        r->flow[i].key = d->key;
+        r->flow[i].mode = t->flow[i].mode;
+        r->flow[i].owner = d->owner_rank;
+        r->flow[i].type = (int32_t)d->type;
+        r->flow[i].rows = (int32_t)d->rows;
+        r->flow[i].cols = (int32_t)d->cols;
+    }
+}
+
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
     /* Tasks of a class come in runs: its name is hashed once a run. */
@@ -55,7 +119,10 @@ int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
         h = fold(h, ((uint64_t)(uint32_t)d->owner_rank << 32) | (uint32_t)d->type);
         h = fold(h, ((uint64_t)(uint32_t)d->rows << 32) | (uint32_t)d->cols);
     }
-    return seqlog_add(&tp->seq, h, t->cls->name, NULL);
+    if (tp->seq.rec.elem == 0) return seqlog_add(&tp->seq, h, t->cls->name, NULL);
+    seq_task_rec_t rec;
+    task_record(t, exec_rank, &rec);
+    return seqlog_add(&tp->seq, h, t->cls->name, &rec);
 }
 
 static const weft_seqcall_kind_t seq_refused; /* a creation refused (below) */
@@ -65,7 +132,11 @@ static const weft_seqcall_kind_t seq_refused; /* a creation refused (below) */
 static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
 {
     const char *note = weft_seqlog_note_at(l, k);
-    const weft_seqcall_t *c = weft_seqlog_rec(l, k);
+    const void *rec = weft_seqlog_rec(l, k);
+    /* Both kinds of record begin with their kind (NULL: none kept). */
+    const weft_seqcall_kind_t *kind = NULL;
+    if (rec) memcpy(&kind, rec, sizeof kind);
+    const weft_seqcall_t *c = kind && kind != &seq_task ? rec : NULL;
     const char *name = weft_seqlog_name(l, k);
     if (note == weft_seqlog_words_lost && c && c->kind == &seq_refused && k > 0 &&
         !weft_seqlog_note_at(l, k - 1)) {
@@ -79,6 +150,8 @@ static int entry_text(const weft_seqlog_t *l, long k, char *text, size_t n)
         snprintf(text, n, "%s", note);
     else if (c)
         c->kind->describe(c->kind, c->arg, text, n);
+    else if (kind == &seq_task)
+        describe_task(rec, name, text, n);
     else
         snprintf(text, n, "%s", name ? name : "");
     return note != NULL;
@@ -339,13 +412,16 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
                    "%s (it %s %ld; ranks differing there from rank 0: %s)",
                    subject, w->verb, w->what, w->what, k, w->verb, w->verb, weft_seqlog_count(l),
                    ranks);
-    /* A task keeps only its class's name in the log (every rank logs
-     * every task, docs/SCALE.md): say what else was compared. */
-    if (have && !refused && w == &task_words)
+    /* Unless seqcheck_detail kept each task's fields (printed below, each
+     * rank's), a task keeps only its class's name in the log (every rank
+     * logs every task, docs/SCALE.md): say what else was compared. */
+    if (have && !refused && w == &task_words && !ctx->seq_detail)
         weft_error("  a task is compared by its class, each flow's data, access mode, shape, "
                    "owner and type, the rank it runs on (its AFFINITY data's owner or "
-                   "WEFT_ON_RANK) and its WEFT_DEVICE_HINT: one of them differs at #%ld",
+                   "WEFT_ON_RANK) and its WEFT_DEVICE_HINT: one of them differs at #%ld "
+                   "(--weft-seqcheck_detail=1 prints each rank's task there whole)",
                    k);
+    if (w == &task_words && ctx->seq_detail) each = 1;
     for (int r = 0; r < ctx->nranks; r++) each |= (differs[r] & REFUSED) != 0;
     if (each) log_each_rank(ctx, l, k, differs, w);
     free(differs);

@@ -28,8 +28,11 @@ long weft_seqcheck_first_difference(weft_context_t *ctx, long n, weft_seqcheck_a
  * already). Free the result. Collective. */
 char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t width,
                                 const char *what);
-/* Folds t, to run on exec_rank, into tp's sequence (main thread). */
+/* Folds t, to run on exec_rank, into tp's sequence (main thread); with
+ * seqcheck_detail the log keeps t's fields too (a record of
+ * weft_seqcheck_task_rec_size() bytes) to print them in a report. */
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank);
+size_t weft_seqcheck_task_rec_size(void);
 
 /* Arguments of a creation that the ranks compare. */
 #define WEFT_SEQCALL_ARGS 7

@@ -49,7 +49,7 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     weft_vec_init(&tp->touched, sizeof(weft_data_t *), 64);
     weft_vec_init(&tp->redux, sizeof(weft_data_t *), 8);
     tp->wave = ++ctx->waves;
-    weft_seqlog_init(&tp->seq, 0, &ctx->meta);
+    weft_seqlog_init(&tp->seq, ctx->seq_detail ? weft_seqcheck_task_rec_size() : 0, &ctx->meta);
     if (add_to_context(ctx, tp) != WEFT_SUCCESS) {
         weft_error("taskpool %s: out of host memory", tp->name);
         pthread_cond_destroy(&tp->done);

@@ -1,7 +1,9 @@
 /* A rank that inserts a different sequence is reported, naming the first
  * divergent task, instead of a hang: rank 1 inserts task #3 with another
- * class. Every rank must get WEFT_ERR_MISMATCH from the wait. */
+ * class, or with "swap" the same class with its two data swapped. Every
+ * rank must get WEFT_ERR_MISMATCH from the wait. */
 #include <stdio.h>
+#include <string.h>
 
 #include "weft/weft.h"
 
@@ -15,14 +17,17 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
     int rank = weft_rank(ctx), n = weft_nranks(ctx);
+    int swap = argc > 1 && strcmp(argv[1], "swap") == 0;
     weft_data_t *d[2] = {weft_data_new(ctx, WEFT_DOUBLE, 64, 64, 0),
                          weft_data_new(ctx, WEFT_DOUBLE, 64, 64, n - 1)};
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "mismatch");
     int rc = 0;
     for (int k = 0; k < 2; k++) rc |= weft_insert_task(tp, &a_cls, WEFT_W | WEFT_AFFINITY, d[k], 0);
     for (int k = 2; k < 8; k++) {
-        const weft_task_class_t *c = (k == 3 && rank == 1) ? &b_cls : &a_cls;
-        rc |= weft_insert_task(tp, c, WEFT_RW | WEFT_AFFINITY, d[k % 2], WEFT_R, d[(k + 1) % 2], 0);
+        int odd = k == 3 && rank == 1;
+        const weft_task_class_t *c = odd && !swap ? &b_cls : &a_cls;
+        int first = odd && swap ? (k + 1) % 2 : k % 2;
+        rc |= weft_insert_task(tp, c, WEFT_RW | WEFT_AFFINITY, d[first], WEFT_R, d[1 - first], 0);
     }
     int w = weft_taskpool_wait(tp);
     int ok = rc == 0 && w == WEFT_ERR_MISMATCH;
