@@ -200,6 +200,7 @@ void weft_seqcheck_refused(weft_context_t *ctx)
     /* The call refused is the entry before: weft_seqcheck_call logged it
      * when the call began. */
     weft_seqlog_t *l = &ctx->calls;
+    if (ctx->nranks < 2) return; /* nothing logged (weft_seqcheck_call) */
     char what[WEFT_SEQ_TEXT] = "a data creation";
     long n = weft_seqlog_count(l);
     if (n > 0) entry_text(l, n - 1, what, sizeof what);
@@ -214,6 +215,7 @@ static const weft_seqcall_kind_t seq_call_refused = {"a call refused on this ran
 
 void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
 {
+    if (ctx->nranks < 2) return;
     const weft_seqcall_t refused = {.kind = &seq_call_refused};
     /* The call's words are hashed in: two refusals of different calls (the
      * owner's alone, then one every rank made) no longer line up as one,
@@ -239,6 +241,9 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
     weft_seqlog_t *l = &ctx->calls;
     /* A refusal of this call names the error it logs, not an older one. */
     weft_log_clear_last_error();
+    /* One rank has no one to agree with, and no agreement would clear the
+     * log: it grew for ever (70 B a creation, a loop of weft_data_new). */
+    if (ctx->nranks < 2) return;
     if (kind->name != l->hashed_name) {
         l->hashed_name = kind->name;
         l->name_hash = weft_seqcheck_hash_str(kind->name);
