@@ -1,6 +1,8 @@
 /* MPI for weft's contexts: started by the first weft_init unless the
  * application started it, finalized with the last live context. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "runtime/lifecycle.h"
 
@@ -14,8 +16,27 @@
 static atomic_int mpi_contexts; /* live contexts */
 static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
 
+/* A process that leaves main (or calls exit) with a context live: its
+ * tasks not waited for never run, MPI is not finalized, and a single
+ * process used to exit 0 without a word. Said on the rank, and the exit
+ * made non-zero; _exit, since weft's threads still run and exit's
+ * clean-up (the libraries' destructors) would pull memory from under
+ * them. A context ended by MPI_Finalize (mpiend.c) is not live. */
+static void exit_with_live_context(void)
+{
+    if (atomic_load(&mpi_contexts) <= 0) return;
+    weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, so "
+               "tasks not waited for are dropped and MPI is not finalized; call "
+               "weft_taskpool_wait and weft_fini before leaving main (exit status 1)",
+               atomic_load(&mpi_contexts), atomic_load(&mpi_contexts) == 1 ? "" : "s");
+    fflush(NULL);
+    _exit(1);
+}
+
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
+    static atomic_int at_exit_set;
+    if (!atomic_exchange(&at_exit_set, 1)) atexit(exit_with_live_context);
     int inited = 0, finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) {
