@@ -436,9 +436,12 @@ enum {
      * are combined into the data, on its owner, before the next task that
      * uses it otherwise and at weft_taskpool_wait. */
     WEFT_REDUX = 0x4,
-    WEFT_AFFINITY = 0x10,  /* OR-ed with a mode: the task runs where this data lives */
+    /* OR-ed with a mode: the task runs where this data lives. WEFT_AFFINITY,
+     * WEFT_ON_RANK and WEFT_DEVICE_HINT are each given at most once a task
+     * (a second one is refused: it would be ignored). */
+    WEFT_AFFINITY = 0x10,
     WEFT_VALUE = 0x100,    /* followed by (const void *ptr, size_t bytes): copied */
-    WEFT_PRIORITY = 0x200, /* followed by an int; higher runs first */
+    WEFT_PRIORITY = 0x200, /* followed by an int; higher runs first (given twice: the last) */
     /* Followed by an int: the rank that runs the task, whatever its data's
      * owners (StarPU's EXECUTE_ON_NODE); the data it reads are sent there
      * and what it writes goes home at the wait. In [0, weft_nranks). */

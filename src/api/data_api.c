@@ -238,7 +238,24 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
 
 void weft_data_release(weft_data_t *d)
 {
-    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_release", 1)) return;
+    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_release", 1)) {
+        weft_context_void_refused();
+        return;
+    }
+    /* The matrix would release it again at weft_matrix_free, and its
+     * other calls would meet a released tile. */
+    if (d->flags & WEFT_DATA_TILE) {
+        weft_error("weft_data_release: data %llu is a tile of a matrix (weft_tile): its tiles "
+                   "are released together by weft_matrix_free; the call is refused",
+                   (unsigned long long)d->key);
+        weft_context_void_refused();
+        return;
+    }
+    weft_data__release(d);
+}
+
+void weft_data__release(weft_data_t *d)
+{
     if (d->host_access)
         weft_warn("weft_data_release: data %llu was still acquired by the host: released too",
                   (unsigned long long)d->key);
@@ -256,6 +273,8 @@ void weft_data_release(weft_data_t *d)
     if (!weft_data_in_use_here(d)) {
         weft_spans_release_all(&d->ctx->spans, d->span);
         d->span = NULL;
+    } else {
+        weft_span_mark_released(d->span);
     }
     d->flags |= WEFT_DATA_RELEASED;
     /* The user's handle is dead now, even while tasks still hold the data. */

@@ -5,6 +5,10 @@
 
 #include "context/context.h"
 
+/* weft_data_release without the checks of the public call: a matrix's
+ * tile, which the user may not release alone (weft_matrix_free). */
+void weft_data__release(weft_data_t *d);
+
 /* The name of a taskpool that uses d and was not waited for since, NULL
  * when there is none. Main thread. */
 const char *weft_data_busy_taskpool(const weft_data_t *d);

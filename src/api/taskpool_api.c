@@ -89,7 +89,10 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
-    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) return;
+    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) {
+        weft_context_void_refused();
+        return;
+    }
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */
     if (tp->mismatch) return;
@@ -97,8 +100,9 @@ void weft_taskpool_free(weft_taskpool_t *tp)
      * whether some are pending here: every rank must make the same
      * implicit wait. */
     if (weft_taskpool_unwaited(tp)) {
-        weft_error("taskpool %s freed with tasks not waited for (%ld not finished on this "
-                   "rank): waiting for them; call weft_taskpool_wait before weft_taskpool_free",
+        weft_error("taskpool %s freed with insertions not waited for (tasks inserted or refused "
+                   "since its last wait; %ld not finished on this rank): waiting for them; call "
+                   "weft_taskpool_wait before weft_taskpool_free",
                    tp->name, (long)atomic_load(&tp->pending));
         weft_context_misuse(tp->ctx, WEFT_ERR_INVALID);
         if (weft_taskpool_wait(tp) != WEFT_SUCCESS)

@@ -198,6 +198,7 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
                                             weft_matrix_tile_cols(A, j), rank);
             if (!d) return WEFT_ERR_NOMEM;
             A->tiles[k] = d;
+            d->flags |= WEFT_DATA_TILE;
             if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
             /* A simulation gives tiles no memory (docs/SCALE.md). */
             int attached = rank == ctx->rank && !(ctx->sim && attach == attach_runtime);
@@ -510,7 +511,10 @@ static void matrix_destroy(void *p)
 
 void weft_matrix_free(weft_matrix_t *A)
 {
-    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) return;
+    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) {
+        weft_context_void_refused();
+        return;
+    }
     size_t n = (size_t)A->mt * (size_t)A->nt;
     /* While tasks of this rank still use a tile, the wrapped memory stays
      * claimed: the block goes with that tile, whose taskpool's wait gives
@@ -519,15 +523,21 @@ void weft_matrix_free(weft_matrix_t *A)
     for (size_t k = 0; k < n && !holder && A->span; k++)
         if (A->tiles[k] && weft_data_in_use_here(A->tiles[k])) holder = A->tiles[k];
     if (holder) {
+        weft_span_mark_released(A->span);
         weft_span_chain(&holder->span, A->span);
     } else {
         weft_spans_release(&A->ctx->spans, A->span);
     }
     A->span = NULL;
     for (size_t k = 0; k < n; k++)
-        if (A->tiles[k]) weft_data_release(A->tiles[k]);
-    /* Kept a while: a call with the freed matrix reads a released tag. */
+        if (A->tiles[k]) weft_data__release(A->tiles[k]);
+    /* Kept a while: a call with the freed matrix reads a released tag
+     * (and goes no further, so its tile arrays go now). */
     A->tag = weft_handle_released(WEFT_HANDLE_MATRIX);
     matrix_untrack(A);
-    weft_quarantine_put(&A->ctx->quarantine, A, matrix_destroy);
+    free(A->tiles);
+    free(A->local);
+    A->tiles = NULL;
+    A->local = NULL;
+    weft_quarantine_put(&A->ctx->quarantine, A, sizeof *A, matrix_destroy);
 }

@@ -92,7 +92,8 @@ struct weft_context {
      * mpiend.c): the threads are stopped, no MPI call is safe. */
     atomic_int mpi_gone;
     int misuse;           /* a call weft_fini reports: taskpool not waited for, trace not written */
-    char misuse_why[256]; /* the error line of the first misuse, told to the other ranks */
+    char misuse_why[512]; /* the error line of the first misuse, told to the other ranks */
+    long void_refusals0;  /* weft_context_void_refusals at weft_init */
     weft_seqlog_t calls;  /* data and matrix creations since the last agreement */
     /* Taskpools not freed yet, in creation order (main thread): weft_fini
      * waits for those with tasks not waited for, then frees them. */
@@ -150,6 +151,14 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
  * exchange at weft_fini tells them to every rank (a taskpool not waited
  * for on one rank only failed that rank's weft_fini alone). */
 void weft_context_misuse(weft_context_t *ctx, int status);
+/* A call that returns nothing (weft_data_release, weft_taskpool_free,
+ * weft_matrix_free) refused its arguments, after its error line: with no
+ * status to return, the weft_fini of each context live then returns
+ * WEFT_ERR_INVALID for it (a double release exited 0). Counted per
+ * process, since a handle refused (NULL, released) may name no context. */
+void weft_context_void_refused(void);
+/* Refusals of such calls in this process so far, and the first one's words. */
+long weft_context_void_refusals(const char **first_why);
 
 /* Why no collective is made on a diverged context, as the refusals word
  * it: MPI finalized under weft, or an earlier disagreement. */

@@ -14,7 +14,7 @@ weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, in
     /* Every rank makes every data of the run (each NEW tile of a chain of
      * tasks, wherever it runs): the memory of one released long ago is
      * reused rather than a malloc and a free a data. */
-    void *mem = weft_quarantine_take(&ctx->quarantine, weft_data__free_mem);
+    void *mem = weft_quarantine_take(&ctx->quarantine, sizeof(weft_data_t), weft_data__free_mem);
     weft_data_t *d = weft_data__create_in(mem, ctx, ctx->next_key++, type, rows, cols, owner_rank);
     if (d) d->quarantine = &ctx->quarantine;
     return d;
@@ -110,6 +110,22 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
         weft_error("%d runtime-owned copies of %zu unreleased data are still alive at %s", leaks,
                    nlive, when);
     return leaks;
+}
+
+static atomic_long void_refusals;
+static atomic_int void_first_kept;
+static char void_first[256];
+
+void weft_context_void_refused(void)
+{
+    if (!atomic_exchange(&void_first_kept, 1)) weft_log_last_error(void_first, sizeof void_first);
+    atomic_fetch_add(&void_refusals, 1);
+}
+
+long weft_context_void_refusals(const char **first_why)
+{
+    if (first_why) *first_why = void_first;
+    return atomic_load(&void_refusals);
 }
 
 void weft_context_misuse(weft_context_t *ctx, int status)

@@ -106,7 +106,7 @@ void weft_data__destroy(weft_data_t *d)
     d->stf = NULL;
     weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
-    weft_quarantine_put(d->quarantine, d, weft_data__free_mem);
+    weft_quarantine_put(d->quarantine, d, sizeof *d, weft_data__free_mem);
 }
 
 void weft_data__retain(weft_data_t *d)

@@ -97,7 +97,9 @@ enum {
     WEFT_DATA_FIRST_FAILED = 0x100,
     /* A NEW data whose only version a failed task overwrote, on a rank
      * that was not its owner: none is left (api/recover.c). */
-    WEFT_DATA_NONE_LEFT = 0x200
+    WEFT_DATA_NONE_LEFT = 0x200,
+    /* A tile of a matrix: weft_matrix_free releases it, the user may not. */
+    WEFT_DATA_TILE = 0x400
 };
 
 struct weft_data {

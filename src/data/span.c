@@ -100,6 +100,15 @@ static void report_overlap(const weft_span_t *mine, const weft_span_t *live)
     span_name(live, other, sizeof other);
     /* Both names first: a refusal's words travel to the other ranks cut
      * to a note's 512 bytes (context/seqlog.h). */
+    if (live->released) {
+        weft_error("%s: %s [%p, +%zu bytes) overlaps %s of %s [%p, +%zu bytes), released but "
+                   "still used by tasks not waited for: its bytes are free for a new "
+                   "registration after the wait of the taskpool whose tasks use it; call "
+                   "weft_taskpool_wait first, or register disjoint memory",
+                   mine->call, me, (void *)mine->lo, (size_t)(mine->hi - mine->lo), other,
+                   live->call, (void *)live->lo, (size_t)(live->hi - live->lo));
+        return;
+    }
     weft_error("%s: %s [%p, +%zu bytes) overlaps %s of %s [%p, +%zu bytes), not released: two "
                "live registrations of the same bytes break coherence (their tasks run at once "
                "and each wait writes its own version back); release %s first, or register "

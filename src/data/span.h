@@ -37,6 +37,9 @@ typedef struct weft_span {
     /* The next block of the same data (a data holds its host registration
      * and one per device registration: weft_data_register_device). */
     struct weft_span *more;
+    /* Its handle was released while tasks of this rank still used it: the
+     * bytes stay claimed until their taskpool's wait (a refusal says so). */
+    int released;
 } weft_span_t;
 
 typedef struct weft_spans {
@@ -68,6 +71,12 @@ static inline void weft_span_chain(weft_span_t **head, weft_span_t *sp)
 {
     sp->more = *head;
     *head = sp;
+}
+/* Marks sp and the blocks chained after it as released by their handle,
+ * still claimed by tasks not waited for. */
+static inline void weft_span_mark_released(weft_span_t *sp)
+{
+    for (; sp; sp = sp->more) sp->released = 1;
 }
 /* Gives sp back and the blocks chained after it by ->more. */
 void weft_spans_release_all(weft_spans_t *s, weft_span_t *sp);

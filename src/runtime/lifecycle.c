@@ -312,6 +312,7 @@ static weft_context_t *context_new(void)
     }
     ctx->tag = WEFT_HANDLE_CONTEXT;
     ctx->owner_thread = weft_inbody_thread();
+    ctx->void_refusals0 = weft_context_void_refusals(NULL);
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
@@ -424,6 +425,21 @@ undo_ctx:
 /* Taskpools not waited for are waited for first (all ranks in the same
  * order), then the ranks agree that all reached weft_fini: only then is
  * the barrier safe. After a disagreement no collective runs at all. */
+/* Calls that return nothing refused while ctx lived have only weft_fini
+ * to fail (context/leak.c); its exchange tells the other ranks. */
+static void note_void_refusals(weft_context_t *ctx)
+{
+    const char *first = NULL;
+    long n = weft_context_void_refusals(&first) - ctx->void_refusals0;
+    if (n <= 0 || ctx->misuse != WEFT_SUCCESS) return;
+    ctx->misuse = WEFT_ERR_INVALID;
+    snprintf(ctx->misuse_why, sizeof ctx->misuse_why,
+             "%ld call%s that return%s nothing refused (weft_data_release, weft_taskpool_free, "
+             "weft_matrix_free); the first: %.360s",
+             n, n == 1 ? "" : "s", n == 1 ? "s" : "", first);
+    weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID, ctx->misuse_why);
+}
+
 int weft_fini(weft_context_t *ctx)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
@@ -467,6 +483,7 @@ int weft_fini(weft_context_t *ctx)
     weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx, why[0] ? NULL : why, sizeof why);
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
+    note_void_refusals(ctx);
     if (frc == WEFT_SUCCESS) frc = trc;
     /* What only this rank may have seen here is told to every rank. */
     weft_context_fini_exchange(ctx, leaks, frc, why);

@@ -20,9 +20,12 @@ int weft_context_wait_forgotten(weft_context_t *ctx)
     for (size_t i = 0; i < ctx->taskpools.n; i++) {
         weft_taskpool_t *tp = *(weft_taskpool_t **)weft_vec_at(&ctx->taskpools, i);
         if (!has_unwaited(tp)) continue;
-        weft_error("weft_fini: taskpool %s has tasks not waited for (%ld of them, weft's sends "
-                   "and receives included, not finished on this rank): waiting for them now; "
-                   "call weft_taskpool_wait before weft_fini",
+        /* A refused insertion counts (its wait names the refusal on every
+         * rank), so the count here may be 0: the words say both. */
+        weft_error("weft_fini: taskpool %s has insertions not waited for (tasks inserted or "
+                   "refused since its last wait; %ld not finished on this rank, weft's sends "
+                   "and receives included): waiting for them now; call weft_taskpool_wait "
+                   "before weft_fini",
                    tp->name, (long)atomic_load(&tp->pending));
         weft_context_misuse(ctx, WEFT_ERR_INVALID);
         forgotten++;

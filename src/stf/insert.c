@@ -105,11 +105,42 @@ static int is_option(int tag)
     return tag == WEFT_PRIORITY || tag == WEFT_ON_RANK || tag == WEFT_DEVICE_HINT;
 }
 
+/* A placement given a second time (WEFT_ON_RANK, WEFT_DEVICE_HINT,
+ * WEFT_AFFINITY): one of the two was dropped silently (the last rank or
+ * hint won, the first affinity), moving the task where the user did not
+ * say, so the call is refused, alike on every rank. (A second
+ * WEFT_PRIORITY replaces the first, as documented.) seen[k]: the argument
+ * that gave placement k first (0: none yet). */
+enum { SEEN_ON_RANK, SEEN_HINT, SEEN_AFFINITY, SEEN_KINDS };
+
+static int check_once(const weft_task_t *t, int *seen, int tag, int pos)
+{
+    int k = tag == WEFT_ON_RANK       ? SEEN_ON_RANK
+            : tag == WEFT_DEVICE_HINT ? SEEN_HINT
+            : (tag & WEFT_AFFINITY)   ? SEEN_AFFINITY
+                                      : -1;
+    if (k < 0) return WEFT_SUCCESS;
+    static const char *const names[SEEN_KINDS] = {"WEFT_ON_RANK", "WEFT_DEVICE_HINT",
+                                                  "WEFT_AFFINITY"};
+    if (!seen[k]) {
+        seen[k] = pos;
+        return WEFT_SUCCESS;
+    }
+    weft_error("insert %s: arguments %d and %d both give %s: a task takes it once (%s)",
+               t->cls->name, seen[k], pos, names[k],
+               k == SEEN_AFFINITY ? "it runs where one data lives: mark that one"
+                                  : "one of the two would be ignored");
+    return WEFT_ERR_INVALID;
+}
+
 /* One argument into the walked task t; pos counts them from 1;
- * released_ok: add_flow's. */
-static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos, int released_ok)
+ * released_ok: add_flow's; seen: check_once's. */
+static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, int pos,
+                     int released_ok)
 {
     if (a->tag == WEFT_VALUE) return add_value(t, a->ptr, a->bytes, pos);
+    if ((is_option(a->tag) || is_mode(a->tag)) && check_once(t, seen, a->tag, pos) != 0)
+        return WEFT_ERR_INVALID;
     if (is_option(a->tag)) return add_option(t, a->tag, a->i, pos);
     if (is_mode(a->tag)) {
         if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
@@ -123,8 +154,9 @@ static int parse_arg(weft_task_t *t, int *tags, const weft_arg_t *a, int pos, in
 
 static int parse_args(weft_task_t *t, int *tags, const weft_arg_t *args, int nargs, int released_ok)
 {
+    int seen[SEEN_KINDS] = {0};
     for (int k = 0; k < nargs; k++) {
-        int rc = parse_arg(t, tags, &args[k], k + 1, released_ok);
+        int rc = parse_arg(t, tags, seen, &args[k], k + 1, released_ok);
         if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;
@@ -513,6 +545,7 @@ int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cl
 static int parse_va(weft_task_t *t, int *tags, va_list ap)
 {
     /* Up to INSERT_MAX_ARGS arguments, then the 0 that ends them. */
+    int seen[SEEN_KINDS] = {0};
     for (int n = 0; n <= INSERT_MAX_ARGS; n++) {
         int tag = va_arg(ap, int);
         if (tag == 0) return WEFT_SUCCESS;
@@ -526,7 +559,7 @@ static int parse_va(weft_task_t *t, int *tags, va_list ap)
         } else if (is_mode(tag)) {
             a.data = va_arg(ap, weft_data_t *);
         }
-        int rc = parse_arg(t, tags, &a, n + 1, 0);
+        int rc = parse_arg(t, tags, seen, &a, n + 1, 0);
         if (rc != WEFT_SUCCESS) return rc;
     }
     weft_error("insert %s: more than %d arguments before the 0 that ends them (at most %d data "

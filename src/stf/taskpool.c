@@ -140,7 +140,7 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
     pthread_mutex_destroy(&tp->lock);
     /* Kept a while: a call with the freed taskpool reads a released tag. */
     tp->tag = weft_handle_released(WEFT_HANDLE_TASKPOOL);
-    weft_quarantine_put(&tp->ctx->quarantine, tp, free);
+    weft_quarantine_put(&tp->ctx->quarantine, tp, sizeof *tp, free);
 }
 
 int64_t weft_taskpool_ntasks_run(const weft_taskpool_t *tp)

@@ -12,28 +12,38 @@ void weft_quarantine_init(weft_quarantine_t *q)
     pthread_mutex_init(&q->lock, NULL);
     q->ptr = NULL;
     q->free_fn = NULL;
+    q->bytes = NULL;
+    q->held = 0;
     q->next = q->count = 0;
+}
+
+/* The ring's slot of the k-th newest entry (k = 0: the newest). */
+static long slot_back(const weft_quarantine_t *q, long k)
+{
+    return (q->next - 1 - k + WEFT_QUARANTINE_SLOTS) % WEFT_QUARANTINE_SLOTS;
 }
 
 void weft_quarantine_fini(weft_quarantine_t *q)
 {
     for (long k = 0; k < q->count; k++) {
-        long slot = (q->next - 1 - k + WEFT_QUARANTINE_SLOTS) % WEFT_QUARANTINE_SLOTS;
+        long slot = slot_back(q, k);
         q->free_fn[slot](q->ptr[slot]);
     }
     free(q->ptr);
     free(q->free_fn);
+    free(q->bytes);
     q->ptr = NULL;
     q->free_fn = NULL;
+    q->bytes = NULL;
     q->next = q->count = 0;
+    q->held = 0;
     pthread_mutex_destroy(&q->lock);
 }
 
 void weft_quarantine_end(weft_quarantine_t *q)
 {
     for (long k = 0; k < q->count; k++) {
-        long slot = (q->next - 1 - k + WEFT_QUARANTINE_SLOTS) % WEFT_QUARANTINE_SLOTS;
-        uint32_t *tag = q->ptr[slot];
+        uint32_t *tag = q->ptr[slot_back(q, k)];
         *tag = weft_handle_ended(*tag);
     }
 }
@@ -44,50 +54,79 @@ static int ring_ready_locked(weft_quarantine_t *q)
     if (q->ptr) return 1;
     q->ptr = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->ptr);
     q->free_fn = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->free_fn);
-    if (q->ptr && q->free_fn) return 1;
+    q->bytes = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->bytes);
+    if (q->ptr && q->free_fn && q->bytes) return 1;
     free(q->ptr);
     free(q->free_fn);
+    free(q->bytes);
     q->ptr = NULL;
     q->free_fn = NULL;
+    q->bytes = NULL;
     return 0;
 }
 
-void weft_quarantine_put(weft_quarantine_t *q, void *p, weft_quarantine_free_fn free_fn)
+/* Whether a new entry of `bytes` needs the oldest out first. */
+static int over_locked(const weft_quarantine_t *q, size_t bytes)
+{
+    return q->count > 0 &&
+           (q->count == WEFT_QUARANTINE_SLOTS || q->held + bytes > WEFT_QUARANTINE_BYTES);
+}
+
+/* The oldest entry out of the ring: its pointer, *fn its free function. */
+static void *pop_oldest_locked(weft_quarantine_t *q, weft_quarantine_free_fn *fn)
+{
+    long slot = slot_back(q, q->count - 1);
+    void *p = q->ptr[slot];
+    *fn = q->free_fn[slot];
+    q->held -= q->bytes[slot];
+    q->ptr[slot] = NULL;
+    q->count--;
+    return p;
+}
+
+void weft_quarantine_put(weft_quarantine_t *q, void *p, size_t bytes,
+                         weft_quarantine_free_fn free_fn)
 {
     if (!q) {
         free_fn(p);
         return;
     }
-    void *old = NULL;
-    weft_quarantine_free_fn old_fn = NULL;
     pthread_mutex_lock(&q->lock);
     if (!ring_ready_locked(q)) {
         pthread_mutex_unlock(&q->lock);
         free_fn(p);
         return;
     }
-    if (q->count == WEFT_QUARANTINE_SLOTS) {
-        old = q->ptr[q->next];
-        old_fn = q->free_fn[q->next];
-    } else {
-        q->count++;
+    /* Outside the lock, a free may take long: a few at a time (one but
+     * where a larger entry makes room). */
+    for (;;) {
+        void *old[16];
+        weft_quarantine_free_fn old_fn[16];
+        int n = 0;
+        while (n < 16 && over_locked(q, bytes)) old[n] = pop_oldest_locked(q, &old_fn[n]), n++;
+        if (n == 0) break;
+        pthread_mutex_unlock(&q->lock);
+        for (int i = 0; i < n; i++) old_fn[i](old[i]);
+        pthread_mutex_lock(&q->lock);
     }
     q->ptr[q->next] = p;
     q->free_fn[q->next] = free_fn;
+    q->bytes[q->next] = bytes;
+    q->held += bytes;
+    q->count++;
     q->next = (q->next + 1) % WEFT_QUARANTINE_SLOTS;
     pthread_mutex_unlock(&q->lock);
-    if (old) old_fn(old); /* outside the lock: a free may take long */
 }
 
-void *weft_quarantine_take(weft_quarantine_t *q, weft_quarantine_free_fn free_fn)
+void *weft_quarantine_take(weft_quarantine_t *q, size_t bytes, weft_quarantine_free_fn free_fn)
 {
     void *p = NULL;
     pthread_mutex_lock(&q->lock);
-    /* Full: the oldest entry sits at next, the slot the next put fills. */
-    if (q->ptr && q->count == WEFT_QUARANTINE_SLOTS && q->free_fn[q->next] == free_fn) {
-        p = q->ptr[q->next];
-        q->ptr[q->next] = NULL;
-        q->count--;
+    long oldest = q->count > 0 ? slot_back(q, q->count - 1) : 0;
+    if (q->ptr && over_locked(q, bytes) && q->free_fn[oldest] == free_fn &&
+        q->bytes[oldest] == bytes) {
+        weft_quarantine_free_fn fn;
+        p = pop_oldest_locked(q, &fn);
     }
     pthread_mutex_unlock(&q->lock);
     return p;

@@ -5,8 +5,10 @@
  * value (NULL, 0) is accepted: it used to memcpy from NULL (UBSan: null
  * pointer passed as argument 2, in the sanitizer build). The variadic form
  * takes 64 arguments (it refused exactly 64: the 0 after them was never
- * read) and refuses 65, named. Each rank prints what it got; run_expect
- * checks the lines. */
+ * read) and refuses 65, named. A placement given twice (WEFT_ON_RANK,
+ * WEFT_DEVICE_HINT, WEFT_AFFINITY on two data) is refused, named (the
+ * last rank or hint, the first affinity, won silently). Each rank prints
+ * what it got; run_expect checks the lines. */
 #include "../check.h"
 #include "weft/weft.h"
 
@@ -46,9 +48,20 @@ int main(int argc, char **argv)
     CHECK(weft_insert_task(tp, &nothing_class, WEFT_VALUE, NULL, (size_t)0, 0) == 0);
     CHECK(weft_insert_task(tp, &nothing_class, PRIO64, 0) == 0);
     CHECK(weft_insert_task(tp, &nothing_class, PRIO64, PRIO, 0) == WEFT_ERR_INVALID);
+    weft_data_t *a = weft_data_new(ctx, WEFT_DOUBLE, 2, 2, 0);
+    weft_data_t *b = weft_data_new(ctx, WEFT_DOUBLE, 2, 2, weft_nranks(ctx) - 1);
+    CHECK(weft_insert_task(tp, &nothing_class, WEFT_ON_RANK, 0, WEFT_ON_RANK, 1, 0) ==
+          WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &nothing_class, WEFT_DEVICE_HINT, 0, WEFT_PRIORITY, 2,
+                           WEFT_DEVICE_HINT, 0, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &nothing_class, WEFT_W | WEFT_AFFINITY, a, WEFT_W | WEFT_AFFINITY, b,
+                           0) == WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &nothing_class, WEFT_W | WEFT_AFFINITY, a, WEFT_W, b, 0) == 0);
     CHECK(weft_insert_task(tp, &fails_class, WEFT_VALUE, &x, sizeof x, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
     weft_taskpool_free(tp);
+    weft_data_release(a);
+    weft_data_release(b);
     CHECK(weft_fini(ctx) == WEFT_ERR_TASK);
     printf("test_insert_messages rank %d: done\n", rank);
     return check_report("test_insert_messages");
