@@ -256,7 +256,11 @@ WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
  * insertion) is refused with an error naming it as released. Registered
  * memory (weft_data_register, weft_data_register_device) may be
  * registered again at once when no task of this rank uses the data, else
- * after the wait of the taskpool whose tasks do. */
+ * after the wait of the taskpool whose tasks do. A matrix's tile is
+ * refused (weft_matrix_free releases the tiles). A refused call (NULL, a
+ * released handle, a tile) has no status to return: it is logged and
+ * weft_fini returns WEFT_ERR_INVALID, as for weft_taskpool_free and
+ * weft_matrix_free. */
 WEFT_API void weft_data_release(weft_data_t *data);
 
 /* The rank that owns the data (its owner_rank, or for a matrix tile the
