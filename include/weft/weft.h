@@ -18,10 +18,10 @@
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
  * carry a type tag that every call taking one checks first: a handle of
  * another kind, NULL, or a released handle (one of the last 16384 given
- * back per context) is refused with "argument N of CALL is a weft_matrix_t,
- * not a weft_data_t: ..." on stderr; the call then returns
- * WEFT_ERR_INVALID (int status), NULL (pointer), -1 (count or index) or
- * nothing (void). */
+ * back per context, 4 MiB of them at most) is refused with "argument N of
+ * CALL is a weft_matrix_t, not a weft_data_t: ..." on stderr; the call
+ * then returns WEFT_ERR_INVALID (int status), NULL (pointer), -1 (count or
+ * index) or nothing (void: weft_fini then returns WEFT_ERR_INVALID). */
 #ifndef WEFT_WEFT_H
 #define WEFT_WEFT_H
 

@@ -81,7 +81,8 @@ WEFT_API weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t 
                                               int64_t lda, int64_t m, int64_t n, int mb, int nb,
                                               const weft_dist_t *dist);
 
-/* Releases every tile (weft_data_release) and the matrix handle. */
+/* Releases every tile (as weft_data_release does; the user may not release
+ * a tile alone) and the matrix handle. */
 WEFT_API void weft_matrix_free(weft_matrix_t *A);
 
 /* weft_data_host_acquire / weft_data_host_release of every tile this rank

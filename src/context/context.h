@@ -155,10 +155,12 @@ void weft_context_misuse(weft_context_t *ctx, int status);
  * weft_matrix_free) refused its arguments, after its error line: with no
  * status to return, the weft_fini of each context live then returns
  * WEFT_ERR_INVALID for it (a double release exited 0). Counted per
- * process, since a handle refused (NULL, released) may name no context. */
+ * process, since a handle refused (NULL, released) may name no context.
+ * Any thread. */
 void weft_context_void_refused(void);
-/* Refusals of such calls in this process so far, and the first one's words. */
-long weft_context_void_refusals(const char **first_why);
+/* Refusals of such calls in this process so far; the last one's words into
+ * last (n bytes; none when last is NULL). */
+long weft_context_void_refusals(char *last, size_t n);
 
 /* Why no collective is made on a diverged context, as the refusals word
  * it: MPI finalized under weft, or an earlier disagreement. */

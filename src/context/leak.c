@@ -3,6 +3,8 @@
  * Temporaries (NEW tiles, network copies) released by the user or by weft
  * are gone from this list by then, so they are never reported. */
 #include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "context/context.h"
@@ -14,7 +16,7 @@ weft_data_t *weft_data_make(weft_context_t *ctx, weft_dtype_t type, int rows, in
     /* Every rank makes every data of the run (each NEW tile of a chain of
      * tasks, wherever it runs): the memory of one released long ago is
      * reused rather than a malloc and a free a data. */
-    void *mem = weft_quarantine_take(&ctx->quarantine, sizeof(weft_data_t), weft_data__free_mem);
+    void *mem = weft_quarantine_take(&ctx->quarantine, weft_data__mem_bytes(), weft_data__free_mem);
     weft_data_t *d = weft_data__create_in(mem, ctx, ctx->next_key++, type, rows, cols, owner_rank);
     if (d) d->quarantine = &ctx->quarantine;
     return d;
@@ -112,20 +114,28 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
     return leaks;
 }
 
-static atomic_long void_refusals;
-static atomic_int void_first_kept;
-static char void_first[256];
+/* The last refusal's words, not the first: a weft_fini that counts
+ * refusals since its context began quotes one of them (the first of the
+ * process may predate the context). */
+static pthread_mutex_t void_lock = PTHREAD_MUTEX_INITIALIZER;
+static long void_refusals;
+static char void_last[256];
 
 void weft_context_void_refused(void)
 {
-    if (!atomic_exchange(&void_first_kept, 1)) weft_log_last_error(void_first, sizeof void_first);
-    atomic_fetch_add(&void_refusals, 1);
+    pthread_mutex_lock(&void_lock);
+    weft_log_last_error(void_last, sizeof void_last);
+    void_refusals++;
+    pthread_mutex_unlock(&void_lock);
 }
 
-long weft_context_void_refusals(const char **first_why)
+long weft_context_void_refusals(char *last, size_t n)
 {
-    if (first_why) *first_why = void_first;
-    return atomic_load(&void_refusals);
+    pthread_mutex_lock(&void_lock);
+    long count = void_refusals;
+    if (last && n) snprintf(last, n, "%s", void_last);
+    pthread_mutex_unlock(&void_lock);
+    return count;
 }
 
 void weft_context_misuse(weft_context_t *ctx, int status)

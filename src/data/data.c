@@ -98,6 +98,8 @@ weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t 
     return d;
 }
 
+size_t weft_data__mem_bytes(void) { return DATA_BYTES; }
+
 void weft_data__destroy(weft_data_t *d)
 {
     for (int i = 0; i < WEFT_MAX_DEVICES; i++)
@@ -106,7 +108,7 @@ void weft_data__destroy(weft_data_t *d)
     d->stf = NULL;
     weft_nextuse_fini(&d->uses);
     d->tag = weft_handle_released(WEFT_HANDLE_DATA);
-    weft_quarantine_put(d->quarantine, d, sizeof *d, weft_data__free_mem);
+    weft_quarantine_put(d->quarantine, d, DATA_BYTES, weft_data__free_mem);
 }
 
 void weft_data__retain(weft_data_t *d)

@@ -170,6 +170,8 @@ weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t 
 /* Frees a destroyed data's memory: the free function its quarantine entry
  * carries, by which weft_quarantine_take tells a data's memory. */
 void weft_data__free_mem(void *mem);
+/* The bytes of a handle's memory (what the quarantine counts). */
+size_t weft_data__mem_bytes(void);
 /* Frees every copy, then the structure (into d->quarantine when set);
  * readers must be 0 (asserted). */
 void weft_data__destroy(weft_data_t *d);

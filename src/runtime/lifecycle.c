@@ -249,10 +249,12 @@ static void stop_threads(weft_context_t *ctx)
 
 /* Parameters every rank must share: the receiver of a transfer sizes its
  * eager buffers and staged chunks by its own values, every rank inserts
- * the same partial-result tasks of a reduction (redux_lanes), and the
- * ranks' view of which of them share a node (comm_node_split). */
+ * the same partial-result tasks of a reduction (redux_lanes), the
+ * ranks' view of which of them share a node (comm_node_split), and the
+ * collectives of a mismatch report (seqcheck_detail: a rank without it
+ * would skip a gather the others make). */
 static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
-                                         "comm_node_split"};
+                                         "comm_node_split", "seqcheck_detail"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
@@ -312,7 +314,7 @@ static weft_context_t *context_new(void)
     }
     ctx->tag = WEFT_HANDLE_CONTEXT;
     ctx->owner_thread = weft_inbody_thread();
-    ctx->void_refusals0 = weft_context_void_refusals(NULL);
+    ctx->void_refusals0 = weft_context_void_refusals(NULL, 0);
     ctx->comm = MPI_COMM_NULL;
     weft_quarantine_init(&ctx->quarantine);
     weft_task_pool_init(&ctx->task_pool);
@@ -429,14 +431,14 @@ undo_ctx:
  * to fail (context/leak.c); its exchange tells the other ranks. */
 static void note_void_refusals(weft_context_t *ctx)
 {
-    const char *first = NULL;
-    long n = weft_context_void_refusals(&first) - ctx->void_refusals0;
+    char last[256];
+    long n = weft_context_void_refusals(last, sizeof last) - ctx->void_refusals0;
     if (n <= 0 || ctx->misuse != WEFT_SUCCESS) return;
     ctx->misuse = WEFT_ERR_INVALID;
     snprintf(ctx->misuse_why, sizeof ctx->misuse_why,
              "%ld call%s that return%s nothing refused (weft_data_release, weft_taskpool_free, "
-             "weft_matrix_free); the first: %.360s",
-             n, n == 1 ? "" : "s", n == 1 ? "s" : "", first);
+             "weft_matrix_free); the last: %.250s",
+             n, n == 1 ? "" : "s", n == 1 ? "s" : "", last);
     weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID, ctx->misuse_why);
 }
 

@@ -19,10 +19,14 @@ static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
 /* A process that leaves main (or calls exit) with a context live: its
  * tasks not waited for never run, MPI is not finalized, and a single
  * process used to exit 0 without a word. Said on the rank, and the exit
- * made non-zero; _exit, since weft's threads still run and exit's
- * clean-up (the libraries' destructors) would pull memory from under
- * them. A context ended by MPI_Finalize (mpiend.c) is not live. */
-static void exit_with_live_context(void)
+ * made non-zero; _exit, since weft's threads still run and the rest of
+ * exit's clean-up (MPI's own destructors) would pull memory from under
+ * them. A library destructor, not atexit: it runs after every atexit
+ * handler and C++ static destructor of the program, one of which may call
+ * weft_fini (an atexit handler registered by weft_init ran before those
+ * registered earlier). A context ended by MPI_Finalize (mpiend.c) is not
+ * live; Open MPI's MPI_Abort leaves by _exit and runs none of this. */
+__attribute__((destructor)) static void exit_with_live_context(void)
 {
     if (atomic_load(&mpi_contexts) <= 0) return;
     weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, so "
@@ -35,8 +39,6 @@ static void exit_with_live_context(void)
 
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
-    static atomic_int at_exit_set;
-    if (!atomic_exchange(&at_exit_set, 1)) atexit(exit_with_live_context);
     int inited = 0, finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) {
