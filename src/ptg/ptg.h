@@ -57,6 +57,7 @@ typedef struct weft_ptg_build {
     weft_vec_t local;     /* weft_task_t *: this rank's body tasks, in enumeration order */
     weft_vec_t selfs;     /* weft_ptg_ref_t: their references, alike */
     weft_vec_t actions;   /* weft_task_t *: the SENDs and RECVs made */
+    weft_ptgmap_t xfers;  /* (canonical version, peer, direction) -> index in actions */
     weft_ptgmap_t vers;   /* version key -> index in vervec */
     weft_vec_t vervec;    /* weft_ptg_ver_t */
     weft_vec_t links;     /* weft_ptg_link_t */
@@ -72,6 +73,18 @@ typedef struct weft_ptg_build {
     weft_vec_t ends;          /* weft_ptg_end_t: every transfer this rank takes part in */
     uint64_t ends_sum;        /* their hashes, + as producer, - as consumer */
 } weft_ptg_build_t;
+
+/* The SEND (send 1) to peer or RECV from it of the version whose record is
+ * canon, made earlier by another task's flow; NULL: none yet. */
+weft_task_t *weft_ptg__xfer_find(const weft_ptg_build_t *b, size_t canon, int peer, int send);
+/* Notes the last of b->actions as that transfer. */
+int weft_ptg__xfer_note(weft_ptg_build_t *b, size_t canon, int peer, int send)
+    __attribute__((warn_unused_result));
+/* The RECV that brings version vi of d (flow p->flow of a task of prank)
+ * for local reader t: the one another task of prank passing the same
+ * version needed, or a new one, its number as prank numbers it. */
+int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
+                           weft_task_t *t, weft_data_t *d) __attribute__((warn_unused_result));
 
 static inline weft_ptg_ver_t *weft_ptg__ver(const weft_ptg_build_t *b, size_t i)
 {

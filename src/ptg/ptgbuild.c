@@ -469,6 +469,7 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     weft_ptgmap_init(&b->tasks);
     weft_ptgmap_init(&b->vers);
     weft_ptgmap_init(&b->expect);
+    weft_ptgmap_init(&b->xfers);
     weft_vec_init(&b->local, sizeof(weft_task_t *), 64);
     weft_vec_init(&b->selfs, sizeof(weft_ptg_ref_t), 64);
     weft_vec_init(&b->actions, sizeof(weft_task_t *), 64);
@@ -483,8 +484,8 @@ static long long build_bytes(const weft_ptg_build_t *b)
 {
     const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
                              &b->links, &b->refs,  &b->ends};
-    size_t bytes =
-        weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) + weft_ptgmap_bytes(&b->expect);
+    size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) +
+                   weft_ptgmap_bytes(&b->expect) + weft_ptgmap_bytes(&b->xfers);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
     return (long long)bytes;
 }
@@ -494,6 +495,7 @@ static void build_fini(weft_ptg_build_t *b)
     weft_ptgmap_fini(&b->tasks);
     weft_ptgmap_fini(&b->vers);
     weft_ptgmap_fini(&b->expect);
+    weft_ptgmap_fini(&b->xfers);
     free(b->points);
     free(b->ids);
     weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "ptg/ptg.h"
-#include "stf/home.h"
 #include "stf/remote.h"
 
 #define ver weft_ptg__ver
@@ -284,14 +283,22 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
     qsort(ranks, (size_t)nr, sizeof *ranks, cmp_int);
     for (int k = 0; k < nr; k++) {
         if (k > 0 && ranks[k] == ranks[k - 1]) continue;
-        weft_task_t *s = weft_remote_action(b->tp, WEFT_TASK_SEND, v->data, ranks[k], v->label,
-                                            pt->priority, 0);
+        size_t canon = ver(b, vi)->canon;
+        /* Another task of this rank sends the version there already
+         * (ptgxfer.c): it reads that SEND's bytes too. */
+        weft_task_t *s = weft_ptg__xfer_find(b, canon, ranks[k], 1);
+        if (s) {
+            if (add_user(b, vi, s) != WEFT_SUCCESS) goto nomem;
+            v = ver(b, vi);
+            continue;
+        }
+        s = weft_remote_action(b->tp, WEFT_TASK_SEND, v->data, ranks[k], v->label, pt->priority, 0);
         if (!s || weft_vec_push(&b->actions, &s) != WEFT_SUCCESS) {
             if (s) weft_task_unref(s);
             free(ranks);
             return WEFT_ERR_NOMEM;
         }
-        size_t canon = ver(b, vi)->canon;
+        if (weft_ptg__xfer_note(b, canon, ranks[k], 1) != WEFT_SUCCESS) goto nomem;
         if (weft_ptg__edge(pt, s) != WEFT_SUCCESS || add_user(b, vi, s) != WEFT_SUCCESS ||
             (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
             free(ranks);
@@ -301,6 +308,9 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
     }
     free(ranks);
     return WEFT_SUCCESS;
+nomem:
+    free(ranks);
+    return WEFT_ERR_NOMEM;
 bad:
     free(ranks);
     return WEFT_ERR_INVALID;
@@ -371,14 +381,6 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, d, label, n) : rc;
 }
 
-/* Where the bytes of a version received for t land: t's home device. */
-static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
-{
-    if (ctx->ndevices == 0) return 0;
-    int home = weft_home_device(ctx, t);
-    return home > 0 ? home : 0;
-}
-
 /* The version of d that flow p->flow of a task of rank prank wrote (fwd 0)
  * or read and passes on (fwd 1), read or replaced here by t: a RECV brings
  * it. */
@@ -421,25 +423,7 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         v->remote_noread = 1;
     }
     if (!reads || v->task) return WEFT_SUCCESS;
-    uint32_t number = 0;
-    if (weft_ptg__version_number(b, p, d, v->label, &number) != WEFT_SUCCESS)
-        return WEFT_ERR_INVALID;
-    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
-                                        recv_device(b->ctx, t));
-    if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
-        if (a) weft_task_unref(a);
-        return WEFT_ERR_NOMEM;
-    }
-    a->flow[0].out_version = number; /* as its producer's rank numbers it */
-    v = ver(b, vi);
-    v->task = a;
-    v->remote_noread = 0;
-    /* The version itself is put on this rank by that RECV (ptgorder.c
-     * orders what puts each version here). */
-    weft_ptg_ver_t *cv = ver(b, v->canon);
-    if (cv != v && !cv->task) cv->task = a;
-    if (!cv->data) cv->data = d;
-    return WEFT_SUCCESS;
+    return weft_ptg__recv_version(b, vi, p, prank, t, d);
 }
 
 /* The version of d that local task pt's flow p->flow reads and passes on
