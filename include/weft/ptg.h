@@ -91,16 +91,17 @@ typedef struct weft_ptg {
  * consumer that do not name each other, an index outside its class's
  * space, a rank function that disagrees with the arguments, tasks of a
  * class made by no rank (a local_range that leaves out its rank's task)
- * or by two (a rank function that differs between ranks), a version
+ * or by two (a rank function that differs between ranks; both checked by
+ * counts for the classes within the graph's first 65536 index ranges,
+ * docs/PTG.md), a version
  * read away from the data's owner before any task of the graph wrote it,
  * a final version left away from its owner, two tasks replacing the same
  * version, a transfer whose ends see it differently (a rank or args
  * function that answers differently on different ranks: the tasks' ranks
- * or the data, both views named on every rank), ranks whose classes differ (names, ndims, the ranges of their
- * index spaces: the first difference is named on every rank), a
- * reference to a flow of a task that repeats the data of an earlier flow
- * (a task naming one data in several flows uses one copy with the union
- * of their modes, as insertion does; it is named by the first of those
+ * or the data, both views named on every rank), ranks whose classes differ (names, ndims, the
+ * ranges of their index spaces: the first difference is named on every rank), a reference to a flow
+ * of a task that repeats the data of an earlier flow (a task naming one data in several flows uses
+ * one copy with the union of their modes, as insertion does; it is named by the first of those
  * flows). Any of
  * these on any rank makes every rank log it and return WEFT_ERR_INVALID with no task
  * of g released (the taskpool stays usable). WEFT_ERR_NOMEM alike when a

@@ -46,7 +46,8 @@ typedef struct weft_ptg_end {
     int producer;        /* 1: this rank runs p; 0: it runs c */
 } weft_ptg_end_t;
 
-#define WEFT_PTG_LIMBS 4 /* a 64-bit sum in 16-bit parts, added across ranks */
+#define WEFT_PTG_LIMBS 4   /* a 64-bit sum in 16-bit parts, added across ranks */
+#define WEFT_PTG_MOMENTS 2 /* sums of a task's identity x compared: of x and of x^2 */
 
 typedef struct weft_ptg_build {
     weft_taskpool_t *tp;
@@ -68,8 +69,10 @@ typedef struct weft_ptg_build {
     long long nsends, nrecvs; /* of a dropped graph */
     long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses),
                                  then the transfers' sum in WEFT_PTG_LIMBS parts, then per
-                                 class the made tasks' identities in WEFT_PTG_LIMBS parts */
-    uint64_t *ids;            /* per class: its tasks' identities summed, then the made ones' */
+                                 moment and class the made tasks' identities in
+                                 WEFT_PTG_LIMBS parts */
+    uint64_t *ids;            /* per moment and class: its tasks' identities summed, then the
+                                 made ones' */
     weft_vec_t ends;          /* weft_ptg_end_t: every transfer this rank takes part in */
     uint64_t ends_sum;        /* their hashes, + as producer, - as consumer */
 } weft_ptg_build_t;
@@ -152,12 +155,14 @@ void weft_ptg__ends_report(const weft_ptg_build_t *b);
  * dimensions and the ranges of its index space in loop order, the first
  * 65536 of the graph (g checked sound). points (NULL: not asked, and
  * ids too), g->nclasses of them: each class's number of tasks, -1 for a
- * class whose ranges the limit cut short; ids: the sum of each class's
- * tasks' weft_ptg__task_id. */
+ * class whose ranges the limit cut short; ids, WEFT_PTG_MOMENTS x
+ * g->nclasses: moment m of class c's tasks' identities (weft_ptg__task_ids)
+ * summed at [m * nclasses + c]. */
 uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points, uint64_t *ids);
-/* A number for task idx of class cls, alike on every rank: the ranks'
- * sums of the tasks they made must add up to the index space's. */
-uint64_t weft_ptg__task_id(int cls, int ndims, const int *idx);
+/* Numbers for task idx of class cls, alike on every rank (its identity x
+ * and x^2): the ranks' sums over the tasks they made must add up to the
+ * index space's. */
+void weft_ptg__task_ids(int cls, int ndims, const int *idx, uint64_t id[WEFT_PTG_MOMENTS]);
 /* After an agreement found the graphs' hashes different: every rank logs
  * the first class head or range where they differ, as each rank sees it.
  * Collective; valid: this rank's graph is sound (else nothing is

@@ -347,18 +347,20 @@ static uint64_t graph_hash(weft_ptg_build_t *b)
 static int check_made(weft_ptg_build_t *b)
 {
     if (b->ctx->sim) return WEFT_SUCCESS;
-    int nc = b->g->nclasses;
+    int nc = b->g->nclasses, nid = WEFT_PTG_MOMENTS * nc;
     long long *made = b->points + nc, *limbs = made + nc, *idl = limbs + WEFT_PTG_LIMBS;
-    uint64_t *mine = b->ids + nc;
+    uint64_t *mine = b->ids + nid;
     for (size_t j = 0; j < b->selfs.n; j++) {
         const weft_ptg_ref_t *r = weft_vec_at(&b->selfs, j);
+        uint64_t id[WEFT_PTG_MOMENTS];
         made[r->cls]++;
-        mine[r->cls] += weft_ptg__task_id(r->cls, b->g->classes[r->cls].ndims, r->idx);
+        weft_ptg__task_ids(r->cls, b->g->classes[r->cls].ndims, r->idx, id);
+        for (int m = 0; m < WEFT_PTG_MOMENTS; m++) mine[m * nc + r->cls] += id[m];
     }
     weft_ptg__to_limbs(b->ends_sum, limbs);
-    for (int c = 0; c < nc; c++) weft_ptg__to_limbs(mine[c], idl + (size_t)c * WEFT_PTG_LIMBS);
+    for (int k = 0; k < nid; k++) weft_ptg__to_limbs(mine[k], idl + (size_t)k * WEFT_PTG_LIMBS);
     if (b->ctx->nranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS * (1 + nc), MPI_LONG_LONG, MPI_SUM,
+        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS * (1 + nid), MPI_LONG_LONG, MPI_SUM,
                       b->ctx->comm);
     /* Before the counts: the two views of a transfer say which answer
      * differs, a count only that one does. Every rank saw the same sum. */
@@ -381,7 +383,11 @@ static int check_made(weft_ptg_build_t *b)
                            : "its rank function answers differently on different ranks");
             return WEFT_ERR_INVALID;
         }
-        if (weft_ptg__limbs_total(idl + (size_t)c * WEFT_PTG_LIMBS) != b->ids[c]) {
+        int same = 1;
+        for (int m = 0; m < WEFT_PTG_MOMENTS; m++)
+            same &= weft_ptg__limbs_total(idl + (size_t)(m * nc + c) * WEFT_PTG_LIMBS) ==
+                    b->ids[m * nc + c];
+        if (!same) {
             weft_error("weft_ptg_insert: class %s: the ranks made its %lld tasks, but not each "
                        "once: some were made by two ranks and others by none, so its rank "
                        "function answers differently on different ranks; no task of the graph "
@@ -510,8 +516,9 @@ static int check_and_build(weft_ptg_build_t *b)
     int rc = check_graph(b->g, 1);
     if (rc != WEFT_SUCCESS) return rc;
     size_t nc = (size_t)b->g->nclasses;
-    b->points = calloc(2 * nc + WEFT_PTG_LIMBS * (1 + nc), sizeof *b->points);
-    b->ids = calloc(2 * nc, sizeof *b->ids); /* the index space's, then this rank's */
+    b->points = calloc(2 * nc + WEFT_PTG_LIMBS * (1 + WEFT_PTG_MOMENTS * nc), sizeof *b->points);
+    /* The index space's, then this rank's. */
+    b->ids = calloc(2 * WEFT_PTG_MOMENTS * nc, sizeof *b->ids);
     if (b->points && b->ids) return build(b);
     /* Both or neither: the agreement's graph hash fills ids beside points. */
     free(b->points);

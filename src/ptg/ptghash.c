@@ -84,22 +84,43 @@ static void id_line(int cls, int dim, const int *idx, uint64_t *a, uint64_t *b)
     *b = weft_hash_words(*a, w, (size_t)dim + 1);
 }
 
-uint64_t weft_ptg__task_id(int cls, int ndims, const int *idx)
+void weft_ptg__task_ids(int cls, int ndims, const int *idx, uint64_t id[WEFT_PTG_MOMENTS])
 {
     uint64_t a, b;
     id_line(cls, ndims - 1, idx, &a, &b);
-    return a * (uint64_t)(int64_t)idx[ndims - 1] + b;
+    id[0] = a * (uint64_t)(int64_t)idx[ndims - 1] + b;
+    id[1] = id[0] * id[0];
 }
 
-/* The identities of the tasks of innermost range lo..hi, summed. */
-static uint64_t range_ids(const range_item_t *it)
+/* Sum of j and of j^2 over j = 0 .. n-1, mod 2^64: each division is made
+ * on the factor it divides exactly, before the products wrap. */
+static void power_sums(int64_t n, uint64_t *s1, uint64_t *s2)
 {
-    uint64_t a, b;
+    int64_t f[3] = {n - 1, n, 2 * n - 1};
+    int k2 = f[0] % 2 == 0 ? 0 : 1;
+    *s1 = (uint64_t)(f[k2] / 2) * (uint64_t)f[1 - k2];
+    f[k2] /= 2;
+    for (int k = 0; k < 3; k++)
+        if (f[k] % 3 == 0) {
+            f[k] /= 3;
+            break;
+        }
+    *s2 = (uint64_t)f[0] * (uint64_t)f[1] * (uint64_t)f[2];
+}
+
+/* The identities of the tasks of innermost range lo..hi, summed: of
+ * x = a i + b and of x^2 (two tasks swapped between ranges, say {1, 2}
+ * made twice for {0, 3}, keep the first sum, not the second). */
+static void range_ids(const range_item_t *it, uint64_t sum[WEFT_PTG_MOMENTS])
+{
+    uint64_t a, b, j1, j2;
     id_line(it->cls, it->dim, it->idx, &a, &b);
-    int64_t n = (int64_t)it->hi - it->lo + 1, ends = (int64_t)it->lo + it->hi;
-    /* Of n and lo + hi one is even (n odd: lo and hi have one parity). */
-    int64_t isum = n % 2 == 0 ? n / 2 * ends : ends / 2 * n;
-    return a * (uint64_t)isum + b * (uint64_t)n;
+    int64_t n = (int64_t)it->hi - it->lo + 1;
+    power_sums(n, &j1, &j2);
+    /* i = lo + j: x = a j + c with c = a lo + b. */
+    uint64_t c = a * (uint64_t)(int64_t)it->lo + b, un = (uint64_t)n;
+    sum[0] = a * j1 + c * un;
+    sum[1] = a * a * j2 + 2 * a * c * j1 + c * c * un;
 }
 
 /* The hash, and each class's count of tasks (points of its index space:
@@ -118,7 +139,10 @@ static void fold_item(void *acc, const range_item_t *it)
     a->h = item_hash(a->h, it);
     if (a->points && it->dim == a->g->classes[it->cls].ndims - 1 && it->hi >= it->lo) {
         a->points[it->cls] += (long long)it->hi - it->lo + 1;
-        a->ids[it->cls] += range_ids(it);
+        uint64_t sum[WEFT_PTG_MOMENTS];
+        range_ids(it, sum);
+        for (int m = 0; m < WEFT_PTG_MOMENTS; m++)
+            a->ids[(size_t)m * (size_t)a->g->nclasses + (size_t)it->cls] += sum[m];
     }
 }
 
@@ -127,7 +151,10 @@ uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points, uint64_t *
     hash_acc_t acc = {.h = WEFT_HASH_INIT, .g = g, .points = points, .ids = ids};
     long left = PTG_HASH_RANGES;
     for (int c = 0; c < g->nclasses; c++) {
-        if (points) points[c] = 0, ids[c] = 0;
+        if (points) {
+            points[c] = 0;
+            for (int m = 0; m < WEFT_PTG_MOMENTS; m++) ids[m * g->nclasses + c] = 0;
+        }
         walk_class(g, c, &left, fold_item, &acc);
         /* The limit may have cut this class short: its count is unknown. */
         if (points && left <= 0) points[c] = -1;

@@ -24,7 +24,14 @@
  * NOTE(1) and NOTE(1)'s for NOTE(0): NOTE(0) is made twice and NOTE(1) by
  * no rank, so the ranks' count is the index space's. Before, the graph ran
  * (NOTE(1)'s body never did); now every rank refuses it by the tasks'
- * identities. */
+ * identities.
+ *
+ * mirror (2 ranks): NOTE(i) as in twoclaim, but each rank answers itself
+ * for NOTE(1) and NOTE(2) and the other rank for NOTE(0) and NOTE(3): both
+ * ranks make 1 and 2, none 0 and 3, and the made tasks' indices sum as the
+ * index space's (1 + 2 + 1 + 2 = 0 + 1 + 2 + 3), so the sum of identities
+ * linear in the index took it (the graph ran, two tasks twice, two never);
+ * the sum of their squares refuses it. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +44,8 @@
 
 typedef struct edge {
     int nranks, me;
-    int swap; /* variant swap: rank 1 swaps the answers of NOTE(0) and NOTE(1) */
+    int swap;   /* variant swap: rank 1 swaps the answers of NOTE(0) and NOTE(1) */
+    int mirror; /* variant mirror: each rank claims NOTE(1), NOTE(2), gives NOTE(0), NOTE(3) */
     weft_data_t *t[4];
     double mem[4];
     weft_data_t *u[6];
@@ -150,6 +158,8 @@ static int rank_note(const int *idx, const void *arg)
 {
     const edge_t *e = arg;
     if (e->swap) return (e->me == 1 && idx[0] < 2 ? 1 - idx[0] : idx[0]) % e->nranks;
+    if (e->mirror && idx[0] < 4)
+        return idx[0] == 1 || idx[0] == 2 ? e->me : (e->me + 1) % e->nranks;
     return idx[0] == 0 ? e->me : idx[0] % e->nranks;
 }
 
@@ -174,8 +184,8 @@ static int run_refused(weft_context_t *ctx, edge_t *e, const char *variant)
     int64_t ran = weft_taskpool_ntasks_run(tp);
     weft_taskpool_free(tp);
     if (rc == WEFT_ERR_INVALID && wrc == WEFT_SUCCESS && ran == 0) return 0;
-    printf("test_ptg_edge rank %d: lrskip NOT refused: insert %d, wait %d, %lld tasks run\n", e->me,
-           rc, wrc, (long long)ran);
+    printf("test_ptg_edge rank %d: %s NOT refused: insert %d, wait %d, %lld tasks run\n", e->me,
+           variant, rc, wrc, (long long)ran);
     return 1;
 }
 
@@ -219,7 +229,8 @@ int main(int argc, char **argv)
     int status = 1;
     if (strcmp(variant, "intmax") == 0) status = run_intmax(ctx, &e);
     e.swap = strcmp(variant, "swap") == 0;
-    if (strcmp(variant, "lrskip") == 0 || strcmp(variant, "twoclaim") == 0 || e.swap)
+    e.mirror = strcmp(variant, "mirror") == 0;
+    if (strcmp(variant, "lrskip") == 0 || strcmp(variant, "twoclaim") == 0 || e.swap || e.mirror)
         status = run_refused(ctx, &e, variant);
     if (status == 0) printf("test_ptg_edge rank %d: %s ok\n", e.me, variant);
     fflush(stdout);
