@@ -333,19 +333,17 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * evicts nor frees it (the user frees it after weft_data_release). ld is
  * its leading dimension in elements (>= rows). With `current` non-zero the
  * memory holds the data's contents now: it becomes the newest version and
- * other copies stale; with 0, weft fills it when a task needs the data
- * there. A runtime copy already on that device is written back if needed
- * and dropped. Between taskpools: while a taskpool not waited for uses the
- * data it is refused (WEFT_ERR_INVALID, named), as an acquire is.
- * WEFT_ERR_NOMEM without host memory for its record; the status of a
- * failed write-back of the runtime copy it replaces, whose newest version
- * would be lost (nothing is registered);
- * WEFT_ERR_INVALID for a bad argument, or
- * for memory that shares a byte with another live registration of this
- * rank (another data's device memory; for an emu device, whose memory is
- * the host's, any registered host memory, the data's own included), named;
- * the memory is free again once the holding data is released and no task
- * of it runs (docs/SEMANTICS.md section 1). */
+ * other copies stale (on the data's owner only: another rank's copy comes
+ * from the owner, and current there is refused, WEFT_ERR_INVALID); with 0,
+ * weft fills it when a task needs the data there. A runtime copy already on that device is written
+ * back if needed and dropped. Between taskpools: while a taskpool not waited for uses the data it
+ * is refused (WEFT_ERR_INVALID, named), as an acquire is. WEFT_ERR_NOMEM without host memory for
+ * its record; the status of a failed write-back of the runtime copy it replaces, whose newest
+ * version would be lost (nothing is registered); WEFT_ERR_INVALID for a bad argument, or for memory
+ * that shares a byte with another live registration of this rank (another data's device memory; for
+ * an emu device, whose memory is the host's, any registered host memory, the data's own included),
+ * named; the memory is free again once the holding data is released and no task of it runs
+ * (docs/SEMANTICS.md section 1). */
 WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int device, void *ptr,
                                                       int64_t ld, int current);
 
@@ -525,12 +523,14 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * j)), a data acquired by the host, a data in another taskpool not waited
  * for (docs/SEMANTICS.md 1), a NEW data read before any write (without
  * weft_data_set_init), a class with no body, an unknown tag, too many
- * flows or values, a WEFT_ON_RANK that is not a rank, or a
- * WEFT_DEVICE_HINT outside 0..weft_ndevices (every rank checks the same
- * arguments, so every rank refuses the same call); nothing is inserted
- * then. The rank a task runs on is compared across ranks at the wait
- * (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK
- * values for one task are told, not left waiting. */
+ * flows or values, a WEFT_ON_RANK that is not a rank, a placement given
+ * twice, or a WEFT_DEVICE_HINT outside 0..weft_ndevices (every rank checks
+ * the same arguments, so every rank refuses the same call, except a hint
+ * that some ranks' device counts allow: those ranks insert the task, the
+ * others refuse it, and the wait names the refusal on every rank and
+ * returns WEFT_ERR_MISMATCH); nothing is inserted then. The rank a task runs on is compared across
+ * ranks at the wait (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values
+ * for one task are told, not left waiting. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
 

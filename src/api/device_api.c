@@ -182,6 +182,18 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         return WEFT_ERR_INVALID;
     if (current && weft_data_check_outside_write(d, "weft_data_register_device") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
+    /* The owner holds the data's contents; another rank's copy is one that
+     * came from it. Made current there, it was newer than the owner's on
+     * that rank alone: a task there read it and its result replaced the
+     * owner's version silently. */
+    if (current && d->owner_rank != d->ctx->rank) {
+        weft_error("weft_data_register_device: data %llu: current=1 on rank %d, but rank %d owns "
+                   "it: only the owner's memory holds its contents (a copy elsewhere comes from "
+                   "it); register this memory with current=0 (weft fills it when a task needs "
+                   "the data here), or set the contents on the owner",
+                   (unsigned long long)d->key, d->ctx->rank, d->owner_rank);
+        return WEFT_ERR_INVALID;
+    }
     if (!ptr || ld < d->rows) {
         weft_error("weft_data_register_device: data %llu: %s", (unsigned long long)d->key,
                    !ptr ? "NULL pointer" : "ld is smaller than the rows of the tile");

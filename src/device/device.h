@@ -267,7 +267,8 @@ static inline weft_xfer_kind_t weft_device_xfer_kind(int dst_dev, int src_dev)
 /* The one door for copies on a device: dev->ops->copy_async, its bytes
  * counted in dev's statistics by kind once enqueued. Every copy weft makes
  * goes through here (or, for a data's stage function, is counted by its
- * caller), so that the counters tell how many times a tile's bytes were
+ * caller; the ipc transport's warm-up of 256 B at connect, no tile's, is
+ * not counted), so that the counters tell how many times a tile's bytes were
  * copied: a move between ranks by ipc is one D2D copy of the tile on the
  * receiving device, and a test holds it to that. */
 /* Counts a copy of `bytes` enqueued on dev, by kind. */
