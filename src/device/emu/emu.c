@@ -276,17 +276,25 @@ static void emu_close(weft_device_t *dev)
 
 /* The emulated memory size (device_emu_memory), no more than the shared
  * memory file system can hold: touching pages past its end would kill the
- * process with SIGBUS instead of making weft evict. */
+ * process with SIGBUS instead of making weft evict. The zones are only
+ * sized (ftruncate) when made, so each device sees the whole free space:
+ * it takes its part of it, as many parts as the process has emu devices
+ * (two devices each given all of a 64 MiB /dev/shm died of SIGBUS). The
+ * ranks sharing a device split its memory further (registry.c). */
 static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_bytes)
 {
     size_t bytes = (size_t)weft_params_int(dev->params, "device_emu_memory");
+    int64_t ndev = weft_params_int(dev->params, "device_emu_enabled");
     struct statvfs fs;
     if (statvfs(EMU_SHM_DIR, &fs) == 0) {
         size_t avail = (size_t)fs.f_bavail * (size_t)fs.f_frsize;
-        if (avail < bytes) {
+        size_t part = ndev > 1 ? avail / (size_t)ndev : avail;
+        if (part < bytes) {
             weft_log(WEFT_LOG_INFO, dev->index,
-                     "emu: %s has %zu bytes free, less than device_emu_memory", EMU_SHM_DIR, avail);
-            bytes = avail;
+                     "emu: %s has %zu bytes free, %zu for each of %lld emu devices, less than "
+                     "device_emu_memory",
+                     EMU_SHM_DIR, avail, part, (long long)(ndev > 1 ? ndev : 1));
+            bytes = part;
         }
     }
     *free_bytes = *total_bytes = bytes;
