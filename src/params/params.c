@@ -418,9 +418,16 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
         *used = 2;
         return assign(p, i, next, "");
     }
-    if (next == NULL || strncmp(next, OPT_PREFIX, OPT_PREFIX_LEN) == 0) {
-        weft_error("parameter %s: " OPT_PREFIX "%s needs a value (" OPT_PREFIX "%s=<value>)",
-                   d->name, d->name, d->name);
+    /* The next word is an option, not a value ("--weft-trace --check" took
+     * --check as the trace's path, and the check never ran); "-1" is a
+     * value. */
+    int option = next != NULL && next[0] == '-' &&
+                 (next[1] == '-' || (next[1] >= 'A' && next[1] <= 'Z') ||
+                  (next[1] >= 'a' && next[1] <= 'z'));
+    if (next == NULL || option) {
+        weft_error("parameter %s: " OPT_PREFIX "%s needs a value (" OPT_PREFIX "%s=<value>)%s%s%s",
+                   d->name, d->name, d->name, option ? "; the next word, '" : "",
+                   option ? next : "", option ? "', is an option" : "");
         return WEFT_ERR_PARAM;
     }
     *used = 2;

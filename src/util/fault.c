@@ -119,6 +119,14 @@ int weft_fault_create(const char *spec, int rank, int nranks, weft_fault_t **out
 {
     *out = NULL;
     if (!spec || !*spec) return WEFT_SUCCESS;
+    /* strtok skips empty rules: ",,," ran with none and said nothing. */
+    size_t n = strlen(spec);
+    if (spec[0] == ',' || spec[n - 1] == ',' || strstr(spec, ",,")) {
+        weft_error("fault_inject: '%s' has an empty rule (a comma at an end, or two in a row): "
+                   "rules are SITE[:CLASS]:N[+][@RANK], separated by single commas",
+                   spec);
+        return WEFT_ERR_PARAM;
+    }
     weft_fault_t *f = calloc(1, sizeof *f);
     char *copy = strdup(spec);
     int rc = f && copy ? WEFT_SUCCESS : WEFT_ERR_NOMEM;

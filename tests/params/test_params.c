@@ -123,6 +123,15 @@ static void test_argv_removal(void)
     CHECK(load(p, &argc, argv3) == WEFT_ERR_PARAM);
     char *argv4[] = {"prog", "--weft-cores", "--weft-bind", NULL};
     CHECK(load(p, &argc, argv4) == WEFT_ERR_PARAM);
+    /* Nor an application's option: "--weft-trace --check" took --check as
+     * the trace's path (the check never ran); "-1" is a value. */
+    char *argv4a[] = {"prog", "--weft-trace", "--check", NULL};
+    CHECK(load(p, &argc, argv4a) == WEFT_ERR_PARAM);
+    char *argv4b[] = {"prog", "--weft-trace", "-N", "5", NULL};
+    CHECK(load(p, &argc, argv4b) == WEFT_ERR_PARAM);
+    char *argv4c[] = {"prog", "--weft-device_cuda_enabled", "-1", NULL};
+    CHECK(load(p, &argc, argv4c) == WEFT_SUCCESS && argc == 1);
+    CHECK(weft_params_int(p, "device_cuda_enabled") == -1);
 
     /* A count larger than the words (kept from before an earlier load
      * removed words of the same array): the words end at the NULL. It

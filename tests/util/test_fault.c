@@ -52,6 +52,10 @@ int main(void)
     CHECK(f && strcmp(f->rule[0].cls, "c+") == 0 && !f->rule[0].stays);
     CHECK(weft_fault_hit(f, WEFT_FAULT_TASK, "c+") && !weft_fault_hit(f, WEFT_FAULT_TASK, "c+"));
     weft_fault_destroy(f);
+    check_refused(",,,"); /* empty rules: strtok skipped them, no rule and no word */
+    check_refused("task:1,");
+    check_refused(",task:1");
+    check_refused("task:1,,comm_post:1");
     check_refused("task:+");
     check_refused("task:1++");
     check_refused("task:2@2");        /* rank 2 of 2 */
