@@ -154,7 +154,10 @@ static inline const char *const *app_cli_words(const app_cli_t *c, const app_fla
 }
 
 /* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
- * user did not set it and the default (16 MiB) is too small. */
+ * user did not set it and the default (16 MiB) is too small; nb is the
+ * tile as it will be (no larger than the matrix). A need past weft's bound
+ * is the tile size's fault, said so (weft_init named the environment
+ * variable the app had set, as if the user had). */
 static inline int app_cli_workspace(const app_cli_t *c, int argc, char **argv, const appdev_t *dev,
                                     int64_t nb)
 {
@@ -163,6 +166,13 @@ static inline int app_cli_workspace(const app_cli_t *c, int argc, char **argv, c
         return 0;
     int64_t need = (int64_t)(c->workspace_tiles * (double)(nb * nb) * sizeof(double)) + (1 << 20);
     if (need <= 16 << 20) return 0;
+    if (need > (int64_t)16 << 30) {
+        fprintf(stderr,
+                "%s: tiles of %lld x %lld need %lld bytes of device workspace, past weft's "
+                "16 GiB (device_workspace): give a smaller -t\n",
+                c->prog, (long long)nb, (long long)nb, (long long)need);
+        return -1;
+    }
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)need);
     return appdev_setenv(c->prog, var, text);
@@ -188,10 +198,18 @@ static inline int app_cli_one_stream(const app_cli_t *c, int argc, char **argv)
                            "0");
 }
 
-static inline int app_cli_set_cores(const char *prog, const char *value, const app_flag_t *f)
+static inline int app_cli_set_cores(const char *prog, int argc, char **argv, const char *value,
+                                    const app_flag_t *f)
 {
     int64_t cores;
     if (app_parse_int(prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
+    /* --weft-cores would win over -c silently. */
+    const char *opt = appdev_weft_opt(argc, argv, "cores");
+    if (opt != NULL && strtoll(opt, NULL, 10) != cores) {
+        fprintf(stderr, "%s: -c %lld and --weft-cores=%s disagree: give one of them\n", prog,
+                (long long)cores, opt);
+        return -1;
+    }
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)cores);
     if (setenv("WEFT_CORES", text, 1) == 0) return 0;
@@ -205,7 +223,7 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
 {
     dev->prog = c->prog;
     dev->g = -1;
-    int64_t nb = c->nb, n = -1;
+    int64_t nb = c->nb, n = -1, mk = -1;
     int nb_given = 0;
     if (appdev_probe_asked(argc, argv)) return 2;
     for (int i = 1; i < argc; i++) {
@@ -230,12 +248,22 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
         if (strcmp(f->name, "-g") == 0 &&
             app_parse_int(c->prog, "-g", value, f->min, f->max, &dev->g, 0) != 0)
             dev->g = -1;
-        if (strcmp(f->name, "-c") == 0 && app_cli_set_cores(c->prog, value, f) != 0) return -1;
+        if (strcmp(f->name, "-M") == 0 || strcmp(f->name, "-K") == 0) {
+            int64_t dim;
+            if (app_parse_int(c->prog, f->name, value, f->min, f->max, &dim, 0) == 0 && dim > mk)
+                mk = dim;
+        }
+        if (strcmp(f->name, "-c") == 0 && app_cli_set_cores(c->prog, argc, argv, value, f) != 0)
+            return -1;
     }
     if (appdev_prepare(dev, argc, argv) != 0) return -1;
     dev->one_tile = !nb_given && app_cli_one_tile(c, n, dev, app_cli_launch_ranks());
     if (dev->one_tile && app_cli_one_stream(c, argc, argv) != 0) return -1;
     if (!nb_given) nb = app_cli_auto_nb(c, n, dev);
+    /* A tile is no larger than the matrix's largest dimension (N, or -M
+     * or -K where the app takes them and they are larger). */
+    int64_t dim = n > mk ? n : mk;
+    if (dim > 0 && nb > dim) nb = dim;
     return app_cli_workspace(c, argc, argv, dev, nb);
 }
 

@@ -208,6 +208,25 @@ static inline int app_runs(const app_driver_t *d, weft_context_t *ctx, const app
 
 /* An app's main: opts holds its defaults (app_opts_t first), data its
  * zeroed data. Returns main's exit status. */
+/* -g is read on each rank, but the apps make their data and tasks alike on
+ * every rank only when every rank was given the same -g (home devices,
+ * the device prefetches): ranks given -g 1 and -g 0 stopped at the first
+ * wait with a mismatch of data creations. Named on every rank, before any
+ * creation. Collective; 0, or -1 after the line (-g as the prescan read
+ * it, -1 when not given or malformed). */
+static inline int app_same_g(const char *prog, weft_context_t *ctx, int64_t g)
+{
+    long long mine[2] = {(long long)g, -(long long)g};
+    if (MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (mine[0] == -mine[1]) return 0;
+    fprintf(stderr,
+            "%s: rank %d: -g %lld here, but the ranks were given -g from %lld to %lld (-1: "
+            "none): give every rank the same -g\n",
+            prog, weft_rank(ctx), (long long)g, -mine[1], mine[0]);
+    return -1;
+}
+
 static inline int app_main(const app_driver_t *d, void *opts, void *data, int argc, char **argv)
 {
     appdev_t dev;
@@ -219,6 +238,9 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         appdev_init_failed(&dev);
         return 1;
     }
+    /* First, on every rank alike: a rank that stops below (its command
+     * line) must not leave the others in this collective. */
+    int same_g = app_same_g(d->cli.prog, ctx, dev.g) == 0;
     /* A refused command line is named on every rank (each exits non-zero):
      * under mpiexec a rank's stderr may be all its user reads. */
     int verbose = 1;
@@ -241,7 +263,7 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     } else {
         /* dev.g: -g as the prescan read it, the same value as o->g, or -1
          * when not given (the devices are then the parameters' choice). */
-        rc = appdev_check(ctx, &dev) != 0 ? 1 : app_runs(d, ctx, o, data);
+        rc = !same_g || appdev_check(ctx, &dev) != 0 ? 1 : app_runs(d, ctx, o, data);
     }
     int frc = weft_fini(ctx);
     if (frc < 0) {

@@ -163,9 +163,13 @@ static const weft_task_class_t gemm_class_gemm = {
              GEMM_CUDA_BODY(gemm_cuda_gemm)},
     .flops = gemm_flops,
     .batch = {[WEFT_DEV_EMU] = gemm_cpu_gemm_batch, GEMM_CUDA_BODY(gemm_cuda_gemm_batch)}};
+/* Inserted with accelerators only (-g > 0). Its CPU body does nothing
+ * either: where the device cannot hold the tile (a small device_memory_limit)
+ * the prefetch falls back to the host instead of failing the run, as the
+ * compute classes do. */
 static const weft_task_class_t gemm_class_prefetch = {
     .name = "prefetch",
-    .body = {[WEFT_DEV_EMU] = gemm_nop, GEMM_CUDA_BODY(gemm_nop)},
+    .body = {[WEFT_DEV_CPU] = gemm_nop, [WEFT_DEV_EMU] = gemm_nop, GEMM_CUDA_BODY(gemm_nop)},
     .flops = NULL};
 
 /* ---- check: r = C x - (alpha A (B x) + beta C0 x), tile by tile ------- */

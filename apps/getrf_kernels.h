@@ -289,10 +289,13 @@ static const weft_task_class_t getrf_class_col_inv = {
     .flops = getrf_flops_trsm_col};
 static const weft_task_class_t getrf_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = getrf_cpu_fill}, .flops = NULL};
-/* Accelerators only: with -g 0 no prefetch task is inserted. */
+/* Inserted with accelerators only (-g > 0). Its CPU body does nothing
+ * either: where the device cannot hold the tile (a small device_memory_limit)
+ * the prefetch falls back to the host instead of failing the run, as the
+ * compute classes do. */
 static const weft_task_class_t getrf_class_prefetch = {
     .name = "prefetch",
-    .body = {[WEFT_DEV_EMU] = getrf_nop, GETRF_CUDA_BODY(getrf_nop)},
+    .body = {[WEFT_DEV_CPU] = getrf_nop, [WEFT_DEV_EMU] = getrf_nop, GETRF_CUDA_BODY(getrf_nop)},
     .flops = NULL};
 static const weft_task_class_t getrf_class_info = {
     .name = "info", .body = {[WEFT_DEV_CPU] = getrf_cpu_info}, .flops = NULL};

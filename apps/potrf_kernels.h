@@ -300,10 +300,13 @@ static const weft_task_class_t potrf_class_gemm = {
     .batch = {[WEFT_DEV_EMU] = potrf_cpu_gemm_batch, POTRF_CUDA_BODY(potrf_cuda_gemm_batch)}};
 static const weft_task_class_t potrf_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = potrf_cpu_fill}, .flops = NULL};
-/* Accelerators only: with -g 0 no prefetch task is inserted. */
+/* Inserted with accelerators only (-g > 0). Its CPU body does nothing
+ * either: where the device cannot hold the tile (a small device_memory_limit)
+ * the prefetch falls back to the host instead of failing the run, as the
+ * compute classes do. */
 static const weft_task_class_t potrf_class_prefetch = {
     .name = "prefetch",
-    .body = {[WEFT_DEV_EMU] = potrf_nop, POTRF_CUDA_BODY(potrf_nop)},
+    .body = {[WEFT_DEV_CPU] = potrf_nop, [WEFT_DEV_EMU] = potrf_nop, POTRF_CUDA_BODY(potrf_nop)},
     .flops = NULL};
 
 #endif /* WEFT_APPS_POTRF_KERNELS_H */

@@ -325,7 +325,13 @@ static const weft_task_class_t qr_class_ttmqr = {
     .name = "ttmqr", .body = {[WEFT_DEV_CPU] = qr_cpu_ttmqr}, .flops = qr_flops_ttmqr};
 static const weft_task_class_t qr_class_fill = {
     .name = "fill", .body = {[WEFT_DEV_CPU] = qr_cpu_fill}, .flops = NULL};
+/* Inserted with accelerators only (-g > 0). Its CPU body does nothing
+ * either: where the device cannot hold the tile (a small device_memory_limit)
+ * the prefetch falls back to the host instead of failing the run, as the
+ * compute classes do. */
 static const weft_task_class_t qr_class_prefetch = {
-    .name = "prefetch", .body = {[WEFT_DEV_EMU] = qr_nop, QR_CUDA_BODY(qr_nop)}, .flops = NULL};
+    .name = "prefetch",
+    .body = {[WEFT_DEV_CPU] = qr_nop, [WEFT_DEV_EMU] = qr_nop, QR_CUDA_BODY(qr_nop)},
+    .flops = NULL};
 
 #endif /* WEFT_APPS_QR_KERNELS_H */

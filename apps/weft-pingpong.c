@@ -472,15 +472,17 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
     }
     for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
         rc = pp_size(&s, o, size);
-    int failed = s.failed || rc != 0, any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (s.rank == 0)
-        printf(PP_NAME ": tile counters and message counts %s\n",
-               any ? "FAILED (see above)" : "verified");
-    else if (any) /* every rank exits 1: none without a line of its own */
-        fprintf(stderr, PP_NAME ": rank %d: the counters FAILED %s\n", s.rank,
-                failed ? "here (see above)" : "on another rank (see its lines)");
-    rc = any;
+    /* What failed, said as it is: a weft run (a task, a transfer), which
+     * its lines above name, or the counts this program checks. */
+    int mine[2] = {rc != 0, s.failed}, any[2] = {0, 0};
+    MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const char *what = any[0] ? "the weft run" : "the tile counters and message counts";
+    if (s.rank == 0 && !any[0] && !any[1])
+        printf(PP_NAME ": tile counters and message counts verified\n");
+    else if (any[0] || any[1]) /* every rank exits 1: each with a line */
+        fprintf(stderr, PP_NAME ": rank %d: %s FAILED %s\n", s.rank, what,
+                mine[any[0] ? 0 : 1] ? "here (see above)" : "on another rank (see its lines)");
+    rc = any[0] || any[1];
 out:
     free(s.buf);
     if (s.tp != NULL) weft_taskpool_free(s.tp);

@@ -128,6 +128,30 @@ weft_app_test(potrf_g0_other_type_env EXE weft-potrf FAIL RANKS 2 ENV WEFT_DEVIC
 weft_app_test(potrf_emu_g2_user_env EXE weft-potrf FAIL ENV WEFT_DEVICE_EMU_ENABLED=1
   EXPECT "asked for -g 2 accelerators but this rank has 1 emu device.*set by env WEFT_DEVICE_EMU_ENABLED"
   ARGS -N 300 -t 64 -g 2 --weft-device_type=emu)
+# A tile larger than the matrix on an accelerator: the workspace follows
+# the tile as it will be (N), not -t (weft_init refused a 200 GB workspace,
+# naming an environment variable the app had set); -c and --weft-cores
+# that disagree are refused (--weft-cores won silently).
+weft_app_test(potrf_emu_huge_t EXE weft-potrf EXPECT "${POTRF_PASSED}"
+  ARGS -N 50 -t 100000 -c 1 -g 1 --weft-device_type=emu --check)
+weft_app_test(potrf_cores_disagree EXE weft-potrf FAIL
+  EXPECT "weft-potrf: -c 1 and --weft-cores=2 disagree: give one of them"
+  ARGS -N 64 -c 1 --weft-cores=2)
+# A device too small for one tile: the prefetch (device bodies only) failed
+# the run where every compute class falls back to the host; it falls back
+# too now.
+foreach(app potrf gemm geqrf)
+  weft_app_test(${app}_emu_tiny_device EXE weft-${app} EXPECT ": PASSED$"
+    ARGS -N 200 -t 160 --check -c 1 -g 1 --weft-device_type=emu --weft-device_memory_limit=64K)
+endforeach()
+# Ranks given different -g: named on every rank before any creation (they
+# stopped at the first wait with a mismatch of data creations).
+set(potrf_mixed $<TARGET_FILE:weft-potrf> -N 256 -t 64 -c 1 --check --weft-device_type=emu)
+weft_expect_test(potrf_mixed_g_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-potrf: rank %r: -g [01] here, but the ranks were given -g from 0 to 1"
+  --reject "divergent"
+  RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} -g 1 : -n 1 ${potrf_mixed} -g 0)
 # -g 1 of the default type (cuda) where there is no GPU: weft_init names
 # the missing devices and the program what -g asked for. Skipped on GPU
 # machines, where the same run succeeds (potrf_cuda_g1).
