@@ -15,6 +15,7 @@
  * with the first context's end, it aborted the others' weft_fini). */
 static atomic_int mpi_contexts; /* live contexts */
 static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
+static atomic_long mpi_pid;     /* the process that made the contexts */
 
 /* A process that leaves main (or calls exit) with a context live: its
  * tasks not waited for never run, MPI is not finalized, and a single
@@ -25,10 +26,12 @@ static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
  * handler and C++ static destructor of the program, one of which may call
  * weft_fini (an atexit handler registered by weft_init ran before those
  * registered earlier). A context ended by MPI_Finalize (mpiend.c) is not
- * live; Open MPI's MPI_Abort leaves by _exit and runs none of this. */
+ * live; Open MPI's MPI_Abort leaves by _exit and runs none of this. A
+ * child the application forked holds a copy of the count but none of the
+ * contexts: its exit is its own. */
 __attribute__((destructor)) static void exit_with_live_context(void)
 {
-    if (atomic_load(&mpi_contexts) <= 0) return;
+    if (atomic_load(&mpi_contexts) <= 0 || atomic_load(&mpi_pid) != (long)getpid()) return;
     weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, so "
                "tasks not waited for are dropped and MPI is not finalized; call "
                "weft_taskpool_wait and weft_fini before leaving main (exit status 1)",
@@ -58,6 +61,7 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
         atomic_store(&mpi_ours, 1);
     }
     atomic_fetch_add(&mpi_contexts, 1);
+    atomic_store(&mpi_pid, (long)getpid());
     ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);

@@ -1,8 +1,12 @@
 /* A program that returns from main without weft_fini (nor a wait): every
  * rank must say so and exit non-zero (one process exited 0 without a
- * word, its tasks never run). The control ("fini") calls both. */
+ * word, its tasks never run). The control ("fini") calls both, after a
+ * child it forked exits 0 (the child's exit said weft_fini was missing:
+ * it holds no context). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "weft/weft.h"
@@ -28,6 +32,16 @@ int main(int argc, char **argv)
            fini ? "waiting" : "leaving main");
     fflush(stdout);
     if (!fini) return rc;
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) exit(0);
+    int status = -1;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        printf("test_no_fini rank %d: the forked child exited with status %d\n", weft_rank(ctx),
+               status);
+        rc = 1;
+    }
     rc |= weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
     weft_data_release(d);
