@@ -238,10 +238,7 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
 
 void weft_data_release(weft_data_t *d)
 {
-    if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_release", 1)) {
-        weft_context_void_refused();
-        return;
-    }
+    if (!weft_handle_check_void(d, WEFT_HANDLE_DATA, "weft_data_release")) return;
     /* The matrix would release it again at weft_matrix_free, and its
      * other calls would meet a released tile. */
     if (d->flags & WEFT_DATA_TILE) {

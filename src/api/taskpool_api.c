@@ -89,10 +89,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
 
 void weft_taskpool_free(weft_taskpool_t *tp)
 {
-    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free", 1)) {
-        weft_context_void_refused();
-        return;
-    }
+    if (!weft_handle_check_void(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_free")) return;
     /* Tasks of a taskpool the ranks disagreed on may still run, or never:
      * weft_fini destroys it once no thread can touch it. */
     if (tp->mismatch) return;

@@ -511,10 +511,7 @@ static void matrix_destroy(void *p)
 
 void weft_matrix_free(weft_matrix_t *A)
 {
-    if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_free", 1)) {
-        weft_context_void_refused();
-        return;
-    }
+    if (!weft_handle_check_void(A, WEFT_HANDLE_MATRIX, "weft_matrix_free")) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
     /* While tasks of this rank still use a tile, the wrapped memory stays
      * claimed: the block goes with that tile, whose taskpool's wait gives
@@ -539,5 +536,5 @@ void weft_matrix_free(weft_matrix_t *A)
     free(A->local);
     A->tiles = NULL;
     A->local = NULL;
-    weft_quarantine_put(&A->ctx->quarantine, A, sizeof *A, matrix_destroy);
+    weft_quarantine_put(&A->ctx->quarantine, A, sizeof *A, free);
 }

@@ -211,4 +211,13 @@ static inline int weft_handle_check_main(const void *h, weft_handle_kind_t want,
            weft_context_check_thread(weft_handle_context(h, want), call);
 }
 
+/* weft_handle_check_main for a call that returns nothing: a refusal is
+ * also counted for weft_fini (weft_context_void_refused). */
+static inline int weft_handle_check_void(const void *h, weft_handle_kind_t want, const char *call)
+{
+    if (weft_handle_check_main(h, want, call, 1)) return 1;
+    weft_context_void_refused();
+    return 0;
+}
+
 #endif

@@ -421,9 +421,8 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
     /* The next word is an option, not a value ("--weft-trace --check" took
      * --check as the trace's path, and the check never ran); "-1" is a
      * value. */
-    int option = next != NULL && next[0] == '-' &&
-                 (next[1] == '-' || (next[1] >= 'A' && next[1] <= 'Z') ||
-                  (next[1] >= 'a' && next[1] <= 'z'));
+    int option =
+        next != NULL && next[0] == '-' && (next[1] == '-' || isalpha((unsigned char)next[1]));
     if (next == NULL || option) {
         weft_error("parameter %s: " OPT_PREFIX "%s needs a value (" OPT_PREFIX "%s=<value>)%s%s%s",
                    d->name, d->name, d->name, option ? "; the next word, '" : "",

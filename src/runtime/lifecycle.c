@@ -424,9 +424,6 @@ undo_ctx:
     return NULL;
 }
 
-/* Taskpools not waited for are waited for first (all ranks in the same
- * order), then the ranks agree that all reached weft_fini: only then is
- * the barrier safe. After a disagreement no collective runs at all. */
 /* Calls that return nothing refused while ctx lived have only weft_fini
  * to fail (context/leak.c); its exchange tells the other ranks. */
 static void note_void_refusals(weft_context_t *ctx)
@@ -442,6 +439,9 @@ static void note_void_refusals(weft_context_t *ctx)
     weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID, ctx->misuse_why);
 }
 
+/* Taskpools not waited for are waited for first (all ranks in the same
+ * order), then the ranks agree that all reached weft_fini: only then is
+ * the barrier safe. After a disagreement no collective runs at all. */
 int weft_fini(weft_context_t *ctx)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
