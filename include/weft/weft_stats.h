@@ -45,6 +45,10 @@ typedef struct weft_stats {
      * turn; and sends of a tile only in device memory, with GPU-aware
      * sends off, whose copy to host the thread polled. */
     int64_t comm_recv_retries, comm_send_retries, comm_send_pulls;
+    /* Activations met without their bytes: a parameterized graph passed
+     * this rank a version it had already (from another rank, or made
+     * here), so no byte moved (docs/PTG.md). */
+    int64_t recv_skipped;
 } weft_stats_t;
 
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);

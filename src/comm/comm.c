@@ -496,6 +496,7 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->recv_retries = atomic_load(&c->n_recv_retries);
     out->send_retries = atomic_load(&c->n_send_retries);
     out->send_pulls = atomic_load(&c->n_send_pulls);
+    out->skipped = atomic_load(&c->n_skipped);
     out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
     out->bytes_received_into_device = atomic_load(&c->n_into_dev);
     out->bytes_staged = atomic_load(&c->n_staged);

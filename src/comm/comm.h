@@ -104,6 +104,9 @@ typedef struct weft_comm_action {
     int peer;           /* destination of a SEND, source of a RECV */
     uint32_t version;   /* the tile version that moves */
     int device;         /* RECV: device of the consumer (0 = host) */
+    int discard;        /* RECV: another receive of this rank brings the same version (a
+                           graph's version passed here by two ranks): the rendezvous is
+                           met, no byte moves, the data is not touched */
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
     void *xfer;         /* the engine's transfer of the tile (weft_comm_xfer_t) */
 } weft_comm_action_t;
@@ -122,6 +125,7 @@ typedef struct weft_comm_counters {
      * it): tried again on later turns instead of waited for. */
     int64_t recv_retries, send_retries;
     int64_t send_pulls; /* sends whose tile came to host by a copy the engine polled */
+    int64_t skipped;    /* activations met by a discard RECV: no bytes (comm_action) */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
     int64_t bytes_staged; /* bytes that went through a host bounce buffer */

@@ -22,14 +22,16 @@
 #define WEFT_COMM_BUCKETS 4096
 
 /* CANCEL: the receiver will not fetch (its receive failed); ABORT: the
- * sender failed after a GET, no more bytes will come. */
+ * sender failed after a GET, no more bytes will come; SKIP: the receiver
+ * has the version from another rank, the send is over with no bytes. */
 enum {
     WEFT_COMM_MSG_ACTIVATE = 1,
     WEFT_COMM_MSG_GET = 2,
     WEFT_COMM_MSG_DONE = 3,
     WEFT_COMM_MSG_REJECT = 4,
     WEFT_COMM_MSG_CANCEL = 5,
-    WEFT_COMM_MSG_ABORT = 6
+    WEFT_COMM_MSG_ABORT = 6,
+    WEFT_COMM_MSG_SKIP = 7
 };
 
 /* A control message; an eager activation's payload follows it. */
@@ -188,7 +190,7 @@ struct weft_comm {
     int64_t nap_short_until; /* naps stay short until then (weft_clock_ns) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
-    atomic_llong n_recv_retries, n_send_retries, n_send_pulls;
+    atomic_llong n_recv_retries, n_send_retries, n_send_pulls, n_skipped;
 };
 
 /* Local device `index` (1..ndevices); NULL for the host (0). */

@@ -1,5 +1,5 @@
 /* The control plane on the engine thread: the control messages (activation,
- * GET, DONE, REJECT, CANCEL, ABORT) and the receiving half of a rendezvous,
+ * GET, DONE, SKIP, REJECT, CANCEL, ABORT) and the receiving half of a rendezvous,
  * the RECV task that fetches a tile, paired with the activation that the
  * SEND task of its sender announced (send.c) through the rendezvous table
  * (table.c). The bytes move in xfer.c and the transports. */
@@ -95,8 +95,9 @@ int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest)
 
 static const char *msg_name(int type)
 {
-    static const char *names[] = {"?", "activation", "GET", "DONE", "REJECT", "CANCEL", "ABORT"};
-    return type > 0 && type <= WEFT_COMM_MSG_ABORT ? names[type] : "?";
+    static const char *names[] = {"?",      "activation", "GET",   "DONE",
+                                  "REJECT", "CANCEL",     "ABORT", "SKIP"};
+    return type > 0 && type <= WEFT_COMM_MSG_SKIP ? names[type] : "?";
 }
 
 void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
@@ -125,7 +126,7 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
 
 /* ---- sending side: the replies to an activation (send.c sends it) ---------- */
 
-/* The send that waits for reply m (GET, DONE, REJECT or CANCEL), taken out
+/* The send that waits for reply m (GET, DONE, SKIP, REJECT or CANCEL), taken out
  * of the table; NULL when this rank never announced what m names. */
 static weft_comm_xfer_t *waiting_send(weft_comm_t *c, const weft_comm_msg_t *m)
 {
@@ -156,6 +157,14 @@ static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
     if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
     x->mode = WEFT_TRANSPORT_IPC; /* for the trace */
     weft_comm__xfer_send_finished(c, x);
+}
+
+/* SKIP: the receiver's rank has this version from another rank (a graph
+ * passed it there twice); the send is over, nothing moved. */
+static void on_skip(weft_comm_t *c, const weft_comm_msg_t *m)
+{
+    weft_comm_xfer_t *x = waiting_send(c, m);
+    if (x) weft_comm__xfer_send_finished(c, x);
 }
 
 /* REJECT (shape mismatch) or CANCEL (the receive failed there, which
@@ -299,6 +308,22 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     return RECV_STARTED;
 }
 
+/* A RECV whose version the rank has from elsewhere (comm.h): the eager
+ * bytes inline are dropped (they came: counted, as the sender counted
+ * them), a rendezvous sender is told SKIP. */
+static void recv_discarded(weft_comm_t *c, weft_task_t *t, const weft_comm_msg_t *m)
+{
+    atomic_fetch_add(&c->n_skipped, 1);
+    if (m->eager) {
+        atomic_fetch_add(&c->n_bytes_in, (long long)t->flow[0].data->bytes);
+        atomic_fetch_add(&c->n_by_transport[WEFT_TRANSPORT_AUTO],
+                         (long long)t->flow[0].data->bytes);
+        weft_comm__task_done(c, t, WEFT_SUCCESS);
+    } else
+        weft_comm__send_notice(c, t, WEFT_COMM_MSG_SKIP, 0, weft_comm__task_ends, t,
+                               (void *)(intptr_t)WEFT_SUCCESS);
+}
+
 /* Both halves are here: the RECV task (in->task) and its activation
  * (in->act). Returns 1 when it must be retried later (over the limit, or
  * memory busy: in is on the throttled list); otherwise in is freed, now
@@ -308,10 +333,13 @@ static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
     weft_task_t *t = in->task;
     weft_comm_msg_t *m = in->act;
     int how = RECV_STARTED;
+    const weft_comm_action_t *act = t->action;
     if (m->failed)
         weft_comm__task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
     else if (!shape_matches(c, t->flow[0].data, m))
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_REJECT, WEFT_ERR_INVALID, NULL);
+    else if (act->discard)
+        recv_discarded(c, t, m);
     else
         how = recv_into_copy(c, in);
     if (how == RECV_LANDING) return 0;
@@ -428,6 +456,9 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
         break;
     case WEFT_COMM_MSG_DONE:
         on_done(c, m);
+        break;
+    case WEFT_COMM_MSG_SKIP:
+        on_skip(c, m);
         break;
     case WEFT_COMM_MSG_REJECT:
     case WEFT_COMM_MSG_CANCEL:

@@ -27,9 +27,10 @@ void weft_stats_print(weft_context_t *ctx)
                    mib(s.net_bytes_staged));
     weft_log_stats(-1,
                    "rank %d: comm thread: %lld receive and %lld send tries put off (copy busy), "
-                   "%lld sends pulled to host while it served the others",
+                   "%lld sends pulled to host while it served the others, %lld versions "
+                   "received twice met without their bytes",
                    ctx->rank, (long long)s.comm_recv_retries, (long long)s.comm_send_retries,
-                   (long long)s.comm_send_pulls);
+                   (long long)s.comm_send_pulls, (long long)s.recv_skipped);
 }
 
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
@@ -56,6 +57,7 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->comm_recv_retries = c.recv_retries;
         out->comm_send_retries = c.send_retries;
         out->comm_send_pulls = c.send_pulls;
+        out->recv_skipped = c.skipped;
         out->net_bytes_from_device = c.bytes_sent_from_device;
         out->net_bytes_into_device = c.bytes_received_into_device;
         out->net_bytes_staged = c.bytes_staged;

@@ -31,6 +31,7 @@ typedef struct weft_ptg_ver {
     int remote;          /* made (or passed on) by another rank */
     int remote_noread;   /* made on another rank and only replaced here so far: no RECV */
     int remote_writers;  /* consumers on other ranks that write it (a version has one) */
+    int remade;          /* made here by a task built after a RECV of it (ptgxfer.c) */
 } weft_ptg_ver_t;
 
 typedef struct weft_ptg_link {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/comm.h"
 #include "ptg/ptg.h"
 #include "stf/remote.h"
 
@@ -358,6 +359,13 @@ static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_r
                      weft_task_t *pt, weft_data_t *d, uint32_t label, size_t n)
 {
     weft_ptg_ver_t *v = ver(b, vi);
+    /* The version came back from a forwarder on another rank, whose RECV
+     * was made first: that RECV only meets its sender now, and its readers
+     * wait for pt as well (weft_ptg__finish). */
+    if (v->task && v->task != pt && v->task->kind == WEFT_TASK_RECV) {
+        ((weft_comm_action_t *)v->task->action)->discard = 1;
+        v->remade = 1;
+    }
     v->data = d;
     v->task = pt;
     v->label = label;
@@ -422,7 +430,9 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
          * sends none), until a local reader of it shows up. */
         v->remote_noread = 1;
     }
-    if (!reads || v->task) return WEFT_SUCCESS;
+    /* A version already here from another rank (or made here) still
+     * needs a RECV that meets this sender (ptgxfer.c). */
+    if (!reads) return WEFT_SUCCESS;
     return weft_ptg__recv_version(b, vi, p, prank, t, d);
 }
 

@@ -155,12 +155,26 @@ static int check_versions(weft_ptg_build_t *b)
     return WEFT_SUCCESS;
 }
 
+/* Every user of a version made here after a RECV of it had been made
+ * (ptgxfer.c) waits for its maker: users named before it waited for that
+ * RECV alone, which moves no bytes. */
+static int after_remade(weft_ptg_build_t *b, const weft_ptg_ver_t *v)
+{
+    for (size_t l = v->users; l != SIZE_MAX;) {
+        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
+        if (weft_ptg__edge(v->task, k->task) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        l = k->next;
+    }
+    return WEFT_SUCCESS;
+}
+
 int weft_ptg__finish(weft_ptg_build_t *b)
 {
     int rc = check_versions(b);
     for (size_t i = 0; i < b->vervec.n && rc == WEFT_SUCCESS; i++) {
         const weft_ptg_ver_t *v = ver(b, i);
-        if (v->writer) rc = after_users(b, v, v->writer);
+        if (v->remade) rc = after_remade(b, v);
+        if (v->writer && rc == WEFT_SUCCESS) rc = after_users(b, v, v->writer);
     }
     if (rc == WEFT_SUCCESS) rc = order_versions(b);
     return rc == WEFT_SUCCESS ? check_acyclic(b) : rc;

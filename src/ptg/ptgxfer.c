@@ -6,9 +6,18 @@
  * canonical version with each peer and reuse it: the sender makes one
  * where any of its tasks has a reader there, the receiver one where any
  * of its readers takes the version from a task of that rank, the same
- * condition seen from both sides. */
+ * condition seen from both sides.
+ *
+ * A version can still reach a rank from two peers (its writer sends it to
+ * a reader there, a forwarder on a third rank to another), or come back to
+ * the rank that made it through a forwarder. The receiver keeps one maker
+ * of each version: the first RECV (or the local producer); every other
+ * RECV of it only meets its sender's rendezvous (the action's discard, no
+ * byte moves) and its readers wait for the maker. Skipping such a RECV
+ * instead left the sender waiting for ever. */
 #include <stdint.h>
 
+#include "comm/comm.h"
 #include "ptg/ptg.h"
 #include "stf/home.h"
 #include "stf/remote.h"
@@ -49,19 +58,19 @@ int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
                            weft_task_t *t, weft_data_t *d)
 {
     weft_ptg_ver_t *v = weft_ptg__ver(b, vi);
+    weft_ptg_ver_t *cv = weft_ptg__ver(b, v->canon);
     /* Another task of prank passes this version here already: its RECV
-     * brings the bytes for this one's readers too. */
-    weft_task_t *a = weft_ptg__xfer_find(b, v->canon, prank, 0);
-    if (a) {
-        v->task = a;
+     * meets that sender; the maker brings the bytes. */
+    if (weft_ptg__xfer_find(b, v->canon, prank, 0)) {
+        v->task = cv->task;
         v->remote_noread = 0;
         return WEFT_SUCCESS;
     }
     uint32_t number = 0;
     if (weft_ptg__version_number(b, p, d, v->label, &number) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
-    a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
-                           recv_device(b->ctx, t));
+    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
+                                        recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
         if (a) weft_task_unref(a);
         return WEFT_ERR_NOMEM;
@@ -69,12 +78,15 @@ int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     v = weft_ptg__ver(b, vi);
     if (weft_ptg__xfer_note(b, v->canon, prank, 0) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     a->flow[0].out_version = number; /* as its producer's rank numbers it */
-    v->task = a;
+    /* The version itself is put on this rank by its first RECV (ptgorder.c
+     * orders what puts each version here), or was made here. */
+    cv = weft_ptg__ver(b, v->canon);
+    if (cv->task)
+        ((weft_comm_action_t *)a->action)->discard = 1;
+    else
+        cv->task = a;
+    v->task = cv->task;
     v->remote_noread = 0;
-    /* The version itself is put on this rank by that RECV (ptgorder.c
-     * orders what puts each version here). */
-    weft_ptg_ver_t *cv = weft_ptg__ver(b, v->canon);
-    if (cv != v && !cv->task) cv->task = a;
     if (!cv->data) cv->data = d;
     return WEFT_SUCCESS;
 }
