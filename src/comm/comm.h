@@ -104,12 +104,26 @@ typedef struct weft_comm_action {
     int peer;           /* destination of a SEND, source of a RECV */
     uint32_t version;   /* the tile version that moves */
     int device;         /* RECV: device of the consumer (0 = host) */
-    int discard;        /* RECV: another receive of this rank brings the same version (a
-                           graph's version passed here by two ranks): the rendezvous is
-                           met, no byte moves, the data is not touched */
+    int discard;        /* RECV: the version is here already (a graph's version made here
+                           and passed back): the rendezvous is met, no byte moves, the
+                           data is not touched */
+    struct weft_comm_arrival *arrival; /* RECV: the others of its version, or NULL */
     MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
     void *xfer;         /* the engine's transfer of the tile (weft_comm_xfer_t) */
 } weft_comm_action_t;
+
+/* The RECVs of one version that a graph brings to this rank along several
+ * paths (its writer and a forwarder on other ranks: ptg/ptgxfer.c). Each
+ * reader waits for the RECV of the path it names; the first of them to
+ * start lands the bytes, the others wait for that landing, then meet
+ * their senders without bytes (counted as skipped); one whose landing
+ * failed leaves the landing to the next. comm/arrival.c. */
+typedef struct weft_comm_arrival weft_comm_arrival_t;
+/* act (a RECV's, not released yet) joins the arrival of `other`'s, made
+ * when other has none. WEFT_ERR_NOMEM when it could not be made. */
+int weft_comm_arrival_join(weft_comm_action_t *act, weft_comm_action_t *other);
+/* For a RECV dropped without reaching the engine (a graph refused). */
+void weft_comm_arrival_leave(weft_comm_action_t *act);
 
 /* A zeroed action with room for the engine's state of its transfer, so
  * that the engine needs no allocation to track it, to end it or to tell

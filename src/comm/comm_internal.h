@@ -170,6 +170,7 @@ struct weft_comm {
     weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
     int nexpect; /* entries of the table that wait for a message from their peer */
     int ndata_inflight;
+    int nparked; /* RECVs waiting for another RECV of their version to land (arrival.c) */
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */
     weft_vec_t throttled; /* weft_comm_pending_t * */
@@ -294,8 +295,25 @@ void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);
 /* Retries the receives that had to wait (over max_requests, memory busy),
  * one try each; 1 when one started. */
 int weft_comm__start_throttled(weft_comm_t *c);
+/* The end of a SEND or RECV task, status its outcome. */
 void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status);
 int weft_comm__next_tags(weft_comm_t *c, int n);
+/* Both halves of a rendezvous are here (in->task, in->act): the receive
+ * starts. 1: put off (in on the throttled list); else in is freed, now or
+ * once its bytes landed, or kept by the arrival it waits on. */
+int weft_comm__start_recv(weft_comm_t *c, weft_comm_pending_t *in);
+
+/* ---- arrival.c: a version brought here along several paths ------------------ */
+
+enum { WEFT_ARRIVAL_LAND, WEFT_ARRIVAL_SKIP, WEFT_ARRIVAL_PARKED };
+/* What the receive in does: land the bytes, skip them (its version
+ * landed), or wait for another member's landing (parked: in is kept). */
+int weft_comm__arrival_admit(weft_comm_t *c, weft_comm_pending_t *in);
+/* t's arrival (NULL: none) and whether t is the member landing it. */
+weft_comm_arrival_t *weft_comm__arrival_of(const weft_task_t *t, int *lander);
+/* A member of a ended with status (after its task's end): the lander's
+ * end lets the parked members go on. */
+void weft_comm__arrival_ended(weft_comm_t *c, weft_comm_arrival_t *a, int lander, int status);
 
 /* ---- send.c: the sending half ------------------------------------------------ */
 

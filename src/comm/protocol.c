@@ -18,7 +18,12 @@ weft_comm_action_t *weft_comm_action_new(void)
 
 void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status)
 {
+    int lander = 0;
+    weft_comm_arrival_t *a = t->kind == WEFT_TASK_RECV ? weft_comm__arrival_of(t, &lander) : NULL;
     c->cfg.done(c->cfg.done_arg, t, status);
+    /* After t's end (its bytes published): the members of its version
+     * that waited for them go on. */
+    if (a) weft_comm__arrival_ended(c, a, lander, status);
 }
 
 int weft_comm__next_tags(weft_comm_t *c, int n)
@@ -308,11 +313,12 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     return RECV_STARTED;
 }
 
-/* A RECV whose version the rank has from elsewhere (comm.h): the eager
- * bytes inline are dropped (they came: counted, as the sender counted
- * them), a rendezvous sender is told SKIP. */
+/* A RECV whose version the rank has (comm.h): the eager bytes inline are
+ * dropped (they came: counted, as the sender counted them), a rendezvous
+ * sender is told SKIP. It leaves the data alone (stf/failure.c). */
 static void recv_discarded(weft_comm_t *c, weft_task_t *t, const weft_comm_msg_t *m)
 {
+    ((weft_comm_action_t *)t->action)->discard = 1;
     atomic_fetch_add(&c->n_skipped, 1);
     if (m->eager) {
         atomic_fetch_add(&c->n_bytes_in, (long long)t->flow[0].data->bytes);
@@ -324,22 +330,20 @@ static void recv_discarded(weft_comm_t *c, weft_task_t *t, const weft_comm_msg_t
                                (void *)(intptr_t)WEFT_SUCCESS);
 }
 
-/* Both halves are here: the RECV task (in->task) and its activation
- * (in->act). Returns 1 when it must be retried later (over the limit, or
- * memory busy: in is on the throttled list); otherwise in is freed, now
- * or once its bytes landed on a device. */
-static int start_recv(weft_comm_t *c, weft_comm_pending_t *in)
+int weft_comm__start_recv(weft_comm_t *c, weft_comm_pending_t *in)
 {
     weft_task_t *t = in->task;
     weft_comm_msg_t *m = in->act;
-    int how = RECV_STARTED;
+    int how = RECV_STARTED, admit = WEFT_ARRIVAL_LAND;
     const weft_comm_action_t *act = t->action;
     if (m->failed)
         weft_comm__task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
     else if (!shape_matches(c, t->flow[0].data, m))
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_REJECT, WEFT_ERR_INVALID, NULL);
-    else if (act->discard)
+    else if (act->discard || (admit = weft_comm__arrival_admit(c, in)) == WEFT_ARRIVAL_SKIP)
         recv_discarded(c, t, m);
+    else if (admit == WEFT_ARRIVAL_PARKED)
+        return 0;
     else
         how = recv_into_copy(c, in);
     if (how == RECV_LANDING) return 0;
@@ -365,7 +369,7 @@ int weft_comm__start_throttled(weft_comm_t *c)
             if (waiting[i]->task->priority > waiting[best]->task->priority) best = i;
         weft_comm_pending_t *p = waiting[best];
         weft_vec_remove(&c->throttled, best);
-        if (!start_recv(c, p)) started = 1;
+        if (!weft_comm__start_recv(c, p)) started = 1;
     }
     return started;
 }
@@ -403,7 +407,7 @@ static void on_activation(weft_comm_t *c, const weft_comm_msg_t *m)
     memcpy(in->act, m, bytes);
     if (waiting) {
         in->task = waiting->task;
-        start_recv(c, in);
+        weft_comm__start_recv(c, in);
         return;
     }
     weft_comm__table_put(c, in, WEFT_COMM_PEND_ACTIVATION, m->src, m->key, m->version);
@@ -435,7 +439,7 @@ static void handle_recv(weft_comm_t *c, weft_task_t *t)
         weft_comm__table_take(c, WEFT_COMM_PEND_ACTIVATION, act->peer, d->key, act->version);
     if (in) {
         in->task = t;
-        start_recv(c, in);
+        weft_comm__start_recv(c, in);
         return;
     }
     weft_comm_pending_t *p = &weft_comm__block(t)->p;

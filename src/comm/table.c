@@ -83,8 +83,9 @@ void weft_comm__table_dump(weft_comm_t *c, int level)
                          (unsigned long long)p->key, p->version, p->peer);
     weft_log(level, -1,
              "stall: comm: %d rendezvous open, %d fetches in flight, %zu throttled, %zu sends "
-             "waiting for a busy host copy, %zu device copies polled",
-             n, c->ndata_inflight, c->throttled.n, c->deferred.n, c->waits.n);
+             "waiting for a busy host copy, %zu device copies polled, %d receives waiting for "
+             "another receive of their version to land",
+             n, c->ndata_inflight, c->throttled.n, c->deferred.n, c->waits.n, c->nparked);
 }
 
 void weft_comm__fetch_listed(weft_comm_t *c, weft_comm_xfer_t *x, int listed)

@@ -32,6 +32,7 @@ typedef struct weft_ptg_ver {
     int remote_noread;   /* made on another rank and only replaced here so far: no RECV */
     int remote_writers;  /* consumers on other ranks that write it (a version has one) */
     int remade;          /* made here by a task built after a RECV of it (ptgxfer.c) */
+    size_t recvs;        /* head of its RECVs here in b->links (canonical records), SIZE_MAX */
 } weft_ptg_ver_t;
 
 typedef struct weft_ptg_link {
@@ -87,6 +88,9 @@ int weft_ptg__xfer_note(weft_ptg_build_t *b, size_t canon, int peer, int send)
 /* The RECV that brings version vi of d (flow p->flow of a task of prank)
  * for local reader t: the one another task of prank passing the same
  * version needed, or a new one, its number as prank numbers it. */
+/* The RECVs of canonical version ci made before its local producer was
+ * built only meet their senders: the bytes are made here. */
+void weft_ptg__recvs_discard(weft_ptg_build_t *b, size_t ci);
 int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
                            weft_task_t *t, weft_data_t *d) __attribute__((warn_unused_result));
 

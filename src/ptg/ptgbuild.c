@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/comm.h"
 #include "ptg/ptg.h"
 #include "stf/agree.h"
 #include "stf/insert.h"
@@ -446,6 +447,7 @@ static void drop(weft_ptg_build_t *b, weft_task_t *t)
 {
     b->nsends += t->kind == WEFT_TASK_SEND;
     b->nrecvs += t->kind == WEFT_TASK_RECV;
+    if (t->kind == WEFT_TASK_RECV) weft_comm_arrival_leave(t->action);
     weft_task_unref(t);
 }
 

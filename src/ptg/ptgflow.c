@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
 #include "ptg/ptg.h"
 #include "stf/remote.h"
 
@@ -20,7 +19,8 @@ static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
     size_t i = weft_ptgmap_get(&b->vers, key);
     if (i == SIZE_MAX) {
         i = b->vervec.n;
-        weft_ptg_ver_t v = {.key = *key, .users = SIZE_MAX, .listed = -1, .canon = i};
+        weft_ptg_ver_t v = {
+            .key = *key, .users = SIZE_MAX, .recvs = SIZE_MAX, .listed = -1, .canon = i};
         if (weft_vec_push(&b->vervec, &v) != WEFT_SUCCESS ||
             weft_ptgmap_put(&b->vers, key, i) != WEFT_SUCCESS)
             return WEFT_ERR_NOMEM;
@@ -358,14 +358,14 @@ static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const 
 static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_ref_t *p,
                      weft_task_t *pt, weft_data_t *d, uint32_t label, size_t n)
 {
-    weft_ptg_ver_t *v = ver(b, vi);
     /* The version came back from a forwarder on another rank, whose RECV
      * was made first: that RECV only meets its sender now, and its readers
      * wait for pt as well (weft_ptg__finish). */
-    if (v->task && v->task != pt && v->task->kind == WEFT_TASK_RECV) {
-        ((weft_comm_action_t *)v->task->action)->discard = 1;
-        v->remade = 1;
+    if (ci == vi && ver(b, vi)->recvs != SIZE_MAX) {
+        weft_ptg__recvs_discard(b, vi);
+        ver(b, vi)->remade = 1;
     }
+    weft_ptg_ver_t *v = ver(b, vi);
     v->data = d;
     v->task = pt;
     v->label = label;

@@ -25,6 +25,22 @@ static int after_users(weft_ptg_build_t *b, const weft_ptg_ver_t *v, weft_task_t
     return WEFT_SUCCESS;
 }
 
+/* What puts v here (its producer, or each of its RECVs: the one that lands
+ * it is known only when they run, ptgxfer.c) waits for every user of pv,
+ * the nearest lower version held here. */
+static int after_lower(weft_ptg_build_t *b, const weft_ptg_ver_t *pv, const weft_ptg_ver_t *v)
+{
+    if (v->task && pv->writer != v->task && after_users(b, pv, v->task) != WEFT_SUCCESS)
+        return WEFT_ERR_NOMEM;
+    for (size_t l = v->recvs; l != SIZE_MAX;) {
+        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
+        if (k->task != v->task && after_users(b, pv, k->task) != WEFT_SUCCESS)
+            return WEFT_ERR_NOMEM;
+        l = k->next;
+    }
+    return WEFT_SUCCESS;
+}
+
 /* A version of a data on this rank, for sorting by data then depth. */
 typedef struct here {
     uint64_t key;
@@ -81,7 +97,7 @@ static int order_versions(weft_ptg_build_t *b)
          * replaced the previous one in place, was ordered by its writer's
          * edges already (weft_ptg__finish). */
         const weft_ptg_ver_t *pv = last != SIZE_MAX ? ver(b, all[last].vi) : NULL;
-        if (pv && v->task && pv->writer != v->task) rc = after_users(b, pv, v->task);
+        if (pv) rc = after_lower(b, pv, v);
         if (has_bytes(v)) last = k;
     }
     weft_vec_fini(&hs);

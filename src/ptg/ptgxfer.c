@@ -10,11 +10,15 @@
  *
  * A version can still reach a rank from two peers (its writer sends it to
  * a reader there, a forwarder on a third rank to another), or come back to
- * the rank that made it through a forwarder. The receiver keeps one maker
- * of each version: the first RECV (or the local producer); every other
- * RECV of it only meets its sender's rendezvous (the action's discard, no
- * byte moves) and its readers wait for the maker. Skipping such a RECV
- * instead left the sender waiting for ever. */
+ * the rank that made it through a forwarder: each sender sees only its own
+ * consumers, so both send, and the receiver makes a RECV for each (making
+ * none for the second left that sender waiting for ever). Each reader
+ * waits for the RECV of the path it names, never for another path (whose
+ * sender may wait for a reader here: a hang across ranks). The RECVs of a
+ * version made elsewhere share an arrival (comm.h): the first to start
+ * lands the bytes, the others then meet their senders without bytes. Those
+ * of a version made here (or from before the graph, on its owner) are
+ * marked discard: the bytes are here. */
 #include <stdint.h>
 
 #include "comm/comm.h"
@@ -54,23 +58,62 @@ static int recv_device(const weft_context_t *ctx, const weft_task_t *t)
     return home > 0 ? home : 0;
 }
 
+/* Whether the bytes of canonical version cv are on this rank without a
+ * RECV: a local task made it, or it is d's own from before the graph and
+ * this rank owns d. */
+static int made_here(const weft_ptg_build_t *b, const weft_ptg_ver_t *cv, const weft_data_t *d)
+{
+    if (cv->task) return cv->task->kind == WEFT_TASK_BODY;
+    return cv->key.cls < 0 && d->owner_rank == b->me;
+}
+
+static void mark_discard(weft_task_t *a) { ((weft_comm_action_t *)a->action)->discard = 1; }
+
+/* RECV a of canonical version ci joins the others of it here. */
+static int join_recvs(weft_ptg_build_t *b, size_t ci, weft_task_t *a, const weft_data_t *d)
+{
+    weft_ptg_ver_t *cv = weft_ptg__ver(b, ci);
+    if (made_here(b, cv, d)) {
+        mark_discard(a);
+    } else if (cv->recvs != SIZE_MAX) {
+        const weft_ptg_link_t *first = weft_vec_at(&b->links, cv->recvs);
+        if (weft_comm_arrival_join(a->action, first->task->action) != WEFT_SUCCESS)
+            return WEFT_ERR_NOMEM;
+    } else {
+        cv->task = a; /* orders the version's arrival (ptgorder.c) */
+    }
+    weft_ptg_link_t l = {.task = a, .next = cv->recvs};
+    if (weft_vec_push(&b->links, &l) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    weft_ptg__ver(b, ci)->recvs = b->links.n - 1;
+    return WEFT_SUCCESS;
+}
+
+void weft_ptg__recvs_discard(weft_ptg_build_t *b, size_t ci)
+{
+    for (size_t l = weft_ptg__ver(b, ci)->recvs; l != SIZE_MAX;) {
+        const weft_ptg_link_t *k = weft_vec_at(&b->links, l);
+        mark_discard(k->task);
+        l = k->next;
+    }
+}
+
 int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
                            weft_task_t *t, weft_data_t *d)
 {
     weft_ptg_ver_t *v = weft_ptg__ver(b, vi);
-    weft_ptg_ver_t *cv = weft_ptg__ver(b, v->canon);
     /* Another task of prank passes this version here already: its RECV
-     * meets that sender; the maker brings the bytes. */
-    if (weft_ptg__xfer_find(b, v->canon, prank, 0)) {
-        v->task = cv->task;
+     * brings it for this one's readers too. */
+    weft_task_t *a = weft_ptg__xfer_find(b, v->canon, prank, 0);
+    if (a) {
+        v->task = a;
         v->remote_noread = 0;
         return WEFT_SUCCESS;
     }
     uint32_t number = 0;
     if (weft_ptg__version_number(b, p, d, v->label, &number) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
-    weft_task_t *a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
-                                        recv_device(b->ctx, t));
+    a = weft_remote_action(b->tp, WEFT_TASK_RECV, d, prank, v->label, t->priority,
+                           recv_device(b->ctx, t));
     if (!a || weft_vec_push(&b->actions, &a) != WEFT_SUCCESS) {
         if (a) weft_task_unref(a);
         return WEFT_ERR_NOMEM;
@@ -78,15 +121,10 @@ int weft_ptg__recv_version(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     v = weft_ptg__ver(b, vi);
     if (weft_ptg__xfer_note(b, v->canon, prank, 0) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     a->flow[0].out_version = number; /* as its producer's rank numbers it */
-    /* The version itself is put on this rank by its first RECV (ptgorder.c
-     * orders what puts each version here), or was made here. */
-    cv = weft_ptg__ver(b, v->canon);
-    if (cv->task)
-        ((weft_comm_action_t *)a->action)->discard = 1;
-    else
-        cv->task = a;
-    v->task = cv->task;
+    v->task = a;
     v->remote_noread = 0;
+    size_t ci = v->canon;
+    weft_ptg_ver_t *cv = weft_ptg__ver(b, ci);
     if (!cv->data) cv->data = d;
-    return WEFT_SUCCESS;
+    return join_recvs(b, ci, a, d);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "comm/comm.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -75,6 +76,8 @@ void weft_sim_take_ready(weft_context_t *ctx) { ctx->ready = sim_ready; }
  * NEW tile is then written, and may be read). */
 static void sim_publish(weft_task_t *t)
 {
+    /* A RECV of a version made here changes nothing (ptg/ptgxfer.c). */
+    if (t->kind == WEFT_TASK_RECV && ((const weft_comm_action_t *)t->action)->discard) return;
     for (int i = 0; i < t->nflows; i++) {
         weft_flow_t *f = &t->flow[i];
         if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
@@ -96,6 +99,8 @@ void weft_sim_drain(weft_context_t *ctx)
         if (!s->head) s->tail = NULL;
         weft_taskpool_t *tp = t->tp;
         sim_publish(t);
+        /* No engine ends it: its share of an arrival ends here. */
+        if (t->kind == WEFT_TASK_RECV) weft_comm_arrival_leave(t->action);
         weft_task_complete(t, sim_ready, ctx);
         weft_task_unref(t);
         weft_taskpool_task_done(tp);

@@ -1,25 +1,35 @@
 /* A version that reaches a rank twice: from two ranks, or back to the rank
- * that made it. W on rank 0 writes X (a b x b tile of rank 0); F on rank 1
- * reads X and passes it on; three readers R(0..2) on rank `at` add up X
- * into their own Z(i).
+ * that made it (or that owns it from before the graph), through forwarders.
+ * Each case is a small graph given as a table: task i runs on rank[i];
+ * its flow 0 is its own scalar S(i) (on its rank), its flows 1.. the data
+ * it reads (R) or replaces in place (RW), each naming its producer (a task
+ * and flow, -1: the data as it was). A writer adds i + 1 to every element
+ * of a tile; every task stores in S(i) the sum of the tiles it reads. The
+ * single class enumerates the tasks in table order, which is the order a
+ * rank builds them in: the cases put readers first where that made a rank
+ * pick the wrong RECV.
  *
- *   peers: at = 2. R(0) takes X through F, R(1) and R(2) from W: rank 2
- *          gets X from rank 1 and from rank 0. Its RECV from rank 0 was
- *          never made when the one from rank 1 came first, and rank 0's
- *          send waited for ever (a hang without a line, with rendezvous
- *          tiles; an activation left unmatched with eager ones).
- *   swap:  the same, R(1) through F and R(0) from W (the order that
- *          worked: two RECVs, both landing the tile).
- *   back:  at = 0: X comes back to rank 0, which made it, through F.
- *   late:  back, with the classes listed readers first, so that rank 0
- *          makes the RECV before the task that makes X.
+ *   peers  rank 2 gets X from rank 0 (its writer) and rank 1 (a forwarder):
+ *          its RECV from rank 0 was never made when the one from rank 1
+ *          came first, and rank 0's send waited for ever (a hang without a
+ *          line with rendezvous tiles; an activation left over with eager).
+ *   swap   the same, built in the other order.
+ *   back   X comes back to rank 0, which wrote it, through a forwarder.
+ *   late   back, built readers first: the RECV before the task writing X.
+ *   loop   W (rank 2) -> F0 (rank 0) -> F1 (rank 1) -> R (rank 0), R
+ *          built first: when R's RECV was the one readers waited for, F0
+ *          waited for F1 that waited for F0 (a hang across ranks).
+ *   cross  R (rank 2) takes X through F1 (rank 1), T (rank 2) from its
+ *          writer and writes Y, which F1 reads too: T must not wait for
+ *          R's path (F1 waits for T).
+ *   chain  W (0) -> G (3) -> F0 (0) -> F1 (1) -> R (0), R built first.
+ *   home   the data as it was, passed on by its owner and back.
  *
- * Every RECV beyond a version's first only meets its sender: the checks
- * are the values (Z(i) and X on their owners) and the moves, summed over
- * the ranks: bytes sent = bytes received = (moves that carried a tile) x
- * the tile's bytes (eager tiles: the skipped ones too, which came inline),
- * and the skipped receives. argv: case b. Prints
- * "test_ptg_two_peers rank R: ok" or what differs. */
+ * Checks: S(i) on every task's rank and each data on its owner against a
+ * serial evaluation of the table, and the moves summed over the ranks:
+ * bytes sent = bytes received = tiles carried x the tile's bytes (eager:
+ * the skipped ones too, which came inline), and the receives skipped.
+ * argv: case b. Prints "test_ptg_two_peers rank R: ok" or what differs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +38,123 @@
 #include <weft/ptg.h>
 #include <weft/weft.h>
 
-enum { C_W, C_F, C_R, NCLS };
-#define NR 3
+#define MAXT 8
+#define MAXF 3
+#define MAXD 2
 
-typedef struct two_graph {
-    int at;          /* the readers' rank */
-    int via[NR];     /* reader i takes X through F */
-    int order[NCLS]; /* where each class sits in the graph's list */
-    int b, n;        /* the tile's side and size */
-    weft_data_t *x, *z[NR];
-} two_graph_t;
+typedef struct flow_spec {
+    int data, rw;
+    int prod, pflow; /* producer task and its flow (1..), prod -1: the data as it was */
+} flow_spec_t;
+
+typedef struct task_spec {
+    int rank, nfl;
+    flow_spec_t fl[MAXF];
+} task_spec_t;
+
+typedef struct case_spec {
+    const char *name;
+    int nranks, ndata, owner[MAXD], ntasks;
+    task_spec_t t[MAXT];
+    long tiles, skipped; /* tiles carried, receives met without bytes */
+} case_spec_t;
+
+#define R_(d, p, f)                                                                                \
+    {                                                                                              \
+        .data = d, .rw = 0, .prod = p, .pflow = f                                                  \
+    }
+#define RW(d, p, f)                                                                                \
+    {                                                                                              \
+        .data = d, .rw = 1, .prod = p, .pflow = f                                                  \
+    }
+
+static const case_spec_t cases[] = {
+    {"peers",
+     3,
+     1,
+     {0},
+     5,
+     {{0, 1, {RW(0, -1, 0)}},
+      {1, 1, {R_(0, 0, 1)}},
+      {2, 1, {R_(0, 1, 1)}},
+      {2, 1, {R_(0, 0, 1)}},
+      {2, 1, {R_(0, 0, 1)}}},
+     2,
+     1},
+    {"swap",
+     3,
+     1,
+     {0},
+     5,
+     {{0, 1, {RW(0, -1, 0)}},
+      {1, 1, {R_(0, 0, 1)}},
+      {2, 1, {R_(0, 0, 1)}},
+      {2, 1, {R_(0, 1, 1)}},
+      {2, 1, {R_(0, 0, 1)}}},
+     2,
+     1},
+    {"back",
+     2,
+     1,
+     {0},
+     4,
+     {{0, 1, {RW(0, -1, 0)}}, {1, 1, {R_(0, 0, 1)}}, {0, 1, {R_(0, 1, 1)}}, {0, 1, {R_(0, 0, 1)}}},
+     1,
+     1},
+    {"late",
+     2,
+     1,
+     {0},
+     4,
+     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 3, 1)}}, {0, 1, {RW(0, -1, 0)}}},
+     1,
+     1},
+    {"loop",
+     3,
+     1,
+     {2},
+     4,
+     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 1, 1)}}, {2, 1, {RW(0, -1, 0)}}},
+     2,
+     1},
+    {"cross",
+     3,
+     2,
+     {0, 2},
+     4,
+     {{2, 1, {R_(0, 3, 1)}},
+      {2, 2, {R_(0, 2, 1), RW(1, -1, 0)}},
+      {0, 1, {RW(0, -1, 0)}},
+      {1, 2, {R_(0, 2, 1), R_(1, 1, 2)}}},
+     3,
+     1},
+    {"chain",
+     4,
+     1,
+     {0},
+     5,
+     {{0, 1, {R_(0, 4, 1)}},
+      {0, 1, {R_(0, 3, 1)}},
+      {0, 1, {RW(0, -1, 0)}},
+      {3, 1, {R_(0, 2, 1)}},
+      {1, 1, {R_(0, 1, 1)}}},
+     2,
+     2},
+    {"home",
+     2,
+     1,
+     {0},
+     3,
+     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, -1, 0)}}, {1, 1, {R_(0, 1, 1)}}},
+     1,
+     1},
+};
+
+typedef struct run {
+    const case_spec_t *c;
+    int n; /* elements of a tile */
+    weft_data_t *d[MAXD], *s[MAXT];
+} run_t;
 
 static double tile_sum(const double *p, int n)
 {
@@ -46,206 +163,183 @@ static double tile_sum(const double *p, int n)
     return s;
 }
 
-static int w_body(weft_task_t *t)
+static int body(weft_task_t *t)
 {
-    double *x = weft_task_ptr(t, 0);
-    int n;
-    weft_task_value(t, 0, &n);
-    for (int k = 0; k < n; k++) x[k] += 1;
+    const run_t *r;
+    int i;
+    weft_task_value(t, 0, &r);
+    weft_task_value(t, 1, &i);
+    const task_spec_t *ts = &r->c->t[i];
+    double *s = weft_task_ptr(t, 0);
+    s[0] = 0;
+    for (int f = 0; f < ts->nfl; f++) {
+        double *x = weft_task_ptr(t, f + 1);
+        s[0] += tile_sum(x, r->n);
+        for (int k = 0; ts->fl[f].rw && k < r->n; k++) x[k] += i + 1;
+    }
     return 0;
 }
 
-static int f_body(weft_task_t *t)
+static const weft_task_class_t cls_t = {.name = "T",
+                                        .body = {[WEFT_DEV_CPU] = body, [WEFT_DEV_EMU] = body}};
+
+static void range(const int *idx, int d, int *lo, int *hi, const void *arg)
 {
-    (void)t;
-    return 0;
+    (void)idx, (void)d;
+    *lo = 0;
+    *hi = ((const run_t *)arg)->c->ntasks - 1;
 }
 
-static int r_body(weft_task_t *t)
+static int rank_of(const int *idx, const void *arg)
 {
-    double *z = weft_task_ptr(t, 0);
-    const double *x = weft_task_ptr(t, 1);
-    int n;
-    weft_task_value(t, 0, &n);
-    z[0] = tile_sum(x, n);
-    return 0;
+    return ((const run_t *)arg)->c->t[idx[0]].rank;
 }
 
-static const weft_task_class_t w_cls = {.name = "W",
-                                        .body = {[WEFT_DEV_CPU] = w_body, [WEFT_DEV_EMU] = w_body}};
-static const weft_task_class_t f_cls = {.name = "F",
-                                        .body = {[WEFT_DEV_CPU] = f_body, [WEFT_DEV_EMU] = f_body}};
-static const weft_task_class_t r_cls = {.name = "R",
-                                        .body = {[WEFT_DEV_CPU] = r_body, [WEFT_DEV_EMU] = r_body}};
+static int args(const int *idx, weft_arg_t *a, int max, const void *arg)
+{
+    (void)max;
+    const run_t *r = arg;
+    const task_spec_t *ts = &r->c->t[idx[0]];
+    static const run_t *self;
+    self = r;
+    int n = 0;
+    a[n++] = weft_arg_data(WEFT_RW, r->s[idx[0]]);
+    for (int f = 0; f < ts->nfl; f++)
+        a[n++] = weft_arg_data(ts->fl[f].rw ? WEFT_RW : WEFT_R, r->d[ts->fl[f].data]);
+    a[n++] = weft_arg_value(&self, sizeof self);
+    a[n++] = weft_arg_value(&idx[0], sizeof idx[0]);
+    a[n++] = weft_arg_int(WEFT_ON_RANK, ts->rank);
+    return n;
+}
 
-static void ref(weft_ptg_ref_t *r, const two_graph_t *g, int cls, int i, int flow)
+static void ref(weft_ptg_ref_t *r, int t, int flow)
 {
     memset(r, 0, sizeof *r);
-    r->cls = g->order[cls];
-    r->idx[0] = i;
+    r->idx[0] = t;
     r->flow = flow;
 }
 
-static void one(const int *idx, int d, int *lo, int *hi, const void *arg)
+static int producer(const int *idx, int flow, weft_ptg_ref_t *from, const void *arg)
 {
-    (void)idx, (void)d, (void)arg;
-    *lo = *hi = 0;
-}
-
-static void readers(const int *idx, int d, int *lo, int *hi, const void *arg)
-{
-    (void)idx, (void)d, (void)arg;
-    *lo = 0;
-    *hi = NR - 1;
-}
-
-static int on0(const int *idx, const void *arg) { return (void)idx, (void)arg, 0; }
-static int on1(const int *idx, const void *arg) { return (void)idx, (void)arg, 1; }
-static int on_at(const int *idx, const void *arg)
-{
-    (void)idx;
-    return ((const two_graph_t *)arg)->at;
-}
-
-static int w_args(const int *idx, weft_arg_t *a, int max, const void *arg)
-{
-    (void)idx, (void)max;
-    const two_graph_t *g = arg;
-    a[0] = weft_arg_data(WEFT_RW, g->x);
-    a[1] = weft_arg_value(&g->n, sizeof g->n);
-    a[2] = weft_arg_int(WEFT_ON_RANK, 0);
-    return 3;
-}
-
-static int f_args(const int *idx, weft_arg_t *a, int max, const void *arg)
-{
-    (void)idx, (void)max;
-    a[0] = weft_arg_data(WEFT_R, ((const two_graph_t *)arg)->x);
-    a[1] = weft_arg_int(WEFT_ON_RANK, 1);
-    return 2;
-}
-
-static int r_args(const int *idx, weft_arg_t *a, int max, const void *arg)
-{
-    (void)max;
-    const two_graph_t *g = arg;
-    a[0] = weft_arg_data(WEFT_RW, g->z[idx[0]]);
-    a[1] = weft_arg_data(WEFT_R, g->x);
-    a[2] = weft_arg_value(&g->n, sizeof g->n);
-    a[3] = weft_arg_int(WEFT_ON_RANK, g->at);
-    return 4;
-}
-
-static int from_none(const int *idx, int flow, weft_ptg_ref_t *from, const void *arg)
-{
-    (void)idx, (void)flow, (void)from, (void)arg;
-    return 0;
-}
-
-static int w_consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
-{
-    (void)idx, (void)flow;
-    const two_graph_t *g = arg;
-    int n = 0;
-    if (n++ < max) ref(&to[n - 1], g, C_F, 0, 0);
-    for (int i = 0; i < NR; i++)
-        if (!g->via[i] && n++ < max) ref(&to[n - 1], g, C_R, i, 1);
-    return n;
-}
-
-static int f_producer(const int *idx, int flow, weft_ptg_ref_t *from, const void *arg)
-{
-    (void)idx, (void)flow;
-    ref(from, arg, C_W, 0, 0);
-    return 1;
-}
-
-static int f_consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
-{
-    (void)idx, (void)flow;
-    const two_graph_t *g = arg;
-    int n = 0;
-    for (int i = 0; i < NR; i++)
-        if (g->via[i] && n++ < max) ref(&to[n - 1], g, C_R, i, 1);
-    return n;
-}
-
-static int r_producer(const int *idx, int flow, weft_ptg_ref_t *from, const void *arg)
-{
-    const two_graph_t *g = arg;
+    const case_spec_t *c = ((const run_t *)arg)->c;
     if (flow == 0) return 0;
-    if (g->via[idx[0]]) {
-        ref(from, g, C_F, 0, 0);
-        return 2;
-    }
-    ref(from, g, C_W, 0, 0);
-    return 1;
+    const flow_spec_t *f = &c->t[idx[0]].fl[flow - 1];
+    if (f->prod < 0) return 0;
+    ref(from, f->prod, f->pflow);
+    return c->t[f->prod].fl[f->pflow - 1].rw ? 1 : 2;
 }
 
-static int no_consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
+static int consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    (void)idx, (void)flow, (void)to, (void)max, (void)arg;
+    const case_spec_t *c = ((const run_t *)arg)->c;
+    int n = 0;
+    for (int t = 0; t < c->ntasks && flow > 0; t++)
+        for (int f = 0; f < c->t[t].nfl; f++)
+            if (c->t[t].fl[f].prod == idx[0] && c->t[t].fl[f].pflow == flow && n++ < max)
+                ref(&to[n - 1], t, f + 1);
+    return n;
+}
+
+/* The constant a version's elements carry beyond their index: data d as
+ * it was carries 100 d; a writer adds its index + 1. */
+static double version_c(const case_spec_t *c, int t, int flow)
+{
+    const flow_spec_t *f = &c->t[t].fl[flow - 1];
+    double in = f->prod < 0 ? 100.0 * f->data : version_c(c, f->prod, f->pflow);
+    return in + (f->rw ? t + 1 : 0);
+}
+
+static double final_c(const case_spec_t *c, int d)
+{
+    double v = 100.0 * d;
+    for (int t = 0; t < c->ntasks; t++)
+        for (int f = 0; f < c->t[t].nfl; f++)
+            if (c->t[t].fl[f].data == d && c->t[t].fl[f].rw) v = version_c(c, t, f + 1);
+    return v;
+}
+
+static int check_values(const run_t *r, int me, double *s, double **x)
+{
+    const case_spec_t *c = r->c;
+    double n = r->n, base = n * (n - 1) / 2;
+    for (int t = 0; t < c->ntasks; t++) {
+        if (c->t[t].rank != me) continue;
+        double want = 0;
+        for (int f = 0; f < c->t[t].nfl; f++) {
+            const flow_spec_t *fs = &c->t[t].fl[f];
+            want +=
+                base + n * (fs->prod < 0 ? 100.0 * fs->data : version_c(c, fs->prod, fs->pflow));
+        }
+        if (s[t] != want) {
+            printf("test_ptg_two_peers rank %d: %s: S(%d) = %g, expected %g\n", me, c->name, t,
+                   s[t], want);
+            return 1;
+        }
+    }
+    for (int d = 0; d < c->ndata; d++)
+        for (int k = 0; c->owner[d] == me && k < r->n; k++)
+            if (x[d][k] != k + final_c(c, d)) {
+                printf("test_ptg_two_peers rank %d: %s: X%d[%d] = %g, expected %g\n", me, c->name,
+                       d, k, x[d][k], k + final_c(c, d));
+                return 1;
+            }
     return 0;
 }
 
-/* The moves of X each case makes: tiles carried and receives skipped. */
-static void expected(const char *c, long *tiles, long *skipped)
+/* The moves, summed over the ranks, against the case's count. */
+static int check_moves(const run_t *r, int me, const weft_stats_t *s0, const weft_stats_t *s1)
 {
-    if (!strcmp(c, "back") || !strcmp(c, "late")) {
-        *tiles = 1; /* W to F; F's pass back to rank 0 is met without bytes */
-        *skipped = 1;
-    } else {
-        *tiles = 2;   /* W to F, F (or W) to rank 2 */
-        *skipped = 1; /* the second arrival at rank 2 */
+    long mine[5] = {(long)(s1->net_bytes_sent - s0->net_bytes_sent),
+                    (long)(s1->net_bytes_received - s0->net_bytes_received),
+                    (long)(s1->recv_skipped - s0->recv_skipped),
+                    (long)(s1->activations_sent - s0->activations_sent),
+                    (long)(s1->eager_sent - s0->eager_sent)},
+         all[5];
+    MPI_Allreduce(mine, all, 5, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (all[4] != 0 && all[4] != all[3]) {
+        printf("test_ptg_two_peers rank %d: %ld of %ld activations eager: all or none expected\n",
+               me, all[4], all[3]);
+        return 1;
     }
+    long tiles = r->c->tiles + (all[4] ? r->c->skipped : 0);
+    long bytes = tiles * (long)sizeof(double) * r->n;
+    if (all[0] == bytes && all[1] == bytes && all[2] == r->c->skipped) return 0;
+    printf("test_ptg_two_peers rank %d: %s: %ld bytes sent, %ld received, %ld receives skipped; "
+           "expected %ld, %ld, %ld\n",
+           me, r->c->name, all[0], all[1], all[2], bytes, bytes, r->c->skipped);
+    return 1;
 }
 
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
-    const char *c = argc > 1 ? argv[1] : "peers";
-    two_graph_t g = {
-        .at = 2, .via = {1, 0, 0}, .order = {0, 1, 2}, .b = argc > 2 ? atoi(argv[2]) : 8};
-    if (!strcmp(c, "swap")) g.via[0] = 0, g.via[1] = 1;
-    if (!strcmp(c, "back") || !strcmp(c, "late")) g.at = 0;
-    if (!strcmp(c, "late")) g.order[C_R] = 0, g.order[C_F] = 1, g.order[C_W] = 2;
-    int me = weft_rank(ctx), n = g.b * g.b;
-    g.n = n;
-    if (weft_nranks(ctx) <= g.at || weft_nranks(ctx) < 2) {
-        printf("test_ptg_two_peers: case %s needs %d ranks\n", c, g.at > 1 ? g.at + 1 : 2);
+    const char *name = argc > 1 ? argv[1] : "peers";
+    int b = argc > 2 ? atoi(argv[2]) : 8, me = weft_rank(ctx);
+    run_t r = {.n = b * b};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        if (!strcmp(cases[k].name, name)) r.c = &cases[k];
+    if (!r.c || weft_nranks(ctx) < r.c->nranks) {
+        printf("test_ptg_two_peers: no case %s on %d ranks\n", name, weft_nranks(ctx));
         weft_fini(ctx);
         return 2;
     }
-    double *x = malloc(sizeof(double) * (size_t)n), z[NR] = {0};
-    for (int k = 0; k < n; k++) x[k] = k;
-    g.x = weft_data_register(ctx, WEFT_DOUBLE, x, g.b, g.b, g.b, 0);
-    for (int i = 0; i < NR; i++)
-        g.z[i] = weft_data_register(ctx, WEFT_DOUBLE, &z[i], 1, 1, 1, g.at);
-    weft_ptg_class_t made[NCLS] = {{.task = &w_cls,
-                                    .ndims = 1,
-                                    .range = one,
-                                    .rank = on0,
-                                    .args = w_args,
-                                    .producer = from_none,
-                                    .consumers = w_consumers},
-                                   {.task = &f_cls,
-                                    .ndims = 1,
-                                    .range = one,
-                                    .rank = on1,
-                                    .args = f_args,
-                                    .producer = f_producer,
-                                    .consumers = f_consumers},
-                                   {.task = &r_cls,
-                                    .ndims = 1,
-                                    .range = readers,
-                                    .rank = on_at,
-                                    .args = r_args,
-                                    .producer = r_producer,
-                                    .consumers = no_consumers}};
-    weft_ptg_class_t cls[NCLS];
-    for (int k = 0; k < NCLS; k++) cls[g.order[k]] = made[k];
-    weft_ptg_t graph = {.classes = cls, .nclasses = NCLS, .arg = &g};
+    double *x[MAXD], s[MAXT] = {0};
+    for (int d = 0; d < r.c->ndata; d++) {
+        x[d] = malloc(sizeof(double) * (size_t)r.n);
+        for (int k = 0; k < r.n; k++) x[d][k] = k + 100.0 * d;
+        r.d[d] = weft_data_register(ctx, WEFT_DOUBLE, x[d], b, b, b, r.c->owner[d]);
+    }
+    for (int t = 0; t < r.c->ntasks; t++)
+        r.s[t] = weft_data_register(ctx, WEFT_DOUBLE, &s[t], 1, 1, 1, r.c->t[t].rank);
+    weft_ptg_class_t cls = {.task = &cls_t,
+                            .ndims = 1,
+                            .range = range,
+                            .rank = rank_of,
+                            .args = args,
+                            .producer = producer,
+                            .consumers = consumers};
+    weft_ptg_t graph = {.classes = &cls, .nclasses = 1, .arg = &r};
     weft_stats_t s0, s1;
     weft_stats_get(ctx, &s0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "two_peers");
@@ -253,46 +347,16 @@ int main(int argc, char **argv)
     int w = weft_taskpool_wait(tp);
     weft_stats_get(ctx, &s1);
     int bad = rc != 0 || w != 0;
-    /* Z(i) = sum(k + 1); X = k + 1. */
-    double want = (double)n * (n - 1) / 2 + n;
-    for (int i = 0; i < NR && !bad && me == g.at; i++)
-        if (z[i] != want) {
-            printf("test_ptg_two_peers rank %d: Z(%d) = %g, expected %g\n", me, i, z[i], want);
-            bad = 1;
-        }
-    for (int k = 0; k < n && !bad && me == 0; k++)
-        if (x[k] != k + 1) {
-            printf("test_ptg_two_peers rank %d: X[%d] = %g, expected %d\n", me, k, x[k], k + 1);
-            bad = 1;
-        }
-    long mine[5] = {(long)(s1.net_bytes_sent - s0.net_bytes_sent),
-                    (long)(s1.net_bytes_received - s0.net_bytes_received),
-                    (long)(s1.recv_skipped - s0.recv_skipped),
-                    (long)(s1.activations_sent - s0.activations_sent),
-                    (long)(s1.eager_sent - s0.eager_sent)},
-         all[5], tiles, skipped;
-    MPI_Allreduce(mine, all, 5, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    expected(c, &tiles, &skipped);
-    if (!bad && all[4] != 0 && all[4] != all[3]) {
-        printf("test_ptg_two_peers rank %d: %ld of %ld activations eager: all or none expected\n",
-               me, all[4], all[3]);
-        bad = 1;
-    }
-    long bytes = (tiles + (all[4] ? skipped : 0)) * (long)sizeof(double) * n;
-    if (!bad && (all[0] != bytes || all[1] != bytes || all[2] != skipped)) {
-        printf("test_ptg_two_peers rank %d: %ld bytes sent, %ld received, %ld receives skipped; "
-               "expected %ld, %ld, %ld\n",
-               me, all[0], all[1], all[2], bytes, bytes, skipped);
-        bad = 1;
-    }
-    if (!bad)
+    if (!bad) bad = check_values(&r, me, s, x);
+    int moves = check_moves(&r, me, &s0, &s1);
+    if (!bad && !moves)
         printf("test_ptg_two_peers rank %d: ok\n", me);
     else if (rc || w)
         printf("test_ptg_two_peers rank %d: insert %d wait %d\n", me, rc, w);
     weft_taskpool_free(tp);
-    for (int i = 0; i < NR; i++) weft_data_release(g.z[i]);
-    weft_data_release(g.x);
+    for (int t = 0; t < r.c->ntasks; t++) weft_data_release(r.s[t]);
+    for (int d = 0; d < r.c->ndata; d++) weft_data_release(r.d[d]);
     int f = weft_fini(ctx);
-    free(x);
-    return f != 0 || bad;
+    for (int d = 0; d < r.c->ndata; d++) free(x[d]);
+    return f != 0 || bad || moves;
 }
