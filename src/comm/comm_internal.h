@@ -136,6 +136,7 @@ typedef struct weft_comm_xfer {
     int dev_status;   /* a device event of it failed (set by the engine's poll) */
     int fetch_listed; /* receiver: in the table as PEND_FETCH (an ABORT finds it) */
     int get_sent;     /* receiver: the GET left, the sender's bytes may be coming */
+    int skipped;      /* sender: the receiver had the version (SKIP), no byte moved */
 } weft_comm_xfer_t;
 
 /* A SEND/RECV action and the engine's state for it, in one allocation

@@ -169,7 +169,9 @@ static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
 static void on_skip(weft_comm_t *c, const weft_comm_msg_t *m)
 {
     weft_comm_xfer_t *x = waiting_send(c, m);
-    if (x) weft_comm__xfer_send_finished(c, x);
+    if (!x) return;
+    x->skipped = 1;
+    weft_comm__xfer_send_finished(c, x);
 }
 
 /* REJECT (shape mismatch) or CANCEL (the receive failed there, which

@@ -132,10 +132,12 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
 {
     weft_task_t *t = x->t;
     weft_data_t *d = t->flow[0].data;
+    const char *how = x->skipped      ? "skipped"
+                      : x->rendezvous ? weft_comm__transport_name(c, x->mode)
+                                      : "eager";
     weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net send", "net",
                      "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
-                     (unsigned long long)d->key, d->bytes,
-                     x->rendezvous ? weft_comm__transport_name(c, x->mode) : "eager", x->peer,
+                     (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
                      x->copy->device);
     weft_data_publish(d, x->copy, WEFT_PUBLISH_READ, 0, 0);
     weft_comm__transport_release(c, x);
