@@ -62,6 +62,12 @@ int weft_comm__arrival_admit(weft_comm_t *c, weft_comm_pending_t *in)
     return WEFT_ARRIVAL_LAND;
 }
 
+int weft_comm__arrival_landed(const weft_task_t *t)
+{
+    const weft_comm_action_t *act = t->action;
+    return act->arrival && act->arrival->state == ARRIVAL_LANDED;
+}
+
 weft_comm_arrival_t *weft_comm__arrival_of(const weft_task_t *t, int *lander)
 {
     const weft_comm_action_t *act = t->action;
@@ -80,7 +86,11 @@ void weft_comm__arrival_ended(weft_comm_t *c, weft_comm_arrival_t *a, int lander
         while (p) {
             weft_comm_pending_t *next = p->next;
             c->nparked--;
-            weft_comm__start_recv(c, p);
+            /* An engine being destroyed starts nothing more. */
+            if (atomic_load(&c->stop))
+                free(p);
+            else
+                weft_comm__start_recv(c, p);
             p = next;
         }
     }

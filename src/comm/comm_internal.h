@@ -310,6 +310,8 @@ enum { WEFT_ARRIVAL_LAND, WEFT_ARRIVAL_SKIP, WEFT_ARRIVAL_PARKED };
 /* What the receive in does: land the bytes, skip them (its version
  * landed), or wait for another member's landing (parked: in is kept). */
 int weft_comm__arrival_admit(weft_comm_t *c, weft_comm_pending_t *in);
+/* Whether another member of t's arrival landed the version. */
+int weft_comm__arrival_landed(const weft_task_t *t);
 /* t's arrival (NULL: none) and whether t is the member landing it. */
 weft_comm_arrival_t *weft_comm__arrival_of(const weft_task_t *t, int *lander);
 /* A member of a ended with status (after its task's end): the lander's

@@ -337,10 +337,14 @@ int weft_comm__start_recv(weft_comm_t *c, weft_comm_pending_t *in)
     weft_task_t *t = in->task;
     weft_comm_msg_t *m = in->act;
     int how = RECV_STARTED, admit = WEFT_ARRIVAL_LAND;
-    const weft_comm_action_t *act = t->action;
-    if (m->failed)
-        weft_comm__task_done(c, t, WEFT_ERR_CANCELLED); /* the sender's side reported it */
-    else if (!shape_matches(c, t->flow[0].data, m))
+    weft_comm_action_t *act = t->action;
+    if (m->failed) {
+        /* The sender's side reports it. The version came by another path
+         * already: the data here is good, and the readers of that path
+         * and its next writer must not be cancelled for this one. */
+        if (weft_comm__arrival_landed(t)) act->discard = 1;
+        weft_comm__task_done(c, t, WEFT_ERR_CANCELLED);
+    } else if (!shape_matches(c, t->flow[0].data, m))
         recv_failed(c, t, !m->eager, WEFT_COMM_MSG_REJECT, WEFT_ERR_INVALID, NULL);
     else if (act->discard || (admit = weft_comm__arrival_admit(c, in)) == WEFT_ARRIVAL_SKIP)
         recv_discarded(c, t, m);

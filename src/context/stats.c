@@ -27,8 +27,8 @@ void weft_stats_print(weft_context_t *ctx)
                    mib(s.net_bytes_staged));
     weft_log_stats(-1,
                    "rank %d: comm thread: %lld receive and %lld send tries put off (copy busy), "
-                   "%lld sends pulled to host while it served the others, %lld versions "
-                   "received twice met without their bytes",
+                   "%lld sends pulled to host while it served the others, %lld receives met "
+                   "without their bytes (the version was here)",
                    ctx->rank, (long long)s.comm_recv_retries, (long long)s.comm_send_retries,
                    (long long)s.comm_send_pulls, (long long)s.recv_skipped);
 }

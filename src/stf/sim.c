@@ -83,7 +83,9 @@ static void sim_publish(weft_task_t *t)
         if (!(f->mode & WEFT_W) || weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(f->data);
         uint32_t v = f->out_version;
-        f->data->version = v ? v : f->data->version + 1;
+        /* A RECV puts the version it names (each RECV of one version
+         * alike); a task's 0 means one more than the last. */
+        f->data->version = v || t->kind == WEFT_TASK_RECV ? v : f->data->version + 1;
         weft_data_unlock(f->data);
     }
 }

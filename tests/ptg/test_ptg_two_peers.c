@@ -29,7 +29,9 @@
  * serial evaluation of the table, and the moves summed over the ranks:
  * bytes sent = bytes received = tiles carried x the tile's bytes (eager:
  * the skipped ones too, which came inline), and the receives skipped.
- * argv: case b. Prints "test_ptg_two_peers rank R: ok" or what differs. */
+ * argv: case b. Prints "test_ptg_two_peers rank R: ok" or what differs;
+ * after a failure (fault_inject) the statuses and the tasks (transfers
+ * included) cancelled on the rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,7 +354,8 @@ int main(int argc, char **argv)
     if (!bad && !moves)
         printf("test_ptg_two_peers rank %d: ok\n", me);
     else if (rc || w)
-        printf("test_ptg_two_peers rank %d: insert %d wait %d\n", me, rc, w);
+        printf("test_ptg_two_peers rank %d: insert %d wait %d, %lld cancelled here\n", me, rc, w,
+               (long long)(s1.tasks_cancelled - s0.tasks_cancelled));
     weft_taskpool_free(tp);
     for (int t = 0; t < r.c->ntasks; t++) weft_data_release(r.s[t]);
     for (int d = 0; d < r.c->ndata; d++) weft_data_release(r.d[d]);
