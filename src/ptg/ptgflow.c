@@ -197,19 +197,40 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A version written away from d's owner must be replaced later by a
- * task of the graph: nothing brings a final version home. */
-static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
-                       size_t n)
+/* Whether one of the n consumers in refs replaces the version, or one
+ * that passes it on has a consumer that does (forwarders followed up to
+ * `depth` deep): 1 yes, 0 no, -1 after logging. */
+static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n, int depth)
 {
-    if (d->owner_rank == b->me) return WEFT_SUCCESS;
     for (size_t c = 0; c < n; c++) {
-        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
+        weft_ptg_ref_t cr = refs[c];
         weft_task_t w;
         int aff;
-        if (weft_ptg__parse(b, &cr, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-        if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return WEFT_SUCCESS;
+        if (weft_ptg__parse(b, &cr, &w, &aff) != WEFT_SUCCESS) return -1;
+        if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return 1;
+        if (depth == 0 || cr.flow >= w.nflows) continue;
+        const weft_ptg_class_t *k = &b->g->classes[cr.cls];
+        weft_ptg_ref_t one;
+        int m = k->consumers(cr.idx, cr.flow, &one, 0, b->g->arg);
+        if (m <= 0) continue;
+        weft_ptg_ref_t *next = malloc((size_t)m * sizeof *next);
+        if (!next) return -1;
+        int got = k->consumers(cr.idx, cr.flow, next, m, b->g->arg);
+        int rc = replaced_by(b, next, (size_t)(got < m ? got : m), depth - 1);
+        free(next);
+        if (rc != 0) return rc;
     }
+    return 0;
+}
+
+/* A version written away from d's owner must be replaced later by a
+ * task of the graph, one of its consumers or one that a forwarder passes
+ * it to: nothing brings a final version home. */
+static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d, size_t n)
+{
+    if (d->owner_rank == b->me) return WEFT_SUCCESS;
+    int rc = replaced_by(b, b->refs.data, n, 8);
+    if (rc != 0) return rc > 0 ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     return weft_ptg__fail(b, p,
                           "flow %d writes the final version of data %llu on rank %d, away from "
                           "its owner rank %d (no later task replaces it): run the last writer "
@@ -238,9 +259,10 @@ static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
 
 /* The consumers of p's output: those here counted into vi's listed, those
  * on other ranks each checked to name p back; one SEND to each such rank
- * where one reads it, after pt. */
+ * where one reads it, after `after` (pt for a writer; for a forwarder what
+ * put the bytes here, fwd_after; NULL: they are here). */
 static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
-                      size_t n)
+                      weft_task_t *after, size_t n)
 {
     weft_ptg_ver_t *v = ver(b, vi);
     int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0, listed = 0;
@@ -300,7 +322,8 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             return WEFT_ERR_NOMEM;
         }
         if (weft_ptg__xfer_note(b, canon, ranks[k], 1) != WEFT_SUCCESS) goto nomem;
-        if (weft_ptg__edge(pt, s) != WEFT_SUCCESS || add_user(b, vi, s) != WEFT_SUCCESS ||
+        if ((after && weft_ptg__edge(after, s) != WEFT_SUCCESS) ||
+            add_user(b, vi, s) != WEFT_SUCCESS ||
             (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
             free(ranks);
             return WEFT_ERR_NOMEM;
@@ -356,7 +379,7 @@ static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const 
  * depth label, ci the record of the version itself: the record, then the
  * SENDs to its n consumers (in b->refs). */
 static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_ref_t *p,
-                     weft_task_t *pt, weft_data_t *d, uint32_t label, size_t n)
+                     weft_task_t *pt, weft_task_t *after, weft_data_t *d, uint32_t label, size_t n)
 {
     /* The version came back from a forwarder on another rank, whose RECV
      * was made first: that RECV only meets its sender now, and its readers
@@ -371,7 +394,7 @@ static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_r
     v->label = label;
     v->canon = ci;
     v->full = 1;
-    return make_sends(b, vi, p, pt, n);
+    return make_sends(b, vi, p, pt, after, n);
 }
 
 /* The version written by flow p->flow of local task pt. */
@@ -386,7 +409,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     size_t n = 0;
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
-    return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, d, label, n) : rc;
+    return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, pt, d, label, n) : rc;
 }
 
 /* The version of d that flow p->flow of a task of rank prank wrote (fwd 0)
@@ -438,6 +461,37 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
 
 /* The version of d that local task pt's flow p->flow reads and passes on
  * to its consumers (fwd): sent from here after pt ran. */
+/* What the SEND of the version that local forwarder pt (flow p->flow)
+ * passes on waits for: the bytes here, not pt. One SEND carries the
+ * version to a rank for every forwarder of this rank that passes it there
+ * (ptgxfer.c): after the first one built, it made the readers of the
+ * others wait for that forwarder, a hang when it waits for one of them
+ * (through another data). The writer when it wrote here, nothing for a
+ * data as it was on its owner, the RECV of pt's path when it came from
+ * another rank, else pt. */
+static int fwd_after(weft_ptg_build_t *b, const weft_ptg_ref_t *p, weft_task_t *pt, size_t ci,
+                     const weft_data_t *d, weft_task_t **after)
+{
+    const weft_ptg_ver_t *cv = ver(b, ci);
+    *after = pt;
+    if (cv->task && cv->task->kind == WEFT_TASK_BODY) {
+        *after = cv->task;
+        return WEFT_SUCCESS;
+    }
+    if (!cv->task && cv->key.cls < 0 && d->owner_rank == b->me) {
+        *after = NULL;
+        return WEFT_SUCCESS;
+    }
+    weft_ptg_ref_t from;
+    int has = producer_of(b, p, &from);
+    if (has < 0) return WEFT_ERR_INVALID;
+    int r = has ? weft_ptg__rank(b, &from) : b->me;
+    if (r < 0) return WEFT_ERR_INVALID;
+    weft_task_t *a = r != b->me ? weft_ptg__xfer_find(b, ci, r, 0) : NULL;
+    if (a) *after = a;
+    return WEFT_SUCCESS;
+}
+
 static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                           weft_task_t *pt, weft_data_t *d)
 {
@@ -450,7 +504,9 @@ static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
     if (rc != WEFT_SUCCESS) return rc;
     if (!ver(b, ci)->data) ver(b, ci)->data = d;
-    return set_local(b, vi, ci, p, pt, d, label, n);
+    weft_task_t *after;
+    rc = fwd_after(b, p, pt, ci, d, &after);
+    return rc == WEFT_SUCCESS ? set_local(b, vi, ci, p, pt, after, d, label, n) : rc;
 }
 
 /* d as it was before the graph, read or replaced by t: only its owner
@@ -502,12 +558,15 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     /* Every flow of a transfer, as this end sees it (ptgends.c). */
     if (prank != b->me && weft_ptg__note_end(b, &p, self, prank, b->me, d, 0) != WEFT_SUCCESS)
         return WEFT_ERR_NOMEM;
-    const weft_ptg_ver_t *v = ver(b, *vi);
-    if (v->full && !(v->remote_noread && reads)) return WEFT_SUCCESS;
+    /* Each use of d as it was: a task that only replaces it may have made
+     * its record first, and the readers still need its contents (a NEW
+     * data's initialiser had not run: "no contents"). */
     if (!*has) {
         rc = make_initial(b, *vi, self, d, reads);
         return rc == WEFT_SUCCESS && reads ? initial_contents(b, self, d) : rc;
     }
+    const weft_ptg_ver_t *v = ver(b, *vi);
+    if (v->full && !(v->remote_noread && reads)) return WEFT_SUCCESS;
     if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0);
     weft_task_t *pt = weft_ptg__local(b, &p);
     if (!pt)

@@ -3,8 +3,11 @@
  * Each case is a small graph given as a table: task i runs on rank[i];
  * its flow 0 is its own scalar S(i) (on its rank), its flows 1.. the data
  * it reads (R) or replaces in place (RW), each naming its producer (a task
- * and flow, -1: the data as it was). A writer adds i + 1 to every element
- * of a tile; every task stores in S(i) the sum of the tiles it reads. The
+ * and flow, -1: the data as it was), or only replaces it (W). A RW
+ * writer adds i + 1 to every element of a tile, a W writer sets element k
+ * to k + 1000 (i + 1); data d as it was holds k + 100 (d + 1) (NEW data:
+ * from its initialiser). Every task stores in S(i) the sum of the tiles
+ * it reads. The
  * single class enumerates the tasks in table order, which is the order a
  * rank builds them in: the cases put readers first where that made a rank
  * pick the wrong RECV.
@@ -24,6 +27,16 @@
  *          R's path (F1 waits for T).
  *   chain  W (0) -> G (3) -> F0 (0) -> F1 (1) -> R (0), R built first.
  *   home   the data as it was, passed on by its owner and back.
+ *   fwds   rank 1 passes X (as it was) to rank 0 through two forwarders,
+ *          the first built also reading Y v1, which rank 0 writes after
+ *          its reader of X through the other: the one SEND of X waited
+ *          for the first forwarder, a hang (stranger's report).
+ *   fwdnext  a version written away from its owner, replaced later by a
+ *          task that takes it through a forwarder: refused as a final
+ *          version left away from its owner.
+ *   newinit  a NEW data with initial contents, replaced (W) by a task
+ *          built before the task that reads its initial contents: the
+ *          reader failed, "no contents" (the initialiser never ran).
  *
  * Checks: S(i) on every task's rank and each data on its owner against a
  * serial evaluation of the table, and the moves summed over the ranks:
@@ -45,7 +58,7 @@
 #define MAXD 2
 
 typedef struct flow_spec {
-    int data, rw;
+    int data, rw;    /* rw: 0 R, 1 RW, 2 W */
     int prod, pflow; /* producer task and its flow (1..), prod -1: the data as it was */
 } flow_spec_t;
 
@@ -59,104 +72,74 @@ typedef struct case_spec {
     int nranks, ndata, owner[MAXD], ntasks;
     task_spec_t t[MAXT];
     long tiles, skipped; /* tiles carried, receives met without bytes */
+    int new_data;        /* the data made by weft_data_new, with initial contents */
 } case_spec_t;
 
-#define R_(d, p, f)                                                                                \
-    {                                                                                              \
-        .data = d, .rw = 0, .prod = p, .pflow = f                                                  \
-    }
-#define RW(d, p, f)                                                                                \
-    {                                                                                              \
-        .data = d, .rw = 1, .prod = p, .pflow = f                                                  \
-    }
+/* clang-format off */
+#define R_(d, p, f) {.data = d, .rw = 0, .prod = p, .pflow = f}
+#define RW(d, p, f) {.data = d, .rw = 1, .prod = p, .pflow = f}
+#define W_(d) {.data = d, .rw = 2, .prod = -1}
 
+/* name, ranks, data, owners, tasks, {rank, flows, {flows}} each, tiles, skipped */
 static const case_spec_t cases[] = {
-    {"peers",
-     3,
-     1,
-     {0},
-     5,
-     {{0, 1, {RW(0, -1, 0)}},
-      {1, 1, {R_(0, 0, 1)}},
-      {2, 1, {R_(0, 1, 1)}},
-      {2, 1, {R_(0, 0, 1)}},
-      {2, 1, {R_(0, 0, 1)}}},
-     2,
-     1},
-    {"swap",
-     3,
-     1,
-     {0},
-     5,
-     {{0, 1, {RW(0, -1, 0)}},
-      {1, 1, {R_(0, 0, 1)}},
-      {2, 1, {R_(0, 0, 1)}},
-      {2, 1, {R_(0, 1, 1)}},
-      {2, 1, {R_(0, 0, 1)}}},
-     2,
-     1},
-    {"back",
-     2,
-     1,
-     {0},
-     4,
-     {{0, 1, {RW(0, -1, 0)}}, {1, 1, {R_(0, 0, 1)}}, {0, 1, {R_(0, 1, 1)}}, {0, 1, {R_(0, 0, 1)}}},
-     1,
-     1},
-    {"late",
-     2,
-     1,
-     {0},
-     4,
-     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 3, 1)}}, {0, 1, {RW(0, -1, 0)}}},
-     1,
-     1},
-    {"loop",
-     3,
-     1,
-     {2},
-     4,
-     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 1, 1)}}, {2, 1, {RW(0, -1, 0)}}},
-     2,
-     1},
-    {"cross",
-     3,
-     2,
-     {0, 2},
-     4,
-     {{2, 1, {R_(0, 3, 1)}},
-      {2, 2, {R_(0, 2, 1), RW(1, -1, 0)}},
-      {0, 1, {RW(0, -1, 0)}},
+    {"peers", 3, 1, {0}, 5,
+     {{0, 1, {RW(0, -1, 0)}}, {1, 1, {R_(0, 0, 1)}}, {2, 1, {R_(0, 1, 1)}},
+      {2, 1, {R_(0, 0, 1)}}, {2, 1, {R_(0, 0, 1)}}},
+     2, 1, 0},
+    {"swap", 3, 1, {0}, 5,
+     {{0, 1, {RW(0, -1, 0)}}, {1, 1, {R_(0, 0, 1)}}, {2, 1, {R_(0, 0, 1)}},
+      {2, 1, {R_(0, 1, 1)}}, {2, 1, {R_(0, 0, 1)}}},
+     2, 1, 0},
+    {"back", 2, 1, {0}, 4,
+     {{0, 1, {RW(0, -1, 0)}}, {1, 1, {R_(0, 0, 1)}}, {0, 1, {R_(0, 1, 1)}},
+      {0, 1, {R_(0, 0, 1)}}},
+     1, 1, 0},
+    {"late", 2, 1, {0}, 4,
+     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 3, 1)}},
+      {0, 1, {RW(0, -1, 0)}}},
+     1, 1, 0},
+    {"loop", 3, 1, {2}, 4,
+     {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 3, 1)}}, {1, 1, {R_(0, 1, 1)}},
+      {2, 1, {RW(0, -1, 0)}}},
+     2, 1, 0},
+    {"cross", 3, 2, {0, 2}, 4,
+     {{2, 1, {R_(0, 3, 1)}}, {2, 2, {R_(0, 2, 1), RW(1, -1, 0)}}, {0, 1, {RW(0, -1, 0)}},
       {1, 2, {R_(0, 2, 1), R_(1, 1, 2)}}},
-     3,
-     1},
-    {"chain",
-     4,
-     1,
-     {0},
-     5,
-     {{0, 1, {R_(0, 4, 1)}},
-      {0, 1, {R_(0, 3, 1)}},
-      {0, 1, {RW(0, -1, 0)}},
-      {3, 1, {R_(0, 2, 1)}},
-      {1, 1, {R_(0, 1, 1)}}},
-     2,
-     2},
-    {"home",
-     2,
-     1,
-     {0},
-     3,
+     3, 1, 0},
+    {"chain", 4, 1, {0}, 5,
+     {{0, 1, {R_(0, 4, 1)}}, {0, 1, {R_(0, 3, 1)}}, {0, 1, {RW(0, -1, 0)}},
+      {3, 1, {R_(0, 2, 1)}}, {1, 1, {R_(0, 1, 1)}}},
+     2, 2, 0},
+    {"home", 2, 1, {0}, 3,
      {{0, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, -1, 0)}}, {1, 1, {R_(0, 1, 1)}}},
-     1,
-     1},
+     1, 1, 0},
+    {"fwds", 2, 2, {1, 0}, 5,
+     {{1, 2, {R_(1, 4, 1), R_(0, -1, 0)}}, {0, 1, {R_(0, 0, 2)}}, {1, 1, {R_(0, -1, 0)}},
+      {0, 2, {R_(0, 2, 1), R_(1, -1, 0)}}, {0, 1, {RW(1, -1, 0)}}},
+     2, 0, 0},
+    {"fwdnext", 2, 1, {0}, 4,
+     {{0, 1, {R_(0, -1, 0)}}, {1, 1, {RW(0, 0, 1)}}, {1, 1, {R_(0, 1, 1)}},
+      {0, 1, {RW(0, 2, 1)}}},
+     2, 0, 0},
+    {"newinit", 1, 1, {0}, 2, {{0, 1, {W_(0)}}, {0, 1, {R_(0, -1, 0)}}}, 0, 0, 1},
 };
+/* clang-format on */
 
 typedef struct run {
     const case_spec_t *c;
     int n; /* elements of a tile */
     weft_data_t *d[MAXD], *s[MAXT];
 } run_t;
+
+static double initial_c(int d) { return 100.0 * (d + 1); }
+
+/* NEW data d as it was (weft_data_set_init). */
+static void init_tile(void *ptr, int64_t ld, int rows, int cols, void *arg)
+{
+    int d = *(const int *)arg;
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++) ((double *)ptr)[j * ld + i] = j * rows + i + initial_c(d);
+}
 
 static double tile_sum(const double *p, int n)
 {
@@ -176,6 +159,10 @@ static int body(weft_task_t *t)
     s[0] = 0;
     for (int f = 0; f < ts->nfl; f++) {
         double *x = weft_task_ptr(t, f + 1);
+        if (ts->fl[f].rw == 2) {
+            for (int k = 0; k < r->n; k++) x[k] = k + 1000.0 * (i + 1);
+            continue;
+        }
         s[0] += tile_sum(x, r->n);
         for (int k = 0; ts->fl[f].rw && k < r->n; k++) x[k] += i + 1;
     }
@@ -206,8 +193,9 @@ static int args(const int *idx, weft_arg_t *a, int max, const void *arg)
     self = r;
     int n = 0;
     a[n++] = weft_arg_data(WEFT_RW, r->s[idx[0]]);
+    static const int modes[] = {WEFT_R, WEFT_RW, WEFT_W};
     for (int f = 0; f < ts->nfl; f++)
-        a[n++] = weft_arg_data(ts->fl[f].rw ? WEFT_RW : WEFT_R, r->d[ts->fl[f].data]);
+        a[n++] = weft_arg_data(modes[ts->fl[f].rw], r->d[ts->fl[f].data]);
     a[n++] = weft_arg_value(&self, sizeof self);
     a[n++] = weft_arg_value(&idx[0], sizeof idx[0]);
     a[n++] = weft_arg_int(WEFT_ON_RANK, ts->rank);
@@ -242,26 +230,30 @@ static int consumers(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
     return n;
 }
 
-/* The constant a version's elements carry beyond their index: data d as
- * it was carries 100 d; a writer adds its index + 1. */
+/* The constant a version's elements carry beyond their index (the file's
+ * head says which). */
 static double version_c(const case_spec_t *c, int t, int flow)
 {
     const flow_spec_t *f = &c->t[t].fl[flow - 1];
-    double in = f->prod < 0 ? 100.0 * f->data : version_c(c, f->prod, f->pflow);
+    if (f->rw == 2) return 1000.0 * (t + 1);
+    double in = f->prod < 0 ? initial_c(f->data) : version_c(c, f->prod, f->pflow);
     return in + (f->rw ? t + 1 : 0);
 }
 
 static double final_c(const case_spec_t *c, int d)
 {
-    double v = 100.0 * d;
+    double v = initial_c(d);
     for (int t = 0; t < c->ntasks; t++)
         for (int f = 0; f < c->t[t].nfl; f++)
             if (c->t[t].fl[f].data == d && c->t[t].fl[f].rw) v = version_c(c, t, f + 1);
     return v;
 }
 
-static int check_values(const run_t *r, int me, double *s, double **x)
+static int check_values(const run_t *r, int me, double *s, double **user)
 {
+    double *x[MAXD];
+    for (int d = 0; d < r->c->ndata; d++)
+        x[d] = r->c->new_data ? weft_data_host_ptr(r->d[d], NULL) : user[d];
     const case_spec_t *c = r->c;
     double n = r->n, base = n * (n - 1) / 2;
     for (int t = 0; t < c->ntasks; t++) {
@@ -269,8 +261,9 @@ static int check_values(const run_t *r, int me, double *s, double **x)
         double want = 0;
         for (int f = 0; f < c->t[t].nfl; f++) {
             const flow_spec_t *fs = &c->t[t].fl[f];
+            if (fs->rw == 2) continue;
             want +=
-                base + n * (fs->prod < 0 ? 100.0 * fs->data : version_c(c, fs->prod, fs->pflow));
+                base + n * (fs->prod < 0 ? initial_c(fs->data) : version_c(c, fs->prod, fs->pflow));
         }
         if (s[t] != want) {
             printf("test_ptg_two_peers rank %d: %s: S(%d) = %g, expected %g\n", me, c->name, t,
@@ -280,9 +273,9 @@ static int check_values(const run_t *r, int me, double *s, double **x)
     }
     for (int d = 0; d < c->ndata; d++)
         for (int k = 0; c->owner[d] == me && k < r->n; k++)
-            if (x[d][k] != k + final_c(c, d)) {
+            if (!x[d] || x[d][k] != k + final_c(c, d)) {
                 printf("test_ptg_two_peers rank %d: %s: X%d[%d] = %g, expected %g\n", me, c->name,
-                       d, k, x[d][k], k + final_c(c, d));
+                       d, k, x[d] ? x[d][k] : -1.0, k + final_c(c, d));
                 return 1;
             }
     return 0;
@@ -327,10 +320,17 @@ int main(int argc, char **argv)
         return 2;
     }
     double *x[MAXD], s[MAXT] = {0};
+    int dids[MAXD];
     for (int d = 0; d < r.c->ndata; d++) {
         x[d] = malloc(sizeof(double) * (size_t)r.n);
-        for (int k = 0; k < r.n; k++) x[d][k] = k + 100.0 * d;
-        r.d[d] = weft_data_register(ctx, WEFT_DOUBLE, x[d], b, b, b, r.c->owner[d]);
+        for (int k = 0; k < r.n; k++) x[d][k] = k + initial_c(d);
+        dids[d] = d;
+        if (!r.c->new_data) {
+            r.d[d] = weft_data_register(ctx, WEFT_DOUBLE, x[d], b, b, b, r.c->owner[d]);
+        } else {
+            r.d[d] = weft_data_new(ctx, WEFT_DOUBLE, b, b, r.c->owner[d]);
+            if (weft_data_set_init(r.d[d], init_tile, &dids[d]) != 0) return 1;
+        }
     }
     for (int t = 0; t < r.c->ntasks; t++)
         r.s[t] = weft_data_register(ctx, WEFT_DOUBLE, &s[t], 1, 1, 1, r.c->t[t].rank);
