@@ -54,12 +54,20 @@ static void report_task(int level, const weft_task_t *t)
     for (int i = 0; i < t->nflows; i++) {
         const weft_stf_rec_t *rec = weft_stf_rec(t->flow[i].data);
         const weft_task_t *w = rec ? rec->last_writer : NULL;
-        if (!w || w == t || w->done) continue;
+        /* The record keeps the last writer only: one inserted after t is
+         * not what t waits for (an earlier writer of the chain is). */
+        if (!w || w == t || w->done || w->seq > t->seq) continue;
         weft_log(level, -1, "stall: task %s waits for data %llu from %s", weft_task_name(t).text,
                  (unsigned long long)t->flow[i].data->key, weft_task_name(w).text);
         missing++;
     }
-    if (!missing) weft_log(level, -1, "stall: task %s is ready or running", weft_task_name(t).text);
+    /* Predecessors not ended: ndeps counts them (plus none once released). */
+    long waits = (long)atomic_load(&t->ndeps);
+    if (!missing && waits > 0)
+        weft_log(level, -1, "stall: task %s waits for %ld earlier task(s) not shown",
+                 weft_task_name(t).text, waits);
+    else if (!missing)
+        weft_log(level, -1, "stall: task %s is ready or running", weft_task_name(t).text);
 }
 
 /* Walks the dependency records of the touched data: every unfinished task
