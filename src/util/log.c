@@ -1,9 +1,11 @@
 /* The logging door: levels, the rank (and device) in every line. */
 #include "util/log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int log_rank = 0;
 static int log_level = WEFT_LOG_WARN;
@@ -32,14 +34,32 @@ void weft_log_clear_last_error(void)
     pthread_mutex_unlock(&last_error_lock);
 }
 
-/* One line "weft[rank.device] label: message" on out, by one fprintf so
- * that lines of different threads do not interleave. */
+/* One line "weft[rank.device] label: message" on out. On stderr it leaves
+ * by one write(2), which a pipe keeps whole up to PIPE_BUF bytes: glibc
+ * 2.37 and later print to an unbuffered stream in 128-byte pieces, and
+ * the pieces of two ranks' lines interleaved in mpiexec's output
+ * ("...weft_taskpool_frweft[1] error: ..."), as those of two threads of a
+ * rank could. stdout is the application's buffered stream: its order
+ * with the application's own lines is kept by printing through it. */
 static void emit(FILE *out, int device, const char *label, const char *line)
 {
-    if (device >= 0)
-        fprintf(out, "weft[%d.%d] %s: %s\n", log_rank, device, label, line);
-    else
-        fprintf(out, "weft[%d] %s: %s\n", log_rank, label, line);
+    char buf[WEFT_LOG_LINE + 64];
+    int n = device >= 0
+                ? snprintf(buf, sizeof buf, "weft[%d.%d] %s: %s\n", log_rank, device, label, line)
+                : snprintf(buf, sizeof buf, "weft[%d] %s: %s\n", log_rank, label, line);
+    if (n < 0) return;
+    size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    buf[len - 1] = '\n';
+    if (out != stderr) {
+        fputs(buf, out);
+        return;
+    }
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(fileno(out), buf + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        done += (size_t)w;
+    }
 }
 
 /* The cause the calling thread's error lines go to (log.h), NULL: none.
