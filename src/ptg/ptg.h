@@ -88,6 +88,10 @@ int weft_ptg__xfer_note(weft_ptg_build_t *b, size_t canon, int peer, int send)
 /* The RECV that brings version vi of d (flow p->flow of a task of prank)
  * for local reader t: the one another task of prank passing the same
  * version needed, or a new one, its number as prank numbers it. */
+/* p (a local writer of d, its n consumers in b->refs) does not leave the
+ * final version of d away from d's owner (ptgfinal.c); else logged. */
+int weft_ptg__check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
+                          size_t n);
 /* The RECVs of canonical version ci made before its local producer was
  * built only meet their senders: the bytes are made here. */
 void weft_ptg__recvs_discard(weft_ptg_build_t *b, size_t ci);

@@ -197,47 +197,6 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Whether one of the n consumers in refs replaces the version, or one
- * that passes it on has a consumer that does (forwarders followed up to
- * `depth` deep): 1 yes, 0 no, -1 after logging. */
-static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n, int depth)
-{
-    for (size_t c = 0; c < n; c++) {
-        weft_ptg_ref_t cr = refs[c];
-        weft_task_t w;
-        int aff;
-        if (weft_ptg__parse(b, &cr, &w, &aff) != WEFT_SUCCESS) return -1;
-        if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return 1;
-        if (depth == 0 || cr.flow >= w.nflows) continue;
-        const weft_ptg_class_t *k = &b->g->classes[cr.cls];
-        weft_ptg_ref_t one;
-        int m = k->consumers(cr.idx, cr.flow, &one, 0, b->g->arg);
-        if (m <= 0) continue;
-        weft_ptg_ref_t *next = malloc((size_t)m * sizeof *next);
-        if (!next) return -1;
-        int got = k->consumers(cr.idx, cr.flow, next, m, b->g->arg);
-        int rc = replaced_by(b, next, (size_t)(got < m ? got : m), depth - 1);
-        free(next);
-        if (rc != 0) return rc;
-    }
-    return 0;
-}
-
-/* A version written away from d's owner must be replaced later by a
- * task of the graph, one of its consumers or one that a forwarder passes
- * it to: nothing brings a final version home. */
-static int check_final(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d, size_t n)
-{
-    if (d->owner_rank == b->me) return WEFT_SUCCESS;
-    int rc = replaced_by(b, b->refs.data, n, 8);
-    if (rc != 0) return rc > 0 ? WEFT_SUCCESS : WEFT_ERR_INVALID;
-    return weft_ptg__fail(b, p,
-                          "flow %d writes the final version of data %llu on rank %d, away from "
-                          "its owner rank %d (no later task replaces it): run the last writer "
-                          "on the owner",
-                          p->flow, (unsigned long long)d->key, b->me, d->owner_rank);
-}
-
 /* Consumer c's mode on the data of its flow (WEFT_R, WEFT_W or both); -1
  * after logging. */
 static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
@@ -408,7 +367,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
         rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
     size_t n = 0;
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
-    if (rc == WEFT_SUCCESS) rc = check_final(b, p, d, n);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__check_final(b, p, d, n);
     return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, pt, d, label, n) : rc;
 }
 
