@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "comm/comm_internal.h"
-#include "util/log.h"
 
 enum { ARRIVAL_OPEN, ARRIVAL_LANDING, ARRIVAL_LANDED };
 

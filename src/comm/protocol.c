@@ -251,6 +251,14 @@ static int recv_device(weft_comm_t *c, const weft_task_t *t)
     return act->device;
 }
 
+/* Bytes that came inline in an activation: host to host on the wire,
+ * whatever the copy they land in (or none). */
+static void count_inline(weft_comm_t *c, const weft_data_t *d)
+{
+    atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
+    atomic_fetch_add(&c->n_by_transport[WEFT_TRANSPORT_AUTO], (long long)d->bytes);
+}
+
 /* What became of a receive's try (recv_into_copy): over or started (in
  * freed by the caller), landing on a device (in kept until it lands), or
  * to be tried again on a later turn (in kept on the throttled list). */
@@ -300,8 +308,7 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
         /* Inline in the activation: host to host on the wire, whatever the
          * copy it lands in (the per-transport counts summed to less than
          * the bytes received). */
-        atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
-        atomic_fetch_add(&c->n_by_transport[WEFT_TRANSPORT_AUTO], (long long)d->bytes);
+        count_inline(c, d);
         rc = weft_comm__xfer_land_eager(c, x, in);
         if (rc == WEFT_AGAIN) return RECV_LANDING;
         x->status = rc;
@@ -323,9 +330,7 @@ static void recv_discarded(weft_comm_t *c, weft_task_t *t, const weft_comm_msg_t
     ((weft_comm_action_t *)t->action)->discard = 1;
     atomic_fetch_add(&c->n_skipped, 1);
     if (m->eager) {
-        atomic_fetch_add(&c->n_bytes_in, (long long)t->flow[0].data->bytes);
-        atomic_fetch_add(&c->n_by_transport[WEFT_TRANSPORT_AUTO],
-                         (long long)t->flow[0].data->bytes);
+        count_inline(c, t->flow[0].data);
         weft_comm__task_done(c, t, WEFT_SUCCESS);
     } else
         weft_comm__send_notice(c, t, WEFT_COMM_MSG_SKIP, 0, weft_comm__task_ends, t,

@@ -22,9 +22,23 @@ static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n
         int m = k->consumers(cr.idx, cr.flow, &one, 0, b->g->arg);
         if (m <= 0) continue;
         weft_ptg_ref_t *next = malloc((size_t)m * sizeof *next);
-        if (!next) return -1;
+        if (!next) {
+            weft_ptg__fail(b, &cr, "no host memory to follow the consumers of its flow %d",
+                           cr.flow);
+            return -1;
+        }
         int got = k->consumers(cr.idx, cr.flow, next, m, b->g->arg);
-        int rc = replaced_by(b, next, (size_t)(got < m ? got : m), depth - 1);
+        if (got > m) got = m;
+        /* A forwarder's list is checked as consumers_of checks any (a class
+         * out of range was read past the graph's classes). */
+        int rc = got < 0 ? weft_ptg__fail(b, &cr, "its consumers function returned %d for flow %d",
+                                          got, cr.flow)
+                         : 0;
+        for (int i = 0; i < got && rc == 0; i++) {
+            rc = weft_ptg__check_ref(b, &cr, &next[i]);
+            if (rc == 0) next[i] = weft_ptg__norm(b, next[i]);
+        }
+        rc = rc != 0 ? -1 : replaced_by(b, next, (size_t)got, depth - 1);
         free(next);
         if (rc != 0) return rc;
     }
