@@ -40,6 +40,14 @@ typedef struct weft_ptg_link {
     size_t next;
 } weft_ptg_link_t;
 
+/* A SEND of a version that a local forwarder passes on, and what it
+ * waits for unless the version turns out to be made here (ptgorder.c). */
+typedef struct weft_ptg_fwd_send {
+    weft_task_t *send;
+    weft_task_t *after; /* the RECV of the forwarder's path, or the forwarder */
+    size_t canon;       /* the version's record */
+} weft_ptg_fwd_send_t;
+
 /* One transfer this rank takes part in, as it sees it (ptgends.c). */
 typedef struct weft_ptg_end {
     weft_ptg_ref_t p, c; /* producer and consumer, their flows included */
@@ -76,6 +84,7 @@ typedef struct weft_ptg_build {
     uint64_t *ids;            /* per moment and class: its tasks' identities summed, then the
                                  made ones' */
     weft_vec_t ends;          /* weft_ptg_end_t: every transfer this rank takes part in */
+    weft_vec_t fwd_sends;     /* weft_ptg_fwd_send_t: forwarders' SENDs, ordered at the end */
     uint64_t ends_sum;        /* their hashes, + as producer, - as consumer */
 } weft_ptg_build_t;
 

@@ -485,13 +485,14 @@ static void build_init(weft_ptg_build_t *b, weft_taskpool_t *tp, const weft_ptg_
     weft_vec_init(&b->links, sizeof(weft_ptg_link_t), 64);
     weft_vec_init(&b->refs, sizeof(weft_ptg_ref_t), 16);
     weft_vec_init(&b->ends, sizeof(weft_ptg_end_t), 64);
+    weft_vec_init(&b->fwd_sends, sizeof(weft_ptg_fwd_send_t), 16);
 }
 
 /* The builder's own memory, counted in the metadata peak (docs/SCALE.md). */
 static long long build_bytes(const weft_ptg_build_t *b)
 {
     const weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
-                             &b->links, &b->refs,  &b->ends};
+                             &b->links, &b->refs,  &b->ends,    &b->fwd_sends};
     size_t bytes = weft_ptgmap_bytes(&b->tasks) + weft_ptgmap_bytes(&b->vers) +
                    weft_ptgmap_bytes(&b->expect) + weft_ptgmap_bytes(&b->xfers);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bytes += v[i]->cap * v[i]->elem;
@@ -507,7 +508,7 @@ static void build_fini(weft_ptg_build_t *b)
     free(b->points);
     free(b->ids);
     weft_vec_t *v[] = {&b->local, &b->selfs, &b->actions, &b->vervec,
-                       &b->links, &b->refs,  &b->ends};
+                       &b->links, &b->refs,  &b->ends,    &b->fwd_sends};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) weft_vec_fini(v[i]);
 }
 

@@ -281,7 +281,11 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             return WEFT_ERR_NOMEM;
         }
         if (weft_ptg__xfer_note(b, canon, ranks[k], 1) != WEFT_SUCCESS) goto nomem;
-        if ((after && weft_ptg__edge(after, s) != WEFT_SUCCESS) ||
+        /* A forwarder's SEND: its version may still turn out to be made
+         * here by a task built later (weft_ptg__finish). */
+        weft_ptg_fwd_send_t f = {.send = s, .after = after, .canon = canon};
+        if (after && canon != vi && weft_vec_push(&b->fwd_sends, &f) != WEFT_SUCCESS) goto nomem;
+        if ((after && canon == vi && weft_ptg__edge(after, s) != WEFT_SUCCESS) ||
             add_user(b, vi, s) != WEFT_SUCCESS ||
             (canon != vi && add_user(b, canon, s) != WEFT_SUCCESS)) {
             free(ranks);

@@ -184,9 +184,28 @@ static int after_remade(weft_ptg_build_t *b, const weft_ptg_ver_t *v)
     return WEFT_SUCCESS;
 }
 
+/* The SEND of a version a local forwarder passes on waits for the
+ * version's bytes here: its local maker, when a task built after the
+ * forwarder made it (the RECV of the forwarder's path then only meets its
+ * sender, which may be waiting for this very SEND: rank 1 writes X, rank
+ * 0 reads it and passes it back to a forwarder on rank 1, which passes it
+ * to rank 0 again, a hang when rank 1 built the forwarder first), else
+ * what fwd_after (ptgflow.c) found. */
+static int order_fwd_sends(weft_ptg_build_t *b)
+{
+    for (size_t i = 0; i < b->fwd_sends.n; i++) {
+        const weft_ptg_fwd_send_t *f = weft_vec_at(&b->fwd_sends, i);
+        weft_task_t *maker = ver(b, f->canon)->task;
+        int here = maker && maker->kind == WEFT_TASK_BODY;
+        if (weft_ptg__edge(here ? maker : f->after, f->send) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    }
+    return WEFT_SUCCESS;
+}
+
 int weft_ptg__finish(weft_ptg_build_t *b)
 {
     int rc = check_versions(b);
+    if (rc == WEFT_SUCCESS) rc = order_fwd_sends(b);
     for (size_t i = 0; i < b->vervec.n && rc == WEFT_SUCCESS; i++) {
         const weft_ptg_ver_t *v = ver(b, i);
         if (v->remade) rc = after_remade(b, v);

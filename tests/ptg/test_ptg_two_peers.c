@@ -37,6 +37,11 @@
  *   newinit  a NEW data with initial contents, replaced (W) by a task
  *          built before the task that reads its initial contents: the
  *          reader failed, "no contents" (the initialiser never ran).
+ *   bounce X written on rank 1 goes to a reader on rank 0, which passes it
+ *          back to a forwarder on rank 1, which passes it to rank 0 again
+ *          (one SEND there for both), built forwarder first: the SEND
+ *          waited for the forwarder's RECV, which met its sender only
+ *          after rank 0 had X from that very SEND (stranger's report).
  *
  * Checks: S(i) on every task's rank and each data on its owner against a
  * serial evaluation of the table, and the moves summed over the ranks:
@@ -122,6 +127,10 @@ static const case_spec_t cases[] = {
       {0, 1, {RW(0, 2, 1)}}},
      2, 0, 0},
     {"newinit", 1, 1, {0}, 2, {{0, 1, {W_(0)}}, {0, 1, {R_(0, -1, 0)}}}, 0, 0, 1},
+    {"bounce", 2, 1, {1}, 4,
+     {{1, 1, {R_(0, 2, 1)}}, {0, 1, {R_(0, 0, 1)}}, {0, 1, {R_(0, 3, 1)}},
+      {1, 1, {RW(0, -1, 0)}}},
+     1, 1, 0},
 };
 /* clang-format on */
 
