@@ -42,6 +42,7 @@ static void tables_init(weft_comm_t *c)
     weft_vec_init(&c->throttled, sizeof(weft_comm_pending_t *), 64);
     weft_vec_init(&c->deferred, sizeof(weft_task_t *), 16);
     weft_vec_init(&c->owed, sizeof(weft_comm_owed_t), 4);
+    weft_vec_init_inline(&c->lost, sizeof(weft_comm_lost_t), c->lost_room, WEFT_COMM_LOST);
 }
 
 static void tables_free(weft_comm_t *c)
@@ -53,6 +54,7 @@ static void tables_free(weft_comm_t *c)
     weft_vec_fini(&c->throttled);
     weft_vec_fini(&c->deferred);
     weft_vec_fini(&c->owed);
+    weft_vec_fini(&c->lost);
 }
 
 void *weft_comm__alloc(weft_comm_t *c, size_t bytes)

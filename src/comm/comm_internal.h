@@ -98,7 +98,8 @@ typedef struct weft_comm_pending {
 } weft_comm_pending_t;
 
 /* Activations this rank could not keep (no memory), so that their RECV
- * task, arriving later, fails instead of waiting. */
+ * task, arriving later, fails instead of waiting: the first
+ * WEFT_COMM_LOST in the engine's own room, the rest on the heap. */
 #define WEFT_COMM_LOST 64
 typedef struct weft_comm_lost {
     int peer, eager;
@@ -182,8 +183,8 @@ struct weft_comm {
      * registered), each with its own state. */
     weft_comm_transport_t tp[WEFT_TRANSPORT_COUNT];
     int warned_transport;
-    weft_comm_lost_t lost[WEFT_COMM_LOST];
-    int nlost;
+    weft_comm_lost_t lost_room[WEFT_COMM_LOST];
+    weft_vec_t lost;         /* weft_comm_lost_t, in lost_room first */
     int ctrl_reposts;        /* control receives to post again (a post failed) */
     weft_vec_t owed;         /* weft_comm_owed_t: control sends to post again */
     int tp_busy;             /* parts the transports wait for by themselves (nccl operations):

@@ -394,14 +394,17 @@ static void activation_lost(weft_comm_t *c, const weft_comm_msg_t *m, weft_comm_
                     "no memory to keep its activation");
         return;
     }
-    if (c->nlost == WEFT_COMM_LOST) {
-        weft_error("comm: activation of data %llu v%u from rank %d lost (no memory, and %d lost "
-                   "already): its receive will not complete",
-                   (unsigned long long)m->key, m->version, m->src, WEFT_COMM_LOST);
-        return;
-    }
-    c->lost[c->nlost++] = (weft_comm_lost_t){
+    weft_comm_lost_t l = {
         .peer = m->src, .eager = m->eager || m->failed, .key = m->key, .version = m->version};
+    if (weft_vec_push(&c->lost, &l) == WEFT_SUCCESS) return;
+    /* Not even a note of it can be kept: its RECV would wait for ever (and
+     * its sender, for a rendezvous), so the run ends here, saying why.
+     * Before, past 64 such notes the activation was dropped with a line
+     * and the run hung (a stranger's report, comm_alloc:1+). */
+    weft_error("comm: activation of data %llu v%u from rank %d lost (no memory, not even to note "
+               "it after %zu others): ending the run, its receive would never complete",
+               (unsigned long long)m->key, m->version, m->src, c->lost.n);
+    MPI_Abort(c->cfg.comm, 1);
 }
 
 static void on_activation(weft_comm_t *c, const weft_comm_msg_t *m)
@@ -429,11 +432,11 @@ static int recv_was_lost(weft_comm_t *c, weft_task_t *t)
 {
     const weft_comm_action_t *act = t->action;
     uint64_t key = t->flow[0].data->key;
-    for (int i = 0; i < c->nlost; i++) {
-        weft_comm_lost_t *l = &c->lost[i];
+    for (size_t i = 0; i < c->lost.n; i++) {
+        weft_comm_lost_t *l = weft_vec_at(&c->lost, i);
         if (l->peer != act->peer || l->key != key || l->version != act->version) continue;
         int rendezvous = !l->eager;
-        *l = c->lost[--c->nlost];
+        weft_vec_remove(&c->lost, i);
         recv_failed(c, t, rendezvous, WEFT_COMM_MSG_CANCEL, WEFT_ERR_NOMEM,
                     "its activation arrived when no memory was left to keep it");
         return 1;
@@ -445,7 +448,7 @@ static void handle_recv(weft_comm_t *c, weft_task_t *t)
 {
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
-    if (c->nlost && recv_was_lost(c, t)) return;
+    if (c->lost.n && recv_was_lost(c, t)) return;
     weft_comm_pending_t *in =
         weft_comm__table_take(c, WEFT_COMM_PEND_ACTIVATION, act->peer, d->key, act->version);
     if (in) {
