@@ -205,7 +205,10 @@ static inline int app_cli_set_cores(const char *prog, int argc, char **argv, con
     if (app_parse_int(prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
     /* --weft-cores would win over -c silently. */
     const char *opt = appdev_weft_opt(argc, argv, "cores");
-    if (opt != NULL && strtoll(opt, NULL, 10) != cores) {
+    char *end = NULL;
+    long long given = opt != NULL ? strtoll(opt, &end, 10) : 0;
+    /* A malformed --weft-cores is weft_init's to name. */
+    if (opt != NULL && end != opt && *end == '\0' && given != cores) {
         fprintf(stderr, "%s: -c %lld and --weft-cores=%s disagree: give one of them\n", prog,
                 (long long)cores, opt);
         return -1;
@@ -233,7 +236,7 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
+            i += appdev_weft_words(argc, argv, i) - 1;
             continue;
         }
         const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);
@@ -277,7 +280,14 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
         const char *value;
         if (strcmp(argv[i], "--check") == 0 ||
             (c->check_first && strcmp(argv[i], "--check-first") == 0)) {
-            common->check = strcmp(argv[i], "--check") == 0 ? 1 : 2;
+            int check = strcmp(argv[i], "--check") == 0 ? 1 : 2;
+            /* Both given, the last one won silently. */
+            if (common->check != 0 && common->check != check) {
+                if (verbose)
+                    fprintf(stderr, "%s: --check and --check-first: give one of them\n", c->prog);
+                return -1;
+            }
+            common->check = check;
             continue;
         }
         if (c->ptg && strcmp(argv[i], "--ptg") == 0) {

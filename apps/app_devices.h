@@ -55,19 +55,35 @@ static inline int appdev_name_is(const char *a, const char *name, const char **r
     return 1;
 }
 
+/* Whether word w is an option ("-g", "--check"), not a value ("-1"). */
+static inline int appdev_is_option(const char *w)
+{
+    return w[0] == '-' && (w[1] == '-' || isalpha((unsigned char)w[1]));
+}
+
+/* How many words the "--weft-..." option at argv[i] takes, as weft_init
+ * reads them: 2 when the next word is its value, 1 for --weft-<name>=value
+ * or a bare switch before an option or the end. The apps scan argv before
+ * weft_init, and skipping the next word always took "-g" for the value of
+ * a bare switch: "--weft-show_stats -g 1" ran on no device, silently. */
+static inline int appdev_weft_words(int argc, char **argv, int i)
+{
+    if (strchr(argv[i], '=') != NULL || i + 1 >= argc || appdev_is_option(argv[i + 1])) return 1;
+    return 2;
+}
+
 /* The value of the last --weft-<name>=value or --weft-<name> value in argv
- * (before a "--"), or NULL. */
+ * (before a "--"), "1" for a bare switch, or NULL. */
 static inline const char *appdev_weft_opt(int argc, char **argv, const char *name)
 {
     const char *found = NULL;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *rest;
-        if (strncmp(argv[i], "--weft-", 7) != 0 || !appdev_name_is(argv[i] + 7, name, &rest))
-            continue;
-        if (*rest == '=')
-            found = rest + 1;
-        else if (i + 1 < argc)
-            found = argv[++i];
+        if (strncmp(argv[i], "--weft-", 7) != 0) continue;
+        int words = appdev_weft_words(argc, argv, i);
+        if (appdev_name_is(argv[i] + 7, name, &rest))
+            found = *rest == '=' ? rest + 1 : words == 2 ? argv[i + 1] : "1";
+        i += words - 1;
     }
     return found;
 }

@@ -10,6 +10,7 @@
 #ifndef WEFT_APPS_APP_DRIVER_H
 #define WEFT_APPS_APP_DRIVER_H
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -208,22 +209,27 @@ static inline int app_runs(const app_driver_t *d, weft_context_t *ctx, const app
 
 /* An app's main: opts holds its defaults (app_opts_t first), data its
  * zeroed data. Returns main's exit status. */
-/* -g is read on each rank, but the apps make their data and tasks alike on
- * every rank only when every rank was given the same -g (home devices,
- * the device prefetches): ranks given -g 1 and -g 0 stopped at the first
- * wait with a mismatch of data creations. Named on every rank, before any
- * creation. Collective; 0, or -1 after the line (-g as the prescan read
- * it, -1 when not given or malformed). */
-static inline int app_same_g(const char *prog, weft_context_t *ctx, int64_t g)
+/* A flag each rank reads for itself that must be the same on all: -g
+ * (the apps make their data and tasks alike on every rank only when every
+ * rank was given the same -g: ranks given -g 1 and -g 0 stopped at the
+ * first wait with a mismatch of data creations), --seed (each rank
+ * generates its own tiles: ranks given different seeds factorized a mix
+ * of two matrices and the check passed). Named on every rank that knows
+ * its value (known 0: this rank's command line was refused, which it said;
+ * it takes no side). Collective; 0, or -1 after the line (value -1: not
+ * given). */
+static inline int app_same_flag(const char *prog, weft_context_t *ctx, const char *flag,
+                                int64_t value, int known)
 {
-    long long mine[2] = {(long long)g, -(long long)g};
+    long long mine[2] = {known ? (long long)value : LLONG_MIN,
+                         known ? -(long long)value : LLONG_MIN};
     if (MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return -1;
-    if (mine[0] == -mine[1]) return 0;
+    if (!known || mine[0] == -mine[1]) return 0;
     fprintf(stderr,
-            "%s: rank %d: -g %lld here, but the ranks were given -g from %lld to %lld (-1: "
-            "none): give every rank the same -g\n",
-            prog, weft_rank(ctx), (long long)g, -mine[1], mine[0]);
+            "%s: rank %d: %s %lld here, but the ranks were given %s from %lld to %lld (-1: "
+            "none): give every rank the same %s\n",
+            prog, weft_rank(ctx), flag, (long long)value, flag, -mine[1], mine[0], flag);
     return -1;
 }
 
@@ -240,12 +246,14 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     }
     /* First, on every rank alike: a rank that stops below (its command
      * line) must not leave the others in this collective. */
-    int same_g = app_same_g(d->cli.prog, ctx, dev.g) == 0;
+    int same_g = app_same_flag(d->cli.prog, ctx, "-g", dev.g, 1) == 0;
     /* A refused command line is named on every rank (each exits non-zero):
      * under mpiexec a rank's stderr may be all its user reads. */
     int verbose = 1;
     app_opts_t *o = opts;
     rc = app_cli_parse(&d->cli, argc, argv, opts, verbose);
+    /* Every rank, parsed or not (a rank refused above is not left out). */
+    if (app_same_flag(d->cli.prog, ctx, "--seed", o->seed, rc == 0) != 0) rc = 1;
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;

@@ -91,7 +91,7 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL) i++; /* "--weft-<name> <value>" */
+            i += appdev_weft_words(argc, argv, i) - 1;
             continue;
         }
         const app_flag_t *f =

@@ -320,7 +320,8 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     int passed = app_agree_verdict(ctx, QR_NAME, mine);
     if (verbose)
         printf("residual = %.6e orthogonality = %.6e (M= %lld IB= %lld TREE= %s) : %s\n", res[0],
-               res[1], (long long)o->m, (long long)o->ib, qr_tree_words[o->tree],
+               res[1], (long long)o->m, (long long)o->ib,
+               qr_tree_words[o->c.p > 1 ? o->tree : QR_TREE_FLAT], /* hier on P = 1 is flat */
                app_verdict_word(mine, passed));
     return passed ? 0 : 1;
 }

@@ -179,7 +179,7 @@ static int pp_prescan(int argc, char **argv)
             return 1;
         }
         if (strncmp(a, "--weft-", 7) == 0) {
-            if (strchr(a, '=') == NULL) i++;
+            i += appdev_weft_words(argc, argv, i) - 1;
             continue;
         }
         const app_flag_t *f = app_flag_at(pp_flags, PP_NFLAGS, argc, argv, &i, &value);

@@ -152,6 +152,28 @@ weft_expect_test(potrf_mixed_g_r2 TIMEOUT 60 RANKS 2
   --match "^weft-potrf: rank %r: -g [01] here, but the ranks were given -g from 0 to 1"
   --reject "divergent"
   RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} -g 1 : -n 1 ${potrf_mixed} -g 0)
+# ... and different --seed (each rank generates its tiles from it: a mix of
+# two matrices was factorized and the check passed).
+weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-potrf: rank %r: --seed (5|42) here, but the ranks were given --seed from 5 to 42"
+  --reject "PASSED"
+  RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} --seed 5 : -n 1 ${potrf_mixed})
+# A bare switch before an app flag: the apps' scan before weft_init took the
+# flag for the switch's value ("--weft-show_stats -g 1" ran on no device,
+# "--weft-show_stats -c 1" on every core, both silently).
+weft_app_test(potrf_switch_before_g EXE weft-potrf
+  EXPECT "${POTRF_PASSED}" "dpotrf PxQxg= 1 1 1 " "stats: rank 0: [0-9]+ tasks on 1 cores \\+ 1 devices"
+  ARGS -N 200 -t 64 --check --weft-device_type=emu --weft-show_stats -c 1 --weft-show_stats -g 1)
+# --check and --check-first together (the last one won silently); a
+# malformed --weft-cores beside -c is named as malformed, not as a
+# disagreement.
+weft_app_test(potrf_check_both EXE weft-potrf FAIL
+  EXPECT "weft-potrf: --check and --check-first: give one of them"
+  ARGS -N 64 --check --check-first)
+weft_app_test(potrf_cores_malformed EXE weft-potrf FAIL
+  EXPECT "parameter cores: 'abc' is not an integer"
+  ARGS -N 64 -c 1 --weft-cores=abc)
 # -g 1 of the default type (cuda) where there is no GPU: weft_init names
 # the missing devices and the program what -g asked for. Skipped on GPU
 # machines, where the same run succeeds (potrf_cuda_g1).
