@@ -38,7 +38,9 @@ const weft_param_def_t weft_param_table[] = {
         "each when its ranks outnumber its cores), less one per accelerator and, on several "
         "ranks, one for the comm thread when the rank uses accelerators, at least one"),
     BOOL("bind", "1", "bind workers to cores with hwloc"),
-    INT("debug_verbose", "1", 0, 3, "log level: 0 errors, 1 warnings, 2 info, 3 debug"),
+    INT("debug_verbose", "1", 0, 3,
+        "log level: 0 errors, 1 warnings, 2 info, 3 debug (its lines are compiled in only with "
+        "-DWEFT_DEBUG_LOG in CFLAGS)"),
     BOOL("show_stats", "0",
          "at weft_fini, per rank: tasks, network bytes by transport; per device (emu1, cuda1, "
          "... by API index): tasks, H2D/D2H/D2D bytes, evictions, peak memory"),
