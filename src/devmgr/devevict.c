@@ -32,6 +32,10 @@ static void devcopy_free(void *allocator, void *ptr, size_t bytes)
 {
     weft_data_copy_t *c = allocator;
     weft_devmgr_t *m = c->data->ctx->devmgr[c->device];
+    /* The device closed already (weft_fini frees a disagreeing taskpool
+     * after the devices, and its last reference may free a copy): the
+     * copy's memory went with the device's. Before, this crashed. */
+    if (m == NULL) return;
     weft_devahead_forget(m, c);
     pthread_mutex_lock(&m->lru_lock);
     lru_unlink_locked(m, c);
