@@ -219,7 +219,8 @@ static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
 /* The consumers of p's output: those here counted into vi's listed, those
  * on other ranks each checked to name p back; one SEND to each such rank
  * where one reads it, after `after` (pt for a writer; for a forwarder what
- * put the bytes here, fwd_after; NULL: they are here). */
+ * put the bytes here, fwd_after, or the version's maker if one is built
+ * here later: that edge is set in weft_ptg__finish; NULL: they are here). */
 static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
                       weft_task_t *after, size_t n)
 {
