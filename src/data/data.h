@@ -146,6 +146,11 @@ struct weft_data {
     /* A reduction's partial (stf/redux.c): the key of the data it folds
      * into, plus 1, so that a failure names the user's data; 0 otherwise. */
     uint64_t partial_of;
+    /* under lock: a partial that a failed body or a cancelled task left
+     * without its share: the tasks that add to it later still run (their
+     * other flows are theirs), what reads it (the combine, a SEND of it) is
+     * cancelled, so the reduced data keeps its value (stf/failure.c). */
+    int partial_void;
     struct weft_span *span;      /* the user memory it registered (data/span.h), until released */
     weft_nextuse_t uses;         /* under lock: this rank's unfinished tasks using it */
     weft_data_waiter_t *waiters; /* under lock: threads waiting for a change */

@@ -40,7 +40,7 @@ static int other_input_lost(const weft_task_t *s, const weft_data_t *arriving)
         weft_data_t *d = s->flow[i].data;
         if (!(s->flow[i].mode & WEFT_R) || d == arriving) continue;
         weft_data_lock(d);
-        lost = d->lost;
+        lost = weft_failure_input_lost(d, s->flow[i].mode);
         weft_data_unlock(d);
     }
     return lost;

@@ -18,13 +18,18 @@ static int writes(const weft_task_t *t, int i)
     return (t->flow[i].mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
 }
 
+int weft_failure_input_lost(const weft_data_t *d, int mode)
+{
+    return d->lost || (d->partial_void && !(mode & WEFT_W));
+}
+
 int weft_failure_check_inputs(weft_task_t *t)
 {
     for (int i = 0; i < t->nflows && !t->cancelled; i++) {
         if (!(t->flow[i].mode & WEFT_R)) continue;
         weft_data_t *d = t->flow[i].data;
         weft_data_lock(d);
-        t->cancelled = d->lost;
+        t->cancelled = weft_failure_input_lost(d, t->flow[i].mode);
         weft_data_unlock(d);
     }
     return t->cancelled;
@@ -154,8 +159,16 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         if (!writes(t, i)) continue;
         weft_data_t *d = t->flow[i].data;
         weft_data_lock(d);
-        d->lost = rc != WEFT_SUCCESS;
-        d->lost_bytes = rc != WEFT_SUCCESS && rc != WEFT_ERR_CANCELLED;
+        /* A contribution to a reduction that failed in its body or was
+         * cancelled voids its partial, which stays usable: the next task
+         * dealt that partial (lanes go in turn) runs for its other flows.
+         * Before, it was cancelled with them, so which tasks ran depended
+         * on the ranks and redux_lanes. */
+        int voids = d->partial_of && rc != WEFT_SUCCESS &&
+                    (rc == WEFT_ERR_CANCELLED || (t->body_rc != 0 && t->kind == WEFT_TASK_BODY));
+        d->partial_void |= voids;
+        d->lost = rc != WEFT_SUCCESS && !voids;
+        d->lost_bytes = d->lost && rc != WEFT_ERR_CANCELLED;
         /* Alone, this rank knows it (on several, the wait's recovery tells
          * every rank alike: api/recover.c). */
         if (rc != WEFT_SUCCESS && ctx->nranks == 1 && (d->flags & WEFT_DATA_NEW) && d->version == 0)
@@ -227,6 +240,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         weft_data_lock(d);
         d->lost = 0;
         d->lost_bytes = 0;
+        d->partial_void = 0;
         weft_data_unlock(d);
     }
     atomic_store(&rec->claimed, 0);

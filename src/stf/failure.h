@@ -8,6 +8,8 @@
 
 #include <stdatomic.h>
 
+struct weft_data;
+
 /* Per taskpool and rank, reset by each wait. */
 typedef struct weft_failure_rec {
     atomic_int claimed; /* the first task failure here is (being) described */
@@ -27,6 +29,9 @@ struct weft_taskpool;
 /* Before t is released to run: 1 when a version it reads was not produced
  * (t->cancelled is then set). Any thread. */
 int weft_failure_check_inputs(struct weft_task *t);
+/* Whether a flow of that mode on d reads a lost version (d under its
+ * lock): d is lost, or a voided partial read, not added to. */
+int weft_failure_input_lost(const struct weft_data *d, int mode);
 /* t ended with rc (0, WEFT_ERR_CANCELLED or an error): its written data
  * become lost or produced, and the counters and the first failure's
  * description are updated. Called before t's successors are released. */
