@@ -29,23 +29,6 @@ struct weft_devgate {
     weft_event_t ev;        /* on the device's copy stream, after the pull */
 };
 
-/* 1 when a data s reads, other than the one arriving, is lost (a failed
- * task wrote it): s will be cancelled and must not run. Those inputs are
- * final once the receive is s's last predecessor; the arriving one is not
- * (a lost mark on it goes when the new version lands). */
-static int other_input_lost(const weft_task_t *s, const weft_data_t *arriving)
-{
-    int lost = 0;
-    for (int i = 0; i < s->nflows && !lost; i++) {
-        weft_data_t *d = s->flow[i].data;
-        if (!(s->flow[i].mode & WEFT_R) || d == arriving) continue;
-        weft_data_lock(d);
-        lost = weft_failure_input_lost(d, s->flow[i].mode);
-        weft_data_unlock(d);
-    }
-    return lost;
-}
-
 /* Whether s waits for `recv` alone, may run on `dev` and would be placed
  * there: only then can its kernel be queued behind the pull into c. */
 static int can_go_ahead(weft_context_t *ctx, weft_task_t *s, const weft_data_copy_t *c)
@@ -55,7 +38,11 @@ static int can_go_ahead(weft_context_t *ctx, weft_task_t *s, const weft_data_cop
     /* 1: the receive is its last predecessor (an edge counts once per
      * flow; with the insertion guard still held it is 2 or more). */
     if (atomic_load_explicit(&s->ndeps, memory_order_acquire) != 1) return 0;
-    if (other_input_lost(s, c->data)) return 0;
+    /* A lost input other than the arriving one (a failed task wrote it):
+     * s will be cancelled and must not run. Those inputs are final once the
+     * receive is s's last predecessor; the arriving one is not (a lost mark
+     * on it goes when the new version lands). */
+    if (weft_failure_inputs_lost(s, c->data)) return 0;
     /* A batch body's launch stages its tasks' inputs itself. */
     if (!weft_home_body(ctx, s, dev) || weft_devbatch_body(ctx->devmgr[dev], s)) return 0;
     return weft_devselect(ctx, s) == dev;
@@ -98,7 +85,7 @@ int weft_devgate_ahead(weft_context_t *ctx, weft_task_t *recv, weft_data_copy_t 
 
 void weft_devgate_pass(weft_context_t *ctx, weft_task_t *t)
 {
-    /* Its other inputs were good when it was gated (other_input_lost), so
+    /* Its other inputs were good when it was gated (can_go_ahead), so
      * a lost one now is the tile it was queued behind: the pull was
      * enqueued, and only the device can have failed it. The task's kernel may have run on what
      * the copy held and written its outputs in place: the device's memory

@@ -18,20 +18,29 @@ static int writes(const weft_task_t *t, int i)
     return (t->flow[i].mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
 }
 
-int weft_failure_input_lost(const weft_data_t *d, int mode)
+/* Whether a flow of that mode on d (under its lock) reads a lost version:
+ * d is lost, or it is a voided partial read, not added to. */
+static int input_lost(const weft_data_t *d, int mode)
 {
     return d->lost || (d->partial_void && !(mode & WEFT_W));
 }
 
-int weft_failure_check_inputs(weft_task_t *t)
+int weft_failure_inputs_lost(const weft_task_t *t, const weft_data_t *except)
 {
-    for (int i = 0; i < t->nflows && !t->cancelled; i++) {
-        if (!(t->flow[i].mode & WEFT_R)) continue;
+    int lost = 0;
+    for (int i = 0; i < t->nflows && !lost; i++) {
         weft_data_t *d = t->flow[i].data;
+        if (!(t->flow[i].mode & WEFT_R) || d == except) continue;
         weft_data_lock(d);
-        t->cancelled = weft_failure_input_lost(d, t->flow[i].mode);
+        lost = input_lost(d, t->flow[i].mode);
         weft_data_unlock(d);
     }
+    return lost;
+}
+
+int weft_failure_check_inputs(weft_task_t *t)
+{
+    if (!t->cancelled) t->cancelled = weft_failure_inputs_lost(t, NULL);
     return t->cancelled;
 }
 
@@ -164,8 +173,8 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
          * dealt that partial (lanes go in turn) runs for its other flows.
          * Before, it was cancelled with them, so which tasks ran depended
          * on the ranks and redux_lanes. */
-        int voids = d->partial_of && rc != WEFT_SUCCESS &&
-                    (rc == WEFT_ERR_CANCELLED || (t->body_rc != 0 && t->kind == WEFT_TASK_BODY));
+        int voids =
+            d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
         d->partial_void |= voids;
         d->lost = rc != WEFT_SUCCESS && !voids;
         d->lost_bytes = d->lost && rc != WEFT_ERR_CANCELLED;

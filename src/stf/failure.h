@@ -29,9 +29,10 @@ struct weft_taskpool;
 /* Before t is released to run: 1 when a version it reads was not produced
  * (t->cancelled is then set). Any thread. */
 int weft_failure_check_inputs(struct weft_task *t);
-/* Whether a flow of that mode on d reads a lost version (d under its
- * lock): d is lost, or a voided partial read, not added to. */
-int weft_failure_input_lost(const struct weft_data *d, int mode);
+/* Whether t reads a lost version in a data other than `except` (NULL:
+ * none): a lost data, or a voided partial read, not added to. Takes each
+ * data's lock. */
+int weft_failure_inputs_lost(const struct weft_task *t, const struct weft_data *except);
 /* t ended with rc (0, WEFT_ERR_CANCELLED or an error): its written data
  * become lost or produced, and the counters and the first failure's
  * description are updated. Called before t's successors are released. */
