@@ -5,13 +5,18 @@
  *   nccl: ncclSend / ncclRecv ping-pong on a 2-rank communicator, each
  *         operation waited for on the host; lat = half a round trip;
  *   ipc:  rank 1 maps rank 0's buffer (cudaIpcOpenMemHandle) and pulls it
- *         with one cudaMemcpyAsync, waited for; lat = one pull.
+ *         with one cudaMemcpyAsync, waited for; lat = one pull;
+ *   ipc_pp: the ranks pull each other's buffer in turn, a zero-byte MPI
+ *         message handing the turn over after each pull, as the tile goes
+ *         back and forth in weft-pingpong; lat = one pull and its message.
+ *         It tells what the alternation itself costs (the other GPU
+ *         process's turn, the caches) from what the runtime adds.
  * Each rank uses GPU (rank % count). NCCL refuses two ranks on one GPU: with
  * one GPU the nccl column says so and only ipc runs.
  *
  * Usage: mpiexec -n 2 bare_p2p [--min-size B] [--max-size B] [--iters N]
  * Prints one line a size: bytes, iters, nccl lat (us) and GB/s, ipc lat
- * (us) and GB/s; the best of 3 measurements each. */
+ * (us) and GB/s, ipc_pp lat (us); the best of 3 measurements each. */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -93,6 +98,31 @@ static double ipc_time(char *local, const char *peer, cudaStream_t st, int64_t s
     return best;
 }
 
+/* Best time of REPS for one move of the ping-pong of pulls: move i is rank
+ * 1's when i is even; each waits for the other's message, pulls into its
+ * own buffer (the one the other pulls next), and hands the turn over. */
+static double ipc_pp_time(char *mine, const char *peer, cudaStream_t st, int64_t size,
+                          int64_t iters, int rank)
+{
+    int other = 1 - rank, last = (iters - 1) % 2 == 0 ? 1 : 0;
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int64_t i = 0; i < iters; i++) {
+            if (rank != (i % 2 == 0 ? 1 : 0)) continue;
+            if (i > 0) MPI_Recv(NULL, 0, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CK(cudaMemcpyAsync(mine, peer, (size_t)size, cudaMemcpyDeviceToDevice, st));
+            CK(cudaStreamSynchronize(st));
+            if (i + 1 < iters) MPI_Send(NULL, 0, MPI_BYTE, other, 0, MPI_COMM_WORLD);
+        }
+        double t = (MPI_Wtime() - t0) / (double)iters;
+        if (rank == last && t < best) best = t;
+    }
+    MPI_Bcast(&best, 1, MPI_DOUBLE, last, MPI_COMM_WORLD);
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -117,11 +147,14 @@ int main(int argc, char **argv)
     CK(cudaMalloc((void **)&local, (size_t)max));
     CK(cudaMemset(buf, rank + 1, (size_t)max));
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    cudaIpcMemHandle_t h;
-    if (rank == 0) CK(cudaIpcGetMemHandle(&h, buf));
-    MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, MPI_COMM_WORLD);
+    /* Each rank maps the other's buf: rank 1 pulls rank 0's for ipc, and
+     * both pull for ipc_pp. */
+    cudaIpcMemHandle_t h, theirs;
+    CK(cudaIpcGetMemHandle(&h, buf));
+    MPI_Sendrecv(&h, sizeof h, MPI_BYTE, 1 - rank, 1, &theirs, sizeof theirs, MPI_BYTE, 1 - rank, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     char *peer = NULL;
-    if (rank == 1) CK(cudaIpcOpenMemHandle((void **)&peer, h, cudaIpcMemLazyEnablePeerAccess));
+    CK(cudaIpcOpenMemHandle((void **)&peer, theirs, cudaIpcMemLazyEnablePeerAccess));
     ncclComm_t comm = NULL;
     int use_nccl = ndev >= 2;
     if (use_nccl) {
@@ -131,17 +164,18 @@ int main(int argc, char **argv)
         use_nccl = ncclCommInitRank(&comm, 2, id, rank) == ncclSuccess;
     }
     if (rank == 0)
-        printf("# bare_p2p: GPUs %d and %d%s\n%10s %6s %12s %10s %12s %10s\n", 0, 1 % ndev,
+        printf("# bare_p2p: GPUs %d and %d%s\n%10s %6s %12s %10s %12s %10s %12s\n", 0, 1 % ndev,
                use_nccl ? "" : " (one GPU: no nccl)", "bytes", "iters", "nccl_lat", "nccl_bw",
-               "ipc_lat", "ipc_bw");
+               "ipc_lat", "ipc_bw", "ipc_pp_lat");
     for (int64_t size = min; size <= max; size *= 2) {
         int64_t it = iters_for(size, iters);
         double tn = use_nccl ? nccl_time(comm, st, buf, size, it, rank) : 0;
         double ti = ipc_time(local, peer, st, size, it, rank);
+        double tp = ipc_pp_time(buf, peer, st, size, it, rank);
         if (rank == 0)
-            printf("%10lld %6lld %12.2f %10.4g %12.2f %10.4g\n", (long long)size, (long long)it,
-                   tn * 1e6, use_nccl ? (double)size / tn / 1e9 : 0.0, ti * 1e6,
-                   (double)size / ti / 1e9);
+            printf("%10lld %6lld %12.2f %10.4g %12.2f %10.4g %12.2f\n", (long long)size,
+                   (long long)it, tn * 1e6, use_nccl ? (double)size / tn / 1e9 : 0.0, ti * 1e6,
+                   (double)size / ti / 1e9, tp * 1e6);
         fflush(stdout);
     }
     if (comm) ncclCommDestroy(comm);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU tile ping-pong between 2 ranks, each on its own GPU: weft-pingpong -g 1
 # over each transport (ipc, nccl, staged, and gpu-aware off: tiles through
-# host memory by MPI), beside the bare NCCL ping-pong and the bare CUDA IPC
-# pull of bench/bare_p2p.c, 8 B to 256 MiB, in one run.
+# host memory by MPI), beside the bare NCCL ping-pong, the bare CUDA IPC
+# pull and the bare ping-pong of IPC pulls of bench/bare_p2p.c, 8 B to 256
+# MiB, in one run.
 #
 # Usage: bench/gpu_pingpong.sh [-B build] [-o outdir] [--max-size B] [--split]
 #   -B         weft build tree with CUDA (default ./build-gpu; configured
@@ -11,8 +12,10 @@
 #   --split    also run each transport with comm_node_split=rank
 #   PP_CELLS   (environment) the weft columns, default "ipc nccl staged off"
 # The table gives, per size, each column's latency (us, half a round trip for
-# weft and nccl, one pull for ipc) and bandwidth, and weft's fixed cost per
-# move (weft latency minus the bare latency of the same mechanism). It prints
+# weft and nccl, one pull for ipc, a pull and its message for the ipc
+# ping-pong) and bandwidth, and weft's fixed cost per move (weft latency
+# minus the bare latency of the same mechanism, against the pull and
+# against the ping-pong of pulls). It prints
 # figures; it never fails on a timing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,23 +69,25 @@ def table(path, cols):
         f = line.split()
         if f and f[0].isdigit() and len(f) >= cols: rows[int(f[0])] = [float(v) for v in f[1:]]
     return rows
-bare = table(os.path.join(out, "bare.log"), 6)
+bare = table(os.path.join(out, "bare.log"), 7)
 runs = {}
 for p in sorted(glob.glob(os.path.join(out, "weft-*.log"))):
     runs[os.path.basename(p)[5:-4]] = table(p, 8)
 names = list(runs)
 with open(os.path.join(out, "table.md"), "w") as f:
-    f.write("| bytes | bare nccl us / GB/s | bare ipc us / GB/s | " +
-            " | ".join(f"weft {n} us / GB/s" for n in names) + " | weft ipc - bare ipc us | weft nccl - bare nccl us |\n")
-    f.write("|---" * (5 + len(names)) + "|\n")
+    f.write("| bytes | bare nccl us / GB/s | bare ipc us / GB/s | bare ipc ping-pong us | " +
+            " | ".join(f"weft {n} us / GB/s" for n in names) +
+            " | weft ipc - bare ipc us | weft ipc - bare ipc ping-pong us | weft nccl - bare nccl us |\n")
+    f.write("|---" * (7 + len(names)) + "|\n")
     for size in sorted(bare):
         b = bare[size]
-        cells_ = [f"{b[1]:.1f} / {b[2]:.3g}", f"{b[3]:.1f} / {b[4]:.3g}"]
+        cells_ = [f"{b[1]:.1f} / {b[2]:.3g}", f"{b[3]:.1f} / {b[4]:.3g}", f"{b[5]:.1f}"]
         for n in names:
             r = runs[n].get(size)
             cells_.append(f"{r[1]:.1f} / {r[2]:.3g}" if r else "-")
         wi = runs.get("ipc-host", {}).get(size); wn = runs.get("nccl-host", {}).get(size)
         cells_.append(f"{wi[1] - b[3]:.1f}" if wi else "-")
+        cells_.append(f"{wi[1] - b[5]:.1f}" if wi else "-")
         cells_.append(f"{wn[1] - b[1]:.1f}" if wn and b[1] > 0 else "-")
         f.write(f"| {size} | " + " | ".join(cells_) + " |\n")
 print(open(os.path.join(out, "table.md")).read())
