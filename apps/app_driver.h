@@ -228,7 +228,7 @@ static inline int app_same_flag(const char *prog, weft_context_t *ctx, const cha
     if (!known || mine[0] == -mine[1]) return 0;
     fprintf(stderr,
             "%s: rank %d: %s %lld here, but the ranks were given %s from %lld to %lld (-1: "
-            "none): give every rank the same %s\n",
+            "not given): give every rank the same %s\n",
             prog, weft_rank(ctx), flag, (long long)value, flag, -mine[1], mine[0], flag);
     return -1;
 }

@@ -2,6 +2,9 @@
 # weft-gemm and weft-posv beside ScaLAPACK's pdgemm and pdposv
 # (bench/scalapack_dense.c) on this machine's CPU cores, in one run with
 # the ratios: on 1 process x 2 cores and on 2 ranks x 1 core (2 x 1 grid).
+# Beside them, for gemm, the tiled GEMM with no runtime around it
+# (bench/tile_gemm_ceiling.c, one rank a core, weft's tile sizes): the
+# ceiling of a tiled GEMM on these cores with this BLAS.
 #
 # Usage: bench/dense_cpu.sh [BUILD_DIR] [N] [NRHS]
 #   BUILD_DIR  weft build tree (default /tmp/build-dense-bench; configured
@@ -34,6 +37,8 @@ fi
 cmake --build "$build" -j2 --target weft-gemm weft-posv >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; exit 1; }
 mpicc -std=c11 -O2 -o "$work/scalapack_dense" "$here/scalapack_dense.c" -lscalapack-openmpi -lm
+mpicc -std=c11 -O2 -o "$work/tile_gemm_ceiling" \
+    "$here/tile_gemm_ceiling.c" -lopenblas
 
 # The best gflops (last field but one) of the "[****] TIME(s)" lines on stdin.
 best() { awk '/^\[\*\*\*\*\] TIME/ { g = $(NF - 1); if (g > b) b = g } END { printf "%.2f", b }'; }
@@ -65,6 +70,11 @@ for op in gemm posv; do
         "${mpi[@]}" -n 2 "$work/scalapack_dense" "$op" -N "$n" -P 2 -Q 1 "${extra[@]}")
     awk -v o="$op" -v w="$w1" -v s="$s1" 'BEGIN { printf "%-6s %-22s %10.2f %10.2f %8.3f\n", o, "1 process x 2 cores", w, s, w / s }'
     awk -v o="$op" -v w="$w2" -v s="$s2" 'BEGIN { printf "%-6s %-22s %10.2f %10.2f %8.3f\n", o, "2 ranks x 1 core (2x1)", w, s, w / s }'
+    if [ "$op" = gemm ]; then
+        c=$(best_of "bare tiles 2 cores" "$weft_nbs" env OPENBLAS_NUM_THREADS=1 \
+            "${mpi[@]}" -n 2 "$work/tile_gemm_ceiling" -N "$n")
+        awk -v w="$w1" -v c="$c" -v s="$s1" 'BEGIN { printf "%-6s %-22s %10.2f %10s %8s  (weft 1x2c / bare tiles %.3f, bare tiles / pdgemm 1x2c %.3f)\n", "gemm", "bare tiles, no runtime", c, "-", "-", w / c, c / s }'
+    fi
 done
 echo "--- raw lines"
 cat "$work/log"
