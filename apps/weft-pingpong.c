@@ -38,6 +38,7 @@
 #include <mpi.h>
 #include <weft/weft.h>
 
+#include "app_agree.h"
 #include "app_devices.h"
 #include "app_flags.h"
 #ifdef WEFT_APP_HAVE_CUDA
@@ -220,6 +221,33 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
         return -1;
     }
     return 0;
+}
+
+/* Both ends must time the same moves: a rank given other sizes, counts, -g
+ * or --kernel ran other tasks or other MPI calls of the timing loop, and
+ * the two waited on each other for ever. So a rank that refused its
+ * command line stops every rank, and every option but -c must be the same
+ * on all. Collective; 0 or -1 after naming the cause. */
+static int pp_agree(weft_context_t *ctx, const pp_opts_t *o, int parsed)
+{
+    int all = parsed;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (!all) {
+        if (parsed)
+            fprintf(stderr,
+                    PP_NAME ": rank %d: another rank refused its command line (see its "
+                            "message): stopping\n",
+                    weft_rank(ctx));
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < PP_NFLAGS; i++) {
+        if (strcmp(pp_flags[i].name, "-c") == 0) continue;
+        int64_t v = *(const int64_t *)((const char *)o + pp_flags[i].offset);
+        if (app_same_flag(PP_NAME, ctx, pp_flags[i].name, v, 1) != 0) rc = -1;
+    }
+    return rc;
 }
 
 /* ---- measurements ----------------------------------------------------- */
@@ -502,7 +530,8 @@ int main(int argc, char **argv)
     }
     pp_opts_t o;
     /* A refused command line is named on every rank (app_driver.h). */
-    if (pp_parse(argc, argv, &o, 1) != 0) {
+    int parsed = pp_parse(argc, argv, &o, 1) == 0;
+    if (pp_agree(ctx, &o, parsed) != 0) {
         rc = 1;
     } else if (appdev_check(ctx, &pp_dev) != 0) {
         rc = 1;

@@ -161,8 +161,9 @@ void weft_comm__transport_recv_start(weft_comm_t *c, weft_comm_xfer_t *x, const 
         weft_comm__xfer_fail(c, x, rc, "starting the receive failed");
         return;
     }
-    weft_warn("%s pull of data %llu from rank %d failed: staging it instead",
-              weft_comm__transport_name(c, x->mode), (unsigned long long)m->key, m->src);
+    weft_warn("%s pull of data %llu from rank %d failed (%s): staging it instead",
+              weft_comm__transport_name(c, x->mode), (unsigned long long)m->key, m->src,
+              weft_strerror(rc));
     x->mode = x->counter = fallback->ops->id;
     rc = fallback->ops->recv_start(c, fallback->state, x, m);
     if (rc != WEFT_SUCCESS) weft_comm__xfer_fail(c, x, rc, "starting the receive failed");

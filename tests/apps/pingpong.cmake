@@ -41,3 +41,21 @@ if(WEFT_GPU_AWARE_COMM)
            --weft-comm_transport=${tp})
   endforeach()
 endif()
+
+# Ranks given different options: each names the difference and every rank
+# stops (the two ends timed different moves and waited on each other for
+# ever, in the app's own MPI calls where weft cannot see them).
+set(pp_mixed $<TARGET_FILE:weft-pingpong> --max-size 64K --iters 5 -c 1)
+weft_expect_test(pingpong_mixed_reps_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-pingpong: rank %r: --reps (1|2) here, but the ranks were given --reps from 1 to 2"
+  RUN ${WEFT_MPIRUN} -n 1 ${pp_mixed} --reps 1 : -n 1 ${pp_mixed} --reps 2)
+weft_expect_test(pingpong_mixed_g_r3 TIMEOUT 60 RANKS 3
+  CHECKS --status nonzero
+  --match "^weft-pingpong: rank %r: -g (0|1) here, but the ranks were given -g from 0 to 1"
+  RUN ${WEFT_MPIRUN} -n 2 ${pp_mixed} --reps 1 -g 1 --weft-device_type=emu
+      : -n 1 ${pp_mixed} --reps 1)
+weft_expect_test(pingpong_one_refused_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-pingpong: (--iters expects a positive integer|rank 0: another rank refused its command line)"
+  RUN ${WEFT_MPIRUN} -n 1 ${pp_mixed} : -n 1 ${pp_mixed} --iters x)

@@ -27,9 +27,9 @@
 
 #include "device/device.h"
 #include "util/log.h"
+#include "util/vec.h"
 
 #define EMU_MAX_DEVICES 64
-#define EMU_MAX_IMPORTS 16
 #define EMU_SHM_DIR "/dev/shm"
 /* Segment names: the owner's pid first, so that a later process can tell
  * the segments of processes that died without releasing them. */
@@ -74,7 +74,9 @@ typedef struct emu_dev {
     emu_stream_t streams[WEFT_MAX_STREAMS];
     char shm_name[64];
     int shm_fd;
-    emu_import_t imports[EMU_MAX_IMPORTS];
+    /* The peers' zones this device has mapped: one a device of each other
+     * rank of the node that sends it tiles, so as many as the node has. */
+    weft_vec_t imports; /* emu_import_t */
     long copy_delay_us; /* device_emu_copy_delay_us */
 } emu_dev_t;
 
@@ -236,6 +238,7 @@ static int emu_open(weft_device_t *dev, int index)
     if (!e) return WEFT_ERR_NOMEM;
     dev->priv = e;
     e->dev = dev;
+    weft_vec_init(&e->imports, sizeof(emu_import_t), 8);
     int urgent = 0;
     dev->nstreams = WEFT_STREAM_EXEC0 + weft_device_exec_streams(dev->params, 2, &urgent);
     /* The urgent stream exists (the managers' choice of stream is the same
@@ -267,8 +270,11 @@ static void emu_close(weft_device_t *dev)
     pthread_cond_signal(&e->work);
     pthread_mutex_unlock(&e->lock);
     pthread_join(e->thread, NULL);
-    for (int i = 0; i < EMU_MAX_IMPORTS; i++)
-        if (e->imports[i].base) munmap(e->imports[i].base, e->imports[i].bytes);
+    for (size_t i = 0; i < e->imports.n; i++) {
+        const emu_import_t *im = weft_vec_at(&e->imports, i);
+        munmap(im->base, im->bytes);
+    }
+    weft_vec_fini(&e->imports);
     free_state(dev);
 }
 
@@ -511,15 +517,14 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
         p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd); /* the mapping stays valid */
     if (p == MAP_FAILED) return WEFT_ERR_INVALID;
+    emu_import_t im = {.base = p, .bytes = (size_t)st.st_size};
     pthread_mutex_lock(&e->lock);
-    int slot = 0;
-    while (slot < EMU_MAX_IMPORTS && e->imports[slot].base) slot++;
-    if (slot < EMU_MAX_IMPORTS)
-        e->imports[slot] = (emu_import_t){.base = p, .bytes = (size_t)st.st_size};
+    rc = weft_vec_push(&e->imports, &im);
     pthread_mutex_unlock(&e->lock);
-    if (slot == EMU_MAX_IMPORTS) {
-        munmap(p, (size_t)st.st_size);
-        return WEFT_ERR_NOMEM;
+    if (rc != WEFT_SUCCESS) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: no host memory to keep the mapping of %s", name);
+        munmap(p, im.bytes);
+        return rc;
     }
     *base = p;
     return WEFT_SUCCESS;
@@ -530,10 +535,11 @@ static int emu_ipc_close(weft_device_t *dev, void *base)
     emu_dev_t *e = dev->priv;
     size_t bytes = 0;
     pthread_mutex_lock(&e->lock);
-    for (int i = 0; i < EMU_MAX_IMPORTS && !bytes; i++) {
-        if (!base || e->imports[i].base != base) continue;
-        bytes = e->imports[i].bytes;
-        e->imports[i] = (emu_import_t){0};
+    for (size_t i = 0; i < e->imports.n && !bytes; i++) {
+        const emu_import_t *im = weft_vec_at(&e->imports, i);
+        if (!base || im->base != base) continue;
+        bytes = im->bytes;
+        weft_vec_swap_remove(&e->imports, i);
     }
     pthread_mutex_unlock(&e->lock);
     if (!bytes) return WEFT_ERR_INVALID;

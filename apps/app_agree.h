@@ -1,0 +1,40 @@
+/* What every rank of an app must be given alike, checked after weft_init:
+ * an option that differs between ranks makes them run different task
+ * sequences or different MPI calls of the app's own, and some of those
+ * differences weft cannot see (the ranks then wait on each other for
+ * ever), so the apps compare such options and stop on every rank. */
+#ifndef WEFT_APP_AGREE_H
+#define WEFT_APP_AGREE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mpi.h>
+#include <weft/weft.h>
+
+/* A flag each rank reads for itself that must be the same on all: -g
+ * (the apps make their data and tasks alike on every rank only when every
+ * rank was given the same -g: ranks given -g 1 and -g 0 stopped at the
+ * first wait with a mismatch of data creations), --seed (each rank
+ * generates its own tiles: ranks given different seeds factorized a mix
+ * of two matrices and the check passed). Named on every rank that knows
+ * its value (known 0: this rank's command line was refused, which it said;
+ * it takes no side). Collective; 0, or -1 after the line (value -1: not
+ * given). */
+static inline int app_same_flag(const char *prog, weft_context_t *ctx, const char *flag,
+                                int64_t value, int known)
+{
+    long long mine[2] = {known ? (long long)value : LLONG_MIN,
+                         known ? -(long long)value : LLONG_MIN};
+    if (MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (!known || mine[0] == -mine[1]) return 0;
+    fprintf(stderr,
+            "%s: rank %d: %s %lld here, but the ranks were given %s from %lld to %lld (-1: "
+            "not given): give every rank the same %s\n",
+            prog, weft_rank(ctx), flag, (long long)value, flag, -mine[1], mine[0], flag);
+    return -1;
+}
+
+#endif
