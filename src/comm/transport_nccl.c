@@ -193,13 +193,16 @@ static int start_links(weft_comm_t *c, nccl_state_t *s, const nccl_card_t *cards
     cfg.blocking = 1;
     ncclGroupStart();
     int ok = 1;
-    for (int r = 0; r < c->nranks && ok; r++) {
+    /* Every pair is started even after one failed here: its peer's init
+     * waits in NCCL's bootstrap for this rank's, with no time limit, and
+     * would never reach the agreement that drops the transport. */
+    for (int r = 0; r < c->nranks; r++) {
         if (!pair_uses_nccl(c, cards, c->rank, r)) continue;
         nccl_link_t *l[2] = {&s->to[r], &s->from[r]};
         /* The sender of a direction is rank 0 of its communicator. */
         ncclResult_t a = ncclCommInitRankConfig(&l[0]->comm, 2, out[r], 0, &cfg);
         ncclResult_t b = ncclCommInitRankConfig(&l[1]->comm, 2, in[r], 1, &cfg);
-        ok = a == ncclSuccess && b == ncclSuccess;
+        ok &= a == ncclSuccess && b == ncclSuccess;
         for (int k = 0; k < 2; k++) {
             l[k]->peer = r;
             l[k]->send = k == 0;
@@ -279,8 +282,11 @@ static int warm_links(weft_comm_t *c, nccl_state_t *s)
             nanosleep(&(struct timespec){0, 100000}, NULL);
         ok = e == cudaSuccess;
     }
+    /* After a failure a peer's kernel may still spin on buf, and cudaFree
+     * would wait for it (it synchronizes the device) before the
+     * communicators are aborted: buf is left (2 bytes a rank). */
     if (!ok) weft_error("comm: the first NCCL exchange with the peers did not complete");
-    cudaFree(buf);
+    if (ok) cudaFree(buf);
     return ok;
 }
 
@@ -361,6 +367,13 @@ static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_x
         goto fail;
     }
     if (cudaEventRecord(op->ev, l->stream) != cudaSuccess) {
+        /* The operation is on the stream already: its number is used up,
+         * and the next transfer on this link would pair with the wrong
+         * operation of the peer. Retire the link. */
+        weft_error("comm: recording the end of an %s with rank %d failed: no more NCCL "
+                   "transfers on that link",
+                   l->send ? "ncclSend" : "ncclRecv", l->peer);
+        l->broken = 1;
         cudaEventDestroy(op->ev);
         goto fail;
     }

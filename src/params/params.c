@@ -118,7 +118,8 @@ static int size_shift(const char *sfx)
     static const struct {
         const char *text;
         int shift;
-    } known[] = {{"", 0}, {"k", 10}, {"kib", 10}, {"m", 20}, {"mib", 20}, {"g", 30}, {"gib", 30}};
+    } known[] = {{"", 0},   {"k", 10},   {"kib", 10}, {"m", 20},  {"mib", 20},
+                 {"g", 30}, {"gib", 30}, {"t", 40},   {"tib", 40}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (text_ieq(sfx, strlen(sfx), known[i].text)) return known[i].shift;
     return -1;
@@ -161,8 +162,8 @@ static int parse_size(const weft_param_def_t *d, const char *s, int64_t *num, ch
     }
     int shift = size_shift(c);
     if (c == s || shift < 0) {
-        snprintf(why, WHY_LEN, "'%s' is not a size (bytes, optional K|M|G or KiB|MiB|GiB suffix)",
-                 s);
+        snprintf(why, WHY_LEN,
+                 "'%s' is not a size (bytes, optional K|M|G|T or KiB|MiB|GiB|TiB suffix)", s);
         return WEFT_ERR_PARAM;
     }
     if (too_large || v > (INT64_MAX >> shift) || (v << shift) < d->min || (v << shift) > d->max) {

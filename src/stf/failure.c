@@ -119,9 +119,10 @@ static void append_cause(const weft_task_t *t, char *buf, size_t n)
 }
 
 /* "receive of data 7 v2 from rank 1 failed: WHY": WHY the words of the
- * line its comm thread logged about it ("receive of data 7 v2 from rank 1:
- * the device copy of a chunk failed (internal error)", comm/xfer.c) when
- * there is one, else the status's. */
+ * first error line its comm thread logged about it: its own line ("receive
+ * of data 7 v2 from rank 1: the device copy of a chunk failed (internal
+ * error)", comm/xfer.c) less the part said already, or the line of what
+ * failed under it (a device copy's), else the status's. */
 static void describe_transfer(const weft_task_t *t, int rc, char *buf, size_t n)
 {
     const weft_comm_action_t *a = t->action;
@@ -131,9 +132,10 @@ static void describe_transfer(const weft_task_t *t, int rc, char *buf, size_t n)
                        a->peer);
     if (len < 0 || (size_t)len >= n) return;
     const char *c = weft_log_cause_text(&t->cause);
-    const char *why = c && strncmp(c, buf, (size_t)len) == 0 && strncmp(c + len, ": ", 2) == 0
+    const char *why = !c ? weft_strerror(rc)
+                      : strncmp(c, buf, (size_t)len) == 0 && strncmp(c + len, ": ", 2) == 0
                           ? c + len + 2
-                          : weft_strerror(rc);
+                          : c;
     snprintf(buf + len, n - (size_t)len, " failed: %s", why);
 }
 
@@ -194,9 +196,10 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
     atomic_fetch_add(&rec->nfailed, 1);
     atomic_fetch_add(&ctx->tasks_failed, 1);
     weft_context_fail(ctx, WEFT_ERR_TASK);
-    if (!atomic_exchange(&rec->claimed, 1)) {
+    int body = t->kind == WEFT_TASK_BODY;
+    if (!atomic_exchange(body ? &rec->claimed : &rec->claimed_xfer, 1)) {
         rec->status = WEFT_ERR_TASK;
-        describe(t, rc, rec->what, sizeof rec->what);
+        describe(t, rc, body ? rec->what : rec->what_xfer, sizeof rec->what);
     }
 }
 
@@ -222,7 +225,9 @@ int weft_failure_exchange(weft_taskpool_t *tp)
      * note of the wait is often a consequence of a task's failure on
      * another rank (a good version lost with that rank's device cannot
      * come home), and named first it hid the cause. */
-    int R = ctx->nranks, task_failed = atomic_load(&rec->claimed);
+    int R = ctx->nranks, body_failed = atomic_load(&rec->claimed);
+    int task_failed = body_failed || atomic_load(&rec->claimed_xfer);
+    if (!body_failed && task_failed) memcpy(rec->what, rec->what_xfer, sizeof rec->what);
     int first = task_failed ? ctx->rank : rec->noted ? R + ctx->rank : INT_MAX;
     if (!task_failed && rec->noted) { /* what this rank would send */
         memcpy(rec->what, rec->note_what, sizeof rec->what);
@@ -253,6 +258,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         weft_data_unlock(d);
     }
     atomic_store(&rec->claimed, 0);
+    atomic_store(&rec->claimed_xfer, 0);
     rec->noted = 0;
     atomic_store(&rec->nfailed, 0);
     atomic_store(&rec->ncancelled, 0);

@@ -14,6 +14,12 @@ struct weft_data;
 typedef struct weft_failure_rec {
     atomic_int claimed; /* the first task failure here is (being) described */
     char what[512];     /* its description, written by the one that claimed */
+    /* The first failed transfer (SEND/RECV), kept apart: named only when no
+     * task body failed here, since a transfer often fails because of a body
+     * that failed on its device at the same time (the version it was to
+     * move lost), and the two threads' race chose which was named. */
+    atomic_int claimed_xfer;
+    char what_xfer[512];
     int status;         /* what the waits return for it: WEFT_ERR_TASK for a task */
     /* The first note of the wait (weft_failure_note, main thread), kept
      * apart: a task that fails later here still names the failure. */

@@ -277,7 +277,7 @@ weft_app_test(potrf_emu_device_fail_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT 90
 # failure line says what failed (it said "internal error" alone on the
 # ranks that did not see it).
 weft_app_test(potrf_emu_staged_copy_fault_r2 FAIL EXE weft-potrf RANKS 2 TIMEOUT 90
-  EXPECT "^weft\\[%r\\] error: taskpool potrf failed: rank 1: receive of data [0-9]+ v[0-9]+ from rank 0 failed: the device copy of a chunk failed"
+  EXPECT "^weft\\[%r\\] error: taskpool potrf failed: rank 1: receive of data [0-9]+ v[0-9]+ from rank 0 failed: fault_inject: the copy of data [0-9]+ from device 0 to device 1 fails"
   ARGS -N 300 -t 64 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu --weft-comm_transport=staged
        --weft-fault_inject=device_copy:2@1)
 # A staged send that fails part-way through its chunks (a post of rank 0

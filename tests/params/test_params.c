@@ -182,6 +182,8 @@ static void test_size(void)
                 {"2G", INT64_C(2) << 30},
                 {"2gib", INT64_C(2) << 30},
                 {"3KiB", 3 << 10},
+                {"1T", INT64_C(1) << 40},
+                {"2TiB", INT64_C(2) << 40},
                 {"8589934591G", INT64_C(8589934591) << 30}};
     static const char *bad[] = {"-1",
                                 "12X",
@@ -194,6 +196,7 @@ static void test_size(void)
                                 "4MB",
                                 "99999999999999999999",
                                 "8589934592G",
+                                "8388608T",
                                 "9223372036854775808"};
     weft_params_t *p = fresh();
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
