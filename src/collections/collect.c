@@ -184,7 +184,7 @@ static int prepare(weft_matrix_t *A, const collect_t *c)
         return WEFT_ERR_INVALID;
     }
     if (A->nlocal == 0) return WEFT_SUCCESS;
-    return weft_matrix_host_acquire(A, c->scatter ? WEFT_W : WEFT_R);
+    return weft_matrix__host_acquire_for(A, c->scatter ? WEFT_W : WEFT_R, c->call);
 }
 
 /* The tiles go back untouched: no release, which after a write acquire

@@ -30,6 +30,10 @@ struct weft_matrix {
 _Static_assert(offsetof(struct weft_matrix, ctx) == offsetof(weft_handle_head_t, ctx),
                "the context of a handle follows its tag (context/context.h)");
 
+/* weft_matrix_host_acquire on behalf of `call` (gather, scatter), which
+ * its messages name: the user made no host acquire. The caller checked A. */
+int weft_matrix__host_acquire_for(weft_matrix_t *A, int mode, const char *call);
+
 /* The most bytes one round of collect.c's MPI_Gatherv / MPI_Scatterv
  * moves from each rank (0: as many as MPI's int counts allow); tests lower
  * it to run the rounds of a matrix past 2 GiB on small matrices. */

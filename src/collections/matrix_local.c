@@ -39,13 +39,17 @@ int weft_matrix_host_acquire(weft_matrix_t *A, int mode)
 {
     if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_acquire", 1))
         return WEFT_ERR_INVALID;
+    return weft_matrix__host_acquire_for(A, mode, "weft_matrix_host_acquire");
+}
+
+int weft_matrix__host_acquire_for(weft_matrix_t *A, int mode, const char *call)
+{
     size_t n = (size_t)A->mt * (size_t)A->nt, k;
     int rc = WEFT_SUCCESS;
     for (k = 0; k < n && rc == WEFT_SUCCESS; k++) {
         void *p;
         int64_t ld;
-        if (local_tile(A, k))
-            rc = weft_acquire_host(A->tiles[k], mode, "weft_matrix_host_acquire", &p, &ld);
+        if (local_tile(A, k)) rc = weft_acquire_host(A->tiles[k], mode, call, &p, &ld);
     }
     if (rc == WEFT_SUCCESS) {
         A->host_acquired = 1;

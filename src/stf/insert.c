@@ -133,6 +133,20 @@ static int check_once(const weft_task_t *t, int *seen, int tag, int pos)
     return WEFT_ERR_INVALID;
 }
 
+/* What is wrong with a tag made of known bits that is no mode; NULL when
+ * it holds other bits. */
+static const char *tag_misuse(int tag)
+{
+    if (tag & ~(WEFT_RW | WEFT_REDUX | WEFT_AFFINITY)) return NULL;
+    if ((tag & WEFT_REDUX) && (tag & WEFT_RW))
+        return "WEFT_REDUX is a mode of its own: it cannot be OR-ed with WEFT_R, WEFT_W or "
+               "WEFT_RW";
+    if (!(tag & (WEFT_RW | WEFT_REDUX)) && (tag & WEFT_AFFINITY))
+        return "WEFT_AFFINITY marks a data argument: OR it with its mode (WEFT_R, WEFT_W, "
+               "WEFT_RW or WEFT_REDUX)";
+    return NULL;
+}
+
 /* One argument into the walked task t; pos counts them from 1;
  * released_ok: add_flow's; seen: check_once's. */
 static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, int pos,
@@ -145,6 +159,11 @@ static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, 
     if (is_mode(a->tag)) {
         if (t->nflows < WEFT_MAX_FLOWS) tags[t->nflows] = a->tag;
         return add_flow(t, a->tag, a->data, pos, released_ok);
+    }
+    const char *misuse = tag_misuse(a->tag);
+    if (misuse) {
+        weft_error("insert %s: argument %d has tag 0x%x: %s", t->cls->name, pos, a->tag, misuse);
+        return WEFT_ERR_INVALID;
     }
     weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
                "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",

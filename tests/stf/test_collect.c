@@ -113,7 +113,9 @@ static void bad_input(weft_context_t *ctx, weft_matrix_t *A)
     CHECK(captured("weft_matrix_local_tile: index"));
     CHECK(captured(me == 0 ? "runs past the end of the address space on the root rank 0"
                            : "rank 0 failed ("));
-    CHECK(captured(me == 0 ? "is used by taskpool \"open\"" : "nothing was moved"));
+    /* Named by the call the user made, not by the host acquire behind it. */
+    CHECK(captured(me == 0 ? "weft_matrix_gather: data 0 is used by taskpool \"open\""
+                           : "nothing was moved"));
     CHECK(weft_taskpool_wait(tp) == 0);
     weft_taskpool_free(tp);
     if (R == 1) return;

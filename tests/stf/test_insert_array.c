@@ -122,12 +122,19 @@ static void bad_input(weft_context_t *ctx)
     a[1] = weft_arg_int(0x4000, 0);
     CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
     CHECK(weft_insert_task_array(NULL, &sweep_class, a, 1) == WEFT_ERR_INVALID);
+    /* Known bits that make no mode are named, not "unknown". */
+    a[1] = weft_arg_data(WEFT_W | WEFT_REDUX, weft_tile(A, 0, 0));
+    CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
+    a[1] = weft_arg_data(WEFT_AFFINITY, weft_tile(A, 0, 0));
+    CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
     capture_end();
     CHECK(captured("insert sweep: -1 arguments at"));
     CHECK(captured("insert sweep: 1 arguments at (nil)"));
     CHECK(captured("insert sweep: more than 16 data arguments"));
     CHECK(captured("insert sweep: argument 2 has unknown tag 0x4000"));
     CHECK(captured("argument 1 of weft_insert_task_array"));
+    CHECK(captured("argument 2 has tag 0x6: WEFT_REDUX is a mode of its own"));
+    CHECK(captured("argument 2 has tag 0x10: WEFT_AFFINITY marks a data argument"));
     CHECK(weft_taskpool_wait(tp) == 0);
     CHECK(weft_taskpool_ntasks_run(tp) == 0);
     weft_taskpool_free(tp);
