@@ -55,7 +55,10 @@ typedef enum weft_status {
     WEFT_ERR_UNSUPPORTED = -7, /* the operation does not exist on this module */
     WEFT_ERR_MISMATCH = -8,    /* ranks inserted different task sequences */
     WEFT_ERR_TASK = -9,        /* a task failed: its body, its device or a transfer of its data */
-    WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft */
+    WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft, or an accelerator
+                                * call (a copy, a launch) that failed without breaking
+                                * its device, for a reason with no status of its own:
+                                * the log names the call */
     WEFT_ERR_CANCELLED = -11,  /* a task did not run: a task it depends on failed */
     WEFT_ERR_DEVICE = -12,     /* an accelerator failed (a sticky error): its later
                                   operations fail, the versions only it held are lost;
