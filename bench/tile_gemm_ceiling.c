@@ -19,24 +19,29 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "../apps/dense_matrix.h"
 
 static int tile_dim(int n, int nb, int i) { return i * nb + nb <= n ? nb : n - i * nb; }
 
-/* nt x nt tiles, each its own buffer, filled with values in [-0.5, 0.5). */
-static double **tiles_new(int n, int nb, int nt, unsigned seed)
+/* nt x nt tiles, each its own buffer, holding the matrix of apps/
+ * dense_matrix.h seeded by seed (weft-gemm's and its peers' matrices). */
+static double **tiles_new(int n, int nb, int nt, uint64_t seed)
 {
     double **t = calloc((size_t)nt * (size_t)nt, sizeof *t);
     if (!t) return NULL;
     for (int j = 0; j < nt; j++)
         for (int i = 0; i < nt; i++) {
-            size_t len = (size_t)tile_dim(n, nb, i) * (size_t)tile_dim(n, nb, j);
-            double *p = t[(size_t)j * (size_t)nt + (size_t)i] = malloc(len * sizeof *p);
+            int m = tile_dim(n, nb, i), w = tile_dim(n, nb, j);
+            double *p = t[(size_t)j * (size_t)nt + (size_t)i] =
+                malloc((size_t)m * (size_t)w * sizeof *p);
             if (!p) return NULL;
-            for (size_t e = 0; e < len; e++) {
-                seed = seed * 1103515245u + 12345u;
-                p[e] = (double)(seed >> 8) / (double)(1u << 24) - 0.5;
-            }
+            for (int c = 0; c < w; c++)
+                for (int r = 0; r < m; r++)
+                    p[(size_t)c * (size_t)m + (size_t)r] =
+                        dense_elem(seed, (int64_t)i * nb + r, (int64_t)j * nb + c);
         }
     return t;
 }
@@ -64,8 +69,10 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int nt = (n + nb - 1) / nb;
-    double **a = tiles_new(n, nb, nt, 11u + (unsigned)rank), **b = tiles_new(n, nb, nt, 23u),
-           **c = tiles_new(n, nb, nt, 37u);
+    /* weft-gemm's default seed (42) and its three matrices. */
+    double **a = tiles_new(n, nb, nt, dense_seed(42, 0)),
+           **b = tiles_new(n, nb, nt, dense_seed(42, 1)),
+           **c = tiles_new(n, nb, nt, dense_seed(42, 2));
     if (!a || !b || !c) {
         fprintf(stderr, "tile_gemm_ceiling: rank %d: out of memory\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
