@@ -5,6 +5,7 @@
 #define WEFT_PTG_PTG_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "ptg/ptgmap.h"
 #include "sched/task.h"
@@ -111,6 +112,22 @@ static inline weft_ptg_ver_t *weft_ptg__ver(const weft_ptg_build_t *b, size_t i)
 {
     return (weft_ptg_ver_t *)weft_vec_at(&b->vervec, i);
 }
+
+static inline int weft_ptg__same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* ptgchain.c. The record of key, made empty when absent; *out its index. */
+int weft_ptg__ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out);
+/* 0: the version from before the graph; 1: *p wrote it; 2: *p read it and
+ * passes it on from its rank (a forwarder); -1 after logging. */
+int weft_ptg__producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p);
+/* Through forwarders to the task that wrote the version r's flow reads:
+ * *w and 1, or 0 for the version from before the graph; -1 after logging. */
+int weft_ptg__writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *w);
+/* The depth of r's output, kept in r's version record. */
+int weft_ptg__label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label);
 
 /* pred before succ (neither released yet); WEFT_ERR_NOMEM when the edge
  * could not be kept. */

@@ -13,22 +13,6 @@
 
 #define ver weft_ptg__ver
 
-/* The record of key, made empty when absent; *out its index. */
-static int ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out)
-{
-    size_t i = weft_ptgmap_get(&b->vers, key);
-    if (i == SIZE_MAX) {
-        i = b->vervec.n;
-        weft_ptg_ver_t v = {
-            .key = *key, .users = SIZE_MAX, .recvs = SIZE_MAX, .listed = -1, .canon = i};
-        if (weft_vec_push(&b->vervec, &v) != WEFT_SUCCESS ||
-            weft_ptgmap_put(&b->vers, key, i) != WEFT_SUCCESS)
-            return WEFT_ERR_NOMEM;
-    }
-    *out = i;
-    return WEFT_SUCCESS;
-}
-
 /* The version of d from before the graph: one key per data. */
 static weft_ptg_ref_t initial_key(const weft_data_t *d)
 {
@@ -36,85 +20,6 @@ static weft_ptg_ref_t initial_key(const weft_data_t *d)
     k.idx[0] = (int)(uint32_t)d->key;
     k.idx[1] = (int)(uint32_t)(d->key >> 32);
     return k;
-}
-
-static int same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
-{
-    return memcmp(a, b, sizeof *a) == 0;
-}
-
-/* 0: the version from before the graph; 1: *p wrote it; 2: *p read it
- * and passes it on from its rank (a forwarder); -1 after logging. */
-static int producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
-{
-    const weft_ptg_class_t *k = &b->g->classes[r->cls];
-    int has = k->producer(r->idx, r->flow, p, b->g->arg);
-    if (has == 0) return 0;
-    if (has != 1 && has != 2)
-        return weft_ptg__fail(b, r, "its producer function returned %d for flow %d: 0, 1 or 2",
-                              has, r->flow) ? -1 : -1;
-    *p = weft_ptg__norm(b, *p);
-    return weft_ptg__check_ref(b, r, p) == WEFT_SUCCESS ? has : -1;
-}
-
-/* Through forwarders to the task that wrote the version r's flow reads:
- * *w and 1, or 0 for the version from before the graph. A forwarder
- * passes on what it read, so its output has the depth of its input. */
-static int writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *w)
-{
-    weft_ptg_ref_t cur = *r;
-    for (size_t hops = 0;; hops++) {
-        int has = producer_of(b, &cur, w);
-        if (has != 2) return has;
-        if (hops > ((size_t)1 << 20))
-            return weft_ptg__fail(b, r, "its forwarders of flow %d loop", r->flow) ? -1 : -1;
-        cur = *w;
-    }
-}
-
-/* r's output's depth: one more than the version it replaced, so the
- * number of writers back along the chain of producers to one whose depth
- * is known (a record here) or to the graph's start. Only r's depth is
- * kept: the chain behind a received version belongs to other ranks, and
- * keeping a record for each of its links cost more than walking it. A
- * chain that comes back to a link it passed loops (Brent's check: one
- * saved link, saved again at each power of two). */
-static int label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
-{
-    weft_ptg_ref_t cur = *r, saved = *r;
-    uint64_t steps = 0, power = 1, lam = 0;
-    uint32_t base = 0;
-    for (;;) {
-        size_t i = weft_ptgmap_get(&b->vers, &cur);
-        if (i != SIZE_MAX && ver(b, i)->label) {
-            base = ver(b, i)->label;
-            break;
-        }
-        weft_ptg_ref_t p;
-        int has = writer_of(b, &cur, &p);
-        if (has < 0) return WEFT_ERR_INVALID;
-        if (has == 0) {
-            base = 1;
-            break;
-        }
-        cur = p;
-        steps++;
-        if (same_ref(&cur, &saved))
-            return weft_ptg__fail(b, r, "the producers before its flow %d come back to a task "
-                                        "they passed (the producer functions form a cycle)",
-                                  r->flow);
-        if (++lam == power) {
-            saved = cur;
-            power *= 2;
-            lam = 0;
-        }
-    }
-    if (base + steps > UINT32_MAX - 2)
-        return weft_ptg__fail(b, r, "its flow %d is written more than 2^32 times", r->flow);
-    size_t i;
-    if (ver_get(b, r, &i) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-    *label = ver(b, i)->label = base + (uint32_t)steps;
-    return WEFT_SUCCESS;
 }
 
 /* The flows of a task that name one data are one flow, the first of them
@@ -241,13 +146,13 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
         }
         if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
-        int has = producer_of(b, &cr, &back);
+        int has = weft_ptg__producer_of(b, &cr, &back);
         if (has < 0) goto bad;
         int mode = consumer_mode(b, &cr);
         if (mode < 0) goto bad;
         int reads = (mode & WEFT_R) != 0;
         ver(b, vi)->remote_writers += (mode & WEFT_W) != 0;
-        if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !same_ref(&back, p)) {
+        if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !weft_ptg__same_ref(&back, p)) {
             weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
                                  "not name it back",
                            p->flow);
@@ -309,14 +214,14 @@ bad:
 static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_data_t *d,
                        weft_ptg_ref_t *key, uint32_t *label)
 {
-    int has = writer_of(b, p, key);
+    int has = weft_ptg__writer_of(b, p, key);
     if (has < 0) return WEFT_ERR_INVALID;
     if (has == 0) {
         *key = initial_key(d);
         *label = 0;
         return WEFT_SUCCESS;
     }
-    return label_of(b, key, label);
+    return weft_ptg__label_of(b, key, label);
 }
 
 /* What task w's flow p->flow must be for `fwd` (1: it passes on what it
@@ -367,7 +272,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     if (check_named_flow(b, p, pt, NULL, 0) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     weft_data_t *d = pt->flow[p->flow].data;
     uint32_t label;
-    int rc = label_of(b, p, &label);
+    int rc = weft_ptg__label_of(b, p, &label);
     if (rc == WEFT_SUCCESS)
         rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
     size_t n = 0;
@@ -391,10 +296,10 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         uint32_t label;
         weft_ptg_ref_t canon = *p;
-        int rc = fwd ? fwd_version(b, p, d, &canon, &label) : label_of(b, p, &label);
+        int rc = fwd ? fwd_version(b, p, d, &canon, &label) : weft_ptg__label_of(b, p, &label);
         size_t n = 0, ci = vi;
         if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
-        if (rc == WEFT_SUCCESS && fwd) rc = ver_get(b, &canon, &ci);
+        if (rc == WEFT_SUCCESS && fwd) rc = weft_ptg__ver_get(b, &canon, &ci);
         if (rc != WEFT_SUCCESS) return rc;
         int listed = 0;
         for (size_t c = 0; c < n; c++) {
@@ -447,7 +352,7 @@ static int fwd_after(weft_ptg_build_t *b, const weft_ptg_ref_t *p, weft_task_t *
         return WEFT_SUCCESS;
     }
     weft_ptg_ref_t from;
-    int has = producer_of(b, p, &from);
+    int has = weft_ptg__producer_of(b, p, &from);
     if (has < 0) return WEFT_ERR_INVALID;
     int r = has ? weft_ptg__rank(b, &from) : b->me;
     if (r < 0) return WEFT_ERR_INVALID;
@@ -465,7 +370,7 @@ static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     size_t n = 0, ci;
     int rc = fwd_version(b, p, d, &canon, &label);
     if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
-    if (rc == WEFT_SUCCESS) rc = ver_get(b, &canon, &ci);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__ver_get(b, &canon, &ci);
     if (rc != WEFT_SUCCESS) return rc;
     if (!ver(b, ci)->data) ver(b, ci)->data = d;
     weft_task_t *after;
@@ -513,10 +418,10 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
                          weft_data_t *d, int reads, size_t *vi, int *has)
 {
     weft_ptg_ref_t p;
-    *has = producer_of(b, self, &p);
+    *has = weft_ptg__producer_of(b, self, &p);
     if (*has < 0) return WEFT_ERR_INVALID;
     if (!*has) p = initial_key(d);
-    int rc = ver_get(b, &p, vi);
+    int rc = weft_ptg__ver_get(b, &p, vi);
     int prank = *has ? weft_ptg__rank(b, &p) : b->me;
     if (rc != WEFT_SUCCESS || prank < 0) return rc != WEFT_SUCCESS ? rc : WEFT_ERR_INVALID;
     /* Every flow of a transfer, as this end sees it (ptgends.c). */
@@ -551,7 +456,7 @@ static int pass_on(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t 
     if (weft_vec_reserve(&b->refs, 1) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     if (k->consumers(self->idx, self->flow, b->refs.data, 0, b->g->arg) == 0) return WEFT_SUCCESS;
     size_t vo;
-    int rc = ver_get(b, self, &vo);
+    int rc = weft_ptg__ver_get(b, self, &vo);
     if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
     return make_local_fwd(b, vo, self, t, d);
 }
@@ -600,7 +505,7 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
                               i, (unsigned long long)d->key);
     v->writer = t;
     size_t vo;
-    rc = ver_get(b, &self, &vo);
+    rc = weft_ptg__ver_get(b, &self, &vo);
     if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
     return make_local_out(b, vo, &self, t);
 }
