@@ -23,7 +23,11 @@
 
 /* CANCEL: the receiver will not fetch (its receive failed); ABORT: the
  * sender failed after a GET, no more bytes will come; SKIP: the receiver
- * has the version from another rank, the send is over with no bytes. */
+ * has the version from another rank, the send is over with no bytes;
+ * LINK_DOWN: the sender gave up its end of a transport's link with this
+ * rank (`mode` the transport, `tag` 1 when the link carried the sender's
+ * sends, 0 its receives), whose operations queued at this end would
+ * otherwise wait for ever for the other end's. */
 enum {
     WEFT_COMM_MSG_ACTIVATE = 1,
     WEFT_COMM_MSG_GET = 2,
@@ -31,7 +35,8 @@ enum {
     WEFT_COMM_MSG_REJECT = 4,
     WEFT_COMM_MSG_CANCEL = 5,
     WEFT_COMM_MSG_ABORT = 6,
-    WEFT_COMM_MSG_SKIP = 7
+    WEFT_COMM_MSG_SKIP = 7,
+    WEFT_COMM_MSG_LINK_DOWN = 8
 };
 
 /* A control message; an eager activation's payload follows it. */
@@ -291,6 +296,10 @@ size_t weft_comm__msg_bytes(const weft_comm_msg_t *m);
 /* Sends t's notice buffer (type, failed, tag filled from the arguments) to
  * the peer of t's action and calls cb(c, a, b) once it left, or at once
  * when it could not be posted (logged: the peer is not told). */
+/* Tells peer that this rank gave up its end of transport `mode`'s link with
+ * it (LINK_DOWN); m, the message, lives as long as the engine. */
+void weft_comm__send_link_down(weft_comm_t *c, weft_comm_msg_t *m, int peer, int mode,
+                               int my_sends);
 void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
                             void *a, void *b);
 void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);

@@ -100,9 +100,9 @@ int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest)
 
 static const char *msg_name(int type)
 {
-    static const char *names[] = {"?",      "activation", "GET",   "DONE",
-                                  "REJECT", "CANCEL",     "ABORT", "SKIP"};
-    return type > 0 && type <= WEFT_COMM_MSG_SKIP ? names[type] : "?";
+    static const char *names[] = {"?",      "activation", "GET",  "DONE",     "REJECT",
+                                  "CANCEL", "ABORT",      "SKIP", "LINK_DOWN"};
+    return type > 0 && type <= WEFT_COMM_MSG_LINK_DOWN ? names[type] : "?";
 }
 
 void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
@@ -127,6 +127,34 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
                "not told and may wait for it",
                what, blk->act.peer);
     cb(c, a, b);
+}
+
+static void link_down_sent(weft_comm_t *c, void *a, void *b) {}
+
+void weft_comm__send_link_down(weft_comm_t *c, weft_comm_msg_t *m, int peer, int mode, int my_sends)
+{
+    *m = (weft_comm_msg_t){
+        .type = WEFT_COMM_MSG_LINK_DOWN, .src = c->rank, .mode = mode, .tag = my_sends};
+    char what[72];
+    snprintf(what, sizeof what, "the LINK_DOWN of its %s link", weft_comm__transport_name(c, mode));
+    if (weft_comm__isend_ctrl_owed(c, m, (int)sizeof *m, peer, what, link_down_sent, NULL, NULL) !=
+        WEFT_SUCCESS)
+        weft_error("comm: could not tell rank %d that this rank gave up its %s link with it (no "
+                   "memory to post it again): its transfers on that link may wait for ever",
+                   peer, weft_comm__transport_name(c, mode));
+}
+
+/* LINK_DOWN: the peer gave up its end of a link; this end follows. */
+static void on_link_down(weft_comm_t *c, const weft_comm_msg_t *m)
+{
+    const weft_comm_transport_t *tp =
+        m->mode > 0 && m->mode < WEFT_TRANSPORT_COUNT ? &c->tp[m->mode] : NULL;
+    if (!tp || !tp->ops) {
+        weft_error("comm: LINK_DOWN from rank %d for transport %d, which this rank does not have",
+                   m->src, m->mode);
+        return;
+    }
+    tp->ops->peer_down(c, tp->state, m->src, m->tag);
 }
 
 /* ---- sending side: the replies to an activation (send.c sends it) ---------- */
@@ -484,6 +512,9 @@ static void on_ctrl(weft_comm_t *c, void *a, void *b)
         break;
     case WEFT_COMM_MSG_ABORT:
         on_abort(c, m);
+        break;
+    case WEFT_COMM_MSG_LINK_DOWN:
+        on_link_down(c, m);
         break;
     default:
         weft_error("unknown control message type %d from rank %d", m->type, m->src);

@@ -215,3 +215,5 @@ int weft_comm__tp_send_unsupported(weft_comm_t *c, void *state, weft_comm_xfer_t
 }
 
 void weft_comm__tp_release_nothing(weft_comm_t *c, void *state, weft_comm_xfer_t *x) {}
+
+void weft_comm__tp_peer_down_nothing(weft_comm_t *c, void *state, int peer, int their_sends) {}

@@ -61,6 +61,11 @@ typedef struct weft_comm_transport_ops {
     /* Either side, x over: gives back what x held of the transport's state
      * (staged: its bounce buffer). */
     void (*release)(weft_comm_t *c, void *state, struct weft_comm_xfer *x);
+    /* Either side: `peer` gave up its end of this transport's link with
+     * this rank (LINK_DOWN; their_sends: the link carried peer's sends),
+     * so what this end has queued on it will never complete: it is given
+     * up too, its transfers failed. Transports without links ignore it. */
+    void (*peer_down)(weft_comm_t *c, void *state, int peer, int their_sends);
 } weft_comm_transport_ops_t;
 
 /* A registered transport of one engine: its operations and its state. */
@@ -85,6 +90,7 @@ int weft_comm__tp_describe_unsupported(weft_comm_t *c, void *state, const weft_d
 int weft_comm__tp_send_unsupported(weft_comm_t *c, void *state, struct weft_comm_xfer *x,
                                    const struct weft_comm_msg *get);
 void weft_comm__tp_release_nothing(weft_comm_t *c, void *state, struct weft_comm_xfer *x);
+void weft_comm__tp_peer_down_nothing(weft_comm_t *c, void *state, int peer, int their_sends);
 
 /* Opens every registered transport (engine start); on failure those
  * opened are closed again. */

@@ -287,4 +287,5 @@ const weft_comm_transport_ops_t weft_comm__ipc_ops = {
     .send_start = weft_comm__tp_send_unsupported,
     .release = weft_comm__tp_release_nothing,
     .progress = weft_comm__tp_progress_nothing,
+    .peer_down = weft_comm__tp_peer_down_nothing,
 };

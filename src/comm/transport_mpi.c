@@ -79,4 +79,5 @@ const weft_comm_transport_ops_t weft_comm__mpi_ops = {
     .send_start = mpi_send_start,
     .release = weft_comm__tp_release_nothing,
     .progress = weft_comm__tp_progress_nothing,
+    .peer_down = weft_comm__tp_peer_down_nothing,
 };

@@ -23,8 +23,11 @@
  * that dies there ends the job through mpiexec). Operations run on one
  * stream per communicator and end by
  * events polled on the engine's turns (no host synchronisation); a
- * communicator's asynchronous error fails its transfers in flight and
- * retires it (later transfers go staged). The receiver's bound on
+ * communicator's asynchronous error, or a send that cannot be queued in
+ * its turn, retires the link at both ends: this end aborts its
+ * communicator and fails its transfers in flight, and tells the peer
+ * (LINK_DOWN), whose end does the same, since its operations queued on the
+ * pair would otherwise wait for ever; later transfers go staged. The receiver's bound on
  * rendezvous transfers (comm_max_requests) bounds the operations in flight
  * on each communicator. */
 #include <cuda_runtime.h>
@@ -62,8 +65,9 @@ typedef struct nccl_link {
     int peer, send; /* send: this rank's sends to peer, else its receives from peer */
     uint32_t next;  /* receives: the number the next one gets; sends: the next to issue */
     int inflight;
-    int broken;
+    int broken; /* takes no new transfer */
     nccl_held_t *held;
+    weft_comm_msg_t down; /* the LINK_DOWN telling the peer */
 } nccl_link_t;
 
 typedef struct nccl_state {
@@ -344,7 +348,8 @@ static int nccl_connect(weft_comm_t *c, void *state)
 
 /* ---- operations --------------------------------------------------------------- */
 
-/* Issues the send or receive of x on its link and records its event. */
+/* Issues the send or receive of x on its link and records its event. On
+ * failure the link takes no new transfer; a sender's caller retires it. */
 static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_xfer_t *x)
 {
     nccl_op_t *op = weft_comm__alloc(c, sizeof *op);
@@ -400,25 +405,31 @@ static void op_end(weft_comm_t *c, nccl_state_t *s, nccl_op_t **pp, const char *
     free(op);
 }
 
-/* A communicator's asynchronous error: its operations in flight fail and
- * it takes no more (the peer's side sees the same error). */
-static void link_broken(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, const char *why)
+/* Gives l up: its communicator is aborted (what it has queued would not
+ * complete otherwise), its operations in flight and the GETs it holds
+ * fail, and it takes no more transfers. tell: the peer did not give its
+ * end up first and is told to, since its operations queued on the pair
+ * wait for this end's (an asynchronous error is not always seen at both
+ * ends, and a failed post only at one). */
+static void link_retire(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, const char *why, int tell)
 {
-    weft_error("comm: the NCCL communicator for %s rank %d failed: %s; its transfers fail and "
-               "later ones go staged",
+    if (!l->comm) return; /* retired already, or never made */
+    weft_error("comm: the NCCL communicator for %s rank %d is given up: %s; its transfers fail "
+               "and later ones go staged",
                l->send ? "sends to" : "receives from", l->peer, why);
     l->broken = 1;
     ncclCommAbort(l->comm);
     l->comm = NULL;
+    if (tell) weft_comm__send_link_down(c, &l->down, l->peer, WEFT_TRANSPORT_NCCL, l->send);
     for (nccl_op_t **pp = &s->ops; *pp;)
         if ((*pp)->link == l)
-            op_end(c, s, pp, "the NCCL communicator failed");
+            op_end(c, s, pp, "its NCCL communicator was given up");
         else
             pp = &(*pp)->next;
     while (l->held) {
         nccl_held_t *h = l->held;
         l->held = h->next;
-        weft_comm__xfer_fail(c, h->x, WEFT_ERR_INTERNAL, "the NCCL communicator failed");
+        weft_comm__xfer_fail(c, h->x, WEFT_ERR_INTERNAL, "its NCCL communicator was given up");
         free(h);
     }
 }
@@ -445,7 +456,7 @@ static int nccl_progress(weft_comm_t *c, void *state)
         if (st == ncclSuccess) continue;
         char why[256];
         snprintf(why, sizeof why, "%s (%s)", ncclGetErrorString(st), ncclGetLastError(l->comm));
-        link_broken(c, s, l, why);
+        link_retire(c, s, l, why, 1);
         done++;
     }
     return done;
@@ -474,8 +485,15 @@ static void send_in_order(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l)
         *pp = h->next;
         l->next++;
         int rc = op_issue(c, s, l, h->x);
-        if (rc != WEFT_SUCCESS) weft_comm__xfer_fail(c, h->x, rc, "the ncclSend could not start");
+        weft_comm_xfer_t *x = h->x;
         free(h);
+        if (rc != WEFT_SUCCESS) {
+            /* The receiver queued its ncclRecv for this number, and those
+             * for the GETs held here: none would ever complete. */
+            weft_comm__xfer_fail(c, x, rc, "the ncclSend could not start");
+            link_retire(c, s, l, "an ncclSend could not be queued in its turn", 1);
+            return;
+        }
         pp = &l->held; /* the next one may be earlier in the list */
     }
 }
@@ -518,8 +536,19 @@ static int nccl_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     weft_comm__xfer_send_get(c, x, WEFT_TRANSPORT_NCCL, (int)l->next++, 0);
     /* Without its GET the sender never issues that number, and the
      * receive posted would hold up the ones behind it: retire the link. */
-    if (!x->get_sent) link_broken(c, s, l, "a GET could not be sent");
+    if (!x->get_sent) link_retire(c, s, l, "a GET could not be sent", 1);
     return WEFT_SUCCESS;
+}
+
+/* LINK_DOWN: the pair's other end retired; their_sends: it was the
+ * sender, so this end is the pair's receiver. */
+static void nccl_peer_down(weft_comm_t *c, void *state, int peer, int their_sends)
+{
+    nccl_state_t *s = state;
+    if (peer < 0 || peer >= c->nranks) return;
+    if (s->dev) nccl_use_device(s);
+    link_retire(c, s, their_sends ? &s->from[peer] : &s->to[peer],
+                "the peer gave up its end of the pair", 0);
 }
 
 const weft_comm_transport_ops_t weft_comm__nccl_ops = {
@@ -534,4 +563,5 @@ const weft_comm_transport_ops_t weft_comm__nccl_ops = {
     .send_start = nccl_send_start,
     .release = weft_comm__tp_release_nothing,
     .progress = nccl_progress,
+    .peer_down = nccl_peer_down,
 };

@@ -264,4 +264,5 @@ const weft_comm_transport_ops_t weft_comm__staged_ops = {
     .send_start = staged_send_start,
     .release = staged_release,
     .progress = weft_comm__tp_progress_nothing,
+    .peer_down = weft_comm__tp_peer_down_nothing,
 };
