@@ -199,6 +199,12 @@ int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_ou
      * whose matrix was refused skips a gather of it and reaches another
      * point: the refusal is why). */
     if (!out->same_made) return weft_seqcheck_report_made(ctx, mine->where);
+    /* Ranks at different points are out of step, whatever else failed:
+     * the status says so and stops their collectives. A rank that failed
+     * here for a reason of its own and returned that reason went on to
+     * its next collective, where the others never came (a stranger's
+     * gather with a NULL buffer while the other rank was in weft_fini). */
+    if (!out->same_point) return WEFT_ERR_MISMATCH;
     if (out->failed_rank >= 0) return out->failed_status;
-    return out->same_point ? WEFT_SUCCESS : WEFT_ERR_MISMATCH;
+    return WEFT_SUCCESS;
 }

@@ -9,7 +9,11 @@
  * on the root, a tile still in an open taskpool on rank 0 only, ranks
  * that name different roots: every rank returns the error and nothing
  * moves. With --skip 1, rank 1 skips a
- * gather: every rank is told the ranks are out of step. Built with
+ * gather: every rank is told the ranks are out of step; with --skip 1
+ * --null, rank 0's gather is refused on its own too (a NULL buffer on the
+ * root), and it still learns that the ranks are out of step (it returned
+ * its own error, went on to its next collective and waited there for
+ * ever). Built with
  * COLLECT_ROUND_BYTES (test_collect_rounds, linked with weft's internals),
  * the collectives move in rounds of that many bytes a rank, as a matrix of
  * 2 GiB and more does (it was refused). */
@@ -167,7 +171,8 @@ int main(int argc, char **argv)
     fill_local(A, first);
     if (skip >= 0) {
         static double buf[LDB * N];
-        int g = me == skip ? 0 : weft_matrix_gather(A, 0, buf, LDB);
+        int null = argc > 3 && !strcmp(argv[3], "--null");
+        int g = me == skip ? 0 : weft_matrix_gather(A, 0, null && me == 0 ? NULL : buf, LDB);
         weft_matrix_free(A);
         int f = weft_fini(ctx);
         printf("test_collect rank %d: gather=%d fini=%d\n", me, g, f);
