@@ -436,7 +436,15 @@ static void note_void_refusals(weft_context_t *ctx)
              "%ld call%s that return%s nothing refused (weft_data_release, weft_taskpool_free, "
              "weft_matrix_free); the last: %.250s",
              n, n == 1 ? "" : "s", n == 1 ? "s" : "", last);
-    weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID, ctx->misuse_why);
+    /* weft_fini returns the run's first error: the line names the status
+     * it returns (it said -1 when a failed task made it return -9). */
+    int err = atomic_load(&ctx->error);
+    if (err != WEFT_SUCCESS)
+        weft_error("weft_fini: %s (it returns %d (%s), the run's first error)", ctx->misuse_why,
+                   err, weft_strerror(err));
+    else
+        weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID,
+                   ctx->misuse_why);
 }
 
 /* Taskpools not waited for are waited for first (all ranks in the same
