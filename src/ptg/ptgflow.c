@@ -37,12 +37,75 @@ static int check_repeated(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, co
                           as, f, first, first);
 }
 
-/* A consumer on this rank named by a flow that repeats a data (one this
- * rank does not have is caught by the counts). */
-static int check_local_consumer(const weft_ptg_build_t *b, const weft_ptg_ref_t *c)
+/* Whether consumer c's producer function names p back, with the kind
+ * p's part in version vi gives (1: p wrote it; 2: p passes it on); else
+ * logged, on p and on c. */
+static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
+                      const weft_ptg_ref_t *c)
+{
+    weft_ptg_ref_t back;
+    int has = weft_ptg__producer_of(b, c, &back);
+    if (has < 0) return WEFT_ERR_INVALID;
+    int kind = ver(b, vi)->canon == vi ? 1 : 2;
+    int same = has > 0 && weft_ptg__same_ref(&back, p);
+    if (same && has == kind) return WEFT_SUCCESS;
+    /* Another flow of p that holds the same data: named as such. */
+    weft_ptg_ref_t p_task = back;
+    p_task.flow = p->flow;
+    const weft_task_t *pt =
+        has > 0 && !same && weft_ptg__same_ref(&p_task, p) ? weft_ptg__local(b, p) : NULL;
+    if (pt && check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer") != WEFT_SUCCESS)
+        return WEFT_ERR_INVALID;
+    weft_ptg__fail(b, p,
+                   "lists a consumer of its flow %d whose producer function does not name "
+                   "it back",
+                   p->flow);
+    if (same)
+        return weft_ptg__fail(b, c,
+                              "(that consumer, flow %d) names it with %d, but it %s the version "
+                              "(name it with %d)",
+                              c->flow, has, kind == 1 ? "writes" : "passes on", kind);
+    return weft_ptg__fail(b, c, "(that consumer, flow %d) names %s as its producer", c->flow,
+                          has ? "another task" : "none");
+}
+
+/* Consumer c, a task of this rank, has its flow, which holds d (NULL: not
+ * known yet); else logged. */
+static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *c, const weft_data_t *d)
 {
     const weft_task_t *t = weft_ptg__local(b, c);
-    return t ? check_repeated(b, c, t, "consumer") : WEFT_SUCCESS;
+    weft_task_t w;
+    int aff;
+    if (!t) {
+        if (weft_ptg__parse(b, c, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        t = &w;
+    }
+    if (c->flow >= t->nflows)
+        return weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
+                              c->flow);
+    if (check_repeated(b, c, t, "consumer") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (d && t->flow[c->flow].data != d)
+        return weft_ptg__fail(b, c,
+                              "is named as a consumer of data %llu by its flow %d, which holds "
+                              "data %llu",
+                              (unsigned long long)d->key, c->flow,
+                              (unsigned long long)t->flow[c->flow].data->key);
+    return WEFT_SUCCESS;
+}
+
+/* A consumer on this rank of p's version vi, checked as one on another
+ * rank is: its flow holds the version's data, and its producer function
+ * names p back. Its edge comes from its own producer function, and only
+ * the count of such consumers was checked: a list naming other tasks of
+ * this rank passed, the check of final versions (ptgfinal.c), which reads
+ * the listed consumers' modes, then let a version written away from its
+ * owner stand (wrong data on the owner and rc 0, a stranger's graph), and
+ * graphs that passed on one rank were refused on two. */
+static int check_local_consumer(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
+                                const weft_ptg_ref_t *c)
+{
+    if (check_consumer_flow(b, c, ver(b, vi)->data) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    return names_back(b, vi, p, c);
 }
 
 /* p's consumers of flow p->flow into b->refs. */
@@ -133,33 +196,23 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
     int *ranks = malloc((n ? n : 1) * sizeof *ranks), nr = 0, listed = 0;
     if (!ranks) return WEFT_ERR_NOMEM;
     for (size_t c = 0; c < n; c++) {
-        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c], back;
+        weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
         int r = weft_ptg__rank(b, &cr);
         if (r < 0) goto bad;
-        /* A local consumer gets its edge from its own producer function;
-         * only the count is checked (a list read wrong here orders nothing
-         * wrong and sends nothing). */
         if (r == b->me) {
-            if (check_local_consumer(b, &cr) != WEFT_SUCCESS) goto bad;
+            if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS ||
+                check_local_consumer(b, vi, p, &cr) != WEFT_SUCCESS)
+                goto bad;
             listed++;
             continue;
         }
         if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
-        int has = weft_ptg__producer_of(b, &cr, &back);
-        if (has < 0) goto bad;
         int mode = consumer_mode(b, &cr);
         if (mode < 0) goto bad;
         int reads = (mode & WEFT_R) != 0;
         ver(b, vi)->remote_writers += (mode & WEFT_W) != 0;
-        if (has != (ver(b, vi)->canon == vi ? 1 : 2) || !weft_ptg__same_ref(&back, p)) {
-            weft_ptg__fail(b, p, "lists a consumer of its flow %d whose producer function does "
-                                 "not name it back",
-                           p->flow);
-            weft_ptg__fail(b, &cr, "(that consumer, flow %d) names %s as its producer",
-                           cr.flow, has ? "another task" : "none");
-            goto bad;
-        }
+        if (names_back(b, vi, p, &cr) != WEFT_SUCCESS) goto bad;
         if (weft_ptg__note_end(b, p, &cr, b->me, r, ver(b, vi)->data, 1) != WEFT_SUCCESS) {
             free(ranks);
             return WEFT_ERR_NOMEM;
@@ -307,7 +360,8 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
             int r = weft_ptg__rank(b, cr);
             if (r < 0) return WEFT_ERR_INVALID;
             if (r != b->me) continue;
-            if (check_local_consumer(b, cr) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+            /* Its naming p back is checked by the counts (b->expect). */
+            if (check_consumer_flow(b, cr, d) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
             listed++;
             if (expect_consumer(b, cr, vi) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }

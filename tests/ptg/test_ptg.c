@@ -34,7 +34,13 @@
  * functions place there), outofstep (rank 1 skips the graph and goes to the wait: every rank's
  * weft_ptg_insert or wait and weft_fini return WEFT_ERR_MISMATCH; "outofstep refused" then), nobody
  * (STEP's class has no body: refused at the insertion as weft_insert_task
- * refuses it; before, the graph was accepted and failed at the wait). */
+ * refuses it; before, the graph was accepted and failed at the wait),
+ * swaplist (STEP(1, 1) and STEP(1, 2) list each other's consumers: the
+ * counts agree, and on one rank the lists were never checked against the
+ * consumers' producer functions, so the graph ran; a stranger's graph like
+ * it left a final version away from its owner with rc 0), kind (STEP(2, 1)
+ * names the writer of its right neighbour's version with 2, as a
+ * forwarder: accepted on one rank, refused on two). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +205,8 @@ static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
     }
     if (is(g, "remote_initial") && s == 0) return 0;
     if (is(g, "producer") && s == 2 && i == 1) return version_of(g, s - 1, right(g, i), p);
-    return version_of(g, s, right(g, i), p);
+    int kind = version_of(g, s, right(g, i), p);
+    return is(g, "kind") && s == 2 && i == 1 ? 2 : kind;
 }
 
 static int put(weft_ptg_ref_t *to, int max, int n, weft_ptg_ref_t r)
@@ -235,7 +242,9 @@ static int cons_init(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
 
 static int cons_step(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
-    return flow == 0 ? readers_of(arg, idx[0], idx[1], to, max) : 0;
+    int i = idx[1];
+    if (is(arg, "swaplist") && idx[0] == 1 && (i == 1 || i == 2)) i = 3 - i;
+    return flow == 0 ? readers_of(arg, idx[0], i, to, max) : 0;
 }
 
 /* Every index of this rank's tiles; the faulty one leaves out odd ones. */
