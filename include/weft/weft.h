@@ -254,8 +254,11 @@ WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
                                          int rows, int cols, int64_t ld, int owner_rank);
 
 /* Releases the handle once the tasks that use it are done (deferred).
- * Runtime-owned copies are freed; MANAGED memory is left to the user. The
- * handle is dead at once: a later call with it (a second release, an
+ * Runtime-owned copies are freed; MANAGED memory is left to the user, who
+ * keeps it alive until the wait of the last taskpool whose tasks use the
+ * data (they still read and write it; memory freed before that wait is
+ * used after its free, and the process may crash). The handle is dead at
+ * once: a later call with it (a second release, an
  * insertion) is refused with an error naming it as released. Registered
  * memory (weft_data_register, weft_data_register_device) may be
  * registered again at once when no task of this rank uses the data, else
@@ -338,15 +341,18 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * memory holds the data's contents now: it becomes the newest version and
  * other copies stale (on the data's owner only: another rank's copy comes
  * from the owner, and current there is refused, WEFT_ERR_INVALID); with 0,
- * weft fills it when a task needs the data there. A runtime copy already on that device is written
- * back if needed and dropped. Between taskpools: while a taskpool not waited for uses the data it
- * is refused (WEFT_ERR_INVALID, named), as an acquire is. WEFT_ERR_NOMEM without host memory for
- * its record; the status of a failed write-back of the runtime copy it replaces, whose newest
- * version would be lost (nothing is registered); WEFT_ERR_INVALID for a bad argument, or for memory
- * that shares a byte with another live registration of this rank (another data's device memory; for
- * an emu device, whose memory is the host's, any registered host memory, the data's own included),
- * named; the memory is free again once the holding data is released and no task of it runs
- * (docs/SEMANTICS.md section 1). */
+ * weft fills it when a task needs the data there. On several ranks, current contents given to a
+ * NEW data that no task wrote yet are a write outside tasks that the other ranks cannot see: a
+ * task that reads the data before one writes it is refused on every rank (weft_data_set_init:
+ * with initial contents, the registration itself is refused). A runtime copy already on that device
+ * is written back if needed and dropped. Between taskpools: while a taskpool not waited for uses
+ * the data it is refused (WEFT_ERR_INVALID, named), as an acquire is. WEFT_ERR_NOMEM without host
+ * memory for its record; the status of a failed write-back of the runtime copy it replaces, whose
+ * newest version would be lost (nothing is registered); WEFT_ERR_INVALID for a bad argument, or for
+ * memory that shares a byte with another live registration of this rank (another data's device
+ * memory; for an emu device, whose memory is the host's, any registered host memory, the data's own
+ * included), named; the memory is free again once the holding data is released and no task of it
+ * runs (docs/SEMANTICS.md section 1). */
 WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int device, void *ptr,
                                                       int64_t ld, int current);
 
@@ -379,7 +385,11 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
  * ranks such a data travels in its host layout, from and into host copies
  * only (stage_out before a send, stage_in after a receive, where a device
  * needs it): every rank sets the same functions (which of the two are set
- * is compared at the next agreement: WEFT_ERR_MISMATCH, named). */
+ * is compared at the next agreement: WEFT_ERR_MISMATCH, named). A body
+ * sees the layout of the copy it runs on: a host body the host layout (the
+ * user's, which no stage function touches), a device body what stage_in
+ * made; so a class whose bodies may run on the host and on a device must
+ * read both layouts, or the task be placed (WEFT_DEVICE_HINT). */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 

@@ -63,13 +63,15 @@ int weft_newread_check(const weft_task_t *t, int i, int by_weft)
                    "contents with weft_data_set_init)",
                    t->cls->name, (unsigned long long)d->key);
     else if (written_by_owner_host_only(d))
-        weft_error("insert %s: reads NEW data %llu, whose contents only this rank's host wrote: "
-                   "the other ranks cannot see that write and refuse the task; on several ranks "
+        weft_error("insert %s: reads NEW data %llu, whose contents only this rank wrote outside "
+                   "tasks (a host write, or a device registration with current contents): the "
+                   "other ranks cannot see that write and refuse the task; on several ranks "
                    "give it contents with weft_data_set_init or a task",
                    t->cls->name, (unsigned long long)d->key);
     else if (!by_weft && init_overwritten_by_owner_host(d))
-        weft_error("insert %s: reads NEW data %llu, which only this rank's host wrote before any "
-                   "task did: the other ranks make its initial contents (weft_data_set_init) "
+        weft_error("insert %s: reads NEW data %llu, which only this rank wrote outside tasks (a "
+                   "host write or a device registration) before any task did: the other ranks make "
+                   "its initial contents (weft_data_set_init) "
                    "themselves and cannot see that write; reduce into it or write it in a task "
                    "first",
                    t->cls->name, (unsigned long long)d->key);

@@ -164,8 +164,9 @@ static void new_data_two_ranks(void)
     capture_begin();
     CHECK(run_add(n, db) == WEFT_ERR_INVALID);
     capture_end();
-    CHECK(captured(rank == 0 ? "whose contents only this rank's host wrote: the other ranks "
-                               "cannot see that write"
+    CHECK(captured(rank == 0 ? "whose contents only this rank wrote outside tasks (a host "
+                               "write, or a device registration with current contents): the "
+                               "other ranks cannot see that write"
                              : "before any task wrote it"));
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "write");
     CHECK(weft_insert_task(tp, &copy_class, WEFT_R, db, WEFT_W, n, 0) == 0);

@@ -146,8 +146,9 @@ static void read_first(weft_context_t *ctx)
     capture_end();
     CHECK(rc == (owner && n > 1 ? WEFT_ERR_INVALID : 0));
     CHECK(!owner || n == 1 ||
-          captured("reads NEW data 0, which only this rank's host wrote before any task did: the "
-                   "other ranks make its initial contents (weft_data_set_init) themselves"));
+          captured("reads NEW data 0, which only this rank wrote outside tasks (a host write or a "
+                   "device registration) before any task did: the other ranks make its initial "
+                   "contents (weft_data_set_init) themselves"));
     CHECK(weft_taskpool_wait(tp) == (n > 1 ? WEFT_ERR_MISMATCH : 0));
     weft_taskpool_free(tp);
     weft_data_release(d);
