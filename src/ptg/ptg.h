@@ -142,6 +142,8 @@ int weft_ptg__version_number(const weft_ptg_build_t *b, const weft_ptg_ref_t *r,
                              const weft_data_t *d, uint32_t label, uint32_t *out);
 /* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
  * returns WEFT_ERR_INVALID. */
+/* r's name as error lines give it ("CLASS(i,j)"). */
+void weft_ptg__ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n);
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* r names a task of the graph: its class exists and its indices are in the

@@ -192,13 +192,23 @@ static int check_graph(const weft_ptg_t *g, int log)
     }
     for (int c = 0; c < g->nclasses; c++) {
         const weft_ptg_class_t *k = &g->classes[c];
-        if (!k->task || !k->task->name || k->ndims < 1 || k->ndims > WEFT_PTG_MAX_DIMS ||
-            !k->range || !k->rank || !k->args || !k->producer || !k->consumers) {
+        const char *wrong = !k->task         ? "its task class is NULL"
+                            : !k->task->name ? "its task class has no name"
+                            : !k->range      ? "its range function is NULL"
+                            : !k->rank       ? "its rank function is NULL"
+                            : !k->args       ? "its args function is NULL"
+                            : !k->producer   ? "its producer function is NULL"
+                            : !k->consumers  ? "its consumers function is NULL"
+                            : k->ndims < 1 || k->ndims > WEFT_PTG_MAX_DIMS
+                                ? "its ndims is out of range"
+                                : NULL;
+        if (wrong) {
             if (log)
-                weft_error(
-                    "weft_ptg_insert: class #%d (%s): give a named task class, ndims in 1..%d "
-                    "and every function (range, rank, args, producer, consumers)",
-                    c, k->task && k->task->name ? k->task->name : "no name", WEFT_PTG_MAX_DIMS);
+                weft_error("weft_ptg_insert: class #%d (%s): %s (ndims %d; it takes 1..%d, a named "
+                           "task class and every function: range, rank, args, producer, "
+                           "consumers)",
+                           c, k->task && k->task->name ? k->task->name : "no name", wrong, k->ndims,
+                           WEFT_PTG_MAX_DIMS);
             return WEFT_ERR_INVALID;
         }
         if (!weft_insert_class_has_body(k->task)) {

@@ -145,10 +145,12 @@ static int expect_consumer(weft_ptg_build_t *b, const weft_ptg_ref_t *c, size_t 
 {
     size_t other = weft_ptgmap_get(&b->expect, c);
     if (other == SIZE_MAX) return weft_ptgmap_put(&b->expect, c, vi);
+    char name[160];
+    weft_ptg__ref_text(b, c, name, sizeof name);
     return weft_ptg__fail(b, &ver(b, vi)->key,
-                          "its consumers function lists a task (flow %d) that %s lists already "
-                          "(a version reaches a task's flow once)",
-                          c->flow, other == vi ? "it" : "another producer");
+                          "its consumers function lists %s (flow %d), which %s lists already (a "
+                          "version reaches a task's flow once)",
+                          name, c->flow, other == vi ? "it" : "another producer");
 }
 
 static int add_user(weft_ptg_build_t *b, size_t vi, weft_task_t *t)

@@ -12,7 +12,7 @@
 
 #define PTG_MAX_ARGS 64
 
-static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n)
+void weft_ptg__ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n)
 {
     const weft_ptg_t *g = b->g;
     if (r->cls < 0 || r->cls >= g->nclasses) {
@@ -27,7 +27,7 @@ static void ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *b
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
 {
     char who[160], why[400];
-    ref_text(b, r, who, sizeof who);
+    weft_ptg__ref_text(b, r, who, sizeof who);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
@@ -53,7 +53,7 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
     /* Every edge passes here: the name is formatted only for an error. */
     char name[160];
     if (r->flow < 0 || r->flow >= WEFT_MAX_FLOWS) {
-        ref_text(b, r, name, sizeof name);
+        weft_ptg__ref_text(b, r, name, sizeof name);
         return weft_ptg__fail(b, who, "names flow %d of %s: flows are 0..%d", r->flow, name,
                               WEFT_MAX_FLOWS - 1);
     }
@@ -62,7 +62,7 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
         int lo, hi;
         k->range(r->idx, d, &lo, &hi, g->arg);
         if (r->idx[d] >= lo && r->idx[d] <= hi) continue;
-        ref_text(b, r, name, sizeof name);
+        weft_ptg__ref_text(b, r, name, sizeof name);
         return weft_ptg__fail(b, who,
                               "names %s, which is not a task of the graph (index %d is %d, "
                               "outside %d..%d)",

@@ -75,9 +75,16 @@ static int add_option(weft_task_t *t, int tag, int v, int pos)
     } else if (tag == WEFT_DEVICE_HINT && v >= 0 && v <= ctx->ndevices) {
         t->device_hint = v;
     } else {
-        weft_error("insert %s: argument %d: %s %d is not in [0, %d]", t->cls->name, pos,
+        /* Every rank checks a hint against its own devices, whichever
+         * rank runs the task: with different device counts a hint valid
+         * where the task runs is refused where there are fewer (alike
+         * refusals keep the ranks in step; weft.h). */
+        weft_error("insert %s: argument %d: %s %d is not in [0, %d]%s", t->cls->name, pos,
                    tag == WEFT_ON_RANK ? "WEFT_ON_RANK rank" : "WEFT_DEVICE_HINT device", v,
-                   tag == WEFT_ON_RANK ? ctx->nranks - 1 : ctx->ndevices);
+                   tag == WEFT_ON_RANK ? ctx->nranks - 1 : ctx->ndevices,
+                   tag == WEFT_ON_RANK ? ""
+                                       : " (this rank's devices: every rank checks a hint "
+                                         "against its own, whichever rank runs the task)");
         return WEFT_ERR_INVALID;
     }
     return WEFT_SUCCESS;
