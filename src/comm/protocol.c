@@ -129,19 +129,23 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
     cb(c, a, b);
 }
 
-static void link_down_sent(weft_comm_t *c, void *a, void *b) {}
-
-void weft_comm__send_link_down(weft_comm_t *c, weft_comm_msg_t *m, int peer, int mode, int my_sends)
+void weft_comm__send_link_down(weft_comm_t *c, int peer, int mode, int my_sends)
 {
-    *m = (weft_comm_msg_t){
-        .type = WEFT_COMM_MSG_LINK_DOWN, .src = c->rank, .mode = mode, .tag = my_sends};
+    /* Freed once sent: the engine may close the transport first. */
+    weft_comm_msg_t *m = weft_comm__alloc(c, sizeof *m);
     char what[72];
     snprintf(what, sizeof what, "the LINK_DOWN of its %s link", weft_comm__transport_name(c, mode));
-    if (weft_comm__isend_ctrl_owed(c, m, (int)sizeof *m, peer, what, link_down_sent, NULL, NULL) !=
-        WEFT_SUCCESS)
-        weft_error("comm: could not tell rank %d that this rank gave up its %s link with it (no "
-                   "memory to post it again): its transfers on that link may wait for ever",
-                   peer, weft_comm__transport_name(c, mode));
+    if (m) {
+        *m = (weft_comm_msg_t){
+            .type = WEFT_COMM_MSG_LINK_DOWN, .src = c->rank, .mode = mode, .tag = my_sends};
+        if (weft_comm__isend_ctrl_owed(c, m, (int)sizeof *m, peer, what, weft_comm__free_msg, m,
+                                       NULL) == WEFT_SUCCESS)
+            return;
+        free(m);
+    }
+    weft_error("comm: could not tell rank %d that this rank gave up its %s link with it (no "
+               "memory): its transfers on that link may wait for ever",
+               peer, weft_comm__transport_name(c, mode));
 }
 
 /* LINK_DOWN: the peer gave up its end of a link; this end follows. */
@@ -227,6 +231,11 @@ static void on_abort(weft_comm_t *c, const weft_comm_msg_t *m)
     x->fetch_listed = 0;
     if (x->status == WEFT_SUCCESS) x->status = WEFT_ERR_CANCELLED;
     weft_comm__cancel_recvs(c, x);
+    /* An operation queued on a link (nccl) is no MPI request: only giving
+     * up this end of the link ends it, and the sender's numbering on the
+     * link is broken anyway. */
+    if (x->mode > 0 && x->mode < WEFT_TRANSPORT_COUNT && c->tp[x->mode].ops)
+        c->tp[x->mode].ops->peer_down(c, c->tp[x->mode].state, m->src, 1);
 }
 
 /* ---- receiving side ------------------------------------------------------------ */

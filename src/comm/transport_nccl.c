@@ -46,6 +46,7 @@
 /* One operation in flight, ended by its event. */
 typedef struct nccl_op {
     cudaEvent_t ev;
+    cudaError_t err; /* its event's outcome, once it ended */
     weft_comm_xfer_t *x;
     struct nccl_link *link;
     struct nccl_op *next;
@@ -67,7 +68,6 @@ typedef struct nccl_link {
     int inflight;
     int broken; /* takes no new transfer */
     nccl_held_t *held;
-    weft_comm_msg_t down; /* the LINK_DOWN telling the peer */
 } nccl_link_t;
 
 typedef struct nccl_state {
@@ -348,8 +348,12 @@ static int nccl_connect(weft_comm_t *c, void *state)
 
 /* ---- operations --------------------------------------------------------------- */
 
+static void link_retire(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, const char *why, int tell);
+
 /* Issues the send or receive of x on its link and records its event. On
- * failure the link takes no new transfer; a sender's caller retires it. */
+ * failure the link takes no new transfer; one whose operation was queued
+ * is given up (its NCCL kernel would wait on the stream for ever); a
+ * sender's caller gives up any. */
 static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_xfer_t *x)
 {
     nccl_op_t *op = weft_comm__alloc(c, sizeof *op);
@@ -375,12 +379,10 @@ static int op_issue(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, weft_comm_x
         /* The operation is on the stream already: its number is used up,
          * and the next transfer on this link would pair with the wrong
          * operation of the peer. Retire the link. */
-        weft_error("comm: recording the end of an %s with rank %d failed: no more NCCL "
-                   "transfers on that link",
-                   l->send ? "ncclSend" : "ncclRecv", l->peer);
-        l->broken = 1;
         cudaEventDestroy(op->ev);
-        goto fail;
+        free(op);
+        link_retire(c, s, l, "recording the end of an operation on it failed", 1);
+        return rc;
     }
     *op = (nccl_op_t){.ev = op->ev, .x = x, .link = l, .next = s->ops};
     s->ops = op;
@@ -393,10 +395,11 @@ fail:
     return rc;
 }
 
-static void op_end(weft_comm_t *c, nccl_state_t *s, nccl_op_t **pp, const char *failure)
+/* Ends op, already out of the list of operations in flight: callbacks
+ * may start or end other operations (a failed receive restarts a parked
+ * one, whose link may be given up), so no list is walked across them. */
+static void op_finish(weft_comm_t *c, nccl_op_t *op, const char *failure)
 {
-    nccl_op_t *op = *pp;
-    *pp = op->next;
     cudaEventDestroy(op->ev);
     op->link->inflight--;
     c->tp_busy--;
@@ -420,12 +423,23 @@ static void link_retire(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, const c
     l->broken = 1;
     ncclCommAbort(l->comm);
     l->comm = NULL;
-    if (tell) weft_comm__send_link_down(c, &l->down, l->peer, WEFT_TRANSPORT_NCCL, l->send);
-    for (nccl_op_t **pp = &s->ops; *pp;)
-        if ((*pp)->link == l)
-            op_end(c, s, pp, "its NCCL communicator was given up");
-        else
-            pp = &(*pp)->next;
+    if (tell) weft_comm__send_link_down(c, l->peer, WEFT_TRANSPORT_NCCL, l->send);
+    nccl_op_t *mine = NULL;
+    for (nccl_op_t **pp = &s->ops; *pp;) {
+        nccl_op_t *op = *pp;
+        if (op->link != l) {
+            pp = &op->next;
+            continue;
+        }
+        *pp = op->next;
+        op->next = mine;
+        mine = op;
+    }
+    while (mine) {
+        nccl_op_t *op = mine;
+        mine = op->next;
+        op_finish(c, op, "its NCCL communicator was given up");
+    }
     while (l->held) {
         nccl_held_t *h = l->held;
         l->held = h->next;
@@ -439,13 +453,26 @@ static int nccl_progress(weft_comm_t *c, void *state)
     nccl_state_t *s = state;
     if (!s->ops) return 0;
     int done = 0;
+    nccl_op_t *ended = NULL;
     for (nccl_op_t **pp = &s->ops; *pp;) {
-        cudaError_t e = cudaEventQuery((*pp)->ev);
-        if (e == cudaErrorNotReady) {
-            pp = &(*pp)->next;
+        nccl_op_t *op = *pp;
+        op->err = cudaEventQuery(op->ev);
+        if (op->err == cudaErrorNotReady) {
+            pp = &op->next;
             continue;
         }
-        op_end(c, s, pp, e == cudaSuccess ? NULL : cudaGetErrorString(e));
+        *pp = op->next;
+        op->next = ended;
+        ended = op;
+    }
+    while (ended) {
+        nccl_op_t *op = ended;
+        ended = op->next;
+        nccl_link_t *l = op->link;
+        cudaError_t e = op->err;
+        op_finish(c, op, e == cudaSuccess ? NULL : cudaGetErrorString(e));
+        /* The peer's operation on the pair may never end either. */
+        if (e != cudaSuccess) link_retire(c, s, l, cudaGetErrorString(e), 1);
         done++;
     }
     for (int i = 0; i < 2 * c->nranks && s->ops; i++) {
@@ -503,9 +530,18 @@ static int nccl_send_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 {
     nccl_state_t *s = state;
     nccl_link_t *l = &s->to[x->peer];
-    if (!l->comm || l->broken || x->copy->device != s->dev->index) return WEFT_ERR_UNSUPPORTED;
-    nccl_held_t *h = weft_comm__alloc(c, sizeof *h);
-    if (!h) return WEFT_ERR_NOMEM;
+    if (!l->comm) return WEFT_ERR_UNSUPPORTED; /* given up: the receiver was told */
+    /* The receiver queued its ncclRecv for this GET's number: a GET this
+     * end cannot take leaves that receive, and every later one on the
+     * link, waiting for ever. */
+    const char *why = l->broken                          ? "it takes no new transfer"
+                      : x->copy->device != s->dev->index ? "a GET named a copy on another device"
+                                                         : NULL;
+    nccl_held_t *h = why ? NULL : weft_comm__alloc(c, sizeof *h);
+    if (!h) {
+        link_retire(c, s, l, why ? why : "no memory to hold a GET", 1);
+        return why ? WEFT_ERR_UNSUPPORTED : WEFT_ERR_NOMEM;
+    }
     *h = (nccl_held_t){.x = x, .seq = (uint32_t)get->tag, .next = l->held};
     l->held = h;
     send_in_order(c, s, l);

@@ -50,10 +50,10 @@ typedef struct weft_agree_outcome {
  * points, logs on every rank where each rank is; when their data creations
  * since the last check differ, logs the first difference on every rank
  * (and returns WEFT_ERR_MISMATCH). Returns WEFT_SUCCESS when
- * every rank is at the same point with status 0, the failed status when a
- * rank failed, WEFT_ERR_MISMATCH when the points differ, WEFT_ERR_MPI when
- * MPI failed. With watchdog_s set, a rank kept waiting in it that long
- * says so. */
+ * every rank is at the same point with status 0, WEFT_ERR_MISMATCH when
+ * the points differ (whatever a rank's status: the ranks are out of step),
+ * else the failed status when a rank failed; WEFT_ERR_MPI when MPI failed. With watchdog_s set, a
+ * rank kept waiting in it that long says so. */
 int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
     __attribute__((warn_unused_result));
 
