@@ -81,6 +81,9 @@ struct weft_context {
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
+    atomic_long dev_inflight;  /* device work in flight: tasks in the managers' flight lists
+                                  (staging in, or waiting for a copy of theirs) and
+                                  synchronous copies (the watchdog's "running" too) */
     atomic_long host_bodies_ended; /* bodies finished on host cores (the comm thread's naps) */
     /* The workers leave a core to each device manager: set once the workers
      * start, read by the managers (devexec.c's idle wait). */

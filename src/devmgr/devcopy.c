@@ -85,7 +85,9 @@ int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *
 int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
                       weft_data_copy_t *dst, weft_data_copy_t *src)
 {
-    (void)ctx;
+    /* In flight for the watchdog: an eviction's write-back may outlast
+     * watchdog_s with nothing else moving. */
+    if (ctx) atomic_fetch_add(&ctx->dev_inflight, 1);
     int rc = weft_devcopy_enqueue(WEFT_LOG_ERROR, by, stream, d, dst, src);
     weft_event_t ev = {0};
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
@@ -93,6 +95,7 @@ int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_d
         rc = by->ops->event_sync(by, &ev);
         by->ops->event_destroy(by, &ev);
     }
+    if (ctx) atomic_fetch_sub(&ctx->dev_inflight, 1);
     return rc; /* its bytes were counted when enqueued */
 }
 

@@ -115,6 +115,7 @@ static int progress_inflight(weft_devmgr_t *m)
         if (done) {
             weft_list_remove(&f->link);
             m->ninflight--;
+            atomic_fetch_sub(&m->ctx->dev_inflight, 1);
             m->inflight_bytes -= f->zone_bytes;
             free(f);
         }
@@ -280,6 +281,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             f->rc = rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc;
             weft_list_push_back(&m->inflight, &f->link);
             m->ninflight++;
+            atomic_fetch_add(&m->ctx->dev_inflight, 1);
             continue;
         }
         if (rc != WEFT_SUCCESS) {
@@ -295,6 +297,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         /* Appended: events are polled in the order the tasks started. */
         weft_list_push_back(&m->inflight, &f->link);
         m->ninflight++;
+        atomic_fetch_add(&m->ctx->dev_inflight, 1);
     }
     return started;
 }

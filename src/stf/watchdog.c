@@ -15,13 +15,23 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-/* Everything that moves when the rank makes progress. */
+/* Everything that moves when the rank makes progress, device copies
+ * included: a rank whose tasks wait for evictions and write-backs to make
+ * room moves bytes and runs nothing (such a run was reported as stalled,
+ * and watchdog_abort ended it). A task in a device's flight list waiting
+ * for its own copies (weft_watchdog_check) counts as running. */
 static int64_t progress_mark(weft_context_t *ctx)
 {
     weft_stats_t st;
     if (weft_stats_get(ctx, &st) != 0) return 0;
-    return st.tasks_run + st.net_bytes_sent + st.net_bytes_received +
-           atomic_load(&ctx->actions_done);
+    int64_t m =
+        st.tasks_run + st.net_bytes_sent + st.net_bytes_received + atomic_load(&ctx->actions_done);
+    for (int k = 1; k <= ctx->ndevices; k++) {
+        weft_device_counters_t d;
+        if (weft_device_counters_get(ctx, k, &d) == WEFT_SUCCESS)
+            m += d.bytes_h2d + d.bytes_d2h + d.bytes_d2d + d.evictions;
+    }
+    return m;
 }
 
 static void print_progress(weft_taskpool_t *tp, double t0)
@@ -132,7 +142,8 @@ void weft_watchdog_check(weft_watchdog_t *w)
     weft_context_t *ctx = w->tp->ctx;
     double now = weft_clock_s();
     int64_t m = progress_mark(ctx);
-    if (m != w->mark || atomic_load(&ctx->tasks_running) > 0) {
+    if (m != w->mark || atomic_load(&ctx->tasks_running) > 0 ||
+        atomic_load(&ctx->dev_inflight) > 0) {
         w->mark = m;
         w->last_move = now;
         w->reported = 0;

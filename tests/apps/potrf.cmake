@@ -306,3 +306,10 @@ weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
          "^weft-potrf: dpotrf failed"
   ARGS -N 512 -t 64 -g 2 -c 1 --check --weft-device_type=emu
        --weft-fault_inject=device_fail:syrk:2)
+# The watchdog counts device work in flight (tasks staging in, eviction
+# write-backs) as running: copies held 1.2 s each, with watchdog_s=1 and
+# watchdog_abort, were called a stall and ended a correct run.
+weft_app_test(potrf_emu_watchdog_slow_copies EXE weft-potrf TIMEOUT 120
+  EXPECT "residual = .* : PASSED"
+  ARGS -N 256 -t 128 -g 1 -c 1 --check --weft-device_type=emu --weft-device_memory_limit=200K
+       --weft-device_emu_copy_delay_us=1200000 --weft-watchdog_s=1 --weft-watchdog_abort=1)
