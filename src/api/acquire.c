@@ -97,12 +97,26 @@ static int acquire_scratch(weft_data_t *d, int mode, const char *call, void **pt
     return WEFT_SUCCESS;
 }
 
+/* Whether a simulated rank's data has a host copy holding its newest
+ * version: a data of the user's memory, or a NEW data no task wrote.
+ * Versions its simulated tasks published are in no memory (a NEW data with
+ * an initialiser, written by tasks, was refused as having "no contents
+ * yet"): the scratch stands for them. */
+static int sim_host_newest(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int newest =
+        d->copies[0] && (d->version == 0 || weft_data_copy_is_newest_locked(d, d->copies[0]));
+    weft_data_unlock(d);
+    return newest;
+}
+
 int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
 {
     int rc = check_mode(mode, call);
     if (rc == WEFT_SUCCESS) rc = check_free(d, call);
     if (rc == WEFT_SUCCESS && (mode & WEFT_W)) rc = weft_data_check_outside_write(d, call);
-    if (rc == WEFT_SUCCESS && d->ctx->sim && !d->copies[0])
+    if (rc == WEFT_SUCCESS && d->ctx->sim && !sim_host_newest(d))
         return acquire_scratch(d, mode, call, ptr, ld);
     if (rc == WEFT_SUCCESS) rc = bring_home(d, mode, call);
     if (rc != WEFT_SUCCESS) return rc;
