@@ -126,14 +126,14 @@ const weft_param_def_t weft_param_table[] = {
     /* Each rank keeps 16 control receives of this size posted (memory), and
      * MPI counts them as int. */
     SIZE("comm_eager_limit", "64K", 0, 64 * MIB,
-         "tiles up to this size travel inside the activation message"),
+         "tiles up to this size travel inside the activation message; equal on every rank"),
     INT("watchdog_s", "0", 0, 86400,
         "seconds without any progress before each rank reports what it waits for; 0 = off"),
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
     BOOL("seqcheck_detail", "0",
          "keep each inserted task's class, rank, device hint and first 4 flows (152 B a task "
          "until its taskpool's wait) so that a task sequence that differs between ranks is "
-         "printed task by task, each rank's; for debugging"),
+         "printed task by task, each rank's; for debugging; equal on every rank"),
     INT("progress", "-1", -1, 1,
         "rank 0 prints a progress line a second; -1 = when stderr is a terminal"),
     INT("comm_nap_us", "500", 0, 100000,
@@ -156,11 +156,13 @@ const weft_param_def_t weft_param_table[] = {
          "device memory, else nccl between CUDA devices (when built), else staged"),
     ENUM("comm_node_split", "host", "host|rank",
          "which ranks count as one node for the choice of transport: host (ranks of one host), "
-         "or rank (every rank its own node, to exercise the cross-node path on one host)"),
+         "or rank (every rank its own node, to exercise the cross-node path on one host); equal on "
+         "every rank"),
     ENUM("comm_mpi_device", "auto", "auto|yes|no",
          "MPI reads device memory (auto: ask the library, e.g. MPIX_Query_cuda_support)"),
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
-         "bytes per chunk of the staged transport (pipelined through pinned host buffers)"),
+         "bytes per chunk of the staged transport (pipelined through pinned host buffers); equal "
+         "on every rank"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "",
