@@ -229,8 +229,20 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     int verbose = 1;
     app_opts_t *o = opts;
     rc = app_cli_parse(&d->cli, argc, argv, opts, verbose);
-    /* Every rank, parsed or not (a rank refused above is not left out). */
-    if (app_same_flag(d->cli.prog, ctx, "--seed", o->seed, rc == 0) != 0) rc = 1;
+    /* Every rank, parsed or not (a rank refused above is not left out).
+     * The options that shape the task sequence too: ranks given different
+     * ones were told only that they "inserted different task sequences",
+     * in whichever step met the difference first (a stranger's -t on one
+     * rank read as a failure to generate the matrix). */
+    const struct {
+        const char *flag;
+        int64_t value;
+    } same[] = {{"--seed", o->seed},   {"-N", o->n},     {"-t", o->nb_given ? o->nb : -1},
+                {"-P", o->p},          {"-Q", o->q},     {"--nruns", o->nruns},
+                {"--check", o->check}, {"--ptg", o->ptg}};
+    int known = rc == 0;
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (app_same_flag(d->cli.prog, ctx, same[i].flag, same[i].value, known) != 0) rc = 1;
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;

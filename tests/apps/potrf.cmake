@@ -159,6 +159,14 @@ weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
   --match "^weft-potrf: rank %r: --seed (5|42) here, but the ranks were given --seed from 5 to 42"
   --reject "PASSED"
   RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} --seed 5 : -n 1 ${potrf_mixed})
+# ... and a different -t on one rank (named as "different task sequences"
+# in the matrix's generation, where the first difference showed).
+set(mixed_t $<TARGET_FILE:weft-getrf> -N 256 -c 1)
+weft_expect_test(getrf_mixed_t_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-getrf: rank %r: -t (32|-1) here, but the ranks were given -t from -1 to 32"
+  --reject "task sequences"
+  RUN ${WEFT_MPIRUN} -n 1 ${mixed_t} -t 32 : -n 1 ${mixed_t})
 # A bare switch before an app flag: the apps' scan before weft_init took the
 # flag for the switch's value ("--weft-show_stats -g 1" ran on no device,
 # "--weft-show_stats -c 1" on every core, both silently).
