@@ -54,6 +54,19 @@ static int choose_cpuset(weft_context_t *ctx)
     return WEFT_SUCCESS;
 }
 
+/* A trace track a worker, made once their number is known (start_workers:
+ * cores less those left to device managers): one a core showed workers
+ * that never ran. */
+static void trace_workers(weft_context_t *ctx)
+{
+    char name[32];
+    for (int w = 0; ctx->trace && w < ctx->ncores; w++) {
+        snprintf(name, sizeof name, "worker %d", w);
+        int t = weft_trace_track(ctx->trace, name);
+        if (w == 0) ctx->trace_worker0 = t;
+    }
+}
+
 static int start_workers(weft_context_t *ctx)
 {
     int cores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
@@ -66,6 +79,7 @@ static int start_workers(weft_context_t *ctx)
     if (want <= 0 && ctx->ndevices > 0)
         ctx->ncores = ctx->ncores > reserve ? ctx->ncores - reserve : 1;
     ctx->ready = weft_exec_ready;
+    trace_workers(ctx);
     /* No core left for the comm thread: it shares the workers' cores. */
     ctx->comm_shares_core = ctx->nranks > 1 && cores > 0 && ctx->ncores >= cores;
     atomic_store(&ctx->devmgr_own_core, ctx->ndevices > 0 && cores - ctx->ncores >= ctx->ndevices);
@@ -139,16 +153,7 @@ static int start_trace(weft_context_t *ctx)
         ctx->trace = NULL;
         return rc;
     }
-    int ncores = (int)weft_params_int(ctx->params, "cores");
-    if (ncores <= 0)
-        ncores = hwloc_get_nbobjs_inside_cpuset_by_type(ctx->topo, ctx->cpuset, HWLOC_OBJ_CORE);
-    char name[32];
     ctx->trace_main = weft_trace_track(ctx->trace, "main thread");
-    for (int w = 0; w < (ncores > 0 ? ncores : 1); w++) {
-        snprintf(name, sizeof name, "worker %d", w);
-        int t = weft_trace_track(ctx->trace, name);
-        if (w == 0) ctx->trace_worker0 = t;
-    }
     ctx->trace_comm = weft_trace_track(ctx->trace, "comm");
     return WEFT_SUCCESS;
 }
