@@ -8,9 +8,10 @@
  * reads that type from --weft-device_type=X in argv or env WEFT_DEVICE_TYPE
  * and sets env WEFT_DEVICE_<TYPE>_ENABLED=N (CUDA, HIP or EMU); when the
  * user already set that parameter (env or --weft-), the same count is
- * taken and another is refused (both named). N = 0 opens no device of the type (CUDA is not even
- * probed). After weft_init, appdev_check fails (1) when the rank has fewer than N devices of the
- * type, or devices -g did not ask for; weft_init itself already fails when a count that was asked
+ * taken and another is refused (both named). N = 0 opens no device of the
+ * type (CUDA is not even probed). After weft_init, appdev_check fails (1)
+ * when the rank has fewer than N devices of the type, or devices -g did
+ * not ask for; weft_init itself already fails when a count that was asked
  * for explicitly cannot be met (a type absent, or built without).
  *
  * --probe-gpus: weft_init with every CUDA device (device_cuda_enabled=-1,

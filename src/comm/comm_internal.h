@@ -293,12 +293,12 @@ void weft_comm__free_msg(weft_comm_t *c, void *a, void *b);
 int weft_comm__send_ctrl(weft_comm_t *c, weft_comm_msg_t *m, int dest);
 /* Bytes of m on the wire: the header, and an eager activation's payload. */
 size_t weft_comm__msg_bytes(const weft_comm_msg_t *m);
-/* Sends t's notice buffer (type, failed, tag filled from the arguments) to
- * the peer of t's action and calls cb(c, a, b) once it left, or at once
- * when it could not be posted (logged: the peer is not told). */
 /* Tells peer that this rank gave up its end of transport `mode`'s link with
  * it (LINK_DOWN). */
 void weft_comm__send_link_down(weft_comm_t *c, int peer, int mode, int my_sends);
+/* Sends t's notice buffer (type, failed, tag filled from the arguments) to
+ * the peer of t's action and calls cb(c, a, b) once it left, or at once
+ * when it could not be posted (logged: the peer is not told). */
 void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
                             void *a, void *b);
 void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);

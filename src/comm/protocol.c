@@ -151,14 +151,9 @@ void weft_comm__send_link_down(weft_comm_t *c, int peer, int mode, int my_sends)
 /* LINK_DOWN: the peer gave up its end of a link; this end follows. */
 static void on_link_down(weft_comm_t *c, const weft_comm_msg_t *m)
 {
-    const weft_comm_transport_t *tp =
-        m->mode > 0 && m->mode < WEFT_TRANSPORT_COUNT ? &c->tp[m->mode] : NULL;
-    if (!tp || !tp->ops) {
+    if (weft_comm__transport_peer_down(c, m->mode, m->src, m->tag) != WEFT_SUCCESS)
         weft_error("comm: LINK_DOWN from rank %d for transport %d, which this rank does not have",
                    m->src, m->mode);
-        return;
-    }
-    tp->ops->peer_down(c, tp->state, m->src, m->tag);
 }
 
 /* ---- sending side: the replies to an activation (send.c sends it) ---------- */
@@ -234,8 +229,7 @@ static void on_abort(weft_comm_t *c, const weft_comm_msg_t *m)
     /* An operation queued on a link (nccl) is no MPI request: only giving
      * up this end of the link ends it, and the sender's numbering on the
      * link is broken anyway. */
-    if (x->mode > 0 && x->mode < WEFT_TRANSPORT_COUNT && c->tp[x->mode].ops)
-        c->tp[x->mode].ops->peer_down(c, c->tp[x->mode].state, m->src, 1);
+    (void)weft_comm__transport_peer_down(c, x->mode, m->src, 1); /* AUTO (host): none */
 }
 
 /* ---- receiving side ------------------------------------------------------------ */

@@ -214,6 +214,14 @@ int weft_comm__tp_send_unsupported(weft_comm_t *c, void *state, weft_comm_xfer_t
     return WEFT_ERR_UNSUPPORTED;
 }
 
+int weft_comm__transport_peer_down(weft_comm_t *c, int id, int peer, int their_sends)
+{
+    const weft_comm_transport_t *tp = registered(c, id);
+    if (!tp) return WEFT_ERR_UNSUPPORTED;
+    tp->ops->peer_down(c, tp->state, peer, their_sends);
+    return WEFT_SUCCESS;
+}
+
 void weft_comm__tp_release_nothing(weft_comm_t *c, void *state, weft_comm_xfer_t *x) {}
 
 void weft_comm__tp_peer_down_nothing(weft_comm_t *c, void *state, int peer, int their_sends) {}

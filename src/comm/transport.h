@@ -115,6 +115,9 @@ void weft_comm__transport_send_start(weft_comm_t *c, struct weft_comm_xfer *x,
                                      const struct weft_comm_msg *get);
 /* x is over: its transport takes back what x held. */
 void weft_comm__transport_release(weft_comm_t *c, struct weft_comm_xfer *x);
+/* Transport `id`'s peer_down; WEFT_ERR_UNSUPPORTED when this engine has
+ * no such transport. */
+int weft_comm__transport_peer_down(weft_comm_t *c, int id, int peer, int their_sends);
 /* "host" for WEFT_TRANSPORT_AUTO (host to host), else the transport's name. */
 const char *weft_comm__transport_name(const weft_comm_t *c, int id);
 

@@ -395,6 +395,36 @@ fail:
     return rc;
 }
 
+/* Takes the operations in flight that `over` picks out of their list,
+ * into one of their own whose callbacks then run on no list being walked
+ * (op_finish). */
+static nccl_op_t *take_ops(nccl_state_t *s, int (*over)(nccl_op_t *op, const void *arg),
+                           const void *arg)
+{
+    nccl_op_t *taken = NULL;
+    for (nccl_op_t **pp = &s->ops; *pp;) {
+        nccl_op_t *op = *pp;
+        if (!over(op, arg)) {
+            pp = &op->next;
+            continue;
+        }
+        *pp = op->next;
+        op->next = taken;
+        taken = op;
+    }
+    return taken;
+}
+
+static int on_link(nccl_op_t *op, const void *link) { return op->link == link; }
+
+/* Its event's outcome into op->err; 1 once it ended, well or not. */
+static int event_over(nccl_op_t *op, const void *unused)
+{
+    (void)unused;
+    op->err = cudaEventQuery(op->ev);
+    return op->err != cudaErrorNotReady;
+}
+
 /* Ends op, already out of the list of operations in flight: callbacks
  * may start or end other operations (a failed receive restarts a parked
  * one, whose link may be given up), so no list is walked across them. */
@@ -424,17 +454,7 @@ static void link_retire(weft_comm_t *c, nccl_state_t *s, nccl_link_t *l, const c
     ncclCommAbort(l->comm);
     l->comm = NULL;
     if (tell) weft_comm__send_link_down(c, l->peer, WEFT_TRANSPORT_NCCL, l->send);
-    nccl_op_t *mine = NULL;
-    for (nccl_op_t **pp = &s->ops; *pp;) {
-        nccl_op_t *op = *pp;
-        if (op->link != l) {
-            pp = &op->next;
-            continue;
-        }
-        *pp = op->next;
-        op->next = mine;
-        mine = op;
-    }
+    nccl_op_t *mine = take_ops(s, on_link, l);
     while (mine) {
         nccl_op_t *op = mine;
         mine = op->next;
@@ -453,18 +473,7 @@ static int nccl_progress(weft_comm_t *c, void *state)
     nccl_state_t *s = state;
     if (!s->ops) return 0;
     int done = 0;
-    nccl_op_t *ended = NULL;
-    for (nccl_op_t **pp = &s->ops; *pp;) {
-        nccl_op_t *op = *pp;
-        op->err = cudaEventQuery(op->ev);
-        if (op->err == cudaErrorNotReady) {
-            pp = &op->next;
-            continue;
-        }
-        *pp = op->next;
-        op->next = ended;
-        ended = op;
-    }
+    nccl_op_t *ended = take_ops(s, event_over, NULL);
     while (ended) {
         nccl_op_t *op = ended;
         ended = op->next;

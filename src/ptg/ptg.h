@@ -140,10 +140,10 @@ static inline int weft_ptg__edge(weft_task_t *pred, weft_task_t *succ)
  * d's net_version plus its depth (ptgsettle.c says why). */
 int weft_ptg__version_number(const weft_ptg_build_t *b, const weft_ptg_ref_t *r,
                              const weft_data_t *d, uint32_t label, uint32_t *out);
-/* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
- * returns WEFT_ERR_INVALID. */
 /* r's name as error lines give it ("CLASS(i,j)"). */
 void weft_ptg__ref_text(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, char *buf, size_t n);
+/* Where the builder fails: logs "ptg <class>(<indices>): <why>" and
+ * returns WEFT_ERR_INVALID. */
 int weft_ptg__fail(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* r names a task of the graph: its class exists and its indices are in the

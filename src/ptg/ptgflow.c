@@ -69,21 +69,33 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                           has ? "another task" : "none");
 }
 
+/* Consumer c as a task: this rank's own, else its arguments parsed into
+ * *w; NULL after logging when it has no flow c->flow, or that flow repeats
+ * an earlier one's data. */
+static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *c,
+                                        weft_task_t *w)
+{
+    const weft_task_t *t = weft_ptg__local(b, c);
+    int aff;
+    if (!t) {
+        if (weft_ptg__parse(b, c, w, &aff) != WEFT_SUCCESS) return NULL;
+        t = w;
+    }
+    if (c->flow >= t->nflows) {
+        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
+                       c->flow);
+        return NULL;
+    }
+    return check_repeated(b, c, t, "consumer") == WEFT_SUCCESS ? t : NULL;
+}
+
 /* Consumer c, a task of this rank, has its flow, which holds d (NULL: not
  * known yet); else logged. */
 static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *c, const weft_data_t *d)
 {
-    const weft_task_t *t = weft_ptg__local(b, c);
     weft_task_t w;
-    int aff;
-    if (!t) {
-        if (weft_ptg__parse(b, c, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-        t = &w;
-    }
-    if (c->flow >= t->nflows)
-        return weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
-                              c->flow);
-    if (check_repeated(b, c, t, "consumer") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    const weft_task_t *t = consumer_task(b, c, &w);
+    if (!t) return WEFT_ERR_INVALID;
     if (d && t->flow[c->flow].data != d)
         return weft_ptg__fail(b, c,
                               "is named as a consumer of data %llu by its flow %d, which holds "
@@ -172,17 +184,11 @@ static int cmp_int(const void *a, const void *b)
 static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
 {
     weft_task_t w;
-    int aff;
-    if (weft_ptg__parse(b, c, &w, &aff) != WEFT_SUCCESS) return -1;
-    if (c->flow >= w.nflows) {
-        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
-                       c->flow);
-        return -1;
-    }
-    if (check_repeated(b, c, &w, "consumer") != WEFT_SUCCESS) return -1;
+    const weft_task_t *t = consumer_task(b, c, &w);
+    if (!t) return -1;
     int mode = 0;
-    for (int j = 0; j < w.nflows; j++)
-        if (w.flow[j].data == w.flow[c->flow].data) mode |= w.flow[j].mode;
+    for (int j = 0; j < t->nflows; j++)
+        if (t->flow[j].data == t->flow[c->flow].data) mode |= t->flow[j].mode;
     return mode & WEFT_RW;
 }
 
