@@ -2,8 +2,8 @@
 # GPU tile ping-pong between 2 ranks, each on its own GPU: weft-pingpong -g 1
 # over each transport (ipc, nccl, staged, and gpu-aware off: tiles through
 # host memory by MPI), beside the bare NCCL ping-pong, the bare CUDA IPC
-# pull and the bare ping-pong of IPC pulls of bench/bare_p2p.c, 8 B to 256
-# MiB, in one run.
+# pull, the bare ping-pong of IPC pulls and the bare staged pipeline beside
+# host MPI of bench/bare_p2p.c (bare.log), 8 B to 256 MiB, in one run.
 #
 # Usage: bench/gpu_pingpong.sh [-B build] [-o outdir] [--max-size B] [--split]
 #   -B         weft build tree with CUDA (default ./build-gpu; configured
