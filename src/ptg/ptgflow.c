@@ -52,8 +52,8 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
     /* Another flow of p that holds the same data: named as such. */
     weft_ptg_ref_t p_task = back;
     p_task.flow = p->flow;
-    const weft_task_t *pt =
-        has > 0 && !same && weft_ptg__same_ref(&p_task, p) ? weft_ptg__local(b, p) : NULL;
+    int same_task = has > 0 && !same && weft_ptg__same_ref(&p_task, p);
+    const weft_task_t *pt = same_task ? weft_ptg__local(b, p) : NULL;
     if (pt && check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     weft_ptg__fail(b, p,
@@ -65,6 +65,11 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                               "(that consumer, flow %d) names it with %d, but it %s the version "
                               "(name it with %d)",
                               c->flow, has, kind == 1 ? "writes" : "passes on", kind);
+    if (same_task)
+        return weft_ptg__fail(b, c,
+                              "(that consumer, flow %d) names that task's flow %d as its "
+                              "producer, not its flow %d",
+                              c->flow, back.flow, p->flow);
     return weft_ptg__fail(b, c, "(that consumer, flow %d) names %s as its producer", c->flow,
                           has ? "another task" : "none");
 }

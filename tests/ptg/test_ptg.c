@@ -40,7 +40,9 @@
  * consumers' producer functions, so the graph ran; a stranger's graph like
  * it left a final version away from its owner with rc 0), kind (STEP(2, 1)
  * names the writer of its right neighbour's version with 2, as a
- * forwarder: accepted on one rank, refused on two). */
+ * forwarder: accepted on one rank, refused on two), otherflow (STEP(2, 1)
+ * names its right neighbour's writer by that task's other flow, which
+ * holds another tile: the refusal says which flow it named). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +207,10 @@ static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
     }
     if (is(g, "remote_initial") && s == 0) return 0;
     if (is(g, "producer") && s == 2 && i == 1) return version_of(g, s - 1, right(g, i), p);
+    if (is(g, "otherflow") && s == 2 && i == 1) {
+        *p = ref(C_STEP, 1, s - 1, right(g, i));
+        return 1;
+    }
     int kind = version_of(g, s, right(g, i), p);
     return is(g, "kind") && s == 2 && i == 1 ? 2 : kind;
 }
