@@ -47,7 +47,8 @@ typedef struct weft_comm_msg {
     uint32_t version;
     int32_t rows, cols, elem;
     int32_t eager;  /* ACTIVATE: payload follows */
-    int32_t failed; /* ACTIVATE: the version was not produced; nothing follows */
+    int32_t failed; /* ACTIVATE: the version was not produced; nothing follows.
+                       DONE: the pull failed (the receiver says it) */
     int64_t bytes;
     /* ACTIVATE: where the sender's bytes are. */
     int32_t on_device; /* in an accelerator's memory */
@@ -143,6 +144,7 @@ typedef struct weft_comm_xfer {
     int fetch_listed; /* receiver: in the table as PEND_FETCH (an ABORT finds it) */
     int get_sent;     /* receiver: the GET left, the sender's bytes may be coming */
     int skipped;      /* sender: the receiver had the version (SKIP), no byte moved */
+    int pull_failed;  /* sender: DONE said the receiver's ipc pull failed */
 } weft_comm_xfer_t;
 
 /* A SEND/RECV action and the engine's state for it, in one allocation
@@ -370,6 +372,9 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x);
 void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x);
 /* n columns of a copy with leading dimension ld, as one MPI datatype. */
 int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out);
+/* WEFT_SUCCESS when a column of d fits an MPI count of bytes, else logged
+ * and WEFT_ERR_UNSUPPORTED. */
+int weft_comm__col_fits(const weft_data_t *d);
 
 static inline char *weft_comm__col_ptr(const weft_data_t *d, void *base, int64_t ld, int j)
 {

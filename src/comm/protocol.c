@@ -28,7 +28,9 @@ void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status)
 
 int weft_comm__next_tags(weft_comm_t *c, int n)
 {
-    if (c->next_tag + n > c->tag_ub) c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    /* By subtraction: with tag_ub = INT_MAX (Open MPI) next_tag + n
+     * overflowed, the tags went negative and every receive then failed. */
+    if (n > c->tag_ub - c->next_tag) c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
     int tag = c->next_tag;
     c->next_tag += n;
     return tag;
@@ -184,9 +186,7 @@ static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
 {
     weft_comm_xfer_t *x = waiting_send(c, m);
     if (!x) return;
-    const weft_data_t *d = x->t->flow[0].data;
-    atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-    if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+    x->pull_failed = m->failed != 0;
     x->mode = WEFT_TRANSPORT_IPC; /* for the trace */
     weft_comm__xfer_send_finished(c, x);
 }

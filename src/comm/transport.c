@@ -172,9 +172,6 @@ void weft_comm__transport_recv_start(weft_comm_t *c, weft_comm_xfer_t *x, const 
 void weft_comm__transport_send_start(weft_comm_t *c, weft_comm_xfer_t *x,
                                      const weft_comm_msg_t *get)
 {
-    const weft_data_t *d = x->copy->data;
-    atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-    if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
     x->mode = get->mode;
     const weft_comm_transport_t *tp = registered(c, x->mode);
     int rc = tp ? tp->ops->send_start(c, tp->state, x, get) : WEFT_ERR_UNSUPPORTED;

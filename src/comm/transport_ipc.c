@@ -162,7 +162,8 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
     *done = (weft_comm_msg_t){.type = WEFT_COMM_MSG_DONE,
                               .src = c->rank,
                               .key = x->copy->data->key,
-                              .version = ((const weft_comm_action_t *)x->t->action)->version};
+                              .version = ((const weft_comm_action_t *)x->t->action)->version,
+                              .failed = x->status != WEFT_SUCCESS};
     weft_comm__xfer_part_done(c, x); /* x and its task may be gone after this */
     char what[72];
     snprintf(what, sizeof what, "the DONE of data %llu v%u", (unsigned long long)done->key,

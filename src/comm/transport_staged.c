@@ -69,6 +69,7 @@ static void staged_release(weft_comm_t *c, void *state, weft_comm_xfer_t *x)
 {
     staged_state_t *s = state;
     if (!x->bounce) return;
+    if (x->status == WEFT_SUCCESS) atomic_fetch_add(&c->n_staged, (long long)x->copy->data->bytes);
     x->bounce->next = s->free;
     s->free = x->bounce;
     x->bounce = NULL;
@@ -170,6 +171,9 @@ static int staged_prepare(weft_comm_t *c, staged_state_t *s, weft_comm_xfer_t *x
                           int tag)
 {
     const weft_data_t *d = x->copy->data;
+    /* A chunk is at least a column, sent as an int count of bytes. */
+    int rc = weft_comm__col_fits(d);
+    if (rc != WEFT_SUCCESS) return rc;
     x->chunk_cols = chunk_cols;
     x->nchunks = (d->cols + chunk_cols - 1) / chunk_cols;
     x->tag = tag >= 0 ? tag : weft_comm__next_tags(c, x->nchunks);
@@ -179,8 +183,7 @@ static int staged_prepare(weft_comm_t *c, staged_state_t *s, weft_comm_xfer_t *x
                     ? NULL
                     : bounce_get(s, d->bytes, x->dev);
     if (!x->bounce) return WEFT_ERR_NOMEM;
-    atomic_fetch_add(&c->n_staged, (long long)d->bytes);
-    return WEFT_SUCCESS;
+    return WEFT_SUCCESS; /* counted in n_staged once over (staged_release) */
 }
 
 /* ---- receiver ------------------------------------------------------------------- */
@@ -202,7 +205,12 @@ static int staged_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     const weft_data_t *d = x->copy->data;
     size_t col = (size_t)d->rows * d->elem;
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
-    int rc = staged_prepare(c, state, x, chunk / col > 0 ? (int)(chunk / col) : 1, -1);
+    int chunk_cols = chunk / col > 0 ? (int)(chunk / col) : 1;
+    /* A tag a chunk: wider chunks when the MPI's tags are fewer (its
+     * tag_ub may be as low as 32767) than the tile's chunks. */
+    int tags = c->tag_ub - WEFT_COMM_FIRST_DATA_TAG;
+    if ((d->cols + chunk_cols - 1) / chunk_cols > tags) chunk_cols = (d->cols + tags - 1) / tags;
+    int rc = staged_prepare(c, state, x, chunk_cols, -1);
     for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++) {
         if (!x->dev) {
             rc = chunk_host_mpi(c, x, k, 1);

@@ -2,6 +2,7 @@
  * GET that starts a rendezvous, the landing of eager bytes, the counting
  * of its parts, its failure (the peer told) and its two ends, which
  * publish the received version and complete the SEND or RECV task. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,25 @@
 #include "util/fault.h"
 #include "util/log.h"
 
+int weft_comm__col_fits(const weft_data_t *d)
+{
+    size_t col = (size_t)d->rows * d->elem;
+    if (col <= INT_MAX) return WEFT_SUCCESS;
+    weft_error("data %llu cannot move between ranks: a column of it is %zu bytes, and MPI counts "
+               "at most %d bytes a column",
+               (unsigned long long)d->key, col, INT_MAX);
+    return WEFT_ERR_UNSUPPORTED;
+}
+
 int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *out)
 {
+    /* The stride is an MPI_Aint: as an int, a leading dimension of 2 GiB
+     * or more wrapped negative and MPI read or wrote before the tile. */
+    int rc = weft_comm__col_fits(d);
+    if (rc != WEFT_SUCCESS) return rc;
     MPI_Datatype t;
-    if (MPI_Type_vector(n, (int)((size_t)d->rows * d->elem), (int)((size_t)ld * d->elem), MPI_BYTE,
-                        &t) != MPI_SUCCESS)
+    if (MPI_Type_create_hvector(n, (int)((size_t)d->rows * d->elem),
+                                (MPI_Aint)((size_t)ld * d->elem), MPI_BYTE, &t) != MPI_SUCCESS)
         return WEFT_ERR_MPI;
     if (MPI_Type_commit(&t) != MPI_SUCCESS) {
         MPI_Type_free(&t);
@@ -143,6 +158,12 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
                      "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
                      (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
                      x->copy->device);
+    /* Counted at the end, as moved: a transfer that failed, or whose pull
+     * failed at the receiver, sent nothing. */
+    if (x->rendezvous && !x->skipped && !x->pull_failed && x->status == WEFT_SUCCESS) {
+        atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
+        if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+    }
     weft_data_publish(d, x->copy, WEFT_PUBLISH_READ, 0, 0);
     weft_comm__transport_release(c, x);
     int status = x->status;

@@ -3,7 +3,8 @@
  * y. Run with fault_inject=comm_alloc:N@R or comm_post:N@R; argv[1] is the
  * tile's rows (4: eager, 20000: rendezvous), argv[2] "fail" when the rule
  * must hit (every rank's wait returns WEFT_ERR_TASK, y keeps 0) or "ok".
- * A second taskpool then moves the tile correctly: y = 2.
+ * A second taskpool then moves the tile correctly: y = 2. A rendezvous
+ * between host copies counts only the bytes of the moves that succeeded.
  * With argv[3] ("dev" or "host", on a run with an emu device) x lives on
  * rank 0's device or host and y on rank 1's device, so the move lands in
  * device memory (and leaves it, with "dev"): run with device_copy:N@R, the
@@ -143,6 +144,15 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(tp) == 0);
     py = rank == 1 ? weft_data_host_ptr(y, NULL) : NULL;
     if (rank == 1) CHECK(py && py[0] == expect + 2 && py[rows - 1] == expect + 2);
+    /* Host to host by rendezvous: a failed move sent and received no byte
+     * (the sender counted its bytes when it started them). */
+    weft_stats_t st;
+    CHECK(weft_stats_get(ctx, &st) == 0);
+    int64_t moved = (must_fail ? 1 : 2) * (int64_t)rows * (int64_t)sizeof(double);
+    if (argc == 3 && rows * sizeof(double) > 65536) {
+        CHECK(st.net_bytes_sent == (rank == 0 ? moved : 0));
+        CHECK(st.net_bytes_received == (rank == 1 ? moved : 0));
+    }
     weft_taskpool_free(tp);
     weft_data_release(x);
     weft_data_release(y);
