@@ -190,8 +190,15 @@ int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
     int first = WEFT_SUCCESS;
     while (ctx->wb_pending.n > 0) {
         weft_data_t *d = *(weft_data_t **)weft_vec_at(&ctx->wb_pending, ctx->wb_pending.n - 1);
-        int rc = retry ? weft_devexec_flush_data(d) : WEFT_ERR_MISMATCH;
-        if (rc == WEFT_SUCCESS) continue; /* settled: unlisted */
+        int rc = retry ? write_back(d) : WEFT_ERR_MISMATCH;
+        if (rc == WEFT_SUCCESS) {
+            /* As at a wait: the device copies go once the memory holds the
+             * version (the one left was reported a leak of an unreleased
+             * data, where a run without the failure said nothing). */
+            if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
+            pending_settle(d); /* unlisted */
+            continue;
+        }
         weft_error("weft_fini: the write-back of data %llu into user memory failed again: %s; "
                    "its newest version v%u is lost, the memory does not hold it",
                    (unsigned long long)d->key, weft_strerror(rc), d->version);

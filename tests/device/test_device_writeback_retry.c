@@ -11,8 +11,8 @@
  *            writes x back;
  *   acquire  weft_data_host_acquire (WEFT_R) writes it back;
  *   release  weft_data_release writes it back;
- *   fini     x is never released: weft_fini writes it back (its leak
- *            report names the device copy);
+ *   fini     x is never released: weft_fini writes it back and drops
+ *            the device copy, as a wait does (no leak is reported);
  *   lost     copies 5 and 6 fail too: the release and weft_fini try again,
  *            fini names the version lost, x keeps 0.
  * Before, the user's memory kept 0 in every mode but acquire: the tile
