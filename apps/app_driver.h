@@ -243,6 +243,13 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     int known = rc == 0;
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         if (app_same_flag(d->cli.prog, ctx, same[i].flag, same[i].value, known) != 0) rc = 1;
+    /* The app's own flags shape its data and tasks as much (gemm's -M and
+     * -K, --trsm-inv, --nrhs, -b, --tree): a difference was met as "ranks
+     * made different data creations", no flag named. */
+    for (size_t i = 0; i < d->cli.nflags; i++) {
+        int64_t v = *(const int64_t *)((const char *)opts + d->cli.flags[i].offset);
+        if (app_same_flag(d->cli.prog, ctx, d->cli.flags[i].name, v, known) != 0) rc = 1;
+    }
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;

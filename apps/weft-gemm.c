@@ -353,7 +353,11 @@ static int gemm_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, 
     app_timer_stop(&tm);
     if (rc < 0) return rc;
     if (weft_stats_get(ctx, &after) != 0) return WEFT_ERR_INTERNAL;
-    app_report(ctx, &tm, "dgemm", &o->c, "", 2.0 * (double)o->m * (double)o->c.n * (double)o->k);
+    /* A product that is not square says its M and K: the rate is 2 M N K. */
+    char mk[64] = "";
+    if (o->m != o->c.n || o->k != o->c.n)
+        snprintf(mk, sizeof mk, " M= %lld K= %lld", (long long)o->m, (long long)o->k);
+    app_report(ctx, &tm, "dgemm", &o->c, mk, 2.0 * (double)o->m * (double)o->c.n * (double)o->k);
     int bad = gemm_check_activations(ctx, x, after.activations_sent - before.activations_sent);
     /* Every rank's: a rank alone stopping its runs would leave the others
      * in the next run's wait. */

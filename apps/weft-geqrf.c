@@ -311,7 +311,9 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     app_timer_stop(&tm);
     if (rc < 0) return rc;
     double m = (double)o->m, n = (double)o->c.n;
-    app_report(ctx, &tm, "dgeqrf", &o->c, "", 2.0 * m * n * n - 2.0 * n * n * n / 3.0);
+    char tall[40] = ""; /* a matrix that is not square says its M */
+    if (o->m != o->c.n) snprintf(tall, sizeof tall, " M= %lld", (long long)o->m);
+    app_report(ctx, &tm, "dgeqrf", &o->c, tall, 2.0 * m * n * n - 2.0 * n * n * n / 3.0);
     if (!app_check_due(&o->c, r)) return 0;
     double res[2] = {0.0, 0.0};
     rc = qr_residuals(ctx, tp, f, o, res);

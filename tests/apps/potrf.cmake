@@ -167,6 +167,25 @@ weft_expect_test(getrf_mixed_t_r2 TIMEOUT 60 RANKS 2
   --match "^weft-getrf: rank %r: -t (32|-1) here, but the ranks were given -t from -1 to 32"
   --reject "task sequences"
   RUN ${WEFT_MPIRUN} -n 1 ${mixed_t} -t 32 : -n 1 ${mixed_t})
+# ... and the app's own flags (gemm's -M, potrf's --trsm-inv, posv's
+# --nrhs, geqrf's --tree): named, where the ranks were told only that they
+# "made different data creations".
+set(mixed_own_cases "gemm#-M#-M 100#-M (100|-1)" "potrf#--trsm-inv#--trsm-inv 1#--trsm-inv (1|-1)"
+    "posv#--nrhs#--nrhs 3#--nrhs (3|256)" "geqrf#--tree#--tree flat#--tree (0|-1)")
+foreach(c IN LISTS mixed_own_cases)
+  string(REPLACE "#" ";" f "${c}")
+  list(GET f 0 app)
+  list(GET f 1 flag)
+  list(GET f 2 given)
+  list(GET f 3 said)
+  separate_arguments(given UNIX_COMMAND "${given}")
+  set(mixed_own $<TARGET_FILE:weft-${app}> -N 128 -t 32 -c 1)
+  weft_expect_test(${app}_mixed_own_flag_r2 TIMEOUT 60 RANKS 2
+    CHECKS --status nonzero
+    --match "^weft-${app}: rank %r: ${said} here, but the ranks were given ${flag} from"
+    --reject "data creations|task sequences|PASSED"
+    RUN ${WEFT_MPIRUN} -n 1 ${mixed_own} ${given} : -n 1 ${mixed_own})
+endforeach()
 # A bare switch before an app flag: the apps' scan before weft_init took the
 # flag for the switch's value ("--weft-show_stats -g 1" ran on no device,
 # "--weft-show_stats -c 1" on every core, both silently).
