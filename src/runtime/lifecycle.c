@@ -279,6 +279,34 @@ static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
     return weft_seqcheck_hash_str(desc);
 }
 
+/* After the ranks found their must_match values differ (every rank knows
+ * it, so every rank calls this collective): the parameters that differ,
+ * named with their range over the ranks. */
+static void name_must_match(const weft_context_t *ctx)
+{
+    enum { N = sizeof must_match / sizeof must_match[0] };
+    long long v[2 * N];
+    for (int i = 0; i < N; i++) {
+        v[i] = (long long)weft_params_int(ctx->params, must_match[i]);
+        v[N + i] = -v[i];
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2 * N, MPI_LONG_LONG, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < N; i++) {
+        if (v[i] == -v[N + i]) continue;
+        const weft_param_def_t *def = weft_params_find(must_match[i]);
+        if (def && def->kind == WEFT_PARAM_ENUM) /* its words, not their numbers */
+            weft_error("weft_init: %s differs between ranks (here %s): give every rank the same "
+                       "value",
+                       must_match[i], weft_params_str(ctx->params, must_match[i]));
+        else
+            weft_error("weft_init: %s differs between ranks (from %lld to %lld; here %lld): give "
+                       "every rank the same value",
+                       must_match[i], -v[N + i], v[i],
+                       (long long)weft_params_int(ctx->params, must_match[i]));
+    }
+}
+
 /* After each step of weft_init every rank learns whether any rank failed,
  * and all print the failing rank's own words. Step 1 also compares the
  * parameters that must be equal on every rank. */
@@ -297,6 +325,7 @@ static int init_agree(weft_context_t *ctx, int step, const char *what, int rc)
         weft_error("weft_init failed: the ranks were given different values of parameters "
                    "that must be equal on every rank; this rank has %s",
                    values);
+        name_must_match(ctx);
         return WEFT_ERR_PARAM;
     }
     if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
