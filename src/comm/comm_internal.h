@@ -189,7 +189,7 @@ struct weft_comm {
     /* The transports of this build, by weft_transport_t (ops NULL: not
      * registered), each with its own state. */
     weft_comm_transport_t tp[WEFT_TRANSPORT_COUNT];
-    int warned_transport;
+    int warned_transport; /* the reasons a comm_transport was replaced, said once each */
     weft_comm_lost_t lost_room[WEFT_COMM_LOST];
     weft_vec_t lost;         /* weft_comm_lost_t, in lost_room first */
     int ctrl_reposts;        /* control receives to post again (a post failed) */

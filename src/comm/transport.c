@@ -101,19 +101,41 @@ static const char *copy_place(const weft_comm_msg_t *m)
                                           : "an emulated device";
 }
 
-/* The first transfer that cannot take the transport asked for is named,
- * with the two ends and the transport it takes instead; later ones go the
- * same way silently. */
+/* Why the transport asked for did not take a transfer, as far as the two
+ * ends tell: one bit a reason, so that each is said once. */
+static int replaced_reason(const weft_comm_t *c, const weft_comm_msg_t *m, int target,
+                           const char **why)
+{
+    if (!m->on_device || target == 0) {
+        *why = "an end in host memory";
+        return 1;
+    }
+    if (m->node != c->node_of[c->rank]) {
+        *why = "the ranks on different nodes (comm_node_split)";
+        return 2;
+    }
+    *why = "a pair of devices it does not reach";
+    return 4;
+}
+
+/* The first transfer that cannot take the transport asked for, for each
+ * reason, is named with the two ends, the reason and the transport it
+ * takes instead; later ones for the same reason go that way silently (a
+ * stranger's device-to-device moves between 'nodes' went by mpi unsaid,
+ * after one line about a host copy). */
 static void tell_replaced(weft_comm_t *c, const weft_comm_transport_t *want,
                           const weft_comm_msg_t *m, int target, int id)
 {
-    if (c->warned_transport) return;
-    c->warned_transport = 1;
+    const char *why;
+    int reason = replaced_reason(c, m, target, &why);
+    if (c->warned_transport & reason) return;
+    c->warned_transport |= reason;
     weft_warn("comm_transport=%s cannot carry data %llu v%u from rank %d (its copy on %s) to "
-              "rank %d (%s): it goes by %s (said once: later transfers it cannot carry go by "
-              "another transport unnamed)",
+              "rank %d (%s), %s: it goes by %s (said once for that reason: later such transfers "
+              "go by another transport unnamed)",
               want->ops->name, (unsigned long long)m->key, m->version, m->src, copy_place(m),
-              c->rank, target > 0 ? "a device" : "host memory", weft_comm__transport_name(c, id));
+              c->rank, target > 0 ? "a device" : "host memory", why,
+              weft_comm__transport_name(c, id));
 }
 
 int weft_comm__transport_choose(weft_comm_t *c, const weft_comm_msg_t *m, int target)
