@@ -22,10 +22,10 @@
  * idle (its comm thread keeps polling its own communicator, as it does in
  * any application).
  *
- * Sizes are the powers of two from --min-size (default 8 B) to --max-size
- * (default 64 MiB). Each measurement is repeated --reps times, weft and MPI
- * alternately, and the best of each is printed. Ranks beyond 1 only take
- * part in the task insertion and the barriers. */
+ * Sizes are --min-size (default 8 B) times the powers of two up to
+ * --max-size (default 64 MiB), then --max-size itself if not among them. Each measurement is
+ * repeated --reps times, weft and MPI alternately, and the best of each is printed. Ranks beyond 1
+ * only take part in the task insertion and the barriers. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stddef.h>
@@ -139,7 +139,8 @@ static void pp_usage(FILE *out)
     fprintf(out,
             "usage: mpiexec -n 2 " PP_NAME " [options] [--weft-<param>=<value> ...]\n"
             "  --min-size <b>  smallest tile in bytes, K/M/G suffixes (default 8)\n"
-            "  --max-size <b>  largest tile in bytes, K/M/G suffixes (default 64M)\n"
+            "  --max-size <b>  largest tile in bytes, K/M/G suffixes (default 64M);\n"
+            "                  the sizes are min-size times 2^k, then max-size\n"
             "  --iters <n>     round trips a measurement (default %lld; sizes above\n"
             "                  max-bytes / iters take fewer, %d at least)\n"
             "  --max-bytes <b> bytes a measurement moves one way at most (default %lld MiB):\n"
@@ -498,8 +499,11 @@ static int pp_main(weft_context_t *ctx, const pp_opts_t *o)
         if (o->kernel == 0) printf("# --kernel 0: CUDA tasks launch no kernel\n");
         fflush(stdout);
     }
-    for (int64_t size = o->min_size; size <= o->max_size && rc == 0; size *= 2)
-        rc = pp_size(&s, o, size);
+    /* min_size times the powers of two, then max_size itself when that
+     * sequence stepped over it (it was left unmeasured). */
+    int64_t size = o->min_size;
+    for (; size <= o->max_size && rc == 0; size *= 2) rc = pp_size(&s, o, size);
+    if (rc == 0 && size / 2 < o->max_size) rc = pp_size(&s, o, o->max_size);
     /* What failed, said as it is: a weft run (a task, a transfer), which
      * its lines above name, or the counts this program checks. */
     int mine[2] = {rc != 0, s.failed}, any[2] = {0, 0};
