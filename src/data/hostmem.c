@@ -36,16 +36,19 @@ struct weft_hostmem {
     size_t total;     /* bytes of the slabs alive */
     size_t pinned;
     int made;
-    int failed; /* pinning failed once: pageable slabs from then on */
+    int failed;   /* pinning failed once: pageable slabs from then on */
+    size_t limit; /* the slabs' bytes at most (0: no limit) */
+    int refused;  /* an allocation past the limit was refused (said once) */
 };
 
-weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner)
+weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner, size_t limit)
 {
     weft_hostmem_t *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pthread_mutex_init(&pool->lock, NULL);
     pool->pinner = *pinner;
     pool->open = 1;
+    pool->limit = limit;
     return pool;
 }
 
@@ -155,6 +158,9 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
                                            : pool->total;
     if (want < bytes + BLOCK_ALIGN) want = bytes + BLOCK_ALIGN;
     want = (want + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
+    /* Near the limit a slab only as large as the request needs. */
+    if (pool->limit && pool->total + want > pool->limit)
+        want = (bytes + BLOCK_ALIGN + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
     hm_slab_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     /* A mapping of its own: its pages start as zeros (a heap block of that
@@ -189,6 +195,21 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
     return s;
 }
 
+/* Whether a slab for `bytes` more would take the pool past its limit;
+ * the first such request is named (under the pool's lock). */
+static int past_limit_locked(weft_hostmem_t *pool, size_t bytes)
+{
+    size_t need = (bytes + BLOCK_ALIGN + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
+    if (!pool->limit || pool->total + need <= pool->limit) return 0;
+    if (!pool->refused)
+        weft_error("host memory: %zu more bytes would take weft's copies on this rank past "
+                   "its share of the node's memory (%.2f GiB, %.2f GiB in use; parameter "
+                   "host_memory_use): refused (out of host memory)",
+                   bytes, (double)pool->limit / (1 << 30), (double)pool->total / (1 << 30));
+    pool->refused = 1;
+    return 1;
+}
+
 /* weft_hostmem_alloc, and in *dirty whether the block's bytes may be
  * other than zero (read under the same lock as the allocation). */
 static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator, int *dirty)
@@ -202,7 +223,8 @@ static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator,
         hm_slab_t *s = pool->slabs;
         for (; s && !(p = weft_zone_malloc(s->zone, bytes)); s = s->next) {
         }
-        if (!p && pool->open && (s = slab_new_locked(pool, bytes)))
+        int over = !p && pool->open && past_limit_locked(pool, bytes);
+        if (!p && pool->open && !over && (s = slab_new_locked(pool, bytes)))
             p = weft_zone_malloc(s->zone, bytes);
         if (p) {
             s->live++;
@@ -211,6 +233,7 @@ static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator,
         }
         pthread_mutex_unlock(&pool->lock);
         if (p) return p;
+        if (over) return NULL; /* not plain memory either: the limit holds */
     }
     return weft_host_alloc(bytes);
 }

@@ -40,9 +40,10 @@ typedef struct weft_hostmem_pinner {
 } weft_hostmem_pinner_t;
 
 /* A pool that pins through `pinner` (copied; pin NULL: never pins, the
- * slabs only keep host copies' memory mapped); NULL when out of memory
- * (callers then get plain memory). Main thread. */
-weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner);
+ * slabs only keep host copies' memory mapped) and whose slabs take at most
+ * `limit` bytes (0: no limit; an allocation past it fails, said once);
+ * NULL when out of memory (callers then get plain memory). Main thread. */
+weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner, size_t limit);
 /* Unpins every slab (the pinner still works); the pool is freed with its
  * last slab. NULL is ignored. Main thread. */
 void weft_hostmem_close(weft_hostmem_t *pool);

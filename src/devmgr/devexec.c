@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "data/hostmem.h"
@@ -518,6 +519,21 @@ static void hostmem_unpin(void *arg, void *ptr)
     (void)dev->ops->host_unregister(dev, ptr);
 }
 
+/* The bytes weft's host copies may take on this rank (0: no limit):
+ * host_memory_use percent of the node's physical memory over the ranks
+ * that share it (a simulation is one process: all of it). */
+static size_t host_limit(const weft_context_t *ctx)
+{
+    int64_t use = weft_params_int(ctx->params, "host_memory_use");
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (use <= 0 || pages <= 0 || page <= 0) return 0;
+    int mates = 0;
+    for (int r = 0; r < ctx->nranks && !ctx->sim; r++)
+        mates += ctx->node_of[r] == ctx->node_of[ctx->rank];
+    double bytes = (double)pages * (double)page * (double)use / 100.0;
+    return (size_t)(bytes / (mates > 0 ? mates : 1));
+}
+
 int weft_devexec_start(weft_context_t *ctx)
 {
     weft_devices_t *ds = NULL;
@@ -563,7 +579,7 @@ int weft_devexec_start(weft_context_t *ctx)
                                          ctx->ncores + 1,
                                          strcmp(pin, "auto") == 0 ? zones : 0};
     }
-    ctx->hostmem = weft_hostmem_open(&pinner);
+    ctx->hostmem = weft_hostmem_open(&pinner, host_limit(ctx));
     return WEFT_SUCCESS;
 }
 

@@ -159,6 +159,14 @@ weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
   --match "^weft-potrf: rank %r: --seed (5|42) here, but the ranks were given --seed from 5 to 42"
   --reject "PASSED"
   RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} --seed 5 : -n 1 ${potrf_mixed})
+# A matrix larger than the node's memory (32 TB) is refused at its
+# creation on every rank, named (host_memory_use), where its tiles were
+# mapped and the run slid toward the kernel's OOM killer, silent.
+weft_expect_test(potrf_too_big_for_node_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero --within 30
+  --match "^weft\\[%r\\] error: host memory: [0-9]+ more bytes would take weft's copies on this rank past its share of the node's memory"
+  --match "^weft-potrf: cannot create the 2000000 x 2000000 matrix"
+  RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 2000000 -t 1000 -c 1)
 # ... and a different -t on one rank (named as "different task sequences"
 # in the matrix's generation, where the first difference showed).
 set(mixed_t $<TARGET_FILE:weft-getrf> -N 256 -c 1)

@@ -3,7 +3,7 @@
  * inside pinned slabs; slabs grow geometrically; an emptied slab is unpinned
  * and freed unless it is the newest; close unpins everything and the blocks
  * still live stay usable and are freed later; a pinning failure is said once
- * and plain memory follows. Exit 0 when every check passes. */
+ * and plain memory follows; a limit refuses what would pass it. Exit 0 when every check passes. */
 #include "data/hostmem.h"
 
 #include <stdint.h>
@@ -59,13 +59,18 @@ static int pinned_at(const ledger_t *l, const void *p, size_t bytes)
     return 0;
 }
 
-static weft_hostmem_t *pool_from(ledger_t *l, size_t pin_from)
+static weft_hostmem_t *pool_limited(ledger_t *l, size_t pin_from, size_t limit)
 {
     memset(l, 0, sizeof *l);
     weft_hostmem_pinner_t p = {pin, unpin, l, "test device", 4, pin_from};
-    weft_hostmem_t *pool = weft_hostmem_open(&p);
+    weft_hostmem_t *pool = weft_hostmem_open(&p, limit);
     REQUIRE(pool != NULL);
     return pool;
+}
+
+static weft_hostmem_t *pool_from(ledger_t *l, size_t pin_from)
+{
+    return pool_limited(l, pin_from, 0);
 }
 
 static weft_hostmem_t *pool_new(ledger_t *l) { return pool_from(l, 0); }
@@ -210,8 +215,39 @@ static void test_pin_from(void)
     CHECK(l.n == 0 && l.pins == l.unpins);
 }
 
+/* A pool of 64 MiB at most: a request past the limit is refused (NULL,
+ * not plain memory) and named once; the slab near the limit takes only
+ * what the request needs; freed blocks are handed out again. */
+static void test_limit(void)
+{
+    ledger_t l;
+    weft_hostmem_t *pool = pool_limited(&l, 0, 64 * MIB);
+    void *a1, *p1 = weft_hostmem_alloc(pool, 30 * MIB, &a1);
+    void *a2, *p2 = weft_hostmem_alloc(pool, 20 * MIB, &a2);
+    CHECK(p1 != NULL && a1 != NULL && p2 != NULL && a2 != NULL);
+    capture_begin();
+    void *a3 = (void *)1, *p3 = weft_hostmem_alloc(pool, 30 * MIB, &a3);
+    void *a4 = (void *)1, *p4 = weft_hostmem_alloc_zero(pool, 40 * MIB, &a4);
+    const char *text = capture_end();
+    CHECK(p3 == NULL && p4 == NULL);
+    const char *first = strstr(text, "host_memory_use");
+    CHECK(first && !strstr(first + 1, "host_memory_use")); /* said once */
+    size_t pinned, bytes;
+    int made;
+    weft_hostmem_stats(pool, &pinned, &bytes, &made);
+    CHECK(bytes <= 64 * MIB);
+    weft_hostmem_free(a1, p1, 30 * MIB);
+    void *a5, *p5 = weft_hostmem_alloc(pool, 25 * MIB, &a5); /* in the freed block's place */
+    CHECK(p5 != NULL && a5 != NULL);
+    weft_hostmem_free(a5, p5, 25 * MIB);
+    weft_hostmem_free(a2, p2, 20 * MIB);
+    weft_hostmem_close(pool);
+    CHECK(l.n == 0);
+}
+
 int main(void)
 {
+    test_limit();
     test_pin_from();
     test_blocks();
     test_large();
