@@ -9,7 +9,7 @@ set(GEMM_ODD -N 300 -M 257 -K 130 -t 64)
 set(POSV_ODD -N 300 --nrhs 70 -t 64)
 
 # ---- weft-gemm ---------------------------------------------------------------
-weft_app_test(gemm_check_1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 0 NB= 64 N= 300 :"
+weft_app_test(gemm_check_1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 0 NB= 64 N= 300 M= 257 K= 130 :"
   ARGS ${GEMM_ODD} -c 2 --nruns 2 --check)
 weft_app_test(gemm_check_tile_gt_n EXE weft-gemm EXPECT "${DENSE_PASSED}"
   ARGS -N 33 -M 1 -K 17 -t 64 --check)
@@ -30,10 +30,10 @@ weft_app_test(gemm_count_2x2 EXE weft-gemm RANKS 4 TIMEOUT 300
          "weft\\[1\\] stats: rank 1: network: 7 activations" "weft\\[2\\] stats: rank 2: network: 7 activations"
          "weft\\[3\\] stats: rank 3: network: 4 activations"
   ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --weft-show_stats=1)
-weft_app_test(gemm_emu_g1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 64 N= 300 :"
+weft_app_test(gemm_emu_g1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 64 N= 300 M= 257 K= 130 :"
   ARGS ${GEMM_ODD} -c 2 -g 1 --weft-device_type=emu --check)
 weft_app_test(gemm_emu_g2_batch EXE weft-gemm
-  EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 2 NB= 64 N= 300 :"
+  EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 2 NB= 64 N= 300 M= 257 K= 130 :"
          "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* batches \\([1-9][0-9]* tasks\\)"
   ARGS ${GEMM_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_batch=8 --weft-show_stats=1 --check)
 weft_app_test(gemm_emu_g2_1x2 EXE weft-gemm RANKS 2 TIMEOUT 180 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"

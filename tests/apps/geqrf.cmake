@@ -66,7 +66,7 @@ weft_expect_test(geqrf_bad_tree_2ranks TIMEOUT 60 RANKS 2
 # emu devices: the updates and factorizations run there (both devices ran
 # tasks), on one rank and on a 1 x 2 grid.
 weft_app_test(geqrf_emu_g1 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
-  "dgeqrf PxQxg= 1 1 1 NB= 48 N= 250 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
+  "dgeqrf PxQxg= 1 1 1 NB= 48 N= 250 M= 390 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
   ARGS -M 390 -N 250 -t 48 -b 16 -c 2 -g 1 --weft-device_type=emu --weft-show_stats=1 --check)
 weft_app_test(geqrf_emu_g2 EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
   "dgeqrf PxQxg= 1 1 2 NB= 48 N= 300 :" "weft\\[0\\.1\\] stats: emu1: [1-9][0-9]* tasks"
@@ -93,7 +93,7 @@ weft_app_test(geqrf_emu_evict EXE weft-geqrf EXPECT "${GEQRF_PASSED}"
 weft_app_test(geqrf_cuda_absent EXE weft-geqrf GPUS none FAIL
   EXPECT "weft-geqrf: weft_init failed .*-g 1 asked weft for 1 CUDA device" ARGS -N 512 -t 128 -g 1 --check)
 weft_app_test(geqrf_cuda_g1 EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
-  "dgeqrf PxQxg= 1 1 1 NB= 512 N= 4000 :" ARGS -g 1 -M 5000 -N 4000 -t 512 -b 64 --check)
+  "dgeqrf PxQxg= 1 1 1 NB= 512 N= 4000 M= 5000 :" ARGS -g 1 -M 5000 -N 4000 -t 512 -b 64 --check)
 weft_app_test(geqrf_cuda_odd EXE weft-geqrf GPUS 1 TIMEOUT 300 EXPECT "${GEQRF_PASSED}"
   "weft\\[0\\.1\\] stats: cuda1: [1-9][0-9]* tasks"
   ARGS -g 1 -M 1030 -N 777 -t 256 -b 48 --weft-show_stats=1 --check)
