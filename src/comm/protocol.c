@@ -117,7 +117,9 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
                            .src = c->rank,
                            .key = d->key,
                            .version = blk->act.version,
-                           .failed = type == WEFT_COMM_MSG_ACTIVATE,
+                           /* DONE: tag 1 says the pull failed (ipc_pulled) */
+                           .failed = type == WEFT_COMM_MSG_ACTIVATE ||
+                                     (type == WEFT_COMM_MSG_DONE && tag != 0),
                            .tag = tag};
     char what[72];
     snprintf(what, sizeof what, "the %s of data %llu v%u", msg_name(type),

@@ -181,10 +181,7 @@ static void send_announce(weft_comm_t *c, weft_task_t *t)
         return;
     }
     atomic_fetch_add(&c->n_act, 1);
-    if (eager) {
-        atomic_fetch_add(&c->n_eager, 1);
-        atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-    }
+    if (eager) atomic_fetch_add(&c->n_eager, 1); /* its bytes: once sent (xfer.c) */
 }
 
 /* One try at t's send. Returns 0 when it went on (sent, pulling or

@@ -207,8 +207,10 @@ static int staged_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
     int chunk_cols = chunk / col > 0 ? (int)(chunk / col) : 1;
     /* A tag a chunk: wider chunks when the MPI's tags are fewer (its
-     * tag_ub may be as low as 32767) than the tile's chunks. */
-    int tags = c->tag_ub - WEFT_COMM_FIRST_DATA_TAG;
+     * tag_ub may be as low as 32767) than the tile's chunks; half of them
+     * at most, so that the next transfer's tags, wrapping, do not meet
+     * this one's still in flight. */
+    int tags = (c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
     if ((d->cols + chunk_cols - 1) / chunk_cols > tags) chunk_cols = (d->cols + tags - 1) / tags;
     int rc = staged_prepare(c, state, x, chunk_cols, -1);
     for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++) {

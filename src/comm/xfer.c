@@ -159,10 +159,12 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
                      (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
                      x->copy->device);
     /* Counted at the end, as moved: a transfer that failed, or whose pull
-     * failed at the receiver, sent nothing. */
-    if (x->rendezvous && !x->skipped && !x->pull_failed && x->status == WEFT_SUCCESS) {
+     * failed at the receiver, sent nothing. Eager bytes left inside their
+     * activation, from a host copy. */
+    if (!x->skipped && !x->pull_failed && x->status == WEFT_SUCCESS) {
         atomic_fetch_add(&c->n_bytes_out, (long long)d->bytes);
-        if (x->copy->device > 0) atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
+        if (x->rendezvous && x->copy->device > 0)
+            atomic_fetch_add(&c->n_from_dev, (long long)d->bytes);
     }
     weft_data_publish(d, x->copy, WEFT_PUBLISH_READ, 0, 0);
     weft_comm__transport_release(c, x);

@@ -37,7 +37,8 @@ struct weft_hostmem {
     size_t pinned;
     int made;
     int failed;   /* pinning failed once: pageable slabs from then on */
-    size_t limit; /* the slabs' bytes at most (0: no limit) */
+    size_t used;  /* bytes of the blocks handed out and not freed */
+    size_t limit; /* used at most after a zeroed allocation (0: no limit) */
     int refused;  /* an allocation past the limit was refused (said once) */
 };
 
@@ -158,9 +159,6 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
                                            : pool->total;
     if (want < bytes + BLOCK_ALIGN) want = bytes + BLOCK_ALIGN;
     want = (want + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
-    /* Near the limit a slab only as large as the request needs. */
-    if (pool->limit && pool->total + want > pool->limit)
-        want = (bytes + BLOCK_ALIGN + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
     hm_slab_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     /* A mapping of its own: its pages start as zeros (a heap block of that
@@ -195,24 +193,25 @@ static hm_slab_t *slab_new_locked(weft_hostmem_t *pool, size_t bytes)
     return s;
 }
 
-/* Whether a slab for `bytes` more would take the pool past its limit;
- * the first such request is named (under the pool's lock). */
+/* Whether `bytes` more would take the blocks handed out past the limit;
+ * the first such request is named (under the pool's lock). Counted by
+ * blocks, not slabs: a slab's unused room is mapped, not memory. */
 static int past_limit_locked(weft_hostmem_t *pool, size_t bytes)
 {
-    size_t need = (bytes + BLOCK_ALIGN + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN;
-    if (!pool->limit || pool->total + need <= pool->limit) return 0;
+    if (!pool->limit || pool->used + bytes <= pool->limit) return 0;
     if (!pool->refused)
-        weft_error("host memory: %zu more bytes would take weft's copies on this rank past "
+        weft_error("host memory: a tile of %zu bytes would take weft's copies on this rank past "
                    "its share of the node's memory (%.2f GiB, %.2f GiB in use; parameter "
-                   "host_memory_use): refused (out of host memory)",
-                   bytes, (double)pool->limit / (1 << 30), (double)pool->total / (1 << 30));
+                   "host_memory_use, 0 = no limit): refused (out of host memory)",
+                   bytes, (double)pool->limit / (1 << 30), (double)pool->used / (1 << 30));
     pool->refused = 1;
     return 1;
 }
 
 /* weft_hostmem_alloc, and in *dirty whether the block's bytes may be
  * other than zero (read under the same lock as the allocation). */
-static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator, int *dirty)
+static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator, int *dirty,
+                           int capped)
 {
     *allocator = NULL;
     *dirty = 1;
@@ -221,12 +220,13 @@ static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator,
         pthread_mutex_lock(&pool->lock);
         void *p = NULL;
         hm_slab_t *s = pool->slabs;
-        for (; s && !(p = weft_zone_malloc(s->zone, bytes)); s = s->next) {
+        int over = capped && pool->open && past_limit_locked(pool, bytes);
+        for (; !over && s && !(p = weft_zone_malloc(s->zone, bytes)); s = s->next) {
         }
-        int over = !p && pool->open && past_limit_locked(pool, bytes);
         if (!p && pool->open && !over && (s = slab_new_locked(pool, bytes)))
             p = weft_zone_malloc(s->zone, bytes);
         if (p) {
+            pool->used += bytes;
             s->live++;
             *allocator = s;
             *dirty = s->reused;
@@ -241,13 +241,13 @@ static void *hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator,
 void *weft_hostmem_alloc(weft_hostmem_t *pool, size_t bytes, void **allocator)
 {
     int dirty;
-    return hostmem_alloc(pool, bytes, allocator, &dirty);
+    return hostmem_alloc(pool, bytes, allocator, &dirty, 0);
 }
 
 void *weft_hostmem_alloc_zero(weft_hostmem_t *pool, size_t bytes, void **allocator)
 {
     int dirty;
-    void *p = hostmem_alloc(pool, bytes, allocator, &dirty);
+    void *p = hostmem_alloc(pool, bytes, allocator, &dirty, 1);
     if (p && dirty) memset(p, 0, bytes);
     return p;
 }
@@ -263,6 +263,8 @@ void weft_hostmem_free(void *allocator, void *ptr, size_t bytes)
     pthread_mutex_lock(&pool->lock);
     if (weft_zone_free(s->zone, ptr) != WEFT_ZONE_OK)
         weft_error("host_pin: %p (%zu bytes) is not a block of its slab", ptr, bytes);
+    else
+        pool->used -= bytes < pool->used ? bytes : pool->used;
     s->reused = 1;
     /* An empty slab goes unless it is the newest (the next tiles fit there
      * without pinning again); after close every empty slab goes. */

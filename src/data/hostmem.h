@@ -40,9 +40,12 @@ typedef struct weft_hostmem_pinner {
 } weft_hostmem_pinner_t;
 
 /* A pool that pins through `pinner` (copied; pin NULL: never pins, the
- * slabs only keep host copies' memory mapped) and whose slabs take at most
- * `limit` bytes (0: no limit; an allocation past it fails, said once);
- * NULL when out of memory (callers then get plain memory). Main thread. */
+ * slabs only keep host copies' memory mapped). A zeroed allocation (a
+ * tile of weft_matrix_new) that would take the blocks handed out past
+ * `limit` bytes fails, said once (0: no limit); other allocations
+ * (received tiles, write-back targets) are counted but never refused: a
+ * receive has no better place. NULL when out of memory (callers then get
+ * plain memory). Main thread. */
 weft_hostmem_t *weft_hostmem_open(const weft_hostmem_pinner_t *pinner, size_t limit);
 /* Unpins every slab (the pinner still works); the pool is freed with its
  * last slab. NULL is ignored. Main thread. */

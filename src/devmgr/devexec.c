@@ -519,19 +519,33 @@ static void hostmem_unpin(void *arg, void *ptr)
     (void)dev->ops->host_unregister(dev, ptr);
 }
 
-/* The bytes weft's host copies may take on this rank (0: no limit):
- * host_memory_use percent of the node's physical memory over the ranks
- * that share it (a simulation is one process: all of it). */
+/* The memory this process may use: the node's physical memory, or the
+ * limit of its control group when lower (a batch job's --mem, a
+ * container: cgroup v2's memory.max, "max" when there is none). */
+static double host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double bytes = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    unsigned long long cap = 0;
+    if (f && fscanf(f, "%llu", &cap) == 1 && cap > 0 && (bytes == 0.0 || (double)cap < bytes))
+        bytes = (double)cap;
+    if (f) fclose(f);
+    return bytes;
+}
+
+/* The bytes the tiles of this rank's matrices may take (0: no limit):
+ * host_memory_use percent of the memory above over the ranks of the node
+ * (a simulation is one process: all of it). */
 static size_t host_limit(const weft_context_t *ctx)
 {
     int64_t use = weft_params_int(ctx->params, "host_memory_use");
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (use <= 0 || pages <= 0 || page <= 0) return 0;
+    double bytes = use > 0 ? host_memory_bytes() : 0.0;
+    if (bytes <= 0.0) return 0;
     int mates = 0;
     for (int r = 0; r < ctx->nranks && !ctx->sim; r++)
         mates += ctx->node_of[r] == ctx->node_of[ctx->rank];
-    double bytes = (double)pages * (double)page * (double)use / 100.0;
-    return (size_t)(bytes / (mates > 0 ? mates : 1));
+    return (size_t)(bytes * (double)use / 100.0 / (mates > 0 ? mates : 1));
 }
 
 int weft_devexec_start(weft_context_t *ctx)

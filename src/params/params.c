@@ -488,9 +488,9 @@ int weft_params_load(weft_params_t *p, int *argc, char ***argv)
     int nkept = 0;
     rc = load_env(work);
     if (rc == WEFT_SUCCESS && n > 0) rc = load_argv(work, n, *argv, kept, &nkept);
-    /* After both sources, so that debug_verbose=0 from either silences it. */
-    if (rc == WEFT_SUCCESS && weft_params_int(work, "debug_verbose") >= WEFT_LOG_WARN)
-        warn_env_typos();
+    /* After both sources, so that debug_verbose=0 from either silences it;
+     * also when an option was refused (a typo's hint helps most then). */
+    if (weft_params_int(work, "debug_verbose") >= WEFT_LOG_WARN) warn_env_typos();
     if (rc != WEFT_SUCCESS) goto undo_work;
     if (n > 0) {
         memcpy(*argv, kept, (size_t)nkept * sizeof *kept);

@@ -76,12 +76,12 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("device_urgent_stream", "1",
          "one more execution stream at the device's highest priority, for tasks that outrank "
          "every task running on the others (the next panel: lookahead)"),
-    /* Past it a matrix's creation, or a received tile's copy, fails with
-     * WEFT_ERR_NOMEM, named: without it a problem larger than the node
-     * mapped its tiles and slid, silently, toward the kernel's OOM killer. */
+    /* Past it a matrix's creation fails (WEFT_ERR_NOMEM), named: without
+     * it a problem larger than the node mapped its tiles and slid,
+     * silently, toward the kernel's OOM killer. */
     INT("host_memory_use", "100", 0, 1000,
-        "percent of the node's physical memory weft's own host copies may take, split among "
-        "the ranks of the node; 0 = no limit"),
+        "percent of the node's memory (or of its cgroup limit) that the tiles of weft_matrix_new "
+        "and weft's other host copies may take, split among the ranks of the node; 0 = no limit"),
     ENUM("host_pin", "auto", "auto|on|off",
          "host copies weft allocates itself (tiles of weft_matrix_new, write-back targets) come "
          "from slabs that are page-locked so copies to and from devices are asynchronous and at "

@@ -17,6 +17,7 @@ struct weft_taskpool {
     char name[64];
     atomic_long pending;         /* inserted here and not completed */
     atomic_long nrun;            /* tasks run by this rank */
+    atomic_long nended;          /* body tasks of this rank ended: run, failed or cancelled */
     long ninserted_local;        /* body tasks kept by this rank (main thread) */
     _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */

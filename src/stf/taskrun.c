@@ -79,6 +79,7 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     for (int i = 0; i < t->nflows && ctx->ndevices > 0; i++)
         if (weft_task_first_flow_of(t, i) == i) weft_data_use_done(t->flow[i].data, t->seq);
     weft_taskpool_t *tp = t->tp;
+    if (t->kind == WEFT_TASK_BODY) atomic_fetch_add_explicit(&tp->nended, 1, memory_order_relaxed);
     if (rc == WEFT_ERR_CANCELLED) {
         /* It did not run: neither a task run nor an action done. */
     } else if (t->kind == WEFT_TASK_BODY && !t->body_called) {

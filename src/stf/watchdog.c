@@ -38,11 +38,11 @@ static void print_progress(weft_taskpool_t *tp, double t0)
 {
     double el = weft_clock_s() - t0;
     double gf = el > 0 ? atomic_load(&tp->flops_done) / el * 1e-9 : 0;
-    /* pending also counts the rank's internal send tasks: the line says
-     * what is left of the tasks it counts as inserted. */
-    long done = (long)atomic_load(&tp->nrun), all = (long)tp->ninserted_local;
+    /* pending also counts the rank's internal send tasks: the line counts
+     * the body tasks, ended whatever their outcome (run, failed, cancelled). */
+    long done = (long)atomic_load(&tp->nended), all = (long)tp->ninserted_local;
     fprintf(stderr,
-            "weft[0] progress: %s: %ld / %ld tasks of this rank done, %ld left, %.1f s, "
+            "weft[0] progress: %s: %ld / %ld tasks of this rank ended, %ld left, %.1f s, "
             "%.2f GFLOPS\n",
             tp->name, done, all, all > done ? all - done : 0, el, gf);
 }

@@ -164,7 +164,7 @@ weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
 # mapped and the run slid toward the kernel's OOM killer, silent.
 weft_expect_test(potrf_too_big_for_node_r2 TIMEOUT 60 RANKS 2
   CHECKS --status nonzero --within 30
-  --match "^weft\\[%r\\] error: host memory: [0-9]+ more bytes would take weft's copies on this rank past its share of the node's memory"
+  --match "^weft\\[%r\\] error: host memory: a tile of [0-9]+ bytes would take weft's copies on this rank past its share of the node's memory"
   --match "^weft-potrf: cannot create the 2000000 x 2000000 matrix"
   RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 2000000 -t 1000 -c 1)
 # ... and a different -t on one rank (named as "different task sequences"
