@@ -85,6 +85,10 @@ weft_device_t *weft_devexec_pin_device(const weft_context_t *ctx);
  * host_pin asks (logged, naming `what` is pinned). */
 int weft_devexec_host_pin(weft_context_t *ctx, weft_device_t *dev, void *ptr, size_t bytes,
                           const char *what) __attribute__((warn_unused_result));
+/* devhostmem.c: opens ctx->hostmem, the pool of weft's host copies, with
+ * its pinning rule (host_pin) and its limit (host_memory_use), once the
+ * devices are open. */
+void weft_devexec_hostmem_open(weft_context_t *ctx);
 /* Hands a ready task to the device chosen for it; returns 0 when it runs
  * on the host (the caller schedules it), 1 when a device took it. */
 int weft_devexec_submit(weft_context_t *ctx, weft_task_t *t);
