@@ -27,7 +27,6 @@
 #include "sched/sched.h"
 #include "trace/trace.h"
 #include "util/clock.h"
-#include "util/fault.h"
 #include "util/log.h"
 
 #define IDLE_SPIN_YIELDS 200            /* yields of an idle manager before it sleeps, */
