@@ -95,15 +95,32 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-t") == 0) nb = atoi(argv[i + 1]);
         if (strcmp(argv[i], "-P") == 0) P = atoi(argv[i + 1]);
     }
+    /* A refusal still ends weft on every rank (weft_fini), as a failure. */
+    if (N < 1 || nb < 1 || P < 1 || weft_nranks(ctx) % P != 0) {
+        fprintf(stderr, "example_gemm: -N and -t must be >= 1, -P must divide the %d ranks\n",
+                weft_nranks(ctx));
+        weft_fini(ctx);
+        return 1;
+    }
     int rank = weft_rank(ctx), Q = weft_nranks(ctx) / P, rc = 0;
     size_t bytes = (size_t)N * N * sizeof(double);
     double *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *ref = malloc(bytes);
-    if (!a || !b || !c || !ref) return 1;
+    if (!a || !b || !c || !ref) {
+        fprintf(stderr, "example_gemm: out of memory\n");
+        weft_fini(ctx);
+        return 1;
+    }
     fill(a, N, 1), fill(b, N, 2), fill(c, N, 3), memcpy(ref, c, bytes);
     weft_matrix_t *A = weft_matrix_wrap(ctx, WEFT_DOUBLE, a, N, N, N, nb, nb, P, Q);
     weft_matrix_t *B = weft_matrix_wrap(ctx, WEFT_DOUBLE, b, N, N, N, nb, nb, P, Q);
     weft_matrix_t *C = weft_matrix_wrap(ctx, WEFT_DOUBLE, c, N, N, N, nb, nb, P, Q);
-    if (!A || !B || !C) return 1; /* weft said why (P must divide the ranks) */
+    if (!A || !B || !C) { /* weft said why */
+        if (A) weft_matrix_free(A);
+        if (B) weft_matrix_free(B);
+        if (C) weft_matrix_free(C);
+        weft_fini(ctx);
+        return 1;
+    }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "gemm");
     int mine = insert_all(tp, A, B, C, rank, &rc);
     if (rc == 0) rc = weft_taskpool_wait(tp); /* C's tiles are back in c on their owners */

@@ -88,8 +88,15 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-N") == 0) N = atoi(argv[i + 1]);
         if (strcmp(argv[i], "-t") == 0) nb = atoi(argv[i + 1]);
     }
-    double *x = malloc((size_t)N * N * sizeof *x), ref[2] = {0, 0};
-    if (x == NULL || nranks > 64) return 1;
+    /* A refusal still ends weft on every rank (weft_fini), as a failure. */
+    double *x = N >= 1 && nb >= 1 && nranks <= 64 ? malloc((size_t)N * N * sizeof *x) : NULL;
+    double ref[2] = {0, 0};
+    if (x == NULL) {
+        fprintf(stderr, "example_reduction: -N and -t must be >= 1, 64 ranks at most%s\n",
+                N >= 1 && nb >= 1 && nranks <= 64 ? " (out of memory)" : "");
+        weft_fini(ctx);
+        return 1;
+    }
     for (size_t k = 0; k < (size_t)N * N; k++) {
         x[k] = (double)(k * 7 % 13) - 6.0;
         ref[0] += x[k], ref[1] += x[k] * x[k];
@@ -97,7 +104,14 @@ int main(int argc, char **argv)
     weft_matrix_t *X = weft_matrix_wrap(ctx, WEFT_DOUBLE, x, N, N, N, nb, nb, nranks, 1);
     weft_data_t *sum = weft_data_new(ctx, WEFT_DOUBLE, 1, 2, 0), *mine = NULL, *out[64];
     for (int r = 0; r < nranks; r++) out[r] = weft_data_new(ctx, WEFT_DOUBLE, 1, 2, r);
-    if (!X || !sum || weft_data_set_reduction(sum, &zero_class, &combine_class) != 0) return 1;
+    if (!X || !sum || weft_data_set_reduction(sum, &zero_class, &combine_class) != 0) {
+        if (X) weft_matrix_free(X); /* weft said why */
+        if (sum) weft_data_release(sum);
+        for (int r = 0; r < nranks; r++)
+            if (out[r]) weft_data_release(out[r]);
+        weft_fini(ctx);
+        return 1;
+    }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "reduction");
     rc = sum_round(tp, X, sum);
     for (int r = 0; r < nranks && rc == 0; r++) /* readers: the partials are combined first */

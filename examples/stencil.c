@@ -100,16 +100,33 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-P") == 0) P = atoi(argv[i + 1]);
         if (strcmp(argv[i], "-s") == 0) steps = atoi(argv[i + 1]);
     }
+    /* A refusal still ends weft on every rank (weft_fini), as a failure. */
+    if (N < 1 || nb < 1 || P < 1 || steps < 0 || weft_nranks(ctx) % P != 0) {
+        fprintf(stderr,
+                "example_stencil: -N and -t must be >= 1, -s >= 0, -P must divide the %d ranks\n",
+                weft_nranks(ctx));
+        weft_fini(ctx);
+        return 1;
+    }
     int rank = weft_rank(ctx), Q = weft_nranks(ctx) / P, mine = 0;
     size_t n2 = (size_t)N * N;
     double *u[2] = {calloc(n2, sizeof(double)), calloc(n2, sizeof(double))};
     double *ref = calloc(n2, sizeof(double)), *tmp = calloc(n2, sizeof(double));
-    if (!u[0] || !u[1] || !ref || !tmp) return 1;
+    if (!u[0] || !u[1] || !ref || !tmp) {
+        fprintf(stderr, "example_stencil: out of memory\n");
+        weft_fini(ctx);
+        return 1;
+    }
     for (size_t k = 0; k < n2; k++) u[0][k] = ref[k] = (k * 37 % 101) / 101.0; /* hot and cold */
     weft_matrix_t *U[2];
     for (int b = 0; b < 2; b++)
         U[b] = weft_matrix_wrap(ctx, WEFT_DOUBLE, u[b], N, N, N, nb, nb, P, Q);
-    if (!U[0] || !U[1]) return 1;
+    if (!U[0] || !U[1]) { /* weft said why */
+        for (int b = 0; b < 2; b++)
+            if (U[b]) weft_matrix_free(U[b]);
+        weft_fini(ctx);
+        return 1;
+    }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "stencil");
     for (int s = 0; s < steps; s++)
         for (int i = 0; i < weft_matrix_mt(U[0]); i++)

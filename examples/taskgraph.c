@@ -90,12 +90,23 @@ int main(int argc, char **argv)
     if (ctx == NULL) return 1;
     int n = argc > 2 && strcmp(argv[1], "-n") == 0 ? atoi(argv[2]) : 300, rc = 0, mine = 0;
     int rank = weft_rank(ctx), nranks = weft_nranks(ctx);
+    /* A refusal still ends weft on every rank (weft_fini), as a failure. */
+    if (n < 1) {
+        fprintf(stderr, "example_taskgraph: -n must be >= 1\n");
+        weft_fini(ctx);
+        return 1;
+    }
     weft_data_t **mods = calloc((size_t)n, sizeof *mods);
     module_t *ref = calloc((size_t)n, sizeof *ref);
-    if (!mods || !ref) return 1;
-    for (int k = 0; k < n; k++) {
-        mods[k] = weft_data_new(ctx, weft_dtype_struct(sizeof(module_t)), 1, 1, k % nranks);
-        if (mods[k] == NULL) return 1;
+    int made = 0;
+    while (mods && ref && made < n &&
+           (mods[made] = weft_data_new(ctx, weft_dtype_struct(sizeof(module_t)), 1, 1,
+                                       made % nranks)) != NULL)
+        made++;
+    if (made < n) { /* out of memory, or weft said why */
+        for (int k = 0; k < made; k++) weft_data_release(mods[k]);
+        weft_fini(ctx);
+        return 1;
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "build");
     for (int k = 0; k < n && rc == 0; k++) rc = insert_module(tp, mods, k, n);
