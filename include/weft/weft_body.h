@@ -60,8 +60,9 @@ WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
  * rank logs at the wait carries ("task potrf #12 returned -1 (...): not
  * positive definite at column 3");
  * a message the body printed itself reached its own rank's stderr only.
- * The task fails even if the body then returns 0 (WEFT_ERR_INVALID). A
- * call outside a body is refused (logged, nothing else). */
+ * The task fails even if the body then returns 0 (its status then
+ * WEFT_ERR_TASK, the line "task NAME #SEQ failed by weft_task_error (...):
+ * TEXT"). A call outside a body is refused (logged, nothing else). */
 WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -15,7 +15,7 @@ static void misuse(const weft_task_t *t, const char *call, const char *what, int
 {
     weft_error("task %s: %s(%d): %s (the task has %d): the task fails", weft_task_name(t).text,
                call, index, what, count);
-    atomic_store(&((weft_task_t *)t)->misuse, 1);
+    atomic_fetch_or(&((weft_task_t *)t)->misuse, 1);
 }
 
 /* Whether t is a task: a NULL one is named, as by every accessor. */
@@ -112,7 +112,7 @@ int weft_task_value_get(const weft_task_t *t, int i, void *out, size_t bytes)
                    "bytes%s: the task fails",
                    weft_task_name(t).text, i, bytes, (unsigned)t->value_len[i],
                    out ? "" : " into NULL");
-        atomic_store(&((weft_task_t *)t)->misuse, 1);
+        atomic_fetch_or(&((weft_task_t *)t)->misuse, 1);
         return WEFT_ERR_INVALID;
     }
     memcpy(out, t->values + t->value_off[i], bytes);
@@ -178,6 +178,7 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
      * says of the task. */
     weft_error("task %s: %s", weft_task_name(t).text, text);
     /* It says why the task fails: a body that then returns 0 fails it too
-     * (an error line in a run that succeeded, before). */
-    atomic_store(&((weft_task_t *)t)->misuse, 1);
+     * (an error line in a run that succeeded, before), as a task failure,
+     * not a misuse ("invalid argument" sent its user looking for one). */
+    atomic_fetch_or(&((weft_task_t *)t)->misuse, 2);
 }

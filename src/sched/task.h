@@ -48,8 +48,9 @@ struct weft_task {
      * copies held elsewhere kept taken (devmgr/devexec.c): it goes to none
      * of them again, so that it cannot bounce between two full devices. */
     uint32_t room_waited;
-    /* Its body called an accessor with a bad index or size: the task fails
-     * whatever the body returns (set on the body's thread, read at finish). */
+    /* Its body called an accessor with a bad index or size (bit 1), or
+     * weft_task_error (bit 2): the task fails whatever the body returns
+     * (set on the body's thread, read at finish). */
     atomic_int misuse;
     /* A device manager started it: staging its inputs ahead is over
      * (sched/upcoming.h). Set by the manager, read by any thread. */

@@ -154,6 +154,9 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
                                ds->dev[t->device]->name, weft_strerror(rc));
     else if (t->body_rc != 0)
         len = (size_t)snprintf(buf, n, "task %s returned %d (", weft_task_name(t).text, t->body_rc);
+    else if (atomic_load(&t->misuse) == 2) /* weft_task_error alone: the cause says why */
+        len =
+            (size_t)snprintf(buf, n, "task %s failed by weft_task_error (", weft_task_name(t).text);
     else
         len = (size_t)snprintf(buf, n, "task %s failed: %s (", weft_task_name(t).text,
                                weft_strerror(rc));

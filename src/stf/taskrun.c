@@ -50,7 +50,7 @@ double weft_taskrun_flops(weft_task_t *t)
     /* A closed form's rounding on a 1 x 1 tile (2/3 - 1/2 - 1/6) is no
      * error: under half a flop counts as none. */
     if (isfinite(f) && f > -0.5) return 0.0;
-    if (!atomic_exchange(&t->misuse, 1)) {
+    if (!(atomic_fetch_or(&t->misuse, 1) & 1)) {
         /* In the task's cause span: every rank's failure line says why. */
         weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
         weft_error("task %s: its class's flops function returned %g: an estimate is a finite "
@@ -73,8 +73,10 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
     int ran = t->kind == WEFT_TASK_BODY && t->body_called && rc != WEFT_ERR_CANCELLED;
     double flops = ran ? weft_taskrun_flops(t) : 0.0;
-    /* The accessor logged the misuse; a body returning 0 must not hide it. */
-    if (rc == WEFT_SUCCESS && atomic_load(&t->misuse)) rc = WEFT_ERR_INVALID;
+    /* The accessor logged the misuse, or the body its own words
+     * (weft_task_error); a body returning 0 must not hide either. */
+    int said = atomic_load(&t->misuse);
+    if (rc == WEFT_SUCCESS && said) rc = said & 1 ? WEFT_ERR_INVALID : WEFT_ERR_TASK;
     weft_failure_task_end(ctx, t, rc);
     for (int i = 0; i < t->nflows && ctx->ndevices > 0; i++)
         if (weft_task_first_flow_of(t, i) == i) weft_data_use_done(t->flow[i].data, t->seq);
