@@ -86,12 +86,16 @@ WEFT_API weft_matrix_t *weft_matrix_wrap_dist(weft_context_t *ctx, weft_dtype_t 
 WEFT_API void weft_matrix_free(weft_matrix_t *A);
 
 /* weft_data_host_acquire / weft_data_host_release of every tile this rank
- * holds (the memory of a wrapped matrix is then the user's array). All or
- * nothing: on an error no tile stays acquired and the error of the first
- * failing tile is returned. The release returns WEFT_ERR_INVALID when no
- * local tile is acquired, except on a rank that holds no tile (more ranks
- * than tiles), where the pair succeeds doing nothing: the same loop runs
- * on every rank. */
+ * holds: the memory of a wrapped matrix (weft_matrix_wrap) is then the
+ * user's array to read or write as the mode allows. A matrix of
+ * weft_matrix_new has no array of the user's: acquire its tiles one by
+ * one (weft_data_host_acquire gives each tile's pointer) or gather it
+ * (weft_matrix_gather); this call would only hold them. All or nothing: on
+ * an error no tile stays acquired and the error of the first failing tile
+ * is returned. A second acquire before the release is refused, and a
+ * release without an acquire, on every rank alike (also on a rank that
+ * holds no tile, more ranks than tiles, where the pair otherwise succeeds
+ * doing nothing): the same loop runs on every rank. */
 WEFT_API WEFT_NODISCARD int weft_matrix_host_acquire(weft_matrix_t *A, int mode);
 WEFT_API WEFT_NODISCARD int weft_matrix_host_release(weft_matrix_t *A);
 /* weft_data_set_keep_device_copies for every tile. */

@@ -192,6 +192,7 @@ static int prepare(weft_matrix_t *A, const collect_t *c)
 static void unhold(weft_matrix_t *A)
 {
     for (int k = 0; k < A->nlocal; k++) A->tiles[A->local[k]]->host_access = 0;
+    A->host_acquired = 0; /* the matrix is the user's to acquire again */
 }
 
 /* The arguments every rank must pass alike (the root, the matrix: its

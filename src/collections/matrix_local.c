@@ -46,6 +46,14 @@ int weft_matrix__host_acquire_for(weft_matrix_t *A, int mode, const char *call)
 {
     size_t n = (size_t)A->mt * (size_t)A->nt, k;
     int rc = WEFT_SUCCESS;
+    /* Said alike on every rank: a rank that holds no tile acquired nothing
+     * and accepted a second acquire where the others refused it. */
+    if (A->host_acquired) {
+        weft_error("%s: the matrix is acquired by the host already: call "
+                   "weft_matrix_host_release first",
+                   call);
+        return WEFT_ERR_INVALID;
+    }
     for (k = 0; k < n && rc == WEFT_SUCCESS; k++) {
         void *p;
         int64_t ld;

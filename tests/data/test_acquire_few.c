@@ -5,7 +5,8 @@
  * WEFT_ERR_INVALID ("no tile of the matrix is acquired"), so the usual
  * "if (rc == 0) rc = release" loop sent those ranks to weft_fini while
  * the tile's owner waited: out of step on every rank. Run on 3 ranks with
- * a 7 x 5 matrix of one tile; its owner writes it through the wrapped
+ * a 7 x 5 matrix of one tile (a second acquire is refused on every rank
+ * too); its owner writes it through the wrapped
  * array between a write acquire and its release, a task on an emu device
  * doubles it, and the gather checks it. */
 #include <string.h>
@@ -46,10 +47,16 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(tp) == 0);
     rc = weft_matrix_host_acquire(A, WEFT_R);
     CHECK(rc == 0);
+    /* A second acquire is refused on every rank alike (the ranks without
+     * a tile accepted it, a stranger's report). */
+    CHECK(weft_matrix_host_acquire(A, WEFT_R) == WEFT_ERR_INVALID);
     if (rc == 0) CHECK(weft_matrix_host_release(A) == 0);
     /* A release without its acquire is refused on every rank alike. */
     CHECK(weft_matrix_host_release(A) == WEFT_ERR_INVALID);
     CHECK(weft_matrix_gather(A, nr - 1, rank == nr - 1 ? G : NULL, M) == 0);
+    /* After a gather the matrix is the user's to acquire again. */
+    CHECK(weft_matrix_host_acquire(A, WEFT_R) == 0);
+    CHECK(weft_matrix_host_release(A) == 0);
     if (rank == nr - 1)
         for (int k = 0; k < M * N; k++) CHECK(G[k] == 2.0 * k);
     weft_taskpool_free(tp);
