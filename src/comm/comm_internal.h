@@ -301,8 +301,8 @@ void weft_comm__send_link_down(weft_comm_t *c, int peer, int mode, int my_sends)
 /* Sends t's notice buffer (type, failed, tag filled from the arguments) to
  * the peer of t's action and calls cb(c, a, b) once it left, or at once
  * when it could not be posted (logged: the peer is not told). */
-void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
-                            void *a, void *b);
+void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int failed, int tag,
+                            weft_comm_cb_fn cb, void *a, void *b);
 void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);
 /* Retries the receives that had to wait (over max_requests, memory busy),
  * one try each; 1 when one started. */

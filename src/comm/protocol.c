@@ -107,8 +107,8 @@ static const char *msg_name(int type)
     return type > 0 && type <= WEFT_COMM_MSG_LINK_DOWN ? names[type] : "?";
 }
 
-void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, weft_comm_cb_fn cb,
-                            void *a, void *b)
+void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int failed, int tag,
+                            weft_comm_cb_fn cb, void *a, void *b)
 {
     weft_comm_block_t *blk = weft_comm__block(t);
     const weft_data_t *d = t->flow[0].data;
@@ -117,9 +117,7 @@ void weft_comm__send_notice(weft_comm_t *c, weft_task_t *t, int type, int tag, w
                            .src = c->rank,
                            .key = d->key,
                            .version = blk->act.version,
-                           /* DONE: tag 1 says the pull failed (ipc_pulled) */
-                           .failed = type == WEFT_COMM_MSG_ACTIVATE ||
-                                     (type == WEFT_COMM_MSG_DONE && tag != 0),
+                           .failed = failed,
                            .tag = tag};
     char what[72];
     snprintf(what, sizeof what, "the %s of data %llu v%u", msg_name(type),
@@ -258,7 +256,8 @@ static void recv_failed(weft_comm_t *c, weft_task_t *t, int rendezvous, int repl
                    (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
                    weft_strerror(status));
     if (rendezvous)
-        weft_comm__send_notice(c, t, reply, 0, weft_comm__task_ends, t, (void *)(intptr_t)status);
+        weft_comm__send_notice(c, t, reply, 0, 0, weft_comm__task_ends, t,
+                               (void *)(intptr_t)status);
     else
         weft_comm__task_done(c, t, status);
 }
@@ -366,7 +365,7 @@ static void recv_discarded(weft_comm_t *c, weft_task_t *t, const weft_comm_msg_t
         count_inline(c, t->flow[0].data);
         weft_comm__task_done(c, t, WEFT_SUCCESS);
     } else
-        weft_comm__send_notice(c, t, WEFT_COMM_MSG_SKIP, 0, weft_comm__task_ends, t,
+        weft_comm__send_notice(c, t, WEFT_COMM_MSG_SKIP, 0, 0, weft_comm__task_ends, t,
                                (void *)(intptr_t)WEFT_SUCCESS);
 }
 

@@ -115,7 +115,8 @@ static void send_failed(weft_comm_t *c, weft_task_t *t, int status, const char *
         weft_error("send of data %llu v%u to rank %d: %s (%s): the receive there fails",
                    (unsigned long long)t->flow[0].data->key, blk->act.version, blk->act.peer, what,
                    weft_strerror(status));
-    weft_comm__send_notice(c, t, WEFT_COMM_MSG_ACTIVATE, 0, weft_comm__task_ends, t,
+    /* failed: the version was not produced, nothing follows */
+    weft_comm__send_notice(c, t, WEFT_COMM_MSG_ACTIVATE, 1, 0, weft_comm__task_ends, t,
                            (void *)(intptr_t)status);
 }
 

@@ -154,8 +154,8 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
         weft_comm__alloc_spare(c, sizeof *done, "the receive's notice buffer carries its DONE");
     if (!done) {
         x->left++;
-        weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, x->status != WEFT_SUCCESS, done_left, x,
-                               NULL);
+        weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, x->status != WEFT_SUCCESS, 0, done_left,
+                               x, NULL);
         weft_comm__xfer_part_done(c, x);
         return;
     }

@@ -207,5 +207,5 @@ void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const
         type = WEFT_COMM_MSG_CANCEL;
     }
     x->left++;
-    weft_comm__send_notice(c, x->t, type, x->tag, notice_left, x, NULL);
+    weft_comm__send_notice(c, x->t, type, 0, x->tag, notice_left, x, NULL);
 }
