@@ -107,6 +107,15 @@ static void describe(const weft_data_t *d, int rc, const char *when, char *buf, 
              (unsigned long long)d->key, when, weft_strerror(rc), d->version, dev);
 }
 
+/* d's final version reached the user's memory (at a wait, or settled at
+ * weft_fini): the user may write that memory next, so the device copies
+ * go unless kept, and a pending d is unlisted (d may be gone after). */
+static void written_back(weft_data_t *d)
+{
+    if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
+    pending_settle(d);
+}
+
 /* d's final version into the user's memory at tp's wait; a failure fails
  * the wait (on every rank: failure.c) and leaves d pending. */
 static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
@@ -114,9 +123,7 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
     int again = (d->flags & WEFT_DATA_WB_PENDING) != 0;
     int rc = write_back(d);
     if (rc == WEFT_SUCCESS) {
-        /* The user may write the memory before the next taskpool. */
-        if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
-        pending_settle(d);
+        written_back(d);
         return;
     }
     char what[400];
@@ -192,11 +199,9 @@ int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
         weft_data_t *d = *(weft_data_t **)weft_vec_at(&ctx->wb_pending, ctx->wb_pending.n - 1);
         int rc = retry ? write_back(d) : WEFT_ERR_MISMATCH;
         if (rc == WEFT_SUCCESS) {
-            /* As at a wait: the device copies go once the memory holds the
-             * version (the one left was reported a leak of an unreleased
-             * data, where a run without the failure said nothing). */
-            if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
-            pending_settle(d); /* unlisted */
+            /* As at a wait (the device copy left was reported a leak of an
+             * unreleased data, where a run without the failure said nothing). */
+            written_back(d);
             continue;
         }
         weft_error("weft_fini: the write-back of data %llu into user memory failed again: %s; "
