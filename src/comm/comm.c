@@ -265,11 +265,6 @@ static int64_t process_cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* What a nap's two context switches may cost the rank's threads without
- * another process on the core (up to ~200 us a nap on this project's
- * VMs): not taken for a sign of one. */
-#define NAP_SWITCH_NS 300000
-
 /* Where a nap started: the time, the rank's CPU time, host bodies ended. */
 typedef struct nap_mark {
     int64_t wall, cpu;
@@ -291,34 +286,10 @@ static int naps_grow(const weft_comm_t *c)
     return c->cfg.ndevices == 0 && c->cfg.nap_max_ns > c->cfg.nap_ns;
 }
 
-/* After a nap of `nap` ns from `from` that ran out. Every wakeup preempts
- * the worker in the middle of its kernel: on this project's 2-core VMs a
- * wakeup cost the worker tens of us, and weft-gemm on 2 ranks x 1 core
- * ran 10% faster with 4 ms naps than with 0.5 ms. So a nap that ran out
- * while the rank's threads kept its cores (they ran >= 90% of it) doubles
- * the next. When other processes take the cores, long naps lost the rank
- * its share of them (weft-gemm 58 GFLOPS with 0.5 ms naps beside two busy
- * loops, 25 with 2 or 4 ms), so a nap in which the rank ran less makes the
- * next short; if its worker stayed in one task meanwhile (no host body
- * ended: not idle, held off its core) they stay short for a second, after
- * which they grow again if the cores are free by then. */
-static void next_nap(weft_comm_t *c, long nap, nap_mark_t from)
-{
-    nap_mark_t now = nap_mark(c);
-    int64_t wall = now.wall - from.wall;
-    if (wall - (now.cpu - from.cpu) > wall / 10 + NAP_SWITCH_NS) {
-        c->nap_now_ns = c->cfg.nap_ns;
-        if (now.ended == from.ended) c->nap_short_until = now.wall + 1000000000LL;
-        return;
-    }
-    if (now.wall < c->nap_short_until) return;
-    c->nap_now_ns = 2 * nap < c->cfg.nap_max_ns ? 2 * nap : c->cfg.nap_max_ns;
-}
-
 /* A worker computes on the engine's core: a yield would hand the core
  * back to it until the next scheduler tick (4 ms at HZ=250), and the
  * messages its tasks release, and the GETs of their readers, would wait
- * that long. A timed wait instead returns in a nap (next_nap), or at once
+ * that long. A timed wait instead returns in a nap (naps.c), or at once
  * when a task is submitted, and the wakeup preempts the worker. */
 static int nap_while_busy(weft_comm_t *c)
 {
@@ -332,7 +303,7 @@ static int nap_while_busy(weft_comm_t *c)
      * which need no host core. Yield instead. */
     if (c->waits.n > 0 || c->tp_busy > 0 || c->owed.n > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
-    long nap = c->nap_now_ns > 0 ? c->nap_now_ns : c->cfg.nap_ns;
+    long nap = c->naps.next_ns > 0 ? c->naps.next_ns : c->cfg.nap_ns;
     int grows = naps_grow(c);
     nap_mark_t from = grows ? nap_mark(c) : (nap_mark_t){0};
     struct timespec ts = weft_deadline_in(nap);
@@ -341,7 +312,11 @@ static int nap_while_busy(weft_comm_t *c)
     if (!c->qhead && !atomic_load(&c->stop)) rc = pthread_cond_timedwait(&c->qcond, &c->qlock, &ts);
     pthread_mutex_unlock(&c->qlock);
     /* A nap a submission ended says nothing about the cores. */
-    if (grows && rc == ETIMEDOUT) next_nap(c, nap, from);
+    if (grows && rc == ETIMEDOUT) {
+        nap_mark_t now = nap_mark(c);
+        weft_comm__nap_ran_out(&c->naps, now.wall, now.wall - from.wall, now.cpu - from.cpu,
+                               now.ended != from.ended);
+    }
     return 1;
 }
 
@@ -414,6 +389,7 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     weft_comm_t *c = calloc(1, sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
     c->cfg = *cfg;
+    c->naps = (weft_comm_naps_t){.base_ns = cfg->nap_ns, .max_ns = cfg->nap_max_ns};
     if (c->cfg.max_requests <= 0) c->cfg.max_requests = 16;
     /* MPI errors come back as return codes: the engine fails the transfer
      * they belong to instead of aborting the job. */

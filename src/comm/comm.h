@@ -74,8 +74,9 @@ typedef struct weft_comm_config {
      * On a rank without devices, while its threads have their cores to
      * themselves, each nap that ran out doubles the next, up to nap_max_ns
      * (<= nap_ns: never longer); one where they ran less than 90% of it
-     * returns to nap_ns, for a second when *ended (host bodies finished)
-     * did not move meanwhile (other processes took the cores). */
+     * returns to nap_ns, and naps stay there for a second when they did
+     * so over 50 ms of naps in which *ended (host bodies finished) did not
+     * move (other processes took the cores; naps.c). */
     const atomic_long *busy, *ended;
     long nap_ns, nap_max_ns;
     weft_comm_done_fn done;

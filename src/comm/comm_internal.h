@@ -113,6 +113,15 @@ typedef struct weft_comm_lost {
     uint32_t version;
 } weft_comm_lost_t;
 
+/* The engine's naps while a worker computes on its core (naps.c). */
+typedef struct weft_comm_naps {
+    long base_ns, max_ns;      /* comm_nap_us, comm_nap_max_us (<= base_ns: never grow) */
+    long next_ns;              /* the next nap's length */
+    int64_t short_until;       /* naps stay at base_ns until then (weft_clock_ns) */
+    int64_t win_wall, win_ran; /* the window's naps: their length, the rank's CPU time in them */
+    long win_n;                /* and how many */
+} weft_comm_naps_t;
+
 typedef struct weft_comm_ctrl_slot {
     weft_comm_msg_t *buf;
     size_t bytes;
@@ -196,8 +205,7 @@ struct weft_comm {
     weft_vec_t owed;         /* weft_comm_owed_t: control sends to post again */
     int tp_busy;             /* parts the transports wait for by themselves (nccl operations):
                                 the engine does not sleep while there are some */
-    long nap_now_ns;         /* the next nap's length (nap_while_busy) */
-    int64_t nap_short_until; /* naps stay short until then (weft_clock_ns) */
+    weft_comm_naps_t naps;   /* the next nap's length (nap_while_busy) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
     atomic_llong n_recv_retries, n_send_retries, n_send_pulls, n_skipped;
@@ -310,6 +318,10 @@ int weft_comm__start_throttled(weft_comm_t *c);
 /* The end of a SEND or RECV task, status its outcome. */
 void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status);
 int weft_comm__next_tags(weft_comm_t *c, int n);
+/* A nap of `wall` ns ran out at `now`; the rank's threads ran `ran` ns of
+ * CPU meanwhile, and a host body ended in it or not: sets n->next_ns. */
+void weft_comm__nap_ran_out(weft_comm_naps_t *n, int64_t now, int64_t wall, int64_t ran,
+                            int body_ended);
 /* Both halves of a rendezvous are here (in->task, in->act): the receive
  * starts. 1: put off (in on the throttled list); else in is freed, now or
  * once its bytes landed, or kept by the arrival it waits on. */
