@@ -40,12 +40,6 @@ int weft_data_check_between(const weft_data_t *d, const char *call)
     return WEFT_ERR_INVALID;
 }
 
-int weft_data_in_use_here(const weft_data_t *d)
-{
-    const weft_stf_rec_t *r = weft_stf_rec(d);
-    return r && (r->graph || r->last_writer || r->readers.n);
-}
-
 /* The creations the ranks compare (stf/seqcheck.h): described only to
  * report a divergence. arg: key, type, rows, cols, owner rank. */
 static void describe_data(const weft_seqcall_kind_t *kind, const int64_t *arg, char *text, size_t n)
@@ -263,11 +257,14 @@ void weft_data__release(weft_data_t *d)
     if (!weft_data_busy_taskpool(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
     /* The user's memory may be registered again once the handle is gone and
-     * no task of this rank uses it any more: while tasks inserted before
-     * the release still run, a new handle of the same bytes would race with
-     * them, so the memory stays claimed until that taskpool's wait
-     * (weft_taskpool_reset_tracking gives it back). */
-    if (!weft_data_in_use_here(d)) {
+     * no taskpool uses it any more: while tasks inserted before the release
+     * still run, a new handle of the same bytes would race with them, so
+     * the memory stays claimed until that taskpool's wait
+     * (weft_taskpool_reset_tracking gives it back). Not only this rank's
+     * tasks: a reduction's combines, inserted at the wait, and the final
+     * version of a tile another rank's task writes, which comes home at
+     * the wait, write the bytes too (weft_data_busy_taskpool sees both). */
+    if (!weft_data_busy_taskpool(d)) {
         weft_spans_release_all(&d->ctx->spans, d->span);
         d->span = NULL;
     } else {

@@ -16,9 +16,6 @@ const char *weft_data_busy_taskpool(const weft_data_t *d);
  * WEFT_ERR_INVALID after an error naming call, d and the taskpool: the
  * calls documented "between taskpools". */
 int weft_data_check_between(const weft_data_t *d, const char *call);
-/* Whether tasks of this rank that use d were inserted and not waited for
- * (they may still touch its memory). Main thread. */
-int weft_data_in_use_here(const weft_data_t *d);
 /* Claims d's tile of user memory at ptr (d's rows x cols, ld apart) among
  * the rank's live registrations for `call`: *out the span. The refusal of
  * memory another live handle holds is logged, naming both. Main thread. */

@@ -37,16 +37,21 @@
  *   busyw    the same with a 12 x 12 matrix wrapped over buf: freed while
  *            a task on its first tile waits to run, wrapped again: refused;
  *            after the wait wrapped again: taken.
- *   oom      (run with fault_inject span_alloc:1) data 0 registers x[0..15],
- *            owner rank 0, then a 12 x 12 matrix is wrapped over buf: the
- *            first registration each rank notes finds no memory (rank 0's
- *            data, the other ranks' matrix): refused naming out of host
- *            memory, named on every rank at the wait; one rank: the wait
- *            and weft_fini return 0.
- *   ok       (the control) adjacent registrations, a wrap beside them,
- *            x[0..15] registered again once its first handle is released,
- *            and two tiles of one array registered one by one with its
- *            leading dimension (interleaved spans, no byte shared): all
+ *   busyredux (1 rank) the same with three REDUX tasks on data 0 (the
+ *            combines that write x come at the wait): refused; x[0] is 3
+ *            after the wait; registered again then: taken.
+ *   busyremote data 0 (rank 0's x[0..15]) written (not read: rank 0 has
+ *            no task on it) by a task on the last rank, released: the final version comes home into
+ * x at the wait, so data 1 over x is refused on rank 0 (the ranks then disagree: every wait and
+ * weft_fini return the mismatch). busyremotew the same with the 12 x 12 matrix wrapped over buf
+ * (its tiles dealt round the ranks), tile (0, 0) written on the last rank: every rank refuses the
+ * second wrap (a rank holding no tile written elsewhere accepted it), wait and fini 0. oom (run
+ * with fault_inject span_alloc:1) data 0 registers x[0..15], owner rank 0, then a 12 x 12 matrix is
+ * wrapped over buf: the first registration each rank notes finds no memory (rank 0's data, the
+ * other ranks' matrix): refused naming out of host memory, named on every rank at the wait; one
+ * rank: the wait and weft_fini return 0. ok       (the control) adjacent registrations, a wrap
+ * beside them, x[0..15] registered again once its first handle is released, and two tiles of one
+ * array registered one by one with its leading dimension (interleaved spans, no byte shared): all
  *            taken, a task on each, wait and fini 0.
  *
  * Each rank prints "test_register_overlap rank R: <case> refused=N wait=W
@@ -74,6 +79,25 @@ static int body_float(weft_task_t *t)
     return 0;
 }
 static const weft_task_class_t bumpf = {.name = "bumpf", .body = {[WEFT_DEV_CPU] = body_float}};
+/* The reduction of the busyredux case, on 4 x 4 tiles of doubles. */
+static int body_zero(weft_task_t *t)
+{
+    double *p = weft_task_ptr(t, 0);
+    for (int i = 0; i < 16; i++) p[i] = 0;
+    return 0;
+}
+static int body_add(weft_task_t *t)
+{
+    double *p = weft_task_ptr(t, 0);
+    const double *q = weft_task_ptr(t, 1);
+    for (int i = 0; i < 16; i++) p[i] += q[i];
+    return 0;
+}
+static const weft_task_class_t zero = {.name = "zero", .body = {[WEFT_DEV_CPU] = body_zero}};
+/* A writer that reads nothing: run on another rank, the owner sends no
+ * copy (it has no task of its own on the data). */
+static const weft_task_class_t setz = {.name = "setz", .body = {[WEFT_DEV_CPU] = body_zero}};
+static const weft_task_class_t add = {.name = "add", .body = {[WEFT_DEV_CPU] = body_add}};
 
 static double x[32], buf[2 * N * N];
 
@@ -187,6 +211,29 @@ static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t 
         weft_data_release(m->d[0]);
         m->d[0] = NULL;
         reg(ctx, m, 1, x, 4, 4, 0);
+    } else if (strcmp(c, "busyredux") == 0) {
+        if (!reg(ctx, m, 0, x, 4, 4, 0) || weft_data_set_reduction(m->d[0], &zero, &add) != 0)
+            m->refused += 10;
+        for (int k = 0; k < 3 && m->d[0]; k++)
+            if (weft_insert_task(tp, &bump, WEFT_REDUX, m->d[0], 0) != 0) m->refused += 10;
+        weft_data_release(m->d[0]);
+        m->d[0] = NULL;
+        reg(ctx, m, 1, x, 4, 4, 0);
+    } else if (strcmp(c, "busyremote") == 0) {
+        if (reg(ctx, m, 0, x, 4, 4, 0) &&
+            weft_insert_task(tp, &setz, WEFT_W, m->d[0], WEFT_ON_RANK, nr - 1, 0) != 0)
+            m->refused += 10;
+        weft_data_release(m->d[0]);
+        m->d[0] = NULL;
+        reg(ctx, m, 1, x, 4, 4, 0);
+    } else if (strcmp(c, "busyremotew") == 0) {
+        wrap(ctx, m, 0, buf, N);
+        if (m->A[0] && weft_insert_task(tp, &setz, WEFT_W, weft_tile(m->A[0], 0, 0), WEFT_ON_RANK,
+                                        nr - 1, 0) != 0)
+            m->refused += 10;
+        weft_matrix_free(m->A[0]);
+        m->A[0] = NULL;
+        wrap(ctx, m, 1, buf, N);
     } else if (strcmp(c, "busyw") == 0) {
         wrap(ctx, m, 0, buf, N);
         if (m->A[0] && weft_insert_task(tp, &bump, WEFT_RW, weft_tile(m->A[0], 0, 0), 0) != 0)
@@ -227,7 +274,9 @@ int main(int argc, char **argv)
     make(ctx, c, &m, tp);
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
-    if (strcmp(c, "busy") == 0 && !reg(ctx, &m, 2, x, 4, 4, 0)) m.refused += 100;
+    if ((strcmp(c, "busy") == 0 || strcmp(c, "busyredux") == 0) && !reg(ctx, &m, 2, x, 4, 4, 0))
+        m.refused += 100;
+    if (strcmp(c, "busyredux") == 0 && x[0] != 3) m.refused += 1000;
     if (strcmp(c, "busyw") == 0) {
         wrap(ctx, &m, 0, buf, N);
         m.refused += m.A[0] == NULL ? 100 : 0;
