@@ -191,6 +191,11 @@ void weft_seqlog_clear(weft_seqlog_t *l)
     weft_vec_clear(&l->log);
     weft_vec_clear(&l->name_ix);
     weft_vec_clear(&l->rec);
+    /* The names too: a class made for one wave and freed after it must not
+     * name an entry of the next (its name's memory may hold another by
+     * then), nor its pointer stay in the table for the whole run. */
+    weft_vec_clear(&l->names);
+    l->last_name = NULL;
     l->hash = 0;
     l->lost = 0;
 }

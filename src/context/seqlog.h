@@ -87,7 +87,7 @@ const char *weft_seqlog_note_at(const weft_seqlog_t *l, long k);
 /* What weft_seqlog_note_at returns for a refusal whose words were not
  * kept (compared by address). */
 extern const char weft_seqlog_words_lost[];
-/* Forgets the entries and their notes (the names stay). */
+/* Forgets the entries, their notes and the table of names. */
 void weft_seqlog_clear(weft_seqlog_t *l);
 /* Frees l's memory; l is empty afterwards (and may log again). */
 void weft_seqlog_free(weft_seqlog_t *l);

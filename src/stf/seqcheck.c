@@ -104,9 +104,14 @@ static void task_record(const weft_task_t *t, int exec_rank, seq_task_rec_t *r)
 
 int weft_seqcheck_log(weft_taskpool_t *tp, const weft_task_t *t, int exec_rank)
 {
-    /* Tasks of a class come in runs: its name is hashed once a run. */
-    if (t->cls != tp->seq_cls) {
+    /* Tasks of a class come in runs: its name is hashed once a run. The
+     * class and its name, both: a class made on the stack by a helper, or
+     * freed after a wait, comes back at the same address with another
+     * name, and the old name's hash then hid a real divergence (or made
+     * one of equal sequences). The cache goes at each wait too. */
+    if (t->cls != tp->seq_cls || t->cls->name != tp->seq_cls_name) {
         tp->seq_cls = t->cls;
+        tp->seq_cls_name = t->cls->name;
         tp->seq_cls_hash = weft_seqcheck_hash_str(t->cls->name);
     }
     uint64_t h = fold(tp->seq_cls_hash, (uint64_t)exec_rank);
@@ -498,4 +503,9 @@ int weft_seqcheck_fini(weft_context_t *ctx)
     return check(ctx, &v, NULL);
 }
 
-void weft_seqcheck_reset(weft_taskpool_t *tp) { weft_seqlog_clear(&tp->seq); }
+void weft_seqcheck_reset(weft_taskpool_t *tp)
+{
+    weft_seqlog_clear(&tp->seq);
+    tp->seq_cls = NULL;
+    tp->seq_cls_name = NULL;
+}

@@ -29,7 +29,8 @@ struct weft_taskpool {
     uint64_t wave;      /* the same, unique in the context (remote inference's views) */
     weft_vec_t touched; /* weft_data_t *, retained: read through weft_taskpool_touched */
     weft_seqlog_t seq;  /* insertion log for the cross-rank sequence check (nranks > 1) */
-    const weft_task_class_t *seq_cls; /* the class last logged, and its name's hash */
+    const weft_task_class_t *seq_cls; /* the class last logged, its name, the name's hash */
+    const char *seq_cls_name;
     uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
     int ptg;                 /* a graph went in since the last wait (weft_ptg_settle) */
