@@ -72,7 +72,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
     }
-    if (tp->ptg && ctx->nranks > 1) weft_ptg_settle(tp);
+    if (tp->ptg && ctx->nranks > 1 && !ctx->diverged) weft_ptg_settle(tp);
     tp->ptg = 0;
     /* A copy still read or left behind is weft's broken invariant: found
      * before the ranks exchange their failures, it is one of them, so

@@ -123,6 +123,12 @@ void weft_stats_print(weft_context_t *ctx);
 
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);
+/* The ranks found themselves out of step (status WEFT_ERR_MISMATCH), or
+ * MPI failed in a collective (WEFT_ERR_MPI): no collective is made any
+ * more. A disagreement, which every rank learns alike, is what weft_fini
+ * returns, even where an error of this rank alone came first (a task's
+ * failure, not exchanged since). Main thread. */
+void weft_context_diverge(weft_context_t *ctx, int status);
 
 /* A data with no copies, tagged and tied to ctx's quarantine; NULL on bad
  * sizes (logged). Main thread. */

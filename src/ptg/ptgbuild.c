@@ -334,9 +334,8 @@ static int agree(weft_ptg_build_t *b, int rc)
         /* Out of step (or unknown): no collective is safe any more, and
          * weft_fini returns it on this rank as on the ranks that found it
          * in a wait. */
-        b->ctx->diverged = 1;
+        weft_context_diverge(b->ctx, arc);
         if (arc == WEFT_ERR_MISMATCH) b->tp->mismatch = 1;
-        weft_context_fail(b->ctx, arc);
         return arc;
     }
     if (out.failed_rank >= 0 && out.failed_rank != b->me)

@@ -26,6 +26,15 @@ void weft_context_fail(weft_context_t *ctx, int status)
     atomic_compare_exchange_strong(&ctx->error, &expected, status);
 }
 
+void weft_context_diverge(weft_context_t *ctx, int status)
+{
+    ctx->diverged = 1;
+    if (status == WEFT_ERR_MISMATCH)
+        atomic_store(&ctx->error, status);
+    else
+        weft_context_fail(ctx, status);
+}
+
 /* The PUs this rank may use: its binding when mpiexec bound it, otherwise
  * its share of the node among the ranks on it. */
 static int choose_cpuset(weft_context_t *ctx)

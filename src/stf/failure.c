@@ -237,14 +237,26 @@ int weft_failure_exchange(weft_taskpool_t *tp)
         rec->status = rec->note_status;
     }
     /* A simulation's failure is its own: its rank is not an MPI rank. */
-    int shared = R > 1 && !ctx->sim;
-    if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    int shared = R > 1 && !ctx->sim && !ctx->diverged;
+    /* A collective MPI failed leaves the ranks' views unknown: this rank's
+     * own failure is named, and no collective follows (a broadcast from a
+     * root the others did not pick would not match). */
+    if (shared &&
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS) {
+        weft_error("taskpool %s: MPI failed exchanging the taskpool's failures; the ranks stop "
+                   "their collectives",
+                   tp->name);
+        weft_context_diverge(ctx, WEFT_ERR_MPI);
+        shared = 0;
+    }
     if (first != INT_MAX && first >= R) first -= R;
     int rc = WEFT_SUCCESS;
     if (first != INT_MAX) {
-        if (shared) {
-            MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm);
-            MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm);
+        if (shared &&
+            (MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm) != MPI_SUCCESS ||
+             MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm) != MPI_SUCCESS)) {
+            weft_context_diverge(ctx, WEFT_ERR_MPI);
+            snprintf(rec->what, sizeof rec->what, "(MPI failed passing the first failure on)");
         }
         rec->what[sizeof rec->what - 1] = '\0';
         weft_error("taskpool %s failed: rank %d: %s; %ld tasks cancelled here", tp->name, first,

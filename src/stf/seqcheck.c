@@ -452,8 +452,12 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
      * that differs). */
     weft_agree_outcome_t out = {0};
     int rc = weft_agree(ctx, v, &out);
-    /* An MPI failure leaves the outcome unknown: no further collective. */
-    if (rc == WEFT_ERR_MPI) return rc;
+    /* An MPI failure leaves the outcome unknown: no further collective
+     * (the next wait's and weft_fini's agreements and barrier included). */
+    if (rc == WEFT_ERR_MPI) {
+        weft_context_diverge(ctx, rc);
+        return rc;
+    }
     if (out.same_point && tp && !out.same_tasks) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
@@ -465,8 +469,7 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
         return WEFT_SUCCESS;
     }
     /* No collective is safe any more: the ranks are not in step. */
-    ctx->diverged = 1;
-    weft_context_fail(ctx, rc);
+    weft_context_diverge(ctx, rc);
     return rc;
 }
 
