@@ -14,6 +14,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "util/handle.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 /* The reduction of one data; partials indexed [rank * lanes + lane]. */
@@ -78,24 +79,41 @@ int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
         return WEFT_ERR_INVALID;
     }
     weft_context_t *ctx = d->ctx;
-    weft_redux_t *r = rec->redux ? rec->redux : calloc(1, sizeof *r);
-    if (!r) return WEFT_ERR_NOMEM;
-    rec->redux = r;
-    d->flags |= WEFT_DATA_REDUX;
-    if (!r->part) {
-        r->lanes = (int)weft_params_int(ctx->params, "redux_lanes");
-        r->nparts = ctx->nranks * r->lanes;
-        size_t n = (size_t)r->nparts;
-        r->part = calloc(n, sizeof *r->part);
-        r->live = calloc(n, 1);
-        r->next = calloc((size_t)ctx->nranks, sizeof *r->next);
-        if (!r->part || !r->live || !r->next) return WEFT_ERR_NOMEM;
+    if (!rec->redux) {
+        /* All of it or nothing: a half-built one (tables NULL) passed a
+         * second call and crashed the first REDUX insertion. */
+        weft_redux_t *r = calloc(1, sizeof *r);
+        int lanes = (int)weft_params_int(ctx->params, "redux_lanes");
+        size_t n = (size_t)ctx->nranks * (size_t)lanes;
+        if (r) {
+            r->lanes = lanes;
+            r->nparts = (int)n;
+            r->part = calloc(n, sizeof *r->part);
+            r->live = calloc(n, 1);
+            r->next = weft_fault_hit(ctx->fault, WEFT_FAULT_REDUX_ALLOC, NULL)
+                          ? NULL
+                          : calloc((size_t)ctx->nranks, sizeof *r->next);
+        }
+        if (!r || !r->part || !r->live || !r->next) {
+            if (r) {
+                free(r->part);
+                free(r->live);
+                free(r->next);
+            }
+            free(r);
+            weft_error("weft_data_set_reduction: data %llu: no memory for its partial results",
+                       (unsigned long long)d->key);
+            return WEFT_ERR_NOMEM;
+        }
+        rec->redux = r;
+        d->flags |= WEFT_DATA_REDUX;
         /* The lanes decide which partial tasks every rank inserts: a
          * redux_lanes set on some ranks only is named here, at the next
          * agreement, not by the partials it makes differ. */
         weft_seqcheck_call(ctx, &seq_reduction,
                            (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, r->lanes});
     }
+    weft_redux_t *r = rec->redux;
     r->init = init;
     r->combine = combine;
     return WEFT_SUCCESS;

@@ -33,6 +33,8 @@
  *   device_land:N   the N-th device copy the comm engine waits for (an ipc
  *                   pull, a staged chunk) reports an error at its end, and
  *                   the device is broken from then on, as with device_fail
+ *   redux_alloc:N   the N-th weft_data_set_reduction that builds a
+ *                   reduction finds no memory for its last table
  * With @RANK the rule applies on that rank only. N counts from 1; "N+"
  * fails the N-th occurrence and every later one (a fault that stays). */
 #ifndef WEFT_UTIL_FAULT_H
@@ -55,6 +57,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_REFUSAL_NOTE = 9, /* a refusal's words are kept (context/seqlog.c) */
     WEFT_FAULT_DEVICE_LAND = 10, /* the comm engine sees a device copy end: the device dies */
     WEFT_FAULT_RECOVER = 11,     /* a rank reads the good version it gives after a failure */
+    WEFT_FAULT_REDUX_ALLOC = 12, /* weft_data_set_reduction allocates its tables */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
