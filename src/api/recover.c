@@ -12,6 +12,7 @@
 
 #include "context/keyset.h"
 #include "devmgr/devmgr.h"
+#include "stf/agree.h"
 #include "stf/remote.h"
 #include "util/cols.h"
 #include "util/fault.h"
@@ -23,13 +24,13 @@ static int any_failure(weft_taskpool_t *tp)
 {
     const weft_failure_rec_t *rec = &tp->fail;
     int any = atomic_load(&rec->nfailed) + atomic_load(&rec->ncancelled) > 0;
-    if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, tp->ctx->comm) != MPI_SUCCESS) {
+    char where[96];
+    snprintf(where, sizeof where, "weft_taskpool_wait of taskpool '%.40s' (its tasks done here)",
+             tp->name);
+    if (weft_agree_allreduce(tp->ctx, &any, 1, MPI_INT, MPI_MAX, where) != WEFT_SUCCESS) {
         /* The other ranks' answers are unknown: no collective follows (the
          * recovery's, the failure exchange's), this rank's failures are
          * named on it alone. */
-        weft_error("taskpool %s: MPI failed asking the ranks for failures; they stop their "
-                   "collectives",
-                   tp->name);
         weft_context_diverge(tp->ctx, WEFT_ERR_MPI);
         return 0;
     }

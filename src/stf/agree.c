@@ -86,6 +86,17 @@ static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *whe
     }
 }
 
+int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype type, MPI_Op op,
+                         const char *where)
+{
+    MPI_Request req;
+    if (MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, op, ctx->comm, &req) != MPI_SUCCESS) {
+        weft_error("%s: the collective between ranks failed in MPI", where);
+        return WEFT_ERR_MPI;
+    }
+    return agree_complete(ctx, &req, where);
+}
+
 /* Every rank learns the failing rank's status and its own words. */
 static int share_failure(weft_context_t *ctx, const weft_agree_vote_t *mine,
                          weft_agree_outcome_t *out)

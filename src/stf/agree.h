@@ -57,4 +57,11 @@ typedef struct weft_agree_outcome {
 int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
     __attribute__((warn_unused_result));
 
+/* MPI_Allreduce in place over ctx->comm, watched as an agreement is: a
+ * rank kept waiting watchdog_s says where (the collectives of a wait after
+ * its tasks, where a rank still running a long task left the others
+ * silent). WEFT_SUCCESS, or WEFT_ERR_MPI after naming where. */
+int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype type, MPI_Op op,
+                         const char *where) __attribute__((warn_unused_result));
+
 #endif

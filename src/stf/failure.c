@@ -8,6 +8,7 @@
 
 #include "comm/comm.h"
 #include "device/registry.h"
+#include "stf/agree.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -241,11 +242,10 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     /* A collective MPI failed leaves the ranks' views unknown: this rank's
      * own failure is named, and no collective follows (a broadcast from a
      * root the others did not pick would not match). */
-    if (shared &&
-        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS) {
-        weft_error("taskpool %s: MPI failed exchanging the taskpool's failures; the ranks stop "
-                   "their collectives",
-                   tp->name);
+    char where[96];
+    snprintf(where, sizeof where, "weft_taskpool_wait of taskpool '%.40s' (its failures)",
+             tp->name);
+    if (shared && weft_agree_allreduce(ctx, &first, 1, MPI_INT, MPI_MIN, where) != WEFT_SUCCESS) {
         weft_context_diverge(ctx, WEFT_ERR_MPI);
         shared = 0;
     }
