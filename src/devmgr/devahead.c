@@ -20,7 +20,9 @@
  * waits for it (weft_devlaunch_inputs_arriving), then finds it newest and
  * copies nothing. If the tile is written elsewhere before that task runs,
  * the copy is simply stale (versions, docs/COHERENCY.md) and the task's own
- * stage-in fetches the newest. */
+ * stage-in fetches the newest. A scan works on tasks taken out of the
+ * list: the drain at a wait waits for it (weft_upcoming_prune), so that no
+ * copy for a task of that taskpool starts after the wait. */
 #include "devmgr/devahead.h"
 
 #include <sched.h>
@@ -86,6 +88,11 @@ void weft_devahead_prune(weft_context_t *ctx)
     for (int i = 1; i <= ctx->ndevices; i++) {
         weft_devahead_t *a = ctx->devmgr[i] ? ctx->devmgr[i]->ahead : NULL;
         if (!a) continue;
+        /* After the scan in progress, if any (it held tasks of this
+         * taskpool out of the list and could start copies for them after
+         * this drain: their readers held past the wait, and a copy of the
+         * host's version made current after host_only, when the user may
+         * write that memory). Later scans find these tasks finished. */
         weft_upcoming_prune(&a->upcoming);
         /* A copy for a task that was cancelled may still be landing: the
          * wait's write-backs and host_only come after it (the manager polls
@@ -231,7 +238,7 @@ typedef enum { AHEAD_NONE, AHEAD_STARTED, AHEAD_NO_ROOM } ahead_step_t;
 /* Fetches d for task t when it is missing here and final for t.
  * AHEAD_NO_ROOM: the zone has no room but what is needed before t (later
  * tasks would find none either). */
-static ahead_step_t prefetch_data(weft_devmgr_t *m, const weft_task_t *t, weft_data_t *d)
+static ahead_step_t prefetch_data(weft_devmgr_t *m, weft_task_t *t, weft_data_t *d)
 {
     weft_data_lock(d);
     int wanted = source_locked(m, d, t->seq, 0) != NULL;
@@ -242,6 +249,15 @@ static ahead_step_t prefetch_data(weft_devmgr_t *m, const weft_task_t *t, weft_d
     int rc = weft_devcopy_get_ahead(m, d, use, &c);
     if (rc == WEFT_AGAIN) return AHEAD_NO_ROOM;
     if (rc != WEFT_SUCCESS) return AHEAD_NONE; /* the task's own start reports it */
+    /* Making room may have taken long (a dirty victim written back): t may
+     * have ended meanwhile (cancelled, run elsewhere). Past this point the
+     * wait's drain waits for the copy (weft_devahead_prune). */
+    if (weft_upcoming_gone(t)) {
+        weft_data_lock(d);
+        weft_data_copy_reader_release_locked(c);
+        weft_data_unlock(d);
+        return AHEAD_NONE;
+    }
     return begin_copy(m, d, c, t->seq) ? AHEAD_STARTED : AHEAD_NONE;
 }
 

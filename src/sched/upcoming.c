@@ -1,11 +1,11 @@
 /* The upcoming tasks of a device (upcoming.h). */
 #include "sched/upcoming.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
-/* 1 when t no longer needs its inputs staged ahead: it finished, or a
- * device started it (its own stage-in takes over). */
-static int gone(weft_task_t *t)
+/* A device started it: its own stage-in takes over. */
+int weft_upcoming_gone(weft_task_t *t)
 {
     weft_spin_lock(&t->lock);
     int done = t->done;
@@ -18,6 +18,7 @@ int weft_upcoming_init(weft_upcoming_t *u)
     if (weft_heap_init(&u->heap, 64) != 0) return WEFT_ERR_NOMEM;
     pthread_mutex_init(&u->lock, NULL);
     atomic_init(&u->pushed, 0);
+    u->out = 0;
     return WEFT_SUCCESS;
 }
 
@@ -52,11 +53,12 @@ int weft_upcoming_take(weft_upcoming_t *u, weft_task_t **out, int max)
     while (n < max && ndrop < 64) {
         weft_task_t *t = weft_heap_pop(&u->heap);
         if (!t) break;
-        if (gone(t))
+        if (weft_upcoming_gone(t))
             drop[ndrop++] = t;
         else
             out[n++] = t;
     }
+    u->out++;
     pthread_mutex_unlock(&u->lock);
     /* The last reference may free the task's data: not under the mutex. */
     for (int i = 0; i < ndrop; i++) weft_task_unref(drop[i]);
@@ -69,6 +71,7 @@ void weft_upcoming_put_back(weft_upcoming_t *u, weft_task_t *const *tasks, int n
     pthread_mutex_lock(&u->lock);
     /* Taken out a moment ago: the heap has the room still. */
     for (int i = 0; i < n; i++) rc |= weft_heap_push(&u->heap, tasks[i]);
+    u->out--;
     pthread_mutex_unlock(&u->lock);
     (void)rc;
 }
@@ -78,10 +81,17 @@ void weft_upcoming_prune(weft_upcoming_t *u)
     weft_vec_t gone_tasks;
     weft_vec_init(&gone_tasks, sizeof(weft_task_t *), 0);
     pthread_mutex_lock(&u->lock);
+    while (u->out > 0) {
+        /* A scan takes a few tasks' copies ahead: short, unless it writes
+         * a victim back first (as long as one copy). */
+        pthread_mutex_unlock(&u->lock);
+        sched_yield();
+        pthread_mutex_lock(&u->lock);
+    }
     weft_task_t **a = u->heap.v.data;
     size_t n = u->heap.v.n, keep = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!gone(a[i])) {
+        if (!weft_upcoming_gone(a[i])) {
             a[keep++] = a[i];
         } else if (weft_vec_push(&gone_tasks, &a[i]) != WEFT_SUCCESS) {
             a[keep++] = a[i]; /* dropped at a later pass */
