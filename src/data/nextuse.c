@@ -52,13 +52,23 @@ weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
     return first;
 }
 
+/* The use of task seq, NULL when it is not listed (its use could not be
+ * noted: out of memory). */
+static const weft_use_t *use_of(const weft_nextuse_t *u, uint64_t seq)
+{
+    for (int i = 0; i < u->n; i++)
+        if (u->use[(u->head + i) % u->cap].seq == seq) return &u->use[(u->head + i) % u->cap];
+    return NULL;
+}
+
 int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq)
 {
-    /* In increasing insertion number from the head: stop at seq. */
+    const weft_use_t *own = use_of(u, seq);
+    int ordered = own && !own->unordered;
     for (int i = 0; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
-        if (x.seq >= seq) return 0;
-        if (x.writes) return 1;
+        if (x.seq == seq || !x.writes) continue;
+        if (x.seq < seq || x.unordered || !ordered) return 1;
     }
     return 0;
 }

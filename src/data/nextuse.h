@@ -16,6 +16,10 @@ typedef struct weft_use {
     int priority;
     int device; /* where the task will run (its home device), -1 not known yet */
     int writes; /* the task writes the data: later readers wait for its version */
+    /* Its seq says nothing of its place among the tasks it depends on (a
+     * graph numbers its tasks class by class, transfers last): a write by
+     * it may come before any reader, whatever their numbers. */
+    int unordered;
 } weft_use_t;
 
 /* The "no pending use known on this rank" value: after every real use. */
@@ -60,9 +64,13 @@ void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq);
  * window that name it). */
 weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device);
 
-/* 1 when a use by a task inserted before `seq` writes the data: a task
- * reading it at `seq` waits for a version not produced yet, so its newest
- * version now is not the one that task will read (prefetch ahead). */
+/* 1 when a pending use that may come before task `seq` writes the data: a
+ * task reading it at `seq` may wait for a version not produced yet, so its
+ * newest version now may not be the one that task will read (prefetch
+ * ahead). Insertion numbers order uses only where both are ordered (an
+ * inserted task comes after the tasks it depends on): a write by an
+ * unordered use, or any other write when `seq`'s own use is unordered or
+ * not listed, counts whatever its number. */
 int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq);
 
 /* Frees the array (the data is being destroyed). */

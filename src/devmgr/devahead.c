@@ -2,8 +2,9 @@
  * tasks in run order (priority, then insertion: the order next-use
  * eviction weighs) and copies in the tiles they read that are missing on
  * the device, under three rules:
- *  - only a version that is final for the task: no task inserted before it
- *    on this rank still writes the tile (data/nextuse.h), and a copy on
+ *  - only a version that is final for the task: no task of this rank that
+ *    may come before it still writes the tile (data/nextuse.h: by number
+ *    for inserted tasks, any pending write for a graph's), and a copy on
  *    this rank (host, or a peer device) holds it now; a version still being
  *    produced or received is never fetched;
  *  - room comes only from copies whose next use is after the task's own

@@ -284,24 +284,62 @@ int weft_devcopy_pinned(weft_devmgr_t *m)
     return pinned;
 }
 
-static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int write_back,
+/* Under d's lock: the copy of d on m's device with one reader taken for
+ * the caller (WEFT_SUCCESS), 1 when there is none. WEFT_AGAIN for the comm
+ * thread (`busy_ok` 0) when another thread is writing it (a copy ahead, a
+ * stage-in, another landing): bytes received into it now would be
+ * overwritten by the older ones still arriving, and labelled newest. */
+static int existing_locked(weft_devmgr_t *m, weft_data_t *d, int busy_ok, weft_data_copy_t **out)
+{
+    weft_data_copy_t *c = d->copies[m->dev->index];
+    if (!c) return 1;
+    if (!busy_ok && c->xfer == WEFT_XFER_UNDER) return WEFT_AGAIN;
+    weft_data_copy_reader_acquire_locked(c);
+    *out = c;
+    return WEFT_SUCCESS;
+}
+
+/* Memory allocated for a copy that was not attached goes back. */
+static void give_back(weft_devmgr_t *m, void *zone_ptr, void *mem, size_t bytes)
+{
+    int zrc = weft_zone_free(m->dev->zone, zone_ptr);
+    (void)zrc; /* zone_ptr came from this zone a moment ago */
+    if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, mem, bytes);
+}
+
+/* Attaches a copy of d at mem (zone block p) on m's device, listed in its
+ * LRU, with one reader taken; NULL when out of memory. Under d's lock. */
+static weft_data_copy_t *attach_locked(weft_devmgr_t *m, weft_data_t *d, void *p, void *mem)
+{
+    weft_data_copy_t *c =
+        weft_data_copy_attach(d, m->dev->index, mem, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
+    if (!c) return NULL;
+    c->allocator = c;
+    c->zone_ptr = m->dev->per_tile ? p : NULL;
+    weft_data_copy_reader_acquire_locked(c);
+    atomic_fetch_add(&m->live_copies, 1);
+    pthread_mutex_lock(&m->lru_lock);
+    lru_append_locked(m, c);
+    pthread_mutex_unlock(&m->lru_lock);
+    return c;
+}
+
+/* The manager's callers (write_back, busy_ok 1) wait themselves for a copy
+ * being written; the comm thread's must not (get_nowait). */
+static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int write_back, int busy_ok,
                     weft_data_copy_t **out)
 {
     int dev = m->dev->index;
     weft_data_lock(d);
-    weft_data_copy_t *c = d->copies[dev];
-    if (c) weft_data_copy_reader_acquire_locked(c);
+    int rc = existing_locked(m, d, busy_ok, out);
     weft_data_unlock(d);
-    if (c) {
-        *out = c;
-        return WEFT_SUCCESS;
-    }
+    if (rc <= 0) return rc;
     if (d->bytes > weft_zone_capacity(m->dev->zone)) {
         weft_log(WEFT_LOG_ERROR, dev, "data %llu (%zu bytes) is larger than the device zone",
                  (unsigned long long)d->key, d->bytes);
         return WEFT_ERR_DEVMEM;
     }
-    int rc = WEFT_SUCCESS;
+    rc = WEFT_SUCCESS;
     void *p = zone_alloc_evicting(m, d->bytes, after, write_back, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
@@ -310,35 +348,31 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int writ
         (void)zrc;
         return WEFT_ERR_DEVMEM;
     }
+    /* The manager (a task, a copy ahead) and the comm thread (a receive)
+     * may both have allocated for d on this device meanwhile: the first
+     * copy attached is the one, the other's memory goes back. */
+    weft_data_copy_t *c = NULL;
+    int attached = 0;
     weft_data_lock(d);
-    c = weft_data_copy_attach(d, dev, mem, d->rows, WEFT_MEM_RUNTIME, devcopy_free, NULL);
-    if (c) {
-        c->allocator = c;
-        c->zone_ptr = m->dev->per_tile ? p : NULL;
-        weft_data_copy_reader_acquire_locked(c);
-        atomic_fetch_add(&m->live_copies, 1);
-        pthread_mutex_lock(&m->lru_lock);
-        lru_append_locked(m, c);
-        pthread_mutex_unlock(&m->lru_lock);
+    rc = existing_locked(m, d, busy_ok, &c);
+    if (rc == 1) {
+        c = attach_locked(m, d, p, mem);
+        attached = c != NULL;
+        rc = attached ? WEFT_SUCCESS : WEFT_ERR_NOMEM;
     }
     weft_data_unlock(d);
-    if (!c) {
-        int zrc = weft_zone_free(m->dev->zone, p);
-        (void)zrc; /* p came from this zone a moment ago */
-        if (m->dev->per_tile) m->dev->ops->mem_free_tile(m->dev, mem, d->bytes);
-        return WEFT_ERR_NOMEM;
-    }
-    *out = c;
-    return WEFT_SUCCESS;
+    if (!attached) give_back(m, p, mem, d->bytes);
+    if (rc == WEFT_SUCCESS) *out = c;
+    return rc;
 }
 
 int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 {
-    return get_copy(m, d, WEFT_USE_ANY, 0, out);
+    return get_copy(m, d, WEFT_USE_ANY, 0, 0, out);
 }
 
 int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
                            weft_data_copy_t **out)
 {
-    return get_copy(m, d, after, 1, out);
+    return get_copy(m, d, after, 1, 1, out);
 }

@@ -202,8 +202,12 @@ void weft_devahead_forget(weft_devmgr_t *m, weft_data_copy_t *c);
  * would stall meanwhile, and for ever when that host copy is busy with
  * bytes only the comm thread moves. The receive then lands on the host;
  * the device manager writes dirty copies back when it needs room itself.
- * WEFT_ERR_DEVMEM when d is larger than the zone or the device refuses
- * its memory (device_alloc=tile). Any thread; not with d locked. */
+ * WEFT_AGAIN too when d's copy there is being written (UNDER: a copy
+ * ahead, a stage-in or another landing): its bytes would land after the
+ * receive's and stay labelled with the received version
+ * (docs/COHERENCY.md rule 6). WEFT_ERR_DEVMEM when d is larger than the
+ * zone or the device refuses its memory (device_alloc=tile). Any thread;
+ * not with d locked. */
 int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
 /* Before every use: any copy may be evicted (data/nextuse.h's run order). */

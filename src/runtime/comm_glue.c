@@ -19,8 +19,9 @@ static int recv_copy(void *arg, weft_data_t *d, int device, weft_data_copy_t **o
     weft_context_t *ctx = arg;
     weft_data_copy_t *c = NULL;
     /* A write-only flow of the host: the host copy, created when absent.
-     * Neither waits: WEFT_AGAIN (device memory full, a write-back still
-     * landing in the host copy) and the engine tries again later. */
+     * Neither waits: WEFT_AGAIN (device memory full, the device copy being
+     * written by another transfer, a write-back still landing in the host
+     * copy) and the engine lands it elsewhere or tries again later. */
     int rc = device > 0 ? weft_devcopy_get_nowait(ctx->devmgr[device], d, &c)
                         : weft_devcopy_host_write_nowait(d, &c);
     if (rc != WEFT_SUCCESS) return rc;

@@ -124,14 +124,18 @@ static int writes_data(const weft_task_t *t, int i)
 
 /* t is a pending use of each of its data until it ends (device eviction
  * keeps what is used soonest), and a body task homed on a device is listed
- * for that device's manager to stage its inputs ahead. */
-static int add_uses(weft_context_t *ctx, weft_task_t *t)
+ * for that device's manager to stage its inputs ahead. `unordered`: t's
+ * number may come before those of tasks it depends on. */
+static int add_uses(weft_context_t *ctx, weft_task_t *t, int unordered)
 {
     int home = weft_home_device(ctx, t), rc = WEFT_SUCCESS;
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++) {
         if (weft_task_first_flow_of(t, i) != i) continue;
-        weft_use_t use = {
-            .seq = t->seq, .priority = t->priority, .device = home, .writes = writes_data(t, i)};
+        weft_use_t use = {.seq = t->seq,
+                          .priority = t->priority,
+                          .device = home,
+                          .writes = writes_data(t, i),
+                          .unordered = unordered};
         rc = weft_data_use_add(t->flow[i].data, use);
     }
     if (rc == WEFT_SUCCESS && t->kind == WEFT_TASK_BODY && home > 0 && ctx->upcoming[home]) {
@@ -141,18 +145,23 @@ static int add_uses(weft_context_t *ctx, weft_task_t *t)
     return rc;
 }
 
-int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t)
+static int number(weft_taskpool_t *tp, weft_task_t *t, int unordered)
 {
     weft_context_t *ctx = tp->ctx;
     t->seq = ctx->next_seq++;
     /* Nothing to keep without devices. */
-    return ctx->ndevices > 0 ? add_uses(ctx, t) : WEFT_SUCCESS;
+    return ctx->ndevices > 0 ? add_uses(ctx, t, unordered) : WEFT_SUCCESS;
 }
+
+/* A front-end that orders tasks itself numbers them in its own order (a
+ * graph: class by class, transfers last), not after their predecessors. */
+int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t) { return number(tp, t, 1); }
 
 int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
 {
     weft_context_t *ctx = tp->ctx;
-    int rc = weft_insert_number(tp, t);
+    /* Inserted in order: after every task it depends on. */
+    int rc = number(tp, t, 0);
     for (int i = 0; i < t->nflows && rc == WEFT_SUCCESS; i++)
         rc = infer_flow(tp, t, t->flow[i].data, t->flow[i].mode);
     if (rc != WEFT_SUCCESS) weft_error("insert %s: out of memory", t->cls->name);

@@ -11,7 +11,9 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t);
 
 /* Numbers t (its insertion number) and notes it as a pending use of its
  * data (device eviction by next use); the first half of
- * weft_insert_local, for front-ends that order tasks themselves. */
+ * weft_insert_local, for front-ends that order tasks themselves. Their
+ * numbers need not follow dependencies: t's uses are noted unordered
+ * (data/nextuse.h), so no version is taken for final by its number. */
 int weft_insert_number(weft_taskpool_t *tp, weft_task_t *t);
 /* Parses an argument array as weft_insert_task_array does into the walked
  * task w (no structure, no reference taken); *aff: its affinity flow or -1. */

@@ -63,6 +63,27 @@ static void test_writer_before(void)
     weft_nextuse_fini(&u);
 }
 
+/* A graph numbers its tasks class by class and its transfers last: a
+ * reader may come after a writer numbered after it (a receive landing the
+ * version it reads). Such uses do not order by number: any pending write
+ * comes before (ptg_devahead_r2 fetched the version before a landing). */
+static void test_writer_unordered(void)
+{
+    weft_nextuse_t u = {0};
+    free(weft_nextuse_grow_locked(&u, malloc(sizeof(weft_use_t) * 8), 8));
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 3, .device = 1, .unordered = 1});
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 4, .device = 1, .writes = 1});
+    weft_nextuse_push_locked(&u, (weft_use_t){.seq = 10, .writes = 1, .unordered = 1});
+    CHECK(weft_nextuse_writer_before_locked(&u, 3)); /* the receive at 10, or 4 */
+    weft_nextuse_drop_locked(&u, 10);
+    CHECK(weft_nextuse_writer_before_locked(&u, 3));  /* 4 too: the reader is unordered */
+    CHECK(!weft_nextuse_writer_before_locked(&u, 4)); /* its own write does not count */
+    CHECK(weft_nextuse_writer_before_locked(&u, 2));  /* a use not listed: any write counts */
+    weft_nextuse_drop_locked(&u, 4);
+    CHECK(!weft_nextuse_writer_before_locked(&u, 3)); /* no write pending: final */
+    weft_nextuse_fini(&u);
+}
+
 /* Drops at the head while pushing moves the ring's head around; growing
  * then must keep the order. */
 static void test_wrap(void)
@@ -89,5 +110,6 @@ int main(void)
     test_order();
     test_wrap();
     test_writer_before();
+    test_writer_unordered();
     return check_report("data_nextuse");
 }

@@ -2,8 +2,8 @@
  * cross ranks and versions replaced while other ranks still read them,
  * run correct and with one fault each (argv[1] names it).
  *
- * n tiles X[i] of B doubles, owned round-robin. INIT(i) writes X[i] = i+1
- * on X[i]'s owner; STEP(s, i) for s < S:
+ * n tiles X[i] of tile_b doubles, owned round-robin. INIT(i) writes X[i] =
+ * i+1 on X[i]'s owner; STEP(s, i) for s < nsteps:
  *
  *     X[i] += 0.5 * X[(i+1) % n]      (the version of step s of both)
  *
@@ -42,7 +42,9 @@
  * names the writer of its right neighbour's version with 2, as a
  * forwarder: accepted on one rank, refused on two), otherflow (STEP(2, 1)
  * names its right neighbour's writer by that task's other flow, which
- * holds another tile: the refusal says which flow it named). */
+ * holds another tile: the refusal says which flow it named), devahead
+ * (devstep with larger tiles and more steps, run a few times: at
+ * devahead_rounds). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +52,9 @@
 #include <weft/ptg.h>
 #include <weft/weft.h>
 
-#define B 64
-#define S 5
+/* Doubles a tile and steps: larger in "devahead". */
+static int tile_b = 64;
+static int nsteps = 5;
 
 enum { C_INIT = 0, C_STEP = 1 };
 
@@ -89,7 +92,7 @@ static int body_init(weft_task_t *t)
     int i;
     if (weft_task_value_get(t, 0, &i, sizeof i) != WEFT_SUCCESS) return -1;
     double *x = weft_task_ptr(t, 0);
-    for (int k = 0; k < B; k++) x[k] = i + 1 + 0.001 * k;
+    for (int k = 0; k < tile_b; k++) x[k] = i + 1 + 0.001 * k;
     return 0;
 }
 
@@ -97,7 +100,7 @@ static int body_step(weft_task_t *t)
 {
     double *x = weft_task_ptr(t, 0);
     const double *y = weft_task_ptr(t, 1);
-    for (int k = 0; k < B; k++) x[k] += 0.5 * y[k];
+    for (int k = 0; k < tile_b; k++) x[k] += 0.5 * y[k];
     return 0;
 }
 
@@ -133,7 +136,7 @@ static void range_step(const int *idx, int dim, int *lo, int *hi, const void *ar
 {
     const graph_t *g = arg;
     *lo = 0;
-    *hi = dim == 0 ? S - 1 : nsteps_i(arg) - 1;
+    *hi = dim == 0 ? nsteps - 1 : nsteps_i(arg) - 1;
     /* "inner": rank 1's steps 2 and up stop one tile short. */
     if (is(g, "inner") && g->me == 1 && dim == 1 && idx[0] >= 2) (*hi)--;
 }
@@ -144,7 +147,7 @@ static int rank_init(const int *idx, const void *arg) { return owner(arg, tile(a
  * which leaves X[0]'s final version away from its owner. */
 static int away(const graph_t *g, const int *idx)
 {
-    return is(g, "away") && idx[0] == S - 1 && idx[1] == 0;
+    return is(g, "away") && idx[0] == nsteps - 1 && idx[1] == 0;
 }
 
 static int rank_step(const int *idx, const void *arg)
@@ -170,7 +173,7 @@ static int args_step(const int *idx, weft_arg_t *a, int max, const void *arg)
     const graph_t *g = arg;
     a[0] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, g->x[tile(g, idx[1])]);
     a[1] = weft_arg_data(WEFT_R, g->x[tile(g, right(g, idx[1]))]);
-    a[2] = weft_arg_int(WEFT_PRIORITY, S - idx[0]);
+    a[2] = weft_arg_int(WEFT_PRIORITY, nsteps - idx[0]);
     if (!away(g, idx)) return 3;
     a[3] = weft_arg_int(WEFT_ON_RANK, owner(g, 1));
     return 4;
@@ -226,15 +229,15 @@ static int put(weft_ptg_ref_t *to, int max, int n, weft_ptg_ref_t r)
  * it); a tile no step updates keeps INIT's version for every step. */
 static int readers_of(const graph_t *g, int s, int i, weft_ptg_ref_t *to, int max)
 {
-    if (s + 1 >= S) return 0;
+    if (s + 1 >= nsteps) return 0;
     if (i >= nsteps_i(g)) {
         int n = 0;
-        for (int k = 0; k < S; k++) n = put(to, max, n, ref(C_STEP, 1, k, left(g, i)));
+        for (int k = 0; k < nsteps; k++) n = put(to, max, n, ref(C_STEP, 1, k, left(g, i)));
         return n;
     }
     int n = fwd(g) && s == -1 ? 0 : put(to, max, 0, ref(C_STEP, 0, s + 1, i));
     if (is(g, "consumers") && s == -1 && i == 1) return n;
-    if (is(g, "space") && s == 0 && i == 0) n = put(to, max, n, ref(C_STEP, 1, S + 3, 0));
+    if (is(g, "space") && s == 0 && i == 0) n = put(to, max, n, ref(C_STEP, 1, nsteps + 3, 0));
     if (!periodic(g) && i == 0) return n;
     return put(to, max, n, ref(C_STEP, 1, s + 1, left(g, i)));
 }
@@ -260,7 +263,7 @@ static void local_step(const int *idx, int dim, int rank, int *lo, int *hi, int 
     (void)idx;
     const graph_t *g = arg;
     *lo = 0;
-    *hi = dim == 0 ? S - 1 : g->n - 1;
+    *hi = dim == 0 ? nsteps - 1 : g->n - 1;
     *step = 1;
     /* "rank": every index, so that the rank function's fault is the one
      * found (its tasks kept where the arguments do not place them). */
@@ -289,22 +292,55 @@ static const weft_ptg_class_t classes[] = {
 /* The serial recurrence; 0 when this rank's tiles hold it. */
 static int check(const graph_t *g, double **mem, int me)
 {
-    double *ref_x = malloc(sizeof(double) * (size_t)(g->n * B));
-    double *old = malloc(sizeof(double) * (size_t)(g->n * B));
+    double *ref_x = malloc(sizeof(double) * (size_t)(g->n * tile_b));
+    double *old = malloc(sizeof(double) * (size_t)(g->n * tile_b));
     for (int i = 0; i < g->n; i++)
-        for (int k = 0; k < B; k++) ref_x[i * B + k] = i + 1 + 0.001 * k;
-    for (int s = 0; s < S; s++) {
-        memcpy(old, ref_x, sizeof(double) * (size_t)(g->n * B));
+        for (int k = 0; k < tile_b; k++) ref_x[i * tile_b + k] = i + 1 + 0.001 * k;
+    for (int s = 0; s < nsteps; s++) {
+        memcpy(old, ref_x, sizeof(double) * (size_t)(g->n * tile_b));
         for (int i = 0; i < nsteps_i(g); i++)
-            for (int k = 0; k < B; k++) ref_x[i * B + k] += 0.5 * old[right(g, i) * B + k];
+            for (int k = 0; k < tile_b; k++)
+                ref_x[i * tile_b + k] += 0.5 * old[right(g, i) * tile_b + k];
     }
     int bad = 0;
     for (int i = 0; i < g->n; i++)
         if (owner(g, i) == me)
-            for (int k = 0; k < B; k++) bad += mem[i][k] != ref_x[i * B + k];
+            for (int k = 0; k < tile_b; k++) bad += mem[i][k] != ref_x[i * tile_b + k];
     free(ref_x);
     free(old);
     return bad;
+}
+
+/* "devahead": steps on device 1 only, each rank's own tiles homed there,
+ * tiles of 512 doubles, 40 steps; run with copies slowed and prefetch
+ * ahead on. A graph numbers its tasks class by class and its transfers
+ * last, so a step's number came before that of the RECV landing the
+ * version it reads: the copy ahead took the version before it for final,
+ * the received tile landed in that copy while the prefetch still wrote it,
+ * and the older bytes, landing last, stayed labelled new (1024 wrong
+ * values in most rounds). The graph runs DEVAHEAD_ROUNDS times, in
+ * a taskpool each (INIT rewrites every tile), so that it fails almost
+ * surely; each round is checked. */
+#define DEVAHEAD_ROUNDS 5
+
+static int devahead_rounds(weft_context_t *ctx, const graph_t *g, double **mem,
+                           const weft_ptg_t *graph)
+{
+    int status = 0;
+    /* Every round on every rank, whatever one found: the ranks' graphs
+     * stay in step. */
+    for (int r = 1; r < DEVAHEAD_ROUNDS; r++) {
+        weft_taskpool_t *tp = weft_taskpool_new(ctx, "ptg");
+        int rc = weft_ptg_insert(tp, graph);
+        int wrc = weft_taskpool_wait(tp);
+        weft_taskpool_free(tp);
+        int bad = rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS ? check(g, mem, g->me) : 0;
+        if (rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !bad) continue;
+        printf("test_ptg rank %d: devahead round %d FAILED: insert %d, wait %d, %d wrong values\n",
+               g->me, r, rc, wrc, bad);
+        status = 1;
+    }
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -315,33 +351,42 @@ int main(int argc, char **argv)
     graph_t g = {
         .n = 7, .nranks = weft_nranks(ctx), .me = me, .variant = argc > 1 ? argv[1] : "ok"};
     if (g.nranks > g.n) g.n = 2 * g.nranks + 1;
+    int devahead = is(&g, "devahead");
+    if (devahead) {
+        tile_b = 512;
+        nsteps = 40;
+    }
     g.x = calloc((size_t)g.n, sizeof *g.x);
     double **mem = calloc((size_t)g.n, sizeof *mem);
     for (int i = 0; i < g.n; i++) {
-        mem[i] = owner(&g, i) == me ? calloc(B, sizeof(double)) : NULL;
-        g.x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], B, 1, B, owner(&g, i));
+        mem[i] = owner(&g, i) == me ? calloc(tile_b, sizeof(double)) : NULL;
+        g.x[i] = weft_data_register(ctx, WEFT_DOUBLE, mem[i], tile_b, 1, tile_b, owner(&g, i));
+        if (devahead && mem[i] && weft_ndevices(ctx) > 0 &&
+            weft_data_set_device(g.x[i], 1) != WEFT_SUCCESS)
+            return 1;
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "ptg");
     weft_ptg_class_t mine[2] = {classes[0], classes[1]};
     if (fwd(&g)) {
         mine[C_INIT].task = &read_class;
         for (int i = 0; i < g.n; i++)
-            for (int k = 0; mem[i] && k < B; k++) mem[i][k] = i + 1 + 0.001 * k;
+            for (int k = 0; mem[i] && k < tile_b; k++) mem[i][k] = i + 1 + 0.001 * k;
     }
     if (is(&g, "graphs") && me == 1) mine[C_STEP].task = &step_class_renamed;
-    if (is(&g, "devstep")) mine[C_STEP].task = &step_class_dev;
+    if (is(&g, "devstep") || devahead) mine[C_STEP].task = &step_class_dev;
     static const weft_task_class_t bodiless = {.name = "step"};
     if (is(&g, "nobody")) mine[C_STEP].task = &bodiless;
     weft_ptg_t graph = {.classes = is(&g, "noclasses") ? NULL : mine,
                         .nclasses = is(&g, "bounds") ? 1 : 2,
                         .arg = &g};
     int skip = is(&g, "outofstep") && me == 1;
+    int status = devahead ? devahead_rounds(ctx, &g, mem, &graph) : 0;
     int rc = skip ? WEFT_ERR_MISMATCH : weft_ptg_insert(tp, &graph);
     int wrc = weft_taskpool_wait(tp);
     int64_t ran = weft_taskpool_ntasks_run(tp);
-    int status = 0;
     int refused_here = is(&g, "periodic") && g.nranks == 1;
-    if ((is(&g, "ok") || is(&g, "devstep") || is(&g, "sim") || is(&g, "periodic") || fwd(&g)) &&
+    if ((is(&g, "ok") || is(&g, "devstep") || devahead || is(&g, "sim") || is(&g, "periodic") ||
+         fwd(&g)) &&
         !refused_here) {
         int bad =
             rc == WEFT_SUCCESS && wrc == WEFT_SUCCESS && !is(&g, "sim") ? check(&g, mem, me) : 0;
