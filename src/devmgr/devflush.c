@@ -83,13 +83,6 @@ static void pending_drop(weft_data_t *d)
     weft_data__unref(d);
 }
 
-int weft_devexec_flush_data(weft_data_t *d)
-{
-    int rc = write_back(d);
-    if (rc == WEFT_SUCCESS) pending_settle(d);
-    return rc;
-}
-
 /* "the write-back of data 3 into user memory failed: ...": what a failed
  * write-back leaves, for the error lines. The memory's contents are not
  * named by a version: a copy that failed may have written part of it. */
@@ -114,6 +107,18 @@ static void written_back(weft_data_t *d)
 {
     if (!(d->flags & WEFT_DATA_KEEP_DEVICE)) weft_data_host_only(d);
     pending_settle(d);
+}
+
+/* A write-back that settles a pending d here (an acquire, a release) ends
+ * like one at a wait: the user may write the memory next (SEMANTICS.md
+ * section 3), and a device copy left current at the same version would be
+ * read by the next task instead of what the user wrote. */
+int weft_devexec_flush_data(weft_data_t *d)
+{
+    int pending = (d->flags & WEFT_DATA_WB_PENDING) != 0;
+    int rc = write_back(d);
+    if (rc == WEFT_SUCCESS && pending) written_back(d);
+    return rc;
 }
 
 /* d's final version into the user's memory at tp's wait; a failure fails

@@ -149,7 +149,9 @@ void weft_host_unpin_all(weft_context_t *ctx);
 
 /* When the newest version of d lives on a device only, writes it back to
  * the host copy (created if absent); a write-back pending since an earlier
- * failure is settled by its success. Main thread, between taskpools. */
+ * failure is settled by its success, as at a wait: the host copy is then
+ * the only current one (unless d keeps its device copies), and d may lose
+ * its last reference (the pending list's). Main thread, between taskpools. */
 int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
 /* End of a taskpool: the write-backs pending from earlier waits are tried
  * again, then every touched data whose host copy is the user's memory

@@ -10,6 +10,11 @@
  *   again    copy 5 fails too: the second wait fails again, the third
  *            writes x back;
  *   acquire  weft_data_host_acquire (WEFT_R) writes it back;
+ *   acquire_write  the same, then the user writes x (allowed once a
+ *            write-back succeeded) and a task on device 1 adds 1: it
+ *            must read the user's 100, not its device copy's 3 (the
+ *            acquire settled the write-back but left the device copies
+ *            current, and the task gave 4);
  *   release  weft_data_release writes it back;
  *   fini     x is never released: weft_fini writes it back and drops
  *            the device copy, as a wait does (no leak is reported);
@@ -74,6 +79,15 @@ int main(int argc, char **argv)
             CHECK(p == x && x[0] == 3.0);
             CHECK(weft_data_host_release(dx) == 0);
         }
+    } else if (strcmp(mode, "acquire_write") == 0) {
+        void *p = NULL;
+        if (mine) {
+            CHECK(weft_data_host_acquire(dx, WEFT_R, &p, NULL) == 0);
+            CHECK(weft_data_host_release(dx) == 0);
+            x[0] = 100.0;
+        }
+        CHECK(round_of(ctx, dx, devices, 1) == 0);
+        want = 101.0;
     } else if (strcmp(mode, "release") == 0) {
         weft_data_release(dx);
         dx = NULL;
