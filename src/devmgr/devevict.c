@@ -149,17 +149,70 @@ static weft_data_copy_t *evict_locked(weft_devmgr_t *m, weft_data_t *d, int devi
     return gone;
 }
 
+/* Victims whose write-back to host failed during one search for room.
+ * Each keeps its newest version on the device (dirty, listed: nothing is
+ * lost, a later eviction or the wait writes it back) and is held by a
+ * reader and a reference until the search ends, so that no pick takes it
+ * again meanwhile and another copy goes instead. */
+#define EVICT_HELD_MAX 4
+
+typedef struct evict_held {
+    weft_data_copy_t *copy[EVICT_HELD_MAX];
+    int n;
+    int rc;                 /* the first failed write-back's status */
+    unsigned long long key; /* and its data */
+} evict_held_t;
+
+/* Under d's lock: c, whose write-back failed with rc, joins h with the
+ * reader and reference the caller holds; 0 when h is full. */
+static int hold_victim_locked(evict_held_t *h, weft_data_copy_t *c, int rc)
+{
+    if (h->n == EVICT_HELD_MAX) return 0;
+    if (h->n == 0) {
+        h->rc = rc;
+        h->key = (unsigned long long)c->data->key;
+    }
+    h->copy[h->n++] = c;
+    return 1;
+}
+
+/* The end of a search for room: the held victims may be picked again. */
+static void release_held(evict_held_t *h)
+{
+    for (int i = 0; i < h->n; i++) {
+        weft_data_t *d = h->copy[i]->data;
+        weft_data_lock(d);
+        weft_data_copy_reader_release_locked(h->copy[i]);
+        weft_data_unlock(d);
+        weft_data__unref(d);
+    }
+    h->n = 0;
+}
+
+/* A failed write-back of a victim: said (the data is safe), the search
+ * goes on with another copy. */
+static void warn_held(weft_devmgr_t *m, const weft_data_t *d, int rc)
+{
+    weft_log(WEFT_LOG_WARN, m->dev->index,
+             "data %llu: the write-back of its newest version v%u to host memory, to make room "
+             "on %s, failed (%s): it stays on the device, and another copy is evicted instead",
+             (unsigned long long)d->key, d->version, m->dev->name, weft_strerror(rc));
+}
+
 /* A dirty victim: its newest version goes to host first (waiting for the
  * host copy when it is busy), then it goes unless someone started using it
- * meanwhile (it is then listed again). */
-static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
+ * meanwhile (it is then listed again). Returns 1 when it went or became
+ * clean, 0 when its write-back failed and it joined h, a negative status
+ * when it failed and h is full. */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, evict_held_t *h)
 {
     int device = c->device;
     weft_data_copy_reader_acquire_locked(c);
     weft_data_unlock(d);
     int rc = weft_devcopy_to_host(d, NULL);
     weft_data_lock(d);
-    weft_data_copy_reader_release_locked(c);
+    int held = rc != WEFT_SUCCESS && hold_victim_locked(h, c, rc);
+    if (!held) weft_data_copy_reader_release_locked(c);
     if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.writebacks, 1);
     weft_data_copy_t *gone = NULL;
     if (rc == WEFT_SUCCESS && c->readers == 0 && copy_clean_locked(d, c)) {
@@ -171,63 +224,102 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c)
     }
     weft_data_unlock(d);
     weft_data_copy_free(gone, d->bytes);
-    weft_data__unref(d);
-    return rc == WEFT_SUCCESS ? 1 : rc;
+    if (held) warn_held(m, d, rc);
+    if (!held) weft_data__unref(d);
+    return rc == WEFT_SUCCESS ? 1 : held ? 0 : rc;
+}
+
+/* Under the LRU lock: the next victim of a pass (see evict_one). */
+static weft_data_copy_t *pick(weft_devmgr_t *m, weft_use_t after, int write_back, int dirty_pass)
+{
+    return m->evict_next_use ? pick_farthest(m, after, !write_back) : pick_lru(m, dirty_pass);
+}
+
+/* Evicts c, a victim returned by pick with its data locked and retained;
+ * evict_dirty's answer. */
+static int evict_victim(weft_devmgr_t *m, weft_data_copy_t *c, evict_held_t *h)
+{
+    weft_data_t *d = c->data;
+    weft_trace_t *tr = m->ctx->trace;
+    uint64_t t0 = weft_trace_stamp(tr);
+    unsigned long long key = (unsigned long long)d->key;
+    int rc = 1, dirty = !copy_clean_locked(d, c);
+    if (dirty) {
+        rc = evict_dirty(m, d, c, h);
+    } else {
+        weft_data_copy_t *gone = evict_locked(m, d, c->device);
+        weft_data_unlock(d);
+        weft_data_copy_free(gone, d->bytes);
+        weft_data__unref(d);
+    }
+    weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
+                     "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);
+    return rc;
 }
 
 /* Frees one copy of the device: 1 when one went (or became clean), 0 when
- * nothing is evictable now, a negative status when a write-back failed.
- * With next_use only a copy next used after `after` may go. Without
- * write_back only a clean copy may go: a dirty one would first be copied
- * to host, synchronously, by the calling thread. */
-static int evict_one(weft_devmgr_t *m, weft_use_t after, int write_back)
+ * nothing is evictable now, a negative status when write-backs failed for
+ * more victims than h holds (a victim whose write-back fails joins h and
+ * another is tried). With next_use only a copy next used after `after`
+ * may go. Without write_back only a clean copy may go: a dirty one would
+ * first be copied to host, synchronously, by the calling thread. */
+static int evict_one(weft_devmgr_t *m, weft_use_t after, int write_back, evict_held_t *h)
 {
     for (int dirty_pass = 0; dirty_pass < 2; dirty_pass++) {
         if (dirty_pass && (m->evict_next_use || !write_back)) break; /* next_use weighs both */
-        pthread_mutex_lock(&m->lru_lock);
-        weft_data_copy_t *c =
-            m->evict_next_use ? pick_farthest(m, after, !write_back) : pick_lru(m, dirty_pass);
-        pthread_mutex_unlock(&m->lru_lock);
-        if (!c) continue;
-        weft_data_t *d = c->data;
-        weft_trace_t *tr = m->ctx->trace;
-        uint64_t t0 = weft_trace_stamp(tr);
-        unsigned long long key = (unsigned long long)d->key;
-        int rc = 1, dirty = !copy_clean_locked(d, c);
-        if (dirty) {
-            rc = evict_dirty(m, d, c);
-        } else {
-            weft_data_copy_t *gone = evict_locked(m, d, c->device);
-            weft_data_unlock(d);
-            weft_data_copy_free(gone, d->bytes);
-            weft_data__unref(d);
+        for (;;) {
+            pthread_mutex_lock(&m->lru_lock);
+            weft_data_copy_t *c = pick(m, after, write_back, dirty_pass);
+            pthread_mutex_unlock(&m->lru_lock);
+            if (!c) break;
+            int rc = evict_victim(m, c, h);
+            if (rc != 0) return rc;
         }
-        weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
-                         "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);
-        return rc;
     }
     return 0;
 }
 
 int weft_devcopy_evict_all(weft_devmgr_t *m)
 {
+    evict_held_t h = {.n = 0};
     int n = 0, r;
-    while ((r = evict_one(m, WEFT_USE_ANY, 1)) > 0) n++;
-    return r < 0 ? r : n;
+    while ((r = evict_one(m, WEFT_USE_ANY, 1, &h)) > 0) n++;
+    release_held(&h);
+    return r < 0 ? r : h.rc < 0 ? h.rc : n;
 }
 
-static void *zone_alloc_evicting(weft_devmgr_t *m, size_t bytes, weft_use_t after, int write_back,
-                                 int *rc)
+/* No room for d because the only copies that could go hold their data's
+ * newest version and could not be written back (h): the caller fails. */
+static int no_room_held(weft_devmgr_t *m, const weft_data_t *d, const evict_held_t *h, int rc)
 {
-    void *p = weft_zone_malloc(m->dev->zone, bytes);
+    weft_log(WEFT_LOG_ERROR, m->dev->index,
+             "no room on %s for data %llu: the copies that could be evicted hold the newest "
+             "version of their data, and writing it back to host memory failed (data %llu "
+             "first: %s); they stay on the device",
+             m->dev->name, (unsigned long long)d->key, h->key, weft_strerror(h->rc));
+    return rc < 0 ? rc : h->rc;
+}
+
+/* Zone memory for d, evicting as needed; NULL with *rc set when none:
+ * WEFT_AGAIN when nothing can go now. A victim's failed write-back fails
+ * the allocation only when no other copy can go and no task in flight on
+ * the device will free one (no_room_held); while tasks are in flight the
+ * caller waits for them and tries again, that victim included. */
+static void *zone_alloc_evicting(weft_devmgr_t *m, const weft_data_t *d, weft_use_t after,
+                                 int write_back, int *rc)
+{
+    evict_held_t h = {.n = 0};
+    void *p = weft_zone_malloc(m->dev->zone, d->bytes);
     while (!p) {
-        int r = evict_one(m, after, write_back);
+        int r = evict_one(m, after, write_back, &h);
         if (r <= 0) {
-            *rc = r < 0 ? r : WEFT_AGAIN;
-            return NULL;
+            int stuck = h.n > 0 && (r < 0 || m->ninflight == 0);
+            *rc = stuck ? no_room_held(m, d, &h, r) : r < 0 ? r : WEFT_AGAIN;
+            break;
         }
-        p = weft_zone_malloc(m->dev->zone, bytes);
+        p = weft_zone_malloc(m->dev->zone, d->bytes);
     }
+    release_held(&h);
     return p;
 }
 
@@ -340,7 +432,7 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int writ
         return WEFT_ERR_DEVMEM;
     }
     rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d->bytes, after, write_back, &rc), *mem = p;
+    void *p = zone_alloc_evicting(m, d, after, write_back, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
     if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
