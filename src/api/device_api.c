@@ -159,7 +159,7 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     int lone = c && weft_data_copy_is_newest_locked(d, c) && weft_data_valid_copies_locked(d) == 1;
     weft_data_unlock(d);
     if (lone) {
-        int rc = weft_devcopy_to_host(d, NULL);
+        int rc = weft_devcopy_to_host(WEFT_LOG_ERROR, d, NULL);
         if (rc != WEFT_SUCCESS) return rc;
     }
     weft_data_lock(d);

@@ -86,7 +86,7 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
                    (unsigned long long)d->key, v);
         rc = WEFT_ERR_NOMEM;
     }
-    if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(d, &c);
+    if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(WEFT_LOG_ERROR, d, &c);
     if (me == from && c) {
         weft_copy_cols(buf, d->rows, c->ptr, c->ld, d->rows, d->cols, d->elem);
         weft_data_lock(d);

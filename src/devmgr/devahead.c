@@ -247,7 +247,8 @@ static ahead_step_t prefetch_data(weft_devmgr_t *m, weft_task_t *t, weft_data_t 
     if (!wanted) return AHEAD_NONE;
     weft_use_t use = {.seq = t->seq, .priority = t->priority};
     weft_data_copy_t *c;
-    int rc = weft_devcopy_get_ahead(m, d, use, &c);
+    /* A warning: a failure here is dropped, the task's own start reports it. */
+    int rc = weft_devcopy_get_ahead(m, d, use, WEFT_LOG_WARN, &c);
     if (rc == WEFT_AGAIN) return AHEAD_NO_ROOM;
     if (rc != WEFT_SUCCESS) return AHEAD_NONE; /* the task's own start reports it */
     /* Making room may have taken long (a dirty victim written back): t may

@@ -26,7 +26,8 @@ static weft_stage_fn stage_fn(const weft_data_t *d, int dst_dev, int src_dev)
  * too (a wait would deadlock), and such a call fails the copy. A non-zero
  * return is named here: the copy's status, WEFT_ERR_TASK, reads "a task
  * body failed" in the lines of the task or the write-back it fails. */
-static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, const weft_stage_t *s)
+static int run_stage_fn(int level, weft_device_t *by, weft_data_t *d, weft_stage_fn fn,
+                        const weft_stage_t *s)
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
@@ -35,7 +36,7 @@ static int run_stage_fn(weft_device_t *by, weft_data_t *d, weft_stage_fn fn, con
     int frc = fn(s, d->stage_arg);
     weft_inbody_leave(&saved);
     if (frc != 0)
-        weft_log(WEFT_LOG_ERROR, by->index,
+        weft_log(level, by->index,
                  "the stage-%s function of data %llu (weft_data_set_stage) returned %d: the "
                  "copy from device %d to device %d fails",
                  s->dst_device == 0 ? "out" : "in", (unsigned long long)d->key, frc, s->src_device,
@@ -76,19 +77,19 @@ int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *
         }
         if (rc != WEFT_SUCCESS) return rc;
     }
-    if (run_stage_fn(by, d, fn, &s) != WEFT_SUCCESS) return WEFT_ERR_TASK;
+    if (run_stage_fn(level, by, d, fn, &s) != WEFT_SUCCESS) return WEFT_ERR_TASK;
     /* Counted as weft_device_copy counts the copies it enqueues. */
     weft_device_count_copy(by, dst->device, src->device, (long long)d->bytes);
     return WEFT_SUCCESS;
 }
 
-int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
+int weft_devcopy_sync(int level, weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
                       weft_data_copy_t *dst, weft_data_copy_t *src)
 {
     /* In flight for the watchdog: an eviction's write-back may outlast
      * watchdog_s with nothing else moving. */
     if (ctx) atomic_fetch_add(&ctx->dev_inflight, 1);
-    int rc = weft_devcopy_enqueue(WEFT_LOG_ERROR, by, stream, d, dst, src);
+    int rc = weft_devcopy_enqueue(level, by, stream, d, dst, src);
     weft_event_t ev = {0};
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
     if (rc == WEFT_SUCCESS) {
@@ -206,15 +207,16 @@ static int pull_start_locked(weft_data_t *d, weft_data_copy_t **src, uint32_t *v
 }
 
 /* Under d's lock, unlocked meanwhile: one D2H copy from the newest copy
- * into h on the stage-out stream of the device holding it. */
-static int pull_to_host(weft_data_t *d, weft_data_copy_t *h)
+ * into h on the stage-out stream of the device holding it (a failure
+ * logged at level). */
+static int pull_to_host(int level, weft_data_t *d, weft_data_copy_t *h)
 {
     weft_data_copy_t *src;
     uint32_t v;
     int rc = pull_start_locked(d, &src, &v);
     if (rc != WEFT_SUCCESS) return rc;
     weft_device_t *by = d->ctx->devices->dev[src->device];
-    rc = weft_devcopy_sync(d->ctx, by, WEFT_STREAM_OUT, d, h, src);
+    rc = weft_devcopy_sync(level, d->ctx, by, WEFT_STREAM_OUT, d, h, src);
     weft_data_lock(d);
     weft_data_copy_reader_release_locked(src);
     weft_data_xfer_end_locked(d, 0, v, rc == WEFT_SUCCESS);
@@ -240,13 +242,13 @@ static int no_source(const weft_data_t *d)
     return WEFT_ERR_INTERNAL;
 }
 
-int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
+int weft_devcopy_to_host(int level, weft_data_t *d, weft_data_copy_t **out)
 {
     host_block_t fresh = {0};
     int rc = WEFT_SUCCESS;
     weft_data_copy_t *h = wait_host_target(d, &fresh, &rc);
     int none = !h && rc == WEFT_ERR_INTERNAL;
-    if (h) rc = pull_to_host(d, h);
+    if (h) rc = pull_to_host(level, d, h);
     if (rc == WEFT_SUCCESS && out) {
         *out = d->copies[0];
         weft_data_copy_reader_acquire_locked(*out);
@@ -355,7 +357,7 @@ static int host_write_copy(weft_data_t *d, int wait, weft_data_copy_t **out)
 
 int weft_devcopy_host_flow(weft_data_t *d, int mode, weft_data_copy_t **out)
 {
-    if (mode & WEFT_R) return weft_devcopy_to_host(d, out);
+    if (mode & WEFT_R) return weft_devcopy_to_host(WEFT_LOG_ERROR, d, out);
     return host_write_copy(d, 1, out);
 }
 

@@ -209,7 +209,8 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, ev
     int device = c->device;
     weft_data_copy_reader_acquire_locked(c);
     weft_data_unlock(d);
-    int rc = weft_devcopy_to_host(d, NULL);
+    /* A warning: the caller takes another victim, or says why it cannot. */
+    int rc = weft_devcopy_to_host(WEFT_LOG_WARN, d, NULL);
     weft_data_lock(d);
     int held = rc != WEFT_SUCCESS && hold_victim_locked(h, c, rc);
     if (!held) weft_data_copy_reader_release_locked(c);
@@ -290,9 +291,10 @@ int weft_devcopy_evict_all(weft_devmgr_t *m)
 
 /* No room for d because the only copies that could go hold their data's
  * newest version and could not be written back (h): the caller fails. */
-static int no_room_held(weft_devmgr_t *m, const weft_data_t *d, const evict_held_t *h, int rc)
+static int no_room_held(int level, weft_devmgr_t *m, const weft_data_t *d, const evict_held_t *h,
+                        int rc)
 {
-    weft_log(WEFT_LOG_ERROR, m->dev->index,
+    weft_log(level, m->dev->index,
              "no room on %s for data %llu: the copies that could be evicted hold the newest "
              "version of their data, and writing it back to host memory failed (data %llu "
              "first: %s); they stay on the device",
@@ -306,7 +308,7 @@ static int no_room_held(weft_devmgr_t *m, const weft_data_t *d, const evict_held
  * the device will free one (no_room_held); while tasks are in flight the
  * caller waits for them and tries again, that victim included. */
 static void *zone_alloc_evicting(weft_devmgr_t *m, const weft_data_t *d, weft_use_t after,
-                                 int write_back, int *rc)
+                                 int write_back, int level, int *rc)
 {
     evict_held_t h = {.n = 0};
     void *p = weft_zone_malloc(m->dev->zone, d->bytes);
@@ -314,7 +316,7 @@ static void *zone_alloc_evicting(weft_devmgr_t *m, const weft_data_t *d, weft_us
         int r = evict_one(m, after, write_back, &h);
         if (r <= 0) {
             int stuck = h.n > 0 && (r < 0 || m->ninflight == 0);
-            *rc = stuck ? no_room_held(m, d, &h, r) : r < 0 ? r : WEFT_AGAIN;
+            *rc = stuck ? no_room_held(level, m, d, &h, r) : r < 0 ? r : WEFT_AGAIN;
             break;
         }
         p = weft_zone_malloc(m->dev->zone, d->bytes);
@@ -417,9 +419,11 @@ static weft_data_copy_t *attach_locked(weft_devmgr_t *m, weft_data_t *d, void *p
 }
 
 /* The manager's callers (write_back, busy_ok 1) wait themselves for a copy
- * being written; the comm thread's must not (get_nowait). */
+ * being written; the comm thread's must not (get_nowait). level: of the
+ * 'no room' line when an eviction's write-back fails and nothing else can
+ * go. */
 static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int write_back, int busy_ok,
-                    weft_data_copy_t **out)
+                    int level, weft_data_copy_t **out)
 {
     int dev = m->dev->index;
     weft_data_lock(d);
@@ -432,7 +436,7 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int writ
         return WEFT_ERR_DEVMEM;
     }
     rc = WEFT_SUCCESS;
-    void *p = zone_alloc_evicting(m, d, after, write_back, &rc), *mem = p;
+    void *p = zone_alloc_evicting(m, d, after, write_back, level, &rc), *mem = p;
     if (!p) return rc;
     /* Per-tile mode: the zone counted the bytes, the memory is its own. */
     if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
@@ -460,11 +464,11 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int writ
 
 int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t **out)
 {
-    return get_copy(m, d, WEFT_USE_ANY, 0, 0, out);
+    return get_copy(m, d, WEFT_USE_ANY, 0, 0, WEFT_LOG_ERROR, out);
 }
 
-int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
+int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int level,
                            weft_data_copy_t **out)
 {
-    return get_copy(m, d, after, 1, 1, out);
+    return get_copy(m, d, after, 1, 1, level, out);
 }

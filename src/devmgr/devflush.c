@@ -27,7 +27,7 @@ static int write_back(weft_data_t *d)
     int need =
         !weft_data_copy_is_newest_locked(d, d->copies[0]) && weft_data_newest_copy_locked(d, -1);
     weft_data_unlock(d);
-    return need ? weft_devcopy_to_host(d, NULL) : WEFT_SUCCESS;
+    return need ? weft_devcopy_to_host(WEFT_LOG_ERROR, d, NULL) : WEFT_SUCCESS;
 }
 
 static size_t pending_index(const weft_context_t *ctx, const weft_data_t *d)

@@ -49,7 +49,8 @@ int weft_devlaunch_pin_flows(weft_devmgr_t *m, weft_task_t *t)
             t->flow[i].copy = t->flow[first].copy;
             continue;
         }
-        int rc = weft_devcopy_get_ahead(m, t->flow[i].data, after, &t->flow[i].copy);
+        int rc =
+            weft_devcopy_get_ahead(m, t->flow[i].data, after, WEFT_LOG_ERROR, &t->flow[i].copy);
         if (rc != WEFT_SUCCESS) {
             unpin_flows(t, i);
             return rc;
@@ -104,7 +105,7 @@ static int stage_flow(weft_devmgr_t *m, weft_inflight_t *f, weft_flow_t *fl)
         /* No direct source: the newest version comes through host memory,
          * whose copy then holds the reader. */
         weft_data_unlock(d);
-        int rc = weft_devcopy_to_host(d, &src);
+        int rc = weft_devcopy_to_host(WEFT_LOG_ERROR, d, &src);
         if (rc != WEFT_SUCCESS) return rc;
         weft_data_lock(d);
     }

@@ -218,8 +218,10 @@ int weft_devcopy_get_nowait(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *
  * with device_evict=next_use, only copies whose data is next used after
  * `after` (the task's own use) may be evicted for it (WEFT_USE_ANY: any),
  * so a fetch never pushes out what is needed sooner; WEFT_AGAIN when
- * nothing else can go. */
-int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after,
+ * nothing else can go. Dirty victims are written back first; when that
+ * fails for every victim that could go, the failure is returned, named at
+ * `level` (a warning for a prefetch ahead of its task, which drops it). */
+int weft_devcopy_get_ahead(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int level,
                            weft_data_copy_t **out) __attribute__((warn_unused_result));
 /* WEFT_SUCCESS when the tiles of t fit in m's zone when it is empty; else
  * WEFT_ERR_DEVMEM after an error naming the task, the bytes its tiles
@@ -235,8 +237,10 @@ int weft_devcopy_pinned(weft_devmgr_t *m);
 /* Makes the host copy of d hold the newest version (allocating it for a
  * device-only data), writing it back from the device that holds it. With
  * out non-NULL a reader is taken on the host copy for the caller. Waits
- * for the copy. Any thread; not with d locked. */
-int weft_devcopy_to_host(weft_data_t *d, weft_data_copy_t **out)
+ * for the copy. A failed copy is logged at `level`: a warning where the
+ * caller recovers (an eviction takes another victim). Any thread; not
+ * with d locked. */
+int weft_devcopy_to_host(int level, weft_data_t *d, weft_data_copy_t **out)
     __attribute__((warn_unused_result));
 /* The host copy a host task uses for a flow of this mode, with a reader
  * taken: newest for reads (written back from a device when needed),
@@ -280,8 +284,9 @@ int weft_devcopy_evict_all(weft_devmgr_t *m);
 /* Marks a copy just used (most recently used end of its LRU). */
 void weft_devcopy_touch(weft_devmgr_t *m, weft_data_copy_t *c);
 /* One synchronous 2D copy of d between copies on devices (at most one of
- * them the host) on the stream of `by`; counts the bytes. */
-int weft_devcopy_sync(weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
+ * them the host) on the stream of `by`; counts the bytes. A failure of
+ * the copy itself is logged at `level` (weft_devcopy_enqueue). */
+int weft_devcopy_sync(int level, weft_context_t *ctx, weft_device_t *by, int stream, weft_data_t *d,
                       weft_data_copy_t *dst, weft_data_copy_t *src);
 /* Enqueues the copy of d from src to dst on `stream` of `by`: the data's
  * stage function for host <-> device when it has one, else the module's

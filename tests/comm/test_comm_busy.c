@@ -115,7 +115,7 @@ static int add(weft_taskpool_t *tp, const weft_task_class_t *cls, weft_data_t *x
 
 static void *write_back(void *arg)
 {
-    int rc = weft_devcopy_to_host(arg, NULL);
+    int rc = weft_devcopy_to_host(WEFT_LOG_ERROR, arg, NULL);
     CHECK(rc == 0);
     atomic_store(&wb_done, 1);
     return NULL;
