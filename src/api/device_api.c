@@ -164,7 +164,7 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     }
     weft_data_lock(d);
     c = d->copies[device];
-    int busy = c && (c->readers > 0 || c->owner == WEFT_MEM_MANAGED);
+    int busy = c && (weft_data_copy_busy_locked(c) || c->owner == WEFT_MEM_MANAGED);
     weft_data_copy_t *gone = NULL;
     if (c && !busy) {
         gone = weft_data_copy_unlink_locked(d, device);

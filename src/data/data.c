@@ -167,7 +167,7 @@ int weft_data_copy_detach(weft_data_t *d, int device)
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[device];
     int rc = WEFT_SUCCESS;
-    if (!c || c->readers > 0 || c->state == WEFT_COPY_OWNED)
+    if (!c || weft_data_copy_busy_locked(c) || c->state == WEFT_COPY_OWNED)
         rc = WEFT_ERR_INVALID;
     else
         c = weft_data_copy_unlink_locked(d, device);
@@ -307,6 +307,11 @@ void weft_data_host_only(weft_data_t *d)
 }
 
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c) { c->readers++; }
+
+int weft_data_copy_busy_locked(const weft_data_copy_t *c)
+{
+    return c->readers > 0 || c->xfer == WEFT_XFER_UNDER;
+}
 
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
 {

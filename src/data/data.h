@@ -189,8 +189,8 @@ weft_data_copy_t *weft_data_copy_attach(weft_data_t *d, int device, void *ptr, i
                                         weft_mem_owner_t owner, weft_copy_free_fn free_fn,
                                         void *allocator);
 /* Removes copy `device` and returns its memory where it came from. Refused
- * (WEFT_ERR_INVALID) while it has readers, or while it is the OWNED copy
- * (the newest version would be lost). */
+ * (WEFT_ERR_INVALID) while it is busy (weft_data_copy_busy_locked), or
+ * while it is the OWNED copy (the newest version would be lost). */
 int weft_data_copy_detach(weft_data_t *d, int device) __attribute__((warn_unused_result));
 /* Same without the OWNED check, freeing at once: only where no other
  * thread can reach d (its destruction, single-threaded tests). */
@@ -263,6 +263,10 @@ int weft_data_init_contents(weft_data_t *d, struct weft_hostmem *pool)
 /* Readers protect a copy from eviction, overwrite and free. */
 void weft_data_copy_reader_acquire_locked(weft_data_copy_t *c);
 void weft_data_copy_reader_release_locked(weft_data_copy_t *c);
+/* 1 while c must not be freed: it has readers, or bytes are being written
+ * into it (a transfer's destination holds no reader, only the UNDER mark:
+ * an eviction's write-back into a host copy, a receive). */
+int weft_data_copy_busy_locked(const weft_data_copy_t *c);
 
 /* What a finished user of a copy leaves in it (weft_data_publish). */
 typedef enum weft_publish {

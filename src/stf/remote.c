@@ -238,7 +238,9 @@ void weft_remote_reclaim(weft_taskpool_t *tp)
         weft_data_lock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
             weft_data_copy_t *c = d->copies[dev];
-            if (c && c->owner == WEFT_MEM_RUNTIME && c->readers == 0)
+            /* Not one a transfer writes into: an eviction of another
+             * taskpool's device copy may be writing it back here now. */
+            if (c && c->owner == WEFT_MEM_RUNTIME && !weft_data_copy_busy_locked(c))
                 gone[dev] = weft_data_copy_unlink_locked(d, dev);
         }
         weft_data_unlock(d);

@@ -108,6 +108,23 @@ static void readers_pin(void)
     weft_data__unref(d);
 }
 
+/* Rules 4 and 6: a transfer's destination holds no reader, only its UNDER
+ * mark (the host copy an eviction writes back into), and is not detached
+ * while the bytes land; it was, freeing memory a copy was writing. */
+static void under_transfer_pinned(void)
+{
+    weft_data_t *d = weft_data__create(NULL, 8, WEFT_DOUBLE, 2, 2, 0);
+    attach(d, 0, WEFT_MEM_RUNTIME, NULL);
+    attach(d, 1, WEFT_MEM_RUNTIME, NULL);
+    weft_data_written_locked(d, 1); /* the host copy is stale */
+    uint32_t v = weft_data_xfer_begin_locked(d, 0);
+    CHECK(d->copies[0]->readers == 0 && d->copies[0]->state == WEFT_COPY_INVALID);
+    CHECK(weft_data_copy_detach(d, 0) == WEFT_ERR_INVALID);
+    weft_data_xfer_end_locked(d, 0, v, 1);
+    CHECK(weft_data_copy_detach(d, 0) == WEFT_SUCCESS);
+    weft_data__unref(d);
+}
+
 /* Rule 5: each copy is freed where it came from; MANAGED memory never. */
 static void free_where_allocated(void)
 {
@@ -213,6 +230,7 @@ int main(void)
     newer_version_arrives();
     under_transfer_not_newest();
     readers_pin();
+    under_transfer_pinned();
     free_where_allocated();
     bad_sizes();
     wait_for_change();
