@@ -513,13 +513,18 @@ void weft_matrix_free(weft_matrix_t *A)
 {
     if (!weft_handle_check_void(A, WEFT_HANDLE_MATRIX, "weft_matrix_free")) return;
     size_t n = (size_t)A->mt * (size_t)A->nt;
-    /* While a taskpool not waited for still uses a tile, the wrapped
-     * memory stays claimed: the block goes with that tile, whose
-     * taskpool's wait gives it back (as a released registration's, and
-     * for the same reasons: api/data_api.c). */
+    /* While a taskpool not waited for still uses a tile of this rank's
+     * memory, the wrapped memory stays claimed: the block goes with that
+     * tile, whose taskpool's wait gives it back (as a released
+     * registration's, and for the same reasons: api/data_api.c). Only a
+     * tile this rank owns (its bytes are in this rank's buffer, and its
+     * taskpool touched it here): a tile of another rank used by a task
+     * elsewhere held the block for good, never touched here. */
     weft_data_t *holder = NULL;
-    for (size_t k = 0; k < n && !holder && A->span; k++)
-        if (A->tiles[k] && weft_data_busy_taskpool(A->tiles[k])) holder = A->tiles[k];
+    for (size_t k = 0; k < n && !holder && A->span; k++) {
+        weft_data_t *t = A->tiles[k];
+        if (t && t->owner_rank == A->ctx->rank && weft_data_busy_taskpool(t)) holder = t;
+    }
     if (holder) {
         weft_span_mark_released(A->span);
         weft_span_chain(&holder->span, A->span);

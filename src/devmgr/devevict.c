@@ -5,6 +5,7 @@
  * copies' bytes and the write-back itself are devcopy.c's. */
 #include <stdlib.h>
 
+#include "devmgr/devahead.h"
 #include "devmgr/devmgr.h"
 #include "trace/trace.h"
 #include "util/log.h"
@@ -315,7 +316,9 @@ static void *zone_alloc_evicting(weft_devmgr_t *m, const weft_data_t *d, weft_us
     while (!p) {
         int r = evict_one(m, after, write_back, &h);
         if (r <= 0) {
-            int stuck = h.n > 0 && (r < 0 || m->ninflight == 0);
+            /* Held victims only on the manager's own thread (write_back):
+             * its tasks and its copies ahead are what may still free room. */
+            int stuck = h.n > 0 && (r < 0 || (m->ninflight == 0 && weft_devahead_inflight(m) == 0));
             *rc = stuck ? no_room_held(level, m, d, &h, r) : r < 0 ? r : WEFT_AGAIN;
             break;
         }

@@ -277,5 +277,9 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     rec->noted = 0;
     atomic_store(&rec->nfailed, 0);
     atomic_store(&rec->ncancelled, 0);
+    /* The wait began in step (a diverged context returns at its start): a
+     * collective of this wait failed in MPI, which this wait reports
+     * rather than the next one. */
+    if (rc == WEFT_SUCCESS && ctx->diverged) rc = WEFT_ERR_MPI;
     return rc;
 }

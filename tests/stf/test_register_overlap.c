@@ -234,6 +234,13 @@ static void make(weft_context_t *ctx, const char *c, made_t *m, weft_taskpool_t 
         weft_matrix_free(m->A[0]);
         m->A[0] = NULL;
         wrap(ctx, m, 1, buf, N);
+    } else if (strcmp(c, "freew") == 0) {
+        wrap(ctx, m, 0, buf, N);
+        if (m->A[0] && weft_insert_task(tp, &bump, WEFT_RW, weft_tile(m->A[0], nr - 1, 0),
+                                        WEFT_ON_RANK, nr - 1, 0) != 0)
+            m->refused += 10;
+        weft_matrix_free(m->A[0]);
+        m->A[0] = NULL;
     } else if (strcmp(c, "busyw") == 0) {
         wrap(ctx, m, 0, buf, N);
         if (m->A[0] && weft_insert_task(tp, &bump, WEFT_RW, weft_tile(m->A[0], 0, 0), 0) != 0)
@@ -277,7 +284,7 @@ int main(int argc, char **argv)
     if ((strcmp(c, "busy") == 0 || strcmp(c, "busyredux") == 0) && !reg(ctx, &m, 2, x, 4, 4, 0))
         m.refused += 100;
     if (strcmp(c, "busyredux") == 0 && x[0] != 3) m.refused += 1000;
-    if (strcmp(c, "busyw") == 0) {
+    if (strcmp(c, "busyw") == 0 || strcmp(c, "freew") == 0) {
         wrap(ctx, &m, 0, buf, N);
         m.refused += m.A[0] == NULL ? 100 : 0;
     }
