@@ -27,8 +27,7 @@ static void stop_under(weft_context_t *ctx)
     weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads now "
                "and its later calls fail (call weft_fini before MPI_Finalize)");
     atomic_store(&ctx->mpi_gone, 1);
-    ctx->diverged = 1; /* no collective either */
-    weft_context_fail(ctx, WEFT_ERR_MPI);
+    weft_context_diverge(ctx, WEFT_ERR_MPI); /* no collective either */
     weft_sched_stop(ctx->sched);
     weft_devexec_halt(ctx);
     if (ctx->comm_engine) {
