@@ -91,7 +91,8 @@ enum {
     WEFT_COMM_PEND_RECV_TASK = 0,
     WEFT_COMM_PEND_ACTIVATION = 1,
     WEFT_COMM_PEND_SEND = 2,
-    WEFT_COMM_PEND_FETCH = 3
+    WEFT_COMM_PEND_FETCH = 3,
+    WEFT_COMM_PEND_KINDS
 };
 typedef struct weft_comm_pending {
     int kind, peer;
@@ -186,7 +187,7 @@ struct weft_comm {
     weft_vec_t waits; /* weft_comm_dev_wait_t */
     weft_comm_ctrl_slot_t ctrl[WEFT_COMM_NCTRL];
     weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
-    int nexpect; /* entries of the table that wait for a message from their peer */
+    int npend[WEFT_COMM_PEND_KINDS]; /* entries of the table, by kind */
     int ndata_inflight;
     int nparked; /* RECVs waiting for another RECV of their version to land (arrival.c) */
     /* RECVs ready to fetch but over max_requests (or short of device
@@ -286,6 +287,9 @@ void weft_comm__table_put(weft_comm_t *c, weft_comm_pending_t *p, int kind, int 
 /* Removes p itself (a transfer that ends before its message came). */
 void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p);
 void weft_comm__table_clear(weft_comm_t *c);
+/* 1 when an entry waits for a message from its peer (all kinds but an
+ * activation waiting for its local RECV task, which a submission brings). */
+int weft_comm__expects_peer(const weft_comm_t *c);
 void weft_comm__table_dump(weft_comm_t *c, int level);
 /* Receiver: x enters (1) or leaves (0) the table as a fetch in progress,
  * so that an ABORT from its sender finds it. */

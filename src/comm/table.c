@@ -3,13 +3,17 @@
  * what the stall watchdog prints of it. Entries are the callers' storage:
  * a task's action block, or an activation's own allocation. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm/comm_internal.h"
 #include "util/log.h"
 
-/* Entries that wait for a message from their peer (all but an activation
- * waiting for its local RECV task, which a submission brings). */
-static int expects_peer(int kind) { return kind != WEFT_COMM_PEND_ACTIVATION; }
+int weft_comm__expects_peer(const weft_comm_t *c)
+{
+    return c->npend[WEFT_COMM_PEND_RECV_TASK] + c->npend[WEFT_COMM_PEND_SEND] +
+               c->npend[WEFT_COMM_PEND_FETCH] >
+           0;
+}
 
 static weft_comm_pending_t **bucket(weft_comm_t *c, int peer, uint64_t key, uint32_t v, int kind)
 {
@@ -26,7 +30,7 @@ weft_comm_pending_t *weft_comm__table_take(weft_comm_t *c, int kind, int peer, u
         weft_comm_pending_t *p = *pp;
         if (p->kind == kind && p->peer == peer && p->key == key && p->version == v) {
             *pp = p->next;
-            c->nexpect -= expects_peer(kind);
+            c->npend[kind]--;
             return p;
         }
     }
@@ -43,7 +47,7 @@ void weft_comm__table_put(weft_comm_t *c, weft_comm_pending_t *p, int kind, int 
     weft_comm_pending_t **b = bucket(c, peer, key, v, kind);
     p->next = *b;
     *b = p;
-    c->nexpect += expects_peer(kind);
+    c->npend[kind]++;
 }
 
 void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p)
@@ -52,7 +56,7 @@ void weft_comm__table_remove(weft_comm_t *c, weft_comm_pending_t *p)
          pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
-            c->nexpect -= expects_peer(p->kind);
+            c->npend[p->kind]--;
             return;
         }
 }
@@ -67,7 +71,7 @@ void weft_comm__table_clear(weft_comm_t *c)
             if (p->kind == WEFT_COMM_PEND_ACTIVATION) free(p);
         }
     }
-    c->nexpect = 0;
+    memset(c->npend, 0, sizeof c->npend);
 }
 
 void weft_comm__table_dump(weft_comm_t *c, int level)
