@@ -34,7 +34,7 @@ if(NOT WEFT_CUDA STREQUAL "OFF")
   endif()
 endif()
 
-# NCCL, for the nccl transport (src/comm/transport_nccl.c): only with the
+# NCCL, for the nccl transport (src/comm/transport_nccl*.c): only with the
 # CUDA module, since it moves tiles between CUDA devices. It ships in the
 # CUDA toolkit's folders here and as a system package elsewhere.
 set(WEFT_HAVE_NCCL OFF)
