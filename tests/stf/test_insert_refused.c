@@ -27,15 +27,11 @@
 
 #include "../ptg/ptg_one_task.h"
 #include "elapsed.h"
+#include "noop_body.h"
 #include "weft/ptg.h"
 #include "weft/weft.h"
 
-static int body(weft_task_t *t)
-{
-    (void)t;
-    return 0;
-}
-static const weft_task_class_t touch = {.name = "touch", .body = {[WEFT_DEV_CPU] = body}};
+static const weft_task_class_t touch = {.name = "touch", .body = {[WEFT_DEV_CPU] = noop_body}};
 
 /* A graph of one task writing data 0 on rank 0. */
 static const weft_ptg_class_t graph_class = PTG_ONE_CLASS(touch);

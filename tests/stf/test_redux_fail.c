@@ -11,22 +11,11 @@
 #include <stdlib.h>
 
 #include "../check.h"
+#include "redux_classes.h"
 #include "weft/weft.h"
 
 enum { K = 12 };
 static int fail_k = -1;
-
-static int zero(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) = 0;
-    return 0;
-}
-
-static int combine(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) += *(const double *)weft_task_ptr(t, 1);
-    return 0;
-}
 
 /* flow 0: the partial; value 0: the contribution's index k, adding k. */
 static int add(weft_task_t *t)
@@ -45,9 +34,6 @@ static int look(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t zero_class = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
-static const weft_task_class_t combine_class = {.name = "combine",
-                                                .body = {[WEFT_DEV_CPU] = combine}};
 static const weft_task_class_t add_class = {.name = "add",
                                             .body = {[WEFT_DEV_CPU] = add, [WEFT_DEV_EMU] = add}};
 static const weft_task_class_t look_class = {.name = "look", .body = {[WEFT_DEV_CPU] = look}};
@@ -86,7 +72,7 @@ int main(int argc, char **argv)
     double *mem = me == owner ? malloc(sizeof *mem) : NULL;
     if (mem) *mem = 10;
     weft_data_t *x = weft_data_register(ctx, WEFT_DOUBLE, mem, 1, 1, 1, owner);
-    CHECK(weft_data_set_reduction(x, &zero_class, &combine_class) == 0);
+    CHECK(weft_data_set_reduction(x, &redux_zero_class, &redux_combine_class) == 0);
 
     double sum1 = 0, sum2 = 0;
     for (int k = 0; k < K; k++) sum1 += k, sum2 += K + k;

@@ -10,35 +10,10 @@
  * second folds into the first's result). Argument read_first: a plain
  * reader of the owner's host write before any reduction (below). */
 #include "../check.h"
+#include "redux_classes.h"
 #include "weft/weft.h"
 
 enum { K = 9 };
-
-static int zero(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) = 0;
-    return 0;
-}
-
-static int combine(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) += *(const double *)weft_task_ptr(t, 1);
-    return 0;
-}
-
-/* flow 0: the partial; value 0: what to add. */
-static int add(weft_task_t *t)
-{
-    double v;
-    if (weft_task_value_get(t, 0, &v, sizeof v) != 0) return -1;
-    *(double *)weft_task_ptr(t, 0) += v;
-    return 0;
-}
-
-static const weft_task_class_t zero_class = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
-static const weft_task_class_t combine_class = {.name = "combine",
-                                                .body = {[WEFT_DEV_CPU] = combine}};
-static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
 
 static void init_arg(void *p, int64_t ld, int rows, int cols, void *arg)
 {
@@ -87,7 +62,7 @@ static int reduce(weft_context_t *ctx, weft_data_t *d)
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "reduce");
     for (int k = 0; k < K; k++) {
         double v = k + 1;
-        CHECK(weft_insert_task(tp, &add_class, WEFT_REDUX, d, WEFT_VALUE, &v, sizeof v,
+        CHECK(weft_insert_task(tp, &redux_add_class, WEFT_REDUX, d, WEFT_VALUE, &v, sizeof v,
                                WEFT_ON_RANK, k % n, WEFT_DEVICE_HINT, nd ? 1 + k % nd : 0, 0) == 0);
     }
     int rc = weft_taskpool_wait(tp);
@@ -105,7 +80,7 @@ static int run_case(weft_context_t *ctx, int c)
     REQUIRE(d != NULL);
     if (c == SET_INIT || c == INIT_PTR || c == INIT_ACQUIRE_R)
         CHECK(weft_data_set_init(d, init_arg, &start) == 0);
-    CHECK(weft_data_set_reduction(d, &zero_class, &combine_class) == 0);
+    CHECK(weft_data_set_reduction(d, &redux_zero_class, &redux_combine_class) == 0);
     double want = owner ? before(d, c) : 0;
     for (int k = 0; k < K; k++) sum += k + 1;
     for (int pass = 1; pass <= 2 && rc == 0; pass++) {
@@ -136,13 +111,13 @@ static void read_first(weft_context_t *ctx)
     weft_data_t *out = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     REQUIRE(d && out && weft_data_set_init(d, init_arg, &start) == 0);
     REQUIRE(weft_data_set_init(out, NULL, NULL) == 0);
-    CHECK(weft_data_set_reduction(d, &zero_class, &combine_class) == 0);
+    CHECK(weft_data_set_reduction(d, &redux_zero_class, &redux_combine_class) == 0);
     double *h = owner ? weft_data_host_ptr(d, NULL) : NULL;
     CHECK(!owner || h != NULL);
     if (h) *h = 101;
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "read first");
     capture_begin();
-    int rc = weft_insert_task(tp, &combine_class, WEFT_RW | WEFT_AFFINITY, out, WEFT_R, d, 0);
+    int rc = weft_insert_task(tp, &redux_combine_class, WEFT_RW | WEFT_AFFINITY, out, WEFT_R, d, 0);
     capture_end();
     CHECK(rc == (owner && n > 1 ? WEFT_ERR_INVALID : 0));
     CHECK(!owner || n == 1 ||

@@ -4,34 +4,10 @@
  * behind (its tables NULL): the second returned 0 and the first REDUX
  * insertion dereferenced NULL. Checked: the sum of K additions of 1..K. */
 #include "../check.h"
+#include "redux_classes.h"
 #include "weft/weft.h"
 
 enum { K = 7 };
-
-static int zero(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) = 0;
-    return 0;
-}
-
-static int combine(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) += *(const double *)weft_task_ptr(t, 1);
-    return 0;
-}
-
-static int add(weft_task_t *t)
-{
-    double v;
-    if (weft_task_value_get(t, 0, &v, sizeof v) != 0) return -1;
-    *(double *)weft_task_ptr(t, 0) += v;
-    return 0;
-}
-
-static const weft_task_class_t zero_class = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
-static const weft_task_class_t combine_class = {.name = "combine",
-                                                .body = {[WEFT_DEV_CPU] = combine}};
-static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
 
 int main(int argc, char **argv)
 {
@@ -40,13 +16,14 @@ int main(int argc, char **argv)
     double x = 0;
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     REQUIRE(d != NULL);
-    CHECK(weft_data_set_reduction(d, &zero_class, &combine_class) == WEFT_ERR_NOMEM);
-    CHECK(weft_data_set_reduction(d, &zero_class, &combine_class) == WEFT_SUCCESS);
+    CHECK(weft_data_set_reduction(d, &redux_zero_class, &redux_combine_class) == WEFT_ERR_NOMEM);
+    CHECK(weft_data_set_reduction(d, &redux_zero_class, &redux_combine_class) == WEFT_SUCCESS);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "sum");
     REQUIRE(tp != NULL);
     for (int k = 1; k <= K; k++) {
         double v = k;
-        CHECK(weft_insert_task(tp, &add_class, WEFT_REDUX, d, WEFT_VALUE, &v, sizeof v, 0) == 0);
+        CHECK(weft_insert_task(tp, &redux_add_class, WEFT_REDUX, d, WEFT_VALUE, &v, sizeof v, 0) ==
+              0);
     }
     CHECK(weft_taskpool_wait(tp) == WEFT_SUCCESS);
     weft_taskpool_free(tp);

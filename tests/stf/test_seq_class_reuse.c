@@ -18,13 +18,8 @@
 #include <string.h>
 
 #include "elapsed.h"
+#include "noop_body.h"
 #include "weft/weft.h"
-
-static int body(weft_task_t *t)
-{
-    (void)t;
-    return 0;
-}
 
 /* The slot a helper would fill anew at each call. */
 static weft_task_class_t slot, other;
@@ -33,7 +28,7 @@ static const weft_task_class_t *fill(weft_task_class_t *c, const char *name)
 {
     memset(c, 0, sizeof *c);
     c->name = name;
-    c->body[WEFT_DEV_CPU] = body;
+    c->body[WEFT_DEV_CPU] = noop_body;
     return c;
 }
 
