@@ -52,25 +52,24 @@ weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
     return first;
 }
 
-/* The use of task seq, NULL when it is not listed (its use could not be
- * noted: out of memory). */
-static const weft_use_t *use_of(const weft_nextuse_t *u, uint64_t seq)
-{
-    for (int i = 0; i < u->n; i++)
-        if (u->use[(u->head + i) % u->cap].seq == seq) return &u->use[(u->head + i) % u->cap];
-    return NULL;
-}
-
 int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq)
 {
-    const weft_use_t *own = use_of(u, seq);
-    int ordered = own && !own->unordered;
+    /* One walk: a write numbered before seq, or unordered, counts at once;
+     * any other write counts unless seq's own use (one at most: the ring's
+     * numbers increase) is listed and ordered. It is not listed when it
+     * could not be noted (out of memory). */
+    int ordered = 0, later_write = 0;
     for (int i = 0; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
-        if (x.seq == seq || !x.writes) continue;
-        if (x.seq < seq || x.unordered || !ordered) return 1;
+        if (x.seq == seq) {
+            ordered = !x.unordered;
+            continue;
+        }
+        if (!x.writes) continue;
+        if (x.seq < seq || x.unordered) return 1;
+        later_write = 1;
     }
-    return 0;
+    return later_write && !ordered;
 }
 
 void weft_nextuse_fini(weft_nextuse_t *u)
