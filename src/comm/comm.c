@@ -314,7 +314,7 @@ static int nap_while_busy(weft_comm_t *c)
      * which need no host core. Yield instead. */
     if (c->waits.n > 0 || c->tp_busy > 0 || c->owed.n > 0) return 0;
     atomic_fetch_add_explicit(&c->n_naps, 1, memory_order_relaxed);
-    long nap = c->naps.next_ns > 0 ? c->naps.next_ns : c->cfg.nap_ns;
+    long nap = c->naps.next_ns;
     int grows = naps_grow(c);
     if (peer_waits(c)) { /* short, and says nothing of the cores */
         nap = c->cfg.nap_ns;
@@ -404,7 +404,8 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     weft_comm_t *c = calloc(1, sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
     c->cfg = *cfg;
-    c->naps = (weft_comm_naps_t){.base_ns = cfg->nap_ns, .max_ns = cfg->nap_max_ns};
+    c->naps = (weft_comm_naps_t){
+        .base_ns = cfg->nap_ns, .max_ns = cfg->nap_max_ns, .next_ns = cfg->nap_ns};
     if (c->cfg.max_requests <= 0) c->cfg.max_requests = 16;
     /* MPI errors come back as return codes: the engine fails the transfer
      * they belong to instead of aborting the job. */

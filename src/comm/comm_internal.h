@@ -117,7 +117,7 @@ typedef struct weft_comm_lost {
 /* The engine's naps while a worker computes on its core (naps.c). */
 typedef struct weft_comm_naps {
     long base_ns, max_ns;      /* comm_nap_us, comm_nap_max_us (<= base_ns: never grow) */
-    long next_ns;              /* the next nap's length */
+    long next_ns;              /* the next nap's length (base_ns at first) */
     int64_t short_until;       /* naps stay at base_ns until then (weft_clock_ns) */
     int64_t win_wall, win_ran; /* the window's naps: their length, the rank's CPU time in them */
     long win_n;                /* and how many */
