@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "context/keyset.h"
 #include "devmgr/devmgr.h"
 #include "stf/agree.h"
@@ -37,6 +38,9 @@ static int any_failure(weft_taskpool_t *tp)
     return any;
 }
 
+/* What the error line of a failed collective of the recovery starts with. */
+#define RECOVER_WHERE "weft_taskpool_wait: bringing the good versions home after a failure"
+
 /* The keys of the data whose final version this rank, their owner, lost;
  * every rank's, in rank order, into *out (malloc'ed), their count *n. */
 static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
@@ -50,7 +54,7 @@ static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
         if (d->owner_rank == ctx->rank && d->lost) mine[k++] = d->key;
         weft_data_unlock(d);
     }
-    int rc = weft_keyset_allgather(ctx, mine, mine ? k : -1, out, n);
+    int rc = weft_keyset_allgather(ctx, mine, mine ? k : -1, out, n, RECOVER_WHERE);
     free(mine);
     return rc;
 }
@@ -73,7 +77,8 @@ static int offer(const weft_data_t *d, int me)
 }
 
 /* Version v of d from rank `from` to d's owner, by a broadcast (no
- * message the comm engine could take for its own); every rank calls it. */
+ * message the comm engine could take for its own); every rank calls it.
+ * WEFT_ERR_MPI: a collective failed, none may follow. */
 static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
 {
     int me = ctx->rank, rc = d->bytes <= INT_MAX ? WEFT_SUCCESS : WEFT_ERR_INVALID;
@@ -95,7 +100,15 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     }
     /* A rank that cannot take part would leave the others in the broadcast. */
     int ok = rc == WEFT_SUCCESS;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    int crc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
+                              RECOVER_WHERE);
+    if (crc == WEFT_SUCCESS && ok)
+        crc = weft_coll_check(ctx, MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm),
+                              RECOVER_WHERE);
+    if (crc != WEFT_SUCCESS) { /* buf holds nothing this rank may install */
+        free(buf);
+        return crc;
+    }
     if (!ok) /* on every rank: the next taskpool starts from an older version */
         weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
                    "after the failure (%s): its owner, rank %d, keeps the older version it "
@@ -103,7 +116,6 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
                    (unsigned long long)d->key, v, from,
                    rc != WEFT_SUCCESS ? weft_strerror(rc) : "another rank failed to take part",
                    d->owner_rank);
-    if (ok) MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm);
     if (ok && me == d->owner_rank && v > d->version) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);
         if (rc == WEFT_SUCCESS) {
@@ -182,23 +194,39 @@ static void none_left(weft_data_t *d, int destroyed)
     weft_data_unlock(d);
 }
 
-static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
-                      size_t nlive)
+/* Per lost key, every rank's offer and facts reduced (best: MAXLOC,
+ * facts: MAX); WEFT_ERR_NOMEM on every rank when one had no memory,
+ * WEFT_ERR_MPI when a collective failed. */
+static int gather_offers(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
+                         size_t nlive, offer_t *best, int *facts)
 {
-    offer_t *best = malloc(((size_t)n + 1) * sizeof *best);
-    int *facts = malloc(((size_t)n * NFACTS + 1) * sizeof *facts), rc = WEFT_SUCCESS;
     int ok = best && facts && live;
     for (int k = 0; ok && k < n; k++) {
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         best[k] = (offer_t){offer(d, ctx->rank), ctx->rank};
         facts_of(d, ctx->rank, facts + (size_t)k * NFACTS);
     }
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (ok) {
-        MPI_Allreduce(MPI_IN_PLACE, best, n, MPI_2INT, MPI_MAXLOC, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, facts, n * NFACTS, MPI_INT, MPI_MAX, ctx->comm);
-    }
-    for (int k = 0; ok && k < n; k++) {
+    int rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
+                             RECOVER_WHERE);
+    if (rc == WEFT_SUCCESS && !ok) return WEFT_ERR_NOMEM;
+    if (rc == WEFT_SUCCESS)
+        rc = weft_coll_check(ctx,
+                             MPI_Allreduce(MPI_IN_PLACE, best, n, MPI_2INT, MPI_MAXLOC, ctx->comm),
+                             RECOVER_WHERE);
+    if (rc == WEFT_SUCCESS)
+        rc = weft_coll_check(
+            ctx, MPI_Allreduce(MPI_IN_PLACE, facts, n * NFACTS, MPI_INT, MPI_MAX, ctx->comm),
+            RECOVER_WHERE);
+    return rc;
+}
+
+static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_data_t **live,
+                      size_t nlive)
+{
+    offer_t *best = malloc(((size_t)n + 1) * sizeof *best);
+    int *facts = malloc(((size_t)n * NFACTS + 1) * sizeof *facts);
+    int grc = gather_offers(ctx, keys, n, live, nlive, best, facts), rc = grc;
+    for (int k = 0; grc == WEFT_SUCCESS && k < n; k++) {
         const int *f = facts + (size_t)k * NFACTS;
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
@@ -209,11 +237,12 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         say_destroyed(d, f, best[k].version);
         if (best[k].version <= 0) continue;
         int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version);
-        if (rc == WEFT_SUCCESS) rc = mrc;
+        if (rc == WEFT_SUCCESS || mrc == WEFT_ERR_MPI) rc = mrc;
+        if (mrc == WEFT_ERR_MPI) break; /* the context diverged: no collective follows */
     }
     free(best);
     free(facts);
-    return ok ? rc : WEFT_ERR_NOMEM;
+    return rc;
 }
 
 int weft_recover_good_versions(weft_taskpool_t *tp)

@@ -14,9 +14,11 @@
 
 /* Collective: every rank's n keys (mine), in rank order, into *all
  * (malloc'ed, free it; NULL when no rank has any), their count *total. n < 0 (this rank ran out of
- * memory) is told to every rank: all return WEFT_ERR_NOMEM alike. */
+ * memory) is told to every rank: all return WEFT_ERR_NOMEM alike. A
+ * collective that fails in MPI returns WEFT_ERR_MPI after an error line
+ * that starts with `where`, the context diverged (context/coll.h). */
 int weft_keyset_allgather(weft_context_t *ctx, const uint64_t *mine, int n, uint64_t **all,
-                          int *total);
+                          int *total, const char *where) __attribute__((warn_unused_result));
 
 /* This rank's live data sorted by key (malloc'ed; NULL when out of
  * memory), their count *n, for weft_keyset_find. */

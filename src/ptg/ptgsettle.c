@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 
+#include "context/coll.h"
 #include "context/keyset.h"
 #include "data/data.h"
 #include "ptg/ptg.h"
@@ -62,7 +63,8 @@ static int agree_new_written(weft_taskpool_t *tp)
     weft_context_t *ctx = tp->ctx;
     uint64_t *mine = malloc((tp->touched.n + 1) * sizeof *mine), *all = NULL;
     int n = 0;
-    int rc = weft_keyset_allgather(ctx, mine, mine ? written_here(tp, mine) : -1, &all, &n);
+    const char *where = "weft_taskpool_wait: telling the ranks which NEW data the graph wrote";
+    int rc = weft_keyset_allgather(ctx, mine, mine ? written_here(tp, mine) : -1, &all, &n, where);
     free(mine);
     size_t nlive = 0;
     weft_data_t **live = n > 0 ? weft_keyset_live(ctx, &nlive) : NULL;
@@ -70,8 +72,11 @@ static int agree_new_written(weft_taskpool_t *tp)
      * have one rank send what another never receives. (n is the same on
      * every rank.) */
     int ok = n == 0 || live != NULL;
-    if (n > 0) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!ok) rc = WEFT_ERR_NOMEM;
+    if (n > 0 && rc == WEFT_SUCCESS)
+        rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
+                             where);
+    if (rc == WEFT_SUCCESS && !ok) rc = WEFT_ERR_NOMEM;
+    if (rc != WEFT_SUCCESS) ok = 0;
     for (int k = 0; ok && live && k < n; k++) {
         weft_data_t *d = weft_keyset_find(live, nlive, all[k]);
         if (!d) continue; /* released here: no later task names it */
@@ -101,9 +106,13 @@ static void sim_new_written(weft_taskpool_t *tp)
 void weft_ptg_settle(weft_taskpool_t *tp)
 {
     if (tp->ctx->sim && !tp->ctx->diverged) sim_new_written(tp);
-    if (!tp->ctx->diverged && !tp->ctx->sim && agree_new_written(tp) != WEFT_SUCCESS)
-        weft_failure_note(tp, WEFT_ERR_NOMEM,
-                          "out of host memory telling the ranks which NEW data the graph wrote");
+    int rc = tp->ctx->diverged || tp->ctx->sim ? WEFT_SUCCESS : agree_new_written(tp);
+    if (rc != WEFT_SUCCESS)
+        weft_failure_note(tp, rc,
+                          rc == WEFT_ERR_MPI
+                              ? "telling the ranks which NEW data the graph wrote failed in MPI"
+                              : "out of host memory telling the ranks which NEW data the graph "
+                                "wrote");
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
@@ -94,7 +95,10 @@ int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype
         weft_error("%s: the collective between ranks failed in MPI", where);
         return WEFT_ERR_MPI;
     }
-    return agree_complete(ctx, &req, where);
+    int rc = agree_complete(ctx, &req, where);
+    /* Where fault_inject's mpi_coll can fail it, as the collectives that
+     * follow it are (context/coll.c). */
+    return rc == WEFT_SUCCESS ? weft_coll_check(ctx, MPI_SUCCESS, where) : rc;
 }
 
 /* Every rank learns the failing rank's status and its own words. */

@@ -60,7 +60,8 @@ int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_ou
 /* MPI_Allreduce in place over ctx->comm, watched as an agreement is: a
  * rank kept waiting watchdog_s says where (the collectives of a wait after
  * its tasks, where a rank still running a long task left the others
- * silent). WEFT_SUCCESS, or WEFT_ERR_MPI after naming where. */
+ * silent). WEFT_SUCCESS, or WEFT_ERR_MPI after naming where (also when
+ * fault_inject's mpi_coll fails it: context/coll.h). */
 int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype type, MPI_Op op,
                          const char *where) __attribute__((warn_unused_result));
 

@@ -245,9 +245,11 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     char where[96];
     snprintf(where, sizeof where, "weft_taskpool_wait of taskpool '%.40s' (its failures)",
              tp->name);
+    int own = first;
     if (shared && weft_agree_allreduce(ctx, &first, 1, MPI_INT, MPI_MIN, where) != WEFT_SUCCESS) {
         weft_context_diverge(ctx, WEFT_ERR_MPI);
         shared = 0;
+        first = own; /* what MPI left there is no rank's answer: a rank named with no words */
     }
     if (first != INT_MAX && first >= R) first -= R;
     int rc = WEFT_SUCCESS;

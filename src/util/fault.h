@@ -35,6 +35,13 @@
  *                   the device is broken from then on, as with device_fail
  *   redux_alloc:N   the N-th weft_data_set_reduction that builds a
  *                   reduction finds no memory for its last table
+ *   mpi_coll:N      the N-th collective this rank makes after an agreement
+ *                   (context/coll.c: a wait's question whether a task
+ *                   failed, its recovery of good versions, its failure
+ *                   exchange, weft_fini's last exchange) returns an error
+ *                   as if MPI had; the collective itself is made, so the
+ *                   ranks stay matched. Without @RANK every rank fails
+ *                   the same one, as when the communicator breaks
  * With @RANK the rule applies on that rank only. N counts from 1; "N+"
  * fails the N-th occurrence and every later one (a fault that stays). */
 #ifndef WEFT_UTIL_FAULT_H
@@ -58,6 +65,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_DEVICE_LAND = 10, /* the comm engine sees a device copy end: the device dies */
     WEFT_FAULT_RECOVER = 11,     /* a rank reads the good version it gives after a failure */
     WEFT_FAULT_REDUX_ALLOC = 12, /* weft_data_set_reduction allocates its tables */
+    WEFT_FAULT_MPI_COLL = 13,    /* a collective after an agreement ends (context/coll.c) */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

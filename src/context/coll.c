@@ -1,0 +1,22 @@
+/* Checked collectives (coll.h). */
+#include "context/coll.h"
+
+#include <stdio.h>
+
+#include "util/fault.h"
+#include "util/log.h"
+
+int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
+{
+    char words[MPI_MAX_ERROR_STRING] = "injected: fault_inject mpi_coll";
+    int injected = mpi_rc == MPI_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_MPI_COLL, NULL);
+    if (mpi_rc == MPI_SUCCESS && !injected) return WEFT_SUCCESS;
+    int len = 0;
+    if (!injected && MPI_Error_string(mpi_rc, words, &len) != MPI_SUCCESS)
+        snprintf(words, sizeof words, "MPI error %d", mpi_rc);
+    weft_error("%s: the collective between ranks failed in MPI (%s): no collective follows on "
+               "this context, its later waits and weft_fini fail",
+               what, words);
+    weft_context_diverge(ctx, WEFT_ERR_MPI);
+    return WEFT_ERR_MPI;
+}

@@ -1,0 +1,19 @@
+/* The collectives weft makes between its ranks once an agreement put them
+ * in step (a wait's question whether a task failed, the recovery of good
+ * versions and the key sets it gathers, the failure exchange, weft_fini's
+ * last exchange): MPI's return code checked in one place, which
+ * fault_inject's site mpi_coll can fail, so that these paths are tested. */
+#ifndef WEFT_CONTEXT_COLL_H
+#define WEFT_CONTEXT_COLL_H
+
+#include "context/context.h"
+
+/* What one collective ended with, mpi_rc being the MPI call's return code:
+ * WEFT_SUCCESS, or WEFT_ERR_MPI after an error line naming `what` and
+ * MPI's words, the context diverged (weft_context_diverge: the other
+ * ranks' views are unknown, so no collective follows on it). The caller
+ * makes no further collective and returns the status. Main thread. */
+int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
+    __attribute__((warn_unused_result));
+
+#endif
