@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "context/coll.h"
 #include "context/context.h"
 #include "util/log.h"
 
@@ -145,6 +146,64 @@ void weft_context_misuse(weft_context_t *ctx, int status)
     weft_log_last_error(ctx->misuse_why, sizeof ctx->misuse_why);
 }
 
+/* One failing rank's status and words, sent from root to every rank. */
+typedef struct fini_words {
+    int status;
+    char msg[WEFT_LOG_LINE];
+} fini_words_t;
+
+static int share_words(weft_context_t *ctx, int root, int status, const char *why, fini_words_t *f)
+{
+    *f = (fini_words_t){status, ""};
+    if (ctx->rank == root) snprintf(f->msg, sizeof f->msg, "%s", why ? why : "");
+    int rc = weft_coll_check(ctx, MPI_Bcast(f, (int)sizeof *f, MPI_BYTE, root, ctx->comm),
+                             "weft_fini: passing a rank's failure at weft_fini on");
+    if (rc != WEFT_SUCCESS) {
+        f->status = WEFT_ERR_MPI;
+        snprintf(f->msg, sizeof f->msg, "its words were lost in MPI");
+    }
+    f->msg[sizeof f->msg - 1] = '\0';
+    return rc;
+}
+
+/* The lowest rank among those whose `mine` is set (INT_MAX: none), or
+ * INT_MAX after a failed collective (the context diverged). */
+static int lowest_rank(weft_context_t *ctx, int mine)
+{
+    int r = mine ? ctx->rank : INT_MAX;
+    int rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MIN, ctx->comm),
+                             "weft_fini: its last exchange between ranks");
+    return rc == WEFT_SUCCESS ? r : INT_MAX;
+}
+
+static void say_leak_status(weft_context_t *ctx, int err)
+{
+    if (err != WEFT_SUCCESS)
+        weft_error("weft_fini: these leaks are an error (release every data and matrix "
+                   "before weft_fini, or set leak_report=0); it returns %d (%s), the run's "
+                   "first error",
+                   err, weft_strerror(err));
+    else
+        weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every "
+                   "data and matrix (weft_data_release, weft_matrix_free) before weft_fini, "
+                   "or set leak_report=0",
+                   WEFT_ERR_INVALID);
+    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
+}
+
+/* A rank without a failure of its own takes the lowest failing rank's. */
+static void take_failure(weft_context_t *ctx, int first, const fini_words_t *f, int err)
+{
+    if (err != WEFT_SUCCESS)
+        weft_error("weft_fini: rank %d failed at weft_fini (%s): %s; weft_fini returns %d (%s), "
+                   "the run's first error",
+                   first, weft_strerror(f->status), f->msg, err, weft_strerror(err));
+    else
+        weft_error("weft_fini returns %d (%s): rank %d failed at weft_fini: %s", f->status,
+                   weft_strerror(f->status), first, f->msg);
+    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = f->status;
+}
+
 /* Data left unreleased with runtime memory is the application's error, as
  * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
  * it, on every rank, since the memory may be held by one rank only. So
@@ -152,7 +211,10 @@ void weft_context_misuse(weft_context_t *ctx, int status)
  * write-back into user memory that failed again, its trace file that
  * could not be written, a taskpool it alone freed or ended unwaited). The
  * exchange is made whatever leak_report says: set on some ranks only
- * (weft_param_set), it must not leave the others in a collective. */
+ * (weft_param_set), it must not leave the others in a collective. A rank
+ * with a failure of its own hears of another's too (it said only its
+ * own, and a leak on one rank went unnamed on another that failed): the
+ * lowest failing rank from the next one, the others from the lowest. */
 void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why)
 {
     if (status == WEFT_SUCCESS && leaks > 0) status = WEFT_ERR_INVALID;
@@ -160,44 +222,25 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
         status = ctx->misuse; /* a taskpool this rank alone did not wait for */
         why = ctx->misuse_why;
     }
-    int first = status != WEFT_SUCCESS ? ctx->rank : INT_MAX;
     int shared = ctx->nranks > 1 && !ctx->diverged && !ctx->sim;
-    if (shared) MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx->comm);
+    int first = shared ? lowest_rank(ctx, status != WEFT_SUCCESS) : INT_MAX;
     /* weft_fini returns the run's first error: a line that named another
      * status than the one returned misled (a task's failure came first). */
     int err = atomic_load(&ctx->error);
-    if (leaks) {
-        if (err != WEFT_SUCCESS)
-            weft_error("weft_fini: these leaks are an error (release every data and matrix "
-                       "before weft_fini, or set leak_report=0); it returns %d (%s), the run's "
-                       "first error",
-                       err, weft_strerror(err));
-        else
-            weft_error("weft_fini returns %d (WEFT_ERR_INVALID) for these leaks: release every "
-                       "data and matrix (weft_data_release, weft_matrix_free) before weft_fini, "
-                       "or set leak_report=0",
-                       WEFT_ERR_INVALID);
-        if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = WEFT_ERR_INVALID;
+    if (leaks) say_leak_status(ctx, err);
+    if (first == INT_MAX || ctx->diverged) return;
+    /* Every failing rank but the lowest: all ranks know there is one. */
+    int second = lowest_rank(ctx, status != WEFT_SUCCESS && ctx->rank != first);
+    fini_words_t f, g = {0, ""};
+    if (ctx->diverged || share_words(ctx, first, status, why, &f) != WEFT_SUCCESS) return;
+    if (second != INT_MAX && share_words(ctx, second, status, why, &g) != WEFT_SUCCESS) return;
+    if (status == WEFT_SUCCESS) {
+        take_failure(ctx, first, &f, err);
+        return;
     }
-    if (first == INT_MAX || !shared) return;
-    /* Every rank learns the lowest failing rank's status and words. */
-    struct {
-        int status;
-        char msg[WEFT_LOG_LINE];
-    } f = {status, ""};
-    if (ctx->rank == first) snprintf(f.msg, sizeof f.msg, "%s", why ? why : "");
-    if (MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, ctx->comm) != MPI_SUCCESS) {
-        f.status = WEFT_ERR_MPI;
-        snprintf(f.msg, sizeof f.msg, "its words were lost in MPI");
-    }
-    if (status != WEFT_SUCCESS) return; /* this rank said its own */
-    f.msg[sizeof f.msg - 1] = '\0';
-    if (err != WEFT_SUCCESS)
-        weft_error("weft_fini: rank %d failed at weft_fini (%s): %s; weft_fini returns %d (%s), "
-                   "the run's first error",
-                   first, weft_strerror(f.status), f.msg, err, weft_strerror(err));
-    else
-        weft_error("weft_fini returns %d (%s): rank %d failed at weft_fini: %s", f.status,
-                   weft_strerror(f.status), first, f.msg);
-    if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = f.status;
+    int other = ctx->rank == first ? second : first;
+    const fini_words_t *o = ctx->rank == first ? &g : &f;
+    if (other != INT_MAX && other != ctx->rank)
+        weft_error("weft_fini: rank %d failed at weft_fini too (%s): %s", other,
+                   weft_strerror(o->status), o->msg);
 }
