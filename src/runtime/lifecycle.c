@@ -100,10 +100,13 @@ static int start_workers(weft_context_t *ctx)
         .exec = weft_exec_task,
         .exec_arg = ctx,
     };
-    if (want > cores && cfg.topo) {
-        weft_warn("cores=%lld exceeds the %d cores of this rank: workers share cores",
-                  (long long)want, cores);
-    }
+    /* Said whether or not workers are bound (it was silent with bind=0),
+     * but not refused: one worker a hardware thread of an SMT core, or a
+     * test on a small machine, asks for more on purpose. */
+    if (want > cores && cores > 0)
+        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld workers share %d cores%s",
+                  (long long)want, cores, (long long)want, cores,
+                  cfg.topo ? "" : " (bind=0: unbound, where the system puts them)");
     return weft_sched_create(&cfg, &ctx->sched);
 }
 
