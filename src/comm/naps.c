@@ -46,7 +46,7 @@ void weft_comm__nap_ran_out(weft_comm_naps_t *n, int64_t now, int64_t wall, int6
         n->win_wall = n->win_ran = 0;
         n->win_n = 0;
     }
-    long nap = n->next_ns > 0 ? n->next_ns : n->base_ns;
+    long nap = n->next_ns;
     if (wall - ran > wall / 10 + NAP_SWITCH_NS || now < n->short_until) {
         n->next_ns = n->base_ns;
         return;

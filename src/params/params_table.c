@@ -149,7 +149,8 @@ const weft_param_def_t weft_param_table[] = {
     INT("comm_nap_max_us", "4000", 0, 100000,
         "on a rank without accelerators, while its threads have its cores to themselves, each "
         "nap that ran out doubles the next, up to this long; a nap where other processes took "
-        "the cores returns to comm_nap_us (<= comm_nap_us: naps never grow)"),
+        "the cores returns to comm_nap_us (<= comm_nap_us: naps never grow); while a peer "
+        "waits on this rank (a GET to answer, bytes coming) naps are comm_nap_us"),
     ENUM("comm_gpu_aware", "auto", "auto|on|off",
          "send from and receive into device memory; auto: on when compiled in and the rank has "
          "accelerators"),

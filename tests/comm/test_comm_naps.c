@@ -19,7 +19,7 @@ static int64_t now;
 /* A nap of the length the state asks for, of which the rank ran `share`. */
 static long nap(weft_comm_naps_t *n, double share, int body_ended)
 {
-    int64_t wall = n->next_ns > 0 ? n->next_ns : n->base_ns;
+    int64_t wall = n->next_ns;
     now += wall;
     weft_comm__nap_ran_out(n, now, wall, (int64_t)(share * (double)wall), body_ended);
     return n->next_ns;
@@ -34,7 +34,7 @@ static void expect(const char *what, long got, long want)
 
 static weft_comm_naps_t fresh(void)
 {
-    return (weft_comm_naps_t){.base_ns = 500 * US, .max_ns = 4 * MS};
+    return (weft_comm_naps_t){.base_ns = 500 * US, .max_ns = 4 * MS, .next_ns = 500 * US};
 }
 
 int main(void)
@@ -75,7 +75,7 @@ int main(void)
     expect("idle workers hold nothing", nap(&n, 0.99, 0), 1 * MS);
 
     /* comm_nap_max_us <= comm_nap_us: never longer. */
-    n = (weft_comm_naps_t){.base_ns = 500 * US, .max_ns = 500 * US};
+    n = (weft_comm_naps_t){.base_ns = 500 * US, .max_ns = 500 * US, .next_ns = 500 * US};
     expect("max <= base", nap(&n, 0.99, 0), 500 * US);
 
     printf("test_comm_naps: %s\n", fails ? "FAILED" : "ok");
