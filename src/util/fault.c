@@ -87,6 +87,12 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     for (int s = 0; s < WEFT_FAULT_NSITES; s++)
         if (strcmp(text, site_names[s]) == 0) site = s;
     if (site < 0) return bad(rule, "names an unknown site");
+    /* mpi_coll fails a collective after it was made: on one rank alone,
+     * that rank would stop making collectives while the others went into
+     * the next one, and the run would hang. */
+    if (site == WEFT_FAULT_MPI_COLL && at >= 0)
+        return bad(rule, "gives a rank to the site mpi_coll, which must fail the same "
+                         "collective on every rank to keep the ranks matched (drop '@RANK')");
     r->cls[0] = '\0';
     if (last != colon) {
         *last = '\0';

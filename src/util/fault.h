@@ -41,7 +41,9 @@
  *                   exchange, weft_fini's last exchange) returns an error
  *                   as if MPI had; the collective itself is made, so the
  *                   ranks stay matched. Without @RANK every rank fails
- *                   the same one, as when the communicator breaks
+ *                   the same one, as when the communicator breaks; a
+ *                   rule with @RANK is refused (the other ranks would go
+ *                   into the next collective alone and hang)
  * With @RANK the rule applies on that rank only. N counts from 1; "N+"
  * fails the N-th occurrence and every later one (a fault that stays). */
 #ifndef WEFT_UTIL_FAULT_H

@@ -77,6 +77,15 @@ int main(void)
     CHECK(strstr(said, "'task:2'") == NULL);
     weft_fault_destroy(f);
 
+    /* mpi_coll on one rank alone would leave the others in the next
+     * collective: a hang. Every rank fails it, or none. */
+    f = parse("mpi_coll:2", 0);
+    CHECK(f && f->armed[WEFT_FAULT_MPI_COLL]);
+    weft_fault_destroy(f);
+    capture_begin();
+    check_refused("mpi_coll:2@1");
+    CHECK(strstr(capture_end(), "gives a rank to the site mpi_coll") != NULL);
+
     capture_begin();
     check_refused("task:a:b:1@9");
     CHECK(strstr(capture_end(), "names rank 9, but the run has 2 ranks") != NULL);
