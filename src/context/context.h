@@ -153,7 +153,10 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when);
  * trace file; why: its error line). On the leaking rank WEFT_ERR_INVALID
  * into ctx->misuse; every rank without a failure of its own logs the
  * lowest failing rank's status and words and takes the status into
- * ctx->misuse. Collective unless the ranks diverged; main thread. */
+ * ctx->misuse. The leaking rank's line names the status weft_fini
+ * returns, read after the exchange (WEFT_ERR_MPI when one of its
+ * collectives failed: coll.c). Collective unless the ranks diverged; main
+ * thread. */
 void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, const char *why);
 /* Notes a misuse that weft_fini reports (status into ctx->misuse unless
  * one is there), right after its error line, kept as its words: the

@@ -158,10 +158,6 @@ static int share_words(weft_context_t *ctx, int root, int status, const char *wh
     if (ctx->rank == root) snprintf(f->msg, sizeof f->msg, "%s", why ? why : "");
     int rc = weft_coll_check(ctx, MPI_Bcast(f, (int)sizeof *f, MPI_BYTE, root, ctx->comm),
                              "weft_fini: passing a rank's failure at weft_fini on");
-    if (rc != WEFT_SUCCESS) {
-        f->status = WEFT_ERR_MPI;
-        snprintf(f->msg, sizeof f->msg, "its words were lost in MPI");
-    }
     f->msg[sizeof f->msg - 1] = '\0';
     return rc;
 }
@@ -204,6 +200,29 @@ static void take_failure(weft_context_t *ctx, int first, const fini_words_t *f, 
     if (ctx->misuse == WEFT_SUCCESS) ctx->misuse = f->status;
 }
 
+/* The exchange itself, on a context whose ranks are in step: the lowest
+ * failing rank and the next one, their words passed to every rank. A
+ * collective that fails diverges ctx (coll.c) and ends it there. */
+static void exchange_failures(weft_context_t *ctx, int status, const char *why)
+{
+    int first = lowest_rank(ctx, status != WEFT_SUCCESS);
+    if (first == INT_MAX || ctx->diverged) return;
+    /* Every failing rank but the lowest: all ranks know there is one. */
+    int second = lowest_rank(ctx, status != WEFT_SUCCESS && ctx->rank != first);
+    fini_words_t f, g = {0, ""};
+    if (ctx->diverged || share_words(ctx, first, status, why, &f) != WEFT_SUCCESS) return;
+    if (second != INT_MAX && share_words(ctx, second, status, why, &g) != WEFT_SUCCESS) return;
+    if (status == WEFT_SUCCESS) {
+        take_failure(ctx, first, &f, atomic_load(&ctx->error));
+        return;
+    }
+    int other = ctx->rank == first ? second : first;
+    const fini_words_t *o = ctx->rank == first ? &g : &f;
+    if (other != INT_MAX && other != ctx->rank)
+        weft_error("weft_fini: rank %d failed at weft_fini too (%s): %s", other,
+                   weft_strerror(o->status), o->msg);
+}
+
 /* Data left unreleased with runtime memory is the application's error, as
  * a taskpool never waited for is: weft_fini returns WEFT_ERR_INVALID for
  * it, on every rank, since the memory may be held by one rank only. So
@@ -222,25 +241,10 @@ void weft_context_fini_exchange(weft_context_t *ctx, int leaks, int status, cons
         status = ctx->misuse; /* a taskpool this rank alone did not wait for */
         why = ctx->misuse_why;
     }
-    int shared = ctx->nranks > 1 && !ctx->diverged && !ctx->sim;
-    int first = shared ? lowest_rank(ctx, status != WEFT_SUCCESS) : INT_MAX;
-    /* weft_fini returns the run's first error: a line that named another
-     * status than the one returned misled (a task's failure came first). */
-    int err = atomic_load(&ctx->error);
-    if (leaks) say_leak_status(ctx, err);
-    if (first == INT_MAX || ctx->diverged) return;
-    /* Every failing rank but the lowest: all ranks know there is one. */
-    int second = lowest_rank(ctx, status != WEFT_SUCCESS && ctx->rank != first);
-    fini_words_t f, g = {0, ""};
-    if (ctx->diverged || share_words(ctx, first, status, why, &f) != WEFT_SUCCESS) return;
-    if (second != INT_MAX && share_words(ctx, second, status, why, &g) != WEFT_SUCCESS) return;
-    if (status == WEFT_SUCCESS) {
-        take_failure(ctx, first, &f, err);
-        return;
-    }
-    int other = ctx->rank == first ? second : first;
-    const fini_words_t *o = ctx->rank == first ? &g : &f;
-    if (other != INT_MAX && other != ctx->rank)
-        weft_error("weft_fini: rank %d failed at weft_fini too (%s): %s", other,
-                   weft_strerror(o->status), o->msg);
+    if (ctx->nranks > 1 && !ctx->diverged && !ctx->sim) exchange_failures(ctx, status, why);
+    /* weft_fini returns the run's first error, read after the exchange: a
+     * collective of it that failed made that WEFT_ERR_MPI (the line said
+     * -1 and weft_fini returned -6), and a line that named another status
+     * than the one returned misled (a task's failure came first). */
+    if (leaks) say_leak_status(ctx, atomic_load(&ctx->error));
 }

@@ -471,19 +471,26 @@ undo_ctx:
 }
 
 /* Calls that return nothing refused while ctx lived have only weft_fini
- * to fail (context/leak.c); its exchange tells the other ranks. */
-static void note_void_refusals(weft_context_t *ctx)
+ * to fail (context/leak.c); its exchange tells the other ranks. 1 when
+ * this rank has such a refusal of its own to say (say_void_refusals). */
+static int note_void_refusals(weft_context_t *ctx)
 {
     char last[256];
     long n = weft_context_void_refusals(last, sizeof last) - ctx->void_refusals0;
-    if (n <= 0 || ctx->misuse != WEFT_SUCCESS) return;
+    if (n <= 0 || ctx->misuse != WEFT_SUCCESS) return 0;
     ctx->misuse = WEFT_ERR_INVALID;
     snprintf(ctx->misuse_why, sizeof ctx->misuse_why,
              "%ld call%s that return%s nothing refused (weft_data_release, weft_taskpool_free, "
              "weft_matrix_free); the last: %.250s",
              n, n == 1 ? "" : "s", n == 1 ? "s" : "", last);
-    /* weft_fini returns the run's first error: the line names the status
-     * it returns (it said -1 when a failed task made it return -9). */
+    return 1;
+}
+
+/* After the exchange, which may fail in MPI: the line names the status
+ * weft_fini returns, the run's first error (it said -1 when a failed
+ * task, or a failed collective of the exchange, made it return -9 or -6). */
+static void say_void_refusals(weft_context_t *ctx)
+{
     int err = atomic_load(&ctx->error);
     if (err != WEFT_SUCCESS)
         weft_error("weft_fini: %s (it returns %d (%s), the run's first error)", ctx->misuse_why,
@@ -491,6 +498,16 @@ static void note_void_refusals(weft_context_t *ctx)
     else
         weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID,
                    ctx->misuse_why);
+}
+
+/* What only this rank may have seen at weft_fini is told to every rank;
+ * its own refused calls are said after, with the status weft_fini
+ * returns. */
+static void fini_tell(weft_context_t *ctx, int leaks, int status, const char *why)
+{
+    int refused = note_void_refusals(ctx);
+    weft_context_fini_exchange(ctx, leaks, status, why);
+    if (refused) say_void_refusals(ctx);
 }
 
 /* Taskpools not waited for are waited for first (all ranks in the same
@@ -539,10 +556,8 @@ int weft_fini(weft_context_t *ctx)
     weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx, why[0] ? NULL : why, sizeof why);
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
-    note_void_refusals(ctx);
     if (frc == WEFT_SUCCESS) frc = trc;
-    /* What only this rank may have seen here is told to every rank. */
-    weft_context_fini_exchange(ctx, leaks, frc, why);
+    fini_tell(ctx, leaks, frc, why);
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
     weft_blas_threads_restore(&ctx->blas_threads);
