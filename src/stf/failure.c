@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "context/coll.h"
 #include "device/registry.h"
 #include "stf/agree.h"
 #include "stf/taskpool.h"
@@ -221,6 +222,23 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
     }
 }
 
+/* The first failing rank's words and status, broadcast from it. A
+ * broadcast that fails in MPI diverges ctx (coll.c) and none follows: the
+ * words the others got are unknown (the root keeps its own), and the
+ * status, which becomes the wait's return, is WEFT_ERR_MPI on every rank
+ * (it held what MPI left). */
+static void pass_first_on(weft_context_t *ctx, weft_failure_rec_t *rec, int first,
+                          const char *where)
+{
+    int rc = weft_coll_check(
+        ctx, MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm), where);
+    if (rc != WEFT_SUCCESS && ctx->rank != first)
+        snprintf(rec->what, sizeof rec->what, "(MPI failed passing the first failure on)");
+    if (rc == WEFT_SUCCESS)
+        rc = weft_coll_check(ctx, MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm), where);
+    if (rc != WEFT_SUCCESS) rec->status = WEFT_ERR_MPI;
+}
+
 int weft_failure_exchange(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
@@ -254,12 +272,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     if (first != INT_MAX && first >= R) first -= R;
     int rc = WEFT_SUCCESS;
     if (first != INT_MAX) {
-        if (shared &&
-            (MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm) != MPI_SUCCESS ||
-             MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm) != MPI_SUCCESS)) {
-            weft_context_diverge(ctx, WEFT_ERR_MPI);
-            snprintf(rec->what, sizeof rec->what, "(MPI failed passing the first failure on)");
-        }
+        if (shared) pass_first_on(ctx, rec, first, where);
         rec->what[sizeof rec->what - 1] = '\0';
         weft_error("taskpool %s failed: rank %d: %s; %ld tasks cancelled here", tp->name, first,
                    rec->what, (long)atomic_load(&rec->ncancelled));
