@@ -1,7 +1,9 @@
 /* The collectives weft makes between its ranks once an agreement put them
  * in step (a wait's question whether a task failed, the recovery of good
- * versions and the key sets it gathers, the failure exchange, weft_fini's
- * last exchange): MPI's return code checked in one place, which
+ * versions and the key sets it gathers, a graph's wait telling the ranks
+ * which NEW data it wrote (ptg/ptgsettle.c: its key gather and reduction),
+ * the failure exchange, weft_fini's last exchange): MPI's return code
+ * checked in one place, which
  * fault_inject's site mpi_coll can fail, so that these paths are tested. */
 #ifndef WEFT_CONTEXT_COLL_H
 #define WEFT_CONTEXT_COLL_H

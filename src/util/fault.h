@@ -37,8 +37,10 @@
  *                   reduction finds no memory for its last table
  *   mpi_coll:N      the N-th collective this rank makes after an agreement
  *                   (context/coll.c: a wait's question whether a task
- *                   failed, its recovery of good versions, its failure
- *                   exchange, weft_fini's last exchange) returns an error
+ *                   failed, its recovery of good versions, a graph's
+ *                   wait telling the ranks which NEW data it wrote
+ *                   (ptg/ptgsettle.c), its failure exchange, weft_fini's
+ *                   last exchange) returns an error
  *                   as if MPI had; the collective itself is made, so the
  *                   ranks stay matched. Without @RANK every rank fails
  *                   the same one, as when the communicator breaks; a
