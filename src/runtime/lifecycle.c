@@ -103,10 +103,13 @@ static int start_workers(weft_context_t *ctx)
     /* Said whether or not workers are bound (it was silent with bind=0),
      * but not refused: one worker a hardware thread of an SMT core, or a
      * test on a small machine, asks for more on purpose. */
-    if (want > cores && cores > 0)
-        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld workers share %d cores%s",
-                  (long long)want, cores, (long long)want, cores,
-                  cfg.topo ? "" : " (bind=0: unbound, where the system puts them)");
+    if (want > cores && cores > 0 && cfg.topo)
+        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld workers share %d cores",
+                  (long long)want, cores, (long long)want, cores);
+    else if (want > cores && cores > 0) /* unbound workers are not confined to those cores */
+        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld unbound workers (bind=0) "
+                  "run where the system puts them",
+                  (long long)want, cores, (long long)want);
     return weft_sched_create(&cfg, &ctx->sched);
 }
 
