@@ -125,38 +125,45 @@ static int gemm_insert_fill(weft_taskpool_t *tp, weft_matrix_t *X, uint64_t seed
     return rc < 0 ? rc : 0;
 }
 
-/* The step where C(m,n)'s sum starts: the first k < GEMM_LOCAL_SEARCH
- * whose tiles of A and B are both on C(m,n)'s rank, else 0. Started there,
- * every rank computes from the first moment while the tiles of its other
- * steps travel; from k = 0 on each C(m,n) it waited for them (on 2 ranks x
- * 1 core, rank 1 idled 0.4-0.6 s for its first tile of B: 16 transfers of
- * 8 MiB in flight, each crossing between the processes for the first
- * time). On one rank every k is local: the order is k = 0, 1, ... */
+/* The step where C(m,n)'s sum starts: the first k whose tiles of A and B
+ * are both on C(m,n)'s rank, else the first with one of them there, else
+ * 0. Started there, a rank computes from the first moment while the tiles
+ * of its other steps travel; from k = 0 on each C(m,n) it waited for them
+ * (on 2 ranks x 1 core, rank 1 idled 546 ms for its first tile of B: 16
+ * transfers of 8 MiB in flight, each crossing between the processes for
+ * the first time). On a P x Q block-cyclic grid a k with both is among the
+ * first lcm(P, Q) where one exists (not on every rank when P and Q share a
+ * factor: then one operand is local), so the search stops at
+ * GEMM_LOCAL_SEARCH steps. The order of the sum, so its rounding, follows
+ * the grid; on one rank it is k = 0, 1, ... */
 #define GEMM_LOCAL_SEARCH 64
 static int gemm_first_k(const gemm_mats_t *x, int m, int n)
 {
-    int r = weft_matrix_tile_rank(x->c, m, n), kt = weft_matrix_nt(x->a);
-    for (int k = 0; k < kt && k < GEMM_LOCAL_SEARCH; k++)
-        if (weft_matrix_tile_rank(x->a, m, k) == r && weft_matrix_tile_rank(x->b, k, n) == r)
-            return k;
-    return 0;
+    int r = weft_matrix_tile_rank(x->c, m, n), kt = weft_matrix_nt(x->a), one = -1;
+    for (int k = 0; k < kt && k < GEMM_LOCAL_SEARCH; k++) {
+        int a = weft_matrix_tile_rank(x->a, m, k) == r, b = weft_matrix_tile_rank(x->b, k, n) == r;
+        if (a && b) return k;
+        if ((a || b) && one < 0) one = k;
+    }
+    return one < 0 ? 0 : one;
 }
 
 /* Steps outermost, as SUMMA: step s of C(m,n) is k = (first + s) mod kt,
- * first from gemm_first_k; the tasks of step s get the higher priority,
+ * first from gemm_first_k (kept a tile, or found again a task when there
+ * is no memory to keep them); the tasks of step s get the higher priority,
  * so that the tiles they read go out first. beta scales C at its first
  * step. Every rank computes the same order from the same distribution. */
 static int gemm_insert_product(weft_taskpool_t *tp, const gemm_mats_t *x)
 {
     int mt = weft_matrix_mt(x->c), nt = weft_matrix_nt(x->c), kt = weft_matrix_nt(x->a), rc = 0;
     int *first = malloc((size_t)mt * (size_t)nt * sizeof *first);
-    if (first == NULL) return WEFT_ERR_NOMEM;
-    for (int n = 0; n < nt; n++)
+    for (int n = 0; n < nt && first != NULL; n++)
         for (int m = 0; m < mt; m++) first[m + (size_t)n * mt] = gemm_first_k(x, m, n);
     for (int s = 0; s < kt && rc >= 0; s++)
         for (int n = 0; n < nt && rc >= 0; n++)
             for (int m = 0; m < mt && rc >= 0; m++) {
-                int k = (first[m + (size_t)n * mt] + s) % kt;
+                int k0 = first != NULL ? first[m + (size_t)n * mt] : gemm_first_k(x, m, n);
+                int k = (k0 + s) % kt;
                 gemm_scal_t sc = {.alpha = GEMM_ALPHA, .beta = s == 0 ? GEMM_BETA : 1.0};
                 rc = weft_insert_task(tp, &gemm_class_gemm, WEFT_R, weft_tile(x->a, m, k), WEFT_R,
                                       weft_tile(x->b, k, n), WEFT_RW | WEFT_AFFINITY,

@@ -106,10 +106,10 @@ static int start_workers(weft_context_t *ctx)
     if (want > cores && cores > 0 && cfg.topo)
         weft_warn("cores=%lld exceeds the %d cores of this rank: %lld workers share %d cores",
                   (long long)want, cores, (long long)want, cores);
-    else if (want > cores && cores > 0) /* unbound workers are not confined to those cores */
-        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld unbound workers (bind=0) "
-                  "run where the system puts them",
-                  (long long)want, cores, (long long)want);
+    else if (want > cores && cores > 0) /* confined to them only if mpiexec bound the process */
+        weft_warn("cores=%lld exceeds the %d cores of this rank: %lld workers for %d cores, not "
+                  "pinned to them (bind=0)",
+                  (long long)want, cores, (long long)want, cores);
     return weft_sched_create(&cfg, &ctx->sched);
 }
 

@@ -222,21 +222,29 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
     }
 }
 
-/* The first failing rank's words and status, broadcast from it. A
- * broadcast that fails in MPI diverges ctx (coll.c) and none follows: the
- * words the others got are unknown (the root keeps its own), and the
- * status, which becomes the wait's return, is WEFT_ERR_MPI on every rank
- * (it held what MPI left). */
+/* The first failing rank's words and status, in one broadcast from it:
+ * an MPI error can be one rank's alone, and a rank that then skipped a
+ * second broadcast would leave the others in it. One that fails diverges
+ * ctx (coll.c) and none follows: the words the others got are unknown
+ * (the root keeps its own), and the status, which becomes the wait's
+ * return, is WEFT_ERR_MPI on every rank that saw the error. */
 static void pass_first_on(weft_context_t *ctx, weft_failure_rec_t *rec, int first,
                           const char *where)
 {
-    int rc = weft_coll_check(
-        ctx, MPI_Bcast(rec->what, sizeof rec->what, MPI_CHAR, first, ctx->comm), where);
-    if (rc != WEFT_SUCCESS && ctx->rank != first)
+    struct {
+        int status;
+        char what[sizeof rec->what];
+    } w = {.status = rec->status};
+    memcpy(w.what, rec->what, sizeof w.what);
+    int rc = weft_coll_check(ctx, MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, first, ctx->comm), where);
+    if (rc == WEFT_SUCCESS) {
+        rec->status = w.status;
+        memcpy(rec->what, w.what, sizeof rec->what);
+        return;
+    }
+    if (ctx->rank != first)
         snprintf(rec->what, sizeof rec->what, "(MPI failed passing the first failure on)");
-    if (rc == WEFT_SUCCESS)
-        rc = weft_coll_check(ctx, MPI_Bcast(&rec->status, 1, MPI_INT, first, ctx->comm), where);
-    if (rc != WEFT_SUCCESS) rec->status = WEFT_ERR_MPI;
+    rec->status = WEFT_ERR_MPI;
 }
 
 int weft_failure_exchange(weft_taskpool_t *tp)

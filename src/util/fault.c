@@ -91,8 +91,10 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
      * that rank would stop making collectives while the others went into
      * the next one, and the run would hang. */
     if (site == WEFT_FAULT_MPI_COLL && at >= 0)
-        return bad(rule, "gives a rank to the site mpi_coll, which must fail the same "
-                         "collective on every rank to keep the ranks matched (drop '@RANK')");
+        return bad(rule,
+                   "gives a rank to the site mpi_coll, which must fail the same "
+                   "collective on every rank to keep the ranks matched (write it without '@RANK', "
+                   "e.g. 'mpi_coll:2')");
     r->cls[0] = '\0';
     if (last != colon) {
         *last = '\0';
