@@ -100,8 +100,7 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     }
     /* A rank that cannot take part would leave the others in the broadcast. */
     int ok = rc == WEFT_SUCCESS;
-    int crc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
-                              RECOVER_WHERE);
+    int crc = weft_coll_all(ctx, &ok, RECOVER_WHERE);
     if (crc == WEFT_SUCCESS && ok)
         crc = weft_coll_check(ctx, MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm),
                               RECOVER_WHERE);
@@ -206,8 +205,7 @@ static int gather_offers(weft_context_t *ctx, const uint64_t *keys, int n, weft_
         best[k] = (offer_t){offer(d, ctx->rank), ctx->rank};
         facts_of(d, ctx->rank, facts + (size_t)k * NFACTS);
     }
-    int rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
-                             RECOVER_WHERE);
+    int rc = weft_coll_all(ctx, &ok, RECOVER_WHERE);
     if (rc == WEFT_SUCCESS && !ok) return WEFT_ERR_NOMEM;
     if (rc == WEFT_SUCCESS)
         rc = weft_coll_check(ctx,

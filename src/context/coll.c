@@ -20,3 +20,9 @@ int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
     weft_context_diverge(ctx, WEFT_ERR_MPI);
     return WEFT_ERR_MPI;
 }
+
+int weft_coll_all(weft_context_t *ctx, int *ok, const char *what)
+{
+    return weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, ctx->comm),
+                           what);
+}

@@ -14,8 +14,7 @@ static int gather_counts(weft_context_t *ctx, int n, int *counts, const char *wh
     /* Every rank has its arrays, or none gathers (a rank without them
      * could not take part in the gather of the counts). */
     int ok = counts && n >= 0;
-    int rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
-                             where);
+    int rc = weft_coll_all(ctx, &ok, where);
     if (rc != WEFT_SUCCESS) return rc;
     if (!ok) return WEFT_ERR_NOMEM;
     return weft_coll_check(ctx, MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm),
@@ -28,8 +27,7 @@ static int gather_keys(weft_context_t *ctx, const uint64_t *mine, int n, const i
 {
     *all = malloc(((size_t)sum + 1) * sizeof **all);
     int have = *all != NULL;
-    int rc = weft_coll_check(
-        ctx, MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, ctx->comm), where);
+    int rc = weft_coll_all(ctx, &have, where);
     if (rc == WEFT_SUCCESS && !have) rc = WEFT_ERR_NOMEM;
     if (rc == WEFT_SUCCESS)
         rc = weft_coll_check(

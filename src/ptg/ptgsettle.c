@@ -72,9 +72,7 @@ static int agree_new_written(weft_taskpool_t *tp)
      * have one rank send what another never receives. (n is the same on
      * every rank.) */
     int ok = n == 0 || live != NULL;
-    if (n > 0 && rc == WEFT_SUCCESS)
-        rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm),
-                             where);
+    if (n > 0 && rc == WEFT_SUCCESS) rc = weft_coll_all(ctx, &ok, where);
     if (rc == WEFT_SUCCESS && !ok) rc = WEFT_ERR_NOMEM;
     if (rc != WEFT_SUCCESS) ok = 0;
     for (int k = 0; ok && live && k < n; k++) {
