@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "context/coll.h"
 #include "ptg/ptg.h"
 #include "stf/agree.h"
 #include "stf/insert.h"
@@ -277,9 +278,13 @@ static int check_made(weft_ptg_build_t *b)
     }
     weft_ptg__to_limbs(b->ends_sum, limbs);
     for (int k = 0; k < nid; k++) weft_ptg__to_limbs(mine[k], idl + (size_t)k * WEFT_PTG_LIMBS);
-    if (b->ctx->nranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS * (1 + nid), MPI_LONG_LONG, MPI_SUM,
-                      b->ctx->comm);
+    /* A failed sum leaves this rank's own counts: refused, not compared. */
+    if (b->ctx->nranks > 1 &&
+        weft_coll_check(b->ctx,
+                        MPI_Allreduce(MPI_IN_PLACE, made, nc + WEFT_PTG_LIMBS * (1 + nid),
+                                      MPI_LONG_LONG, MPI_SUM, b->ctx->comm),
+                        "weft_ptg_insert: counting the tasks the ranks made") != WEFT_SUCCESS)
+        return WEFT_ERR_MPI;
     /* Before the counts: the two views of a transfer say which answer
      * differs, a count only that one does. Every rank saw the same sum. */
     int rc = WEFT_SUCCESS;

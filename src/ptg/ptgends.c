@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "ptg/ptg.h"
 #include "stf/seqcheck.h"
 #include "util/hash.h"
@@ -78,8 +79,12 @@ uint64_t weft_ptg__limbs_total(const long long limbs[WEFT_PTG_LIMBS])
     return s;
 }
 
+/* The words of the report's collectives, in their messages. */
+static const char ends_comparing[] = "comparing the ends of a transfer";
+
 /* Whether the notes whose identity lies in lo .. hi (inclusive) add up to
- * something else than 0 across ranks. Collective. */
+ * something else than 0 across ranks: 1 or 0; -1 when the collective
+ * failed in MPI (said, the context diverged). Collective. */
 static int differs_in(const weft_ptg_build_t *b, uint64_t lo, uint64_t hi)
 {
     uint64_t s = 0;
@@ -90,23 +95,31 @@ static int differs_in(const weft_ptg_build_t *b, uint64_t lo, uint64_t hi)
     }
     long long limbs[WEFT_PTG_LIMBS];
     weft_ptg__to_limbs(s, limbs);
-    MPI_Allreduce(MPI_IN_PLACE, limbs, WEFT_PTG_LIMBS, MPI_LONG_LONG, MPI_SUM, b->ctx->comm);
+    if (weft_coll_check(b->ctx,
+                        MPI_Allreduce(MPI_IN_PLACE, limbs, WEFT_PTG_LIMBS, MPI_LONG_LONG, MPI_SUM,
+                                      b->ctx->comm),
+                        ends_comparing) != WEFT_SUCCESS)
+        return -1;
     return weft_ptg__limbs_total(limbs) != 0;
 }
 
-/* The identity of a transfer the ranks see differently: 64 steps of
- * bisection, each an allreduce of 4 numbers. Collective. */
-static uint64_t first_differing(const weft_ptg_build_t *b)
+/* The identity of a transfer the ranks see differently (*id): 64 steps of
+ * bisection, each an allreduce of 4 numbers. Collective; -1 when one
+ * failed in MPI. */
+static int first_differing(const weft_ptg_build_t *b, uint64_t *id)
 {
     uint64_t lo = 0, hi = UINT64_MAX;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (differs_in(b, lo, mid))
+        int d = differs_in(b, lo, mid);
+        if (d < 0) return -1;
+        if (d)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return lo;
+    *id = lo;
+    return 0;
 }
 
 #define ENDS_SHOWN 2 /* a rank sees a transfer from each end at most once */
@@ -126,7 +139,12 @@ static void log_view(const weft_ptg_build_t *b, int rank, const weft_ptg_end_t *
  * Collective; only after the sum said some differ. */
 void weft_ptg__ends_report(const weft_ptg_build_t *b)
 {
-    uint64_t id = first_differing(b);
+    /* Said first: a collective of the report may fail (and say so). */
+    weft_error("weft_ptg_insert: the ranks' graph functions disagree on a transfer: the rank or "
+               "args function answers differently on different ranks, so each end sees another "
+               "task placement or data (no task of the graph runs); as each end sees it:");
+    uint64_t id;
+    if (first_differing(b, &id) < 0) return; /* its collective said so */
     weft_ptg_end_t mine[ENDS_SHOWN];
     memset(mine, 0, sizeof mine);
     int n = 0;
@@ -136,11 +154,9 @@ void weft_ptg__ends_report(const weft_ptg_build_t *b)
     }
     for (int k = n; k < ENDS_SHOWN; k++) mine[k].p.cls = -1;
     int nr = b->ctx->nranks;
-    weft_ptg_end_t *all = (weft_ptg_end_t *)weft_seqcheck_gather_text(
-        b->ctx, (const char *)mine, sizeof mine, "comparing the ends of a transfer");
-    weft_error("weft_ptg_insert: the ranks' graph functions disagree on a transfer: the rank or "
-               "args function answers differently on different ranks, so each end sees another "
-               "task placement or data (no task of the graph runs); as each end sees it:");
+    weft_ptg_end_t *all = (weft_ptg_end_t *)weft_seqcheck_gather_text(b->ctx, (const char *)mine,
+                                                                      sizeof mine, ends_comparing);
+    if (!all) return;
     int shown = 0;
     for (int r = 0; r < nr && shown < 8; r++)
         for (int k = 0; k < ENDS_SHOWN; k++)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "ptg/ptg.h"
 #include "stf/seqcheck.h"
 #include "util/hash.h"
@@ -216,13 +217,17 @@ static void item_text(const weft_ptg_t *g, const range_log_t *l, long p, char *b
                  it->hi);
 }
 
+/* The words of a report's collectives, in their messages. */
+static const char graphs_comparing[] = "comparing the ranks' graphs";
+
 /* Every rank logs each rank's item at p (rank 0's and those that differ
  * from it, at most 16). Collective. */
 static void log_each_rank(weft_context_t *ctx, const weft_ptg_t *g, const range_log_t *l, long p)
 {
     char mine[PTG_RANGE_TEXT];
     item_text(g, l, p, mine, sizeof mine);
-    char *all = weft_seqcheck_gather_text(ctx, mine, PTG_RANGE_TEXT, "comparing the ranks' graphs");
+    char *all = weft_seqcheck_gather_text(ctx, mine, PTG_RANGE_TEXT, graphs_comparing);
+    if (!all) return;
     for (int r = 0, shown = 0; r < ctx->nranks && shown < 16; r++) {
         const char *e = all + (size_t)r * PTG_RANGE_TEXT;
         if (r > 0 && strcmp(e, all) == 0) continue;
@@ -235,11 +240,16 @@ static void log_each_rank(weft_context_t *ctx, const weft_ptg_t *g, const range_
 void weft_ptg__graph_report(weft_context_t *ctx, const weft_ptg_t *g, int valid)
 {
     int all_valid = valid;
-    MPI_Allreduce(MPI_IN_PLACE, &all_valid, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (weft_coll_all(ctx, &all_valid, graphs_comparing) != WEFT_SUCCESS) return;
     if (!all_valid) return; /* a refused graph: its rank's message says why */
     range_log_t l = {.h = WEFT_HASH_INIT};
     walk(g, keep_item, &l);
-    long lo = weft_seqcheck_first_difference(ctx, l.n, range_hash_at, &l, NULL);
+    long lo = weft_seqcheck_first_difference(ctx, l.n, range_hash_at, &l, NULL, graphs_comparing);
+    if (lo < 0) {
+        free(l.items);
+        free(l.run);
+        return; /* its collective said so */
+    }
     weft_error("weft_ptg_insert: the ranks' graphs first differ at item #%ld of their index "
                "spaces (class heads and ranges, in loop order):",
                lo);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "stf/agree.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -266,24 +267,30 @@ void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,
     }
 }
 
-/* Whether position k differs between ranks. */
-static int differs_at(weft_context_t *ctx, weft_seqcheck_at_fn *at, const void *arg, long k)
+/* Whether position k differs between ranks: 1 or 0; -1 when the
+ * collective failed in MPI (said, and the context diverged). */
+static int differs_at(weft_context_t *ctx, weft_seqcheck_at_fn *at, const void *arg, long k,
+                      const char *what)
 {
-    int64_t v = at(arg, k), in[2] = {v, -v}, out[2];
-    MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm);
+    int64_t v = at(arg, k), in[2] = {v, -v}, out[2] = {0, 0};
+    if (weft_coll_check(ctx, MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, ctx->comm), what))
+        return -1;
     return out[0] != -out[1];
 }
 
 long weft_seqcheck_first_difference(weft_context_t *ctx, long n, weft_seqcheck_at_fn *at,
-                                    const void *arg, long *maxn)
+                                    const void *arg, long *maxn, const char *what)
 {
     long most = 0;
-    MPI_Allreduce(&n, &most, 1, MPI_LONG, MPI_MAX, ctx->comm);
+    if (weft_coll_check(ctx, MPI_Allreduce(&n, &most, 1, MPI_LONG, MPI_MAX, ctx->comm), what))
+        return -1;
     if (maxn) *maxn = most;
     long lo = 0, hi = most;
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
-        if (differs_at(ctx, at, arg, mid))
+        int d = differs_at(ctx, at, arg, mid, what);
+        if (d < 0) return -1;
+        if (d)
             hi = mid;
         else
             lo = mid + 1;
@@ -299,7 +306,12 @@ char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t wi
         weft_error("out of memory %s: ending the run", what);
         MPI_Abort(ctx->comm, 1);
     }
-    MPI_Allgather(mine, (int)width, MPI_CHAR, all, (int)width, MPI_CHAR, ctx->comm);
+    if (weft_coll_check(
+            ctx, MPI_Allgather(mine, (int)width, MPI_CHAR, all, (int)width, MPI_CHAR, ctx->comm),
+            what) != WEFT_SUCCESS) {
+        free(all);
+        return NULL;
+    }
     return all;
 }
 
@@ -310,17 +322,24 @@ static int64_t seqlog_hash_at(const void *arg, long k) { return weft_seqlog_at(a
  * REFUSED when it is a refusal, ALONE too when that refusal is of a call
  * that logs no entry where it is accepted (weft_seqcheck_refused_call). */
 enum { DIFFERS = 1, REFUSED = 2, ALONE = 4 };
+/* The words of a report's collectives, in their messages. */
+static const char seq_comparing[] = "comparing the ranks' sequences";
 
 static long first_divergence(weft_context_t *ctx, const weft_seqlog_t *l, int *differs)
 {
     long maxn;
-    long lo = weft_seqcheck_first_difference(ctx, weft_seqlog_count(l), seqlog_hash_at, l, &maxn);
+    long lo = weft_seqcheck_first_difference(ctx, weft_seqlog_count(l), seqlog_hash_at, l, &maxn,
+                                             seq_comparing);
+    if (lo < 0) return -1;
     int64_t root = weft_seqlog_at(l, lo);
-    MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm);
+    if (weft_coll_check(ctx, MPI_Bcast(&root, 1, MPI_INT64_T, 0, ctx->comm), seq_comparing))
+        return -1;
     int mine = (lo < maxn && weft_seqlog_at(l, lo) != root ? DIFFERS : 0) |
                (weft_seqlog_note_at(l, lo) ? REFUSED : 0) |
                (weft_seqlog_name(l, lo) == seq_call_refused.name ? ALONE : 0);
-    MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm);
+    if (weft_coll_check(ctx, MPI_Allgather(&mine, 1, MPI_INT, differs, 1, MPI_INT, ctx->comm),
+                        seq_comparing))
+        return -1;
     return lo;
 }
 
@@ -370,8 +389,8 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
 {
     char mine[WEFT_SEQLOG_NOTE] = "";
     if (k >= 0 && k < weft_seqlog_count(l)) entry_text(l, k, mine, sizeof mine);
-    char *all =
-        weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, "comparing the ranks' sequences");
+    char *all = weft_seqcheck_gather_text(ctx, mine, WEFT_SEQLOG_NOTE, seq_comparing);
+    if (!all) return;
     int refusal = 0, alone = 0;
     for (int r = 0; r < ctx->nranks; r++) {
         refusal |= (differs[r] & REFUSED) != 0;
@@ -405,6 +424,13 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
         MPI_Abort(ctx->comm, 1);
     }
     long k = first_divergence(ctx, l, differs);
+    if (k < 0) {
+        /* Its collective said why; the mismatch stands. */
+        weft_error("%s: ranks %s different %ss; the first divergent one is not known", subject,
+                   w->verb, w->what);
+        free(differs);
+        return WEFT_ERR_MISMATCH;
+    }
     char ranks[256];
     list_ranks(differs, ctx->nranks, ranks, sizeof ranks);
     char mine[WEFT_SEQLOG_NOTE];

@@ -19,13 +19,16 @@ typedef int64_t weft_seqcheck_at_fn(const void *arg, long k);
  * rank's entries; *maxn (when not NULL) gets the most entries a rank has
  * (the answer when none differs). By bisection, since once two running hashes differ every
  * later one does: a few allreduces of two numbers, never a gather of the
- * logs, which at thousands of ranks would not fit rank 0. Collective. */
+ * logs, which at thousands of ranks would not fit rank 0. Collective; -1
+ * when one of its collectives failed in MPI (weft_coll_check: said with
+ * `what`, the context diverged, no further collective). */
 long weft_seqcheck_first_difference(weft_context_t *ctx, long n, weft_seqcheck_at_fn *at,
-                                    const void *arg, long *maxn);
+                                    const void *arg, long *maxn, const char *what);
 /* Every rank's text of `width` bytes (mine, NUL-terminated), rank r's at
  * r * width; what: the words of the message that ends the run when the
  * memory for them is missing (the other ranks are in the collective
- * already). Free the result. Collective. */
+ * already). Free the result. Collective; NULL when the gather failed in
+ * MPI (said with `what`, the context diverged). */
 char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t width,
                                 const char *what);
 /* Folds t, to run on exec_rank, into tp's sequence (main thread); with
