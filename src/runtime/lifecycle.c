@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/coll.h"
 #include "stf/agree.h"
 #include "runtime/comm_glue.h"
 #include "runtime/livepools.h"
@@ -540,9 +541,15 @@ int weft_fini(weft_context_t *ctx)
         weft_sched_stop(ctx->sched);
         weft_devexec_halt(ctx);
     }
+    int in_step = !ctx->diverged;
     if (ctx->comm_engine) {
-        /* Every rank's transfers are over once all reach this point. */
-        if (!ctx->diverged) MPI_Barrier(ctx->comm);
+        /* Every rank's transfers are over once all reach this point. A
+         * failed barrier leaves that unknown: said, and weft_fini returns
+         * WEFT_ERR_MPI (it returned 0); no collective follows. */
+        int brc = in_step ? weft_coll_check(ctx, MPI_Barrier(ctx->comm),
+                                            "weft_fini: the barrier after every rank's transfers")
+                          : WEFT_SUCCESS;
+        (void)brc; /* a failure diverged the context: weft_fini returns it */
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }
@@ -551,7 +558,7 @@ int weft_fini(weft_context_t *ctx)
     /* The user's memory, before the leak report (not tried after a
      * disagreement: the devices' managers are stopped). */
     char why[WEFT_LOG_LINE] = "";
-    int frc = weft_devexec_flush_fini(ctx, !ctx->diverged);
+    int frc = weft_devexec_flush_fini(ctx, in_step);
     if (frc != WEFT_SUCCESS) weft_log_last_error(why, sizeof why);
     int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
     if (leaks && !why[0]) weft_log_last_error(why, sizeof why);
