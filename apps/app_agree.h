@@ -37,4 +37,23 @@ static inline int app_same_flag(const char *prog, weft_context_t *ctx, const cha
     return -1;
 }
 
+/* Whether every rank took its command line (parsed: this one did). A rank
+ * that refused its own said why and stops; without this the others went
+ * on alone and met its absence as "ranks inserted different task
+ * sequences" in their first wait, no word of the command line. Collective;
+ * 0 when all did, -1 after the line. */
+static inline int app_all_parsed(const char *prog, weft_context_t *ctx, int parsed)
+{
+    int all = parsed;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (all) return 0;
+    if (parsed)
+        fprintf(stderr,
+                "%s: rank %d: another rank refused its command line (see its message): "
+                "stopping\n",
+                prog, weft_rank(ctx));
+    return -1;
+}
+
 #endif

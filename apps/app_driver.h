@@ -253,6 +253,7 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         int64_t v = *(const int64_t *)((const char *)opts + d->cli.flags[i].offset);
         if (app_same_flag(d->cli.prog, ctx, d->cli.flags[i].name, v, known) != 0) rc = 1;
     }
+    if (app_all_parsed(d->cli.prog, ctx, known) != 0) rc = 1;
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {
         appdev_t asked = dev;

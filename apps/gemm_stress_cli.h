@@ -16,6 +16,7 @@
 
 #include <weft/weft.h>
 
+#include "app_agree.h"
 #include "app_devices.h"
 #include "app_flags.h"
 #include "gemm_stress_kernels.h" /* GS_NAME, GS_ERROR_MAX */
@@ -171,6 +172,26 @@ static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int ver
         return -1;
     }
     return appdev_check(ctx, dev); /* dev->g: -g as gs_prescan read it, -1 when not given */
+}
+
+/* Every flag but -c shapes the chains (their operands, tiles, grid and
+ * steps), and ranks given different ones were told a check's relative
+ * error or "inserted different task sequences", no flag named: each is
+ * named where the ranks differ, on every rank, parsed or not (known 0:
+ * this rank refused its command line and takes no side; every rank stops
+ * with it). -g was compared before the parse. Collective; 0 or -1. */
+static int gs_same_flags(weft_context_t *ctx, const gs_opts_t *o, int known)
+{
+    int rc = 0;
+    for (size_t i = 0; i < sizeof gs_flags / sizeof gs_flags[0]; i++) {
+        if (strcmp(gs_flags[i].name, "-c") == 0 || strcmp(gs_flags[i].name, "-g") == 0) continue;
+        int64_t v = *(const int64_t *)((const char *)o + gs_flags[i].offset);
+        if (app_same_flag(GS_NAME, ctx, gs_flags[i].name, v, known) != 0) rc = -1;
+    }
+    if (app_same_flag(GS_NAME, ctx, "--check", o->check, known) != 0) rc = -1;
+    if (app_same_flag(GS_NAME, ctx, "--ptg", o->ptg, known) != 0) rc = -1;
+    if (app_all_parsed(GS_NAME, ctx, known) != 0) rc = -1;
+    return rc;
 }
 
 #endif

@@ -363,9 +363,13 @@ int main(int argc, char **argv)
         appdev_init_failed(&dev);
         return 1;
     }
+    /* First, on every rank alike: -g as the prescan read it. */
+    int same_g = app_same_flag(GS_NAME, ctx, "-g", dev.g, 1) == 0;
     gs_opts_t o;
     /* A refused command line is named on every rank (app_driver.h). */
-    if (gs_parse(argc, argv, &o, 1) != 0 || app_sim_check(GS_NAME, ctx, o.check) != 0 ||
+    rc = gs_parse(argc, argv, &o, 1) != 0;
+    if (gs_same_flags(ctx, &o, rc == 0) != 0) rc = 1;
+    if (rc != 0 || !same_g || app_sim_check(GS_NAME, ctx, o.check) != 0 ||
         gs_validate(ctx, &o, &dev, 1) != 0)
         rc = 1;
     else

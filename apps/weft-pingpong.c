@@ -231,17 +231,7 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
  * on all. Collective; 0 or -1 after naming the cause. */
 static int pp_agree(weft_context_t *ctx, const pp_opts_t *o, int parsed)
 {
-    int all = parsed;
-    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return -1;
-    if (!all) {
-        if (parsed)
-            fprintf(stderr,
-                    PP_NAME ": rank %d: another rank refused its command line (see its "
-                            "message): stopping\n",
-                    weft_rank(ctx));
-        return -1;
-    }
+    if (app_all_parsed(PP_NAME, ctx, parsed) != 0) return -1;
     int rc = 0;
     for (size_t i = 0; i < PP_NFLAGS; i++) {
         if (strcmp(pp_flags[i].name, "-c") == 0) continue;

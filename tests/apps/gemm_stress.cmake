@@ -54,3 +54,36 @@ weft_app_test(gemm_stress_cuda_g1 EXE weft-gemm-stress GPUS 1 TIMEOUT 300
 weft_app_test(gemm_stress_cuda_g2 EXE weft-gemm-stress GPUS 2 TIMEOUT 300
   EXPECT "${GS_PASSED}" "gemm-stress PxQxg= 1 1 2 NB= 512 "
   ARGS -t 512 --depth 16 --width 8 -g 2 --check)
+
+# ---- ranks given different options (MPMD): named on every rank -----------
+# weft-gemm-stress compared none: different --seed ran on a mix of two
+# operands and exited 0 without --check (with it, a "relative error"
+# blamed the computation); a different --depth, -t, -P or --ptg met as
+# "ranks inserted different task sequences", no flag named.
+set(gs_mixed $<TARGET_FILE:weft-gemm-stress> -t 8 --width 2 -c 1)
+weft_expect_test(gemm_stress_mixed_seed_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-gemm-stress: rank %r: --seed [12] here, but the ranks were given --seed from 1 to 2"
+  --reject "PASSED|relative error|task sequences"
+  RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --seed 1 : -n 1 ${gs_mixed} --seed 2)
+weft_expect_test(gemm_stress_mixed_depth_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-gemm-stress: rank %r: --depth [34] here, but the ranks were given --depth from 3 to 4"
+  --reject "PASSED|relative error|task sequences"
+  RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --depth 3 --check : -n 1 ${gs_mixed} --depth 4 --check)
+# A rank that refuses its command line stops every rank (the others went
+# on alone and met its absence as "ranks inserted different task
+# sequences"); the same for the dense apps (app_driver.h).
+weft_expect_test(gemm_stress_refused_one_rank_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-gemm-stress: unknown option '--bogus'"
+  --match "^weft-gemm-stress: rank 1: another rank refused its command line [(]see its message[)]: stopping"
+  --reject "task sequences"
+  RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --bogus : -n 1 ${gs_mixed})
+set(potrf_refused $<TARGET_FILE:weft-potrf> -N 100 -t 20 -c 1)
+weft_expect_test(potrf_refused_one_rank_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-potrf: unknown option '--bogus'"
+  --match "^weft-potrf: rank 1: another rank refused its command line [(]see its message[)]: stopping"
+  --reject "task sequences|data creations"
+  RUN ${WEFT_MPIRUN} -n 1 ${potrf_refused} --bogus : -n 1 ${potrf_refused})
