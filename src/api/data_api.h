@@ -9,9 +9,6 @@
  * tile, which the user may not release alone (weft_matrix_free). */
 void weft_data__release(weft_data_t *d);
 
-/* The name of a taskpool that uses d and was not waited for since, NULL
- * when there is none. Main thread. */
-const char *weft_data_busy_taskpool(const weft_data_t *d);
 /* WEFT_SUCCESS when no taskpool not waited for uses d; else
  * WEFT_ERR_INVALID after an error naming call, d and the taskpool: the
  * calls documented "between taskpools". */

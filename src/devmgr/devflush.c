@@ -153,7 +153,7 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
 }
 
 /* A task of a taskpool other than tp, not waited for yet, uses d (as
- * api/data_api.c's weft_data_busy_taskpool tells): writing d back now
+ * stf/insert.c's weft_insert_busy_pool tells): writing d back now
  * would race with it; that taskpool's own wait tries again. */
 static int used_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
 {

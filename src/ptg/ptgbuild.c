@@ -23,19 +23,6 @@
 
 _Static_assert(WEFT_TNAME_MAX_IDX == WEFT_PTG_MAX_DIMS, "a task keeps every index of a graph");
 
-/* The taskpool not waited for that uses d (its graph, or its inserted
- * tasks), as api/'s weft_data_busy_taskpool tells; NULL: none. */
-static const char *busy_taskpool(const weft_data_t *d)
-{
-    const weft_stf_rec_t *r = weft_stf_rec(d);
-    if (!r) return NULL;
-    if (r->graph) return r->graph->name;
-    const weft_task_t *t = r->last_writer ? r->last_writer
-                           : r->readers.n ? weft_stf_rec_reader(r, 0)
-                                          : NULL;
-    return t ? t->tp->name : NULL;
-}
-
 /* The checks insertion makes on a task's data, less the STF ones. */
 static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w)
 {
@@ -52,7 +39,7 @@ static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const 
                                   "weft_ptg_insert",
                                   (unsigned long long)d->key);
         /* tp has no task since its wait: a busy data is another's. */
-        const char *busy = busy_taskpool(d);
+        const char *busy = weft_insert_busy_pool(d);
         if (busy)
             return weft_ptg__fail(b, r,
                                   "data %llu is used by taskpool \"%s\", which was not waited "
@@ -381,7 +368,7 @@ static void number(weft_ptg_build_t *b, weft_task_t *t)
                   "may pick it early)");
 }
 
-/* The graph's data are busy (weft_data_busy_taskpool) until tp's wait. */
+/* The graph's data are busy (weft_insert_busy_pool) until tp's wait. */
 static void mark_busy(weft_ptg_build_t *b, weft_task_t *t)
 {
     for (int i = 0; i < t->nflows; i++) weft_stf_rec(t->flow[i].data)->graph = b->tp;

@@ -7,7 +7,11 @@
  * which overwrote its result); after g's wait the same insertion runs, in order: X = 8. before   a
  * task inserted into taskpool s uses X; then a graph using X into g: refused on every rank, naming
  * s; after s's wait the graph runs: X = 7. acquire  a graph writes X; weft_data_host_acquire of X
- * before g's wait is refused, naming g (it read X while the graph wrote it).
+ * before g's wait is refused, naming g (it read X while the graph wrote it). redux    tasks
+ * inserted into s add 1 to X as WEFT_REDUX contributions, one a rank in turn; then a graph
+ * using X into g: refused on every rank, naming s (it was accepted: the contributions wait for
+ * their combination outside the tasks' record, the graph read X before it and the combination
+ * was lost; on 2 ranks the ranks fell out of step); after s's wait X = 4, then the graph: X = 7.
  *
  * X is ptg_one_task.h's ptg_one_data, the graph its one task (class set).
  * Each rank prints "test_ptg_busy rank R: <case> ok" or what went wrong. */
@@ -18,6 +22,7 @@
 #include <weft/ptg.h>
 #include <weft/weft.h>
 
+#include "../stf/redux_classes.h"
 #include "ptg_one_task.h"
 
 static int body_set(weft_task_t *t)
@@ -61,6 +66,17 @@ int main(int argc, char **argv)
         bad |= weft_insert_task(s, &inc_class, WEFT_RW, ptg_one_data, 0) != 0;
         bad |= weft_ptg_insert(g, &graph) != WEFT_ERR_INVALID;
         bad |= weft_taskpool_wait(s) != 0 || weft_taskpool_wait(g) != 0;
+        bad |= weft_ptg_insert(g, &graph) != 0 || weft_taskpool_wait(g) != 0;
+        bad |= me == 0 && mem[0] != 7;
+    } else if (strcmp(c, "redux") == 0) {
+        int n = weft_nranks(ctx);
+        bad |= weft_data_set_reduction(ptg_one_data, &redux_zero_class, &redux_combine_class) != 0;
+        for (int k = 0; k < 3; k++)
+            bad |= weft_insert_task(s, &inc_class, WEFT_REDUX, ptg_one_data, WEFT_ON_RANK, k % n,
+                                    0) != 0;
+        bad |= weft_ptg_insert(g, &graph) != WEFT_ERR_INVALID;
+        bad |= weft_taskpool_wait(s) != 0 || weft_taskpool_wait(g) != 0;
+        bad |= me == 0 && mem[0] != 4;
         bad |= weft_ptg_insert(g, &graph) != 0 || weft_taskpool_wait(g) != 0;
         bad |= me == 0 && mem[0] != 7;
     } else {
