@@ -17,7 +17,7 @@
 
 int weft_data_check_between(const weft_data_t *d, const char *call)
 {
-    const char *tp = weft_insert_busy_pool(d);
+    const char *tp = weft_insert_busy_pool_name(d);
     if (!tp) return WEFT_SUCCESS;
     weft_error("%s: data %llu is used by taskpool \"%s\", which was not waited for: call "
                "weft_taskpool_wait on it first",
@@ -127,7 +127,7 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
     weft_seqcheck_call(ctx, &seq_set_init,
                        (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, init != NULL});
     const weft_stf_rec_t *r = weft_stf_rec(d);
-    const char *busy = weft_insert_busy_pool(d);
+    const char *busy = weft_insert_busy_pool_name(d);
     int written = !(d->flags & WEFT_DATA_NEW) || d->version > 0 || weft_remote_version(d) > 0 ||
                   (r && r->last_writer);
     if (busy)
@@ -239,7 +239,7 @@ void weft_data__release(weft_data_t *d)
      * failed earlier is tried again (a taskpool still using d writes it
      * back at its wait). The list of pending ones keeps d for the later
      * tries when this one fails too. */
-    if (!weft_insert_busy_pool(d)) weft_devexec_flush_release(d);
+    if (!weft_insert_busy_pool_name(d)) weft_devexec_flush_release(d);
     weft_context_untrack(d->ctx, d);
     /* The user's memory may be registered again once the handle is gone and
      * no taskpool uses it any more: while tasks inserted before the release
@@ -249,7 +249,7 @@ void weft_data__release(weft_data_t *d)
      * tasks: a reduction's combines, inserted at the wait, and the final
      * version of a tile another rank's task writes, which comes home at
      * the wait, write the bytes too (weft_insert_busy_pool sees both). */
-    if (!weft_insert_busy_pool(d)) {
+    if (!weft_insert_busy_pool_name(d)) {
         weft_spans_release_all(&d->ctx->spans, d->span);
         d->span = NULL;
     } else {
@@ -272,7 +272,7 @@ void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;
     /* The host may write through the pointer: an acquire for read-write,
      * released at once, leaves every device copy stale. */
-    const char *tp = weft_insert_busy_pool(d);
+    const char *tp = weft_insert_busy_pool_name(d);
     if (!tp && d->owner_rank != d->ctx->rank) return NULL; /* a probe for this rank's tiles */
     void *p = NULL;
     int64_t l = 0;

@@ -9,8 +9,8 @@
 
 #include "api/data_api.h"
 #include "collections/matrix_int.h"
-#include "stf/insert.h"
 #include "data/hostmem.h"
+#include "stf/insert.h"
 #include "stf/seqcheck.h"
 #include "util/inbody.h"
 #include "util/hash.h"
@@ -524,7 +524,7 @@ void weft_matrix_free(weft_matrix_t *A)
     weft_data_t *holder = NULL;
     for (size_t k = 0; k < n && !holder && A->span; k++) {
         weft_data_t *t = A->tiles[k];
-        if (t && t->owner_rank == A->ctx->rank && weft_insert_busy_pool(t)) holder = t;
+        if (t && t->owner_rank == A->ctx->rank && weft_insert_busy_pool_name(t)) holder = t;
     }
     if (holder) {
         weft_span_mark_released(A->span);

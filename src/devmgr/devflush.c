@@ -14,7 +14,7 @@
 
 #include "devmgr/devmgr.h"
 #include "stf/failure.h"
-#include "stf/record.h"
+#include "stf/insert.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
 
@@ -152,17 +152,12 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
     pending_add(d);
 }
 
-/* A task of a taskpool other than tp, not waited for yet, uses d (as
- * stf/insert.c's weft_insert_busy_pool tells): writing d back now
- * would race with it; that taskpool's own wait tries again. */
+/* A taskpool other than tp, not waited for yet, uses d: writing d back
+ * now would race with it; that taskpool's own wait tries again. */
 static int used_elsewhere(const weft_taskpool_t *tp, const weft_data_t *d)
 {
-    const weft_stf_rec_t *r = weft_stf_rec(d);
-    const weft_task_t *t = !r               ? NULL
-                           : r->last_writer ? r->last_writer
-                           : r->readers.n   ? weft_stf_rec_reader(r, 0)
-                                            : NULL;
-    return t && t->tp != tp;
+    const weft_taskpool_t *busy = weft_insert_busy_pool(d);
+    return busy && busy != tp;
 }
 
 void weft_devexec_flush(weft_taskpool_t *tp)

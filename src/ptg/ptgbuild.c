@@ -39,7 +39,7 @@ static int check_data(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const 
                                   "weft_ptg_insert",
                                   (unsigned long long)d->key);
         /* tp has no task since its wait: a busy data is another's. */
-        const char *busy = weft_insert_busy_pool(d);
+        const char *busy = weft_insert_busy_pool_name(d);
         if (busy)
             return weft_ptg__fail(b, r,
                                   "data %llu is used by taskpool \"%s\", which was not waited "
@@ -277,6 +277,9 @@ static int check_made(weft_ptg_build_t *b)
     int rc = WEFT_SUCCESS;
     if (weft_ptg__limbs_total(limbs) != 0) {
         weft_ptg__ends_report(b);
+        /* A collective of the report failed: the graph is refused as when
+         * the sum itself failed, the taskpool no longer usable. */
+        if (b->ctx->diverged) return WEFT_ERR_MPI;
         rc = WEFT_ERR_INVALID;
     }
     for (int c = 0; c < nc; c++) {
@@ -340,6 +343,7 @@ static int agree(weft_ptg_build_t *b, int rc)
         weft_error("weft_ptg_insert: the ranks passed different graphs (class names, "
                    "dimensions or index ranges differ): no task of it runs");
         weft_ptg__graph_report(b->ctx, b->g, check_graph(b->g, 0) == WEFT_SUCCESS);
+        if (b->ctx->diverged) return WEFT_ERR_MPI; /* a collective of the report failed */
         if (arc == WEFT_SUCCESS) arc = WEFT_ERR_INVALID;
     }
     return arc;

@@ -33,21 +33,26 @@ const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d)
     return NULL;
 }
 
-const char *weft_insert_busy_pool(const weft_data_t *d)
+const weft_taskpool_t *weft_insert_busy_pool(const weft_data_t *d)
 {
     const weft_stf_rec_t *r = weft_stf_rec(d);
-    if (r && r->graph) return r->graph->name;
+    if (r && r->graph) return r->graph;
     const weft_task_t *t = !r               ? NULL
                            : r->last_writer ? r->last_writer
                            : r->readers.n   ? weft_stf_rec_reader(r, 0)
                                             : NULL;
-    if (t) return t->tp->name;
+    if (t) return t->tp;
     /* Tasks of other ranks only (a task elsewhere that writes a tile this
      * rank owns), or WEFT_REDUX tasks, whose partials wait for their
      * combination outside the record: the mark every rank's insertion
      * sets. */
-    const weft_taskpool_t *open = weft_insert_open_pool(d);
-    return open ? open->name : NULL;
+    return weft_insert_open_pool(d);
+}
+
+const char *weft_insert_busy_pool_name(const weft_data_t *d)
+{
+    const weft_taskpool_t *tp = weft_insert_busy_pool(d);
+    return tp ? tp->name : NULL;
 }
 
 /* The taskpool other than tp that d is open in, NULL when none. */

@@ -43,10 +43,11 @@ int weft_insert_class_has_body(const weft_task_class_t *cls);
  * since, NULL when none: the same answer on every rank, whichever rank
  * runs those tasks (a data is used by one taskpool at a time). */
 const weft_taskpool_t *weft_insert_open_pool(const weft_data_t *d);
-/* The name of a taskpool that uses d and was not waited for since (its
- * graph, a task of it on this rank, or one inserted on any rank: a
- * reduction's partials still to combine included), NULL when there is
- * none. Main thread. */
-const char *weft_insert_busy_pool(const weft_data_t *d);
+/* A taskpool that uses d and was not waited for since (its graph, a task
+ * of it on this rank, or one inserted on any rank: a reduction's partials
+ * still to combine included), NULL when there is none; _name: its name.
+ * Main thread. */
+const weft_taskpool_t *weft_insert_busy_pool(const weft_data_t *d);
+const char *weft_insert_busy_pool_name(const weft_data_t *d);
 
 #endif

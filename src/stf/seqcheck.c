@@ -484,7 +484,9 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
         weft_context_diverge(ctx, rc);
         return rc;
     }
-    if (out.same_point && tp && !out.same_tasks) {
+    /* Not after a collective of the creations' report failed (it
+     * diverged the context): no collective follows. */
+    if (out.same_point && tp && !out.same_tasks && !ctx->diverged) {
         char subject[96];
         snprintf(subject, sizeof subject, "taskpool %s", tp->name);
         int trc = report_divergence(ctx, &tp->seq, subject, &task_words, 0);

@@ -73,17 +73,10 @@ weft_expect_test(gemm_stress_mixed_depth_r2 TIMEOUT 60 RANKS 2
   RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --depth 3 --check : -n 1 ${gs_mixed} --depth 4 --check)
 # A rank that refuses its command line stops every rank (the others went
 # on alone and met its absence as "ranks inserted different task
-# sequences"); the same for the dense apps (app_driver.h).
+# sequences"); the dense apps' case is in potrf.cmake.
 weft_expect_test(gemm_stress_refused_one_rank_r2 TIMEOUT 60 RANKS 2
   CHECKS --status nonzero
   --match "^weft-gemm-stress: unknown option '--bogus'"
   --match "^weft-gemm-stress: rank 1: another rank refused its command line [(]see its message[)]: stopping"
   --reject "task sequences"
   RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --bogus : -n 1 ${gs_mixed})
-set(potrf_refused $<TARGET_FILE:weft-potrf> -N 100 -t 20 -c 1)
-weft_expect_test(potrf_refused_one_rank_r2 TIMEOUT 60 RANKS 2
-  CHECKS --status nonzero
-  --match "^weft-potrf: unknown option '--bogus'"
-  --match "^weft-potrf: rank 1: another rank refused its command line [(]see its message[)]: stopping"
-  --reject "task sequences|data creations"
-  RUN ${WEFT_MPIRUN} -n 1 ${potrf_refused} --bogus : -n 1 ${potrf_refused})

@@ -194,6 +194,16 @@ foreach(c IN LISTS mixed_own_cases)
     --reject "data creations|task sequences|PASSED"
     RUN ${WEFT_MPIRUN} -n 1 ${mixed_own} ${given} : -n 1 ${mixed_own})
 endforeach()
+# A rank that refuses its command line stops every rank (app_driver.h;
+# the others went on alone and met its absence as "ranks inserted
+# different task sequences").
+set(potrf_refused $<TARGET_FILE:weft-potrf> -N 100 -t 20 -c 1)
+weft_expect_test(potrf_refused_one_rank_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-potrf: unknown option '--bogus'"
+  --match "^weft-potrf: rank 1: another rank refused its command line [(]see its message[)]: stopping"
+  --reject "task sequences|data creations"
+  RUN ${WEFT_MPIRUN} -n 1 ${potrf_refused} --bogus : -n 1 ${potrf_refused})
 # A bare switch before an app flag: the apps' scan before weft_init took the
 # flag for the switch's value ("--weft-show_stats -g 1" ran on no device,
 # "--weft-show_stats -c 1" on every core, both silently).
