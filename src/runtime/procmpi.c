@@ -16,6 +16,7 @@
 static atomic_int mpi_contexts; /* live contexts */
 static atomic_int mpi_ours;     /* weft called MPI_Init_thread */
 static atomic_long mpi_pid;     /* the process that made the contexts */
+static atomic_int mpi_abandoned; /* contexts MPI_Finalize ended, weft_fini not called yet */
 
 /* A process that leaves main (or calls exit) with a context live: its
  * tasks not waited for never run, MPI is not finalized, and a single
@@ -26,16 +27,25 @@ static atomic_long mpi_pid;     /* the process that made the contexts */
  * handler and C++ static destructor of the program, one of which may call
  * weft_fini (an atexit handler registered by weft_init ran before those
  * registered earlier). A context ended by MPI_Finalize (mpiend.c) is not
- * live; Open MPI's MPI_Abort leaves by _exit and runs none of this. A
+ * live, but one that weft_fini never ended after it dropped its tasks
+ * alike (the exit was 0): said too. Open MPI's MPI_Abort leaves by _exit
+ * and runs none of this. A
  * child the application forked holds a copy of the count but none of the
  * contexts: its exit is its own. */
 __attribute__((destructor)) static void exit_with_live_context(void)
 {
-    if (atomic_load(&mpi_contexts) <= 0 || atomic_load(&mpi_pid) != (long)getpid()) return;
-    weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, so "
-               "tasks not waited for are dropped and MPI is not finalized; call "
-               "weft_taskpool_wait and weft_fini before leaving main (exit status 1)",
-               atomic_load(&mpi_contexts), atomic_load(&mpi_contexts) == 1 ? "" : "s");
+    int live = atomic_load(&mpi_contexts), ended = atomic_load(&mpi_abandoned);
+    if ((live <= 0 && ended <= 0) || atomic_load(&mpi_pid) != (long)getpid()) return;
+    if (live > 0)
+        weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, "
+                   "so tasks not waited for are dropped and MPI is not finalized; call "
+                   "weft_taskpool_wait and weft_fini before leaving main (exit status 1)",
+                   live, live == 1 ? "" : "s");
+    else /* MPI_Finalize said so when it came; the exit said nothing more and was 0 */
+        weft_error("the process is exiting with %d weft context%s that MPI_Finalize ended and "
+                   "weft_fini never did: tasks not waited for were dropped; call "
+                   "weft_taskpool_wait and weft_fini before MPI_Finalize (exit status 1)",
+                   ended, ended == 1 ? "" : "s");
     fflush(NULL);
     _exit(1);
 }
@@ -93,6 +103,7 @@ void weft_runtime_stop_mpi(weft_context_t *ctx)
     free(ctx->node_of);
     ctx->node_of = NULL;
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    if (atomic_load(&ctx->mpi_gone)) atomic_fetch_sub(&mpi_abandoned, 1); /* its weft_fini */
     if (!ctx->mpi_started || atomic_fetch_sub(&mpi_contexts, 1) != 1) return;
     if (atomic_load(&mpi_ours)) {
         atomic_store(&mpi_ours, 0);
@@ -107,5 +118,6 @@ void weft_runtime_mpi_ended(weft_context_t *ctx)
     ctx->comm = MPI_COMM_NULL;
     if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1) weft_endsignal_remove();
     ctx->mpi_started = 0;
-    atomic_store(&mpi_ours, 0); /* finalized: by the application, not weft */
+    atomic_fetch_add(&mpi_abandoned, 1); /* until its weft_fini */
+    atomic_store(&mpi_ours, 0);          /* finalized: by the application, not weft */
 }
