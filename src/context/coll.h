@@ -20,7 +20,8 @@ int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
 
 /* Whether every rank can go on: *ok becomes the minimum of every rank's
  * (a rank without its buffers must not leave the others in the next
- * collective). The status as weft_coll_check's. */
+ * collective; the lowest of the ranks that set theirs, leak.c). The status
+ * as weft_coll_check's. */
 int weft_coll_all(weft_context_t *ctx, int *ok, const char *what)
     __attribute__((warn_unused_result));
 

@@ -167,8 +167,7 @@ static int share_words(weft_context_t *ctx, int root, int status, const char *wh
 static int lowest_rank(weft_context_t *ctx, int mine)
 {
     int r = mine ? ctx->rank : INT_MAX;
-    int rc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MIN, ctx->comm),
-                             "weft_fini: its last exchange between ranks");
+    int rc = weft_coll_all(ctx, &r, "weft_fini: its last exchange between ranks");
     return rc == WEFT_SUCCESS ? r : INT_MAX;
 }
 
