@@ -9,9 +9,12 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <mpi.h>
 #include <weft/weft.h>
+
+#include "app_flags.h"
 
 /* A flag each rank reads for itself that must be the same on all: -g
  * (the apps make their data and tasks alike on every rank only when every
@@ -35,6 +38,26 @@ static inline int app_same_flag(const char *prog, weft_context_t *ctx, const cha
             "not given): give every rank the same %s\n",
             prog, weft_rank(ctx), flag, (long long)value, flag, -mine[1], mine[0], flag);
     return -1;
+}
+
+/* app_same_flag for each flag of a table (flags, n) whose int64_t field
+ * lies at offset `from` or past it in opts, but those whose names skip
+ * lists (NULL-terminated; NULL for none). Every flag is compared, so each
+ * one that differs is named. Collective; 0, or -1 after the lines. */
+static inline int app_same_flags(const char *prog, weft_context_t *ctx, const app_flag_t *flags,
+                                 size_t n, const void *opts, size_t from, const char *const *skip,
+                                 int known)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        int skipped = flags[i].offset < from;
+        for (size_t k = 0; skip && skip[k] && !skipped; k++)
+            skipped = strcmp(flags[i].name, skip[k]) == 0;
+        if (skipped) continue;
+        int64_t v = *(const int64_t *)((const char *)opts + flags[i].offset);
+        if (app_same_flag(prog, ctx, flags[i].name, v, known) != 0) rc = -1;
+    }
+    return rc;
 }
 
 /* Whether every rank took its command line (parsed: this one did). A rank

@@ -248,11 +248,9 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
      * made different data creations", no flag named. A common option its
      * table lists again with other bounds (weft-geqrf's -t, a field of
      * app_opts_t) was compared above. */
-    for (size_t i = 0; i < d->cli.nflags; i++) {
-        if (d->cli.flags[i].offset < sizeof(app_opts_t)) continue;
-        int64_t v = *(const int64_t *)((const char *)opts + d->cli.flags[i].offset);
-        if (app_same_flag(d->cli.prog, ctx, d->cli.flags[i].name, v, known) != 0) rc = 1;
-    }
+    if (app_same_flags(d->cli.prog, ctx, d->cli.flags, d->cli.nflags, opts, sizeof(app_opts_t),
+                       NULL, known) != 0)
+        rc = 1;
     if (app_all_parsed(d->cli.prog, ctx, known) != 0) rc = 1;
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));
     if (rc == 0 && !o->nb_given) {

@@ -182,12 +182,9 @@ static int gs_validate(weft_context_t *ctx, gs_opts_t *o, appdev_t *dev, int ver
  * with it). -g was compared before the parse. Collective; 0 or -1. */
 static int gs_same_flags(weft_context_t *ctx, const gs_opts_t *o, int known)
 {
-    int rc = 0;
-    for (size_t i = 0; i < sizeof gs_flags / sizeof gs_flags[0]; i++) {
-        if (strcmp(gs_flags[i].name, "-c") == 0 || strcmp(gs_flags[i].name, "-g") == 0) continue;
-        int64_t v = *(const int64_t *)((const char *)o + gs_flags[i].offset);
-        if (app_same_flag(GS_NAME, ctx, gs_flags[i].name, v, known) != 0) rc = -1;
-    }
+    static const char *const skip[] = {"-c", "-g", NULL};
+    int rc = app_same_flags(GS_NAME, ctx, gs_flags, sizeof gs_flags / sizeof gs_flags[0], o, 0,
+                            skip, known);
     if (app_same_flag(GS_NAME, ctx, "--check", o->check, known) != 0) rc = -1;
     if (app_same_flag(GS_NAME, ctx, "--ptg", o->ptg, known) != 0) rc = -1;
     if (app_all_parsed(GS_NAME, ctx, known) != 0) rc = -1;

@@ -232,13 +232,8 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
 static int pp_agree(weft_context_t *ctx, const pp_opts_t *o, int parsed)
 {
     if (app_all_parsed(PP_NAME, ctx, parsed) != 0) return -1;
-    int rc = 0;
-    for (size_t i = 0; i < PP_NFLAGS; i++) {
-        if (strcmp(pp_flags[i].name, "-c") == 0) continue;
-        int64_t v = *(const int64_t *)((const char *)o + pp_flags[i].offset);
-        if (app_same_flag(PP_NAME, ctx, pp_flags[i].name, v, 1) != 0) rc = -1;
-    }
-    return rc;
+    static const char *const skip[] = {"-c", NULL};
+    return app_same_flags(PP_NAME, ctx, pp_flags, PP_NFLAGS, o, 0, skip, 1);
 }
 
 /* ---- measurements ----------------------------------------------------- */
