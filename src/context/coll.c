@@ -2,6 +2,7 @@
 #include "context/coll.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "util/fault.h"
 #include "util/log.h"
@@ -25,4 +26,21 @@ int weft_coll_all(weft_context_t *ctx, int *ok, const char *what)
 {
     return weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, ctx->comm),
                            what);
+}
+
+int weft_coll_share_failure(weft_context_t *ctx, int root, int *status, char *text, size_t len,
+                            const char *what)
+{
+    struct {
+        int status;
+        char text[WEFT_LOG_LINE];
+    } w = {.status = *status};
+    size_t n = len < sizeof w.text ? len : sizeof w.text;
+    if (ctx->rank == root) memcpy(w.text, text, n);
+    int rc = weft_coll_check(ctx, MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, root, ctx->comm), what);
+    if (rc != WEFT_SUCCESS || len == 0) return rc;
+    *status = w.status;
+    memcpy(text, w.text, n);
+    text[n - 1] = '\0';
+    return rc;
 }

@@ -25,4 +25,10 @@ int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
 int weft_coll_all(weft_context_t *ctx, int *ok, const char *what)
     __attribute__((warn_unused_result));
 
+/* One rank's failure told to every rank: root's *status and its text (len
+ * bytes at most, WEFT_LOG_LINE kept) replace every rank's, NUL-terminated.
+ * On a failed broadcast neither changes. The status as weft_coll_check's. */
+int weft_coll_share_failure(weft_context_t *ctx, int root, int *status, char *text, size_t len,
+                            const char *what) __attribute__((warn_unused_result));
+
 #endif

@@ -156,10 +156,8 @@ static int share_words(weft_context_t *ctx, int root, int status, const char *wh
 {
     *f = (fini_words_t){status, ""};
     if (ctx->rank == root) snprintf(f->msg, sizeof f->msg, "%s", why ? why : "");
-    int rc = weft_coll_check(ctx, MPI_Bcast(f, (int)sizeof *f, MPI_BYTE, root, ctx->comm),
-                             "weft_fini: passing a rank's failure at weft_fini on");
-    f->msg[sizeof f->msg - 1] = '\0';
-    return rc;
+    return weft_coll_share_failure(ctx, root, &f->status, f->msg, sizeof f->msg,
+                                   "weft_fini: passing a rank's failure at weft_fini on");
 }
 
 /* The lowest rank among those whose `mine` is set (INT_MAX: none), or

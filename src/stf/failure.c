@@ -231,17 +231,9 @@ void weft_failure_note(weft_taskpool_t *tp, int status, const char *what)
 static void pass_first_on(weft_context_t *ctx, weft_failure_rec_t *rec, int first,
                           const char *where)
 {
-    struct {
-        int status;
-        char what[sizeof rec->what];
-    } w = {.status = rec->status};
-    memcpy(w.what, rec->what, sizeof w.what);
-    int rc = weft_coll_check(ctx, MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, first, ctx->comm), where);
-    if (rc == WEFT_SUCCESS) {
-        rec->status = w.status;
-        memcpy(rec->what, w.what, sizeof rec->what);
+    if (weft_coll_share_failure(ctx, first, &rec->status, rec->what, sizeof rec->what, where) ==
+        WEFT_SUCCESS)
         return;
-    }
     if (ctx->rank != first)
         snprintf(rec->what, sizeof rec->what, "(MPI failed passing the first failure on)");
     rec->status = WEFT_ERR_MPI;
