@@ -2,7 +2,9 @@
  * in step (a wait's question whether a task failed, the recovery of good
  * versions and the key sets it gathers, a graph's wait telling the ranks
  * which NEW data it wrote (ptg/ptgsettle.c: its key gather and reduction),
- * the failure exchange, weft_fini's last exchange): MPI's return code
+ * the failure exchange, weft_fini's last exchange, and the one an
+ * agreement adds when the ranks disagree: the failing rank's words or the
+ * points each rank reached, stf/agree.c): MPI's return code
  * checked in one place, which
  * fault_inject's site mpi_coll can fail, so that these paths are tested. */
 #ifndef WEFT_CONTEXT_COLL_H

@@ -105,19 +105,15 @@ int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype
 static int share_failure(weft_context_t *ctx, const weft_agree_vote_t *mine,
                          weft_agree_outcome_t *out)
 {
-    struct {
-        int status;
-        char msg[WEFT_LOG_LINE];
-    } f = {mine->status, ""};
+    out->failed_status = mine->status;
+    out->failed_msg[0] = '\0';
     if (ctx->rank == out->failed_rank) {
-        weft_log_last_error(f.msg, sizeof f.msg);
-        if (!f.msg[0]) snprintf(f.msg, sizeof f.msg, "%s", weft_strerror(mine->status));
+        weft_log_last_error(out->failed_msg, sizeof out->failed_msg);
+        if (!out->failed_msg[0])
+            snprintf(out->failed_msg, sizeof out->failed_msg, "%s", weft_strerror(mine->status));
     }
-    if (MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, out->failed_rank, ctx->comm) != MPI_SUCCESS)
-        return WEFT_ERR_MPI;
-    out->failed_status = f.status;
-    memcpy(out->failed_msg, f.msg, sizeof f.msg);
-    return WEFT_SUCCESS;
+    return weft_coll_share_failure(ctx, out->failed_rank, &out->failed_status, out->failed_msg,
+                                   sizeof out->failed_msg, mine->where);
 }
 
 /* "0,2-3": the ranks whose point reads the same as rank r0's. */
@@ -147,8 +143,9 @@ static int report_points(weft_context_t *ctx, const weft_agree_vote_t *mine)
         weft_error("out of memory naming the points the ranks reached: ending the run");
         MPI_Abort(ctx->comm, 1);
     }
-    if (MPI_Allgather(mine->where, WEFT_AGREE_WHERE, MPI_CHAR, all, WEFT_AGREE_WHERE, MPI_CHAR,
-                      ctx->comm) != MPI_SUCCESS) {
+    int rc = MPI_Allgather(mine->where, WEFT_AGREE_WHERE, MPI_CHAR, all, WEFT_AGREE_WHERE, MPI_CHAR,
+                           ctx->comm);
+    if (weft_coll_check(ctx, rc, mine->where) != WEFT_SUCCESS) {
         free(all);
         return WEFT_ERR_MPI;
     }

@@ -1,0 +1,35 @@
+/* The collective an agreement makes when the ranks disagree fails in MPI
+ * (fault_inject mpi_coll:1, on every rank, as when the communicator
+ * breaks): the broadcast of the failing rank's words ("failed": rank 0's
+ * gather is refused, a NULL buffer on the root) or the gather of the
+ * points every rank reached ("points": rank 1 skips the gather and waits).
+ * Both returned WEFT_ERR_MPI without a line and without stopping the
+ * context's later collectives; now every rank names the collective, the
+ * context is diverged (the next wait returns WEFT_ERR_MISMATCH at once),
+ * weft_fini fails. Prints "test_agree_mpi rank R: gather=G next=N fini=F"
+ * (run_expect.sh checks). */
+#include <stdio.h>
+#include <string.h>
+
+#include "weft/weft.h"
+
+int main(int argc, char **argv)
+{
+    weft_context_t *ctx = weft_init(&argc, &argv);
+    if (!ctx) return 2;
+    int me = weft_rank(ctx), points = argc > 1 && strcmp(argv[1], "points") == 0;
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 8, 8, 4, 4, weft_nranks(ctx), 1);
+    static double buf[64];
+    int g = 1;
+    if (!points)
+        g = weft_matrix_gather(A, 0, me == 0 ? NULL : buf, 8);
+    else if (me != 1)
+        g = weft_matrix_gather(A, 0, buf, 8);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "next");
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_matrix_free(A);
+    int f = weft_fini(ctx);
+    printf("test_agree_mpi rank %d: gather=%d next=%d fini=%d\n", me, g, w, f);
+    return 0;
+}
