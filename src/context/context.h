@@ -111,6 +111,7 @@ struct weft_context {
      * reference, tried again at each wait (devmgr/devflush.c; main thread). */
     weft_vec_t wb_pending; /* weft_data_t * */
     int leak_report, show_stats;
+    atomic_int check_reads; /* bodies' read-only flows hashed (stf/readcheck.h); live */
     int seq_detail;      /* seqcheck_detail: task logs keep a record an entry */
     long insert_window;  /* pending tasks past which the inserting thread helps */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */

@@ -47,6 +47,10 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("leak_report", "1",
          "report runtime-owned copies still alive at taskpool and context end (a leak at "
          "context end makes weft_fini return WEFT_ERR_INVALID)"),
+    BOOL("check_reads", "0",
+         "debug aid: hash each read-only (WEFT_R) flow before and after a body that runs on "
+         "the host or an emu device; a body that wrote one fails, naming the flow (CUDA and "
+         "HIP bodies are not checked); may be set after weft_init"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sim_nranks", "0", 0, 1 << 24,

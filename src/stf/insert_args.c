@@ -161,8 +161,11 @@ static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, 
         weft_error("insert %s: argument %d has tag 0x%x: %s", t->cls->name, pos, a->tag, misuse);
         return WEFT_ERR_INVALID;
     }
+    /* Garbage here is most often what followed a list whose closing 0
+     * was left out (a newcomer read the hex and looked for a bad flag). */
     weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
-               "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK or WEFT_DEVICE_HINT)",
+               "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK, WEFT_DEVICE_HINT or the 0 that ends "
+               "the list: was that 0 left out?)",
                t->cls->name, pos, a->tag);
     return WEFT_ERR_INVALID;
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "stf/failure.h"
+#include "stf/readcheck.h"
 #include "stf/taskpool.h"
 #include "util/fault.h"
 #include "util/inbody.h"
@@ -30,9 +31,12 @@ int weft_taskrun_body(weft_task_t *t)
     } else {
         weft_inbody_t saved;
         weft_inbody_t now = weft_task_inbody(t);
+        weft_readcheck_t reads;
+        weft_readcheck_before(t, &reads);
         weft_inbody_enter(&saved, &now);
         rc = t->body_fn(t);
         weft_inbody_leave(&saved);
+        weft_readcheck_after(t, &reads);
     }
     weft_log_cause_leave(outer);
     t->body_rc = rc;
