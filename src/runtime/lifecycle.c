@@ -268,90 +268,6 @@ static void stop_threads(weft_context_t *ctx)
     weft_sched_destroy(ctx->sched);
 }
 
-/* Parameters every rank must share: the receiver of a transfer sizes its
- * eager buffers and staged chunks by its own values, every rank inserts
- * the same partial-result tasks of a reduction (redux_lanes), the
- * ranks' view of which of them share a node (comm_node_split), and the
- * collectives of a mismatch report (seqcheck_detail: a rank without it
- * would skip a gather the others make). */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
-                                         "comm_node_split", "seqcheck_detail"};
-
-/* Those values in words into desc, and the hash the ranks compare. */
-static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
-{
-    size_t len = 0;
-    desc[0] = '\0';
-    for (size_t i = 0; i < sizeof must_match / sizeof must_match[0] && len < n; i++) {
-        const weft_param_def_t *def = weft_params_find(must_match[i]);
-        char num[24];
-        snprintf(num, sizeof num, "%lld", (long long)weft_params_int(ctx->params, must_match[i]));
-        /* An enum in the words the user typed (comm_node_split=rank, not 1). */
-        const char *value =
-            def && def->kind == WEFT_PARAM_ENUM ? weft_params_str(ctx->params, must_match[i]) : num;
-        len +=
-            (size_t)snprintf(desc + len, n - len, "%s%s=%s;", i ? " " : "", must_match[i], value);
-    }
-    return weft_seqcheck_hash_str(desc);
-}
-
-/* After the ranks found their must_match values differ (every rank knows
- * it, so every rank calls this collective): the parameters that differ,
- * named with their range over the ranks. */
-static void name_must_match(const weft_context_t *ctx)
-{
-    enum { N = sizeof must_match / sizeof must_match[0] };
-    long long v[2 * N];
-    for (int i = 0; i < N; i++) {
-        v[i] = (long long)weft_params_int(ctx->params, must_match[i]);
-        v[N + i] = -v[i];
-    }
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 2 * N, MPI_LONG_LONG, MPI_MAX, ctx->comm) != MPI_SUCCESS)
-        return;
-    for (int i = 0; i < N; i++) {
-        if (v[i] == -v[N + i]) continue;
-        const weft_param_def_t *def = weft_params_find(must_match[i]);
-        if (def && def->kind == WEFT_PARAM_ENUM) /* its words, not their numbers */
-            weft_error("weft_init: %s differs between ranks (here %s): give every rank the same "
-                       "value",
-                       must_match[i], weft_params_str(ctx->params, must_match[i]));
-        else
-            weft_error("weft_init: %s differs between ranks (from %lld to %lld; here %lld): give "
-                       "every rank the same value",
-                       must_match[i], -v[N + i], v[i],
-                       (long long)weft_params_int(ctx->params, must_match[i]));
-    }
-}
-
-/* After each step of weft_init every rank learns whether any rank failed,
- * and all print the failing rank's own words. Step 1 also compares the
- * parameters that must be equal on every rank. */
-static int init_agree(weft_context_t *ctx, int step, const char *what, int rc)
-{
-    weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
-    snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
-    char values[200] = "";
-    if (step == 1 && rc == WEFT_SUCCESS) {
-        v.call_hash = must_match_hash(ctx, values, sizeof values);
-        v.ncalls = 1;
-    }
-    weft_agree_outcome_t out = {0};
-    int arc = weft_agree(ctx, &v, &out);
-    if (arc == WEFT_SUCCESS && !out.same_calls) {
-        weft_error("weft_init failed: the ranks were given different values of parameters "
-                   "that must be equal on every rank; this rank has %s",
-                   values);
-        name_must_match(ctx);
-        return WEFT_ERR_PARAM;
-    }
-    if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
-    if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
-        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
-    else
-        weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);
-    return arc;
-}
-
 /* MPI starts first, so that every later failure can be agreed on; each
  * failure-prone step ends with an agreement that every rank enters. */
 /* The context before any step: its own structures, nothing of MPI yet. */
@@ -432,27 +348,27 @@ weft_context_t *weft_init(int *argc, char ***argv)
     weft_log_clear_last_error();
     if (weft_runtime_start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx, argc, argv);
-    if (init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
+    if (weft_runtime_init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
     rc = start_host(ctx);
-    if (init_agree(ctx, 2, "topology and trace file", rc) != WEFT_SUCCESS) {
+    if (weft_runtime_init_agree(ctx, 2, "topology and trace file", rc) != WEFT_SUCCESS) {
         if (rc == WEFT_SUCCESS) stop_host(ctx);
         goto undo_params;
     }
     /* The ranks left the agreement together: the traces share an origin. */
     weft_trace_set_origin(ctx->trace, weft_trace_now());
     rc = weft_devexec_start(ctx);
-    if (init_agree(ctx, 3, "devices", rc) != WEFT_SUCCESS) {
+    if (weft_runtime_init_agree(ctx, 3, "devices", rc) != WEFT_SUCCESS) {
         if (rc == WEFT_SUCCESS) weft_devexec_stop(ctx);
         goto undo_host;
     }
     rc = start_threads(ctx);
-    if (init_agree(ctx, 4, "workers and comm", rc) != WEFT_SUCCESS) {
+    if (weft_runtime_init_agree(ctx, 4, "workers and comm", rc) != WEFT_SUCCESS) {
         if (rc == WEFT_SUCCESS) stop_threads(ctx);
         goto undo_devices;
     }
     /* Collective: every rank has its engine now (nccl communicators). */
     rc = ctx->comm_engine ? weft_comm_connect(ctx->comm_engine) : WEFT_SUCCESS;
-    if (init_agree(ctx, 5, "transports", rc) != WEFT_SUCCESS) {
+    if (weft_runtime_init_agree(ctx, 5, "transports", rc) != WEFT_SUCCESS) {
         stop_threads(ctx);
         goto undo_devices;
     }
@@ -517,9 +433,10 @@ static void fini_tell(weft_context_t *ctx, int leaks, int status, const char *wh
 /* Taskpools not waited for are waited for first (all ranks in the same
  * order), then the ranks agree that all reached weft_fini: only then is
  * the barrier safe. After a disagreement no collective runs at all. */
-int weft_fini(weft_context_t *ctx)
+/* weft_fini's first part: what the run leaves to say, while every thread
+ * still runs. */
+static void fini_report(weft_context_t *ctx)
 {
-    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
     /* What the program printed before goes out now: a rank that leaves
      * first with a non-zero exit has the launcher end this one with
      * SIGTERM, and a verdict line still in stdout's buffer was lost. */
@@ -529,6 +446,13 @@ int weft_fini(weft_context_t *ctx)
     if (ctx->nranks > 1 && !ctx->diverged) (void)weft_seqcheck_fini(ctx);
     if (ctx->show_stats) weft_stats_print(ctx);
     if (ctx->sim) weft_sim_report(ctx);
+}
+
+/* Stops the threads that move data and hand out tasks: the comm engine
+ * once every rank's transfers are over, then the scheduler. Whether the
+ * ranks were in step when weft_fini began. */
+static int fini_stop_threads(weft_context_t *ctx)
+{
     if (ctx->diverged) {
         /* Tasks the disagreement (or an MPI_Finalize, on one rank too)
          * abandoned may still run and hand transfers to the engine or
@@ -554,6 +478,13 @@ int weft_fini(weft_context_t *ctx)
         ctx->comm_engine = NULL;
     }
     weft_sched_destroy(ctx->sched);
+    return in_step;
+}
+
+/* The user's memory written back, the leak report, the devices closed, the
+ * trace written, and what failed told to every rank. */
+static void fini_settle(weft_context_t *ctx, int in_step)
+{
     weft_context_free_taskpools(ctx, 0);
     /* The user's memory, before the leak report (not tried after a
      * disagreement: the devices' managers are stopped). */
@@ -568,6 +499,13 @@ int weft_fini(weft_context_t *ctx)
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;
     if (frc == WEFT_SUCCESS) frc = trc;
     fini_tell(ctx, leaks, frc, why);
+}
+
+int weft_fini(weft_context_t *ctx)
+{
+    if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
+    fini_report(ctx);
+    fini_settle(ctx, fini_stop_threads(ctx));
     int rc = atomic_load(&ctx->error);
     if (rc == WEFT_SUCCESS) rc = ctx->misuse;
     weft_blas_threads_restore(&ctx->blas_threads);

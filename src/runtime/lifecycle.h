@@ -1,6 +1,7 @@
 /* The parts of weft_init and weft_fini kept in files of their own: MPI,
- * one a process for every context (procmpi.c), and the parameters that
- * may change after weft_init (ctxquery.c). */
+ * one a process for every context (procmpi.c), the agreement after each
+ * step of weft_init (initagree.c), and the parameters that may change
+ * after weft_init (ctxquery.c). */
 #ifndef WEFT_RUNTIME_LIFECYCLE_H
 #define WEFT_RUNTIME_LIFECYCLE_H
 
@@ -24,6 +25,11 @@ void weft_runtime_mpi_ended(weft_context_t *ctx);
  * before weft's own MPI_Finalize. */
 void weft_runtime_watch_mpi_end(weft_context_t *ctx);
 void weft_runtime_unwatch_mpi_end(weft_context_t *ctx);
+/* After each step of weft_init every rank learns whether any rank failed,
+ * and all print the failing rank's own words (rc: this rank's outcome of
+ * step `step`, named `what`). Step 1 also compares the parameters that
+ * must be equal on every rank. Collective; WEFT_SUCCESS or the error. */
+int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int rc);
 /* Copies the parameters weft_param_set may change into ctx. */
 void weft_runtime_apply_live_params(weft_context_t *ctx);
 

@@ -1,0 +1,93 @@
+/* The agreement that ends each step of weft_init, and the parameters that
+ * must be equal on every rank, compared at its first step
+ * (lifecycle.h: weft_runtime_init_agree). */
+#include <stdio.h>
+
+#include "context/coll.h"
+#include "params/params.h"
+#include "runtime/lifecycle.h"
+#include "stf/agree.h"
+#include "stf/seqcheck.h"
+#include "util/log.h"
+
+/* Parameters every rank must share: the receiver of a transfer sizes its
+ * eager buffers and staged chunks by its own values, every rank inserts
+ * the same partial-result tasks of a reduction (redux_lanes), the
+ * ranks' view of which of them share a node (comm_node_split), and the
+ * collectives of a mismatch report (seqcheck_detail: a rank without it
+ * would skip a gather the others make). */
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
+                                         "comm_node_split", "seqcheck_detail"};
+
+/* Those values in words into desc, and the hash the ranks compare. */
+static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
+{
+    size_t len = 0;
+    desc[0] = '\0';
+    for (size_t i = 0; i < sizeof must_match / sizeof must_match[0] && len < n; i++) {
+        const weft_param_def_t *def = weft_params_find(must_match[i]);
+        char num[24];
+        snprintf(num, sizeof num, "%lld", (long long)weft_params_int(ctx->params, must_match[i]));
+        /* An enum in the words the user typed (comm_node_split=rank, not 1). */
+        const char *value =
+            def && def->kind == WEFT_PARAM_ENUM ? weft_params_str(ctx->params, must_match[i]) : num;
+        len +=
+            (size_t)snprintf(desc + len, n - len, "%s%s=%s;", i ? " " : "", must_match[i], value);
+    }
+    return weft_seqcheck_hash_str(desc);
+}
+
+/* After the ranks found their must_match values differ (every rank knows
+ * it, so every rank calls this collective): the parameters that differ,
+ * named with their range over the ranks. */
+static void name_must_match(weft_context_t *ctx)
+{
+    enum { N = sizeof must_match / sizeof must_match[0] };
+    long long v[2 * N];
+    for (int i = 0; i < N; i++) {
+        v[i] = (long long)weft_params_int(ctx->params, must_match[i]);
+        v[N + i] = -v[i];
+    }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2 * N, MPI_LONG_LONG, MPI_MAX, ctx->comm);
+    if (weft_coll_check(ctx, rc, "weft_init: naming the parameters that differ") != WEFT_SUCCESS)
+        return;
+    for (int i = 0; i < N; i++) {
+        if (v[i] == -v[N + i]) continue;
+        const weft_param_def_t *def = weft_params_find(must_match[i]);
+        if (def && def->kind == WEFT_PARAM_ENUM) /* its words, not their numbers */
+            weft_error("weft_init: %s differs between ranks (here %s): give every rank the same "
+                       "value",
+                       must_match[i], weft_params_str(ctx->params, must_match[i]));
+        else
+            weft_error("weft_init: %s differs between ranks (from %lld to %lld; here %lld): give "
+                       "every rank the same value",
+                       must_match[i], -v[N + i], v[i],
+                       (long long)weft_params_int(ctx->params, must_match[i]));
+    }
+}
+
+int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int rc)
+{
+    weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
+    snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
+    char values[200] = "";
+    if (step == 1 && rc == WEFT_SUCCESS) {
+        v.call_hash = must_match_hash(ctx, values, sizeof values);
+        v.ncalls = 1;
+    }
+    weft_agree_outcome_t out = {0};
+    int arc = weft_agree(ctx, &v, &out);
+    if (arc == WEFT_SUCCESS && !out.same_calls) {
+        weft_error("weft_init failed: the ranks were given different values of parameters "
+                   "that must be equal on every rank; this rank has %s",
+                   values);
+        name_must_match(ctx);
+        return WEFT_ERR_PARAM;
+    }
+    if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
+    if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
+        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
+    else
+        weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);
+    return arc;
+}
