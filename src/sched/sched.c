@@ -164,6 +164,10 @@ static void *worker_main(void *arg)
     weft_sched_t *s = me->sched;
     self_id = me->id;
     bind_worker(s, me->id);
+    /* A new worker sleeps until the first task: spinning (and yielding)
+     * while weft_init still creates the others made each creation compete
+     * with every worker before it (cores=4096 took over a minute). */
+    sleep_until_work(s);
     int idle = 0;
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
         if (atomic_load_explicit(&s->nready, memory_order_relaxed) > 0) {
