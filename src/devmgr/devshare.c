@@ -17,6 +17,7 @@
 typedef struct devshare_dev {
     char key[WEFT_DEVICE_KEY_MAX];
     uint64_t free_bytes;
+    uint64_t total_bytes; /* its size as this rank sees it */
 } devshare_dev_t;
 
 typedef struct devshare_rec {
@@ -41,6 +42,7 @@ static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
         }
         rec->dev[i - 1].key[WEFT_DEVICE_KEY_MAX - 1] = '\0';
         rec->dev[i - 1].free_bytes = dev->share.free_min;
+        rec->dev[i - 1].total_bytes = dev->share.total;
     }
     rec->n = ds->n;
     rec->ok = 1;
@@ -49,9 +51,11 @@ static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
 
 /* Counts, over the records of the node's ranks that opened their devices,
  * the devices named like dev, and the least free memory among them; 1 in
- * *first when no rank before `me` (this rank's record) names it. */
-static void count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec,
-                          int me, int *first)
+ * *first when no rank before `me` (this rank's record) names it. Ranks
+ * that see one device with different sizes (an emu device given another
+ * device_emu_memory: the smallest silently won) are refused, named. */
+static int count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec,
+                         int me, int *first)
 {
     int sharers = 0;
     uint64_t free_min = dev->share.free_min;
@@ -63,10 +67,19 @@ static void count_sharers(weft_device_t *dev, const char *key, const devshare_re
             sharers++;
             if (r < me) *first = 0;
             if (all[r].dev[j].free_bytes < free_min) free_min = all[r].dev[j].free_bytes;
+            if (all[r].dev[j].total_bytes != dev->share.total) {
+                weft_error("%s is shared with another rank of this node that sees it with %llu "
+                           "bytes, %zu here: give the ranks that share a device the same size "
+                           "for it (device_emu_memory)",
+                           dev->name, (unsigned long long)all[r].dev[j].total_bytes,
+                           dev->share.total);
+                return WEFT_ERR_PARAM;
+            }
         }
     }
     dev->share.sharers = sharers > 0 ? sharers : 1;
     dev->share.free_min = (size_t)free_min;
+    return WEFT_SUCCESS;
 }
 
 /* Ranks that share a device which runs one process's kernels at a time
@@ -119,10 +132,10 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
     int grc = gather_node(ctx->comm, &mine, &all, &nrec, &me);
     if (rc == WEFT_SUCCESS) rc = grc;
     if (rc == WEFT_SUCCESS && ds) {
-        for (int i = 1; i <= ds->n; i++) {
+        for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
             int first = 0;
-            count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec, me, &first);
-            warn_time_sliced(ds->dev[i], first);
+            rc = count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec, me, &first);
+            if (rc == WEFT_SUCCESS) warn_time_sliced(ds->dev[i], first);
         }
     }
     free(all);
