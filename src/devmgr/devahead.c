@@ -54,9 +54,30 @@ struct weft_devahead {
     ahead_rec_t rec[AHEAD_MAX];
 };
 
+/* Parameters given that the others leave without effect, said once a
+ * rank (by its first device's manager): a reviewer's prefetch_ahead=8 with
+ * device_evict=lru fetched nothing ahead, without a word. */
+static void say_unused(const weft_devmgr_t *m, int max)
+{
+    if (m->dev->index != 1) return;
+    if (max > 0 && (!m->evict_next_use || !m->prefetch || m->prefetch_share >= 100))
+        weft_warn("device_prefetch_ahead=%d does nothing with %s: it needs device_evict=next_use, "
+                  "device_prefetch=1 and device_prefetch_share below 100",
+                  max,
+                  !m->evict_next_use ? "device_evict=lru"
+                  : !m->prefetch     ? "device_prefetch=0"
+                                     : "device_prefetch_share=100");
+    if (!m->evict_next_use && weft_params_is_set(m->ctx->params, "device_prefetch_share"))
+        weft_warn("device_prefetch_share=%d does nothing with device_evict=lru: it bounds "
+                  "next_use eviction",
+                  m->prefetch_share);
+}
+
 int weft_devahead_start(weft_devmgr_t *m, int max)
 {
-    if (max <= 0 || !m->evict_next_use || !m->prefetch) return WEFT_SUCCESS;
+    say_unused(m, max);
+    if (max <= 0 || !m->evict_next_use || !m->prefetch || m->prefetch_share >= 100)
+        return WEFT_SUCCESS;
     weft_devahead_t *a = calloc(1, sizeof *a);
     if (!a) return WEFT_ERR_NOMEM;
     if (weft_upcoming_init(&a->upcoming) != WEFT_SUCCESS) {

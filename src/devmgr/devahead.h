@@ -8,8 +8,9 @@
 
 /* Lists m's upcoming tasks from insertion on (ctx->upcoming) and lets its
  * manager hold up to `max` tiles ahead (arriving, or in and not used yet); max 0, device_evict=lru
- * (its victims do not know the future) or device_prefetch=0 (no prefetch
- * stream) leaves it off. Before the manager
+ * (its victims do not know the future), device_prefetch=0 (no prefetch
+ * stream) or device_prefetch_share=100 (no room) leaves it off, said
+ * when max was given. Before the manager
  * thread starts. WEFT_ERR_NOMEM. */
 int weft_devahead_start(weft_devmgr_t *m, int max) __attribute__((warn_unused_result));
 /* After the manager thread stopped (nothing in flight): the listed tasks'
