@@ -103,14 +103,16 @@ static const char *copy_place(const weft_comm_msg_t *m)
 
 /* Why the transport asked for did not take a transfer, as far as the two
  * ends tell: one bit a reason, so that each is said once. */
-static int replaced_reason(const weft_comm_t *c, const weft_comm_msg_t *m, int target,
-                           const char **why)
+static int replaced_reason(const weft_comm_t *c, const weft_comm_transport_t *want,
+                           const weft_comm_msg_t *m, int target, const char **why)
 {
     if (!m->on_device || target == 0) {
         *why = "an end in host memory";
         return 1;
     }
-    if (m->node != c->node_of[c->rank]) {
+    /* Only ipc stops at the node (nccl crosses nodes: its emu ends were
+     * blamed on the node split). */
+    if (want->ops->id == WEFT_TRANSPORT_IPC && m->node != c->node_of[c->rank]) {
         *why = "the ranks on different nodes (comm_node_split)";
         return 2;
     }
@@ -127,7 +129,7 @@ static void tell_replaced(weft_comm_t *c, const weft_comm_transport_t *want,
                           const weft_comm_msg_t *m, int target, int id)
 {
     const char *why;
-    int reason = replaced_reason(c, m, target, &why);
+    int reason = replaced_reason(c, want, m, target, &why);
     if (c->warned_transport & reason) return;
     c->warned_transport |= reason;
     weft_warn("comm_transport=%s cannot carry data %llu v%u from rank %d (its copy on %s) to "
