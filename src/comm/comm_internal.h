@@ -362,7 +362,8 @@ void weft_comm__task_ends(weft_comm_t *c, void *a, void *b);
 void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int tag,
                               int chunk_cols);
 /* A device copy the engine enqueues itself (an ipc pull, a staged chunk,
- * an eager landing on a device): `cols` columns of d's rows, through the
+ * an eager landing on a device): `cols` columns of d's rows (src on
+ * device src_dev of rank src_rank, -1 for this rank), through the
  * fault site device_copy as the device path's copies are, so that tests
  * reach the engine's failure paths too. An injected failure is logged at
  * `level`: a warning where the caller stages the tile instead; an error
@@ -370,7 +371,8 @@ void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int
  * says why the transfer failed. */
 int weft_comm__device_copy(weft_comm_t *c, int level, weft_device_t *by, int stream,
                            weft_region_t dst, int dst_dev, weft_region_t src, int src_dev,
-                           weft_comm_xfer_t *x, int cols) __attribute__((warn_unused_result));
+                           int src_rank, weft_comm_xfer_t *x, int cols)
+    __attribute__((warn_unused_result));
 /* Copies the eager payload of activation in (contiguous) into x->copy:
  * WEFT_SUCCESS or an error when done here (host memory, or a failed
  * enqueue; the caller frees in); WEFT_AGAIN when the copy goes to a device

@@ -193,7 +193,7 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
      * A failed pull is staged instead (transport.c), so an injected
      * failure is a warning, not an error line in a run that succeeds. */
     int rc = weft_comm__device_copy(c, WEFT_LOG_WARN, by, WEFT_STREAM_IN, dst, x->copy->device, src,
-                                    by->index, x, d->cols);
+                                    by->index, m->src, x, d->cols);
     if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);

@@ -69,12 +69,12 @@ void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int
 
 int weft_comm__device_copy(weft_comm_t *c, int level, weft_device_t *by, int stream,
                            weft_region_t dst, int dst_dev, weft_region_t src, int src_dev,
-                           weft_comm_xfer_t *x, int cols)
+                           int src_rank, weft_comm_xfer_t *x, int cols)
 {
     const weft_data_t *d = x->copy->data;
     weft_log_cause_t *outer = level == WEFT_LOG_ERROR ? weft_log_cause_enter(&x->t->cause) : NULL;
     int rc = weft_fault_copy_hit(c->cfg.fault, level, by->index, (unsigned long long)d->key,
-                                 src_dev, dst_dev)
+                                 src_dev, src_rank, dst_dev)
                  ? WEFT_ERR_INTERNAL
                  : weft_device_copy(by, stream, dst, dst_dev, src, src_dev, d->rows, cols, d->elem);
     if (level == WEFT_LOG_ERROR) weft_log_cause_leave(outer);
@@ -108,7 +108,7 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pe
     weft_region_t dst = {cp->ptr, cp->ld}, src = {(void *)payload, d->rows};
     weft_event_t ev;
     int rc = weft_comm__device_copy(c, WEFT_LOG_ERROR, dev, WEFT_STREAM_IN, dst, cp->device, src, 0,
-                                    x, d->cols);
+                                    -1, x, d->cols);
     if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, dev, ev, eager_landed, x, in, &x->dev_status);

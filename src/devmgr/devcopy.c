@@ -48,7 +48,7 @@ int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *
                          weft_data_copy_t *dst, weft_data_copy_t *src)
 {
     if (weft_fault_copy_hit(d->ctx->fault, level, by->index, (unsigned long long)d->key,
-                            src->device, dst->device))
+                            src->device, -1, dst->device))
         return WEFT_ERR_INTERNAL;
     weft_stage_fn fn = stage_fn(d, dst->device, src->device);
     if (!fn) {

@@ -190,11 +190,17 @@ int weft_fault_hit_slow(weft_fault_t *f, weft_fault_site_t site, const char *cls
 }
 
 int weft_fault_copy_hit(weft_fault_t *f, int level, int by, unsigned long long key, int src,
-                        int dst)
+                        int src_rank, int dst)
 {
     if (!weft_fault_hit(f, WEFT_FAULT_DEVICE_COPY, NULL)) return 0;
-    weft_log(level, by,
-             "fault_inject: the copy of data %llu from device %d to device %d fails (injected)",
-             key, src, dst);
+    /* A pull from a peer's device names the peer ("from device 1 to
+     * device 1" read as a copy onto itself). */
+    char from[48];
+    if (src_rank >= 0)
+        snprintf(from, sizeof from, "rank %d's device %d", src_rank, src);
+    else
+        snprintf(from, sizeof from, "device %d", src);
+    weft_log(level, by, "fault_inject: the copy of data %llu from %s to device %d fails (injected)",
+             key, from, dst);
     return 1;
 }
