@@ -27,7 +27,11 @@ static inline void app_failed_here(weft_context_t *ctx, const char *prog, int mi
 static inline int app_all_passed(int passed)
 {
     int all = passed;
-    MPI_Allreduce(&passed, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    /* A verdict MPI could not gather is no pass (each rank kept its own). */
+    if (MPI_Allreduce(&passed, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "the ranks' verdicts could not be gathered (MPI error): FAILED\n");
+        return 0;
+    }
     return all;
 }
 
