@@ -38,8 +38,9 @@ int weft_coll_share_failure(weft_context_t *ctx, int root, int *status, char *te
     size_t n = len < sizeof w.text ? len : sizeof w.text;
     if (ctx->rank == root) memcpy(w.text, text, n);
     int rc = weft_coll_check(ctx, MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, root, ctx->comm), what);
-    if (rc != WEFT_SUCCESS || len == 0) return rc;
+    if (rc != WEFT_SUCCESS) return rc;
     *status = w.status;
+    if (n == 0) return rc;
     memcpy(text, w.text, n);
     text[n - 1] = '\0';
     return rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devmgr/devmgr.h"
+#include "params/params.h"
 #include "util/log.h"
 
 /* What one rank contributes: its devices, or a failure marker (ok = 0)
@@ -17,7 +18,7 @@
 typedef struct devshare_dev {
     char key[WEFT_DEVICE_KEY_MAX];
     uint64_t free_bytes;
-    uint64_t total_bytes; /* its size as this rank sees it */
+    uint64_t asked_bytes; /* an emu device's device_emu_memory, 0 for the others */
 } devshare_dev_t;
 
 typedef struct devshare_rec {
@@ -42,7 +43,10 @@ static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
         }
         rec->dev[i - 1].key[WEFT_DEVICE_KEY_MAX - 1] = '\0';
         rec->dev[i - 1].free_bytes = dev->share.free_min;
-        rec->dev[i - 1].total_bytes = dev->share.total;
+        rec->dev[i - 1].asked_bytes =
+            dev->ops->type == WEFT_DEV_EMU
+                ? (uint64_t)weft_params_int(dev->params, "device_emu_memory")
+                : 0;
     }
     rec->n = ds->n;
     rec->ok = 1;
@@ -52,10 +56,13 @@ static int fill_record(weft_devices_t *ds, devshare_rec_t *rec)
 /* Counts, over the records of the node's ranks that opened their devices,
  * the devices named like dev, and the least free memory among them; 1 in
  * *first when no rank before `me` (this rank's record) names it. Ranks
- * that see one device with different sizes (an emu device given another
- * device_emu_memory: the smallest silently won) are refused, named. */
-static int count_sharers(weft_device_t *dev, const char *key, const devshare_rec_t *all, int nrec,
-                         int me, int *first)
+ * that share an emu device given different device_emu_memory are refused,
+ * named (the smallest silently won). Only the size asked is compared: the
+ * one each rank measures also depends on /dev/shm's free space at its
+ * opening and on its count of emu devices; and a GPU's total may differ
+ * between its clients (MPS memory limits), where the least free one wins. */
+static int count_sharers(weft_device_t *dev, const devshare_dev_t *mine, const devshare_rec_t *all,
+                         int nrec, int me, int *first)
 {
     int sharers = 0;
     uint64_t free_min = dev->share.free_min;
@@ -63,16 +70,16 @@ static int count_sharers(weft_device_t *dev, const char *key, const devshare_rec
     for (int r = 0; r < nrec; r++) {
         if (!all[r].ok) continue;
         for (int j = 0; j < all[r].n; j++) {
-            if (strncmp(all[r].dev[j].key, key, WEFT_DEVICE_KEY_MAX) != 0) continue;
+            if (strncmp(all[r].dev[j].key, mine->key, WEFT_DEVICE_KEY_MAX) != 0) continue;
             sharers++;
             if (r < me) *first = 0;
             if (all[r].dev[j].free_bytes < free_min) free_min = all[r].dev[j].free_bytes;
-            if (all[r].dev[j].total_bytes != dev->share.total) {
-                weft_error("%s is shared with another rank of this node that sees it with %llu "
-                           "bytes, %zu here: give the ranks that share a device the same size "
-                           "for it (device_emu_memory)",
-                           dev->name, (unsigned long long)all[r].dev[j].total_bytes,
-                           dev->share.total);
+            if (all[r].dev[j].asked_bytes != mine->asked_bytes) {
+                weft_error("%s is shared with another rank of this node given "
+                           "device_emu_memory=%llu, %llu here: give the ranks that share an emu "
+                           "device the same device_emu_memory",
+                           dev->name, (unsigned long long)all[r].dev[j].asked_bytes,
+                           (unsigned long long)mine->asked_bytes);
                 return WEFT_ERR_PARAM;
             }
         }
@@ -134,7 +141,7 @@ int weft_devshare_count(weft_context_t *ctx, weft_devices_t *ds)
     if (rc == WEFT_SUCCESS && ds) {
         for (int i = 1; i <= ds->n && rc == WEFT_SUCCESS; i++) {
             int first = 0;
-            rc = count_sharers(ds->dev[i], mine.dev[i - 1].key, all, nrec, me, &first);
+            rc = count_sharers(ds->dev[i], &mine.dev[i - 1], all, nrec, me, &first);
             if (rc == WEFT_SUCCESS) warn_time_sliced(ds->dev[i], first);
         }
     }

@@ -430,11 +430,10 @@ static void fini_tell(weft_context_t *ctx, int leaks, int status, const char *wh
     if (refused) say_void_refusals(ctx);
 }
 
-/* Taskpools not waited for are waited for first (all ranks in the same
- * order), then the ranks agree that all reached weft_fini: only then is
- * the barrier safe. After a disagreement no collective runs at all. */
 /* weft_fini's first part: what the run leaves to say, while every thread
- * still runs. */
+ * still runs. Taskpools not waited for are waited for first (all ranks in
+ * the same order), then the ranks agree that all reached weft_fini: only
+ * then is the barrier safe. After a disagreement no collective runs. */
 static void fini_report(weft_context_t *ctx)
 {
     /* What the program printed before goes out now: a rank that leaves

@@ -51,14 +51,21 @@ void weft_readcheck_before(weft_task_t *t, weft_readcheck_t *rc)
     }
 }
 
-void weft_readcheck_after(weft_task_t *t, const weft_readcheck_t *rc)
+void weft_readcheck_after(weft_task_t *t, const weft_readcheck_t *rc, int batch_n)
 {
     if (!rc->on) return;
     for (int i = 0; i < t->nflows; i++) {
         if (!rc->checked[i] || tile_hash(&t->flow[i]) == rc->hash[i]) continue;
-        weft_error("task %s wrote its flow %d (data %llu), which it was given to read "
-                   "(WEFT_R; check_reads): the task fails",
-                   weft_task_name(t).text, i, (unsigned long long)t->flow[i].data->key);
+        if (batch_n > 0)
+            weft_error("task %s: its flow %d (data %llu), which it was given to read (WEFT_R; "
+                       "check_reads), changed during the batch call of %d tasks it ran in (one "
+                       "of them wrote it): the task fails",
+                       weft_task_name(t).text, i, (unsigned long long)t->flow[i].data->key,
+                       batch_n);
+        else
+            weft_error("task %s wrote its flow %d (data %llu), which it was given to read "
+                       "(WEFT_R; check_reads): the task fails",
+                       weft_task_name(t).text, i, (unsigned long long)t->flow[i].data->key);
         atomic_fetch_or(&t->misuse, 1);
     }
 }

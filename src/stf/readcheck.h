@@ -23,7 +23,10 @@ typedef struct weft_readcheck {
 void weft_readcheck_before(weft_task_t *t, weft_readcheck_t *rc);
 
 /* After the body: a flow whose bytes changed is named and the task marked
- * as misused, so that it fails whatever the body returned. */
-void weft_readcheck_after(weft_task_t *t, const weft_readcheck_t *rc);
+ * as misused, so that it fails whatever the body returned. batch_n: the
+ * tasks of the batch call t ran in (0: its own body). The members of a
+ * batch may read one copy, and which of them wrote it cannot be told: each
+ * that read it fails (what it computed read a changing input), said so. */
+void weft_readcheck_after(weft_task_t *t, const weft_readcheck_t *rc, int batch_n);
 
 #endif

@@ -36,7 +36,7 @@ int weft_taskrun_body(weft_task_t *t)
         weft_inbody_enter(&saved, &now);
         rc = t->body_fn(t);
         weft_inbody_leave(&saved);
-        weft_readcheck_after(t, &reads);
+        weft_readcheck_after(t, &reads, 0);
     }
     weft_log_cause_leave(outer);
     t->body_rc = rc;

@@ -194,10 +194,11 @@ int weft_fault_copy_hit(weft_fault_t *f, int level, int by, unsigned long long k
 {
     if (!weft_fault_hit(f, WEFT_FAULT_DEVICE_COPY, NULL)) return 0;
     /* A pull from a peer's device names the peer ("from device 1 to
-     * device 1" read as a copy onto itself). */
-    char from[48];
+     * device 1" read as a copy onto itself); src is then the local device
+     * the peer's memory is mapped through, not the peer's own index. */
+    char from[64];
     if (src_rank >= 0)
-        snprintf(from, sizeof from, "rank %d's device %d", src_rank, src);
+        snprintf(from, sizeof from, "rank %d's device (mapped through device %d)", src_rank, src);
     else
         snprintf(from, sizeof from, "device %d", src);
     weft_log(level, by, "fault_inject: the copy of data %llu from %s to device %d fails (injected)",

@@ -116,7 +116,8 @@ static inline int weft_fault_hit(weft_fault_t *f, weft_fault_site_t site, const 
 const char *weft_fault_site_name(weft_fault_site_t site);
 
 /* The site device_copy for a copy of data `key` from device src (of rank
- * src_rank; -1: this rank) to dst, enqueued by device `by` (its index): 1
+ * src_rank; -1: this rank, else src is the local device that maps the
+ * peer's memory) to dst, enqueued by device `by` (its index): 1
  * when it must fail, logged there at level (WEFT_LOG_WARN where the caller
  * recovers from the failure). One line for the device path's copies and
  * the comm engine's alike. */

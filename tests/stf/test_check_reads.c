@@ -6,6 +6,7 @@
  * the second of them on the last rank also writing x[0] when its value
  * says so. Argument 1: "bad" (that write) or "good"; argument 2: "set"
  * turns check_reads on with weft_param_set after weft_init (it is live).
+ * Argument 1 "batch": one rank, a batched class on an emu device.
  * Prints "test_check_reads rank R: wait=W y=Y x=X" (run_expect.sh checks),
  * then the check report. */
 #include <stdio.h>
@@ -26,6 +27,38 @@ static int add(weft_task_t *t)
 
 static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
 
+/* The same body, batched on emu devices (a batch call skipped the check). */
+static int add_batch(weft_task_t *const *tasks, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (add(tasks[i]) != 0) return -1;
+    return 0;
+}
+
+static const weft_task_class_t batched_class = {
+    .name = "addb", .body = {[WEFT_DEV_CPU] = add}, .batch = {[WEFT_DEV_EMU] = add_batch}};
+
+/* "batch": 8 independent tasks on one rank, each reading x into its own
+ * y, the fourth writing x: ready together on the emu device, they run in
+ * batches. Returns the wait's status. */
+static int batched(weft_context_t *ctx, double *x)
+{
+    double ys[8][5] = {{0}};
+    weft_data_t *dx = weft_data_register(ctx, WEFT_DOUBLE, x, 5, 1, 5, 0), *dy[8];
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "reads");
+    for (int k = 0; k < 8; k++) {
+        int mine = k == 3;
+        dy[k] = weft_data_register(ctx, WEFT_DOUBLE, ys[k], 5, 1, 5, 0);
+        CHECK(weft_insert_task(tp, &batched_class, WEFT_R, dx, WEFT_RW, dy[k], WEFT_VALUE, &mine,
+                               sizeof mine, WEFT_DEVICE_HINT, 1, 0) == 0);
+    }
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    for (int k = 0; k < 8; k++) weft_data_release(dy[k]);
+    weft_data_release(dx);
+    return w;
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -35,6 +68,12 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[2], "set") == 0)
         CHECK(weft_param_set(ctx, "check_reads", "1") == WEFT_SUCCESS);
     double x[5] = {1, 2, 3, 4, 5}, y[5] = {0};
+    if (argc > 1 && strcmp(argv[1], "batch") == 0) {
+        int w = batched(ctx, x);
+        CHECK(weft_fini(ctx) == w);
+        printf("test_check_reads rank %d: wait=%d\n", me, w);
+        return check_report("test_check_reads");
+    }
     weft_data_t *dx = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? x : NULL, 5, 1, 5, 0);
     weft_data_t *dy = weft_data_register(ctx, WEFT_DOUBLE, me == R - 1 ? y : NULL, 5, 1, 5, R - 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "reads");
