@@ -194,7 +194,7 @@ static int ipc_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
      * failure is a warning, not an error line in a run that succeeds. */
     int rc = weft_comm__device_copy(c, WEFT_LOG_WARN, by, WEFT_STREAM_IN, dst, x->copy->device, src,
                                     by->index, m->src, x, d->cols);
-    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_IN, &ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(by, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, by, ev, ipc_pulled, x, NULL, &x->dev_status);
     if (rc != WEFT_SUCCESS) {
@@ -250,7 +250,7 @@ static void premap(weft_comm_t *c, ipc_state_t *s, int peer, const ipc_card_t *c
          * in a run where no tile moved). */
         if (by->ops->copy_async(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
                 WEFT_SUCCESS ||
-            by->ops->event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
+            weft_device_event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
             continue;
         int rc = by->ops->event_sync(by, &ev);
         (void)rc; /* a failure shows again, and is handled, at the first transfer */

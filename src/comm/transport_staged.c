@@ -153,7 +153,7 @@ static int chunk_copy(weft_comm_t *c, weft_comm_xfer_t *x, int k, int to_device,
                                                 0, -1, x, w)
                        : weft_comm__device_copy(c, WEFT_LOG_ERROR, x->dev, stream, host, 0, tile,
                                                 dev, -1, x, w);
-    if (rc == WEFT_SUCCESS) rc = x->dev->ops->event_record(x->dev, stream, &ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(x->dev, stream, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, x->dev, ev, done, x, (void *)(intptr_t)(k + 1), &x->dev_status);
     if (rc != WEFT_SUCCESS) {

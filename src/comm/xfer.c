@@ -109,7 +109,7 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pe
     weft_event_t ev;
     int rc = weft_comm__device_copy(c, WEFT_LOG_ERROR, dev, WEFT_STREAM_IN, dst, cp->device, src, 0,
                                     -1, x, d->cols);
-    if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_IN, &ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(dev, WEFT_STREAM_IN, &ev);
     if (rc != WEFT_SUCCESS) return rc;
     rc = weft_comm__wait_device(c, dev, ev, eager_landed, x, in, &x->dev_status);
     if (rc == WEFT_SUCCESS) return WEFT_AGAIN;

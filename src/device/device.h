@@ -203,6 +203,7 @@ struct weft_device {
                           device schedules first (the critical path), -1 none */
     unsigned caps;     /* WEFT_DEVCAP_* set by open */
     const weft_params_t *params;
+    struct weft_fault *fault;  /* fault_inject's rules (NULL: none): weft_device_event_record */
     size_t workspace_bytes;    /* per execution stream, parameter device_workspace */
     size_t headroom_bytes;     /* set by open: device memory the rank will still use
                                   outside its zone (library workspaces made on first
@@ -238,6 +239,13 @@ static inline int weft_device_is_broken(const weft_device_t *dev)
 /* WEFT_ERR_DEVICE when dev is broken (logged at debug level with `op`, the
  * operation refused), else 0: the first check of each module operation. */
 int weft_device_check_alive(const weft_device_t *dev, const char *op);
+
+/* ops->event_record for the core and the comm engine, through the fault
+ * site event_record. On a failure, injected or the module's, nothing the
+ * stream held runs on after it (the modules wait for the stream then), so
+ * the caller may give back what that work read or wrote. Any thread. */
+int weft_device_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
+    __attribute__((warn_unused_result));
 
 /* Logs that version `version` of data `key`, whose newest copy is only on
  * dev (broken), is lost: what a send or a read to the host of it says

@@ -46,6 +46,23 @@ void weft_device_log_lost(const weft_device_t *dev, unsigned long long key, unsi
                key, version, dev->name);
 }
 
+int weft_device_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
+{
+    if (!weft_fault_hit(dev->fault, WEFT_FAULT_EVENT_RECORD, NULL))
+        return dev->ops->event_record(dev, stream, ev);
+    /* What a module does when its record fails: the work already on the
+     * stream ends before the error returns. */
+    weft_event_t drain;
+    if (dev->ops->event_record(dev, stream, &drain) == WEFT_SUCCESS) {
+        (void)dev->ops->event_sync(dev, &drain);
+        dev->ops->event_destroy(dev, &drain);
+    }
+    weft_log(WEFT_LOG_WARN, dev->index,
+             "fault_inject: recording an event on stream %d of %s fails (injected)", stream,
+             dev->name);
+    return WEFT_ERR_INTERNAL; /* as an injected device_copy: the device itself is well */
+}
+
 int weft_device_check_alive(const weft_device_t *dev, const char *op)
 {
     if (!weft_device_is_broken(dev)) return WEFT_SUCCESS;
@@ -171,6 +188,7 @@ static int open_one(weft_devices_t *ds, const weft_params_t *p, weft_fault_t *fa
     dev->index = ds->n + 1;
     dev->type_index = type_index;
     dev->params = p;
+    dev->fault = fault;
     dev->workspace_bytes = (size_t)weft_params_int(p, "device_workspace");
     /* Named by its API index (weft_data_set_device, the log prefix, the trace
      * tracks, show_stats): one number for one device everywhere. */

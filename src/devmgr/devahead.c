@@ -230,7 +230,7 @@ static int begin_copy(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, uin
     weft_data_unlock(d);
     /* A failed prefetch is staged again when its task runs: a warning. */
     int rc = weft_devcopy_enqueue(WEFT_LOG_WARN, dev, WEFT_STREAM_PREFETCH, d, c, src);
-    if (rc == WEFT_SUCCESS) rc = dev->ops->event_record(dev, WEFT_STREAM_PREFETCH, &r->ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(dev, WEFT_STREAM_PREFETCH, &r->ev);
     if (rc != WEFT_SUCCESS) {
         /* The stream is in order: a later copy into c lands after this one. */
         end_copy(m, r, 0);

@@ -208,7 +208,7 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     if (rc != WEFT_SUCCESS && !(rc == WEFT_ERR_TASK && first->body_rc != 0))
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));
-    group[0]->has_event = dev->ops->event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;
+    group[0]->has_event = weft_device_event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;
     group[0]->ev_rc = WEFT_AGAIN;
     if (!group[0]->has_event) {
         /* Nothing says when the device is done with the batch (an emu

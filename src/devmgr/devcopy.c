@@ -70,7 +70,7 @@ int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *
     if (!s.stream) {
         /* No stream to enqueue on: what the stream holds lands first. */
         weft_event_t ev = {0};
-        int rc = by->ops->event_record(by, stream, &ev);
+        int rc = weft_device_event_record(by, stream, &ev);
         if (rc == WEFT_SUCCESS) {
             rc = by->ops->event_sync(by, &ev);
             by->ops->event_destroy(by, &ev);
@@ -91,7 +91,7 @@ int weft_devcopy_sync(int level, weft_context_t *ctx, weft_device_t *by, int str
     if (ctx) atomic_fetch_add(&ctx->dev_inflight, 1);
     int rc = weft_devcopy_enqueue(level, by, stream, d, dst, src);
     weft_event_t ev = {0};
-    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, stream, &ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(by, stream, &ev);
     if (rc == WEFT_SUCCESS) {
         rc = by->ops->event_sync(by, &ev);
         by->ops->event_destroy(by, &ev);
@@ -269,7 +269,7 @@ static int pull_enqueue(weft_data_t *d, weft_data_copy_t *h, weft_devcopy_pull_t
     weft_device_t *by = d->ctx->devices->dev[src->device];
     weft_event_t ev = {0};
     rc = weft_devcopy_enqueue(WEFT_LOG_ERROR, by, WEFT_STREAM_OUT, d, h, src);
-    if (rc == WEFT_SUCCESS) rc = by->ops->event_record(by, WEFT_STREAM_OUT, &ev);
+    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(by, WEFT_STREAM_OUT, &ev);
     weft_data_lock(d);
     if (rc != WEFT_SUCCESS) {
         weft_data_copy_reader_release_locked(src);

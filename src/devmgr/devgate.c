@@ -54,7 +54,7 @@ static int gate_one(weft_context_t *ctx, weft_task_t *s, weft_data_copy_t *c)
     weft_devgate_t *g = calloc(1, sizeof *g);
     if (!g) return 0;
     g->copy = c;
-    if (m->dev->ops->event_record(m->dev, WEFT_STREAM_IN, &g->ev) != WEFT_SUCCESS) {
+    if (weft_device_event_record(m->dev, WEFT_STREAM_IN, &g->ev) != WEFT_SUCCESS) {
         free(g);
         return 0; /* the usual path: released when the receive completes */
     }

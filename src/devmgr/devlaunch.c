@@ -135,7 +135,7 @@ void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_event_t ev;
-    if (dev->ops->event_record(dev, f->copy_stream, &ev) == WEFT_SUCCESS) {
+    if (weft_device_event_record(dev, f->copy_stream, &ev) == WEFT_SUCCESS) {
         int rc = dev->ops->event_sync(dev, &ev);
         (void)rc; /* the task fails anyway */
         dev->ops->event_destroy(dev, &ev);
@@ -189,7 +189,7 @@ int weft_devlaunch_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
     }
     if (rc == WEFT_SUCCESS && landing) rc = weft_devgate_wait(m, t, f->stream);
     if (rc != WEFT_SUCCESS || f->nstage == 0) return rc;
-    rc = dev->ops->event_record(dev, f->copy_stream, &f->stage_ev);
+    rc = weft_device_event_record(dev, f->copy_stream, &f->stage_ev);
     f->has_stage_ev = rc == WEFT_SUCCESS;
     if (rc == WEFT_SUCCESS && f->copy_stream != f->stream)
         rc = dev->ops->stream_wait(dev, f->stream, &f->stage_ev);
@@ -241,7 +241,16 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
                  weft_strerror(f->rc));
     }
     /* Even after a failed launch: wait for what the body enqueued. */
-    f->has_event = dev->ops->event_record(dev, f->stream, &f->ev) == WEFT_SUCCESS;
+    int erc = weft_device_event_record(dev, f->stream, &f->ev);
+    f->has_event = erc == WEFT_SUCCESS;
+    if (!f->has_event && f->rc == WEFT_SUCCESS) {
+        /* The stream's work is over (device.h) but whether it succeeded
+         * is unknown: the task fails (it was counted a success). */
+        weft_log(WEFT_LOG_ERROR, dev->index,
+                 "task %s: no event could be recorded after its kernels (%s): the task fails",
+                 weft_task_name(t).text, weft_strerror(erc));
+        f->rc = erc;
+    }
     f->ev_rc = WEFT_AGAIN; /* not seen over yet (devexec.c polls a gated one early) */
     weft_log_cause_leave(outer);
     return WEFT_SUCCESS;

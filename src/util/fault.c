@@ -25,6 +25,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_RECOVER] = "recover",
     [WEFT_FAULT_REDUX_ALLOC] = "redux_alloc",
     [WEFT_FAULT_MPI_COLL] = "mpi_coll",
+    [WEFT_FAULT_EVENT_RECORD] = "event_record",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)

@@ -56,20 +56,21 @@
 /* Places that can be made to fail; a new site is a new value here and a
  * name in fault.c's table. */
 typedef enum weft_fault_site {
-    WEFT_FAULT_TASK = 0,         /* a task body starts */
-    WEFT_FAULT_COMM_ALLOC = 1,   /* the comm engine allocates host memory */
-    WEFT_FAULT_COMM_POST = 2,    /* the comm engine posts a send or receive */
-    WEFT_FAULT_DEVICE_OPEN = 3,  /* weft_init opens an accelerator */
-    WEFT_FAULT_DEVICE_COPY = 4,  /* a tile copy to, from or between accelerators */
-    WEFT_FAULT_TASK_SKIP = 5,    /* a task body starts: skipped, success reported */
-    WEFT_FAULT_HOST_PIN = 6,     /* host memory is page-locked for the devices */
-    WEFT_FAULT_DEVICE_FAIL = 7,  /* a task completes on an accelerator: the device dies */
-    WEFT_FAULT_SPAN_ALLOC = 8,   /* a registration's memory is noted (data/span.c) */
-    WEFT_FAULT_REFUSAL_NOTE = 9, /* a refusal's words are kept (context/seqlog.c) */
-    WEFT_FAULT_DEVICE_LAND = 10, /* the comm engine sees a device copy end: the device dies */
-    WEFT_FAULT_RECOVER = 11,     /* a rank reads the good version it gives after a failure */
-    WEFT_FAULT_REDUX_ALLOC = 12, /* weft_data_set_reduction allocates its tables */
-    WEFT_FAULT_MPI_COLL = 13,    /* a collective after an agreement ends (context/coll.c) */
+    WEFT_FAULT_TASK = 0,          /* a task body starts */
+    WEFT_FAULT_COMM_ALLOC = 1,    /* the comm engine allocates host memory */
+    WEFT_FAULT_COMM_POST = 2,     /* the comm engine posts a send or receive */
+    WEFT_FAULT_DEVICE_OPEN = 3,   /* weft_init opens an accelerator */
+    WEFT_FAULT_DEVICE_COPY = 4,   /* a tile copy to, from or between accelerators */
+    WEFT_FAULT_TASK_SKIP = 5,     /* a task body starts: skipped, success reported */
+    WEFT_FAULT_HOST_PIN = 6,      /* host memory is page-locked for the devices */
+    WEFT_FAULT_DEVICE_FAIL = 7,   /* a task completes on an accelerator: the device dies */
+    WEFT_FAULT_SPAN_ALLOC = 8,    /* a registration's memory is noted (data/span.c) */
+    WEFT_FAULT_REFUSAL_NOTE = 9,  /* a refusal's words are kept (context/seqlog.c) */
+    WEFT_FAULT_DEVICE_LAND = 10,  /* the comm engine sees a device copy end: the device dies */
+    WEFT_FAULT_RECOVER = 11,      /* a rank reads the good version it gives after a failure */
+    WEFT_FAULT_REDUX_ALLOC = 12,  /* weft_data_set_reduction allocates its tables */
+    WEFT_FAULT_MPI_COLL = 13,     /* a collective after an agreement ends (context/coll.c) */
+    WEFT_FAULT_EVENT_RECORD = 14, /* an event is recorded on a device stream after work */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

@@ -413,9 +413,16 @@ static int emu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
     emu_dev_t *e = dev->priv;
     if (stream < 0 || stream >= dev->nstreams) return WEFT_ERR_INVALID;
     int rc = weft_device_check_alive(dev, "event_record");
-    if (rc != WEFT_SUCCESS) return rc;
     pthread_mutex_lock(&e->lock);
     emu_stream_t *s = &e->streams[stream];
+    if (rc != WEFT_SUCCESS) {
+        /* The op running when the device broke goes on to its end (the
+         * ops behind it fail at once): the caller gives back what they
+         * used once this returns (device.h), so it waits for them. */
+        while (s->done < s->issued) pthread_cond_wait(&e->idle, &e->lock);
+        pthread_mutex_unlock(&e->lock);
+        return rc;
+    }
     ev->handle = (void *)(uintptr_t)s->last_event;
     ev->ticket = ((uint64_t)stream << EMU_TICKET_SHIFT) | s->issued;
     s->last_event = s->issued;
