@@ -90,7 +90,8 @@ struct weft_context {
     atomic_int devmgr_own_core;
     /* Agreement between ranks (stf/agree.h), main thread. */
     long nagree;          /* agreements passed */
-    int diverged;         /* an agreement found the ranks out of step: no collective is safe */
+    int diverged;         /* an agreement found the ranks out of step, or a collective failed in MPI
+                             (then WEFT_ERR_MPI; else 1): no collective is safe */
     /* The application called MPI_Finalize before weft_fini (runtime/
      * mpiend.c): the threads are stopped, no MPI call is safe. */
     atomic_int mpi_gone;
@@ -176,11 +177,14 @@ void weft_context_void_refused(void);
 long weft_context_void_refusals(char *last, size_t n);
 
 /* Why no collective is made on a diverged context, as the refusals word
- * it: MPI finalized under weft, or an earlier disagreement. */
+ * it: MPI finalized under weft, a collective that failed in MPI (it was
+ * called a disagreement), or an earlier disagreement. */
 static inline const char *weft_context_diverged_why(weft_context_t *ctx)
 {
-    return atomic_load(&ctx->mpi_gone)
-               ? "MPI was finalized before weft_fini"
+    return atomic_load(&ctx->mpi_gone) ? "MPI was finalized before weft_fini"
+           : ctx->diverged == WEFT_ERR_MPI
+               ? "a collective between the ranks failed in MPI earlier (see above): their "
+                 "state is unknown"
                : "the ranks are out of step since an earlier disagreement (see above)";
 }
 

@@ -29,7 +29,8 @@ void weft_context_fail(weft_context_t *ctx, int status)
 
 void weft_context_diverge(weft_context_t *ctx, int status)
 {
-    ctx->diverged = 1;
+    /* Its first cause, for the words of the refusals that follow. */
+    if (!ctx->diverged) ctx->diverged = status == WEFT_ERR_MPI ? WEFT_ERR_MPI : 1;
     if (status == WEFT_ERR_MISMATCH)
         atomic_store(&ctx->error, status);
     else
