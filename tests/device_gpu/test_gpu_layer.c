@@ -46,6 +46,8 @@ static struct {
     int query_error; /* what every event query returns (a sticky error), 0 none */
     int calls;       /* runtime calls on streams, events, copies and memory */
     int fail_call, fail_after, fail_code; /* fail_call's call number fail_after + 1 fails */
+    int record_error;                     /* what the next event record returns (then 0), 0 none */
+    int syncs;                            /* stream synchronizations */
     void *pinned;
     int prio[WEFT_MAX_STREAMS], nprio;
 } fake = {.fail_call = -1};
@@ -142,6 +144,20 @@ static int fake_ok_stream(void *s)
 {
     fake.calls++;
     return 0;
+}
+
+static int fake_stream_sync(void *s)
+{
+    fake.syncs++;
+    return fake_ok_stream(s);
+}
+
+static int fake_event_record(void *e, void *s)
+{
+    fake.calls++;
+    int err = fake.record_error;
+    fake.record_error = 0;
+    return err ? (fake.last_error = err) : 0;
 }
 
 static int fake_ok_2(void *a, void *b)
@@ -282,11 +298,11 @@ static const weft_gpu_vendor_t fake_vendor = {
     .stream_priorities = fake_prios,
     .stream_create = fake_stream_create,
     .stream_destroy = fake_stream_destroy,
-    .stream_sync = fake_ok_stream,
+    .stream_sync = fake_stream_sync,
     .stream_wait_event = fake_ok_2,
     .event_create = fake_event_create,
     .event_destroy = fake_event_destroy,
-    .event_record = fake_ok_2,
+    .event_record = fake_event_record,
     .event_query = fake_event_query,
     .event_sync = fake_ok_stream,
     .copy_1d = fake_copy_1d,
@@ -403,6 +419,14 @@ static void test_events(weft_device_t *dev)
     fake_ops.event_destroy(dev, &ev[0]);
     CHECK(ev[0].handle == NULL);
     CHECK(fake_ops.event_record(dev, dev->nstreams, &ev[0]) == WEFT_ERR_INVALID);
+    /* A record that fails (the device still well) returns once the
+     * stream's work is over: the caller gives back what it used. */
+    int syncs = fake.syncs;
+    fake.record_error = FAKE_OOM;
+    capture_begin();
+    CHECK(fake_ops.event_record(dev, WEFT_STREAM_IN, &ev[0]) == WEFT_ERR_DEVMEM);
+    capture_end();
+    CHECK(fake.syncs == syncs + 1 && !weft_device_is_broken(dev));
 }
 
 /* Contiguous on one device: 1D; strided: 2D; contiguous between two

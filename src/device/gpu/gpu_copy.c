@@ -103,10 +103,10 @@ void weft_gpu__event_pool_drain(weft_device_t *dev)
 int weft_gpu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 {
     int rc = weft_gpu__check_stream(dev, stream, "event_record");
+    if (rc == WEFT_SUCCESS) rc = weft_gpu__use(dev); /* a broken device: no call at all */
     if (rc != WEFT_SUCCESS) return rc;
-    rc = weft_gpu__use(dev);
     void *e = NULL;
-    if (rc == WEFT_SUCCESS) rc = gpu_event_get(dev, &e);
+    rc = gpu_event_get(dev, &e);
     weft_gpu_dev_t *g = weft_gpu__priv(dev);
     if (rc == WEFT_SUCCESS) {
         rc = weft_gpu__check(dev, g->vendor->event_record(e, g->stream[stream]), "EventRecord");
@@ -115,9 +115,11 @@ int weft_gpu_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
     if (rc != WEFT_SUCCESS) {
         /* The caller gives back what the stream's work used (device.h):
          * that work must be over (a failed EventCreate leaves the device
-         * well and the copies running). A dead context fails this too. */
-        (void)weft_gpu__check(dev, g->vendor->stream_sync(g->stream[stream]),
-                              "StreamSynchronize (after a failed event record)");
+         * well and the copies running). A context the failure killed
+         * runs nothing more. */
+        if (!weft_device_is_broken(dev))
+            (void)weft_gpu__check(dev, g->vendor->stream_sync(g->stream[stream]),
+                                  "StreamSynchronize (after a failed event record)");
         return rc;
     }
     ev->handle = e;
