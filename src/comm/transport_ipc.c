@@ -244,17 +244,14 @@ static void premap(weft_comm_t *c, ipc_state_t *s, int peer, const ipc_card_t *c
         char *base = ipc_map(s, peer, by, card->handle[k], card->len[k]);
         if (!base || !by->zone_base) continue;
         weft_region_t src = {base, 256}, dst = {by->zone_base, 256};
-        weft_event_t ev;
         /* Not through weft_device_copy: no tile's bytes, so not in the
          * device's counters (they showed 256 B of D2D a peer per device,
          * in a run where no tile moved). */
         if (by->ops->copy_async(by, WEFT_STREAM_IN, dst, by->index, src, by->index, 256, 1, 1) !=
-                WEFT_SUCCESS ||
-            weft_device_event_record(by, WEFT_STREAM_IN, &ev) != WEFT_SUCCESS)
+            WEFT_SUCCESS)
             continue;
-        int rc = by->ops->event_sync(by, &ev);
+        int rc = weft_device_stream_drain(by, WEFT_STREAM_IN);
         (void)rc; /* a failure shows again, and is handled, at the first transfer */
-        by->ops->event_destroy(by, &ev);
     }
 }
 

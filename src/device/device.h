@@ -247,6 +247,11 @@ int weft_device_check_alive(const weft_device_t *dev, const char *op);
 int weft_device_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
     __attribute__((warn_unused_result));
 
+/* Waits until the work on `stream` of dev so far has ended: an event
+ * recorded (weft_device_event_record) and synchronized. Its status, or
+ * the record's failure (the work is over then too). Any thread. */
+int weft_device_stream_drain(weft_device_t *dev, int stream) __attribute__((warn_unused_result));
+
 /* Logs that version `version` of data `key`, whose newest copy is only on
  * dev (broken), is lost: what a send or a read to the host of it says
  * instead of moving what the dead memory holds. */

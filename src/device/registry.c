@@ -46,21 +46,35 @@ void weft_device_log_lost(const weft_device_t *dev, unsigned long long key, unsi
                key, version, dev->name);
 }
 
+/* An event recorded by `record` (the module's own, or the one through the
+ * fault site), waited for and destroyed. */
+static int drain_with(weft_device_t *dev, int stream,
+                      int (*record)(weft_device_t *, int, weft_event_t *))
+{
+    weft_event_t ev = {0};
+    int rc = record(dev, stream, &ev);
+    if (rc != WEFT_SUCCESS) return rc;
+    rc = dev->ops->event_sync(dev, &ev);
+    dev->ops->event_destroy(dev, &ev);
+    return rc;
+}
+
 int weft_device_event_record(weft_device_t *dev, int stream, weft_event_t *ev)
 {
     if (!weft_fault_hit(dev->fault, WEFT_FAULT_EVENT_RECORD, NULL))
         return dev->ops->event_record(dev, stream, ev);
     /* What a module does when its record fails: the work already on the
-     * stream ends before the error returns. */
-    weft_event_t drain;
-    if (dev->ops->event_record(dev, stream, &drain) == WEFT_SUCCESS) {
-        (void)dev->ops->event_sync(dev, &drain);
-        dev->ops->event_destroy(dev, &drain);
-    }
+     * stream ends before the error returns (not counted by the site). */
+    (void)drain_with(dev, stream, dev->ops->event_record);
     weft_log(WEFT_LOG_WARN, dev->index,
              "fault_inject: recording an event on stream %d of %s fails (injected)", stream,
              dev->name);
     return WEFT_ERR_INTERNAL; /* as an injected device_copy: the device itself is well */
+}
+
+int weft_device_stream_drain(weft_device_t *dev, int stream)
+{
+    return drain_with(dev, stream, weft_device_event_record);
 }
 
 int weft_device_check_alive(const weft_device_t *dev, const char *op)

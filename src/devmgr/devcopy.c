@@ -69,12 +69,7 @@ int weft_devcopy_enqueue(int level, weft_device_t *by, int stream, weft_data_t *
                       .stream = by->ops->stream_handle(by, stream)};
     if (!s.stream) {
         /* No stream to enqueue on: what the stream holds lands first. */
-        weft_event_t ev = {0};
-        int rc = weft_device_event_record(by, stream, &ev);
-        if (rc == WEFT_SUCCESS) {
-            rc = by->ops->event_sync(by, &ev);
-            by->ops->event_destroy(by, &ev);
-        }
+        int rc = weft_device_stream_drain(by, stream);
         if (rc != WEFT_SUCCESS) return rc;
     }
     if (run_stage_fn(level, by, d, fn, &s) != WEFT_SUCCESS) return WEFT_ERR_TASK;
@@ -90,12 +85,7 @@ int weft_devcopy_sync(int level, weft_context_t *ctx, weft_device_t *by, int str
      * watchdog_s with nothing else moving. */
     if (ctx) atomic_fetch_add(&ctx->dev_inflight, 1);
     int rc = weft_devcopy_enqueue(level, by, stream, d, dst, src);
-    weft_event_t ev = {0};
-    if (rc == WEFT_SUCCESS) rc = weft_device_event_record(by, stream, &ev);
-    if (rc == WEFT_SUCCESS) {
-        rc = by->ops->event_sync(by, &ev);
-        by->ops->event_destroy(by, &ev);
-    }
+    if (rc == WEFT_SUCCESS) rc = weft_device_stream_drain(by, stream);
     if (ctx) atomic_fetch_sub(&ctx->dev_inflight, 1);
     return rc; /* its bytes were counted when enqueued */
 }

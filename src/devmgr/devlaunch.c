@@ -133,13 +133,8 @@ void weft_devlaunch_finish_stage(weft_devmgr_t *m, weft_inflight_t *f, int ok)
 /* A failed stage-in: what was enqueued lands before anything is reused. */
 void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
-    weft_device_t *dev = m->dev;
-    weft_event_t ev;
-    if (weft_device_event_record(dev, f->copy_stream, &ev) == WEFT_SUCCESS) {
-        int rc = dev->ops->event_sync(dev, &ev);
-        (void)rc; /* the task fails anyway */
-        dev->ops->event_destroy(dev, &ev);
-    }
+    int rc = weft_device_stream_drain(m->dev, f->copy_stream);
+    (void)rc; /* the task fails anyway */
     weft_devlaunch_finish_stage(m, f, 0);
     unpin_flows(f->task, f->task->nflows);
 }
