@@ -211,12 +211,12 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     group[0]->has_event = weft_device_event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;
     group[0]->ev_rc = WEFT_AGAIN;
     if (!group[0]->has_event) {
-        /* Nothing says when the device is done with the batch (an emu
-         * kernel may still read it): it fails, and b is never freed. */
+        /* Nothing says whether the kernel succeeded: the batch fails. A
+         * failed record ended the stream's work before it returned
+         * (device.h), so the members free b as usual. */
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: no event after it", b->n,
                  first->cls->name);
         if (rc == WEFT_SUCCESS) rc = WEFT_ERR_INTERNAL;
-        b->refs++;
     }
     b->launch_rc = rc;
     for (int i = 0; i < b->n; i++) group[i]->rc = rc;
