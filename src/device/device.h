@@ -93,6 +93,10 @@ enum {
 /* Room for the name of a physical device (module prefix and UUID). */
 #define WEFT_DEVICE_KEY_MAX 48
 
+/* Tasks named one line each when a broken device fails them; the rest are
+ * counted (weft_device_stats.failed_broken). */
+#define WEFT_DEVICE_BROKEN_NAMED 8
+
 typedef struct weft_device_ops {
     const char *name;
     weft_device_type_t type;
@@ -183,6 +187,7 @@ typedef struct weft_device_stats {
     atomic_llong busy_ns;
     atomic_llong batches, batched_tasks;
     atomic_llong launched_ahead; /* tasks queued behind a receive's pull (devgate.c) */
+    atomic_llong failed_broken;  /* tasks failed because the device broke (devlaunch.c) */
 } weft_device_stats_t;
 
 /* What the ranks of the node found about one physical device before any

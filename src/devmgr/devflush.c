@@ -220,7 +220,14 @@ int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
     for (int i = 1; ctx->devices && i <= ctx->devices->n; i++) {
         weft_device_t *dev = ctx->devices->dev[i];
         if (!weft_device_is_broken(dev)) continue;
-        weft_error("weft_fini: device %s failed during the run (its errors are above)", dev->name);
+        long long failed = atomic_load(&dev->stats.failed_broken);
+        if (failed > WEFT_DEVICE_BROKEN_NAMED)
+            weft_error("weft_fini: device %s failed during the run (its errors are above): %lld "
+                       "tasks failed on it, the first %d named above",
+                       dev->name, failed, WEFT_DEVICE_BROKEN_NAMED);
+        else
+            weft_error("weft_fini: device %s failed during the run (its errors are above)",
+                       dev->name);
         weft_context_fail(ctx, WEFT_ERR_DEVICE);
         if (first == WEFT_SUCCESS) first = WEFT_ERR_DEVICE;
     }

@@ -327,6 +327,21 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
     }
 }
 
+/* A dead device fails every task in flight on it, and those queued: a
+ * full GPU's worth of lines saying the same. The first few are named;
+ * the others are counted, their number said at weft_fini (devflush.c). */
+static void log_failed_on_broken(weft_devmgr_t *m, weft_task_t *t)
+{
+    long long n = atomic_fetch_add(&m->dev->stats.failed_broken, 1) + 1;
+    if (n <= WEFT_DEVICE_BROKEN_NAMED)
+        weft_log_outcome(m->dev->index, "task %s failed on device %s: %s%s", weft_task_name(t).text,
+                         m->dev->name, weft_strerror(WEFT_ERR_DEVICE),
+                         n == WEFT_DEVICE_BROKEN_NAMED
+                             ? "; the later tasks failing there are counted, not named "
+                               "(weft_fini says how many)"
+                             : "");
+}
+
 void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
     /* Launched ahead of a receive whose bytes did not come: it did not
@@ -337,8 +352,7 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
      * ends before the end, which may free t. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     if (rc == WEFT_ERR_DEVICE && weft_device_is_broken(m->dev))
-        weft_log_outcome(m->dev->index, "task %s failed on device %s: %s", weft_task_name(t).text,
-                         m->dev->name, weft_strerror(rc));
+        log_failed_on_broken(m, t);
     else if (rc == WEFT_ERR_DEVICE)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
                  "task %s failed: an input of it was lost with another device that failed",

@@ -351,6 +351,15 @@ weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
          "^weft-potrf: dpotrf failed"
   ARGS -N 512 -t 64 -g 2 -c 1 --check --weft-device_type=emu
        --weft-fault_inject=device_fail:syrk:2)
+# A dead device fails every task in flight or queued on it (about 90 here): the
+# first 8 are named, the others counted and their number said at weft_fini.
+weft_expect_test(potrf_emu_device_fail_many TIMEOUT 60
+  CHECKS --status 1
+    --count "^weft\\[0\\.1\\] error: task [a-z]+ #[0-9]+ failed on device emu1: " 8
+    --match "failed on device emu1: .*. the later tasks failing there are counted, not named"
+    --match "^weft\\[0\\] error: weft_fini: device emu1 failed during the run .its errors are above.: [0-9]+ tasks failed on it, the first 8 named above"
+  RUN $<TARGET_FILE:weft-potrf> -N 1200 -t 64 -g 1 -c 2 --check --weft-device_type=emu
+      --weft-fault_inject=device_fail:100)
 # The watchdog counts device work in flight (tasks staging in, eviction
 # write-backs) as running: copies held 1.2 s each, with watchdog_s=1 and
 # watchdog_abort, were called a stall and ended a correct run.
