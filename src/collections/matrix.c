@@ -16,6 +16,17 @@
 #include "util/hash.h"
 #include "util/log.h"
 
+/* The tiles of an m x n matrix in mb x nb tiles, in *mt x *nt; 0 when the
+ * sizes are not positive or the counts do not fit an int (tile indices and
+ * a rank's count of tiles are ints). */
+static int tile_counts(int64_t m, int64_t n, int mb, int nb, int64_t *mt, int64_t *nt)
+{
+    if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0) return 0;
+    *mt = (m - 1) / mb + 1; /* m + mb - 1 may overflow */
+    *nt = (n - 1) / nb + 1;
+    return *mt <= INT_MAX && *nt <= INT_MAX && *mt * *nt <= INT_MAX;
+}
+
 /* With user_dist there is no grid: the distribution is checked tile by
  * tile. */
 static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
@@ -34,9 +45,8 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
      * rank's tiles are ints) or a tile of
      * more bytes than size_t holds would make a wrong matrix, not a
      * refused one. */
-    int64_t mt = (m - 1) / mb + 1, nt = (n - 1) / nb + 1, rows = m < mb ? m : mb,
-            cols = n < nb ? n : nb, bytes = 0;
-    if (mt > INT_MAX || nt > INT_MAX || mt * nt > INT_MAX ||
+    int64_t mt = 0, nt = 0, rows = m < mb ? m : mb, cols = n < nb ? n : nb, bytes = 0;
+    if (!tile_counts(m, n, mb, nb, &mt, &nt) ||
         __builtin_mul_overflow(rows * cols, (int64_t)weft_dtype_size(type), &bytes)) {
         weft_error("matrix: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
                    "elements: at most %d tiles a dimension and in all, and %lld bytes a tile",
@@ -302,7 +312,9 @@ static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owner
 static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn attach, void *arg)
 {
     size_t n = (size_t)A->mt * (size_t)A->nt;
-    int use_dev = dist->device && A->ctx->ndevices > 0;
+    weft_context_t *ctx = A->ctx;
+    uint64_t first_key = ctx->next_key;
+    int use_dev = dist->device && ctx->ndevices > 0;
     int *owners = malloc(n * sizeof *owners),
         *devices = use_dev ? malloc(n * sizeof *devices) : NULL;
     int rc =
@@ -313,6 +325,10 @@ static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn 
     free(devices);
     if (rc == WEFT_SUCCESS) return A;
     weft_matrix_free(A);
+    /* The keys of all its tiles are spent, however many were made before
+     * the refusal: a rank that ran out of memory at another tile than the
+     * others (or not at all) names its next data as they do. */
+    ctx->next_key = first_key + n;
     return NULL;
 }
 
@@ -369,13 +385,15 @@ typedef struct {
  * user distribution gives (a function that differs between ranks). */
 static void log_creation(weft_context_t *ctx, const shape_t *s)
 {
-    int mt = s->mb > 0 ? (int)((s->m + s->mb - 1) / s->mb) : 0;
-    int nt = s->nb > 0 ? (int)((s->n + s->nb - 1) / s->nb) : 0;
+    int64_t mt = 0, nt = 0;
     int64_t arg[WEFT_SEQCALL_ARGS] = {(int64_t)s->type, s->m, s->n, s->mb, s->nb, s->P, s->Q};
     if (s->dist) {
+        /* A shape check_shape refuses is not walked: its tile counts may
+         * be past an int (the walk of 2^62 tiles never ended). */
         arg[5] = -1;
-        arg[6] = (int64_t)(s->dist->rank && !bad_cyclic_grid(s->dist) && mt > 0 && nt > 0
-                               ? dist_hash(s->dist, mt, nt)
+        arg[6] = (int64_t)(s->dist->rank && !bad_cyclic_grid(s->dist) &&
+                                   tile_counts(s->m, s->n, s->mb, s->nb, &mt, &nt)
+                               ? dist_hash(s->dist, (int)mt, (int)nt)
                                : 0ULL);
     }
     weft_seqcheck_call(ctx, s->kind, arg);

@@ -60,6 +60,41 @@ static void too_many_tiles(weft_context_t *ctx)
     CHECK(captured("tiles a dimension and in all"));
 }
 
+static long long rank_calls;
+
+static int count_rank(int i, int j, void *arg)
+{
+    (void)i, (void)j, (void)arg;
+    rank_calls++;
+    return 0;
+}
+
+/* Sizes whose tile counts do not fit are refused before the distribution
+ * is walked: weft_matrix_new_dist of 6442450943 x 6442450943 in 1 x 1 tiles
+ * called the rank function for 2^62 tiles (it never ended), and m + mb - 1
+ * overflowed int64_t for m = INT64_MAX (UndefinedBehaviorSanitizer). */
+static void huge_shapes(weft_context_t *ctx)
+{
+    weft_dist_t dist = {.rank = count_rank};
+    capture_begin();
+    weft_matrix_t *A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, INT64_C(6442450943),
+                                            INT64_C(6442450943), 1, 1, &dist);
+    capture_end();
+    CHECK(A == NULL);
+    CHECK(rank_calls == 0);
+    CHECK(captured("makes 6442450943 x 6442450943 tiles"));
+    capture_begin();
+    A = weft_matrix_new(ctx, WEFT_DOUBLE, INT64_MAX, INT64_MAX, 1, 1, 1, 1);
+    capture_end();
+    CHECK(A == NULL);
+    CHECK(captured("tiles a dimension and in all"));
+    capture_begin();
+    A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, INT64_MAX, 4, 4, 4, &dist);
+    capture_end();
+    CHECK(A == NULL);
+    CHECK(rank_calls == 0);
+}
+
 static void control(weft_context_t *ctx)
 {
     weft_data_t *d = weft_data_new(ctx, weft_dtype_struct(sizeof(pair_t)), 3, 2, 0);
@@ -82,6 +117,7 @@ int main(int argc, char **argv)
     REQUIRE(ctx != NULL);
     tile_overflow(ctx);
     too_many_tiles(ctx);
+    huge_shapes(ctx);
     control(ctx);
     CHECK(weft_fini(ctx) == 0);
     return check_report("data_sizes");

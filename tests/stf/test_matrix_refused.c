@@ -47,6 +47,15 @@
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
  *
+ *   hostmem  a matrix of 65536 x 65536 in 64 x 64 tiles over 1 x nranks,
+ *            run with host_memory_use=1: every rank refuses it for host
+ *            memory, each at its own first tile past its share, then makes
+ *            a small matrix and bumps each tile by a task. The wait returns
+ *            0 (it returned WEFT_ERR_MISMATCH: the ranks had spent
+ *            different numbers of data keys on the refused matrix, so the
+ *            small matrix's tiles had different keys on each rank) and
+ *            each tile's first element reads 1 (gathered on rank 0).
+ *
  * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F" and
  * exits non-zero when W or F is not 0. */
 #include <stdio.h>
@@ -64,6 +73,14 @@ static int rank_of(int i, int j, void *arg)
     (void)j;
     return i % *(int *)arg;
 }
+
+static int bump(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) += 1;
+    return 0;
+}
+
+static const weft_task_class_t bump_class = {.name = "bump", .body = {[WEFT_DEV_CPU] = bump}};
 
 static int device_one(int i, int j, void *arg)
 {
@@ -93,6 +110,11 @@ int main(int argc, char **argv)
                    weft_data_set_device(d, -1));
         /* The creation each rank makes next: rank 1's #1, rank 0's #2. */
         if (strcmp(c, "sethomebad") == 0) e = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    } else if (strcmp(c, "hostmem") == 0) {
+        weft_matrix_t *big = weft_matrix_new(ctx, WEFT_DOUBLE, 65536, 65536, 64, 64, 1, nr);
+        printf("test_matrix_refused rank %d: %s big=%s\n", me, c, big ? "made" : "refused");
+        if (big) weft_matrix_free(big);
+        A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
@@ -101,12 +123,24 @@ int main(int argc, char **argv)
         if (grc != 0) printf("test_matrix_refused rank %d: %s gather=%d\n", me, c, grc);
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
+    int bad = 0;
+    if (strcmp(c, "hostmem") == 0 && A)
+        for (int j = 0; j < N / NB; j++)
+            for (int i = 0; i < N / NB; i++)
+                bad += weft_insert_task(tp, &bump_class, WEFT_RW, weft_tile(A, i, j), 0) != 0;
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
+    if (strcmp(c, "hostmem") == 0 && A && w == 0) {
+        /* Each tile's first element bumped once, the others still 0. */
+        bad += weft_matrix_gather(A, 0, buf, N) != 0;
+        for (int k = 0; me == 0 && k < N * N; k++)
+            bad += buf[k] != ((k % N) % NB == 0 && (k / N) % NB == 0 ? 1.0 : 0.0);
+    }
+    if (bad) printf("test_matrix_refused rank %d: %s %d elements wrong\n", me, c, bad);
     if (A) weft_matrix_free(A);
     if (d) weft_data_release(d);
     if (e) weft_data_release(e);
     int f = weft_fini(ctx);
     printf("test_matrix_refused rank %d: %s wait=%d fini=%d\n", me, c, w, f);
-    return w != 0 || f != 0;
+    return w != 0 || f != 0 || bad != 0;
 }
