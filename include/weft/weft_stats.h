@@ -51,6 +51,8 @@ typedef struct weft_stats {
     int64_t recv_skipped;
 } weft_stats_t;
 
+/* Fills *out with the counters now (each read atomically, not all at one
+ * instant). Any thread, bodies included: it changes nothing. */
 WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
 
 /* Counters of accelerator `index` (1..weft_ndevices) since weft_init.

@@ -18,10 +18,19 @@ static void misuse(const weft_task_t *t, const char *call, const char *what, int
     atomic_fetch_or(&((weft_task_t *)t)->misuse, 1);
 }
 
+/* Logs an accessor's NULL task; inside a body, the task running fails
+ * (it passed the NULL: a body that went on as if nothing happened read
+ * nothing, and returning 0 made its task a success). */
+static void null_task(const char *call)
+{
+    weft_error("%s: NULL task%s", call,
+               weft_inbody_fail_task() ? ": the task whose body called it fails" : "");
+}
+
 /* Whether t is a task: a NULL one is named, as by every accessor. */
 static int is_task(const weft_task_t *t, const char *call)
 {
-    if (!t) weft_error("%s: NULL task", call);
+    if (!t) null_task(call);
     return t != NULL;
 }
 
@@ -29,7 +38,7 @@ static int is_task(const weft_task_t *t, const char *call)
 static const weft_flow_t *flow_of(const weft_task_t *t, int flow, const char *call)
 {
     if (!t) {
-        weft_error("%s: NULL task", call);
+        null_task(call);
         return NULL;
     }
     if (flow < 0 || flow >= t->nflows) {
@@ -43,7 +52,7 @@ static const weft_flow_t *flow_of(const weft_task_t *t, int flow, const char *ca
 static int value_index(const weft_task_t *t, int i, const char *call)
 {
     if (!t) {
-        weft_error("%s: NULL task", call);
+        null_task(call);
         return -1;
     }
     if (i < 0 || i >= t->nvalues) {
@@ -157,9 +166,17 @@ void *weft_task_workspace(const weft_task_t *t, size_t bytes)
 
 void weft_task_error(const weft_task_t *t, const char *fmt, ...)
 {
-    if (!t || !fmt) {
-        weft_error("weft_task_error: NULL %s", t ? "format" : "task");
+    if (!t) {
+        null_task("weft_task_error");
         return;
+    }
+    if (!fmt) {
+        /* Still a task that says it fails, with no words of why. */
+        fmt = "weft_task_error called with a NULL format";
+        if (!weft_inbody_in_task()) {
+            weft_error("%s", fmt);
+            return;
+        }
     }
     /* Outside its body the task may be gone, and the line would be taken
      * for another's cause. */

@@ -66,3 +66,10 @@ int weft_inbody_refuse(const char *call)
 }
 
 int weft_inbody_in_task(void) { return current.cls != NULL && current.fails == NULL; }
+
+int weft_inbody_fail_task(void)
+{
+    if (!weft_inbody_in_task()) return 0;
+    if (current.misuse) atomic_store(current.misuse, 1);
+    return 1;
+}

@@ -60,5 +60,8 @@ int weft_inbody_refuse(const char *call);
 /* Whether the calling thread runs a task body now (not a called-back
  * function, not outside any). */
 int weft_inbody_in_task(void);
+/* Inside a body, marks its task failed (an accessor called with a NULL
+ * task, which cannot mark the task it names) and returns 1; 0 outside. */
+int weft_inbody_fail_task(void);
 
 #endif

@@ -97,6 +97,40 @@ static void one_call(const char *call)
     weft_taskpool_free(env.tp);
 }
 
+/* Accessors a body misuses in ways that cannot name the task they were
+ * given: weft_task_error with a NULL format (it logged, and the task
+ * succeeded when its body returned 0) and weft_task_ptr of a NULL task.
+ * The task running fails. */
+static int says_null(weft_task_t *t)
+{
+    weft_task_error(t, NULL);
+    return 0;
+}
+
+static int ptr_of_null(weft_task_t *t)
+{
+    (void)t;
+    return weft_task_ptr(NULL, 0) != NULL; /* NULL: the body returns 0 */
+}
+
+static const weft_task_class_t says_null_class = {.name = "says_null",
+                                                  .body = {[WEFT_DEV_CPU] = says_null}};
+static const weft_task_class_t ptr_of_null_class = {.name = "ptr_of_null",
+                                                    .body = {[WEFT_DEV_CPU] = ptr_of_null}};
+
+static void null_accessor(const weft_task_class_t *cls, const char *line)
+{
+    weft_taskpool_t *tp = weft_taskpool_new(env.ctx, cls->name);
+    capture_begin();
+    CHECK(weft_insert_task(tp, cls, WEFT_RW, env.d, 0) == 0);
+    int rc = weft_taskpool_wait(tp);
+    capture_end();
+    CHECK(rc == WEFT_ERR_TASK);
+    CHECK(captured("failed: rank 0: task "));
+    if (weft_rank(env.ctx) == 0) CHECK(captured(line));
+    weft_taskpool_free(tp);
+}
+
 int main(int argc, char **argv)
 {
     static const char *calls[] = {"weft_insert_task",  "weft_taskpool_wait", "weft_taskpool_free",
@@ -109,6 +143,9 @@ int main(int argc, char **argv)
     env.d = weft_data_register(env.ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
     REQUIRE(env.d != NULL);
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) one_call(calls[i]);
+    null_accessor(&says_null_class, "weft_task_error called with a NULL format");
+    null_accessor(&ptr_of_null_class,
+                  "weft_task_ptr: NULL task: the task whose body called it fails");
     /* The context is usable afterwards: a task runs, the data is live. */
     weft_taskpool_t *tp = weft_taskpool_new(env.ctx, "after");
     CHECK(weft_insert_task(tp, &leaf_class, WEFT_RW, env.d, 0) == 0);
