@@ -16,6 +16,31 @@
 
 #include "app_flags.h"
 
+/* Whether every rank runs the same program in the same mode (mode: "" or
+ * the option that makes another, "--probe-gpus"): the first collective of
+ * every app after weft_init, so that the apps' own collectives, which
+ * differ between programs, meet only their own. Ranks of weft-pingpong and
+ * weft-potrf aborted in MPI (MPI_ERR_TRUNCATE) comparing flag tables of
+ * different lengths; a rank given --probe-gpus alone left the others in an
+ * MPI_Allreduce for ever. Collective; 0, or -1 after the line on every
+ * rank. */
+static inline int app_same_program(const char *prog, const char *mode, weft_context_t *ctx)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a of "prog mode" */
+    for (const char *s[] = {prog, " ", mode}, **p = s; p < s + 3; p++)
+        for (const unsigned char *c = (const unsigned char *)*p; *c; c++)
+            h = (h ^ *c) * 1099511628211ULL;
+    long long v[2] = {(long long)(h >> 2), -(long long)(h >> 2)};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (v[0] == -v[1]) return 0;
+    fprintf(stderr,
+            "%s: rank %d: this rank runs %s%s%s, another rank another program or mode: start "
+            "every rank with the same program and options\n",
+            prog, weft_rank(ctx), prog, *mode ? " " : "", mode);
+    return -1;
+}
+
 /* A flag each rank reads for itself that must be the same on all: -g
  * (the apps make their data and tasks alike on every rank only when every
  * rank was given the same -g: ranks given -g 1 and -g 0 stopped at the

@@ -29,6 +29,8 @@
 
 #include <weft/weft.h>
 
+#include "app_agree.h"
+
 #define APPDEV_MAX 256 /* device indices 1..APPDEV_MAX-1 are tracked */
 
 typedef struct appdev {
@@ -292,6 +294,11 @@ static inline int appdev_probe(const char *prog, int argc, char **argv)
     weft_context_t *ctx = weft_init(&n, &args);
     if (ctx == NULL) {
         fprintf(stderr, "%s: --probe-gpus: weft_init failed (see the message above)\n", prog);
+        return 1;
+    }
+    /* A probe on some ranks only is another program there (app_agree.h). */
+    if (app_same_program(prog, "--probe-gpus", ctx) != 0) {
+        (void)weft_fini(ctx);
         return 1;
     }
     if (weft_rank(ctx) == 0) {

@@ -221,7 +221,11 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
         appdev_init_failed(&dev);
         return 1;
     }
-    /* First, on every rank alike: a rank that stops below (its command
+    if (app_same_program(d->cli.prog, "", ctx) != 0) {
+        (void)weft_fini(ctx);
+        return 1;
+    }
+    /* Then, on every rank alike: a rank that stops below (its command
      * line) must not leave the others in this collective. */
     int same_g = app_same_flag(d->cli.prog, ctx, "-g", dev.g, 1) == 0;
     /* A refused command line is named on every rank (each exits non-zero):

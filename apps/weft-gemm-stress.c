@@ -363,7 +363,11 @@ int main(int argc, char **argv)
         appdev_init_failed(&dev);
         return 1;
     }
-    /* First, on every rank alike: -g as the prescan read it. */
+    if (app_same_program(GS_NAME, "", ctx) != 0) {
+        (void)weft_fini(ctx);
+        return 1;
+    }
+    /* Then, on every rank alike: -g as the prescan read it. */
     int same_g = app_same_flag(GS_NAME, ctx, "-g", dev.g, 1) == 0;
     gs_opts_t o;
     /* A refused command line is named on every rank (app_driver.h). */

@@ -517,6 +517,10 @@ int main(int argc, char **argv)
         appdev_init_failed(&pp_dev);
         return 1;
     }
+    if (app_same_program(PP_NAME, "", ctx) != 0) {
+        (void)weft_fini(ctx);
+        return 1;
+    }
     pp_opts_t o;
     /* A refused command line is named on every rank (app_driver.h). */
     int parsed = pp_parse(argc, argv, &o, 1) == 0;
