@@ -11,6 +11,7 @@
 #include "devmgr/devmgr.h"
 #include "runtime/lifecycle.h"
 #include "sched/sched.h"
+#include "stf/seqcheck.h"
 #include "util/log.h"
 
 #define MAX_WATCHED 64 /* contexts of one process; more go unwatched */
@@ -26,6 +27,18 @@ static void stop_under(weft_context_t *ctx)
 {
     weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads now "
                "and its later calls fail (call weft_fini before MPI_Finalize)");
+    /* While MPI still works: the other ranks' next agreement (their wait,
+     * their weft_fini) meets this rank's failure instead of waiting for
+     * ever for a rank in MPI_Finalize. A rank that called MPI_Finalize
+     * before weft_fini on one rank only hung the others so. */
+    if (!ctx->diverged && !ctx->sim && ctx->nranks > 1 &&
+        atomic_load(&ctx->error) == WEFT_SUCCESS) {
+        (void)weft_seqcheck_mpi_end(ctx);
+        /* This rank's own first error is MPI's end (weft_fini returns it),
+         * not the others' being elsewhere, which the agreement says. */
+        atomic_store(&ctx->error, WEFT_SUCCESS);
+        ctx->diverged = 0;
+    }
     atomic_store(&ctx->mpi_gone, 1);
     weft_context_diverge(ctx, WEFT_ERR_MPI); /* no collective either */
     weft_sched_stop(ctx->sched);

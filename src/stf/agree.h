@@ -20,6 +20,8 @@ typedef enum weft_agree_point {
     WEFT_AGREE_COLLECT = 4,
     /* end of weft_ptg_insert's build (ptg/); ordinal: the taskpool's number */
     WEFT_AGREE_PTG = 5,
+    /* the application's MPI_Finalize before weft_fini (runtime/mpiend.c) */
+    WEFT_AGREE_MPI_END = 6,
 } weft_agree_point_t;
 
 #define WEFT_AGREE_WHERE 96

@@ -534,6 +534,13 @@ int weft_seqcheck_fini(weft_context_t *ctx)
     return check(ctx, &v, NULL);
 }
 
+int weft_seqcheck_mpi_end(weft_context_t *ctx)
+{
+    weft_agree_vote_t v = {.point = WEFT_AGREE_MPI_END, .status = WEFT_ERR_MPI};
+    snprintf(v.where, sizeof v.where, "MPI_Finalize, called before weft_fini");
+    return check(ctx, &v, NULL);
+}
+
 void weft_seqcheck_reset(weft_taskpool_t *tp)
 {
     weft_seqlog_clear(&tp->seq);

@@ -99,6 +99,10 @@ int weft_seqcheck_verify(weft_taskpool_t *tp);
 int weft_seqcheck_graph(weft_taskpool_t *tp);
 /* The same at the start of weft_fini. */
 int weft_seqcheck_fini(weft_context_t *ctx);
+/* The agreement a rank joins from its MPI_Finalize before weft_fini,
+ * failed (WEFT_ERR_MPI): the ranks waiting in an agreement of their own
+ * (a wait, weft_fini) learn it there instead of waiting for ever. */
+int weft_seqcheck_mpi_end(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */
 void weft_seqcheck_reset(weft_taskpool_t *tp);
 

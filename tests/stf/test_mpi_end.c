@@ -42,6 +42,29 @@ int main(int argc, char **argv)
     int inflight = argc > 2 && strcmp(argv[2], "inflight") == 0;
     for (int k = 0; inflight && k < 200; k++)
         CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, k % R, 0) == 0);
+    /* "one" (argument 2): only the last rank calls MPI_Finalize here; the
+     * others wait for a taskpool of their own tasks, then end as told.
+     * Their wait and weft_fini fail, naming the last rank's MPI_Finalize
+     * (they waited for ever in the wait's agreement). */
+    if (argc > 2 && strcmp(argv[2], "one") == 0 && me != R - 1) {
+        for (int k = 0; k < 4; k++)
+            CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, 0, 0) == 0);
+        capture_begin();
+        int w = weft_taskpool_wait(tp);
+        weft_taskpool_free(tp);
+        weft_data_release(d);
+        int f = weft_fini(ctx);
+        capture_end();
+        CHECK(w != WEFT_SUCCESS && f != WEFT_SUCCESS);
+        char line[96];
+        snprintf(line, sizeof line, "rank %d: in MPI_Finalize, called before weft_fini", R - 1);
+        CHECK(captured(line));
+        printf("test_mpi_end rank %d: wait %d, fini %d: %s\n", me, w, f,
+               check_report("test_mpi_end") ? "FAILED" : "ok");
+        fflush(stdout);
+        if (user) MPI_Finalize();
+        return 0;
+    }
     capture_begin();
     MPI_Finalize();
     /* "nofini" (argument 2): the process leaves without weft_fini. The
