@@ -53,7 +53,7 @@ typedef enum weft_status {
     WEFT_ERR_DEVMEM = -5,      /* device memory exhausted, nothing evictable */
     WEFT_ERR_MPI = -6,         /* the MPI library reported an error */
     WEFT_ERR_UNSUPPORTED = -7, /* the operation does not exist on this module */
-    WEFT_ERR_MISMATCH = -8,    /* ranks inserted different task sequences */
+    WEFT_ERR_MISMATCH = -8,    /* ranks diverged: other tasks, creations or program points */
     WEFT_ERR_TASK = -9,        /* a task failed: its body, its device or a transfer of its data */
     WEFT_ERR_INTERNAL = -10,   /* a broken invariant inside weft, or an accelerator
                                 * call (a copy, a launch) that failed without breaking

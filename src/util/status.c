@@ -23,7 +23,8 @@ const char *weft_strerror(int status)
     case WEFT_ERR_UNSUPPORTED:
         return "operation not supported";
     case WEFT_ERR_MISMATCH:
-        return "ranks inserted different task sequences";
+        return "the ranks diverged: different task sequences, data creations or program points "
+               "(each rank logged which)";
     case WEFT_ERR_TASK:
         return "a task failed (its body, its device or a transfer of its data)";
     case WEFT_ERR_INTERNAL:
