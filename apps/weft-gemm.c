@@ -90,11 +90,18 @@ static int gemm_validate(weft_context_t *ctx, void *opts, int verbose)
     if (o->m < 0) o->m = o->c.n;
     if (o->k < 0) o->k = o->c.n;
     if (app_cli_grid(GEMM_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
-    if (gemm_ntiles(o->m, o->c.nb) > GEMM_NT_MAX || gemm_ntiles(o->c.n, o->c.nb) > GEMM_NT_MAX ||
-        gemm_ntiles(o->k, o->c.nb) > GEMM_NT_MAX) {
+    const struct {
+        const char *flag;
+        int64_t len;
+    } dims[] = {{"-M", o->m}, {"-N", o->c.n}, {"-K", o->k}};
+    for (int i = 0; i < 3; i++) {
+        if (gemm_ntiles(dims[i].len, o->c.nb) <= GEMM_NT_MAX) continue;
         if (verbose)
-            fprintf(stderr, GEMM_NAME ": more than %d tiles in a dimension; use a larger -t\n",
-                    GEMM_NT_MAX);
+            fprintf(stderr,
+                    GEMM_NAME ": %s %lld in tiles of -t %lld makes %lld tiles, more than %d: use "
+                              "a larger -t\n",
+                    dims[i].flag, (long long)dims[i].len, (long long)o->c.nb,
+                    (long long)gemm_ntiles(dims[i].len, o->c.nb), GEMM_NT_MAX);
         return -1;
     }
     return 0;

@@ -88,7 +88,13 @@ int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_tas
         return weft_ptg__fail(b, r, "its args function returned %d: give 0..%d arguments", n,
                               PTG_MAX_ARGS);
     int rc = weft_insert_parse(b->tp, k->task, args, n, w, aff);
-    if (rc != WEFT_SUCCESS) return weft_ptg__fail(b, r, "its arguments are refused (above)");
+    if (rc != WEFT_SUCCESS) {
+        /* The parse's own line is this rank's only: the other ranks get
+         * its words through the refusal. */
+        char why[WEFT_LOG_CAUSE];
+        weft_log_last_error(why, sizeof why);
+        return weft_ptg__fail(b, r, "its arguments are refused: %s", why[0] ? why : "see above");
+    }
     /* As insertion does: every rank that parses the task sees its modes. */
     weft_task_merge_repeated_flows(w);
     return WEFT_SUCCESS;

@@ -356,7 +356,7 @@ static void list_ranks(const int *differs, int nranks, char *buf, size_t n)
  * "task", and what a rank without the entry did wrong. */
 typedef struct {
     const char *verb, *what, *absent;
-    const char *accepted;   /* after "made no ... #k" where another rank refused */
+    const char *accepted;   /* "" for tasks; for creations, where another rank refused */
     const char *next;       /* after a rank's entry #k there: the one after the call it accepted */
     const char *next_alone; /* the same where that call logs no entry (ALONE) */
 } seq_words_t;
@@ -404,8 +404,13 @@ static void log_each_rank(weft_context_t *ctx, const weft_seqlog_t *l, long k, c
             weft_error("  rank %d refused %s", r, e);
         else if (*e)
             weft_error("  rank %d %s #%ld as '%s'%s", r, w->verb, k, e, next);
+        else if (refusal && *w->accepted)
+            /* Not "made no data creation #1": it made the creation; only a
+             * refusal logs an entry of its own. */
+            weft_error("  rank %d accepted the call refused there, so it logged no entry #%ld", r,
+                       k);
         else if (refusal)
-            weft_error("  rank %d %s no %s #%ld%s", r, w->verb, w->what, k, w->accepted);
+            weft_error("  rank %d %s no %s #%ld", r, w->verb, w->what, k);
         else
             weft_error("  rank %d %s no %s #%ld (%s)", r, w->verb, w->what, k, w->absent);
         shown++;

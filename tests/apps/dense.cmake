@@ -91,6 +91,13 @@ weft_app_test(posv_emu_evict EXE weft-posv
   EXPECT "${DENSE_PASSED}" "weft\\[0\\.1\\] stats: emu1: .* [1-9][0-9]* evictions"
   ARGS ${POSV_ODD} -c 2 -g 2 --weft-device_type=emu --weft-device_emu_memory=256K --weft-show_stats=1 --check)
 weft_app_test(posv_bad_nrhs FAIL EXE weft-posv EXPECT "--nrhs expects a positive integer" ARGS --nrhs 0)
+# Too many tiles in one dimension: the line names the dimension.
+weft_app_test(posv_nrhs_tiles FAIL EXE weft-posv
+  EXPECT "weft-posv: --nrhs 100000000 in tiles of -t 100 makes 1000000 tiles, more than [0-9]+: use a larger -t"
+  ARGS -N 100 -t 100 --nrhs 100000000)
+weft_app_test(gemm_k_tiles FAIL EXE weft-gemm
+  EXPECT "weft-gemm: -K 70000 in tiles of -t 1 makes 70000 tiles, more than [0-9]+: use a larger -t"
+  ARGS -N 10 -M 10 -K 70000 -t 1)
 weft_app_test(posv_cuda_absent EXE weft-posv GPUS none FAIL
   EXPECT "weft-posv: weft_init failed .*-g 1 asked weft for 1 CUDA device" ARGS -N 1024 -t 256 -g 1 --check)
 weft_app_test(posv_cuda_g1 EXE weft-posv GPUS 1 TIMEOUT 300

@@ -44,7 +44,9 @@
  * names its right neighbour's writer by that task's other flow, which
  * holds another tile: the refusal says which flow it named), devahead
  * (devstep with larger tiles and more steps, run a few times: at
- * devahead_rounds). */
+ * devahead_rounds), badargs (STEP(1, 0)'s args give its device hint twice:
+ * every rank's refusal names the parse's reason; the other ranks read
+ * "(above)" with nothing above). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,12 @@ static int args_step(const int *idx, weft_arg_t *a, int max, const void *arg)
     a[0] = weft_arg_data(WEFT_RW | WEFT_AFFINITY, g->x[tile(g, idx[1])]);
     a[1] = weft_arg_data(WEFT_R, g->x[tile(g, right(g, idx[1]))]);
     a[2] = weft_arg_int(WEFT_PRIORITY, nsteps - idx[0]);
+    /* badargs: one task's device hint given twice, refused by the parse. */
+    if (is(g, "badargs") && idx[0] == 1 && idx[1] == 0) {
+        a[3] = weft_arg_int(WEFT_DEVICE_HINT, 0);
+        a[4] = weft_arg_int(WEFT_DEVICE_HINT, 0);
+        return 5;
+    }
     if (!away(g, idx)) return 3;
     a[3] = weft_arg_int(WEFT_ON_RANK, owner(g, 1));
     return 4;
