@@ -70,8 +70,11 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                               "(that consumer, flow %d) names that task's flow %d as its "
                               "producer, not its flow %d",
                               c->flow, back.flow, p->flow);
-    return weft_ptg__fail(b, c, "(that consumer, flow %d) names %s as its producer", c->flow,
-                          has ? "another task" : "none");
+    if (!has) return weft_ptg__fail(b, c, "(that consumer, flow %d) names no producer", c->flow);
+    char other[160];
+    weft_ptg__ref_text(b, &back, other, sizeof other);
+    return weft_ptg__fail(b, c, "(that consumer, flow %d) names another task as its producer: %s",
+                          c->flow, other);
 }
 
 /* Consumer c as a task: this rank's own, else its arguments parsed into
@@ -551,11 +554,14 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
         /* A version from another rank comes only if its producer lists
          * this flow: else a RECV would wait for nothing. */
         size_t e = v->remote ? weft_ptgmap_get(&b->expect, &self) : vi;
-        if (e != vi)
+        if (e != vi) {
+            char named[160] = "the version from before the graph";
+            if (v->key.cls >= 0) weft_ptg__ref_text(b, &v->key, named, sizeof named);
             return weft_ptg__fail(b, &self,
-                                  "its flow %d names a producer whose consumers function does "
-                                  "not list it",
-                                  i);
+                                  "its flow %d names %s (flow %d) as its producer, whose "
+                                  "consumers function does not list it",
+                                  i, named, v->key.flow);
+        }
         v->matched++;
     }
     if (v->task && weft_ptg__edge(v->task, t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
