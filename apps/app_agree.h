@@ -31,8 +31,11 @@ static inline int app_same_program(const char *prog, const char *mode, weft_cont
         for (const unsigned char *c = (const unsigned char *)*p; *c; c++)
             h = (h ^ *c) * 1099511628211ULL;
     long long v[2] = {(long long)(h >> 2), -(long long)(h >> 2)};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: rank %d: comparing the ranks' programs failed in MPI_Allreduce\n",
+                prog, weft_rank(ctx));
         return -1;
+    }
     if (v[0] == -v[1]) return 0;
     fprintf(stderr,
             "%s: rank %d: this rank runs %s%s%s, another rank another program or mode: start "

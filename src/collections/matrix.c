@@ -312,9 +312,7 @@ static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owner
 static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn attach, void *arg)
 {
     size_t n = (size_t)A->mt * (size_t)A->nt;
-    weft_context_t *ctx = A->ctx;
-    uint64_t first_key = ctx->next_key;
-    int use_dev = dist->device && ctx->ndevices > 0;
+    int use_dev = dist->device && A->ctx->ndevices > 0;
     int *owners = malloc(n * sizeof *owners),
         *devices = use_dev ? malloc(n * sizeof *devices) : NULL;
     int rc =
@@ -325,10 +323,6 @@ static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn 
     free(devices);
     if (rc == WEFT_SUCCESS) return A;
     weft_matrix_free(A);
-    /* The keys of all its tiles are spent, however many were made before
-     * the refusal: a rank that ran out of memory at another tile than the
-     * others (or not at all) names its next data as they do. */
-    ctx->next_key = first_key + n;
     return NULL;
 }
 
@@ -423,9 +417,17 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
     if (check_shape(ctx, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P, s->dist ? 0 : s->Q,
                     s->dist != NULL) != 0)
         return NULL;
+    uint64_t first_key = ctx->next_key;
     weft_matrix_t *A = build_logged(ctx, s);
-    if (!A) weft_seqcheck_refused(ctx);
-    return A;
+    if (A) return A;
+    weft_seqcheck_refused(ctx);
+    /* The keys of all its tiles are spent, however far the creation got
+     * before its refusal (a check, the span, or memory at some tile): a
+     * rank refused at another step or tile than the others (or not at
+     * all) names its next data as they do. The shape passed check_shape. */
+    ctx->next_key =
+        first_key + (uint64_t)((s->m - 1) / s->mb + 1) * (uint64_t)((s->n - 1) / s->nb + 1);
+    return NULL;
 }
 
 static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)

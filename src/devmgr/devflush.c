@@ -221,9 +221,9 @@ int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
         weft_device_t *dev = ctx->devices->dev[i];
         if (!weft_device_is_broken(dev)) continue;
         long long failed = atomic_load(&dev->stats.failed_broken);
-        if (failed > WEFT_DEVICE_BROKEN_NAMED)
+        if (failed >= WEFT_DEVICE_BROKEN_NAMED) /* the eighth line promised it */
             weft_error("weft_fini: device %s failed during the run (its errors are above): %lld "
-                       "tasks failed on it, the first %d named above",
+                       "tasks failed on it in all, the first %d named above",
                        dev->name, failed, WEFT_DEVICE_BROKEN_NAMED);
         else
             weft_error("weft_fini: device %s failed during the run (its errors are above)",

@@ -87,13 +87,17 @@ int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_tas
     if (n < 0 || n > PTG_MAX_ARGS)
         return weft_ptg__fail(b, r, "its args function returned %d: give 0..%d arguments", n,
                               PTG_MAX_ARGS);
+    /* The parse's own line, caught on this thread (another thread's error
+     * line may come between): the other ranks get its words through the
+     * refusal. */
+    weft_log_cause_t why;
+    weft_log_cause_reset(&why);
+    weft_log_cause_t *outer = weft_log_cause_enter(&why);
     int rc = weft_insert_parse(b->tp, k->task, args, n, w, aff);
+    weft_log_cause_leave(outer);
     if (rc != WEFT_SUCCESS) {
-        /* The parse's own line is this rank's only: the other ranks get
-         * its words through the refusal. */
-        char why[WEFT_LOG_CAUSE];
-        weft_log_last_error(why, sizeof why);
-        return weft_ptg__fail(b, r, "its arguments are refused: %s", why[0] ? why : "see above");
+        const char *text = weft_log_cause_text(&why);
+        return weft_ptg__fail(b, r, "its arguments are refused: %s", text ? text : "see above");
     }
     /* As insertion does: every rank that parses the task sees its modes. */
     weft_task_merge_repeated_flows(w);

@@ -31,14 +31,11 @@ static void stop_under(weft_context_t *ctx)
      * their weft_fini) meets this rank's failure instead of waiting for
      * ever for a rank in MPI_Finalize. A rank that called MPI_Finalize
      * before weft_fini on one rank only hung the others so. */
-    if (!ctx->diverged && !ctx->sim && ctx->nranks > 1 &&
-        atomic_load(&ctx->error) == WEFT_SUCCESS) {
-        (void)weft_seqcheck_mpi_end(ctx);
-        /* This rank's own first error is MPI's end (weft_fini returns it),
-         * not the others' being elsewhere, which the agreement says. */
-        atomic_store(&ctx->error, WEFT_SUCCESS);
-        ctx->diverged = 0;
-    }
+    /* Whatever this rank's own error (a task failed here and no wait
+     * shared it yet): the others enter their agreement all the same. A
+     * diverged context is one whose ranks all learned it in an agreement
+     * (or whose MPI failed): none of them makes another. */
+    if (!ctx->diverged && !ctx->sim && ctx->nranks > 1) (void)weft_seqcheck_mpi_end(ctx);
     atomic_store(&ctx->mpi_gone, 1);
     weft_context_diverge(ctx, WEFT_ERR_MPI); /* no collective either */
     weft_sched_stop(ctx->sched);

@@ -101,7 +101,8 @@ int weft_seqcheck_graph(weft_taskpool_t *tp);
 int weft_seqcheck_fini(weft_context_t *ctx);
 /* The agreement a rank joins from its MPI_Finalize before weft_fini,
  * failed (WEFT_ERR_MPI): the ranks waiting in an agreement of their own
- * (a wait, weft_fini) learn it there instead of waiting for ever. */
+ * (a wait, weft_fini) learn it there instead of waiting for ever. Its
+ * status (never WEFT_SUCCESS: this rank votes failed) is theirs to act on. */
 int weft_seqcheck_mpi_end(weft_context_t *ctx);
 /* Forgets tp's log (after a successful wait). */
 void weft_seqcheck_reset(weft_taskpool_t *tp);

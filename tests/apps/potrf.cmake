@@ -357,7 +357,7 @@ weft_expect_test(potrf_emu_device_fail_many TIMEOUT 60
   CHECKS --status 1
     --count "^weft\\[0\\.1\\] error: task [a-z]+ #[0-9]+ failed on device emu1: " 8
     --match "failed on device emu1: .*. the later tasks failing there are counted, not named"
-    --match "^weft\\[0\\] error: weft_fini: device emu1 failed during the run .its errors are above.: [0-9]+ tasks failed on it, the first 8 named above"
+    --match "^weft\\[0\\] error: weft_fini: device emu1 failed during the run .its errors are above.: [0-9]+ tasks failed on it in all, the first 8 named above"
   RUN $<TARGET_FILE:weft-potrf> -N 1200 -t 64 -g 1 -c 2 --check --weft-device_type=emu
       --weft-fault_inject=device_fail:100)
 # The watchdog counts device work in flight (tasks staging in, eviction

@@ -55,6 +55,12 @@
  *            different numbers of data keys on the refused matrix, so the
  *            small matrix's tiles had different keys on each rank) and
  *            each tile's first element reads 1 (gathered on rank 0).
+ *   keysteps  the same with every rank refusing a wrap at another step, run
+ *            with an emu device on rank 1 only: rank 0's overlaps its own
+ *            first wrap (the span), rank 1's device function names device
+ *            99 (the tiles' mapping); each spends the matrix's keys, so the
+ *            tasks on the next matrix agree (the keys spent differed when
+ *            only the tiles' step spent them).
  *
  * Each rank prints "test_matrix_refused rank R: <case> wait=W fini=F" and
  * exits non-zero when W or F is not 0. */
@@ -81,6 +87,12 @@ static int bump(weft_task_t *t)
 }
 
 static const weft_task_class_t bump_class = {.name = "bump", .body = {[WEFT_DEV_CPU] = bump}};
+
+static int device_99(int i, int j, void *arg)
+{
+    (void)i, (void)j, (void)arg;
+    return 99;
+}
 
 static int device_one(int i, int j, void *arg)
 {
@@ -115,6 +127,16 @@ int main(int argc, char **argv)
         printf("test_matrix_refused rank %d: %s big=%s\n", me, c, big ? "made" : "refused");
         if (big) weft_matrix_free(big);
         A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
+    } else if (strcmp(c, "keysteps") == 0) {
+        static double other[N * N];
+        weft_dist_t bad = {.rank = rank_of, .device = device_99, .arg = &nr};
+        weft_matrix_t *first = weft_matrix_wrap(ctx, WEFT_DOUBLE, buf, N, N, N, NB, NB, 1, nr);
+        weft_matrix_t *big =
+            weft_matrix_wrap_dist(ctx, WEFT_DOUBLE, me == 0 ? buf : other, N, N, N, NB, NB, &bad);
+        printf("test_matrix_refused rank %d: %s big=%s\n", me, c, big ? "made" : "refused");
+        if (big) weft_matrix_free(big);
+        if (first) weft_matrix_free(first);
+        A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
@@ -124,13 +146,14 @@ int main(int argc, char **argv)
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
     int bad = 0;
-    if (strcmp(c, "hostmem") == 0 && A)
+    int bump_all = strcmp(c, "hostmem") == 0 || strcmp(c, "keysteps") == 0;
+    if (bump_all && A)
         for (int j = 0; j < N / NB; j++)
             for (int i = 0; i < N / NB; i++)
                 bad += weft_insert_task(tp, &bump_class, WEFT_RW, weft_tile(A, i, j), 0) != 0;
     int w = weft_taskpool_wait(tp);
     weft_taskpool_free(tp);
-    if (strcmp(c, "hostmem") == 0 && A && w == 0) {
+    if (bump_all && A && w == 0) {
         /* Each tile's first element bumped once, the others still 0. */
         bad += weft_matrix_gather(A, 0, buf, N) != 0;
         for (int k = 0; me == 0 && k < N * N; k++)
