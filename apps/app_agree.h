@@ -53,28 +53,49 @@ static inline int app_same_program(const char *prog, const char *mode, weft_cont
  * its value (known 0: this rank's command line was refused, which it said;
  * it takes no side). Collective; 0, or -1 after the line (value -1: not
  * given). */
-static inline int app_same_flag(const char *prog, weft_context_t *ctx, const char *flag,
-                                int64_t value, int known)
+/* A flag's value as its user wrote it: the word of a word flag (words,
+ * NULL for an integer flag), "(not given)" for -1, else the number. */
+static inline const char *app_flag_text(int64_t v, const char *const *words, char *buf, size_t n)
+{
+    if (v == -1) return "(not given)";
+    if (words && v >= 0) return words[v];
+    snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
+/* app_same_flag for a flag whose values are words (NULL: numbers). */
+static inline int app_same_flag_words(const char *prog, weft_context_t *ctx, const char *flag,
+                                      int64_t value, int known, const char *const *words)
 {
     long long mine[2] = {known ? (long long)value : LLONG_MIN,
                          known ? -(long long)value : LLONG_MIN};
     if (MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return -1;
     if (!known || mine[0] == -mine[1]) return 0;
+    char here[24], lo[24], hi[24];
     fprintf(stderr,
-            "%s: rank %d: %s %lld here, but the ranks were given %s from %lld to %lld (-1: "
-            "not given): give every rank the same %s\n",
-            prog, weft_rank(ctx), flag, (long long)value, flag, -mine[1], mine[0], flag);
+            "%s: rank %d: %s %s here, but the ranks were given %s from %s to %s: give every "
+            "rank the same %s\n",
+            prog, weft_rank(ctx), flag, app_flag_text(value, words, here, sizeof here), flag,
+            app_flag_text(-mine[1], words, lo, sizeof lo),
+            app_flag_text(mine[0], words, hi, sizeof hi), flag);
     return -1;
+}
+
+static inline int app_same_flag(const char *prog, weft_context_t *ctx, const char *flag,
+                                int64_t value, int known)
+{
+    return app_same_flag_words(prog, ctx, flag, value, known, NULL);
 }
 
 /* app_same_flag for each flag of a table (flags, n) whose int64_t field
  * lies at offset `from` or past it in opts, but those whose names skip
- * lists (NULL-terminated; NULL for none). Every flag is compared, so each
+ * lists (NULL-terminated; NULL for none); the flags that words (nwords of
+ * them) lists are named by their words. Every flag is compared, so each
  * one that differs is named. Collective; 0, or -1 after the lines. */
 static inline int app_same_flags(const char *prog, weft_context_t *ctx, const app_flag_t *flags,
                                  size_t n, const void *opts, size_t from, const char *const *skip,
-                                 int known)
+                                 const app_flag_words_t *words, size_t nwords, int known)
 {
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -83,7 +104,10 @@ static inline int app_same_flags(const char *prog, weft_context_t *ctx, const ap
             skipped = strcmp(flags[i].name, skip[k]) == 0;
         if (skipped) continue;
         int64_t v = *(const int64_t *)((const char *)opts + flags[i].offset);
-        if (app_same_flag(prog, ctx, flags[i].name, v, known) != 0) rc = -1;
+        const char *const *w = NULL;
+        for (size_t k = 0; k < nwords && !w; k++)
+            if (strcmp(words[k].flag, flags[i].name) == 0) w = words[k].words;
+        if (app_same_flag_words(prog, ctx, flags[i].name, v, known, w) != 0) rc = -1;
     }
     return rc;
 }

@@ -253,7 +253,7 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
      * table lists again with other bounds (weft-geqrf's -t, a field of
      * app_opts_t) was compared above. */
     if (app_same_flags(d->cli.prog, ctx, d->cli.flags, d->cli.nflags, opts, sizeof(app_opts_t),
-                       NULL, known) != 0)
+                       NULL, d->cli.words, d->cli.nwords, known) != 0)
         rc = 1;
     if (app_all_parsed(d->cli.prog, ctx, known) != 0) rc = 1;
     if (rc == 0) app_cli_default_grid(o, weft_nranks(ctx));

@@ -184,7 +184,7 @@ static int gs_same_flags(weft_context_t *ctx, const gs_opts_t *o, int known)
 {
     static const char *const skip[] = {"-c", "-g", NULL};
     int rc = app_same_flags(GS_NAME, ctx, gs_flags, sizeof gs_flags / sizeof gs_flags[0], o, 0,
-                            skip, known);
+                            skip, NULL, 0, known);
     if (app_same_flag(GS_NAME, ctx, "--check", o->check, known) != 0) rc = -1;
     if (app_same_flag(GS_NAME, ctx, "--ptg", o->ptg, known) != 0) rc = -1;
     if (app_all_parsed(GS_NAME, ctx, known) != 0) rc = -1;

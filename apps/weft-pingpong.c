@@ -233,7 +233,7 @@ static int pp_agree(weft_context_t *ctx, const pp_opts_t *o, int parsed)
 {
     if (app_all_parsed(PP_NAME, ctx, parsed) != 0) return -1;
     static const char *const skip[] = {"-c", NULL};
-    return app_same_flags(PP_NAME, ctx, pp_flags, PP_NFLAGS, o, 0, skip, 1);
+    return app_same_flags(PP_NAME, ctx, pp_flags, PP_NFLAGS, o, 0, skip, NULL, 0, 1);
 }
 
 /* ---- measurements ----------------------------------------------------- */

@@ -29,12 +29,11 @@ static void stop_under(weft_context_t *ctx)
                "and its later calls fail (call weft_fini before MPI_Finalize)");
     /* While MPI still works: the other ranks' next agreement (their wait,
      * their weft_fini) meets this rank's failure instead of waiting for
-     * ever for a rank in MPI_Finalize. A rank that called MPI_Finalize
-     * before weft_fini on one rank only hung the others so. */
-    /* Whatever this rank's own error (a task failed here and no wait
-     * shared it yet): the others enter their agreement all the same. A
-     * diverged context is one whose ranks all learned it in an agreement
-     * (or whose MPI failed): none of them makes another. */
+     * ever for a rank in MPI_Finalize (MPI_Finalize on one rank only hung
+     * the others so). Whatever this rank's own error (a task failed here
+     * that no wait shared yet): the others enter their agreement all the
+     * same. A diverged context is one whose ranks all learned it in an
+     * agreement (or whose MPI failed): none of them makes another. */
     if (!ctx->diverged && !ctx->sim && ctx->nranks > 1) (void)weft_seqcheck_mpi_end(ctx);
     atomic_store(&ctx->mpi_gone, 1);
     weft_context_diverge(ctx, WEFT_ERR_MPI); /* no collective either */

@@ -172,14 +172,14 @@ weft_expect_test(potrf_too_big_for_node_r2 TIMEOUT 60 RANKS 2
 set(mixed_t $<TARGET_FILE:weft-getrf> -N 256 -c 1)
 weft_expect_test(getrf_mixed_t_r2 TIMEOUT 60 RANKS 2
   CHECKS --status nonzero
-  --match "^weft-getrf: rank %r: -t (32|-1) here, but the ranks were given -t from -1 to 32"
+  --match "^weft-getrf: rank %r: -t (32|[(]not given[)]) here, but the ranks were given -t from [(]not given[)] to 32"
   --reject "task sequences"
   RUN ${WEFT_MPIRUN} -n 1 ${mixed_t} -t 32 : -n 1 ${mixed_t})
 # ... and the app's own flags (gemm's -M, potrf's --trsm-inv, posv's
 # --nrhs, geqrf's --tree): named, where the ranks were told only that they
 # "made different data creations".
-set(mixed_own_cases "gemm#-M#-M 100#-M (100|-1)" "potrf#--trsm-inv#--trsm-inv 1#--trsm-inv (1|-1)"
-    "posv#--nrhs#--nrhs 3#--nrhs (3|256)" "geqrf#--tree#--tree flat#--tree (0|-1)")
+set(mixed_own_cases "gemm#-M#-M 100#-M (100|[(]not given[)])" "potrf#--trsm-inv#--trsm-inv 1#--trsm-inv (1|[(]not given[)])"
+    "posv#--nrhs#--nrhs 3#--nrhs (3|256)" "geqrf#--tree#--tree flat#--tree (flat|[(]not given[)])")
 foreach(c IN LISTS mixed_own_cases)
   string(REPLACE "#" ";" f "${c}")
   list(GET f 0 app)
