@@ -21,6 +21,7 @@ _Thread_local int weft_trace_thread_track = -1;
  * this many slices, so the malloc cost is spread thin, and a chunk never
  * moves once other threads may read it. */
 #define TRACE_CHUNK 1024
+#define TRACE_PATH_SHOWN 256 /* characters of a path an error line shows */
 
 typedef struct trace_rec {
     uint64_t t0, t1;
@@ -153,9 +154,13 @@ int weft_trace_open(weft_trace_t *tr, int rank)
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
     FILE *f = fopen(path, "w");
     if (!f) {
-        weft_error("trace: cannot open '%s' for writing: %s (parameter trace: give a path "
+        /* A path past a log line would push the reason off its end. */
+        size_t plen = strlen(path);
+        int cut = plen > TRACE_PATH_SHOWN;
+        weft_error("trace: cannot open '%.*s'%s for writing: %s (parameter trace: give a path "
                    "in a writable directory)",
-                   path, strerror(errno));
+                   cut ? TRACE_PATH_SHOWN : (int)plen, path, cut ? " (the path's start)" : "",
+                   strerror(errno));
         free(path);
         return WEFT_ERR_INVALID;
     }
