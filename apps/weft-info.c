@@ -13,7 +13,10 @@ static void usage(FILE *out, const char *prog)
             "Lists weft's runtime parameters: name, value, default, help.\n"
             "A parameter is set by env WEFT_<NAME> (upper case), then by\n"
             "--weft-<name>=<value> or --weft-<name> <value> on the command line;\n"
-            "giving options here shows the values they would produce.\n",
+            "giving options here shows the values they would produce. Each value\n"
+            "is checked against its range here; combinations (sim_rank without\n"
+            "sim_nranks) and what depends on the run (devices, ranks) only by\n"
+            "weft_init.\n",
             prog);
 }
 
