@@ -24,19 +24,32 @@
  * different lengths; a rank given --probe-gpus alone left the others in an
  * MPI_Allreduce for ever. Collective; 0, or -1 after the line on every
  * rank. */
+/* Every rank's smallest and largest value (a rank that does not know its
+ * own, known 0, takes no side): one MPI_Allreduce of the value and its
+ * negation. Collective; -1 when MPI failed. */
+static inline int app_value_range(int64_t value, int known, long long *lo, long long *hi)
+{
+    long long v[2] = {known ? (long long)value : LLONG_MIN, known ? -(long long)value : LLONG_MIN};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    *lo = -v[1];
+    *hi = v[0];
+    return 0;
+}
+
 static inline int app_same_program(const char *prog, const char *mode, weft_context_t *ctx)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a of "prog mode" */
     for (const char *s[] = {prog, " ", mode}, **p = s; p < s + 3; p++)
         for (const unsigned char *c = (const unsigned char *)*p; *c; c++)
             h = (h ^ *c) * 1099511628211ULL;
-    long long v[2] = {(long long)(h >> 2), -(long long)(h >> 2)};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    long long lo, hi;
+    if (app_value_range((int64_t)(h >> 2), 1, &lo, &hi) != 0) {
         fprintf(stderr, "%s: rank %d: comparing the ranks' programs failed in MPI_Allreduce\n",
                 prog, weft_rank(ctx));
         return -1;
     }
-    if (v[0] == -v[1]) return 0;
+    if (lo == hi) return 0;
     fprintf(stderr,
             "%s: rank %d: this rank runs %s%s%s, another rank another program or mode: start "
             "every rank with the same program and options\n",
@@ -67,18 +80,16 @@ static inline const char *app_flag_text(int64_t v, const char *const *words, cha
 static inline int app_same_flag_words(const char *prog, weft_context_t *ctx, const char *flag,
                                       int64_t value, int known, const char *const *words)
 {
-    long long mine[2] = {known ? (long long)value : LLONG_MIN,
-                         known ? -(long long)value : LLONG_MIN};
-    if (MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return -1;
-    if (!known || mine[0] == -mine[1]) return 0;
-    char here[24], lo[24], hi[24];
+    long long lo, hi;
+    if (app_value_range(value, known, &lo, &hi) != 0) return -1;
+    if (!known || lo == hi) return 0;
+    char here[24], lo_text[24], hi_text[24];
     fprintf(stderr,
             "%s: rank %d: %s %s here, but the ranks were given %s from %s to %s: give every "
             "rank the same %s\n",
             prog, weft_rank(ctx), flag, app_flag_text(value, words, here, sizeof here), flag,
-            app_flag_text(-mine[1], words, lo, sizeof lo),
-            app_flag_text(mine[0], words, hi, sizeof hi), flag);
+            app_flag_text(lo, words, lo_text, sizeof lo_text),
+            app_flag_text(hi, words, hi_text, sizeof hi_text), flag);
     return -1;
 }
 

@@ -337,6 +337,21 @@ static inline void app_cli_default_grid(app_opts_t *o, int nranks)
     o->p = nranks / q;
 }
 
+/* Whether a dimension of len elements in tiles of nb makes at most max
+ * tiles; -1 after a message naming the flag (when verbose). */
+static inline int app_cli_tiles(const char *prog, const char *flag, int64_t len, int64_t nb,
+                                int max, int verbose)
+{
+    int64_t nt = (len + nb - 1) / nb;
+    if (nt <= max) return 0;
+    if (verbose)
+        fprintf(stderr,
+                "%s: %s %lld in tiles of -t %lld makes %lld tiles, more than %d: use a "
+                "larger -t\n",
+                prog, flag, (long long)len, (long long)nb, (long long)nt, max);
+    return -1;
+}
+
 /* P x Q against the ranks; 0 or -1 after a message (when verbose). */
 static inline int app_cli_grid(const char *prog, int64_t p, int64_t q, int nranks, int verbose)
 {

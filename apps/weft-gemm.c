@@ -82,28 +82,16 @@ typedef struct gemm_mats {
     uint64_t seed_a, seed_b, seed_c, seed_x;
 } gemm_mats_t;
 
-static int64_t gemm_ntiles(int64_t len, int64_t nb) { return (len + nb - 1) / nb; }
-
 static int gemm_validate(weft_context_t *ctx, void *opts, int verbose)
 {
     gemm_opts_t *o = opts;
     if (o->m < 0) o->m = o->c.n;
     if (o->k < 0) o->k = o->c.n;
     if (app_cli_grid(GEMM_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
-    const struct {
-        const char *flag;
-        int64_t len;
-    } dims[] = {{"-M", o->m}, {"-N", o->c.n}, {"-K", o->k}};
-    for (int i = 0; i < 3; i++) {
-        if (gemm_ntiles(dims[i].len, o->c.nb) <= GEMM_NT_MAX) continue;
-        if (verbose)
-            fprintf(stderr,
-                    GEMM_NAME ": %s %lld in tiles of -t %lld makes %lld tiles, more than %d: use "
-                              "a larger -t\n",
-                    dims[i].flag, (long long)dims[i].len, (long long)o->c.nb,
-                    (long long)gemm_ntiles(dims[i].len, o->c.nb), GEMM_NT_MAX);
+    if (app_cli_tiles(GEMM_NAME, "-M", o->m, o->c.nb, GEMM_NT_MAX, verbose) != 0 ||
+        app_cli_tiles(GEMM_NAME, "-N", o->c.n, o->c.nb, GEMM_NT_MAX, verbose) != 0 ||
+        app_cli_tiles(GEMM_NAME, "-K", o->k, o->c.nb, GEMM_NT_MAX, verbose) != 0)
         return -1;
-    }
     return 0;
 }
 

@@ -79,21 +79,9 @@ static int posv_validate(weft_context_t *ctx, void *opts, int verbose)
     if (o->trsm_inv < 0) /* as weft-potrf */
         o->trsm_inv = o->c.g > 0 ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
     if (app_cli_grid(POSV_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0) return -1;
-    const struct {
-        const char *flag;
-        int64_t len;
-    } dims[] = {{"-N", o->c.n}, {"--nrhs", o->nrhs}};
-    for (int i = 0; i < 2; i++) {
-        int64_t nt = (dims[i].len + o->c.nb - 1) / o->c.nb;
-        if (nt <= POSV_NT_MAX) continue;
-        if (verbose)
-            fprintf(stderr,
-                    POSV_NAME ": %s %lld in tiles of -t %lld makes %lld tiles, more than %d: use "
-                              "a larger -t\n",
-                    dims[i].flag, (long long)dims[i].len, (long long)o->c.nb, (long long)nt,
-                    POSV_NT_MAX);
+    if (app_cli_tiles(POSV_NAME, "-N", o->c.n, o->c.nb, POSV_NT_MAX, verbose) != 0 ||
+        app_cli_tiles(POSV_NAME, "--nrhs", o->nrhs, o->c.nb, POSV_NT_MAX, verbose) != 0)
         return -1;
-    }
     return 0;
 }
 

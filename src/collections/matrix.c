@@ -425,8 +425,9 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
      * before its refusal (a check, the span, or memory at some tile): a
      * rank refused at another step or tile than the others (or not at
      * all) names its next data as they do. The shape passed check_shape. */
-    ctx->next_key =
-        first_key + (uint64_t)((s->m - 1) / s->mb + 1) * (uint64_t)((s->n - 1) / s->nb + 1);
+    int64_t mt = 0, nt = 0;
+    (void)tile_counts(s->m, s->n, s->mb, s->nb, &mt, &nt);
+    ctx->next_key = first_key + (uint64_t)(mt * nt);
     return NULL;
 }
 
