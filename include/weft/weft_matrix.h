@@ -23,7 +23,9 @@ WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, 
 
 /* Wraps a user matrix in LAPACK column-major layout (lda >= m) as MANAGED
  * strided tiles; weft never frees it. Only the tiles of this rank are
- * referenced; with P*Q == 1 the whole matrix is local. Like
+ * referenced (a rank that holds no tile may pass ptr NULL; a NULL ptr on
+ * a rank that holds one is refused, naming the tile); with P*Q == 1 the
+ * whole matrix is local. Like
  * weft_data_register memory, the user may read and write it between
  * taskpools without any call (device copies are dropped at each wait).
  * Its memory, from the first to the last element, must not overlap that of
@@ -73,7 +75,7 @@ WEFT_API int weft_dist_block_cyclic_rank(int i, int j, void *arg);
  * after logging for dist NULL or without a rank function, a rank or device
  * out of range (naming the tile), or the matrix calls' own errors. A
  * creation of any of these calls refused on some ranks only (a NULL ptr
- * on one, a device beyond its owner's) is named on every rank at the next
+ * on one that holds a tile, a device beyond its owner's) is named on every rank at the next
  * agreement (wait, gather, weft_fini: WEFT_ERR_MISMATCH). */
 WEFT_API weft_matrix_t *weft_matrix_new_dist(weft_context_t *ctx, weft_dtype_t type, int64_t m,
                                              int64_t n, int mb, int nb, const weft_dist_t *dist);

@@ -11,7 +11,8 @@
 
 /* Counters of this rank since weft_init. */
 typedef struct weft_stats {
-    int64_t tasks_run;        /* task bodies run on this rank */
+    int64_t tasks_run;        /* task bodies run on this rank (failed ones included; not an
+                                 injected failure, which runs none) */
     int64_t activations_sent; /* one per tile version per destination rank */
     int64_t eager_sent;       /* activations that carried the tile inline */
     /* Rendezvous requests this rank sent as a receiver, for the tiles it
@@ -63,7 +64,7 @@ WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
  * receiving device; small tiles landing and staged chunks are H2D, staged
  * sends D2H; the mpi and nccl transports make no copy of their own). */
 typedef struct weft_device_counters {
-    int64_t tasks;                            /* task bodies run there */
+    int64_t tasks;                            /* task bodies run there, as tasks_run */
     int64_t bytes_h2d;                        /* host to device */
     int64_t bytes_d2h;                        /* device to host: pushouts, write-backs */
     int64_t bytes_d2d;                        /* into it from device memory (peer, ipc) */

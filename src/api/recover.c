@@ -59,18 +59,23 @@ static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
     return rc;
 }
 
-/* The version of d this rank can give: the newest it holds when no write
- * of d failed here (a failed body may have changed the bytes), none (0)
- * otherwise and on the owner, whose version is the lost one. A write that
- * was only cancelled here left the version before it untouched: that one
- * is good (it was not offered, and a version made away from the owner,
- * then followed by a cancelled write on the same rank, was lost silently). */
+/* Versions travel in the collectives below as the version plus 1, 0
+ * meaning none: version 0 is a registered data's first contents, which a
+ * body failing on its owner can overwrite as well as any other. */
+
+/* The version of d this rank can give (plus 1): the newest it holds when
+ * no write of d failed here (a failed body may have changed the bytes),
+ * none (0) otherwise and on the owner, whose version is the lost one. A
+ * write that was only cancelled here left the version before it
+ * untouched: that one is good (it was not offered, and a version made
+ * away from the owner, then followed by a cancelled write on the same
+ * rank, was lost silently). */
 static int offer(const weft_data_t *d, int me)
 {
     if (!d || d->owner_rank == me) return 0;
     weft_data_lock((weft_data_t *)d);
     int v = !d->lost_bytes && weft_data_newest_copy_locked((weft_data_t *)d, -1)
-                ? (int)d->version
+                ? (int)d->version + 1
                 : 0;
     weft_data_unlock((weft_data_t *)d);
     return v;
@@ -115,11 +120,15 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
                    (unsigned long long)d->key, v, from,
                    rc != WEFT_SUCCESS ? weft_strerror(rc) : "another rank failed to take part",
                    d->owner_rank);
-    if (ok && me == d->owner_rank && v > d->version) {
+    /* Newer than the owner's, or any when a body that failed on the owner
+     * may have changed the owner's bytes (they were kept silently). */
+    if (ok && me == d->owner_rank && (v > d->version || d->lost_bytes)) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);
         if (rc == WEFT_SUCCESS) {
             weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);
-            weft_data_publish(d, c, WEFT_PUBLISH_RECEIVED, v, 0);
+            /* As a write: every other copy here (one the failed body may
+             * have changed, on a device) is stale. */
+            weft_data_publish(d, c, WEFT_PUBLISH_WRITTEN, v, 0);
             weft_log(WEFT_LOG_INFO, -1,
                      "data %llu: its newest good version v%u came home from rank %d after the "
                      "failure",
@@ -137,8 +146,9 @@ typedef struct {
 
 /* Per lost key, reduced with MAX over the ranks: whether a rank has no
  * handle of the data (it is then left alone), the version a failed body
- * overwrote where it was held (its bytes are gone), the owner's, and
- * whether a rank has it as no NEW data (a registration, a host write). */
+ * overwrote where it was held (its bytes are gone), the owner's when its
+ * bytes are good, and whether a rank has it as no NEW data (a
+ * registration, a host write). Versions plus 1. */
 enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, FACT_NOT_NEW, NFACTS };
 
 static void facts_of(const weft_data_t *d, int me, int *f)
@@ -148,21 +158,38 @@ static void facts_of(const weft_data_t *d, int me, int *f)
     if (!d) return;
     f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
-    if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version;
-    if (d->owner_rank == me) f[FACT_OWNER] = (int)d->version;
+    if (d->lost_bytes)
+        f[FACT_DESTROYED] = (int)d->version + 1;
+    else if (d->owner_rank == me)
+        f[FACT_OWNER] = (int)d->version + 1;
     weft_data_unlock((weft_data_t *)d);
 }
 
-/* No rank offers what a failed body overwrote, newer than the owner's:
- * that version is gone, said on every rank (the next taskpool starts from
- * the owner's, which used to happen without a word). */
+/* Says that d's version `gone` (plus 1) was overwritten where a body that
+ * wrote it next failed, and what the next taskpool starts from: `keep`
+ * (plus 1), or when no good version is left anywhere, what that body left
+ * on the owner. */
+static void say_gone(const weft_data_t *d, int gone, int keep)
+{
+    if (keep > 0)
+        weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
+                  "failed, which may have changed its bytes: the next taskpool starts from v%d",
+                  (unsigned long long)d->key, gone - 1, keep - 1);
+    else
+        weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
+                  "failed, which may have changed its bytes: no good version is left, the next "
+                  "taskpool starts from what that body left in it",
+                  (unsigned long long)d->key, gone - 1);
+}
+
+/* No rank offers what a failed body overwrote, newer than the owner's
+ * good version: that version is gone, said on every rank (the next
+ * taskpool started from the owner's, which used to happen without a word;
+ * from the failed body's bytes when it had failed on the owner). */
 static void say_destroyed(const weft_data_t *d, const int *f, int offered)
 {
     int keep = f[FACT_OWNER] > offered ? f[FACT_OWNER] : offered;
-    if (f[FACT_DESTROYED] <= keep) return;
-    weft_warn("data %llu: its version v%d was held only where the task that wrote it next failed, "
-              "which may have changed its bytes: the next taskpool starts from v%d",
-              (unsigned long long)d->key, f[FACT_DESTROYED], keep);
+    if (f[FACT_DESTROYED] > keep) say_gone(d, f[FACT_DESTROYED], keep);
 }
 
 /* A NEW data of which no version is left on any rank: its first writer
@@ -176,6 +203,7 @@ static void say_destroyed(const weft_data_t *d, const int *f, int offered)
  * and weft_data_set_init is accepted. */
 static void none_left(weft_data_t *d, int destroyed)
 {
+    destroyed = destroyed > 0 ? destroyed - 1 : 0; /* the version; 0: the first write failed */
     /* With an initialiser, a reader starts from the initial contents, as
      * before any write. */
     if (destroyed > 0)
@@ -187,6 +215,11 @@ static void none_left(weft_data_t *d, int destroyed)
                       : "no version of this NEW data is left");
     weft_remote_forget(d);
     weft_data_lock(d);
+    /* A copy here holds what the failed body left (it failed on this
+     * rank): none may pass for contents, or the initial ones are never
+     * made ("data K has no contents" at the reader). */
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i]) d->copies[i]->state = WEFT_COPY_INVALID;
     d->version = 0;
     d->flags &= ~(WEFT_DATA_NONE_LEFT | WEFT_DATA_FIRST_FAILED);
     d->flags |= destroyed > 0 ? WEFT_DATA_NONE_LEFT : WEFT_DATA_FIRST_FAILED;
@@ -228,13 +261,15 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         const int *f = facts + (size_t)k * NFACTS;
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
-        if (best[k].version <= 0 && f[FACT_OWNER] == 0 && !f[FACT_NOT_NEW]) {
+        /* Nothing offered and the owner holds no good contents (version
+         * 0 of a NEW data is none). */
+        if (best[k].version <= 0 && f[FACT_OWNER] <= 1 && !f[FACT_NOT_NEW]) {
             none_left(d, f[FACT_DESTROYED]);
             continue;
         }
         say_destroyed(d, f, best[k].version);
         if (best[k].version <= 0) continue;
-        int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version);
+        int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version - 1);
         if (rc == WEFT_SUCCESS || mrc == WEFT_ERR_MPI) rc = mrc;
         if (mrc == WEFT_ERR_MPI) break; /* the context diverged: no collective follows */
     }
@@ -243,10 +278,34 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
     return rc;
 }
 
+/* One rank: nothing can come home, but a version a failed body may have
+ * overwritten is gone all the same, said as on several ranks (the next
+ * taskpool started from the body's bytes without a word). */
+static void recover_alone(weft_taskpool_t *tp)
+{
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        weft_data_lock(d);
+        int gone = d->lost_bytes ? (int)d->version + 1 : 0, is_new = d->flags & WEFT_DATA_NEW;
+        weft_data_unlock(d);
+        /* A NEW data's version 0 is no contents: its first writer failed
+         * (stf/failure.c marked it). */
+        if (gone > 1 && is_new)
+            none_left(d, gone);
+        else if (gone > 0 && !is_new)
+            say_gone(d, gone, 0);
+    }
+}
+
 int weft_recover_good_versions(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    if (ctx->nranks == 1 || ctx->sim || !any_failure(tp)) return WEFT_SUCCESS;
+    if (ctx->sim) return WEFT_SUCCESS;
+    if (ctx->nranks == 1) {
+        if (atomic_load(&tp->fail.nfailed) > 0) recover_alone(tp);
+        return WEFT_SUCCESS;
+    }
+    if (!any_failure(tp)) return WEFT_SUCCESS;
     uint64_t *keys = NULL;
     int n = 0, rc = lost_keys(tp, &keys, &n);
     if (rc != WEFT_SUCCESS || n == 0) {

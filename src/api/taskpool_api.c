@@ -71,6 +71,8 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
             weft_failure_note(tp, grc, "bringing the last good versions home failed");
         weft_remote_reclaim(tp);
         weft_seqcheck_reset(tp);
+    } else {
+        (void)weft_recover_good_versions(tp); /* one rank: it only says what was overwritten */
     }
     if (tp->ptg && ctx->nranks > 1 && !ctx->diverged) weft_ptg_settle(tp);
     tp->ptg = 0;

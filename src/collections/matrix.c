@@ -213,7 +213,8 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
             if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
             /* A simulation gives tiles no memory (docs/SCALE.md). */
             int attached = rank == ctx->rank && !(ctx->sim && attach == attach_runtime);
-            if (attached && attach(A, d, i, j, arg) != 0) return WEFT_ERR_NOMEM;
+            int arc = attached ? attach(A, d, i, j, arg) : WEFT_SUCCESS;
+            if (arc != WEFT_SUCCESS) return arc;
             if (rank == ctx->rank && ctx->ndevices > 0) {
                 d->home_device = devices ? devices[k] : home_device(i / A->P, ctx->ndevices);
                 d->flags |= WEFT_DATA_HOMED;
@@ -243,11 +244,21 @@ static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *
 typedef struct {
     char *base;
     int64_t lda;
+    const char *call; /* for the message of a NULL base */
 } wrap_arg_t;
 
+/* A rank that holds no tile may pass NULL: it references no element (a
+ * stranger's vector on more ranks than blocks was refused there, "NULL
+ * pointer", although the calls say only this rank's tiles are used). */
 static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
 {
     wrap_arg_t *w = arg;
+    if (!w->base) {
+        weft_error("%s: NULL pointer on rank %d, which holds tile (%d, %d): only a rank that "
+                   "holds no tile may pass NULL",
+                   w->call, A->ctx->rank, i, j);
+        return WEFT_ERR_INVALID;
+    }
     char *p = w->base + ((int64_t)i * A->mb + (int64_t)j * A->nb * w->lda) * (int64_t)d->elem;
     if (!weft_data_copy_attach(d, 0, p, w->lda, WEFT_MEM_MANAGED, NULL, NULL))
         return WEFT_ERR_NOMEM;
@@ -436,7 +447,6 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     const char *bad = s->dist && !s->dist->rank  ? "no rank function in the weft_dist_t"
                       : bad_cyclic_grid(s->dist) ? "weft_dist_block_cyclic_rank's arg is no "
                                                    "weft_grid_t of P, Q >= 1"
-                      : s->wrap && !s->ptr       ? "NULL pointer"
                       : s->wrap && s->lda < s->m ? "lda is smaller than m"
                                                  : NULL;
     if (bad) {
@@ -450,7 +460,8 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     if (!A) return NULL;
     if (s->dist) A->P = A->Q = 1;
     A->cyclic = !s->dist;
-    if (s->wrap && claim_span(A, s) != WEFT_SUCCESS) {
+    /* A NULL ptr (a rank that holds no tile: fill checks) claims nothing. */
+    if (s->wrap && s->ptr && claim_span(A, s) != WEFT_SUCCESS) {
         /* Refused: weft_fini must not end a matrix that is gone. */
         matrix_untrack(A);
         matrix_destroy(A);
@@ -458,7 +469,7 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     }
     weft_grid_t g = {s->P, s->Q};
     weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
-    wrap_arg_t w = {.base = s->ptr, .lda = s->lda};
+    wrap_arg_t w = {.base = s->ptr, .lda = s->lda, .call = s->kind->name};
     return fill(A, s->dist ? s->dist : &cyclic, s->wrap ? attach_user : attach_runtime, &w);
 }
 

@@ -179,9 +179,14 @@ static int staged_prepare(weft_comm_t *c, staged_state_t *s, weft_comm_xfer_t *x
     x->tag = tag >= 0 ? tag : weft_comm__next_tags(c, x->nchunks);
     x->dev = weft_comm__device(c, x->copy->device);
     if (!x->dev) return WEFT_SUCCESS; /* a host copy: chunks go straight to MPI */
-    x->bounce = weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)
-                    ? NULL
-                    : bounce_get(s, d->bytes, x->dev);
+    /* Said as weft_comm__alloc says it: the transfer's line alone read as
+     * a real shortage of host memory. */
+    if (weft_fault_hit(c->cfg.fault, WEFT_FAULT_COMM_ALLOC, NULL)) {
+        weft_error("comm: the staged transport's bounce buffer of %zu bytes fails (fault_inject)",
+                   d->bytes);
+        return WEFT_ERR_NOMEM;
+    }
+    x->bounce = bounce_get(s, d->bytes, x->dev);
     if (!x->bounce) return WEFT_ERR_NOMEM;
     return WEFT_SUCCESS; /* counted in n_staged once over (staged_release) */
 }

@@ -10,8 +10,9 @@ void weft_stats_print(weft_context_t *ctx)
 {
     weft_stats_t s;
     if (weft_stats_get(ctx, &s) != WEFT_SUCCESS) return;
-    weft_log_stats(-1, "rank %d: %lld tasks on %d cores + %d devices", ctx->rank,
-                   (long long)s.tasks_run, ctx->ncores, ctx->ndevices);
+    weft_log_stats(-1, "rank %d: %lld tasks on %d cores + %d devices (%lld failed, %lld cancelled)",
+                   ctx->rank, (long long)s.tasks_run, ctx->ncores, ctx->ndevices,
+                   (long long)s.tasks_failed, (long long)s.tasks_cancelled);
     if (!ctx->comm_engine) return;
     weft_log_stats(-1, "rank %d: transfers: %lld sends, %lld recvs", ctx->rank,
                    (long long)atomic_load(&ctx->sends_done),

@@ -203,9 +203,10 @@ static void warn_held(weft_devmgr_t *m, const weft_data_t *d, int rc)
 /* A dirty victim: its newest version goes to host first (waiting for the
  * host copy when it is busy), then it goes unless someone started using it
  * meanwhile (it is then listed again). Returns 1 when it went or became
- * clean, 0 when its write-back failed and it joined h, a negative status
- * when it failed and h is full. */
-static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, evict_held_t *h)
+ * clean (*went: which), 0 when its write-back failed and it joined h, a
+ * negative status when it failed and h is full. */
+static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, evict_held_t *h,
+                       int *went)
 {
     int device = c->device;
     weft_data_copy_reader_acquire_locked(c);
@@ -224,6 +225,7 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, ev
         lru_append_locked(m, c);
         pthread_mutex_unlock(&m->lru_lock);
     }
+    *went = gone != NULL;
     weft_data_unlock(d);
     weft_data_copy_free(gone, d->bytes);
     if (held) warn_held(m, d, rc);
@@ -245,16 +247,20 @@ static int evict_victim(weft_devmgr_t *m, weft_data_copy_t *c, evict_held_t *h)
     weft_trace_t *tr = m->ctx->trace;
     uint64_t t0 = weft_trace_stamp(tr);
     unsigned long long key = (unsigned long long)d->key;
-    int rc = 1, dirty = !copy_clean_locked(d, c);
+    int rc = 1, dirty = !copy_clean_locked(d, c), went = 1;
     if (dirty) {
-        rc = evict_dirty(m, d, c, h);
+        rc = evict_dirty(m, d, c, h, &went);
     } else {
         weft_data_copy_t *gone = evict_locked(m, d, c->device);
         weft_data_unlock(d);
         weft_data_copy_free(gone, d->bytes);
         weft_data__unref(d);
     }
-    weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(), "evict", "evict",
+    /* One "evict" per eviction counted (stats.evictions); a victim that
+     * was written back and kept (a task took it meanwhile, or the
+     * write-back failed) is a "write-back" alone. */
+    weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(),
+                     went ? "evict" : "write-back", "evict",
                      "\"key\":%llu,\"device\":%d,\"writeback\":%d", key, m->dev->index, dirty);
     return rc;
 }

@@ -376,7 +376,9 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED; /* see weft_devlaunch_finish_task */
     weft_devlaunch_finish_stage(m, f, rc == WEFT_SUCCESS);
     publish(m, t, rc == WEFT_SUCCESS);
-    if (rc == WEFT_SUCCESS) atomic_fetch_add(&m->dev->stats.tasks, 1);
+    /* Bodies run there, failed ones included, as the rank's tasks_run
+     * counts them (it counted one the device did not). */
+    if (t->body_ran && rc != WEFT_ERR_CANCELLED) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(weft_clock_ns() - f->start_ns));
     weft_trace_slice(
         m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns, weft_trace_now(),

@@ -6,11 +6,13 @@
  * them, so that the weft calls that follow fail instead of calling MPI,
  * and weft_fini returns WEFT_ERR_MPI after releasing what it can. */
 #include <pthread.h>
+#include <time.h>
 
 #include "comm/comm.h"
 #include "devmgr/devmgr.h"
 #include "runtime/lifecycle.h"
 #include "sched/sched.h"
+#include "stf/agree.h"
 #include "stf/seqcheck.h"
 #include "util/log.h"
 
@@ -25,16 +27,6 @@ static int keyval = MPI_KEYVAL_INVALID;
  * communicator, and never call MPI for ctx again. */
 static void stop_under(weft_context_t *ctx)
 {
-    weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads now "
-               "and its later calls fail (call weft_fini before MPI_Finalize)");
-    /* While MPI still works: the other ranks' next agreement (their wait,
-     * their weft_fini) meets this rank's failure instead of waiting for
-     * ever for a rank in MPI_Finalize (MPI_Finalize on one rank only hung
-     * the others so). Whatever this rank's own error (a task failed here
-     * that no wait shared yet): the others enter their agreement all the
-     * same. A diverged context is one whose ranks all learned it in an
-     * agreement (or whose MPI failed): none of them makes another. */
-    if (!ctx->diverged && !ctx->sim && ctx->nranks > 1) (void)weft_seqcheck_mpi_end(ctx);
     atomic_store(&ctx->mpi_gone, 1);
     weft_context_diverge(ctx, WEFT_ERR_MPI); /* no collective either */
     weft_sched_stop(ctx->sched);
@@ -46,15 +38,67 @@ static void stop_under(weft_context_t *ctx)
     weft_runtime_mpi_ended(ctx);
 }
 
+/* While MPI still works: the other ranks' next agreement in each live
+ * context (their wait, their weft_fini) meets this rank's failure instead
+ * of waiting for ever for a rank in MPI_Finalize (MPI_Finalize on one rank
+ * only hung the others so). Whatever this rank's own error (a task failed
+ * here that no wait shared yet): the others enter their agreement all the
+ * same. Every context's agreement is begun before any is waited for, and
+ * each ends as it completes: the others may reach them in any order (one
+ * context's wait, then another's weft_fini); taken one after another, the
+ * first could wait for ever while the others stood in the second. A
+ * diverged context is one whose ranks all learned it in an agreement (or
+ * whose MPI failed): none of them makes another. */
+static void tell_the_others(weft_context_t **ctxs, int n)
+{
+    static weft_agree_op_t ops[MAX_WATCHED]; /* under watch_lock */
+    int pending[MAX_WATCHED] = {0}, left = 0;
+    for (int i = 0; i < n; i++) {
+        weft_context_t *ctx = ctxs[i];
+        if (ctx->diverged || ctx->sim || ctx->nranks < 2) continue;
+        if (weft_seqcheck_mpi_end_begin(ctx, &ops[i]) != WEFT_SUCCESS) continue;
+        pending[i] = 1;
+        left++;
+    }
+    for (long spins = 0; left > 0; spins++) {
+        for (int i = 0; i < n; i++) {
+            int done = 0;
+            if (!pending[i]) continue;
+            if (MPI_Test(&ops[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                weft_error("%s: the agreement between ranks failed in MPI", ops[i].vote.where);
+                done = 1;
+            } else if (done) {
+                /* The outcome is the others' to act on; this rank's
+                 * end is MPI's whatever it says. */
+                weft_agree_outcome_t out;
+                int ignored = weft_agree_end(&ops[i], &out);
+                (void)ignored;
+            }
+            if (done) pending[i] = 0, left--;
+        }
+        if (spins > 1000) {
+            struct timespec nap = {0, 100000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
 static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)value, (void)extra;
     pthread_mutex_lock(&watch_lock);
+    weft_context_t *live[MAX_WATCHED];
+    int n = 0;
     for (int i = 0; i < MAX_WATCHED; i++)
         if (watched[i]) {
-            stop_under(watched[i]);
+            live[n++] = watched[i];
             watched[i] = NULL;
         }
+    for (int i = 0; i < n; i++)
+        weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads "
+                   "now and its later calls fail (call weft_fini before MPI_Finalize)");
+    tell_the_others(live, n);
+    for (int i = 0; i < n; i++) stop_under(live[i]);
     pthread_mutex_unlock(&watch_lock);
     return MPI_SUCCESS;
 }

@@ -76,6 +76,8 @@ struct weft_task {
     int body_rc;          /* what the body returned (or the injected failure) */
     int body_called;      /* its body was called (stats count a task run only then: a task
                              whose inputs failed to arrive ran nothing) */
+    int body_ran;         /* the body's own code ran, not an injected failure: a failed
+                             one may have changed the bytes it writes (api/recover.c) */
     int cancelled;        /* a version it reads was not produced: it ends without running */
     /* A batch's first task carries the batch while its launch runs. */
     struct weft_task *const *batch;

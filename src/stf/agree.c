@@ -29,6 +29,7 @@ enum {
     AG_FAILRANK, /* the rank when its status is not 0, else nranks: its min names the failure */
     AG_FIELDS
 };
+_Static_assert(AG_FIELDS == WEFT_AGREE_NFIELDS, "agree.h sizes the vectors");
 
 static void encode(const weft_context_t *ctx, const weft_agree_vote_t *v, int64_t *out)
 {
@@ -182,18 +183,37 @@ static int agree_alone(weft_context_t *ctx, const weft_agree_vote_t *mine,
     return mine->status;
 }
 
-int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
+int weft_agree_begin(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_op_t *op)
 {
-    if (ctx->sim) return agree_alone(ctx, mine, out);
-    int64_t v[2 * AG_FIELDS], r[2 * AG_FIELDS];
-    encode(ctx, mine, v);
-    MPI_Request req;
-    if (MPI_Iallreduce(v, r, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm, &req) != MPI_SUCCESS) {
+    op->ctx = ctx;
+    op->vote = *mine;
+    op->req = MPI_REQUEST_NULL;
+    if (ctx->sim) return WEFT_SUCCESS;
+    encode(ctx, mine, op->sent);
+    if (MPI_Iallreduce(op->sent, op->got, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm,
+                       &op->req) != MPI_SUCCESS) {
         weft_error("%s: the agreement between ranks failed in MPI", mine->where);
         return WEFT_ERR_MPI;
     }
-    int rc = agree_complete(ctx, &req, mine->where);
-    if (rc != WEFT_SUCCESS) return rc;
+    return WEFT_SUCCESS;
+}
+
+int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)
+{
+    if (ctx->sim) return agree_alone(ctx, mine, out);
+    weft_agree_op_t op;
+    int rc = weft_agree_begin(ctx, mine, &op);
+    if (rc == WEFT_SUCCESS) rc = agree_complete(ctx, &op.req, mine->where);
+    return rc == WEFT_SUCCESS ? weft_agree_end(&op, out) : rc;
+}
+
+int weft_agree_end(weft_agree_op_t *op, weft_agree_outcome_t *out)
+{
+    weft_context_t *ctx = op->ctx;
+    const weft_agree_vote_t *mine = &op->vote;
+    if (ctx->sim) return agree_alone(ctx, mine, out);
+    const int64_t *r = op->got;
+    int rc;
     ctx->nagree++;
     int64_t failrank = -r[AG_FIELDS + AG_FAILRANK];
     *out = (weft_agree_outcome_t){

@@ -48,6 +48,28 @@ typedef struct weft_agree_outcome {
     int same_made;                  /* the data creations (ctx->calls) too */
 } weft_agree_outcome_t;
 
+/* One agreement posted and not yet complete. weft_agree is begin, wait,
+ * end; runtime/mpiend.c begins one in every live context of the process
+ * and ends each as its request completes, so that the other ranks may
+ * reach the contexts' agreements in any order. */
+#define WEFT_AGREE_NFIELDS 13
+typedef struct weft_agree_op {
+    weft_context_t *ctx;
+    weft_agree_vote_t vote;
+    int64_t sent[2 * WEFT_AGREE_NFIELDS], got[2 * WEFT_AGREE_NFIELDS];
+    MPI_Request req; /* MPI_REQUEST_NULL in a simulation (nothing to wait for) */
+} weft_agree_op_t;
+
+/* Posts op's reduction (the vote is copied). WEFT_ERR_MPI, named, when
+ * MPI refuses it. */
+int weft_agree_begin(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_op_t *op)
+    __attribute__((warn_unused_result));
+
+/* After op->req completed: what weft_agree returns, with its reports and
+ * collectives. */
+int weft_agree_end(weft_agree_op_t *op, weft_agree_outcome_t *out)
+    __attribute__((warn_unused_result));
+
 /* Collective over ctx->comm. Fills out; when the ranks are at different
  * points, logs on every rank where each rank is; when their data creations
  * since the last check differ, logs the first difference on every rank

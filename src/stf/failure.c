@@ -184,7 +184,12 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
             d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
         d->partial_void |= voids;
         d->lost = rc != WEFT_SUCCESS && !voids;
-        d->lost_bytes = d->lost && rc != WEFT_ERR_CANCELLED;
+        /* The version it read may no longer be in its bytes when code
+         * wrote them: a body that ran (on a host, in place), a transfer.
+         * A cancelled write, an injected failure and an input that never
+         * arrived touched nothing. */
+        d->lost_bytes =
+            d->lost && rc != WEFT_ERR_CANCELLED && (t->kind != WEFT_TASK_BODY || t->body_ran);
         /* Alone, this rank knows it (on several, the wait's recovery tells
          * every rank alike: api/recover.c). */
         if (rc != WEFT_SUCCESS && ctx->nranks == 1 && (d->flags & WEFT_DATA_NEW) && d->version == 0)

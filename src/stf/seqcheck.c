@@ -539,14 +539,13 @@ int weft_seqcheck_fini(weft_context_t *ctx)
     return check(ctx, &v, NULL);
 }
 
-int weft_seqcheck_mpi_end(weft_context_t *ctx)
+int weft_seqcheck_mpi_end_begin(weft_context_t *ctx, weft_agree_op_t *op)
 {
     weft_agree_vote_t v = {.point = WEFT_AGREE_MPI_END, .status = WEFT_ERR_MPI};
     snprintf(v.where, sizeof v.where, "MPI_Finalize, called before weft_fini");
     /* Not check(): this rank's own error stays its own (the caller makes
      * it MPI's end), the outcome is the others' to act on. */
-    weft_agree_outcome_t out = {0};
-    return weft_agree(ctx, &v, &out);
+    return weft_agree_begin(ctx, &v, op);
 }
 
 void weft_seqcheck_reset(weft_taskpool_t *tp)

@@ -8,6 +8,7 @@
 #define WEFT_STF_SEQCHECK_H
 
 #include "sched/task.h"
+#include "stf/agree.h"
 #include "stf/taskpool.h"
 
 /* The 64-bit FNV-1a hash of a string: what the ranks compare of a text. */
@@ -99,11 +100,13 @@ int weft_seqcheck_verify(weft_taskpool_t *tp);
 int weft_seqcheck_graph(weft_taskpool_t *tp);
 /* The same at the start of weft_fini. */
 int weft_seqcheck_fini(weft_context_t *ctx);
-/* The agreement a rank joins from its MPI_Finalize before weft_fini,
- * failed (WEFT_ERR_MPI): the ranks waiting in an agreement of their own
- * (a wait, weft_fini) learn it there instead of waiting for ever. Its
- * status (never WEFT_SUCCESS: this rank votes failed) is theirs to act on. */
-int weft_seqcheck_mpi_end(weft_context_t *ctx);
+/* Begins the agreement a rank joins from its MPI_Finalize before
+ * weft_fini, failed (WEFT_ERR_MPI): the ranks waiting in an agreement of
+ * their own (a wait, weft_fini) learn it there instead of waiting for ever.
+ * The caller completes op (weft_agree_end once op->req is done); the
+ * outcome is the others' to act on. */
+int weft_seqcheck_mpi_end_begin(weft_context_t *ctx, weft_agree_op_t *op)
+    __attribute__((warn_unused_result));
 /* Forgets tp's log (after a successful wait). */
 void weft_seqcheck_reset(weft_taskpool_t *tp);
 

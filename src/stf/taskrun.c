@@ -33,6 +33,7 @@ int weft_taskrun_body(weft_task_t *t)
         weft_inbody_t now = weft_task_inbody(t);
         weft_readcheck_t reads;
         weft_readcheck_before(t, &reads);
+        t->body_ran = 1;
         weft_inbody_enter(&saved, &now);
         rc = t->body_fn(t);
         weft_inbody_leave(&saved);
@@ -75,7 +76,7 @@ static void add_flops(weft_taskpool_t *tp, double f)
 
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
-    int ran = t->kind == WEFT_TASK_BODY && t->body_called && rc != WEFT_ERR_CANCELLED;
+    int ran = t->kind == WEFT_TASK_BODY && t->body_ran && rc != WEFT_ERR_CANCELLED;
     double flops = ran ? weft_taskrun_flops(t) : 0.0;
     /* The accessor logged the misuse, or the body its own words
      * (weft_task_error); a body returning 0 must not hide either. */
@@ -88,8 +89,10 @@ void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
     if (t->kind == WEFT_TASK_BODY) atomic_fetch_add_explicit(&tp->nended, 1, memory_order_relaxed);
     if (rc == WEFT_ERR_CANCELLED) {
         /* It did not run: neither a task run nor an action done. */
-    } else if (t->kind == WEFT_TASK_BODY && !t->body_called) {
-        /* Failed before its body (an input that did not arrive): nothing ran. */
+    } else if (t->kind == WEFT_TASK_BODY && !t->body_ran) {
+        /* Failed before its body (an input that did not arrive) or in its
+         * place (an injected failure): nothing ran, as the device's count
+         * says. */
     } else if (t->kind == WEFT_TASK_BODY) {
         atomic_fetch_add_explicit(&tp->nrun, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&ctx->tasks_run, 1, memory_order_relaxed);

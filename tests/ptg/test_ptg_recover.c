@@ -4,17 +4,17 @@
  * One data X (B doubles, owned by rank 0, in user memory) goes through a
  * chain of steps X = 2 X + (s + 1), step s on the rank PATTERN[s] names;
  * the body of step FAILSTEP returns an error, the steps after it are
- * cancelled. A failed body may have changed the copy it was given: on the
- * owner X keeps what it left (this one leaves it as it was, the input of
- * the failed step), elsewhere that copy is not brought home. So X must
- * hold the newest of: the owner's copy (its last step's output, or the
- * failed step's input, or X's first version), and on each other rank the
- * output of the last step that ran there unless a step failed there after
- * it. Each body notes its step; after the failed wait the ranks
- * combine their notes into that version, whose value X must hold: in the
- * owner's memory right after the wait, and in what a task on every rank
- * reads of X in the next taskpool. MODE "ptg" builds the chain as a graph,
- * "stf" inserts it task by task (the same contract).
+ * cancelled. A failed body may have changed the copy it was given: that
+ * copy is never taken for a good version, on the owner as elsewhere. So X
+ * must hold the newest of: the owner's copy (its last step's output, or
+ * X's first version) unless the step failed there, and on each other rank
+ * the output of the last step that ran there unless a step failed there
+ * after it; when none is left (the step failed on the owner and no other
+ * rank holds a version), what the failed body left on the owner (this one
+ * leaves it as it was, the failed step's input). Each body notes its step; after the failed wait
+ * the ranks combine their notes into that version, whose value X must hold: in the owner's memory
+ * right after the wait, and in what a task on every rank reads of X in the next taskpool. MODE
+ * "ptg" builds the chain as a graph, "stf" inserts it task by task (the same contract).
  *
  * Before: a graph numbered the versions each rank saw locally, and the
  * wait's recovery compared those numbers across ranks, so a rank that had
@@ -137,7 +137,7 @@ static double expected(int last)
 static int intact_here(int me)
 {
     int last = atomic_load(&last_ran), failed = atomic_load(&failed_here);
-    if (me == 0) return failed - 1 > last ? failed - 1 : last;
+    if (me == 0) return failed >= 0 ? -2 : last;
     return failed > last ? -2 : last >= 0 ? last : -2;
 }
 
@@ -170,6 +170,10 @@ int main(int argc, char **argv)
 
     int last = intact_here(me);
     MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* None left: the failed body's input, as it left it on the owner. */
+    int left = atomic_load(&failed_here) - 1;
+    MPI_Bcast(&left, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (last == -2) last = left;
 
     weft_taskpool_t *tp2 = weft_taskpool_new(ctx, "look");
     int lrc = WEFT_SUCCESS;

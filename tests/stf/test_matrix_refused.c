@@ -43,6 +43,11 @@
  *            of step and, now, rank 1's refusal with its reason (they only
  *            logged where each rank was before).
  *
+ *   nullnotile  weft_matrix_wrap over a (nranks - 1) x 1 grid with a NULL
+ *            pointer on the last rank, which holds no tile: accepted on
+ *            every rank (the last rank refused "NULL pointer" although it
+ *            references no element), each tile bumped by a task.
+ *
  *   regnull  weft_data_register with a NULL pointer everywhere, owner rank
  *            1: only the owner reads it and refuses; named on every rank at
  *            the wait (returned 0 on every rank before).
@@ -137,6 +142,9 @@ int main(int argc, char **argv)
         if (big) weft_matrix_free(big);
         if (first) weft_matrix_free(first);
         A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
+    } else if (strcmp(c, "nullnotile") == 0) {
+        A = weft_matrix_wrap(ctx, WEFT_DOUBLE, me == nr - 1 ? NULL : buf, N, N, N, NB, NB, nr - 1,
+                             1);
     } else if (strcmp(c, "regnull") == 0) {
         d = weft_data_register(ctx, WEFT_DOUBLE, NULL, 4, 4, 4, 1);
     } else {
@@ -146,7 +154,8 @@ int main(int argc, char **argv)
     }
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "after");
     int bad = 0;
-    int bump_all = strcmp(c, "hostmem") == 0 || strcmp(c, "keysteps") == 0;
+    int bump_all =
+        strcmp(c, "hostmem") == 0 || strcmp(c, "keysteps") == 0 || strcmp(c, "nullnotile") == 0;
     if (bump_all && A)
         for (int j = 0; j < N / NB; j++)
             for (int i = 0; i < N / NB; i++)

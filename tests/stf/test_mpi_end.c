@@ -22,10 +22,54 @@ static int inc(weft_task_t *t)
 static const weft_task_class_t inc_class = {.name = "inc",
                                             .body = {[WEFT_DEV_CPU] = inc, [WEFT_DEV_EMU] = inc}};
 
+/* "user two": two contexts, the first made first; the last rank
+ * calls MPI_Finalize with both alive, the others wait for a taskpool of
+ * the second, then end the second, then the first. The last rank's hook
+ * took the contexts' agreements one after another, the first's first, and
+ * waited there for ever while the others stood in the second's wait. */
+static int two_contexts(int *argc, char ***argv)
+{
+    weft_context_t *first = weft_init(argc, argv);
+    weft_context_t *second = weft_init(argc, argv);
+    REQUIRE(first != NULL && second != NULL);
+    int me = weft_rank(second), R = weft_nranks(second);
+    double x = 0;
+    weft_data_t *d = weft_data_register(second, WEFT_DOUBLE, me == 0 ? &x : NULL, 1, 1, 1, 0);
+    if (me == R - 1) {
+        capture_begin();
+        MPI_Finalize();
+        weft_data_release(d);
+        int f2 = weft_fini(second), f1 = weft_fini(first);
+        capture_end();
+        CHECK(f2 == WEFT_ERR_MPI && f1 == WEFT_ERR_MPI);
+        printf("test_mpi_end rank %d: two contexts: %s\n", me,
+               check_report("test_mpi_end") ? "FAILED" : "ok");
+        return 0;
+    }
+    weft_taskpool_t *tp = weft_taskpool_new(second, "second");
+    CHECK(weft_insert_task(tp, &inc_class, WEFT_RW, d, WEFT_ON_RANK, 0, 0) == 0);
+    capture_begin();
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    int f2 = weft_fini(second), f1 = weft_fini(first);
+    capture_end();
+    CHECK(w != WEFT_SUCCESS && f2 != WEFT_SUCCESS && f1 != WEFT_SUCCESS);
+    char line[96];
+    snprintf(line, sizeof line, "rank %d: in MPI_Finalize, called before weft_fini", R - 1);
+    CHECK(captured(line));
+    printf("test_mpi_end rank %d: two contexts: wait %d, fini %d %d: %s\n", me, w, f2, f1,
+           check_report("test_mpi_end") ? "FAILED" : "ok");
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int user = argc > 1 && strcmp(argv[1], "user") == 0, provided = 0;
     if (user) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (user && argc > 2 && strcmp(argv[2], "two") == 0) return two_contexts(&argc, &argv);
     weft_context_t *ctx = weft_init(&argc, &argv);
     REQUIRE(ctx != NULL);
     int me = weft_rank(ctx), R = weft_nranks(ctx);

@@ -12,7 +12,7 @@
  * the data's owner (argument "owner") or on another rank ("away"); the
  * reader on the last rank. Run with fault_inject task:wr:1.
  * Argument "lost": the first write succeeds on another rank than the
- * owner, the next one there fails (fault_inject task:ow:1), so the only
+ * owner, the next one there fails after overwriting it (class ow), so the only
  * version is gone; the owner's inference had counted both writes and the
  * reader failed at run time, the owner's send saying "no copy at the
  * newest version (internal error)". It is refused alike now. */
@@ -35,7 +35,15 @@ static int cp(weft_task_t *t)
 }
 
 static const weft_task_class_t wr_class = {.name = "wr", .body = {[WEFT_DEV_CPU] = wr}};
-static const weft_task_class_t ow_class = {.name = "ow", .body = {[WEFT_DEV_CPU] = wr}};
+/* Overwrites its data and fails: an injected failure runs no body and
+ * leaves the bytes as they were (that version is still good). */
+static int ow(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) = -1;
+    return -3;
+}
+
+static const weft_task_class_t ow_class = {.name = "ow", .body = {[WEFT_DEV_CPU] = ow}};
 static const weft_task_class_t cp_class = {.name = "cp", .body = {[WEFT_DEV_CPU] = cp}};
 
 int main(int argc, char **argv)
