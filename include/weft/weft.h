@@ -285,7 +285,8 @@ WEFT_API int weft_data_owner(const weft_data_t *data);
  * for this rank's tiles); NULL after logging when the data is used by a
  * taskpool not yet waited for (the message names the data and the
  * taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
- * data was never written. To read without invalidating the
+ * data was never written and has no initial contents (weft_data_set_init:
+ * the owner then makes them and returns them). To read without invalidating the
  * device copies, use weft_data_host_acquire with WEFT_R. */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
 

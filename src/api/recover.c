@@ -127,8 +127,12 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
         if (rc == WEFT_SUCCESS) {
             weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);
             /* As a write: every other copy here (one the failed body may
-             * have changed, on a device) is stale. */
-            weft_data_publish(d, c, WEFT_PUBLISH_WRITTEN, v, 0);
+             * have changed, on a device) is stale. At v itself (publish
+             * reads a version 0 as "the next one"). */
+            weft_data_lock(d);
+            weft_data_written_at_locked(d, c->device, v);
+            weft_data_copy_reader_release_locked(c);
+            weft_data_unlock(d);
             weft_log(WEFT_LOG_INFO, -1,
                      "data %llu: its newest good version v%u came home from rank %d after the "
                      "failure",
@@ -147,21 +151,20 @@ typedef struct {
 /* Per lost key, reduced with MAX over the ranks: whether a rank has no
  * handle of the data (it is then left alone), the version a failed body
  * overwrote where it was held (its bytes are gone), the owner's when its
- * bytes are good, and whether a rank has it as no NEW data (a
- * registration, a host write). Versions plus 1. */
-enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, FACT_NOT_NEW, NFACTS };
+ * bytes are good, the owner's when a body that failed there may have
+ * changed them, and whether a rank has it as no NEW data (a registration,
+ * a host write). Versions plus 1. */
+enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, FACT_OWNER_GONE, FACT_NOT_NEW, NFACTS };
 
 static void facts_of(const weft_data_t *d, int me, int *f)
 {
     f[FACT_MISSING] = d == NULL;
-    f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_NOT_NEW] = 0;
+    f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_OWNER_GONE] = f[FACT_NOT_NEW] = 0;
     if (!d) return;
     f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
-    if (d->lost_bytes)
-        f[FACT_DESTROYED] = (int)d->version + 1;
-    else if (d->owner_rank == me)
-        f[FACT_OWNER] = (int)d->version + 1;
+    if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version + 1;
+    if (d->owner_rank == me) f[d->lost_bytes ? FACT_OWNER_GONE : FACT_OWNER] = (int)d->version + 1;
     weft_data_unlock((weft_data_t *)d);
 }
 
@@ -261,9 +264,12 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         const int *f = facts + (size_t)k * NFACTS;
         weft_data_t *d = weft_keyset_find(live, nlive, keys[k]);
         if (f[FACT_MISSING]) continue;
-        /* Nothing offered and the owner holds no good contents (version
-         * 0 of a NEW data is none). */
-        if (best[k].version <= 0 && f[FACT_OWNER] <= 1 && !f[FACT_NOT_NEW]) {
+        /* Nothing offered and the owner holds no contents (version 0 of a
+         * NEW data is none, or initial contents a failed first writer
+         * wrote into). A later version a body failed on at the owner stays
+         * there, said: the data holds what that body left. */
+        if (best[k].version <= 0 && f[FACT_OWNER] <= 1 && f[FACT_OWNER_GONE] <= 1 &&
+            !f[FACT_NOT_NEW]) {
             none_left(d, f[FACT_DESTROYED]);
             continue;
         }
@@ -285,14 +291,18 @@ static void recover_alone(weft_taskpool_t *tp)
 {
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
+        /* One the user released is nobody's concern (as the ranks' live
+         * keys leave it out on several). */
+        if (d->tag != (uint32_t)WEFT_HANDLE_DATA) continue;
         weft_data_lock(d);
         int gone = d->lost_bytes ? (int)d->version + 1 : 0, is_new = d->flags & WEFT_DATA_NEW;
         weft_data_unlock(d);
-        /* A NEW data's version 0 is no contents: its first writer failed
-         * (stf/failure.c marked it). */
-        if (gone > 1 && is_new)
+        /* A NEW data's version 0 is no contents (its first writer failed),
+         * or initial contents the failed body wrote into: made again, as
+         * on several ranks. A later version stays as the body left it. */
+        if (gone == 1 && is_new)
             none_left(d, gone);
-        else if (gone > 0 && !is_new)
+        else if (gone > 0)
             say_gone(d, gone, 0);
     }
 }

@@ -252,6 +252,7 @@ static int evict_victim(weft_devmgr_t *m, weft_data_copy_t *c, evict_held_t *h)
         rc = evict_dirty(m, d, c, h, &went);
     } else {
         weft_data_copy_t *gone = evict_locked(m, d, c->device);
+        went = gone != NULL;
         weft_data_unlock(d);
         weft_data_copy_free(gone, d->bytes);
         weft_data__unref(d);

@@ -94,9 +94,10 @@ static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
             live[n++] = watched[i];
             watched[i] = NULL;
         }
-    for (int i = 0; i < n; i++)
+    if (n > 0)
         weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads "
-                   "now and its later calls fail (call weft_fini before MPI_Finalize)");
+                   "now and its later calls fail (call weft_fini before MPI_Finalize)%s",
+                   n > 1 ? " in each of its live contexts" : "");
     tell_the_others(live, n);
     for (int i = 0; i < n; i++) stop_under(live[i]);
     pthread_mutex_unlock(&watch_lock);

@@ -169,6 +169,25 @@ static void describe(const weft_task_t *t, int rc, char *buf, size_t n)
     append_cause(t, buf, n);
 }
 
+/* Under d's lock, t's body failed after it may have changed the copy of
+ * d it was given (the one where t ran). When another copy on this rank
+ * holds the same version (the host's, when the body ran on a device), the
+ * version lives on there and only the changed copy goes; 1 when there is
+ * none (before, the host's intact copy went with the device's). */
+static int changed_only_copy_locked(weft_data_t *d, const weft_task_t *t)
+{
+    weft_data_copy_t *mine =
+        t->device >= 0 && t->device < WEFT_MAX_DEVICES ? d->copies[t->device] : NULL;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        weft_data_copy_t *c = d->copies[i];
+        if (!c || c == mine || !weft_data_copy_is_newest_locked(d, c)) continue;
+        if (mine) mine->state = WEFT_COPY_INVALID;
+        weft_data_fix_owner_locked(d);
+        return 0;
+    }
+    return 1;
+}
+
 void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
 {
     for (int i = 0; i < t->nflows; i++) {
@@ -184,12 +203,17 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
             d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
         d->partial_void |= voids;
         d->lost = rc != WEFT_SUCCESS && !voids;
-        /* The version it read may no longer be in its bytes when code
-         * wrote them: a body that ran (on a host, in place), a transfer.
-         * A cancelled write, an injected failure and an input that never
-         * arrived touched nothing. */
-        d->lost_bytes =
-            d->lost && rc != WEFT_ERR_CANCELLED && (t->kind != WEFT_TASK_BODY || t->body_ran);
+        /* Whether the version last read here is gone from this rank's
+         * bytes: a successful write makes a good one; a cancelled write,
+         * an injected failure and an input that never arrived touch
+         * nothing, so what an earlier failure here left stays said (a
+         * cancelled follow-up cleared it, and the owner passed a failed
+         * body's bytes on as good). */
+        if (rc == WEFT_SUCCESS)
+            d->lost_bytes = 0;
+        else if (!voids && rc != WEFT_ERR_CANCELLED &&
+                 (t->kind != WEFT_TASK_BODY ? 1 : t->body_ran && changed_only_copy_locked(d, t)))
+            d->lost_bytes = 1;
         /* Alone, this rank knows it (on several, the wait's recovery tells
          * every rank alike: api/recover.c). */
         if (rc != WEFT_SUCCESS && ctx->nranks == 1 && (d->flags & WEFT_DATA_NEW) && d->version == 0)

@@ -293,9 +293,10 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
     }
     /* A graph's tasks would not be ordered with this one (docs/PTG.md). */
     if (tp->ptg) {
-        weft_error("%s: taskpool %s received a graph (weft_ptg_insert) since its last wait: "
-                   "call weft_taskpool_wait before inserting",
-                   call, tp->name);
+        /* Named by its class, as the header promises for every refusal. */
+        weft_error("insert %s: taskpool %s received a graph (weft_ptg_insert) since its last "
+                   "wait: call weft_taskpool_wait before inserting",
+                   cls && cls->name ? cls->name : "(a class with no name)", tp->name);
         return WEFT_ERR_INVALID;
     }
     if (cls && cls->name && !weft_insert_class_has_body(cls)) {
