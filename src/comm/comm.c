@@ -407,6 +407,9 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     weft_comm_t *c = calloc(1, sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
     c->cfg = *cfg;
+    /* Apart from the comm thread's own track, which an eviction made on
+     * that thread draws on. */
+    weft_trace_lanes_init(&c->lanes, -1, "comm transfers");
     c->naps = (weft_comm_naps_t){
         .base_ns = cfg->nap_ns, .max_ns = cfg->nap_max_ns, .next_ns = cfg->nap_ns};
     if (c->cfg.max_requests <= 0) c->cfg.max_requests = 16;

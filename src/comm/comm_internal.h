@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "comm/comm.h"
+#include "trace/trace.h"
 #include "comm/transport.h"
 #include "util/vec.h"
 
@@ -172,6 +173,7 @@ static inline weft_comm_block_t *weft_comm__block(weft_task_t *t) { return t->ac
 
 struct weft_comm {
     weft_comm_config_t cfg;
+    weft_trace_lanes_t lanes; /* the comm track's, for transfers in flight at once */
     int rank, nranks, tag_ub, next_tag;
     int *node_of; /* node id of every rank */
     pthread_t thread;

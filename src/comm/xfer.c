@@ -125,7 +125,9 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     weft_task_t *t = x->t;
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
-    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net recv", "net",
+    uint64_t t1 = weft_trace_stamp(c->cfg.trace);
+    weft_trace_slice(c->cfg.trace, weft_trace_lane(c->cfg.trace, &c->lanes, x->t0, t1), x->t0, t1,
+                     "net recv", "net",
                      "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
                      (unsigned long long)d->key, d->bytes,
                      x->rendezvous ? weft_comm__transport_name(c, x->counter) : "eager", x->peer,
@@ -154,7 +156,9 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     const char *how = x->skipped      ? "skipped"
                       : x->rendezvous ? weft_comm__transport_name(c, x->mode)
                                       : "eager";
-    weft_trace_slice(c->cfg.trace, c->cfg.trace_track, x->t0, weft_trace_now(), "net send", "net",
+    uint64_t t1 = weft_trace_stamp(c->cfg.trace);
+    weft_trace_slice(c->cfg.trace, weft_trace_lane(c->cfg.trace, &c->lanes, x->t0, t1), x->t0, t1,
+                     "net send", "net",
                      "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
                      (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
                      x->copy->device);

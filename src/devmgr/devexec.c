@@ -414,8 +414,10 @@ static void mgr_free(weft_devmgr_t *m)
     free(m);
 }
 
-/* One track for the manager, then one per stream of the device. */
-static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
+/* One track for the manager, then one per stream of the device (with
+ * lanes over it: a stream's copies and kernels are drawn from their
+ * enqueue, so several overlap). */
+static int trace_tracks(weft_context_t *ctx, weft_device_t *dev, weft_devmgr_t *m)
 {
     char name[64];
     snprintf(name, sizeof name, "%s manager", dev->name);
@@ -429,6 +431,7 @@ static int trace_tracks(weft_context_t *ctx, weft_device_t *dev)
                                              : "");
         int rc = weft_trace_track(ctx->trace, name);
         (void)rc; /* consecutive ids: first + 1 + s */
+        if (s < WEFT_MAX_STREAMS) weft_trace_lanes_init(&m->lanes[s], first + 1 + s, name);
     }
     return first;
 }
@@ -439,7 +442,7 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     if (!m) return WEFT_ERR_NOMEM;
     m->ctx = ctx;
     m->dev = dev;
-    m->trace_track = trace_tracks(ctx, dev);
+    m->trace_track = trace_tracks(ctx, dev, m);
     m->inflight_per_stream = (int)weft_params_int(ctx->params, "device_inflight");
     m->prefetch = (int)weft_params_int(ctx->params, "device_prefetch");
     m->prefetch_share = (int)weft_params_int(ctx->params, "device_prefetch_share");

@@ -281,9 +281,11 @@ int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f)
     if (xrc == WEFT_AGAIN) return 0;
     dev->ops->event_destroy(dev, &f->stage_ev);
     f->has_stage_ev = 0;
-    weft_trace_slice(m->ctx->trace, m->trace_track + 1 + f->copy_stream, f->stage_t0,
-                     weft_trace_now(), "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld",
-                     f->nstage, (long long)f->stage_bytes);
+    uint64_t t1 = weft_trace_stamp(m->ctx->trace);
+    weft_trace_slice(m->ctx->trace,
+                     weft_trace_lane(m->ctx->trace, &m->lanes[f->copy_stream], f->stage_t0, t1),
+                     f->stage_t0, t1, "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld", f->nstage,
+                     (long long)f->stage_bytes);
     weft_devlaunch_finish_stage(m, f, xrc == WEFT_SUCCESS);
     if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
     return 1;
@@ -380,9 +382,11 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
      * counts them (it counted one the device did not). */
     if (t->body_ran && rc != WEFT_ERR_CANCELLED) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(weft_clock_ns() - f->start_ns));
+    uint64_t t1 = weft_trace_stamp(m->ctx->trace);
     weft_trace_slice(
-        m->ctx->trace, m->trace_track + 1 + f->stream, (uint64_t)f->start_ns, weft_trace_now(),
-        t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
+        m->ctx->trace,
+        weft_trace_lane(m->ctx->trace, &m->lanes[f->stream], (uint64_t)f->start_ns, t1),
+        (uint64_t)f->start_ns, t1, t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
         t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key
                   : 0ULL,
         m->dev->index, (unsigned long long)t->seq);

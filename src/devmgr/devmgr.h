@@ -18,6 +18,7 @@
 #include "sched/heap.h"
 #include "sched/task.h"
 #include "context/context.h"
+#include "trace/trace.h"
 #include "util/list.h"
 
 typedef struct weft_inflight weft_inflight_t;
@@ -59,6 +60,7 @@ typedef struct weft_devmgr {
     atomic_int live_copies;    /* runtime-owned copies allocated from the zone */
     atomic_llong load_ns;      /* estimated work queued and in flight */
     int trace_track;           /* manager thread's track; streams follow it */
+    weft_trace_lanes_t lanes[WEFT_MAX_STREAMS]; /* each stream's, over its track */
     atomic_int told_too_small; /* a task was sent elsewhere: its tiles never fit the zone */
     atomic_int told_dead;      /* a task was sent elsewhere: the device failed */
     atomic_int told_held;      /* a task was sent elsewhere: its room stayed held by others */

@@ -127,6 +127,42 @@ int weft_trace_track(weft_trace_t *tr, const char *name)
     return id;
 }
 
+void weft_trace_lanes_init(weft_trace_lanes_t *l, int base_track, const char *name)
+{
+    for (int i = 0; i < WEFT_TRACE_LANES; i++) {
+        l->track[i] = i == 0 ? base_track : -1;
+        l->end[i] = 0;
+    }
+    snprintf(l->name, sizeof l->name, "%s", name);
+}
+
+int weft_trace_lane(weft_trace_t *tr, weft_trace_lanes_t *l, uint64_t t0_ns, uint64_t t1_ns)
+{
+    if (!tr) return -1; /* nothing is recorded */
+    int pick = 0;
+    for (int i = 0; i < WEFT_TRACE_LANES; i++) {
+        if (l->end[i] <= t0_ns) {
+            pick = i;
+            break;
+        }
+        if (l->end[i] < l->end[pick]) pick = i;
+    }
+    if (l->track[pick] < 0) {
+        char name[WEFT_TRACE_NAME_LEN + 32];
+        if (pick == 0)
+            snprintf(name, sizeof name, "%s", l->name);
+        else
+            snprintf(name, sizeof name, "%s (lane %d)", l->name, pick + 1);
+        int id = weft_trace_track(tr, name);
+        /* No room for another track (weft_trace_track warned): drawn on
+         * the base when it has one, else not at all (-1 records nothing). */
+        if (id < 0) return l->track[0];
+        l->track[pick] = id;
+    }
+    if (t1_ns > l->end[pick]) l->end[pick] = t1_ns;
+    return l->track[pick];
+}
+
 void weft_trace_destroy(weft_trace_t *tr)
 {
     if (!tr) return;

@@ -68,6 +68,33 @@ void weft_trace_destroy(weft_trace_t *tr);
  */
 WEFT_TRACE_WUR int weft_trace_track(weft_trace_t *tr, const char *name);
 
+/*
+ * Slices of one writer that overlap in time (transfers in flight at once on
+ * the comm thread, copies and kernels queued on one stream, each drawn from
+ * its enqueue to its end seen) go on lanes: the base track, then tracks
+ * "NAME (lane 2)", ... registered on first need, a slice on the first lane
+ * free at its start, so that no track holds two slices that overlap without
+ * nesting (Perfetto and chrome://tracing draw those stacked wrongly). With
+ * every lane busy, the one that frees first. A writer that also records
+ * slices of its own thread (an eviction on the comm thread) gives its
+ * lanes a base of their own (base_track -1: registered on first use as
+ * NAME). Owned by the writer's thread.
+ */
+#define WEFT_TRACE_LANES 32
+typedef struct weft_trace_lanes {
+    int track[WEFT_TRACE_LANES]; /* -1: not registered yet */
+    uint64_t end[WEFT_TRACE_LANES];
+    char name[WEFT_TRACE_NAME_LEN];
+} weft_trace_lanes_t;
+
+/* Lanes over base_track, itself named name (-1: a track NAME registered on
+ * first use). Any thread, at init. */
+void weft_trace_lanes_init(weft_trace_lanes_t *l, int base_track, const char *name);
+
+/* The track of the slice [t0_ns, t1_ns] of l's writer; -1 (records
+ * nothing) when tr is NULL or no track could be registered. */
+int weft_trace_lane(weft_trace_t *tr, weft_trace_lanes_t *l, uint64_t t0_ns, uint64_t t1_ns);
+
 /* CLOCK_MONOTONIC in nanoseconds. Any thread. */
 static inline uint64_t weft_trace_now(void) { return (uint64_t)weft_clock_ns(); }
 

@@ -14,7 +14,7 @@
 
 #include "../check.h"
 
-#define MAX_TRACKS 64
+#define MAX_TRACKS 256
 
 typedef struct event {
     char ph[8], name[128], cat[32], argname[128], arg_raw[256];
@@ -27,6 +27,11 @@ typedef struct summary {
     int nevents, meta_process, meta_sort;
     char process_name[128], unit[16];
     int64_t x_count[MAX_TRACKS], cat_task, cat_evict, negative_ts;
+    /* Slices that start inside an earlier one of their track and end after
+     * every earlier one: overlapping without nesting, which viewers draw
+     * wrongly. */
+    int64_t crossed;
+    double max_end[MAX_TRACKS];
     char track_name[MAX_TRACKS][128];
     double last_ts[MAX_TRACKS];
     int ts_order_ok, pid_ok, rank;
@@ -244,6 +249,10 @@ static void record_event(summary_t *sum, const event_t *ev)
     }
     if (strcmp(ev->ph, "X") != 0 || !ev->has_ts || !ev->has_dur || ev->dur < 0) return;
     if (sum->x_count[tid] > 0 && ev->ts < sum->last_ts[tid]) sum->ts_order_ok = 0;
+    if (sum->x_count[tid] > 0 && ev->ts < sum->max_end[tid] && ev->ts + ev->dur > sum->max_end[tid])
+        sum->crossed++;
+    if (sum->x_count[tid] == 0 || ev->ts + ev->dur > sum->max_end[tid])
+        sum->max_end[tid] = ev->ts + ev->dur;
     sum->last_ts[tid] = ev->ts;
     sum->x_count[tid]++;
     sum->cat_task += strcmp(ev->cat, "task") == 0;
