@@ -16,14 +16,6 @@
 
 #include "app_flags.h"
 
-/* Whether every rank runs the same program in the same mode (mode: "" or
- * the option that makes another, "--probe-gpus"): the first collective of
- * every app after weft_init, so that the apps' own collectives, which
- * differ between programs, meet only their own. Ranks of weft-pingpong and
- * weft-potrf aborted in MPI (MPI_ERR_TRUNCATE) comparing flag tables of
- * different lengths; a rank given --probe-gpus alone left the others in an
- * MPI_Allreduce for ever. Collective; 0, or -1 after the line on every
- * rank. */
 /* Every rank's smallest and largest value (a rank that does not know its
  * own, known 0, takes no side): one MPI_Allreduce of the value and its
  * negation. Collective; -1 when MPI failed. */
@@ -37,6 +29,14 @@ static inline int app_value_range(int64_t value, int known, long long *lo, long 
     return 0;
 }
 
+/* Whether every rank runs the same program in the same mode (mode: "" or
+ * the option that makes another, "--probe-gpus"): the first collective of
+ * every app after weft_init, so that the apps' own collectives, which
+ * differ between programs, meet only their own. Ranks of weft-pingpong and
+ * weft-potrf aborted in MPI (MPI_ERR_TRUNCATE) comparing flag tables of
+ * different lengths; a rank given --probe-gpus alone left the others in an
+ * MPI_Allreduce for ever. Collective; 0, or -1 after the line on every
+ * rank. */
 static inline int app_same_program(const char *prog, const char *mode, weft_context_t *ctx)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a of "prog mode" */
@@ -57,15 +57,6 @@ static inline int app_same_program(const char *prog, const char *mode, weft_cont
     return -1;
 }
 
-/* A flag each rank reads for itself that must be the same on all: -g
- * (the apps make their data and tasks alike on every rank only when every
- * rank was given the same -g: ranks given -g 1 and -g 0 stopped at the
- * first wait with a mismatch of data creations), --seed (each rank
- * generates its own tiles: ranks given different seeds factorized a mix
- * of two matrices and the check passed). Named on every rank that knows
- * its value (known 0: this rank's command line was refused, which it said;
- * it takes no side). Collective; 0, or -1 after the line (value -1: not
- * given). */
 /* A flag's value as its user wrote it: the word of a word flag (words,
  * NULL for an integer flag), "(not given)" for -1, else the number. */
 static inline const char *app_flag_text(int64_t v, const char *const *words, char *buf, size_t n)
@@ -93,6 +84,15 @@ static inline int app_same_flag_words(const char *prog, weft_context_t *ctx, con
     return -1;
 }
 
+/* A flag each rank reads for itself that must be the same on all: -g
+ * (the apps make their data and tasks alike on every rank only when every
+ * rank was given the same -g: ranks given -g 1 and -g 0 stopped at the
+ * first wait with a mismatch of data creations), --seed (each rank
+ * generates its own tiles: ranks given different seeds factorized a mix
+ * of two matrices and the check passed). Named on every rank that knows
+ * its value (known 0: this rank's command line was refused, which it said;
+ * it takes no side). Collective; 0, or -1 after the line (value -1: not
+ * given). */
 static inline int app_same_flag(const char *prog, weft_context_t *ctx, const char *flag,
                                 int64_t value, int known)
 {

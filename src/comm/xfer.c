@@ -125,13 +125,12 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     weft_task_t *t = x->t;
     weft_comm_action_t *act = t->action;
     weft_data_t *d = t->flow[0].data;
-    uint64_t t1 = weft_trace_stamp(c->cfg.trace);
-    weft_trace_slice(c->cfg.trace, weft_trace_lane(c->cfg.trace, &c->lanes, x->t0, t1), x->t0, t1,
-                     "net recv", "net",
-                     "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
-                     (unsigned long long)d->key, d->bytes,
-                     x->rendezvous ? weft_comm__transport_name(c, x->counter) : "eager", x->peer,
-                     x->copy->device);
+    weft_trace_lane_slice(
+        c->cfg.trace, &c->lanes, x->t0, "net recv", "net",
+        "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
+        (unsigned long long)d->key, d->bytes,
+        x->rendezvous ? weft_comm__transport_name(c, x->counter) : "eager", x->peer,
+        x->copy->device);
     weft_comm__fetch_listed(c, x, 0);
     if (x->rendezvous) c->ndata_inflight--;
     if (x->rendezvous && x->status == WEFT_SUCCESS) {
@@ -156,12 +155,11 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     const char *how = x->skipped      ? "skipped"
                       : x->rendezvous ? weft_comm__transport_name(c, x->mode)
                                       : "eager";
-    uint64_t t1 = weft_trace_stamp(c->cfg.trace);
-    weft_trace_slice(c->cfg.trace, weft_trace_lane(c->cfg.trace, &c->lanes, x->t0, t1), x->t0, t1,
-                     "net send", "net",
-                     "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
-                     (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
-                     x->copy->device);
+    weft_trace_lane_slice(
+        c->cfg.trace, &c->lanes, x->t0, "net send", "net",
+        "\"key\":%llu,\"bytes\":%zu,\"transport\":\"%s\",\"peer\":%d,\"device\":%d",
+        (unsigned long long)d->key, x->skipped ? (size_t)0 : d->bytes, how, x->peer,
+        x->copy->device);
     /* Counted at the end, as moved: a transfer that failed, or whose pull
      * failed at the receiver, sent nothing. Eager bytes left inside their
      * activation, from a host copy. */

@@ -195,11 +195,9 @@ static void end_copy(weft_devmgr_t *m, ahead_rec_t *r, int ok)
     if (!ok) let_go_locked(m, r->dst);
     weft_data_copy_reader_release_locked(r->dst);
     weft_data_unlock(d);
-    uint64_t t1 = weft_trace_stamp(m->ctx->trace);
-    weft_trace_slice(m->ctx->trace,
-                     weft_trace_lane(m->ctx->trace, &m->lanes[WEFT_STREAM_PREFETCH], r->t0, t1),
-                     r->t0, t1, "prefetch ahead", "xfer", "\"key\":%llu,\"seq\":%llu,\"ok\":%d",
-                     (unsigned long long)d->key, (unsigned long long)r->seq, ok);
+    weft_trace_lane_slice(m->ctx->trace, &m->lanes[WEFT_STREAM_PREFETCH], r->t0, "prefetch ahead",
+                          "xfer", "\"key\":%llu,\"seq\":%llu,\"ok\":%d", (unsigned long long)d->key,
+                          (unsigned long long)r->seq, ok);
     weft_data__unref(d);
 }
 

@@ -112,7 +112,6 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
     weft_log_cause_leave(outer);
     for (int i = 0; i < first->nbatch; i++) {
         first->batch[i]->body_rc = rc;
-        first->batch[i]->body_called = 1;
         first->batch[i]->body_ran = !injected;
         if (rc != 0 || atomic_load(&first->misuse))
             weft_log_cause_copy(&first->batch[i]->cause, &first->cause);

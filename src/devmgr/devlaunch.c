@@ -281,11 +281,8 @@ int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f)
     if (xrc == WEFT_AGAIN) return 0;
     dev->ops->event_destroy(dev, &f->stage_ev);
     f->has_stage_ev = 0;
-    uint64_t t1 = weft_trace_stamp(m->ctx->trace);
-    weft_trace_slice(m->ctx->trace,
-                     weft_trace_lane(m->ctx->trace, &m->lanes[f->copy_stream], f->stage_t0, t1),
-                     f->stage_t0, t1, "stage-in", "xfer", "\"copies\":%d,\"bytes\":%lld", f->nstage,
-                     (long long)f->stage_bytes);
+    weft_trace_lane_slice(m->ctx->trace, &m->lanes[f->copy_stream], f->stage_t0, "stage-in", "xfer",
+                          "\"copies\":%d,\"bytes\":%lld", f->nstage, (long long)f->stage_bytes);
     weft_devlaunch_finish_stage(m, f, xrc == WEFT_SUCCESS);
     if (xrc != WEFT_SUCCESS && f->rc == WEFT_SUCCESS) f->rc = xrc;
     return 1;
@@ -359,7 +356,7 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
         weft_log(WEFT_LOG_ERROR, m->dev->index,
                  "task %s failed: an input of it was lost with another device that failed",
                  weft_task_name(t).text);
-    else if (rc == WEFT_ERR_TASK && t->body_called && t->body_rc != 0)
+    else if (rc == WEFT_ERR_TASK && t->body_rc != 0) /* set only by a body call */
         weft_log_outcome(m->dev->index, "task %s failed: its body returned %d",
                          weft_task_name(t).text, t->body_rc);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
@@ -382,11 +379,9 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
      * counts them (it counted one the device did not). */
     if (t->body_ran && rc != WEFT_ERR_CANCELLED) atomic_fetch_add(&m->dev->stats.tasks, 1);
     atomic_fetch_add(&m->dev->stats.busy_ns, (long long)(weft_clock_ns() - f->start_ns));
-    uint64_t t1 = weft_trace_stamp(m->ctx->trace);
-    weft_trace_slice(
-        m->ctx->trace,
-        weft_trace_lane(m->ctx->trace, &m->lanes[f->stream], (uint64_t)f->start_ns, t1),
-        (uint64_t)f->start_ns, t1, t->cls->name, "task", "\"key\":%llu,\"device\":%d,\"seq\":%llu",
+    weft_trace_lane_slice(
+        m->ctx->trace, &m->lanes[f->stream], (uint64_t)f->start_ns, t->cls->name, "task",
+        "\"key\":%llu,\"device\":%d,\"seq\":%llu",
         t->nflows ? (unsigned long long)t->flow[t->affinity >= 0 ? t->affinity : 0].data->key
                   : 0ULL,
         m->dev->index, (unsigned long long)t->seq);

@@ -6,7 +6,6 @@
  * them, so that the weft calls that follow fail instead of calling MPI,
  * and weft_fini returns WEFT_ERR_MPI after releasing what it can. */
 #include <pthread.h>
-#include <time.h>
 
 #include "comm/comm.h"
 #include "devmgr/devmgr.h"
@@ -52,35 +51,13 @@ static void stop_under(weft_context_t *ctx)
 static void tell_the_others(weft_context_t **ctxs, int n)
 {
     static weft_agree_op_t ops[MAX_WATCHED]; /* under watch_lock */
-    int pending[MAX_WATCHED] = {0}, left = 0;
+    int begun = 0;
     for (int i = 0; i < n; i++) {
         weft_context_t *ctx = ctxs[i];
         if (ctx->diverged || ctx->sim || ctx->nranks < 2) continue;
-        if (weft_seqcheck_mpi_end_begin(ctx, &ops[i]) != WEFT_SUCCESS) continue;
-        pending[i] = 1;
-        left++;
+        if (weft_seqcheck_mpi_end_begin(ctx, &ops[begun]) == WEFT_SUCCESS) begun++;
     }
-    for (long spins = 0; left > 0; spins++) {
-        for (int i = 0; i < n; i++) {
-            int done = 0;
-            if (!pending[i]) continue;
-            if (MPI_Test(&ops[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-                weft_error("%s: the agreement between ranks failed in MPI", ops[i].vote.where);
-                done = 1;
-            } else if (done) {
-                /* The outcome is the others' to act on; this rank's
-                 * end is MPI's whatever it says. */
-                weft_agree_outcome_t out;
-                int ignored = weft_agree_end(&ops[i], &out);
-                (void)ignored;
-            }
-            if (done) pending[i] = 0, left--;
-        }
-        if (spins > 1000) {
-            struct timespec nap = {0, 100000};
-            nanosleep(&nap, NULL);
-        }
-    }
+    weft_agree_end_each(ops, begun);
 }
 
 static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)

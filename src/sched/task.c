@@ -69,7 +69,6 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->body_fn = NULL;
     t->body_rc = 0;
-    t->body_called = 0;
     t->body_ran = 0;
     t->cancelled = 0;
     t->gate = NULL;

@@ -74,10 +74,10 @@ struct weft_task {
     void *action;         /* runtime action argument (comm layer) */
     weft_body_fn body_fn; /* the body a device launch runs (through the exec layer) */
     int body_rc;          /* what the body returned (or the injected failure) */
-    int body_called;      /* its body was called (stats count a task run only then: a task
-                             whose inputs failed to arrive ran nothing) */
-    int body_ran;         /* the body's own code ran, not an injected failure: a failed
-                             one may have changed the bytes it writes (api/recover.c) */
+    int body_ran;         /* the body's own code ran (or task_skip pretended it did): the
+                             stats count a task run only then (not one whose inputs failed
+                             to arrive, nor an injected failure), and a failed one may have
+                             changed the bytes it writes (api/recover.c) */
     int cancelled;        /* a version it reads was not produced: it ends without running */
     /* A batch's first task carries the batch while its launch runs. */
     struct weft_task *const *batch;

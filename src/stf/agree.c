@@ -56,6 +56,22 @@ static void encode(const weft_context_t *ctx, const weft_agree_vote_t *v, int64_
 
 static int same(const int64_t *r, int k) { return r[k] == -r[AG_FIELDS + k]; }
 
+static int failed_in_mpi(const char *where)
+{
+    weft_error("%s: the agreement between ranks failed in MPI", where);
+    return WEFT_ERR_MPI;
+}
+
+/* Between tests of a request: past the first thousand, a 100 us nap, so
+ * that the ranks waited for may have the core. */
+static void nap_after(long spins)
+{
+    if (spins > 1000) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* Completes the collective; ranks arrive at their own pace, so with
  * watchdog_s set a rank kept waiting says where it waits, once. */
 static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *where)
@@ -65,15 +81,9 @@ static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *whe
     int reported = 0;
     for (long spins = 0;; spins++) {
         int done = 0;
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            weft_error("%s: the agreement between ranks failed in MPI", where);
-            return WEFT_ERR_MPI;
-        }
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return failed_in_mpi(where);
         if (done) return WEFT_SUCCESS;
-        if (spins > 1000) {
-            struct timespec nap = {0, 100000};
-            nanosleep(&nap, NULL);
-        }
+        nap_after(spins);
         double waited = weft_clock_s() - t0;
         if (wd > 0 && !reported && waited >= (double)wd) {
             int level = weft_watchdog_level(ctx);
@@ -191,11 +201,30 @@ int weft_agree_begin(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_ag
     if (ctx->sim) return WEFT_SUCCESS;
     encode(ctx, mine, op->sent);
     if (MPI_Iallreduce(op->sent, op->got, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm,
-                       &op->req) != MPI_SUCCESS) {
-        weft_error("%s: the agreement between ranks failed in MPI", mine->where);
-        return WEFT_ERR_MPI;
-    }
+                       &op->req) != MPI_SUCCESS)
+        return failed_in_mpi(mine->where);
     return WEFT_SUCCESS;
+}
+
+void weft_agree_end_each(weft_agree_op_t *ops, int n)
+{
+    int left = n;
+    for (int i = 0; i < n; i++) ops[i].ended = 0;
+    for (long spins = 0; left > 0; spins++) {
+        for (int i = 0; i < n; i++) {
+            int done = 0;
+            if (ops[i].ended) continue;
+            if (MPI_Test(&ops[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                done = failed_in_mpi(ops[i].vote.where) != WEFT_SUCCESS;
+            } else if (done) {
+                weft_agree_outcome_t out;
+                int dropped = weft_agree_end(&ops[i], &out);
+                (void)dropped;
+            }
+            if (done) ops[i].ended = 1, left--;
+        }
+        nap_after(spins);
+    }
 }
 
 int weft_agree(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_agree_outcome_t *out)

@@ -58,6 +58,7 @@ typedef struct weft_agree_op {
     weft_agree_vote_t vote;
     int64_t sent[2 * WEFT_AGREE_NFIELDS], got[2 * WEFT_AGREE_NFIELDS];
     MPI_Request req; /* MPI_REQUEST_NULL in a simulation (nothing to wait for) */
+    int ended;       /* weft_agree_end_each's mark */
 } weft_agree_op_t;
 
 /* Posts op's reduction (the vote is copied). WEFT_ERR_MPI, named, when
@@ -69,6 +70,12 @@ int weft_agree_begin(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_ag
  * collectives. */
 int weft_agree_end(weft_agree_op_t *op, weft_agree_outcome_t *out)
     __attribute__((warn_unused_result));
+
+/* Ends each of the n begun ops as its request completes, in whatever order
+ * the other ranks reach them; their reports are logged as weft_agree logs
+ * them and their statuses dropped: for a rank that leaves, whose outcome
+ * is the others' to act on (runtime/mpiend.c). */
+void weft_agree_end_each(weft_agree_op_t *ops, int n);
 
 /* Collective over ctx->comm. Fills out; when the ranks are at different
  * points, logs on every rank where each rank is; when their data creations

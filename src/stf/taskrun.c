@@ -17,7 +17,6 @@ int weft_taskrun_body(weft_task_t *t)
     /* On whichever thread runs it (a worker, an emu device's thread, a GPU's
      * manager at launch): what the body makes weft log is its cause. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
-    t->body_called = 1;
     if (weft_fault_hit(t->tp->ctx->fault, WEFT_FAULT_TASK, t->cls->name)) {
         weft_error("task %s: failure injected (fault_inject): returns %d without running",
                    weft_task_name(t).text, WEFT_FAULT_RC);

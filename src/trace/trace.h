@@ -138,6 +138,26 @@ void weft_trace_record(weft_trace_t *tr, int track, uint64_t t0_ns, uint64_t t1_
         if (weft_trace_tr_) weft_trace_record(weft_trace_tr_, __VA_ARGS__);                        \
     } while (0)
 
+/*
+ * weft_trace_lane_slice(weft_trace_t *tr, weft_trace_lanes_t *lanes,
+ *                       uint64_t t0_ns, const char *name, const char *cat,
+ *                       const char *args_fmt, ...)
+ * The slice from t0_ns to now on the first of lanes free at t0_ns, when
+ * tr is not NULL (as weft_trace_slice: tr evaluated once, the rest only
+ * when tracing).
+ */
+#define weft_trace_lane_slice(tr, lanes, t0_ns, ...)                                               \
+    do {                                                                                           \
+        weft_trace_t *weft_trace_tr_ = (tr);                                                       \
+        if (weft_trace_tr_) {                                                                      \
+            uint64_t weft_trace_t0_ = (t0_ns), weft_trace_t1_ = weft_trace_now();                  \
+            weft_trace_record(                                                                     \
+                weft_trace_tr_,                                                                    \
+                weft_trace_lane(weft_trace_tr_, (lanes), weft_trace_t0_, weft_trace_t1_),          \
+                weft_trace_t0_, weft_trace_t1_, __VA_ARGS__);                                      \
+        }                                                                                          \
+    } while (0)
+
 /* Make ns (a weft_trace_now value) time zero in the file, for instance the
  * time every rank leaves a barrier, so that rank files line up. NULL is
  * ignored. Any time before weft_trace_write, from the thread that writes. */
