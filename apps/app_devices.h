@@ -290,7 +290,6 @@ static inline int appdev_probe(const char *prog, int argc, char **argv)
     int n = 1;
     char *only[] = {argv[0], NULL};
     char **args = only;
-    (void)argc;
     weft_context_t *ctx = weft_init(&n, &args);
     if (ctx == NULL) {
         fprintf(stderr, "%s: --probe-gpus: weft_init failed (see the message above)\n", prog);
@@ -301,6 +300,17 @@ static inline int appdev_probe(const char *prog, int argc, char **argv)
         (void)weft_fini(ctx);
         return 1;
     }
+    /* The probe reads nothing else: other words passed silently, malformed
+     * ones ("-N abc", "--weft-bogus=1") included. Refused after the
+     * comparison above, which a rank refusing alone would leave the others
+     * waiting in (every rank of one program has the same words). */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--probe-gpus") != 0) {
+            fprintf(stderr, "%s: --probe-gpus takes no other argument ('%s' given)\n", prog,
+                    argv[i]);
+            (void)weft_fini(ctx);
+            return 1;
+        }
     if (weft_rank(ctx) == 0) {
         printf("cuda_devices= %d\n", appdev_count(ctx, WEFT_DEV_CUDA));
         fflush(stdout);

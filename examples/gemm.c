@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <weft/weft.h>
+
+#include "example_args.h"
 #ifdef WEFT_EXAMPLE_HAVE_CUDA
 #include <cublas_v2.h>
 #endif
@@ -90,15 +92,13 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 384, nb = 96, P = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-N") == 0) N = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-t") == 0) nb = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-P") == 0) P = atoi(argv[i + 1]);
-    }
+    int bad = example_args("example_gemm", argc, argv, 3, (const char *const[]){"-N", "-t", "-P"},
+                           (int *const[]){&N, &nb, &P});
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
-    if (N < 1 || nb < 1 || P < 1 || weft_nranks(ctx) % P != 0) {
-        fprintf(stderr, "example_gemm: -N and -t must be >= 1, -P must divide the %d ranks\n",
-                weft_nranks(ctx));
+    if (bad || N < 1 || nb < 1 || P < 1 || weft_nranks(ctx) % P != 0) {
+        if (!bad)
+            fprintf(stderr, "example_gemm: -N and -t must be >= 1, -P must divide the %d ranks\n",
+                    weft_nranks(ctx));
         weft_fini(ctx);
         return 1;
     }

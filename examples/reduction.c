@@ -16,6 +16,8 @@
 #include <string.h>
 #include <weft/weft.h>
 
+#include "example_args.h"
+
 static int zero(weft_task_t *t) /* init: flow 0 (W) := the identity, 0 */
 {
     double *s = weft_task_ptr(t, 0);
@@ -84,9 +86,10 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 400, nb = 50, rc = 0, rank = weft_rank(ctx), nranks = weft_nranks(ctx);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-N") == 0) N = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-t") == 0) nb = atoi(argv[i + 1]);
+    if (example_args("example_reduction", argc, argv, 2, (const char *const[]){"-N", "-t"},
+                     (int *const[]){&N, &nb}) != 0) {
+        weft_fini(ctx);
+        return 1;
     }
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
     double *x = N >= 1 && nb >= 1 && nranks <= 64 ? malloc((size_t)N * N * sizeof *x) : NULL;

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <weft/weft.h>
 
+#include "example_args.h"
+
 enum { NORTH = 1, SOUTH = 2, WEST = 4, EAST = 8 };
 
 /* Point (r, c) of the tile around the task's output: from the centre flow,
@@ -94,13 +96,14 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 200, nb = 50, P = 1, steps = 20, rc = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-N") == 0) N = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-t") == 0) nb = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-P") == 0) P = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "-s") == 0) steps = atoi(argv[i + 1]);
-    }
+    int bad = example_args("example_stencil", argc, argv, 4,
+                           (const char *const[]){"-N", "-t", "-P", "-s"},
+                           (int *const[]){&N, &nb, &P, &steps});
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
+    if (bad) {
+        weft_fini(ctx);
+        return 1;
+    }
     if (N < 1 || nb < 1 || P < 1 || steps < 0 || weft_nranks(ctx) % P != 0) {
         fprintf(stderr,
                 "example_stencil: -N and -t must be >= 1, -s >= 0, -P must divide the %d ranks\n",

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <weft/weft.h>
 
+#include "example_args.h"
+
 typedef struct module {
     char name[24];
     int depth; /* longest chain of modules below it, 0 for a source */
@@ -88,11 +90,13 @@ int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
-    int n = argc > 2 && strcmp(argv[1], "-n") == 0 ? atoi(argv[2]) : 300, rc = 0, mine = 0;
+    int n = 300, rc = 0, mine = 0;
     int rank = weft_rank(ctx), nranks = weft_nranks(ctx);
+    int bad = example_args("example_taskgraph", argc, argv, 1, (const char *const[]){"-n"},
+                           (int *const[]){&n});
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
-    if (n < 1) {
-        fprintf(stderr, "example_taskgraph: -n must be >= 1\n");
+    if (bad || n < 1) {
+        if (!bad) fprintf(stderr, "example_taskgraph: -n must be >= 1\n");
         weft_fini(ctx);
         return 1;
     }

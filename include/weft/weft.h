@@ -82,8 +82,10 @@ typedef struct weft_context weft_context_t;
  * started (MPI included, when weft started it) and returns NULL; none
  * hangs (docs/SEMANTICS.md section 4). The context belongs to the calling
  * thread: only it may make the calls on the context and its handles that
- * belong to the main thread, weft_fini included. Refused (NULL) from a
- * task body. */
+ * belong to the main thread, weft_fini included. Threads may each make
+ * their own context at once; contexts pair across ranks in the order
+ * their weft_init calls come (SEMANTICS "Several contexts"). Refused
+ * (NULL) from a task body. */
 WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
 /* Collective. A taskpool with tasks inserted or refused since its last
@@ -214,8 +216,10 @@ typedef void (*weft_data_init_fn)(void *ptr, int64_t ld, int rows, int cols, voi
  * zero bytes when init is NULL: reading d before its first write is then
  * allowed (it is refused otherwise). Every rank makes the same call
  * (compared with the data creations at the next agreement: each rank that
- * reads d first makes the contents itself, no transfer). Before the first
- * task that uses d. WEFT_ERR_INVALID after logging for a data that is not
+ * reads d first makes the contents itself, no transfer: each calls its
+ * own init, so pass the same on every rank; weft compares only whether it
+ * is NULL). Before the first task that uses d; a later call before that
+ * task replaces the earlier one's init. WEFT_ERR_INVALID after logging for a data that is not
  * NEW or was written already, or that a taskpool not waited for uses. On
  * several ranks, until a task writes d, a write outside tasks on its owner
  * (weft_data_host_ptr, a host acquire with WEFT_W, a device registration
@@ -451,7 +455,8 @@ enum {
      * rank's to update in place (read-write), initialised by the reduction's
      * init class; tasks of different partials run at once. The partials
      * are combined into the data, on its owner, before the next task that
-     * uses it otherwise and at weft_taskpool_wait. */
+     * uses it otherwise and at weft_taskpool_wait. Such a task names the
+     * data once, in no other mode. */
     WEFT_REDUX = 0x4,
     /* OR-ed with a mode: the task runs where this data lives. WEFT_AFFINITY,
      * WEFT_ON_RANK and WEFT_DEVICE_HINT are each given at most once a task

@@ -136,10 +136,17 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
     if (__builtin_mul_overflow(blk->ncols - 1, blk->ld, &reach) ||
         __builtin_add_overflow(reach, blk->col, &reach) ||
         __builtin_add_overflow(blk->base, reach, &mine.hi)) {
-        weft_error("%s: data %llu: its memory (%llu columns, %llu bytes apart, from %p) runs past "
-                   "the end of the address space: check its ld and sizes",
-                   call, (unsigned long long)key, (unsigned long long)blk->ncols,
-                   (unsigned long long)blk->ld, (void *)blk->base);
+        /* A saturated stride is no byte count to show (ld = INT64_MAX read
+         * as "18446744073709551615 bytes apart"). */
+        char apart[48];
+        if (blk->ld == UINT64_MAX)
+            snprintf(apart, sizeof apart, "more than 2^64 bytes apart");
+        else
+            snprintf(apart, sizeof apart, "%llu bytes apart", (unsigned long long)blk->ld);
+        weft_error("%s: data %llu: its memory (%llu columns, %s, from %p) runs past the end of "
+                   "the address space: check its ld and sizes",
+                   call, (unsigned long long)key, (unsigned long long)blk->ncols, apart,
+                   (void *)blk->base);
         return WEFT_ERR_INVALID;
     }
     const weft_span_t *live = find(s, s->root, &mine);

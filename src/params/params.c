@@ -370,10 +370,16 @@ static void warn_env_typos(void)
     if (warned) return;
     warned = 1;
     for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, ENV_PREFIX, sizeof ENV_PREFIX - 1) != 0) continue;
         const char *eq = strchr(*e, '=');
-        size_t len = eq ? (size_t)(eq - *e) : 0;
-        if (strncmp(*e, ENV_PREFIX, sizeof ENV_PREFIX - 1) != 0 || len >= 64 + sizeof ENV_PREFIX)
+        if (!eq) {
+            /* An entry a launcher wrote without '=' sets nothing (getenv
+             * does not see it): say so rather than leave the default. */
+            weft_warn("environment entry %.64s has no '=' and sets nothing (ignored)", *e);
             continue;
+        }
+        size_t len = (size_t)(eq - *e);
+        if (len >= 64 + sizeof ENV_PREFIX) continue;
         char name[80];
         size_t n = len - (sizeof ENV_PREFIX - 1);
         for (size_t k = 0; k < n; k++)
@@ -397,12 +403,13 @@ static void warn_env_typos(void)
 
 /* Applies the option args[0] (which starts with --weft-), taking its value
  * from args[1] in the two-word form; *used says how many words it took. */
-static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
+static int apply_option(weft_params_t *p, int nargs, char **args, int *used, int *which)
 {
     const char *opt = args[0] + OPT_PREFIX_LEN;
     const char *eq = strchr(opt, '=');
     size_t len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
     int i = find_index(opt, len);
+    *which = i;
     if (i < 0) {
         weft_error("unknown parameter " OPT_PREFIX "%.*s (run weft-info for the list)", (int)len,
                    opt);
@@ -434,26 +441,61 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used)
     return assign(p, i, next, "");
 }
 
+/* The first value an option gave a parameter on the command line. */
+typedef struct argv_seen {
+    int set;
+    int64_t num;
+    char *text;
+} argv_seen_t;
+
+/* A second option for a parameter already given on the command line: the
+ * same value passes, another is refused (the last one won silently, while
+ * the environment's value stays the documented default an option
+ * overrides). */
+static int check_repeat(const weft_params_t *p, int i, argv_seen_t *seen)
+{
+    const weft_param_def_t *d = &weft_param_table[i];
+    const param_value_t *v = &p->values[i];
+    if (!seen->set) {
+        seen->text = text_dup(v->text, strlen(v->text));
+        if (!seen->text) return WEFT_ERR_NOMEM;
+        seen->set = 1;
+        seen->num = v->num;
+        return WEFT_SUCCESS;
+    }
+    int by_text = d->kind == WEFT_PARAM_ENUM || d->kind == WEFT_PARAM_STRING;
+    if (by_text ? strcmp(seen->text, v->text) == 0 : seen->num == v->num) return WEFT_SUCCESS;
+    weft_error("parameter %s: given twice on the command line, as '%s' and then '%s' (give it "
+               "once)",
+               d->name, seen->text, v->text);
+    return WEFT_ERR_PARAM;
+}
+
 /* Applies the --weft- options of argv and writes the other words, in
  * order, to kept; returns how many were kept in *nkept. Words after "--"
  * belong to the application. */
 static int load_argv(weft_params_t *p, int argc, char **argv, char **kept, int *nkept)
 {
-    int n = 0, i = 0;
+    argv_seen_t *seen = calloc((size_t)weft_param_count, sizeof *seen);
+    if (!seen) return WEFT_ERR_NOMEM;
+    int n = 0, i = 0, rc = WEFT_SUCCESS;
     if (argc > 0) kept[n++] = argv[i++]; /* the program name */
     while (i < argc && strcmp(argv[i], "--") != 0) {
         if (strncmp(argv[i], OPT_PREFIX, OPT_PREFIX_LEN) != 0) {
             kept[n++] = argv[i++];
             continue;
         }
-        int used;
-        int rc = apply_option(p, argc - i, argv + i, &used);
-        if (rc != WEFT_SUCCESS) return rc;
+        int used, which;
+        rc = apply_option(p, argc - i, argv + i, &used, &which);
+        if (rc == WEFT_SUCCESS) rc = check_repeat(p, which, &seen[which]);
+        if (rc != WEFT_SUCCESS) break;
         i += used;
     }
-    while (i < argc) kept[n++] = argv[i++];
+    while (rc == WEFT_SUCCESS && i < argc) kept[n++] = argv[i++];
     *nkept = n;
-    return WEFT_SUCCESS;
+    for (int k = 0; k < weft_param_count; k++) free(seen[k].text);
+    free(seen);
+    return rc;
 }
 
 /* Gives p the values of from and frees from's shell. */

@@ -5,6 +5,7 @@
  * matched across ranks by their depth in the graph (label), which both
  * ends compute from the producer functions alone; a version's number is
  * the data's net_version plus its depth, alike on every rank. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,16 +133,34 @@ static int check_local_consumer(weft_ptg_build_t *b, size_t vi, const weft_ptg_r
 static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
 {
     const weft_ptg_class_t *k = &b->g->classes[p->cls];
+    size_t room = b->refs.cap ? b->refs.cap : 16;
+    int asked = -1, first = 0; /* the first call's want and room, when it had too little */
     for (;;) {
-        int max = (int)(b->refs.cap ? b->refs.cap : 16);
-        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+        int max = room > INT_MAX ? INT_MAX : (int)room;
+        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS)
+            return weft_ptg__fail(b, p,
+                                  "its consumers function asked for %d entries for flow %d: no "
+                                  "host memory for that many",
+                                  max, p->flow);
         weft_ptg_ref_t *to = b->refs.data;
         int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
         if (got < 0)
             return weft_ptg__fail(b, p, "its consumers function returned %d for flow %d", got,
                                   p->flow);
         if (got > max) {
-            if (weft_vec_reserve(&b->refs, (size_t)got) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+            /* Called again with room for all it asked: a count that grows
+             * with the room given is a function that depends on max (it
+             * kept weft doubling until the host ran out, then said only
+             * "out of host memory"). */
+            if (asked >= 0)
+                return weft_ptg__fail(b, p,
+                                      "its consumers function for flow %d asked for %d entries "
+                                      "with room for %d, then for %d with room for %d (the count "
+                                      "must not depend on max)",
+                                      p->flow, asked, first, got, max);
+            asked = got;
+            first = max;
+            room = (size_t)got;
             continue;
         }
         /* Only the class and flow here: a consumer on this rank that is no

@@ -15,6 +15,7 @@
 #include "devmgr/devmgr.h"
 #include "exec/exec.h"
 #include "stf/taskrun.h"
+#include "stf/watchdog.h"
 #include "stf/seqcheck.h"
 #include "util/blas_threads.h"
 #include "stf/sim.h"
@@ -203,6 +204,7 @@ static int load_params(weft_context_t *ctx, int *argc, char ***argv)
     /* Read once: a report's collectives depend on it, so every rank must
      * see the same value (weft_init compares the ranks' parameters). */
     ctx->seq_detail = (int)weft_params_int(ctx->params, "seqcheck_detail");
+    if (rc == WEFT_SUCCESS) weft_watchdog_say_unused(ctx);
     if (rc == WEFT_SUCCESS) rc = weft_sim_setup(ctx);
     if (rc == WEFT_SUCCESS)
         rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,

@@ -1,5 +1,6 @@
 /* MPI for weft's contexts: started by the first weft_init unless the
  * application started it, finalized with the last live context. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -50,7 +51,23 @@ __attribute__((destructor)) static void exit_with_live_context(void)
     _exit(1);
 }
 
+/* One weft_init or weft_fini of the process at a time in MPI's start and
+ * end: two threads' weft_init both found MPI not started and both started
+ * it (Open MPI aborted the process), or duplicated MPI_COMM_WORLD at once
+ * (two collectives on one communicator: a crash in MPI). */
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv);
+
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
+{
+    pthread_mutex_lock(&mpi_lock);
+    int rc = start_mpi_locked(ctx, argc, argv);
+    pthread_mutex_unlock(&mpi_lock);
+    return rc;
+}
+
+static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
 {
     int inited = 0, finalized = 0;
     MPI_Finalized(&finalized);
@@ -64,7 +81,14 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
-        if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        /* MPI gets the words up to the first NULL, counted here: a count
+         * with no words behind it (argv NULL) crashed inside Open MPI,
+         * which joins them. */
+        int n = 0;
+        char **words = argc && argv ? *argv : NULL;
+        while (words && n < *argc && words[n]) n++;
+        if (MPI_Init_thread(n > 0 ? &n : NULL, n > 0 ? &words : NULL, MPI_THREAD_MULTIPLE,
+                            &provided) != MPI_SUCCESS) {
             weft_error("MPI_Init_thread failed");
             return WEFT_ERR_MPI;
         }
@@ -102,14 +126,17 @@ void weft_runtime_stop_mpi(weft_context_t *ctx)
 {
     free(ctx->node_of);
     ctx->node_of = NULL;
+    pthread_mutex_lock(&mpi_lock);
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
     if (atomic_load(&ctx->mpi_gone)) atomic_fetch_sub(&mpi_abandoned, 1); /* its weft_fini */
-    if (!ctx->mpi_started || atomic_fetch_sub(&mpi_contexts, 1) != 1) return;
-    if (atomic_load(&mpi_ours)) {
-        atomic_store(&mpi_ours, 0);
-        MPI_Finalize();
+    if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1) {
+        if (atomic_load(&mpi_ours)) {
+            atomic_store(&mpi_ours, 0);
+            MPI_Finalize();
+        }
+        weft_endsignal_remove();
     }
-    weft_endsignal_remove();
+    pthread_mutex_unlock(&mpi_lock);
 }
 
 void weft_runtime_mpi_ended(weft_context_t *ctx)

@@ -130,6 +130,14 @@ int weft_watchdog_level(const weft_context_t *ctx)
     return weft_params_int(ctx->params, "watchdog_abort") ? WEFT_LOG_ERROR : WEFT_LOG_WARN;
 }
 
+void weft_watchdog_say_unused(const weft_context_t *ctx)
+{
+    if (weft_params_int(ctx->params, "watchdog_abort") &&
+        weft_params_int(ctx->params, "watchdog_s") == 0)
+        weft_warn("watchdog_abort=1 does nothing while watchdog_s=0 (the stall watchdog is off): "
+                  "give watchdog_s the seconds without progress after which the run ends");
+}
+
 void weft_watchdog_abort(weft_context_t *ctx)
 {
     weft_error("stall: watchdog_abort is set: ending the run");

@@ -28,6 +28,10 @@ void weft_watchdog_check(weft_watchdog_t *w);
 /* The level of a stall's lines: a warning, since the run may go on (a
  * rank that arrives late), an error when watchdog_abort ends the run. */
 int weft_watchdog_level(const weft_context_t *ctx);
+
+/* Says, once a rank, that watchdog_abort was set with no watchdog to
+ * fire it (watchdog_s 0): the run would not end on a stall, silently. */
+void weft_watchdog_say_unused(const weft_context_t *ctx);
 /* Ends the run for a stall (watchdog_abort): MPI_Abort, exit status 3. */
 void weft_watchdog_abort(weft_context_t *ctx) __attribute__((noreturn));
 

@@ -184,7 +184,16 @@ int weft_trace_open(weft_trace_t *tr, int rank)
 {
     if (!tr) return WEFT_SUCCESS;
     if (tr->file) return WEFT_ERR_INVALID;
-    size_t len = strlen(tr->prefix) + 32;
+    size_t plen0 = strlen(tr->prefix);
+    if (tr->prefix[plen0 - 1] == '/') {
+        /* The files are PREFIX.rankN.json: a directory's files were hidden
+         * ones, ".rank0.json" inside it. */
+        weft_error("trace: '%.*s' names a directory (parameter trace is the files' prefix, "
+                   "PREFIX.rankN.json): give a name in it, e.g. '%.*srun'",
+                   TRACE_PATH_SHOWN, tr->prefix, TRACE_PATH_SHOWN, tr->prefix);
+        return WEFT_ERR_INVALID;
+    }
+    size_t len = plen0 + 32;
     char *path = malloc(len);
     if (!path) return WEFT_ERR_NOMEM;
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);

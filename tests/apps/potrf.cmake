@@ -216,6 +216,18 @@ weft_app_test(potrf_switch_before_g EXE weft-potrf
 weft_app_test(potrf_check_both EXE weft-potrf FAIL
   EXPECT "weft-potrf: --check and --check-first: give one of them"
   ARGS -N 64 --check --check-first)
+# A flag given twice with two values (the last one won silently: "-N 256
+# -N 128" ran N=128), said on every rank; the same value twice passes.
+weft_expect_test(potrf_flag_twice_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero --count "^weft-potrf: -N given twice, as '256' and then '128': give it once" 2
+  RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 256 -t 64 -c 1 -N 128 --check)
+# --probe-gpus reads nothing else: other words, malformed ones included,
+# passed silently.
+weft_expect_test(potrf_probe_extra_args TIMEOUT 60
+  CHECKS --status 1 --match "^weft-potrf: --probe-gpus takes no other argument [(]'-N' given[)]"
+  RUN $<TARGET_FILE:weft-potrf> --probe-gpus -N abc)
+weft_app_test(potrf_flag_twice_same EXE weft-potrf EXPECT "${POTRF_PASSED}" "N= 256 :"
+  ARGS -N 256 -t 64 -c 1 -N 256 --check)
 weft_app_test(potrf_cores_malformed EXE weft-potrf FAIL
   EXPECT "parameter cores: 'abc' is not an integer"
   ARGS -N 64 -c 1 --weft-cores=abc)

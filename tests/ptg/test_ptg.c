@@ -46,7 +46,8 @@
  * (devstep with larger tiles and more steps, run a few times: at
  * devahead_rounds), badargs (STEP(1, 0)'s args give its device hint twice:
  * every rank's refusal names the parse's reason; the other ranks read
- * "(above)" with nothing above). */
+ * "(above)" with nothing above), greedy (STEP(1, 0)'s consumers function
+ * asks for one entry more than the room it is given, every time). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,9 @@ static int cons_step(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
 {
     int i = idx[1];
     if (is(arg, "swaplist") && idx[0] == 1 && (i == 1 || i == 2)) i = 3 - i;
+    /* "greedy": a count that grows with the room given (weft kept doubling
+     * it until the host ran out, then said only "out of host memory"). */
+    if (is(arg, "greedy") && idx[0] == 1 && i == 0 && flow == 0) return max + 1;
     return flow == 0 ? readers_of(arg, idx[0], i, to, max) : 0;
 }
 

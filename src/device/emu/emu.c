@@ -183,7 +183,15 @@ static int alloc_workspaces(weft_device_t *dev, emu_dev_t *e)
     for (int s = WEFT_STREAM_EXEC0; s < dev->nstreams; s++) {
         if (!dev->workspace_bytes) continue;
         e->streams[s].workspace = malloc(dev->workspace_bytes);
-        if (!e->streams[s].workspace) return WEFT_ERR_NOMEM;
+        if (!e->streams[s].workspace) {
+            /* Named, as the CUDA device names its cudaMalloc: "out of host
+             * memory" alone did not point at the parameter. */
+            weft_log(WEFT_LOG_ERROR, dev->index,
+                     "emu: the task workspace of execution stream %d, %zu bytes (parameter "
+                     "device_workspace, one per execution stream), cannot be allocated",
+                     s - WEFT_STREAM_EXEC0, dev->workspace_bytes);
+            return WEFT_ERR_NOMEM;
+        }
     }
     return WEFT_SUCCESS;
 }
@@ -296,10 +304,14 @@ static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_by
         size_t avail = (size_t)fs.f_bavail * (size_t)fs.f_frsize;
         size_t part = ndev > 1 ? avail / (size_t)ndev : avail;
         if (part < bytes) {
-            weft_log(WEFT_LOG_INFO, dev->index,
+            /* Said when the user asked for the size (a stranger's 1024G
+             * became 21 GiB without a word); the default's bound is not
+             * news. */
+            int asked = weft_params_is_set(dev->params, "device_emu_memory");
+            weft_log(asked ? WEFT_LOG_WARN : WEFT_LOG_INFO, dev->index,
                      "emu: %s has %zu bytes free, %zu for each of %lld emu devices, less than "
-                     "device_emu_memory",
-                     EMU_SHM_DIR, avail, part, (long long)(ndev > 1 ? ndev : 1));
+                     "device_emu_memory (%zu bytes): each has %zu",
+                     EMU_SHM_DIR, avail, part, (long long)(ndev > 1 ? ndev : 1), bytes, part);
             bytes = part;
         }
     }

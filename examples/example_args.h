@@ -1,0 +1,50 @@
+/* The examples' command line: "-X value" flags, each an integer, each at
+ * most once. An unknown word, a flag without its value or a value that is
+ * not a whole integer is refused with a line naming it (the examples read
+ * flags with atoi and skipped anything else: "-N 100x" ran N=100, "-n 64"
+ * the default size, both saying PASSED). */
+#ifndef WEFT_EXAMPLE_ARGS_H
+#define WEFT_EXAMPLE_ARGS_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads argv[1..argc-1] into *value[k] for flag[k] (n of them); values not
+ * given keep their defaults. 0, or -1 after a line on stderr. */
+static int example_args(const char *prog, int argc, char **argv, int n, const char *const flag[],
+                        int *const value[])
+{
+    int given[16] = {0};
+    if (n > 16) return -1;
+    for (int i = 1; i < argc; i++) {
+        int k = 0;
+        while (k < n && strcmp(argv[i], flag[k]) != 0) k++;
+        if (k == n) {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, argv[i]);
+            return -1;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "%s: %s needs a value\n", prog, flag[k]);
+            return -1;
+        }
+        const char *text = argv[++i];
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0 || v < INT_MIN || v > INT_MAX) {
+            fprintf(stderr, "%s: %s '%s' is not an integer\n", prog, flag[k], text);
+            return -1;
+        }
+        if (given[k]++) {
+            fprintf(stderr, "%s: %s given twice\n", prog, flag[k]);
+            return -1;
+        }
+        *value[k] = (int)v;
+    }
+    return 0;
+}
+
+#endif
