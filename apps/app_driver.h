@@ -10,11 +10,13 @@
 #ifndef WEFT_APPS_APP_DRIVER_H
 #define WEFT_APPS_APP_DRIVER_H
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <lapacke.h>
@@ -278,6 +280,14 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     int frc = weft_fini(ctx);
     if (frc < 0) {
         fprintf(stderr, "%s: weft_fini: %s\n", d->cli.prog, weft_strerror(frc));
+        rc = 1;
+    }
+    /* Results that never reached stdout (closed, or a full disk) are no
+     * success: the run exited 0 with its timing and verdict lost. */
+    int werr = fflush(stdout) != 0 ? errno : 0;
+    if (werr || ferror(stdout)) {
+        fprintf(stderr, "%s: the results could not be written to stdout: %s\n", d->cli.prog,
+                werr ? strerror(werr) : "a write failed");
         rc = 1;
     }
     return rc;

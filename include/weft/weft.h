@@ -434,6 +434,9 @@ typedef double (*weft_flops_fn)(const weft_task_t *task);
  * Returns 0, or a negative value that fails every task of the batch. */
 typedef int (*weft_batch_fn)(weft_task_t *const *tasks, int n);
 
+/* weft keeps a pointer to the class (and its name) with each task: they
+ * must stay alive and unchanged until the tasks inserted with them are
+ * done (the taskpool's wait returned). */
 typedef struct weft_task_class {
     const char *name;
     weft_body_fn body[WEFT_DEV_TYPES]; /* NULL: cannot run on that type */

@@ -67,7 +67,10 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
                                    int mb, int nb, int P, int Q, int user_dist)
 {
     weft_matrix_t *A = calloc(1, sizeof *A);
-    if (!A) return NULL;
+    if (!A) {
+        weft_error("matrix: out of host memory for its handle");
+        return NULL;
+    }
     *A = (weft_matrix_t){.tag = WEFT_HANDLE_MATRIX,
                          .ctx = ctx,
                          .type = type,

@@ -431,9 +431,13 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     pthread_mutex_init(&c->qlock, NULL);
     pthread_cond_init(&c->qcond, NULL);
     /* A failed start may have posted some control receives: stop them. */
-    rc = WEFT_ERR_MPI;
-    if (weft_comm__ctrl_start(c) != 0) goto undo_ctrl;
-    if (pthread_create(&c->thread, NULL, engine_main, c) != 0) goto undo_ctrl;
+    rc = weft_comm__ctrl_start(c);
+    if (rc != WEFT_SUCCESS) goto undo_ctrl;
+    if (pthread_create(&c->thread, NULL, engine_main, c) != 0) {
+        weft_error("comm: the comm thread could not be started");
+        rc = WEFT_ERR_INTERNAL;
+        goto undo_ctrl;
+    }
     *out = c;
     return WEFT_SUCCESS;
 

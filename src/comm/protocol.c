@@ -51,7 +51,15 @@ int weft_comm__ctrl_start(weft_comm_t *c)
     for (int i = 0; i < WEFT_COMM_NCTRL; i++) {
         c->ctrl[i].bytes = sizeof(weft_comm_msg_t) + c->cfg.eager_limit;
         c->ctrl[i].buf = malloc(c->ctrl[i].bytes);
-        if (!c->ctrl[i].buf || post_ctrl_recv(c, i) != 0) return WEFT_ERR_NOMEM;
+        if (!c->ctrl[i].buf) {
+            /* Named: the engine's start read "MPI error" for it. */
+            weft_error("comm: out of host memory for the %d control buffers of %zu bytes each "
+                       "(comm_eager_limit %zu, plus a header)",
+                       WEFT_COMM_NCTRL, c->ctrl[i].bytes, (size_t)c->cfg.eager_limit);
+            return WEFT_ERR_NOMEM;
+        }
+        int rc = post_ctrl_recv(c, i);
+        if (rc != WEFT_SUCCESS) return rc;
     }
     return WEFT_SUCCESS;
 }

@@ -107,7 +107,12 @@ struct weft_data {
      * every rank reads of each data of every task it walks at insertion,
      * whether or not the task concerns it (docs/SCALE.md). */
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_DATA, or released; first field */
-    int flags;
+    /* Atomic: the main thread sets RELEASED while tasks in flight read
+     * HOMED and a failure sets FIRST_FAILED (under the data's lock, which
+     * the main thread does not take): a plain int's two read-modify-writes
+     * could lose a bit (ThreadSanitizer). Each |= and &= is one atomic
+     * operation; reads are plain loads on the platforms weft runs on. */
+    atomic_int flags;
     uint64_t key;
     int owner_rank;
     int rows, cols;

@@ -479,7 +479,12 @@ static int fini_stop_threads(weft_context_t *ctx)
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }
-    weft_sched_destroy(ctx->sched);
+    /* Joined, not freed: a device manager that released a task into a
+     * worker's inbox may still be waking a worker in it (the task ran and
+     * the user reached weft_fini meanwhile); freed here, that wake-up
+     * touched freed memory (ThreadSanitizer). Freed once the managers are
+     * joined (fini_settle). */
+    weft_sched_stop(ctx->sched);
     return in_step;
 }
 
@@ -496,6 +501,8 @@ static void fini_settle(weft_context_t *ctx, int in_step)
     int leaks = ctx->leak_report ? weft_context_leak_report(ctx, "weft_fini") : 0;
     if (leaks && !why[0]) weft_log_last_error(why, sizeof why);
     weft_devexec_stop(ctx); /* after the report: leaked copies still name their device */
+    weft_sched_destroy(ctx->sched);
+    ctx->sched = NULL;
     weft_context_free_taskpools(ctx, 1);
     int trc = write_trace(ctx, why[0] ? NULL : why, sizeof why);
     if (trc != WEFT_SUCCESS) ctx->misuse = trc;

@@ -326,6 +326,18 @@ static void keep_as(weft_task_t *w, const weft_task_class_t *kept)
 /* After the arguments were checked: the distributed part on every rank,
  * then the local part on the rank that keeps the task (weft_insert_keep),
  * as class `kept` when not NULL. */
+/* A task walked and logged that this rank cannot set up (its transfers'
+ * actions or its structure: host memory): said here, and marked in the
+ * sequence after the task, so that every rank's report names this rank's
+ * reason; all a rank said before was that the ranks had inserted
+ * different tasks. */
+static int refuse_logged(weft_taskpool_t *tp, const weft_task_t *w, int rc, const char *what)
+{
+    weft_error("insert %s: %s: %s; the task is refused", w->cls->name, what, weft_strerror(rc));
+    weft_seqcheck_refused_task(tp, w->cls->name, rc);
+    return rc;
+}
+
 static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init,
                           const weft_task_class_t *kept)
 {
@@ -337,12 +349,18 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     tp->ctx->walked++;
     for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
-    if (tp->ctx->nranks > 1 && !distribute(tp, w, aff, &rc)) return rc;
+    if (tp->ctx->nranks > 1) {
+        int here = distribute(tp, w, aff, &rc);
+        /* Kept here without its receives, the task ran into "no copy
+         * holds its newest version: internal error". */
+        if (rc != WEFT_SUCCESS) return refuse_logged(tp, w, rc, "setting up its transfers");
+        if (!here) return rc;
+    }
     if (kept) keep_as(w, kept);
     for (int i = 0; i < w->nflows && rc == WEFT_SUCCESS; i++)
         if (init & (1u << i)) rc = weft_data_init_contents(w->flow[i].data, tp->ctx->hostmem);
     weft_task_t *t = weft_insert_keep(tp, w);
-    if (!t) return WEFT_ERR_NOMEM;
+    if (!t) return refuse_logged(tp, w, WEFT_ERR_NOMEM, "keeping it");
     tp->ninserted_local++;
     tp->ctx->kept++;
     int rc2 = weft_insert_local(tp, t);

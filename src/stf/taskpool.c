@@ -62,10 +62,21 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
 
 void weft_taskpool_task_done(weft_taskpool_t *tp)
 {
-    if (atomic_fetch_sub_explicit(&tp->pending, 1, memory_order_acq_rel) != 1) return;
-    /* The waiter rechecks pending under the lock, so this cannot be lost. */
+    /* Above the last task, a lock-free decrement. The last one is made
+     * under the lock: the waiter reads pending under it, so it sees 0
+     * only once this thread is done with the lock and the condition. Made
+     * before the lock, the waiter (its watchdog's timed wait ending then)
+     * could see 0, return and free the taskpool, its mutex and condition
+     * with them, while this thread was about to lock and signal them
+     * (ThreadSanitizer). */
+    long left = atomic_load_explicit(&tp->pending, memory_order_relaxed);
+    while (left > 1)
+        if (atomic_compare_exchange_weak_explicit(&tp->pending, &left, left - 1,
+                                                  memory_order_acq_rel, memory_order_relaxed))
+            return;
     pthread_mutex_lock(&tp->lock);
-    pthread_cond_broadcast(&tp->done);
+    if (atomic_fetch_sub_explicit(&tp->pending, 1, memory_order_acq_rel) == 1)
+        pthread_cond_broadcast(&tp->done);
     pthread_mutex_unlock(&tp->lock);
 }
 

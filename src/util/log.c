@@ -16,6 +16,7 @@ static pthread_mutex_t last_error_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[WEFT_LOG_LINE];
 
 void weft_log_set_rank(int rank) { log_rank = rank; }
+int weft_log_rank(void) { return log_rank; }
 void weft_log_set_level(int level) { log_level = level; }
 int weft_log_level(void) { return log_level; }
 

@@ -11,6 +11,7 @@ enum { WEFT_LOG_ERROR = 0, WEFT_LOG_WARN = 1, WEFT_LOG_INFO = 2, WEFT_LOG_DEBUG 
 /* Process-wide: the rank shown in every line and the verbosity threshold.
  * Set once by weft_init before any thread starts. */
 void weft_log_set_rank(int rank);
+int weft_log_rank(void);
 void weft_log_set_level(int level);
 int weft_log_level(void);
 

@@ -7,7 +7,12 @@
  *            and the others "gamma", from the same class struct filled
  *            again: the divergence is found (it passed unseen: every wait
  *            and weft_fini returned 0).
- *   inwave   the same in one wave: "alpha" then "beta"/"gamma".
+ *   inwave   the same in one wave: "alpha" then "beta"/"gamma". This
+ *            case breaks weft.h's rule that a class stays unchanged
+ *            until its tasks are done, on purpose (the check must not
+ *            take one class for another even then): "alpha"'s task may
+ *            read the struct while it is filled again (ThreadSanitizer
+ *            says so); the body is the same function either way.
  *   same     a wave of "alpha", then "beta" on every rank: rank 0 from
  *            the struct that held "alpha", the others from another: no
  *            divergence (rank 0 was taken to have inserted "alpha").

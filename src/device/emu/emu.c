@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "device/emu/emu_sigbus.h"
+#include "util/fault.h"
 #include "util/log.h"
 #include "util/vec.h"
 
@@ -280,6 +282,7 @@ static void emu_close(weft_device_t *dev)
     pthread_join(e->thread, NULL);
     for (size_t i = 0; i < e->imports.n; i++) {
         const emu_import_t *im = weft_vec_at(&e->imports, i);
+        weft_emu_sigbus_unwatch(im->base);
         munmap(im->base, im->bytes);
     }
     weft_vec_fini(&e->imports);
@@ -355,6 +358,14 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
         return WEFT_ERR_DEVMEM;
     }
     e->shm_fd = fd;
+    weft_emu_sigbus_watch(p, bytes);
+    /* The file system full as the zone is first touched: the file cut to
+     * nothing under its mapping faults the same way. */
+    if (weft_fault_hit(dev->fault, WEFT_FAULT_EMU_SHM, NULL)) {
+        weft_log(WEFT_LOG_WARN, dev->index,
+                 "fault_inject: the file of %s's memory is cut to nothing (emu_shm)", dev->name);
+        if (ftruncate(fd, 0) != 0) return WEFT_ERR_DEVMEM;
+    }
     *base = p;
     return WEFT_SUCCESS;
 }
@@ -371,6 +382,7 @@ static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes)
 {
     emu_dev_t *e = dev->priv;
     drain(e); /* no op may touch the zone once it is gone */
+    if (base) weft_emu_sigbus_unwatch(base);
     if (base) munmap(base, bytes);
     if (e->shm_fd >= 0) close(e->shm_fd);
     if (e->shm_name[0]) shm_unlink(e->shm_name);
@@ -545,6 +557,7 @@ static int emu_ipc_import(weft_device_t *dev, const void *handle, size_t handle_
         munmap(p, im.bytes);
         return rc;
     }
+    weft_emu_sigbus_watch(p, im.bytes);
     *base = p;
     return WEFT_SUCCESS;
 }
@@ -562,6 +575,7 @@ static int emu_ipc_close(weft_device_t *dev, void *base)
     }
     pthread_mutex_unlock(&e->lock);
     if (!bytes) return WEFT_ERR_INVALID;
+    weft_emu_sigbus_unwatch(base);
     munmap(base, bytes);
     return WEFT_SUCCESS;
 }
