@@ -13,6 +13,7 @@
 #include "stf/insert_args.h"
 #include "stf/newread.h"
 #include "stf/record.h"
+#include "util/fault.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
@@ -235,6 +236,7 @@ static void walk_init(weft_task_t *w, weft_taskpool_t *tp, const weft_task_class
 
 weft_task_t *weft_insert_keep(weft_taskpool_t *tp, const weft_task_t *w)
 {
+    if (weft_fault_hit(tp->ctx->fault, WEFT_FAULT_TASK_KEEP, NULL)) return NULL;
     weft_task_t *t = weft_task_alloc(&tp->ctx->task_pool);
     if (!t) return NULL;
     t->cls = w->cls;

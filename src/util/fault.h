@@ -72,6 +72,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_MPI_COLL = 13,     /* a collective after an agreement ends (context/coll.c) */
     WEFT_FAULT_EVENT_RECORD = 14, /* an event is recorded on a device stream after work */
     WEFT_FAULT_EMU_SHM = 15,      /* an emu zone's file is made: cut to nothing (SIGBUS) */
+    WEFT_FAULT_TASK_KEEP = 16,    /* a rank keeps a task it inserted: out of memory */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
