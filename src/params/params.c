@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,9 +367,10 @@ static int distance(const char *a, const char *b)
 static void warn_env_typos(void)
 {
     extern char **environ;
-    static int warned; /* once a process: weft-info loads the parameters twice */
-    if (warned) return;
-    warned = 1;
+    /* Once a process: weft-info loads the parameters twice, and threads
+     * may each make a context at once. */
+    static atomic_int warned;
+    if (atomic_exchange(&warned, 1)) return;
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, ENV_PREFIX, sizeof ENV_PREFIX - 1) != 0) continue;
         const char *eq = strchr(*e, '=');

@@ -137,11 +137,11 @@ static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
     int asked = -1, first = 0; /* the first call's want and room, when it had too little */
     for (;;) {
         int max = room > INT_MAX ? INT_MAX : (int)room;
-        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS)
-            return weft_ptg__fail(b, p,
-                                  "its consumers function asked for %d entries for flow %d: no "
-                                  "host memory for that many",
-                                  max, p->flow);
+        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS) {
+            (void)weft_ptg__fail(b, p, "no host memory for %d entries of its consumers (flow %d)",
+                                 max, p->flow);
+            return WEFT_ERR_NOMEM;
+        }
         weft_ptg_ref_t *to = b->refs.data;
         int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
         if (got < 0)

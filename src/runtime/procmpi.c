@@ -58,12 +58,17 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv);
+static void meet_node(weft_context_t *ctx);
 
+/* The lock covers MPI's start and the duplication of MPI_COMM_WORLD only:
+ * the collectives after it are the context's own communicator's, which
+ * another thread's context does not share. */
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
     pthread_mutex_lock(&mpi_lock);
     int rc = start_mpi_locked(ctx, argc, argv);
     pthread_mutex_unlock(&mpi_lock);
+    if (rc == WEFT_SUCCESS) meet_node(ctx);
     return rc;
 }
 
@@ -100,13 +105,20 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
+    /* Process-wide, set once per context: under the lock. */
+    weft_log_set_rank(ctx->rank);
+    weft_endsignal_install(ctx->rank);
+    return WEFT_SUCCESS;
+}
+
+/* The context's size and node, on its own communicator. */
+static void meet_node(weft_context_t *ctx)
+{
     MPI_Comm_size(ctx->comm, &ctx->nranks);
     MPI_Comm node;
     MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &ctx->local_rank);
     MPI_Comm_size(node, &ctx->local_size);
-    weft_log_set_rank(ctx->rank);
-    weft_endsignal_install(ctx->rank);
     /* Every rank's node (its lowest rank), for the comm engine's choice of
      * transport. Found here, before any step that can fail on one rank
      * only: a collective behind such a step would leave the others in it. */
@@ -119,15 +131,14 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
         MPI_Abort(ctx->comm, 1); /* the others are about to wait for this rank */
     }
     MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);
-    return WEFT_SUCCESS;
 }
 
 void weft_runtime_stop_mpi(weft_context_t *ctx)
 {
     free(ctx->node_of);
     ctx->node_of = NULL;
-    pthread_mutex_lock(&mpi_lock);
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    pthread_mutex_lock(&mpi_lock);
     if (atomic_load(&ctx->mpi_gone)) atomic_fetch_sub(&mpi_abandoned, 1); /* its weft_fini */
     if (ctx->mpi_started && atomic_fetch_sub(&mpi_contexts, 1) == 1) {
         if (atomic_load(&mpi_ours)) {

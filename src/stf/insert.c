@@ -336,7 +336,7 @@ static void keep_as(weft_task_t *w, const weft_task_class_t *kept)
 static int refuse_logged(weft_taskpool_t *tp, const weft_task_t *w, int rc, const char *what)
 {
     weft_error("insert %s: %s: %s; the task is refused", w->cls->name, what, weft_strerror(rc));
-    weft_seqcheck_refused_task(tp, w->cls->name, rc);
+    weft_seqcheck_refused_logged(tp, w->cls->name, rc);
     return rc;
 }
 

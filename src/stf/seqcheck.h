@@ -82,6 +82,12 @@ void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what);
 /* The same for an insertion of a task of class cls_name that this rank
  * refused with status (its error logged), into tp's sequence (nranks > 1). */
 void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status);
+
+/* The same for a task logged already (weft_seqcheck_log) that this rank
+ * could not set up: the entry differs on every rank, so that the wait
+ * fails on all even when all refused it (their transfers for it are half
+ * made). */
+void weft_seqcheck_refused_logged(weft_taskpool_t *tp, const char *cls_name, int status);
 /* Names on every rank the first data creation where the ranks' creations
  * since the last check differ (weft_agree, once every rank knows they do),
  * each rank's entry there and a refusal's reason; where: the point's words.

@@ -364,7 +364,15 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
     if (weft_fault_hit(dev->fault, WEFT_FAULT_EMU_SHM, NULL)) {
         weft_log(WEFT_LOG_WARN, dev->index,
                  "fault_inject: the file of %s's memory is cut to nothing (emu_shm)", dev->name);
-        if (ftruncate(fd, 0) != 0) return WEFT_ERR_DEVMEM;
+        if (ftruncate(fd, 0) != 0) {
+            weft_emu_sigbus_unwatch(p);
+            munmap(p, bytes);
+            close(fd);
+            shm_unlink(e->shm_name);
+            e->shm_fd = -1;
+            e->shm_name[0] = '\0';
+            return WEFT_ERR_DEVMEM;
+        }
     }
     *base = p;
     return WEFT_SUCCESS;

@@ -48,7 +48,6 @@ static void on_bus(int sig, siginfo_t *si, void *unused)
 static void install_locked(void)
 {
     installed = 1;
-    if (sigaction(SIGBUS, NULL, &previous) != 0 || previous.sa_handler == SIG_IGN) return;
     int n = snprintf(line, sizeof line,
                      "weft[%d] error: SIGBUS in emulated device memory: a page of its file in "
                      "/dev/shm could not be backed, the file system being full; free space there "
@@ -59,7 +58,11 @@ static void install_locked(void)
     sa.sa_sigaction = on_bus;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGBUS, &sa, NULL);
+    /* One call, so that no handler set meanwhile is lost; an ignored
+     * SIGBUS stays ignored. */
+    if (sigaction(SIGBUS, &sa, &previous) == 0 && !(previous.sa_flags & SA_SIGINFO) &&
+        previous.sa_handler == SIG_IGN)
+        sigaction(SIGBUS, &previous, NULL);
 }
 
 void weft_emu_sigbus_watch(void *base, size_t bytes)
