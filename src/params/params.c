@@ -445,9 +445,8 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used, int
 
 /* The first value an option gave a parameter on the command line. */
 typedef struct argv_seen {
-    int set;
     int64_t num;
-    char *text;
+    char *text; /* NULL until the parameter is given */
 } argv_seen_t;
 
 /* A second option for a parameter already given on the command line: the
@@ -458,10 +457,9 @@ static int check_repeat(const weft_params_t *p, int i, argv_seen_t *seen)
 {
     const weft_param_def_t *d = &weft_param_table[i];
     const param_value_t *v = &p->values[i];
-    if (!seen->set) {
+    if (!seen->text) {
         seen->text = text_dup(v->text, strlen(v->text));
         if (!seen->text) return WEFT_ERR_NOMEM;
-        seen->set = 1;
         seen->num = v->num;
         return WEFT_SUCCESS;
     }
@@ -509,11 +507,10 @@ static void params_take(weft_params_t *p, weft_params_t *from)
     weft_params_destroy(from);
 }
 
-/* The words of argv: *argc of them, or fewer when a NULL comes first. A
- * count kept from before a weft_init, which removed its --weft- words from
- * the same array (a second context given a copy of argc), is too large:
- * the words end at the NULL (strcmp of it crashed). */
-static int argv_words(const int *argc, char **const *argv)
+/* A count kept from before a weft_init, which removed its --weft- words
+ * from the same array (a second context given a copy of argc), is too
+ * large: the words end at the NULL (strcmp of it crashed). */
+int weft_params_argv_words(const int *argc, char **const *argv)
 {
     int n = 0;
     if (argc == NULL || argv == NULL || *argv == NULL) return 0;
@@ -523,7 +520,7 @@ static int argv_words(const int *argc, char **const *argv)
 
 int weft_params_load(weft_params_t *p, int *argc, char ***argv)
 {
-    int n = argv_words(argc, argv);
+    int n = weft_params_argv_words(argc, argv);
     char **kept = malloc(((size_t)n + 1) * sizeof *kept);
     if (kept == NULL) return WEFT_ERR_NOMEM;
     weft_params_t *work;

@@ -37,6 +37,10 @@ void weft_params_destroy(weft_params_t *p);
  * an error that names the option and the expected form. */
 int weft_params_load(weft_params_t *p, int *argc, char ***argv) __attribute__((warn_unused_result));
 
+/* The words of argv: *argc of them, or fewer when a NULL comes first; 0
+ * when argc, argv or *argv is NULL. */
+int weft_params_argv_words(const int *argc, char **const *argv);
+
 /* Sets one parameter from text; WEFT_ERR_PARAM on unknown name or bad value
  * (malformed, or a number outside the parameter's [min, max]: the error
  * names the parameter, the value and the range). */

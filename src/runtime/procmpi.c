@@ -7,6 +7,7 @@
 
 #include "runtime/lifecycle.h"
 
+#include "params/params.h"
 #include "runtime/endsignal.h"
 
 #include "util/log.h"
@@ -54,15 +55,14 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 /* One weft_init or weft_fini of the process at a time in MPI's start and
  * end: two threads' weft_init both found MPI not started and both started
  * it (Open MPI aborted the process), or duplicated MPI_COMM_WORLD at once
- * (two collectives on one communicator: a crash in MPI). */
+ * (two collectives on one communicator: a crash in MPI). Only those: the
+ * collectives after the duplication are the context's own communicator's,
+ * which another thread's context does not share. */
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv);
 static void meet_node(weft_context_t *ctx);
 
-/* The lock covers MPI's start and the duplication of MPI_COMM_WORLD only:
- * the collectives after it are the context's own communicator's, which
- * another thread's context does not share. */
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
     pthread_mutex_lock(&mpi_lock);
@@ -86,12 +86,11 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
-        /* MPI gets the words up to the first NULL, counted here: a count
-         * with no words behind it (argv NULL) crashed inside Open MPI,
-         * which joins them. */
-        int n = 0;
-        char **words = argc && argv ? *argv : NULL;
-        while (words && n < *argc && words[n]) n++;
+        /* MPI gets the words up to the first NULL, as the parameters read
+         * them: a count with no words behind it (argv NULL) crashed inside
+         * Open MPI, which joins them. */
+        int n = weft_params_argv_words(argc, argv);
+        char **words = n > 0 ? *argv : NULL;
         if (MPI_Init_thread(n > 0 ? &n : NULL, n > 0 ? &words : NULL, MPI_THREAD_MULTIPLE,
                             &provided) != MPI_SUCCESS) {
             weft_error("MPI_Init_thread failed");

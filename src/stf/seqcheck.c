@@ -230,24 +230,25 @@ void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
                 weft_seqcheck_hash_str(what));
 }
 
-void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
+static void refused_task(weft_taskpool_t *tp, const char *cls_name, int status, uint64_t detail)
 {
     if (tp->ctx->nranks < 2) return;
     char what[WEFT_SEQ_TEXT];
     snprintf(what, sizeof what, "task %s", cls_name);
-    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status, 0);
+    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status, detail);
+}
+
+void weft_seqcheck_refused_task(weft_taskpool_t *tp, const char *cls_name, int status)
+{
+    refused_task(tp, cls_name, status, 0);
 }
 
 void weft_seqcheck_refused_logged(weft_taskpool_t *tp, const char *cls_name, int status)
 {
-    if (tp->ctx->nranks < 2) return;
-    char what[WEFT_SEQ_TEXT];
-    snprintf(what, sizeof what, "task %s", cls_name);
     /* The rank in the entry: ranks that all refused the task would agree,
      * and a wait would then wait for the transfers each had set up for it
      * before its refusal. */
-    log_refusal(tp->ctx, &tp->seq, "a task refused on this rank", NULL, what, status,
-                (uint64_t)(tp->ctx->rank + 1) * 0x9e3779b97f4a7c15ULL);
+    refused_task(tp, cls_name, status, (uint64_t)(tp->ctx->rank + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
 void weft_seqcheck_call(weft_context_t *ctx, const weft_seqcall_kind_t *kind,

@@ -329,6 +329,8 @@ static int emu_identity(weft_device_t *dev, char *key, size_t len)
     return n > 0 && (size_t)n < len ? WEFT_SUCCESS : WEFT_ERR_INVALID;
 }
 
+static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes);
+
 static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
 {
     emu_dev_t *e = dev->priv;
@@ -365,12 +367,7 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
         weft_log(WEFT_LOG_WARN, dev->index,
                  "fault_inject: the file of %s's memory is cut to nothing (emu_shm)", dev->name);
         if (ftruncate(fd, 0) != 0) {
-            weft_emu_sigbus_unwatch(p);
-            munmap(p, bytes);
-            close(fd);
-            shm_unlink(e->shm_name);
-            e->shm_fd = -1;
-            e->shm_name[0] = '\0';
+            emu_mem_release(dev, p, bytes);
             return WEFT_ERR_DEVMEM;
         }
     }
