@@ -3,11 +3,15 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int log_rank = 0;
+/* -1 until MPI gives the rank (weft_log_set_rank): a line before it, such
+ * as MPI's start failing, takes the rank from the launcher (launcher_rank). */
+static atomic_int log_rank = -1;
 static int log_level = WEFT_LOG_WARN;
 
 /* The text of the newest error line, so that a failure can be told to the
@@ -15,8 +19,32 @@ static int log_level = WEFT_LOG_WARN;
 static pthread_mutex_t last_error_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[WEFT_LOG_LINE];
 
-void weft_log_set_rank(int rank) { log_rank = rank; }
-int weft_log_rank(void) { return log_rank; }
+/* The rank the launcher gave this process in its environment (Open MPI,
+ * PMIx, PMI-1/2 launchers, Slurm, MVAPICH), 0 under none: a process
+ * started alone is rank 0. Every rank's line read "weft[0]" before MPI
+ * had started, whatever its rank. Plain getenv and arithmetic only: the
+ * SIGBUS line calls it from a signal handler. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID", "MV2_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v) continue;
+        int rank = 0;
+        for (; *v >= '0' && *v <= '9' && rank < 100000000; v++) rank = rank * 10 + (*v - '0');
+        if (*v == '\0') return rank;
+    }
+    return 0;
+}
+
+void weft_log_set_rank(int rank) { atomic_store_explicit(&log_rank, rank, memory_order_relaxed); }
+
+int weft_log_rank(void)
+{
+    int rank = atomic_load_explicit(&log_rank, memory_order_relaxed);
+    return rank >= 0 ? rank : launcher_rank();
+}
 void weft_log_set_level(int level) { log_level = level; }
 int weft_log_level(void) { return log_level; }
 
@@ -45,9 +73,10 @@ void weft_log_clear_last_error(void)
 static void emit(FILE *out, int device, const char *label, const char *line)
 {
     char buf[WEFT_LOG_LINE + 64];
+    int rank = weft_log_rank();
     int n = device >= 0
-                ? snprintf(buf, sizeof buf, "weft[%d.%d] %s: %s\n", log_rank, device, label, line)
-                : snprintf(buf, sizeof buf, "weft[%d] %s: %s\n", log_rank, label, line);
+                ? snprintf(buf, sizeof buf, "weft[%d.%d] %s: %s\n", rank, device, label, line)
+                : snprintf(buf, sizeof buf, "weft[%d] %s: %s\n", rank, label, line);
     if (n < 0) return;
     size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
     buf[len - 1] = '\n';

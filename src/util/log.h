@@ -9,7 +9,8 @@
 enum { WEFT_LOG_ERROR = 0, WEFT_LOG_WARN = 1, WEFT_LOG_INFO = 2, WEFT_LOG_DEBUG = 3 };
 
 /* Process-wide: the rank shown in every line and the verbosity threshold.
- * Set once by weft_init before any thread starts. */
+ * Set by weft_init once MPI has started; before, the rank is the one the
+ * launcher put in the environment (0 without a launcher). */
 void weft_log_set_rank(int rank);
 int weft_log_rank(void);
 void weft_log_set_level(int level);
