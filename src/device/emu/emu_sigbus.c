@@ -22,14 +22,15 @@ static size_t line_len;
 
 static struct sigaction previous;
 
-/* Async-signal-safe: a look at the watched ranges, one write, and the
- * action found at install back in place (Open MPI's, which prints a
- * backtrace, or the default): a faulting access faults again on return
- * and ends the process through it; a SIGBUS sent by another process is
- * raised again. */
-static void on_bus(int sig, siginfo_t *si, void *unused)
+/* Async-signal-safe: a look at the watched ranges, one write, then the
+ * action found at install (Open MPI's, which prints a backtrace, or the
+ * default). A handler is called with the signal's own details and stays
+ * chained behind this one (a SIGBUS it survives, as one sent by another
+ * process, leaves the next still named); the default action is put back:
+ * a faulting access faults again on return and ends the process by it,
+ * and a sent SIGBUS is raised again. */
+static void on_bus(int sig, siginfo_t *si, void *uctx)
 {
-    (void)unused;
     uintptr_t a = (uintptr_t)si->si_addr;
     for (int i = 0; i < WATCH_MAX && si->si_code > 0; i++) {
         uintptr_t lo = atomic_load(&watch_lo[i]), hi = atomic_load(&watch_hi[i]);
@@ -38,6 +39,14 @@ static void on_bus(int sig, siginfo_t *si, void *unused)
             (void)w;
             break;
         }
+    }
+    if (previous.sa_flags & SA_SIGINFO) {
+        previous.sa_sigaction(sig, si, uctx);
+        return;
+    }
+    if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+        previous.sa_handler(sig);
+        return;
     }
     sigaction(SIGBUS, &previous, NULL);
     if (si->si_code <= 0) raise(sig);

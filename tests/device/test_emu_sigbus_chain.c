@@ -1,0 +1,88 @@
+/* The SIGBUS handler of emulated device memory runs in front of the one
+ * the application had, passes it the signal's own details and stays in
+ * front of it: the application survives two SIGBUS sent by kill (each seen
+ * with the sender's SI_USER, not re-raised as the process's own), and a
+ * fault in a watched zone afterwards is still named before the
+ * application's handler ends the process. Before, the first SIGBUS took
+ * weft's handler out and re-raised it, so the sender was lost and the
+ * later fault went unnamed. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device/emu/emu_sigbus.h"
+
+#include "../check.h"
+
+static volatile sig_atomic_t sent_seen, sent_wrong;
+
+static void app_handler(int sig, siginfo_t *si, void *uctx)
+{
+    (void)uctx;
+    if (si->si_code == SI_USER && si->si_pid == getpid()) {
+        sent_seen++;
+        return;
+    }
+    if (si->si_code <= 0) {
+        sent_wrong++;
+        return;
+    }
+    static const char said[] = "app handler saw the fault\n";
+    ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
+    (void)w;
+    signal(sig, SIG_DFL); /* the access faults again on return and ends the process */
+}
+
+/* The child: the application's handler, a watched zone whose file is cut
+ * under its mapping, two sent SIGBUS survived, then the faulting touch. */
+static void child(void)
+{
+    struct sigaction sa = {0};
+    sa.sa_sigaction = app_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, NULL) != 0) _exit(2);
+    FILE *f = tmpfile();
+    if (!f || ftruncate(fileno(f), 1 << 16) != 0) _exit(2);
+    char *zone = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+    if (zone == MAP_FAILED || ftruncate(fileno(f), 0) != 0) _exit(2);
+    weft_emu_sigbus_watch(zone, 1 << 16);
+    kill(getpid(), SIGBUS);
+    kill(getpid(), SIGBUS);
+    if (sent_seen != 2 || sent_wrong != 0) {
+        fprintf(stderr, "sent SIGBUS seen %d times as sent, %d otherwise\n", (int)sent_seen,
+                (int)sent_wrong);
+        _exit(3);
+    }
+    zone[4096] = 1;
+    _exit(4); /* not reached */
+}
+
+int main(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        child();
+    }
+    close(fds[1]);
+    char out[4096] = {0};
+    size_t n = 0;
+    for (ssize_t r; n < sizeof out - 1 && (r = read(fds[0], out + n, sizeof out - 1 - n)) > 0;)
+        n += (size_t)r;
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    fprintf(stderr, "child's stderr:\n%s", out);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+    CHECK(strstr(out, "SIGBUS in emulated device memory") != NULL);
+    CHECK(strstr(out, "app handler saw the fault") != NULL);
+    CHECK(strstr(out, "SIGBUS in emulated device memory") < strstr(out, "app handler saw"));
+    return check_report("emu_sigbus_chain");
+}
