@@ -1,11 +1,11 @@
-/* The parameter registry: parsing of the five kinds, the env and command line
- * passes, typed reads and the listing. The parameters themselves are in
- * params_table.c. */
+/* The parameter registry: the values, the env and command line passes,
+ * typed reads and the listing. The parameters themselves are in
+ * params_table.c, the parsing of each kind in params_parse.c. */
 #include "params/params.h"
+#include "params/params_parse.h"
 
 #include <assert.h>
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -17,7 +17,6 @@
 #define OPT_PREFIX "--weft-"
 #define OPT_PREFIX_LEN (sizeof OPT_PREFIX - 1)
 #define ENV_PREFIX "WEFT_"
-#define WHY_LEN 256
 
 /* One parameter's current value: the text that weft_params_str and the
  * listing show, and the number that weft_params_int returns. */
@@ -32,25 +31,7 @@ struct weft_params {
     param_value_t *values; /* indexed like weft_param_table */
 };
 
-/* ---- small text helpers ------------------------------------------------ */
-
-static char *text_dup(const char *s, size_t len)
-{
-    char *d = malloc(len + 1);
-    if (d == NULL) return NULL;
-    memcpy(d, s, len);
-    d[len] = '\0';
-    return d;
-}
-
-/* Case-insensitive comparison of s[0..len) with the whole of word. */
-static int text_ieq(const char *s, size_t len, const char *word)
-{
-    if (strlen(word) != len) return 0;
-    for (size_t i = 0; i < len; i++)
-        if (tolower((unsigned char)s[i]) != tolower((unsigned char)word[i])) return 0;
-    return 1;
-}
+/* ---- names ------------------------------------------------------------ */
 
 /* Index of the parameter called name[0..len), or -1. A '-' in the name
  * matches '_' so that --weft-debug-verbose works as well. */
@@ -71,168 +52,11 @@ const weft_param_def_t *weft_params_find(const char *name)
     return i < 0 ? NULL : &weft_param_table[i];
 }
 
-/* ---- parsing, one function per kind -------------------------------------
- * Each fills *num and *canon (the text to keep: a normalized form, or NULL
- * to keep the input as typed) or writes why the text was refused. */
-
-static int parse_int(const weft_param_def_t *d, const char *s, int64_t *num, char *why)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    /* strtoll skips leading blanks and takes '+'; a value is digits only. */
-    if (end == s || *end != '\0' || !(isdigit((unsigned char)s[0]) || s[0] == '-')) {
-        snprintf(why, WHY_LEN, "'%s' is not an integer", s);
-        return WEFT_ERR_PARAM;
-    }
-    if (errno == ERANGE || v < d->min || v > d->max) {
-        snprintf(why, WHY_LEN, "%s is outside the allowed range [%" PRId64 ", %" PRId64 "]", s,
-                 d->min, d->max);
-        return WEFT_ERR_PARAM;
-    }
-    *num = v;
-    return WEFT_SUCCESS;
-}
-
-static int bool_word(const char *s)
-{
-    static const char *words[] = {"0", "false", "off", "no", "1", "true", "on", "yes"};
-    for (int i = 0; i < 8; i++)
-        if (text_ieq(s, strlen(s), words[i])) return i >= 4;
-    return -1;
-}
-
-static int parse_bool(const char *s, int64_t *num, char *why)
-{
-    int b = bool_word(s);
-    if (b < 0) {
-        snprintf(why, WHY_LEN, "'%s' is not a boolean (1|0|true|false|on|off|yes|no)", s);
-        return WEFT_ERR_PARAM;
-    }
-    *num = b;
-    return WEFT_SUCCESS;
-}
-
-/* Binary shift of a size suffix, -1 if it is not one. */
-static int size_shift(const char *sfx)
-{
-    static const struct {
-        const char *text;
-        int shift;
-    } known[] = {{"", 0},   {"k", 10},   {"kib", 10}, {"m", 20},  {"mib", 20},
-                 {"g", 30}, {"gib", 30}, {"t", 40},   {"tib", 40}};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (text_ieq(sfx, strlen(sfx), known[i].text)) return known[i].shift;
-    return -1;
-}
-
-/* A size as the user would write it: the largest suffix that divides it
- * exactly, so that a range reads "[4K, 1G]". */
-static void size_text(int64_t v, char *buf, size_t len)
-{
-    static const char sfx[] = {'G', 'M', 'K'};
-    for (int i = 0; i < 3; i++) {
-        int shift = 30 - 10 * i;
-        if (v != 0 && v % ((int64_t)1 << shift) == 0) {
-            snprintf(buf, len, "%" PRId64 "%c", v >> shift, sfx[i]);
-            return;
-        }
-    }
-    snprintf(buf, len, "%" PRId64, v);
-}
-
-static void size_range_text(const weft_param_def_t *d, char *buf, size_t len)
-{
-    char lo[32], hi[32];
-    size_text(d->min, lo, sizeof lo);
-    size_text(d->max, hi, sizeof hi);
-    snprintf(buf, len, "[%s, %s]", lo, hi);
-}
-
-static int parse_size(const weft_param_def_t *d, const char *s, int64_t *num, char *why)
-{
-    const char *c = s;
-    int64_t v = 0;
-    int too_large = 0;
-    for (; isdigit((unsigned char)*c); c++) {
-        int digit = *c - '0';
-        if (v > (INT64_MAX - digit) / 10)
-            too_large = 1;
-        else
-            v = v * 10 + digit;
-    }
-    int shift = size_shift(c);
-    if (c == s || shift < 0) {
-        snprintf(why, WHY_LEN,
-                 "'%s' is not a size (bytes, optional K|M|G|T or KiB|MiB|GiB|TiB suffix)", s);
-        return WEFT_ERR_PARAM;
-    }
-    if (too_large || v > (INT64_MAX >> shift) || (v << shift) < d->min || (v << shift) > d->max) {
-        char range[80];
-        size_range_text(d, range, sizeof range);
-        snprintf(why, WHY_LEN, "'%s' is outside the allowed range %s (bytes)", s, range);
-        return WEFT_ERR_PARAM;
-    }
-    *num = v << shift;
-    return WEFT_SUCCESS;
-}
-
-/* The choice s names, as index and as its spelling in the table. */
-static int parse_enum(const weft_param_def_t *d, const char *s, int64_t *num, const char **choice,
-                      size_t *choice_len, char *why)
-{
-    const char *c = d->choices;
-    for (int index = 0;; index++) {
-        size_t len = strcspn(c, "|");
-        if (text_ieq(c, len, s)) {
-            *num = index;
-            *choice = c;
-            *choice_len = len;
-            return WEFT_SUCCESS;
-        }
-        if (c[len] == '\0') break;
-        c += len + 1;
-    }
-    snprintf(why, WHY_LEN, "'%s' is not one of %s", s, d->choices);
-    return WEFT_ERR_PARAM;
-}
-
 /* Parses text for parameter d into a fresh value (text owned by *out). */
 static int parse_value(const weft_param_def_t *d, const char *text, param_value_t *out, char *why)
 {
-    int64_t num = 0;
-    const char *keep = text;
-    size_t keep_len = strlen(text);
-    char digits[24];
-    int rc = WEFT_SUCCESS;
-    switch (d->kind) {
-    case WEFT_PARAM_INT:
-        rc = parse_int(d, text, &num, why);
-        break;
-    case WEFT_PARAM_BOOL:
-        rc = parse_bool(text, &num, why);
-        break;
-    case WEFT_PARAM_SIZE:
-        rc = parse_size(d, text, &num, why);
-        break;
-    case WEFT_PARAM_ENUM:
-        rc = parse_enum(d, text, &num, &keep, &keep_len, why);
-        break;
-    case WEFT_PARAM_STRING:
-        break;
-    }
-    if (rc != WEFT_SUCCESS) return rc;
-    /* Numbers and booleans show in one spelling whatever the user typed. */
-    if (d->kind == WEFT_PARAM_INT || d->kind == WEFT_PARAM_BOOL) {
-        keep_len = (size_t)snprintf(digits, sizeof digits, "%" PRId64, num);
-        keep = digits;
-    }
-    char *copy = text_dup(keep, keep_len);
-    if (copy == NULL) return WEFT_ERR_NOMEM;
-    out->text = copy;
-    out->num = num;
-    out->is_set = 0;
-    return WEFT_SUCCESS;
+    *out = (param_value_t){0};
+    return weft_params__parse(d, text, &out->num, &out->text, why);
 }
 
 /* Replaces parameter i's value with text; origin says where the text came
@@ -240,7 +64,7 @@ static int parse_value(const weft_param_def_t *d, const char *text, param_value_
 static int assign(weft_params_t *p, int i, const char *text, const char *origin)
 {
     const weft_param_def_t *d = &weft_param_table[i];
-    char why[WHY_LEN];
+    char why[WEFT_PARAMS_WHY_LEN];
     param_value_t v;
     int rc = parse_value(d, text, &v, why);
     if (rc == WEFT_ERR_PARAM) weft_error("parameter %s: %s%s", d->name, why, origin);
@@ -265,7 +89,7 @@ int weft_params_create(weft_params_t **out)
     }
     for (int i = 0; i < weft_param_count; i++) {
         const weft_param_def_t *d = &weft_param_table[i];
-        char why[WHY_LEN];
+        char why[WEFT_PARAMS_WHY_LEN];
         int rc = parse_value(d, d->defval, &p->values[i], why);
         if (rc == WEFT_ERR_PARAM) {
             /* A table entry whose default does not parse: a bug in weft. */
@@ -296,7 +120,7 @@ static int params_copy(const weft_params_t *src, weft_params_t **out)
     int rc = weft_params_create(&p);
     if (rc != WEFT_SUCCESS) return rc;
     for (int i = 0; i < p->count; i++) {
-        char *text = text_dup(src->values[i].text, strlen(src->values[i].text));
+        char *text = weft_params__text_dup(src->values[i].text, strlen(src->values[i].text));
         if (text == NULL) {
             weft_params_destroy(p);
             return WEFT_ERR_NOMEM;
@@ -424,7 +248,7 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used, int
     /* A bare boolean is a switch; it takes the next word only when that
      * word is a boolean, so "--weft-show_stats input.dat" keeps the file. */
     if (d->kind == WEFT_PARAM_BOOL) {
-        if (next == NULL || bool_word(next) < 0) return assign(p, i, "1", "");
+        if (next == NULL || weft_params__bool_word(next) < 0) return assign(p, i, "1", "");
         *used = 2;
         return assign(p, i, next, "");
     }
@@ -458,7 +282,7 @@ static int check_repeat(const weft_params_t *p, int i, argv_seen_t *seen)
     const weft_param_def_t *d = &weft_param_table[i];
     const param_value_t *v = &p->values[i];
     if (!seen->text) {
-        seen->text = text_dup(v->text, strlen(v->text));
+        seen->text = weft_params__text_dup(v->text, strlen(v->text));
         if (!seen->text) return WEFT_ERR_NOMEM;
         seen->num = v->num;
         return WEFT_SUCCESS;
@@ -604,7 +428,7 @@ static void print_help(const weft_param_def_t *d, FILE *out)
     if (d->kind == WEFT_PARAM_INT) {
         fprintf(out, "%s [%" PRId64 ", %" PRId64 "]\n", d->help, d->min, d->max);
     } else if (d->kind == WEFT_PARAM_SIZE) {
-        size_range_text(d, range, sizeof range);
+        weft_params__range_text(d, range, sizeof range);
         fprintf(out, "%s %s\n", d->help, range);
     } else if (d->kind == WEFT_PARAM_ENUM) {
         fprintf(out, "%s (%s)\n", d->help, d->choices);
