@@ -15,6 +15,7 @@
 #include "stf/agree.h"
 #include "util/cols.h"
 #include "util/hash.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 typedef struct {
@@ -135,7 +136,7 @@ static int move(const weft_matrix_t *A, const collect_t *c, const int64_t *count
     if (!mine || !n || (me == c->root && (!all || !slabs))) {
         weft_error("%s: out of host memory for %lld bytes: ending the run", c->call,
                    (long long)total);
-        MPI_Abort(ctx->comm, 1); /* the other ranks are in the collective already */
+        weft_abort_job(ctx->comm, 1); /* the other ranks are in the collective already */
     }
     if (c->scatter && all) root_walk(A, c, all, displs);
     if (!c->scatter) local_walk(A, mine, 1);

@@ -18,6 +18,7 @@
 #include "trace/trace.h"
 #include "util/clock.h"
 #include "util/fault.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 /* ---- request table: every MPI request in flight and what to do after ---- */
@@ -174,7 +175,7 @@ static int progress_requests(weft_comm_t *c)
         weft_error("comm: a message completed in error in MPI (%s): ending the job, since the "
                    "ranks waiting for it would otherwise hang",
                    text);
-        MPI_Abort(c->cfg.comm, 1);
+        weft_abort_job(c->cfg.comm, 1);
     }
     if (done == MPI_UNDEFINED || done == 0) return 0;
     /* Callbacks first (they may append), then squeeze out the finished. */

@@ -7,6 +7,7 @@
 
 #include "comm/comm_internal.h"
 #include "util/clock.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 #define OWED_FIRST_NS 100000LL        /* the first delay: 100 us */
@@ -55,7 +56,7 @@ static void owed_give_up(weft_comm_t *c, const weft_comm_owed_t *o)
                "for it and cannot be told otherwise: ending the run",
                o->what, o->dest, o->tries, OWED_GIVE_UP_NS / 1000000000LL);
     fflush(stderr);
-    MPI_Abort(c->cfg.comm, 1);
+    weft_abort_job(c->cfg.comm, 1);
 }
 
 /* Whether an entry before i is owed to the same peer: i waits for it. */

@@ -8,6 +8,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 weft_comm_action_t *weft_comm_action_new(void)
@@ -444,7 +445,7 @@ static void activation_lost(weft_comm_t *c, const weft_comm_msg_t *m, weft_comm_
     weft_error("comm: activation of data %llu v%u from rank %d lost (no memory, not even to note "
                "it after %zu others): ending the run, its receive would never complete",
                (unsigned long long)m->key, m->version, m->src, c->lost.n);
-    MPI_Abort(c->cfg.comm, 1);
+    weft_abort_job(c->cfg.comm, 1);
 }
 
 static void on_activation(weft_comm_t *c, const weft_comm_msg_t *m)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "comm/comm_internal.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 /* A mapped zone of a peer rank, kept for the life of the engine. */
@@ -264,7 +265,7 @@ static int ipc_connect(weft_comm_t *c, void *state)
     if (!all) {
         /* The others are about to wait for this rank in a collective. */
         weft_error("comm: no host memory for the ipc set-up of %d ranks", c->nranks);
-        MPI_Abort(c->cfg.comm, 1);
+        weft_abort_job(c->cfg.comm, 1);
     }
     int rc = MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, c->cfg.comm);
     for (int r = 0; r < c->nranks && rc == MPI_SUCCESS; r++)

@@ -16,6 +16,7 @@
 
 #include "comm/transport_nccl.h"
 #include "util/clock.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 #define NCCL_SETUP_SECONDS 60
@@ -238,7 +239,7 @@ int weft_comm__nccl_connect(weft_comm_t *c, void *state)
     if (!cards || !ids) {
         /* The others are about to wait for this rank in a collective. */
         weft_error("comm: no host memory for the nccl set-up of %d ranks", c->nranks);
-        MPI_Abort(c->cfg.comm, 1);
+        weft_abort_job(c->cfg.comm, 1);
     }
     /* Every rank enters every collective below, whatever failed here. */
     int ok = MPI_Allgather(&me, sizeof me, MPI_BYTE, cards, sizeof me, MPI_BYTE, c->cfg.comm) ==

@@ -11,6 +11,7 @@
 
 #include "devmgr/devmgr.h"
 #include "params/params.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 /* What one rank contributes: its devices, or a failure marker (ok = 0)
@@ -117,7 +118,7 @@ static int gather_node(MPI_Comm comm, const devshare_rec_t *mine, devshare_rec_t
          * nowhere to receive: ending the job is the only way not to leave
          * them waiting. */
         weft_error("out of memory for the device records of %d ranks: ending the job", size);
-        MPI_Abort(comm, EXIT_FAILURE);
+        weft_abort_job(comm, EXIT_FAILURE);
         return WEFT_ERR_NOMEM;
     }
     int rc = MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, *all, (int)sizeof *mine, MPI_BYTE,

@@ -13,18 +13,22 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "util/ending.h"
+
 static struct sigaction previous;
 static int installed;
 static char line[256];
 static size_t line_len;
 
-/* Async-signal-safe: one write, then the default action, which the
- * kernel takes once the handler returns (SA_RESETHAND restored it and
+/* Async-signal-safe: one write, the clean-ups of an end without
+ * weft_fini (the emulated devices' files), then the default action, which
+ * the kernel takes once the handler returns (SA_RESETHAND restored it and
  * the signal stays blocked until then). */
 static void on_term(int sig)
 {
     ssize_t w = write(STDERR_FILENO, line, line_len);
     (void)w;
+    weft_ending_run();
     raise(sig);
 }
 
@@ -34,8 +38,9 @@ void weft_endsignal_install(int rank)
     if (installed || sigaction(SIGTERM, NULL, &cur) != 0) return;
     if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) return;
     int n = snprintf(line, sizeof line,
-                     "weft[%d] error: ended by SIGTERM: when a rank aborts the job, the launcher "
-                     "ends the others (that rank's lines say why); else a time limit or a kill\n",
+                     "weft[%d] error: ended by SIGTERM: when a rank aborts the job or exits with "
+                     "an error, the launcher ends the others (that rank's lines say why); else a "
+                     "time limit or a kill\n",
                      rank);
     line_len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     struct sigaction sa = {0};

@@ -10,6 +10,7 @@
 #include "params/params.h"
 #include "runtime/endsignal.h"
 
+#include "util/ending.h"
 #include "util/log.h"
 
 /* MPI is one a process and contexts may be several: MPI_Finalize comes
@@ -48,6 +49,7 @@ __attribute__((destructor)) static void exit_with_live_context(void)
                    "weft_fini never did: tasks not waited for were dropped; call "
                    "weft_taskpool_wait and weft_fini before MPI_Finalize (exit status 1)",
                    ended, ended == 1 ? "" : "s");
+    weft_ending_run();
     fflush(NULL);
     _exit(1);
 }
@@ -127,7 +129,7 @@ static void meet_node(weft_context_t *ctx)
     ctx->node_of = malloc(sizeof *ctx->node_of * (size_t)ctx->nranks);
     if (!ctx->node_of) {
         weft_error("weft_init: out of host memory for %d ranks' node ids", ctx->nranks);
-        MPI_Abort(ctx->comm, 1); /* the others are about to wait for this rank */
+        weft_abort_job(ctx->comm, 1); /* the others are about to wait for this rank */
     }
     MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);
 }

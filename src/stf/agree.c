@@ -12,6 +12,7 @@
 #include "stf/seqcheck.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
+#include "util/ending.h"
 
 enum {
     AG_POINT,
@@ -152,7 +153,7 @@ static int report_points(weft_context_t *ctx, const weft_agree_vote_t *mine)
     if (!all) {
         /* The others are already in the gather: ending the job beats a hang. */
         weft_error("out of memory naming the points the ranks reached: ending the run");
-        MPI_Abort(ctx->comm, 1);
+        weft_abort_job(ctx->comm, 1);
     }
     int rc = MPI_Allgather(mine->where, WEFT_AGREE_WHERE, MPI_CHAR, all, WEFT_AGREE_WHERE, MPI_CHAR,
                            ctx->comm);

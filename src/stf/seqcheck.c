@@ -9,6 +9,7 @@
 #include "context/coll.h"
 #include "stf/agree.h"
 #include "util/hash.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 /* The longest text of an entry named in a report. */
@@ -317,7 +318,7 @@ char *weft_seqcheck_gather_text(weft_context_t *ctx, const char *mine, size_t wi
     char *all = malloc(width * (size_t)ctx->nranks);
     if (!all) {
         weft_error("out of memory %s: ending the run", what);
-        MPI_Abort(ctx->comm, 1);
+        weft_abort_job(ctx->comm, 1);
     }
     if (weft_coll_check(
             ctx, MPI_Allgather(mine, (int)width, MPI_CHAR, all, (int)width, MPI_CHAR, ctx->comm),
@@ -439,7 +440,7 @@ static int report_divergence(weft_context_t *ctx, const weft_seqlog_t *l, const 
     int *differs = calloc((size_t)ctx->nranks, sizeof *differs);
     if (!differs) {
         weft_error("out of memory comparing the ranks' sequences: ending the run");
-        MPI_Abort(ctx->comm, 1);
+        weft_abort_job(ctx->comm, 1);
     }
     long k = first_divergence(ctx, l, differs);
     if (k < 0) {

@@ -13,6 +13,7 @@
 
 #include "stf/record.h"
 #include "util/clock.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 /* Everything that moves when the rank makes progress, device copies
@@ -148,7 +149,8 @@ void weft_watchdog_abort(weft_context_t *ctx)
         weft_error("stall: the trace (trace=%s) is not written: the run ends here", trace);
     fflush(stderr);
     sleep(1); /* let the comm engine print what it waits for */
-    if (ctx->nranks > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (ctx->nranks > 1) weft_abort_job(MPI_COMM_WORLD, 3);
+    weft_ending_run();
     _exit(3);
 }
 

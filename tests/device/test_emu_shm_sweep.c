@@ -4,13 +4,19 @@
  * segment: it is still in /dev/shm. The next opening of an emu device on
  * the node, here by the parent, removes it, and leaves alone the segment
  * of a process that is alive (the parent's own, and one planted under the
- * pid of a live process). */
+ * pid of a live process). Owners lock their files (emu_shm.h): a file
+ * named after a pid that is gone here but locked by a live process (its
+ * owner in another PID namespace) stays, and an unlocked file named after
+ * this very process (its pid reused, or another namespace's pid 1) is
+ * removed, the name of this process's first zone among them (it made
+ * weft_init fail: "shm_open: File exists"). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +65,34 @@ static void plant(long pid, const char *tail)
     if (fd >= 0) close(fd);
 }
 
+/* A process that holds a lock on the file called name until killed. */
+static pid_t hold_locked(const char *name)
+{
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = shm_open(name, O_RDONLY, 0);
+        char ok = fd >= 0 && flock(fd, LOCK_SH) == 0;
+        if (write(ready[1], &ok, 1) != 1) _exit(2);
+        for (;;) pause();
+    }
+    char ok = 0;
+    CHECK(read(ready[0], &ok, 1) == 1 && ok);
+    close(ready[0]);
+    close(ready[1]);
+    return pid;
+}
+
+/* A pid no process has now: a child's, reaped. */
+static long gone_pid(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    CHECK(pid > 0 && waitpid(pid, NULL, 0) == pid);
+    return (long)pid;
+}
+
 int main(void)
 {
     pid_t child = fork();
@@ -76,11 +110,22 @@ int main(void)
     /* A live process's segment (the parent's pid is alive) must stay. */
     long live = (long)getppid();
     plant(live, "0-99");
+    long gone = gone_pid();
+    plant(gone, "0-7");
+    char held[96];
+    snprintf(held, sizeof held, "/weft-emu-%ld-0-7", gone);
+    pid_t holder = hold_locked(held);
+    plant((long)getpid(), "0-0"); /* the name of this process's first zone */
+    plant((long)getpid(), "0-55");
     weft_params_t *p;
     weft_devices_t *ds = open_emu(&p);
     CHECK(segments_of(child) == 0);    /* swept */
-    CHECK(segments_of(getpid()) == 1); /* this process's own zone */
+    CHECK(segments_of(getpid()) == 1); /* this process's own zone; the two planted gone */
     CHECK(segments_of(live) == 1);     /* alive: kept */
+    CHECK(segments_of(gone) == 1);     /* its pid gone here, but locked: kept */
+    kill(holder, SIGKILL);
+    CHECK(waitpid(holder, NULL, 0) == holder);
+    CHECK(shm_unlink(held) == 0);
     weft_devices_close(ds);
     weft_params_destroy(p);
     CHECK(segments_of(getpid()) == 0); /* released at close */

@@ -10,7 +10,6 @@
  * record, copy, launch and IPC call fails with WEFT_ERR_DEVICE, as does
  * every query once the op running at the break ended; close and the frees
  * still give the memory back. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "device/emu/emu_shm.h"
 #include "device/emu/emu_sigbus.h"
 #include "util/fault.h"
 #include "util/log.h"
@@ -33,9 +33,6 @@
 
 #define EMU_MAX_DEVICES 64
 #define EMU_SHM_DIR "/dev/shm"
-/* Segment names: the owner's pid first, so that a later process can tell
- * the segments of processes that died without releasing them. */
-#define EMU_SHM_PREFIX "weft-emu-"
 
 typedef enum { EMU_OP_COPY, EMU_OP_KERNEL } emu_op_kind_t;
 
@@ -74,7 +71,7 @@ typedef struct emu_dev {
     int running; /* the thread runs an op it took off the queue */
     int stop;
     emu_stream_t streams[WEFT_MAX_STREAMS];
-    char shm_name[64];
+    char shm_name[WEFT_EMU_SHM_NAME_MAX];
     int shm_fd;
     /* The peers' zones this device has mapped: one a device of each other
      * rank of the node that sends it tiles, so as many as the node has. */
@@ -215,35 +212,9 @@ static void free_state(weft_device_t *dev)
     dev->priv = NULL;
 }
 
-/* Removes the segments of processes that no longer exist (a rank killed
- * before its weft_fini): a segment lives until it is unlinked, and a
- * killed rank's zone would otherwise hold memory of the node for good.
- * Another user's live process answers EPERM and keeps its segment. */
-static void sweep_stale_segments(weft_device_t *dev)
-{
-    DIR *dir = opendir(EMU_SHM_DIR);
-    if (!dir) return;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        long pid = 0;
-        if (strncmp(e->d_name, EMU_SHM_PREFIX, sizeof EMU_SHM_PREFIX - 1) != 0 ||
-            sscanf(e->d_name + sizeof EMU_SHM_PREFIX - 1, "%ld-", &pid) != 1 || pid <= 0 ||
-            pid == (long)getpid())
-            continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        char name[300];
-        snprintf(name, sizeof name, "/%s", e->d_name);
-        if (shm_unlink(name) == 0)
-            weft_log(WEFT_LOG_INFO, dev->index,
-                     "emu: removed %s%s, left by process %ld which no longer exists", EMU_SHM_DIR,
-                     name, pid);
-    }
-    closedir(dir);
-}
-
 static int emu_open(weft_device_t *dev, int index)
 {
-    sweep_stale_segments(dev);
+    weft_emu_shm_sweep(dev->index);
     emu_dev_t *e = calloc(1, sizeof *e);
     if (!e) return WEFT_ERR_NOMEM;
     dev->priv = e;
@@ -334,28 +305,23 @@ static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes);
 static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
 {
     emu_dev_t *e = dev->priv;
-    static atomic_uint serial;
-    /* Unique per process, device and zone, so that tests running side by
-     * side and several contexts in one process never collide. The name stays
-     * until mem_release: other ranks of the node open it (ipc_import) when
-     * their first tile from this zone arrives, at any time of the run, so
-     * it cannot be unlinked once mapped; a killed owner's segment is swept
-     * by the next open on the node (sweep_stale_segments). */
-    snprintf(e->shm_name, sizeof e->shm_name, "/" EMU_SHM_PREFIX "%ld-%d-%u", (long)getpid(),
-             dev->type_index, atomic_fetch_add(&serial, 1));
-    int fd = shm_open(e->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "emu: shm_open %s: %s", e->shm_name, strerror(errno));
+    /* The name stays until mem_release: other ranks of the node open it
+     * (ipc_import) when their first tile from this zone arrives, at any
+     * time of the run, so it cannot be unlinked once mapped; an owner that
+     * ends without its release leaves it to the next sweep (emu_shm.h). */
+    int fd = -1;
+    if (weft_emu_shm_create(dev->type_index, bytes, e->shm_name, &fd) != 0) {
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: making %zu bytes of memory in %s: %s", bytes,
+                 EMU_SHM_DIR, strerror(errno));
+        e->shm_name[0] = '\0';
         return WEFT_ERR_DEVMEM;
     }
-    void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0)
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes, e->shm_name,
                  strerror(errno));
         close(fd);
-        shm_unlink(e->shm_name);
+        weft_emu_shm_remove(e->shm_name);
         e->shm_name[0] = '\0';
         return WEFT_ERR_DEVMEM;
     }
@@ -389,8 +355,9 @@ static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes)
     drain(e); /* no op may touch the zone once it is gone */
     if (base) weft_emu_sigbus_unwatch(base);
     if (base) munmap(base, bytes);
+    /* Unlinked before its lock goes with the descriptor. */
+    if (e->shm_name[0]) weft_emu_shm_remove(e->shm_name);
     if (e->shm_fd >= 0) close(e->shm_fd);
-    if (e->shm_name[0]) shm_unlink(e->shm_name);
     e->shm_fd = -1;
     e->shm_name[0] = '\0';
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "util/ending.h"
 #include "util/log.h"
 
 /* Zones a process maps: its devices' own and those of the node's other
@@ -37,6 +38,7 @@ static void on_bus(int sig, siginfo_t *si, void *uctx)
         if (lo && a >= lo && a < hi) {
             ssize_t w = write(STDERR_FILENO, line, line_len);
             (void)w;
+            weft_ending_run(); /* the process ends: its files' memory back to the node */
             break;
         }
     }
