@@ -62,7 +62,10 @@ WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
  * a message the body printed itself reached its own rank's stderr only.
  * The task fails even if the body then returns 0 (its status then
  * WEFT_ERR_TASK, the line "task NAME #SEQ failed by weft_task_error (...):
- * TEXT"). A call outside a body is refused (logged, nothing else). */
+ * TEXT"). A thread the body started (an OpenMP team's, a pthread of its
+ * own) may call it while the body runs, as it may the accessors; the
+ * thread that made the context outside a body is refused (logged, nothing
+ * else: the task is gone once its body returned). */
 WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -10,11 +10,23 @@
 #include "util/inbody.h"
 #include "util/log.h"
 
+/* Logs line as t's error: on a thread its body started (an OpenMP
+ * team's, a pthread of its own) outside the body's cause span, so the
+ * line is offered to t's cause directly (the failure line had read "failed:
+ * invalid argument" without the call's words). */
+static void task_line(const weft_task_t *t, const char *line)
+{
+    weft_error("%s", line);
+    if (!weft_inbody_in_task()) weft_log_cause_offer(&((weft_task_t *)t)->cause, line);
+}
+
 /* Logs the misuse and marks t as failed. */
 static void misuse(const weft_task_t *t, const char *call, const char *what, int index, int count)
 {
-    weft_error("task %s: %s(%d): %s (the task has %d): the task fails", weft_task_name(t).text,
-               call, index, what, count);
+    char line[WEFT_LOG_LINE];
+    snprintf(line, sizeof line, "task %s: %s(%d): %s (the task has %d): the task fails",
+             weft_task_name(t).text, call, index, what, count);
+    task_line(t, line);
     atomic_fetch_or(&((weft_task_t *)t)->misuse, 1);
 }
 
@@ -170,30 +182,29 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
         null_task("weft_task_error");
         return;
     }
-    if (!fmt) {
-        /* Still a task that says it fails, with no words of why. */
-        fmt = "weft_task_error called with a NULL format";
-        if (!weft_inbody_in_task()) {
-            weft_error("%s", fmt);
-            return;
-        }
-    }
-    /* Outside its body the task may be gone, and the line would be taken
-     * for another's cause. */
-    if (!weft_inbody_in_task()) {
-        weft_error("weft_task_error called outside a task body: only a body may say why its "
+    /* The thread that made the context runs no body outside one: its task
+     * is gone (a pointer kept past the wait), or another's by now. */
+    if (!weft_inbody_in_task() && weft_inbody_contexts_made() > 0) {
+        weft_error("weft_task_error called outside a task body, by the thread that made the "
+                   "context: only a body (or a thread it started, while it runs) may say why its "
                    "task fails (the call is refused)");
         return;
     }
-    char text[WEFT_LOG_CAUSE * 2];
+    /* Still a task that says it fails, with no words of why. */
+    if (!fmt) fmt = "weft_task_error called with a NULL format";
+    char text[WEFT_LOG_CAUSE * 2], line[WEFT_LOG_LINE];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    /* The body's thread is inside the task's cause span: this line,
-     * unless weft logged one first, is what every rank's failure line
-     * says of the task. */
-    weft_error("task %s: %s", weft_task_name(t).text, text);
+    /* Inside the body's cause span this line, unless weft logged one
+     * first, is what every rank's failure line says of the task; from a
+     * thread the body started it is offered to the cause (task_line). The
+     * call was refused there, so a failure said by an OpenMP team's thread
+     * was dropped and the run succeeded. The task is the caller's to keep
+     * alive: its body has not returned. */
+    snprintf(line, sizeof line, "task %s: %s", weft_task_name(t).text, text);
+    task_line(t, line);
     /* It says why the task fails: a body that then returns 0 fails it too
      * (an error line in a run that succeeded, before), as a task failure,
      * not a misuse ("invalid argument" sent its user looking for one). */

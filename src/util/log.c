@@ -146,6 +146,8 @@ static void cause_take(weft_log_cause_t *c, const char *line)
     atomic_store_explicit(&c->state, 2, memory_order_release);
 }
 
+void weft_log_cause_offer(weft_log_cause_t *c, const char *line) { cause_take(c, line); }
+
 void weft_log_cause_copy(weft_log_cause_t *to, const weft_log_cause_t *from)
 {
     const char *text = weft_log_cause_text(from);

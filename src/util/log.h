@@ -61,6 +61,10 @@ void weft_log_cause_leave(weft_log_cause_t *saved);
  * work for the task is known to be over (its event passed, its body
  * returned). */
 const char *weft_log_cause_text(const weft_log_cause_t *c);
+/* c takes line as its text unless it holds one: a line logged outside
+ * c's span that is still the task's cause (said by a thread its body
+ * started, an OpenMP team's or its own). */
+void weft_log_cause_offer(weft_log_cause_t *c, const char *line);
 /* Copies from's text into to when to holds none (a batch body's cause is
  * each member's). */
 void weft_log_cause_copy(weft_log_cause_t *to, const weft_log_cause_t *from);

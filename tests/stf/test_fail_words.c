@@ -12,10 +12,15 @@
  * - said: a body on rank 1 says why its task fails (weft_task_error) and
  *   returns 0: the task fails all the same (it succeeded, with an error
  *   line), every rank's line carrying the body's words;
+ * - thread: the same said by a thread the body starts (an OpenMP team's
+ *   thread would be one) and joined before it returns 0: the call was
+ *   refused there, the task succeeded and the run exited 0; then a flow
+ *   asked for out of range on such a thread, whose line lost its words;
  * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
  *   from a body, of NULL and of a released handle.
  * The lines are checked by tests/stf/CMakeLists.txt; this program checks
  * the waits' status. */
+#include <pthread.h>
 #include <string.h>
 
 #include "../check.h"
@@ -48,6 +53,29 @@ static int said_body(weft_task_t *t)
     return 0;
 }
 
+static void *said_on_thread(void *t)
+{
+    weft_task_error(t, "a thread of the body found the input out of range");
+    return NULL;
+}
+
+static void *misuse_on_thread(void *t)
+{
+    weft_task_ptr(t, 5);
+    return NULL;
+}
+
+/* Value 0: which of the two a thread of the body does. */
+static int thread_body(weft_task_t *t)
+{
+    int said = 0;
+    pthread_t th;
+    if (weft_task_value_get(t, 0, &said, sizeof said) != 0) return -9;
+    if (pthread_create(&th, NULL, said ? said_on_thread : misuse_on_thread, t) != 0) return -10;
+    pthread_join(th, NULL);
+    return 0;
+}
+
 /* The owner of the data its value 0 points to, as a body sees it. */
 static atomic_int owner_in_body = -100;
 static int owner_body(weft_task_t *t)
@@ -62,6 +90,8 @@ static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CP
 static const weft_task_class_t misuse_class = {.name = "misuse",
                                                .body = {[WEFT_DEV_CPU] = misuse_body}};
 static const weft_task_class_t said_class = {.name = "said", .body = {[WEFT_DEV_CPU] = said_body}};
+static const weft_task_class_t thread_class = {.name = "thread",
+                                               .body = {[WEFT_DEV_CPU] = thread_body}};
 static const weft_task_class_t owner_class = {.name = "owner",
                                               .body = {[WEFT_DEV_CPU] = owner_body}};
 
@@ -121,10 +151,18 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(mode, "said") == 0) {
         CHECK(run_one(ctx, "said", &said_class, a, b) == WEFT_ERR_TASK);
+    } else if (strcmp(mode, "thread") == 0) {
+        for (int said = 1; said >= 0; said--) {
+            weft_taskpool_t *tp = weft_taskpool_new(ctx, said ? "said" : "misuse");
+            CHECK(weft_insert_task(tp, &thread_class, WEFT_R, a, WEFT_RW, b, WEFT_VALUE, &said,
+                                   sizeof said, 0) == 0);
+            CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
+            weft_taskpool_free(tp);
+        }
     } else if (strcmp(mode, "owner") == 0) {
         check_owner(ctx, z, b);
     } else {
-        REQUIRE(!"mode: copy, misuse, said or owner");
+        REQUIRE(!"mode: copy, misuse, said, thread or owner");
     }
     weft_data_release(a);
     weft_data_release(b);
