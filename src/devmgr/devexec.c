@@ -26,6 +26,7 @@
 #include "devmgr/devbatch.h"
 #include "sched/sched.h"
 #include "trace/trace.h"
+#include "util/bodythread.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -462,7 +463,7 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     }
     dev->mgr = m;
     ctx->devmgr[dev->index] = m;
-    if (pthread_create(&m->thread, NULL, mgr_main, m) != 0) {
+    if (weft_body_thread_create(&m->thread, mgr_main, m) != 0) {
         ctx->devmgr[dev->index] = NULL;
         mgr_free(m);
         return WEFT_ERR_NOMEM;

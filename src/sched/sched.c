@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sched/heap.h"
+#include "util/bodythread.h"
 #include "util/log.h"
 
 typedef struct worker {
@@ -216,7 +217,7 @@ int weft_sched_create(const weft_sched_config_t *cfg, weft_sched_t **out)
         w->sched = s;
         weft_spin_init(&w->lock);
         if (weft_heap_init(&w->heap, 256) != 0) goto undo_threads;
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        if (weft_body_thread_create(&w->thread, worker_main, w) != 0) {
             weft_heap_fini(&w->heap);
             goto undo_threads;
         }

@@ -27,6 +27,7 @@
 #include "device/device.h"
 #include "device/emu/emu_shm.h"
 #include "device/emu/emu_sigbus.h"
+#include "util/bodythread.h"
 #include "util/fault.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -234,7 +235,7 @@ static int emu_open(weft_device_t *dev, int index)
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->idle, NULL);
     if (alloc_workspaces(dev, e) != WEFT_SUCCESS) goto undo_workspaces;
-    if (pthread_create(&e->thread, NULL, emu_thread, e) != 0) goto undo_workspaces;
+    if (weft_body_thread_create(&e->thread, emu_thread, e) != 0) goto undo_workspaces;
     return WEFT_SUCCESS;
 
 undo_workspaces:

@@ -1,0 +1,26 @@
+/* The stack of the threads that run task bodies (bodythread.h). */
+#include "util/bodythread.h"
+
+#include <limits.h>
+#include <sys/resource.h>
+
+#define UNLIMITED_STACK ((size_t)64 << 20)
+
+size_t weft_body_stack_bytes(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return UNLIMITED_STACK;
+    size_t bytes = (size_t)rl.rlim_cur;
+    return bytes < (size_t)PTHREAD_STACK_MIN ? (size_t)PTHREAD_STACK_MIN : bytes;
+}
+
+int weft_body_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc != 0) return rc;
+    rc = pthread_attr_setstacksize(&attr, weft_body_stack_bytes());
+    if (rc == 0) rc = pthread_create(thread, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
