@@ -85,7 +85,14 @@ int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int
         return WEFT_ERR_PARAM;
     }
     if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
-    if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
+    char own[WEFT_LOG_LINE] = "";
+    if (rc != WEFT_SUCCESS) weft_log_last_error(own, sizeof own);
+    /* Where no rank was named (every rank failed the same way, as when the
+     * application started MPI without MPI_THREAD_MULTIPLE), this rank's
+     * own words, in the form every other failure of weft_init has. */
+    if ((arc == WEFT_ERR_MPI || out.failed_rank < 0) && own[0])
+        weft_error("weft_init failed on rank %d: %s", ctx->rank, own);
+    else if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
         weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
     else
         weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);

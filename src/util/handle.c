@@ -71,7 +71,13 @@ int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, 
         snprintf(what, sizeof what, "NULL");
     else
         describe(tag, what, sizeof what);
-    weft_error("argument %d of %s is %s, not a %s%s", pos, call, what, weft_handle_type_name(want),
-               h ? hint(want, tag) : "");
+    /* A released or ended handle of the kind asked for is named once
+     * ("is a released weft_data_t", not "..., not a weft_data_t"). */
+    int same_kind = h && (tag == weft_handle_released(want) || tag == weft_handle_ended(want));
+    if (same_kind)
+        weft_error("argument %d of %s is %s%s", pos, call, what, hint(want, tag));
+    else
+        weft_error("argument %d of %s is %s, not a %s%s", pos, call, what,
+                   weft_handle_type_name(want), h ? hint(want, tag) : "");
     return 0;
 }

@@ -67,6 +67,20 @@ static int two_contexts(int *argc, char ***argv)
 
 int main(int argc, char **argv)
 {
+    /* "single": the application starts MPI without MPI_THREAD_MULTIPLE:
+     * weft_init refuses on every rank, saying why in the form of its other
+     * failures (it read "weft_init failed (workers and comm): MPI error"). */
+    if (argc > 1 && strcmp(argv[1], "single") == 0) {
+        MPI_Init(&argc, &argv);
+        int me = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        weft_context_t *ctx = weft_init(&argc, &argv);
+        printf("test_mpi_end rank %d: single: weft_init %s\n", me,
+               ctx ? "made a context" : "refused");
+        if (ctx) weft_fini(ctx);
+        MPI_Finalize();
+        return ctx != NULL;
+    }
     int user = argc > 1 && strcmp(argv[1], "user") == 0, provided = 0;
     if (user) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     if (user && argc > 2 && strcmp(argv[2], "two") == 0) return two_contexts(&argc, &argv);
