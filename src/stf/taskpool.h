@@ -19,6 +19,8 @@ struct weft_taskpool {
     atomic_long nrun;            /* tasks run by this rank */
     atomic_long nended;          /* body tasks of this rank ended: run, failed or cancelled */
     long ninserted_local;        /* body tasks kept by this rank (main thread) */
+    long ended_before;           /* ninserted_local when the last wait returned: the
+                                    progress line counts the tasks since */
     _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
     double cpu_first;            /* the inserting thread's CPU time then */

@@ -35,13 +35,17 @@ static int64_t progress_mark(weft_context_t *ctx)
     return m;
 }
 
+/* The tasks since the last wait returned (a taskpool waited for again,
+ * as weft-potrf's --nruns, counted its earlier runs' tasks), and their
+ * time and rate since their first insertion (else since the wait began). */
 static void print_progress(weft_taskpool_t *tp, double t0)
 {
-    double el = weft_clock_s() - t0;
+    double from = tp->t_first > 0 ? tp->t_first : t0, el = weft_clock_s() - from;
     double gf = el > 0 ? atomic_load(&tp->flops_done) / el * 1e-9 : 0;
     /* pending also counts the rank's internal send tasks: the line counts
      * the body tasks, ended whatever their outcome (run, failed, cancelled). */
-    long done = (long)atomic_load(&tp->nended), all = (long)tp->ninserted_local;
+    long done = (long)atomic_load(&tp->nended) - tp->ended_before;
+    long all = tp->ninserted_local - tp->ended_before;
     fprintf(stderr,
             "weft[0] progress: %s: %ld / %ld tasks of this rank ended, %ld left, %.1f s, "
             "%.2f GFLOPS\n",
