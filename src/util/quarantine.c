@@ -46,11 +46,26 @@ void weft_quarantine_end(weft_quarantine_t *q)
         uint32_t *tag = q->ptr[slot_back(q, k)];
         *tag = weft_handle_ended(*tag);
     }
+    /* The ring's three arrays of WEFT_QUARANTINE_SLOTS (384 KiB) stayed
+     * with every ended context: a process that made and ended contexts in
+     * a loop grew by that much each time. Only the entries are kept, in
+     * an array of their count (still reachable: no leak to report). */
+    void **kept = q->count > 0 ? malloc(sizeof *kept * (size_t)q->count) : NULL;
+    for (long k = 0; kept && k < q->count; k++) kept[k] = q->ptr[slot_back(q, k)];
+    if (q->count > 0 && !kept) return; /* no memory: the ring stays as it is */
+    free(q->ptr);
+    free(q->free_fn);
+    free(q->bytes);
+    q->ptr = kept;
+    q->free_fn = NULL;
+    q->bytes = NULL;
+    q->next = 0;
 }
 
 /* The ring is allocated at the first release: most runs never need it. */
 static int ring_ready_locked(weft_quarantine_t *q)
 {
+    if (q->ptr && !q->free_fn) return 0; /* ended (weft_quarantine_end) */
     if (q->ptr) return 1;
     q->ptr = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->ptr);
     q->free_fn = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->free_fn);
@@ -123,7 +138,7 @@ void *weft_quarantine_take(weft_quarantine_t *q, size_t bytes, weft_quarantine_f
     void *p = NULL;
     pthread_mutex_lock(&q->lock);
     long oldest = q->count > 0 ? slot_back(q, q->count - 1) : 0;
-    if (q->ptr && over_locked(q, bytes) && q->free_fn[oldest] == free_fn &&
+    if (q->ptr && q->free_fn && over_locked(q, bytes) && q->free_fn[oldest] == free_fn &&
         q->bytes[oldest] == bytes) {
         weft_quarantine_free_fn fn;
         p = pop_oldest_locked(q, &fn);

@@ -30,7 +30,8 @@ void weft_quarantine_init(weft_quarantine_t *q);
 void weft_quarantine_fini(weft_quarantine_t *q);
 /* At weft_fini: every entry still held keeps its memory for the rest of
  * the process, its tag (the first uint32_t of every entry) turned to the
- * ended form (util/handle.h). Nothing is freed; main thread. */
+ * ended form (util/handle.h); the ring itself goes (the entries stay in
+ * an array of their count). No call but this may follow; main thread. */
 void weft_quarantine_end(weft_quarantine_t *q);
 /* Keeps p, of `bytes` (freed later by free_fn); with q NULL, or when the
  * ring cannot be allocated, frees it at once. */
