@@ -14,6 +14,7 @@ _Thread_local int weft_trace_thread_track = -1;
 #include <string.h>
 #include <unistd.h>
 
+#include "util/ending.h"
 #include "util/log.h"
 #include "weft/weft.h"
 
@@ -43,6 +44,7 @@ typedef struct trace_track {
 struct weft_trace {
     char *prefix;
     char *path; /* prefix.rank<N>.json once opened */
+    char *part; /* path.part: the file written, renamed to path once whole */
     FILE *file; /* opened by weft_trace_open, written and closed by weft_trace_write */
     int64_t max_events;
     uint64_t origin;
@@ -163,6 +165,52 @@ int weft_trace_lane(weft_trace_t *tr, weft_trace_lanes_t *l, uint64_t t0_ns, uin
     return l->track[pick];
 }
 
+/* ---- the file: written as PATH.part, renamed to PATH once whole ------------
+ * Two jobs given one trace path wrote over each other from offset 0 (a
+ * shorter trace left the tail of the longer: not JSON), and a run that
+ * ended without weft_fini (an abort, the launcher's SIGTERM, a kill) left
+ * an empty PATH that passed for a trace. A rename is atomic: PATH is one
+ * job's whole trace or absent. The .part files a process has open are
+ * removed by an end without weft_fini (util/ending.h); a SIGKILL leaves
+ * one, named as what it is. */
+
+#define PARTS_MAX 64
+
+static _Atomic(char *) parts[PARTS_MAX];
+
+/* Async-signal-safe: unlinks every .part file the process has open. */
+static void parts_drop_all(void)
+{
+    for (int i = 0; i < PARTS_MAX; i++) {
+        char *p = atomic_load(&parts[i]);
+        if (p) unlink(p);
+    }
+}
+
+static void part_keep(char *part)
+{
+    weft_ending_add(parts_drop_all);
+    for (int i = 0; i < PARTS_MAX; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&parts[i], &none, part)) return;
+    }
+}
+
+static void part_forget(const char *part)
+{
+    for (int i = 0; i < PARTS_MAX; i++) {
+        char *p = atomic_load(&parts[i]);
+        if (p == part && atomic_compare_exchange_strong(&parts[i], &p, NULL)) return;
+    }
+}
+
+/* The .part file removed (the run wrote no trace). */
+static void part_drop(const char *part)
+{
+    part_forget(part);
+    unlink(part);
+}
+
 void weft_trace_destroy(weft_trace_t *tr)
 {
     if (!tr) return;
@@ -173,8 +221,9 @@ void weft_trace_destroy(weft_trace_t *tr)
      * empty file would pass for a trace. */
     if (tr->file) {
         fclose(tr->file);
-        unlink(tr->path);
+        part_drop(tr->part);
     }
+    free(tr->part);
     free(tr->path);
     free(tr->prefix);
     free(tr);
@@ -193,11 +242,16 @@ int weft_trace_open(weft_trace_t *tr, int rank)
                    TRACE_PATH_SHOWN, tr->prefix, TRACE_PATH_SHOWN, tr->prefix);
         return WEFT_ERR_INVALID;
     }
-    size_t len = plen0 + 32;
-    char *path = malloc(len);
-    if (!path) return WEFT_ERR_NOMEM;
+    size_t len = plen0 + 40;
+    char *path = malloc(len), *part = malloc(len);
+    if (!path || !part) {
+        free(path);
+        free(part);
+        return WEFT_ERR_NOMEM;
+    }
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
-    FILE *f = fopen(path, "w");
+    snprintf(part, len, "%s.rank%d.json.part", tr->prefix, rank);
+    FILE *f = fopen(part, "w");
     if (!f) {
         /* A path past a log line would push the reason off its end. */
         size_t plen = strlen(path);
@@ -207,11 +261,15 @@ int weft_trace_open(weft_trace_t *tr, int rank)
                    cut ? TRACE_PATH_SHOWN : (int)plen, path, cut ? " (the path's start)" : "",
                    strerror(errno));
         free(path);
+        free(part);
         return WEFT_ERR_INVALID;
     }
     free(tr->path);
+    free(tr->part);
     tr->path = path;
+    tr->part = part;
     tr->file = f;
+    part_keep(part);
     return WEFT_SUCCESS;
 }
 
@@ -551,6 +609,13 @@ int weft_trace_write(weft_trace_t *tr, int rank)
     if (fclose(f) != 0 || bad) {
         weft_error("trace: writing '%s' failed: %s", tr->path, strerror(errno));
         rc = WEFT_ERR_INVALID;
+        part_drop(tr->part);
+    } else if (rename(tr->part, tr->path) != 0) {
+        weft_error("trace: renaming '%s' to '%s' failed: %s", tr->part, tr->path, strerror(errno));
+        rc = WEFT_ERR_INVALID;
+        part_drop(tr->part);
+    } else {
+        part_forget(tr->part);
     }
     warn_dropped(tr);
     return rc;

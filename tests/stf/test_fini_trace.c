@@ -1,5 +1,6 @@
-/* A trace that cannot be written at the end (its file is a link to
- * /dev/full, which opens but takes no byte) makes weft_fini return an
+/* A trace that cannot be written at the end (the file weft writes,
+ * PATH.part before it is renamed to PATH, is a link to /dev/full, which
+ * opens but takes no byte) makes weft_fini return an
  * error naming the file. Skipped (77) without /dev/full. On several ranks
  * only the last rank's file is such a link: every rank's weft_fini fails,
  * the others naming that rank and its line (they returned 0 before).
@@ -20,11 +21,12 @@ int main(int argc, char **argv)
     if (access("/dev/full", W_OK) != 0) return 77;
     const char *n = getenv("OMPI_COMM_WORLD_SIZE");
     int me = elapsed_rank(), last = (n ? atoi(n) : 1) - 1;
-    char dir[] = "/tmp/weft_fini_trace_XXXXXX", prefix[64], file[96];
+    char dir[] = "/tmp/weft_fini_trace_XXXXXX", prefix[64], file[96], part[104];
     if (!mkdtemp(dir)) return 1;
     snprintf(prefix, sizeof prefix, "%s/t", dir);
     snprintf(file, sizeof file, "%s.rank%d.json", prefix, me);
-    if (me == last && symlink("/dev/full", file) != 0) return 1;
+    snprintf(part, sizeof part, "%s.part", file);
+    if (me == last && symlink("/dev/full", part) != 0) return 1;
     setenv("WEFT_TRACE", prefix, 1);
     weft_context_t *ctx = weft_init(&argc, &argv);
     int rc = ctx ? 0 : 1;
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
     weft_data_release(d);
     int f = ctx ? weft_fini(ctx) : 0;
     unlink(file);
+    unlink(part);
     rmdir(dir);
     int ok = rc == 0 && f != 0;
     printf("test_fini_trace rank %d: init and wait %d, weft_fini %d: %s\n", me, rc, f,
