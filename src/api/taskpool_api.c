@@ -63,6 +63,13 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
             weft_failure_note(tp, rc, "sending the final versions to their owners failed");
     }
     weft_taskpool_wait_tasks(tp);
+    if (atomic_load(&ctx->mpi_gone)) {
+        /* MPI ended under the wait (a body called MPI_Finalize): its tasks
+         * will not end, and nothing may call MPI. */
+        weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(ctx));
+        tp->mismatch = 1;
+        return WEFT_ERR_MISMATCH;
+    }
     weft_devexec_flush(tp);
     if (ctx->nranks > 1) {
         /* Before the copies away from owners go: they may hold it. */

@@ -13,6 +13,7 @@
 #include "sched/sched.h"
 #include "stf/agree.h"
 #include "stf/seqcheck.h"
+#include "stf/taskpool.h"
 #include "util/log.h"
 
 #define MAX_WATCHED 64 /* contexts of one process; more go unwatched */
@@ -35,6 +36,10 @@ static void stop_under(weft_context_t *ctx)
         ctx->comm_engine = NULL;
     }
     weft_runtime_mpi_ended(ctx);
+    /* A wait already begun (MPI_Finalize called by a body, on a worker)
+     * waits for tasks that no thread will end now: woken, it sees mpi_gone. */
+    struct weft_taskpool **pools = ctx->taskpools.data;
+    for (size_t i = 0; i < ctx->taskpools.n; i++) weft_taskpool_wake(pools[i]);
 }
 
 /* While MPI still works: the other ranks' next agreement in each live

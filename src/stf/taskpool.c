@@ -120,7 +120,9 @@ void weft_taskpool_wait_tasks(weft_taskpool_t *tp)
     weft_watchdog_start(&w, tp);
     int timed = weft_watchdog_on(&w);
     pthread_mutex_lock(&tp->lock);
-    while (atomic_load(&tp->pending) > 0) {
+    /* MPI_Finalize called meanwhile (from a body: the wait had begun)
+     * stopped the threads that would end the tasks (runtime/mpiend.c). */
+    while (atomic_load(&tp->pending) > 0 && !atomic_load(&tp->ctx->mpi_gone)) {
         if (!timed) {
             pthread_cond_wait(&tp->done, &tp->lock);
             continue;
@@ -130,6 +132,13 @@ void weft_taskpool_wait_tasks(weft_taskpool_t *tp)
         pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
         weft_watchdog_check(&w);
     }
+    pthread_mutex_unlock(&tp->lock);
+}
+
+void weft_taskpool_wake(weft_taskpool_t *tp)
+{
+    pthread_mutex_lock(&tp->lock);
+    pthread_cond_broadcast(&tp->done);
     pthread_mutex_unlock(&tp->lock);
 }
 

@@ -70,6 +70,8 @@ void weft_taskpool_destroy(weft_taskpool_t *tp);
 /* Blocks until every task of tp finished (main thread), the watchdog
  * looking at the wait when it is on. */
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp);
+/* Wakes a wait on tp to look at its conditions again (any thread). */
+void weft_taskpool_wake(weft_taskpool_t *tp);
 /* Every task is done: drops the dependency records of the data tp touched
  * and forgets them (main thread). */
 void weft_taskpool_reset_tracking(weft_taskpool_t *tp);

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../check.h"
 #include "weft/weft.h"
@@ -27,6 +28,39 @@ static const weft_task_class_t inc_class = {.name = "inc",
  * the second, then end the second, then the first. The last rank's hook
  * took the contexts' agreements one after another, the first's first, and
  * waited there for ever while the others stood in the second's wait. */
+/* A body that ends MPI once the main thread is in the wait. */
+static int finalize_body(weft_task_t *t)
+{
+    (void)t;
+    usleep(300 * 1000);
+    MPI_Finalize();
+    return 0;
+}
+
+static const weft_task_class_t finalize_class = {.name = "finalize",
+                                                 .body = {[WEFT_DEV_CPU] = finalize_body}};
+
+/* "body": a body calls MPI_Finalize while the main thread waits: the wait
+ * returns WEFT_ERR_MISMATCH (it waited for ever: the threads that would
+ * end the task had been stopped under it), weft_fini an error. */
+static int finalize_in_body(int *argc, char ***argv)
+{
+    weft_context_t *ctx = weft_init(argc, argv);
+    REQUIRE(ctx != NULL);
+    double x = 0;
+    weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, &x, 1, 1, 1, 0);
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "ender");
+    CHECK(weft_insert_task(tp, &finalize_class, WEFT_RW, d, 0) == 0);
+    int w = weft_taskpool_wait(tp);
+    weft_taskpool_free(tp);
+    weft_data_release(d);
+    int f = weft_fini(ctx);
+    CHECK(w == WEFT_ERR_MISMATCH && f != WEFT_SUCCESS);
+    printf("test_mpi_end rank 0: body: wait %d, fini %d: %s\n", w, f,
+           check_report("test_mpi_end") ? "FAILED" : "ok");
+    return 0;
+}
+
 static int two_contexts(int *argc, char ***argv)
 {
     weft_context_t *first = weft_init(argc, argv);
@@ -81,6 +115,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return ctx != NULL;
     }
+    if (argc > 1 && strcmp(argv[1], "body") == 0) return finalize_in_body(&argc, &argv);
     int user = argc > 1 && strcmp(argv[1], "user") == 0, provided = 0;
     if (user) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     if (user && argc > 2 && strcmp(argv[2], "two") == 0) return two_contexts(&argc, &argv);
