@@ -182,11 +182,14 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
         null_task("weft_task_error");
         return;
     }
-    /* The thread that made the context runs no body outside one: its task
-     * is gone (a pointer kept past the wait), or another's by now. */
-    if (!weft_inbody_in_task() && weft_inbody_contexts_made() > 0) {
-        weft_error("weft_task_error called outside a task body, by the thread that made the "
-                   "context: only a body (or a thread it started, while it runs) may say why its "
+    /* Outside a body, only on a thread the body started, while it runs:
+     * a pointer kept past the body names a task that is gone, or another
+     * one by now (task structures are reused); the thread that made the
+     * context starts no such thread (t is not read there). */
+    if (!weft_inbody_in_task() &&
+        (weft_inbody_contexts_made() > 0 || !atomic_load(&((weft_task_t *)t)->in_body))) {
+        weft_error("weft_task_error called outside a task body and while its task's body does "
+                   "not run: only a body (or a thread it started, while it runs) may say why its "
                    "task fails (the call is refused)");
         return;
     }

@@ -77,7 +77,9 @@ static int batch_call(weft_task_t *first)
     weft_readcheck_t reads[BATCH_CAP];
     for (int i = 0; i < n; i++) weft_readcheck_before(run[i], &reads[i]);
     weft_inbody_enter(&saved, &now);
+    for (int i = 0; i < n; i++) atomic_store(&run[i]->in_body, 1);
     int rc = first->batch_fn(run, n);
+    for (int i = 0; i < n; i++) atomic_store(&run[i]->in_body, 0);
     weft_inbody_leave(&saved);
     /* A refused call (marked on the first) is the whole call's, as its
      * return code is: every member fails, not only the first. */

@@ -52,6 +52,10 @@ struct weft_task {
      * weft_task_error (bit 2): the task fails whatever the body returns
      * (set on the body's thread, read at finish). */
     atomic_int misuse;
+    /* Its body runs now (set around the call, batches' members too): a
+     * thread the body started may say why it fails only then (a pointer
+     * kept past the body names a task that may be another by now). */
+    atomic_int in_body;
     /* A device manager started it: staging its inputs ahead is over
      * (sched/upcoming.h). Set by the manager, read by any thread. */
     atomic_int dev_started;

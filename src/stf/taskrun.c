@@ -35,7 +35,9 @@ int weft_taskrun_body(weft_task_t *t)
         weft_readcheck_before(t, &reads);
         t->body_ran = 1;
         weft_inbody_enter(&saved, &now);
+        atomic_store(&t->in_body, 1);
         rc = t->body_fn(t);
+        atomic_store(&t->in_body, 0);
         weft_inbody_leave(&saved);
         weft_readcheck_after(t, &reads, 0);
     }

@@ -146,8 +146,9 @@ void weft_watchdog_say_unused(const weft_context_t *ctx)
 void weft_watchdog_abort(weft_context_t *ctx)
 {
     weft_error("stall: watchdog_abort is set: ending the run");
-    /* Other threads still append to it: it is not written (its files,
-     * begun at weft_init as .part files, are removed as the rank ends), which the user is told. */
+    /* Other threads still append to it: it is not written (its .part
+     * files, begun at weft_init, are removed as the rank ends), which the
+     * user is told. */
     const char *trace = weft_params_str(ctx->params, "trace");
     if (trace && trace[0])
         weft_error("stall: the trace (trace=%s) is not written: the run ends here", trace);

@@ -1,8 +1,12 @@
 /* The stack of the threads that run task bodies (bodythread.h). */
 #include "util/bodythread.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/resource.h>
+
+#include "util/log.h"
 
 #define UNLIMITED_STACK ((size_t)64 << 20)
 
@@ -17,10 +21,19 @@ size_t weft_body_stack_bytes(void)
 int weft_body_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
     pthread_attr_t attr;
+    size_t bytes = weft_body_stack_bytes();
     int rc = pthread_attr_init(&attr);
     if (rc != 0) return rc;
-    rc = pthread_attr_setstacksize(&attr, weft_body_stack_bytes());
+    rc = pthread_attr_setstacksize(&attr, bytes);
     if (rc == 0) rc = pthread_create(thread, &attr, fn, arg);
     pthread_attr_destroy(&attr);
+    /* No room to reserve that much (an address-space limit, strict
+     * overcommit): the default stack, said, rather than no thread. */
+    if (rc == EAGAIN || rc == ENOMEM) {
+        weft_warn("a thread that runs task bodies could not reserve a stack of %zu MiB (%s): it "
+                  "has the system's default",
+                  bytes >> 20, strerror(rc));
+        rc = pthread_create(thread, NULL, fn, arg);
+    }
     return rc;
 }

@@ -22,8 +22,7 @@ static char last_error[WEFT_LOG_LINE];
 /* The rank the launcher gave this process in its environment (Open MPI,
  * PMIx, PMI-1/2 launchers, Slurm, MVAPICH), 0 under none: a process
  * started alone is rank 0. Every rank's line read "weft[0]" before MPI
- * had started, whatever its rank. Plain getenv and arithmetic only: the
- * SIGBUS line calls it from a signal handler. */
+ * had started, whatever its rank. */
 static int launcher_rank(void)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "device/emu/emu_shm.h"
 #include "device/registry.h"
 
 #include "../check.h"
@@ -123,6 +124,16 @@ int main(void)
     CHECK(segments_of(getpid()) == 1); /* this process's own zone; the two planted gone */
     CHECK(segments_of(live) == 1);     /* alive: kept */
     CHECK(segments_of(gone) == 1);     /* its pid gone here, but locked: kept */
+    /* A child the application forks inherits the table of owned files and
+     * the handlers that drop them (SIGTERM's): its end drops none of its
+     * parent's (it unlinked the parent's live zone). */
+    pid_t forked = fork();
+    if (forked == 0) {
+        weft_emu_shm_drop_owned();
+        _exit(0);
+    }
+    CHECK(forked > 0 && waitpid(forked, NULL, 0) == forked);
+    CHECK(segments_of(getpid()) == 1);
     kill(holder, SIGKILL);
     CHECK(waitpid(holder, NULL, 0) == holder);
     CHECK(shm_unlink(held) == 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/ending.h"
@@ -22,8 +23,11 @@
 #define OWNED_MAX 128
 
 /* The paths of the process's own files, for weft_emu_shm_drop_owned: a
- * slot is 0 free, 1 being written, 2 holding a path. */
+ * slot is 0 free, 1 being written, 2 holding a path; with the pid that
+ * made it (a child forked by the application inherits the table, and its
+ * end must not unlink its parent's live zones). */
 static atomic_int owned_state[OWNED_MAX];
+static long owned_pid[OWNED_MAX];
 static char owned_path[OWNED_MAX][sizeof SHM_DIR + WEFT_EMU_SHM_NAME_MAX];
 
 static void own(const char *name)
@@ -32,6 +36,7 @@ static void own(const char *name)
         int free_slot = 0;
         if (!atomic_compare_exchange_strong(&owned_state[i], &free_slot, 1)) continue;
         snprintf(owned_path[i], sizeof owned_path[i], SHM_DIR "%s", name);
+        owned_pid[i] = (long)getpid();
         atomic_store(&owned_state[i], 2);
         return;
     }
@@ -40,8 +45,9 @@ static void own(const char *name)
 
 static int owned_slot(const char *name)
 {
+    long me = (long)getpid();
     for (int i = 0; i < OWNED_MAX; i++)
-        if (atomic_load(&owned_state[i]) == 2 &&
+        if (atomic_load(&owned_state[i]) == 2 && owned_pid[i] == me &&
             strcmp(owned_path[i] + sizeof SHM_DIR - 1, name) == 0)
             return i;
     return -1;
@@ -49,8 +55,9 @@ static int owned_slot(const char *name)
 
 void weft_emu_shm_drop_owned(void)
 {
+    long me = (long)getpid(); /* async-signal-safe */
     for (int i = 0; i < OWNED_MAX; i++)
-        if (atomic_load(&owned_state[i]) == 2) unlink(owned_path[i]);
+        if (atomic_load(&owned_state[i]) == 2 && owned_pid[i] == me) unlink(owned_path[i]);
 }
 
 /* Whether nobody holds the lock of the file called name (its owner ended):
@@ -93,6 +100,16 @@ void weft_emu_shm_sweep(int log_device)
     closedir(dir);
 }
 
+/* Whether the name still leads to the file fd has open. */
+static int still_named(int fd, const char *name)
+{
+    char path[sizeof SHM_DIR + WEFT_EMU_SHM_NAME_MAX];
+    struct stat mine, named;
+    snprintf(path, sizeof path, SHM_DIR "%s", name);
+    return fstat(fd, &mine) == 0 && stat(path, &named) == 0 && mine.st_ino == named.st_ino &&
+           mine.st_dev == named.st_dev;
+}
+
 int weft_emu_shm_create(int type_index, size_t bytes, char name[WEFT_EMU_SHM_NAME_MAX], int *fd_out)
 {
     static atomic_uint serial;
@@ -111,7 +128,21 @@ int weft_emu_shm_create(int type_index, size_t bytes, char name[WEFT_EMU_SHM_NAM
             continue;
         }
         if (fd < 0) return -1;
-        if (flock(fd, LOCK_SH) != 0 || ftruncate(fd, (off_t)bytes) != 0) {
+        if (flock(fd, LOCK_SH) != 0) {
+            int err = errno;
+            close(fd);
+            shm_unlink(name);
+            errno = err;
+            return -1;
+        }
+        /* Until the lock, a sweep in another PID namespace (where this pid
+         * is no process) could take the file for stale and unlink it: the
+         * name must still be this file's, else another name is tried. */
+        if (!still_named(fd, name)) {
+            close(fd);
+            continue;
+        }
+        if (ftruncate(fd, (off_t)bytes) != 0) {
             int err = errno;
             close(fd);
             shm_unlink(name);

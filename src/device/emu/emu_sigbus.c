@@ -27,9 +27,11 @@ static struct sigaction previous;
  * action found at install (Open MPI's, which prints a backtrace, or the
  * default). A handler is called with the signal's own details and stays
  * chained behind this one (a SIGBUS it survives, as one sent by another
- * process, leaves the next still named); the default action is put back:
- * a faulting access faults again on return and ends the process by it,
- * and a sent SIGBUS is raised again. */
+ * process, leaves the next still named), unless it was installed
+ * one-shot (SA_RESETHAND: the default comes back first). Without a
+ * handler the default action is put back: a faulting access faults again
+ * on return and ends the process by it, and a sent SIGBUS is raised
+ * again. */
 static void on_bus(int sig, siginfo_t *si, void *uctx)
 {
     uintptr_t a = (uintptr_t)si->si_addr;
@@ -42,11 +44,22 @@ static void on_bus(int sig, siginfo_t *si, void *uctx)
             break;
         }
     }
+    int handler = (previous.sa_flags & SA_SIGINFO) ||
+                  (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+    if (handler && (previous.sa_flags & SA_RESETHAND)) {
+        /* One-shot, as the kernel would have made it: the default action
+         * after this call (a handler that returns on a fault would
+         * otherwise be called again at each new fault, for ever). */
+        struct sigaction dfl = {0};
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        sigaction(SIGBUS, &dfl, NULL);
+    }
     if (previous.sa_flags & SA_SIGINFO) {
         previous.sa_sigaction(sig, si, uctx);
         return;
     }
-    if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    if (handler) {
         previous.sa_handler(sig);
         return;
     }
