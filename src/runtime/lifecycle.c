@@ -119,12 +119,14 @@ static int start_workers(weft_context_t *ctx)
 /* The comm thread calls MPI while the application's thread may too. */
 static int start_comm(weft_context_t *ctx)
 {
-    if (ctx->nranks == 1 || ctx->sim) return WEFT_SUCCESS; /* a simulation sends nothing */
+    /* On one rank too, which needs no comm thread: the same program
+     * worked on one rank and failed on two. */
     if (ctx->mpi_thread_level < MPI_THREAD_MULTIPLE) {
         weft_error("MPI was initialised without MPI_THREAD_MULTIPLE: weft's comm thread needs "
                    "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE, or let weft_init do it)");
         return WEFT_ERR_MPI;
     }
+    if (ctx->nranks == 1 || ctx->sim) return WEFT_SUCCESS; /* a simulation sends nothing */
     weft_comm_config_t cfg = {
         .comm = ctx->comm,
         .node_of = ctx->node_of,
