@@ -193,6 +193,15 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
                    "task fails (the call is refused)");
         return;
     }
+    /* Inside a body, a task whose body does not run is another one (one
+     * that ended, its pointer kept): nothing failed and the words were
+     * lost; the calling body's task fails instead. */
+    if (weft_inbody_in_task() && !atomic_load(&((weft_task_t *)t)->in_body)) {
+        weft_error("weft_task_error called from a body with another task, whose body does not "
+                   "run (a pointer kept past it)%s",
+                   weft_inbody_fail_task() ? ": the task whose body called it fails" : "");
+        return;
+    }
     /* Still a task that says it fails, with no words of why. */
     if (!fmt) fmt = "weft_task_error called with a NULL format";
     char text[WEFT_LOG_CAUSE * 2], line[WEFT_LOG_LINE];

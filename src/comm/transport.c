@@ -50,6 +50,12 @@ int weft_comm__transports_open(weft_comm_t *c)
         }
         tp->ops = registry[i];
     }
+    /* Asked for by name and not built in (nccl without NCCL or CUDA): said
+     * once, since every transfer then goes by another transport. */
+    if (c->cfg.transport != WEFT_TRANSPORT_AUTO && !registered(c, c->cfg.transport))
+        weft_warn("comm_transport: the transport asked for is not in this build of weft (nccl "
+                  "needs CUDA and NCCL at configure time: -DWEFT_NCCL=ON): transfers go by the "
+                  "others, as with comm_transport=auto");
     return WEFT_SUCCESS;
 }
 

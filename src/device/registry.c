@@ -129,11 +129,21 @@ static int make_zone(weft_device_t *dev)
         return WEFT_ERR_DEVMEM;
     }
     if (bytes < WEFT_ZONE_ALIGNMENT) {
+        /* The remedies that apply here only: the limit when it is set,
+         * fewer ranks when several share the device, an emu device's own
+         * size (a stranger was told to raise an unset limit and to run
+         * fewer ranks, on one rank). */
+        int emu = dev->ops && dev->ops->type == WEFT_DEV_EMU, shared = dev->share.sharers > 1;
         weft_error("%s: no memory for its zone: %zu bytes in all, %zu free, shared by %d "
-                   "rank%s of the node, %zu bytes kept for each outside its zone (raise "
-                   "device_memory_use or device_memory_limit, or run fewer ranks a device)",
+                   "rank%s of the node, %zu bytes kept for each outside its zone: its share "
+                   "(device_memory_use=%d%%%s) is below the %d bytes of the zone's smallest unit "
+                   "(raise device_memory_use%s%s%s)",
                    dev->name, dev->share.total, dev->share.free_min, dev->share.sharers,
-                   dev->share.sharers == 1 ? "" : "s", dev->headroom_bytes);
+                   shared ? "s" : "", dev->headroom_bytes,
+                   (int)weft_params_int(dev->params, "device_memory_use"),
+                   limit > 0 ? ", capped by device_memory_limit" : "", (int)WEFT_ZONE_ALIGNMENT,
+                   limit > 0 ? " or device_memory_limit" : "", emu ? " or device_emu_memory" : "",
+                   shared ? ", or run fewer ranks a device" : "");
         return WEFT_ERR_DEVMEM;
     }
     dev->per_tile = weft_params_int(dev->params, "device_alloc") == 1;

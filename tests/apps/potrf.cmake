@@ -357,6 +357,13 @@ weft_expect_test(potrf_emu_staged_abort_mid_r2 TIMEOUT 90 RANKS 2
 weft_app_test(potrf_emu_limit_below_unit FAIL EXE weft-potrf RANKS 2 TIMEOUT 60
   EXPECT "^weft\\[%r\\] error: emu1: no memory for its zone: device_memory_limit=8 is below the 256 bytes of the zone's smallest unit"
   ARGS -N 600 -t 96 -g 1 -c 1 --check --weft-device_type=emu --weft-device_memory_limit=8)
+# A share too small for the zone's unit: the line gives the share's
+# parameter and the remedies that apply (it told one rank to run fewer ranks
+# and to raise an unset limit, and left out device_emu_memory).
+weft_app_test(potrf_emu_share_below_unit FAIL EXE weft-potrf TIMEOUT 60
+  EXPECT "^weft\\[0\\] error: emu1: no memory for its zone: .*its share [(]device_memory_use=6%[)] is below the 256 bytes of the zone's smallest unit [(]raise device_memory_use or device_emu_memory[)]$"
+  ARGS -N 31 -t 4 -g 1 -c 1 --check --weft-device_type=emu --weft-device_emu_memory=4K
+    --weft-device_memory_use=6)
 weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
   EXPECT "^weft\\[0\\] error: taskpool potrf failed: rank 0: task [a-z]+ #[0-9]+ failed"
          "^weft\\[0\\] error: weft_fini: device emu[12] failed during the run"

@@ -16,6 +16,9 @@
  *   thread would be one) and joined before it returns 0: the call was
  *   refused there, the task succeeded and the run exited 0; then a flow
  *   asked for out of range on such a thread, whose line lost its words;
+ * - other: a body says the failure of another task, one that ended before
+ *   it (its pointer kept): nothing failed and the words were lost; the
+ *   calling task fails;
  * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
  *   from a body, of NULL and of a released handle.
  * The lines are checked by tests/stf/CMakeLists.txt; this program checks
@@ -76,6 +79,20 @@ static int thread_body(weft_task_t *t)
     return 0;
 }
 
+/* Value 0: 1 for the first task (keeps its pointer), 0 for the second
+ * (names the first's). */
+static weft_task_t *kept_task;
+static int other_body(weft_task_t *t)
+{
+    int first = 0;
+    if (weft_task_value_get(t, 0, &first, sizeof first) != 0) return -9;
+    if (first)
+        kept_task = t;
+    else
+        weft_task_error(kept_task, "the first task's input was out of range");
+    return 0;
+}
+
 /* The owner of the data its value 0 points to, as a body sees it. */
 static atomic_int owner_in_body = -100;
 static int owner_body(weft_task_t *t)
@@ -92,6 +109,8 @@ static const weft_task_class_t misuse_class = {.name = "misuse",
 static const weft_task_class_t said_class = {.name = "said", .body = {[WEFT_DEV_CPU] = said_body}};
 static const weft_task_class_t thread_class = {.name = "thread",
                                                .body = {[WEFT_DEV_CPU] = thread_body}};
+static const weft_task_class_t other_class = {.name = "other",
+                                              .body = {[WEFT_DEV_CPU] = other_body}};
 static const weft_task_class_t owner_class = {.name = "owner",
                                               .body = {[WEFT_DEV_CPU] = owner_body}};
 
@@ -159,10 +178,17 @@ int main(int argc, char **argv)
             CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
             weft_taskpool_free(tp);
         }
+    } else if (strcmp(mode, "other") == 0) {
+        weft_taskpool_t *tp = weft_taskpool_new(ctx, "other");
+        for (int first = 1; first >= 0; first--)
+            CHECK(weft_insert_task(tp, &other_class, WEFT_R, a, WEFT_RW, b, WEFT_VALUE, &first,
+                                   sizeof first, 0) == 0);
+        CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
+        weft_taskpool_free(tp);
     } else if (strcmp(mode, "owner") == 0) {
         check_owner(ctx, z, b);
     } else {
-        REQUIRE(!"mode: copy, misuse, said, thread or owner");
+        REQUIRE(!"mode: copy, misuse, said, thread, other or owner");
     }
     weft_data_release(a);
     weft_data_release(b);
