@@ -78,12 +78,14 @@ void weft_devstats_print(weft_context_t *ctx)
     int slabs;
     weft_hostmem_stats(ctx->hostmem, &pinned, &total, &slabs);
     /* Emulated devices run the pinning rule as a GPU's would but lock no
-     * page: said, since "pinned" alone read as locked memory. */
+     * page: said, and the amount is what the rule chose ("pinned" beside
+     * "no page is locked" read as a contradiction). */
+    int locks = weft_devexec_pin_device(ctx) != NULL;
     if (ctx->hostmem && ctx->ndevices > 0)
-        weft_log_stats(-1, "host copies: %.1f MiB pinned of %.1f MiB in slabs (%d slabs made)%s",
-                       mib((long long)pinned), mib((long long)total), slabs,
-                       weft_devexec_pin_device(ctx) ? ""
-                                                    : "; emulated devices only: no page is locked");
+        weft_log_stats(-1, "host copies: %.1f MiB %s of %.1f MiB in slabs (%d slabs made)%s",
+                       mib((long long)pinned), locks ? "pinned" : "chosen for pinning",
+                       mib((long long)total), slabs,
+                       locks ? "" : "; emulated devices only: no page is locked");
 }
 
 /* arg: the data's key, whether stage_in and stage_out are set (the

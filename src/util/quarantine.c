@@ -23,18 +23,25 @@ static long slot_back(const weft_quarantine_t *q, long k)
     return (q->next - 1 - k + WEFT_QUARANTINE_SLOTS) % WEFT_QUARANTINE_SLOTS;
 }
 
-void weft_quarantine_fini(weft_quarantine_t *q)
+/* The ring's three arrays freed (its entries are the caller's to free or
+ * keep). */
+static void ring_free(weft_quarantine_t *q)
 {
-    for (long k = 0; k < q->count; k++) {
-        long slot = slot_back(q, k);
-        q->free_fn[slot](q->ptr[slot]);
-    }
     free(q->ptr);
     free(q->free_fn);
     free(q->bytes);
     q->ptr = NULL;
     q->free_fn = NULL;
     q->bytes = NULL;
+}
+
+void weft_quarantine_fini(weft_quarantine_t *q)
+{
+    for (long k = 0; k < q->count; k++) {
+        long slot = slot_back(q, k);
+        q->free_fn[slot](q->ptr[slot]);
+    }
+    ring_free(q);
     q->next = q->count = 0;
     q->held = 0;
     pthread_mutex_destroy(&q->lock);
@@ -53,12 +60,8 @@ void weft_quarantine_end(weft_quarantine_t *q)
     void **kept = q->count > 0 ? malloc(sizeof *kept * (size_t)q->count) : NULL;
     for (long k = 0; kept && k < q->count; k++) kept[k] = q->ptr[slot_back(q, k)];
     if (q->count > 0 && !kept) return; /* no memory: the ring stays as it is */
-    free(q->ptr);
-    free(q->free_fn);
-    free(q->bytes);
+    ring_free(q);
     q->ptr = kept;
-    q->free_fn = NULL;
-    q->bytes = NULL;
     q->next = 0;
 }
 
@@ -71,12 +74,7 @@ static int ring_ready_locked(weft_quarantine_t *q)
     q->free_fn = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->free_fn);
     q->bytes = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->bytes);
     if (q->ptr && q->free_fn && q->bytes) return 1;
-    free(q->ptr);
-    free(q->free_fn);
-    free(q->bytes);
-    q->ptr = NULL;
-    q->free_fn = NULL;
-    q->bytes = NULL;
+    ring_free(q);
     return 0;
 }
 

@@ -40,6 +40,20 @@ static void app_handler(int sig, siginfo_t *si, void *uctx)
     signal(sig, SIG_DFL); /* the access faults again on return and ends the process */
 }
 
+/* In a child: the application's SIGBUS handler sa (its mask emptied
+ * here), then a watched zone whose file is cut under its mapping. */
+static char *cut_zone(struct sigaction *sa)
+{
+    sigemptyset(&sa->sa_mask);
+    if (sigaction(SIGBUS, sa, NULL) != 0) _exit(2);
+    FILE *f = tmpfile();
+    if (!f || ftruncate(fileno(f), 1 << 16) != 0) _exit(2);
+    char *zone = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+    if (zone == MAP_FAILED || ftruncate(fileno(f), 0) != 0) _exit(2);
+    weft_emu_sigbus_watch(zone, 1 << 16);
+    return zone;
+}
+
 /* The child: the application's handler, a watched zone whose file is cut
  * under its mapping, two sent SIGBUS survived, then the faulting touch. */
 static void child(void)
@@ -47,13 +61,7 @@ static void child(void)
     struct sigaction sa = {0};
     sa.sa_sigaction = app_handler;
     sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, NULL) != 0) _exit(2);
-    FILE *f = tmpfile();
-    if (!f || ftruncate(fileno(f), 1 << 16) != 0) _exit(2);
-    char *zone = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
-    if (zone == MAP_FAILED || ftruncate(fileno(f), 0) != 0) _exit(2);
-    weft_emu_sigbus_watch(zone, 1 << 16);
+    char *zone = cut_zone(&sa);
     kill(getpid(), SIGBUS);
     kill(getpid(), SIGBUS);
     if (sent_seen != 2 || sent_wrong != 0) {
@@ -83,13 +91,7 @@ static void child_oneshot(void)
     struct sigaction sa = {0};
     sa.sa_handler = oneshot_handler;
     sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, NULL) != 0) _exit(2);
-    FILE *f = tmpfile();
-    if (!f || ftruncate(fileno(f), 1 << 16) != 0) _exit(2);
-    char *zone = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
-    if (zone == MAP_FAILED || ftruncate(fileno(f), 0) != 0) _exit(2);
-    weft_emu_sigbus_watch(zone, 1 << 16);
+    char *zone = cut_zone(&sa);
     zone[4096] = 1;
     _exit(4);
 }
