@@ -174,48 +174,10 @@ int weft_trace_lane(weft_trace_t *tr, weft_trace_lanes_t *l, uint64_t t0_ns, uin
  * removed by an end without weft_fini (util/ending.h); a SIGKILL leaves
  * one, named as what it is. */
 
-#define PARTS_MAX 64
-
-/* A slot is claimed by its pid (0: free), then holds the path: a forked
- * child's end leaves its parent's files. */
-static atomic_long parts_pid[PARTS_MAX];
-static _Atomic(char *) parts[PARTS_MAX];
-
-/* Async-signal-safe: unlinks every .part file the process has open. */
-static void parts_drop_all(void)
-{
-    long me = (long)getpid();
-    for (int i = 0; i < PARTS_MAX; i++) {
-        char *p = atomic_load(&parts[i]);
-        if (p && atomic_load(&parts_pid[i]) == me) unlink(p);
-    }
-}
-
-static void part_keep(char *part)
-{
-    weft_ending_add(parts_drop_all);
-    for (int i = 0; i < PARTS_MAX; i++) {
-        long none = 0;
-        if (!atomic_compare_exchange_strong(&parts_pid[i], &none, (long)getpid())) continue;
-        atomic_store(&parts[i], part);
-        return;
-    }
-}
-
-static void part_forget(const char *part)
-{
-    for (int i = 0; i < PARTS_MAX; i++)
-        if (atomic_load(&parts[i]) == part && atomic_load(&parts_pid[i]) == (long)getpid()) {
-            atomic_store(&parts[i], NULL);
-            atomic_store(&parts_pid[i], 0);
-            return;
-        }
-}
-
 /* The .part file removed (the run wrote no trace). */
 static void part_drop(const char *part)
 {
-    part_forget(part);
+    weft_ending_forget(part);
     unlink(part);
 }
 
@@ -277,7 +239,7 @@ int weft_trace_open(weft_trace_t *tr, int rank)
     tr->path = path;
     tr->part = part;
     tr->file = f;
-    part_keep(part);
+    weft_ending_unlink(part);
     return WEFT_SUCCESS;
 }
 
@@ -623,7 +585,7 @@ int weft_trace_write(weft_trace_t *tr, int rank)
         rc = WEFT_ERR_INVALID;
         part_drop(tr->part);
     } else {
-        part_forget(tr->part);
+        weft_ending_forget(tr->part);
     }
     warn_dropped(tr);
     return rc;

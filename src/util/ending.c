@@ -1,27 +1,44 @@
-/* Clean-ups for an end without weft_fini (ending.h). */
+/* The files an end without weft_fini unlinks (ending.h). */
 #include "util/ending.h"
 
 #include <stdatomic.h>
+#include <unistd.h>
 
-#define ENDING_MAX 8
+/* Zones (one a device and context) and trace files a process has at once. */
+#define ENDING_PATHS 192
 
-static _Atomic(void (*)(void)) hooks[ENDING_MAX];
+/* A slot is claimed by its pid (0: free), then holds the path. */
+static atomic_long path_pid[ENDING_PATHS];
+static _Atomic(const char *) paths[ENDING_PATHS];
 
-void weft_ending_add(void (*fn)(void))
+void weft_ending_unlink(const char *path)
 {
-    for (int i = 0; i < ENDING_MAX; i++) {
-        void (*none)(void) = NULL;
-        if (atomic_load(&hooks[i]) == fn) return;
-        if (atomic_compare_exchange_strong(&hooks[i], &none, fn)) return;
-        if (none == fn) return; /* another thread added it meanwhile */
+    long me = (long)getpid();
+    for (int i = 0; i < ENDING_PATHS; i++) {
+        long none = 0;
+        if (!atomic_compare_exchange_strong(&path_pid[i], &none, me)) continue;
+        atomic_store(&paths[i], path);
+        return;
     }
+}
+
+void weft_ending_forget(const char *path)
+{
+    long me = (long)getpid();
+    for (int i = 0; i < ENDING_PATHS; i++)
+        if (atomic_load(&paths[i]) == path && atomic_load(&path_pid[i]) == me) {
+            atomic_store(&paths[i], NULL);
+            atomic_store(&path_pid[i], 0);
+            return;
+        }
 }
 
 void weft_ending_run(void)
 {
-    for (int i = 0; i < ENDING_MAX; i++) {
-        void (*fn)(void) = atomic_load(&hooks[i]);
-        if (fn) fn();
+    long me = (long)getpid();
+    for (int i = 0; i < ENDING_PATHS; i++) {
+        const char *p = atomic_load(&paths[i]);
+        if (p && atomic_load(&path_pid[i]) == me) unlink(p);
     }
 }
 

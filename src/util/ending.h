@@ -1,22 +1,26 @@
 /* What a process does when it ends without weft_fini: MPI_Abort (which
  * leaves by _exit), the launcher's SIGTERM, an exit with a live context, a
- * fatal signal in emulated device memory. Resources other processes can
- * still see, as the emulated devices' files in /dev/shm, would outlive it:
- * the modules that make them add a clean-up here, and every such end runs
- * them. */
+ * fatal signal in emulated device memory. Files other processes can still
+ * see, as the emulated devices' zones in /dev/shm and the trace's .part
+ * files, would outlive it: the modules that make them name them here, and
+ * every such end unlinks them. */
 #ifndef WEFT_UTIL_ENDING_H
 #define WEFT_UTIL_ENDING_H
 
 #include <mpi.h>
 
-/* Adds fn (async-signal-safe: it may run in a signal handler); adding one
- * already there does nothing. */
-void weft_ending_add(void (*fn)(void));
+/* path is unlinked by weft_ending_run until weft_ending_forget: the
+ * caller keeps the string alive until then. Noted with the calling
+ * process's pid: a child the application forks inherits the list, and its
+ * end leaves its parent's files. Past the list's room a path is left to
+ * whoever sweeps such files. */
+void weft_ending_unlink(const char *path);
+void weft_ending_forget(const char *path);
 
-/* Runs the clean-ups (async-signal-safe). */
+/* Async-signal-safe: unlinks the paths the calling process named. */
 void weft_ending_run(void);
 
-/* Ends the job from a rank that cannot go on: the clean-ups, then
+/* Ends the job from a rank that cannot go on: weft_ending_run, then
  * MPI_Abort(comm, code). */
 void weft_abort_job(MPI_Comm comm, int code);
 

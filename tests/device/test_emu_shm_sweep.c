@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "device/emu/emu_shm.h"
+#include "util/ending.h"
 #include "device/registry.h"
 
 #include "../check.h"
@@ -129,7 +130,7 @@ int main(void)
      * parent's (it unlinked the parent's live zone). */
     pid_t forked = fork();
     if (forked == 0) {
-        weft_emu_shm_drop_owned();
+        weft_ending_run(); /* what its SIGTERM handler runs */
         _exit(0);
     }
     CHECK(forked > 0 && waitpid(forked, NULL, 0) == forked);

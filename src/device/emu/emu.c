@@ -33,7 +33,6 @@
 #include "util/vec.h"
 
 #define EMU_MAX_DEVICES 64
-#define EMU_SHM_DIR "/dev/shm"
 
 typedef enum { EMU_OP_COPY, EMU_OP_KERNEL } emu_op_kind_t;
 
@@ -72,8 +71,7 @@ typedef struct emu_dev {
     int running; /* the thread runs an op it took off the queue */
     int stop;
     emu_stream_t streams[WEFT_MAX_STREAMS];
-    char shm_name[WEFT_EMU_SHM_NAME_MAX];
-    int shm_fd;
+    weft_emu_shm_t shm; /* its zone's file (fd -1: none) */
     /* The peers' zones this device has mapped: one a device of each other
      * rank of the node that sends it tiles, so as many as the node has. */
     weft_vec_t imports; /* emu_import_t */
@@ -230,7 +228,7 @@ static int emu_open(weft_device_t *dev, int index)
     dev->caps = WEFT_DEVCAP_IPC | WEFT_DEVCAP_HOST_ADDRESSABLE;
     e->copy_delay_us =
         dev->params ? (long)weft_params_int(dev->params, "device_emu_copy_delay_us") : 0;
-    e->shm_fd = -1;
+    e->shm.fd = -1;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->idle, NULL);
@@ -275,7 +273,7 @@ static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_by
     size_t bytes = (size_t)weft_params_int(dev->params, "device_emu_memory");
     int64_t ndev = weft_params_int(dev->params, "device_emu_enabled");
     struct statvfs fs;
-    if (statvfs(EMU_SHM_DIR, &fs) == 0) {
+    if (statvfs(WEFT_EMU_SHM_DIR, &fs) == 0) {
         size_t avail = (size_t)fs.f_bavail * (size_t)fs.f_frsize;
         size_t part = ndev > 1 ? avail / (size_t)ndev : avail;
         if (part < bytes) {
@@ -286,7 +284,7 @@ static int emu_mem_info(weft_device_t *dev, size_t *free_bytes, size_t *total_by
             weft_log(asked ? WEFT_LOG_WARN : WEFT_LOG_INFO, dev->index,
                      "emu: %s has %zu bytes free, %zu for each of %lld emu devices, less than "
                      "device_emu_memory (%zu bytes): each has %zu",
-                     EMU_SHM_DIR, avail, part, (long long)(ndev > 1 ? ndev : 1), bytes, part);
+                     WEFT_EMU_SHM_DIR, avail, part, (long long)(ndev > 1 ? ndev : 1), bytes, part);
             bytes = part;
         }
     }
@@ -310,30 +308,25 @@ static int emu_mem_reserve(weft_device_t *dev, size_t bytes, void **base)
      * (ipc_import) when their first tile from this zone arrives, at any
      * time of the run, so it cannot be unlinked once mapped; an owner that
      * ends without its release leaves it to the next sweep (emu_shm.h). */
-    int fd = -1;
-    if (weft_emu_shm_create(dev->type_index, bytes, e->shm_name, &fd) != 0) {
+    if (weft_emu_shm_create(dev->type_index, bytes, &e->shm) != 0) {
         weft_log(WEFT_LOG_ERROR, dev->index, "emu: making %zu bytes of memory in %s: %s", bytes,
-                 EMU_SHM_DIR, strerror(errno));
-        e->shm_name[0] = '\0';
+                 WEFT_EMU_SHM_DIR, strerror(errno));
         return WEFT_ERR_DEVMEM;
     }
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, e->shm.fd, 0);
     if (p == MAP_FAILED) {
-        weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes, e->shm_name,
+        weft_log(WEFT_LOG_ERROR, dev->index, "emu: mapping %zu bytes of %s: %s", bytes, e->shm.name,
                  strerror(errno));
-        close(fd);
-        weft_emu_shm_remove(e->shm_name);
-        e->shm_name[0] = '\0';
+        weft_emu_shm_remove(&e->shm);
         return WEFT_ERR_DEVMEM;
     }
-    e->shm_fd = fd;
     weft_emu_sigbus_watch(p, bytes);
     /* The file system full as the zone is first touched: the file cut to
      * nothing under its mapping faults the same way. */
     if (weft_fault_hit(dev->fault, WEFT_FAULT_EMU_SHM, NULL)) {
         weft_log(WEFT_LOG_WARN, dev->index,
                  "fault_inject: the file of %s's memory is cut to nothing (emu_shm)", dev->name);
-        if (ftruncate(fd, 0) != 0) {
+        if (ftruncate(e->shm.fd, 0) != 0) {
             emu_mem_release(dev, p, bytes);
             return WEFT_ERR_DEVMEM;
         }
@@ -356,11 +349,7 @@ static void emu_mem_release(weft_device_t *dev, void *base, size_t bytes)
     drain(e); /* no op may touch the zone once it is gone */
     if (base) weft_emu_sigbus_unwatch(base);
     if (base) munmap(base, bytes);
-    /* Unlinked before its lock goes with the descriptor. */
-    if (e->shm_name[0]) weft_emu_shm_remove(e->shm_name);
-    if (e->shm_fd >= 0) close(e->shm_fd);
-    e->shm_fd = -1;
-    e->shm_name[0] = '\0';
+    weft_emu_shm_remove(&e->shm);
 }
 
 /* ---- copies, kernels, events ------------------------------------------ */
@@ -494,9 +483,9 @@ static int emu_ipc_export(weft_device_t *dev, void *handle, size_t *handle_bytes
     emu_dev_t *e = dev->priv;
     int rc = weft_device_check_alive(dev, "ipc_export");
     if (rc != WEFT_SUCCESS) return rc;
-    size_t n = strlen(e->shm_name) + 1;
+    size_t n = e->shm.fd >= 0 ? strlen(e->shm.name) + 1 : 0;
     if (n <= 1 || n > WEFT_IPC_HANDLE_MAX) return WEFT_ERR_INVALID;
-    memcpy(handle, e->shm_name, n);
+    memcpy(handle, e->shm.name, n);
     *handle_bytes = n;
     return WEFT_SUCCESS;
 }

@@ -16,49 +16,8 @@
 #include "util/ending.h"
 #include "util/log.h"
 
-#define SHM_DIR "/dev/shm"
 /* The owner's pid first, so that a sweep can ask whether it lives. */
 #define SHM_PREFIX "weft-emu-"
-/* Zones a process owns at once: its devices' (one each, a context). */
-#define OWNED_MAX 128
-
-/* The paths of the process's own files, for weft_emu_shm_drop_owned: a
- * slot is 0 free, 1 being written, 2 holding a path; with the pid that
- * made it (a child forked by the application inherits the table, and its
- * end must not unlink its parent's live zones). */
-static atomic_int owned_state[OWNED_MAX];
-static long owned_pid[OWNED_MAX];
-static char owned_path[OWNED_MAX][sizeof SHM_DIR + WEFT_EMU_SHM_NAME_MAX];
-
-static void own(const char *name)
-{
-    for (int i = 0; i < OWNED_MAX; i++) {
-        int free_slot = 0;
-        if (!atomic_compare_exchange_strong(&owned_state[i], &free_slot, 1)) continue;
-        snprintf(owned_path[i], sizeof owned_path[i], SHM_DIR "%s", name);
-        owned_pid[i] = (long)getpid();
-        atomic_store(&owned_state[i], 2);
-        return;
-    }
-    /* Past OWNED_MAX an abnormal end leaves the file to the next sweep. */
-}
-
-static int owned_slot(const char *name)
-{
-    long me = (long)getpid();
-    for (int i = 0; i < OWNED_MAX; i++)
-        if (atomic_load(&owned_state[i]) == 2 && owned_pid[i] == me &&
-            strcmp(owned_path[i] + sizeof SHM_DIR - 1, name) == 0)
-            return i;
-    return -1;
-}
-
-void weft_emu_shm_drop_owned(void)
-{
-    long me = (long)getpid(); /* async-signal-safe */
-    for (int i = 0; i < OWNED_MAX; i++)
-        if (atomic_load(&owned_state[i]) == 2 && owned_pid[i] == me) unlink(owned_path[i]);
-}
 
 /* Whether nobody holds the lock of the file called name (its owner ended):
  * a try at the exclusive lock, given back at once. */
@@ -75,14 +34,15 @@ static int unlocked(const char *name)
  * rule of weft_emu_shm_sweep). */
 static int stale(const char *name, long pid)
 {
-    if (pid == (long)getpid()) return owned_slot(name) < 0 && unlocked(name);
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    /* This process's own zones are locked through their own descriptors,
+     * which a second open's exclusive try runs into. */
+    if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) return 0;
     return unlocked(name);
 }
 
 void weft_emu_shm_sweep(int log_device)
 {
-    DIR *dir = opendir(SHM_DIR);
+    DIR *dir = opendir(WEFT_EMU_SHM_DIR);
     if (!dir) return;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
@@ -95,71 +55,73 @@ void weft_emu_shm_sweep(int log_device)
         if (stale(name, pid) && shm_unlink(name) == 0)
             weft_log(WEFT_LOG_INFO, log_device,
                      "emu: removed %s%s, left by process %ld, which ended without removing it",
-                     SHM_DIR, name, pid);
+                     WEFT_EMU_SHM_DIR, name, pid);
     }
     closedir(dir);
 }
 
-/* Whether the name still leads to the file fd has open. */
-static int still_named(int fd, const char *name)
+/* Whether path still leads to the file fd has open. */
+static int still_named(int fd, const char *path)
 {
-    char path[sizeof SHM_DIR + WEFT_EMU_SHM_NAME_MAX];
     struct stat mine, named;
-    snprintf(path, sizeof path, SHM_DIR "%s", name);
     return fstat(fd, &mine) == 0 && stat(path, &named) == 0 && mine.st_ino == named.st_ino &&
            mine.st_dev == named.st_dev;
 }
 
-int weft_emu_shm_create(int type_index, size_t bytes, char name[WEFT_EMU_SHM_NAME_MAX], int *fd_out)
+int weft_emu_shm_create(int type_index, size_t bytes, weft_emu_shm_t *z)
 {
     static atomic_uint serial;
-    weft_ending_add(weft_emu_shm_drop_owned);
+    z->fd = -1;
     /* Unique per process, device and zone, so that tests running side by
      * side and several contexts in one process never collide; a name
      * taken by a stale file (this pid's before, in another PID namespace
      * or before the pid was reused) is freed, one a live owner holds
      * skipped. */
     for (int tries = 0; tries < 16; tries++) {
-        snprintf(name, WEFT_EMU_SHM_NAME_MAX, "/" SHM_PREFIX "%ld-%d-%u", (long)getpid(),
-                 type_index, atomic_fetch_add(&serial, 1));
-        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        snprintf(z->name, sizeof z->name, "/" SHM_PREFIX "%ld-%d-%u", (long)getpid(), type_index,
+                 atomic_fetch_add(&serial, 1));
+        snprintf(z->path, sizeof z->path, WEFT_EMU_SHM_DIR "%s", z->name);
+        int fd = shm_open(z->name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd < 0 && errno == EEXIST) {
-            if (owned_slot(name) < 0 && unlocked(name)) shm_unlink(name);
+            if (unlocked(z->name)) shm_unlink(z->name);
             continue;
         }
         if (fd < 0) return -1;
         if (flock(fd, LOCK_SH) != 0) {
             int err = errno;
             close(fd);
-            shm_unlink(name);
+            shm_unlink(z->name);
             errno = err;
             return -1;
         }
         /* Until the lock, a sweep in another PID namespace (where this pid
          * is no process) could take the file for stale and unlink it: the
          * name must still be this file's, else another name is tried. */
-        if (!still_named(fd, name)) {
+        if (!still_named(fd, z->path)) {
             close(fd);
             continue;
         }
         if (ftruncate(fd, (off_t)bytes) != 0) {
             int err = errno;
             close(fd);
-            shm_unlink(name);
+            shm_unlink(z->name);
             errno = err;
             return -1;
         }
-        own(name);
-        *fd_out = fd;
+        z->fd = fd;
+        weft_ending_unlink(z->path);
         return 0;
     }
     errno = EEXIST;
     return -1;
 }
 
-void weft_emu_shm_remove(const char *name)
+void weft_emu_shm_remove(weft_emu_shm_t *z)
 {
-    int i = owned_slot(name);
-    if (i >= 0) atomic_store(&owned_state[i], 0);
-    shm_unlink(name);
+    if (z->fd < 0) return;
+    weft_ending_forget(z->path);
+    /* Unlinked before the lock goes with the descriptor. */
+    shm_unlink(z->name);
+    close(z->fd);
+    z->fd = -1;
 }

@@ -12,28 +12,33 @@
 
 #include <stddef.h>
 
+#define WEFT_EMU_SHM_DIR "/dev/shm"
 #define WEFT_EMU_SHM_NAME_MAX 64
 
-/* Makes a zone file of bytes for device type_index under a name no other
- * file has ("/weft-emu-<pid>-<device>-<serial>", into name), locked as
- * its owner's and sized; *fd is kept open by the caller until
- * weft_emu_shm_remove (it holds the lock). A stale file with the same name
- * is removed first. Returns 0 or -1 with errno set (the log names it). */
-int weft_emu_shm_create(int type_index, size_t bytes, char name[WEFT_EMU_SHM_NAME_MAX], int *fd);
+/* One zone's file. */
+typedef struct weft_emu_shm {
+    char name[WEFT_EMU_SHM_NAME_MAX]; /* "/weft-emu-<pid>-<device>-<serial>": the IPC handle */
+    char path[sizeof WEFT_EMU_SHM_DIR + WEFT_EMU_SHM_NAME_MAX]; /* where an end without
+                                                                  weft_fini unlinks it */
+    int fd; /* open while the zone lives: it holds the lock; -1 none */
+} weft_emu_shm_t;
 
-/* Unlinks the process's own file name (the mappings stay valid). */
-void weft_emu_shm_remove(const char *name);
+/* Makes a zone file of bytes for device type_index under a name no other
+ * file has, locked as its owner's and sized, into *z (kept where it is
+ * until weft_emu_shm_remove: util/ending.h holds its path). A stale file
+ * with the same name is removed first. Returns 0, or -1 with errno set
+ * and z->fd -1. */
+int weft_emu_shm_create(int type_index, size_t bytes, weft_emu_shm_t *z);
+
+/* Unlinks the zone's file name (the mappings stay valid), then closes its
+ * descriptor, which drops the lock; z then holds none. */
+void weft_emu_shm_remove(weft_emu_shm_t *z);
 
 /* Removes the stale zone files of the node: those nobody locks whose
- * name's pid is this process's (not one of its own zones: a pid reused)
- * or no process's here. One whose pid is another live process here is
- * left alone even unlocked (a build of weft from before the lock).
- * log_device: the device index for the lines. */
+ * name's pid is this process's (its own are locked: a pid reused) or no
+ * process's here. One whose pid is another live process here is left
+ * alone even unlocked (a build of weft from before the lock). log_device:
+ * the device index for the lines. */
 void weft_emu_shm_sweep(int log_device);
-
-/* Async-signal-safe: unlinks every file name the process owns, for an end
- * that skips weft_fini (MPI_Abort, SIGTERM, an exit with a live context):
- * the zones' memory then goes back to the node with the process. */
-void weft_emu_shm_drop_owned(void);
 
 #endif
