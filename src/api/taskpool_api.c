@@ -34,6 +34,15 @@ static void leak_check(weft_taskpool_t *tp)
     weft_failure_note(tp, WEFT_ERR_INTERNAL, what);
 }
 
+/* The wait's refusal once the ranks are out of step or MPI has ended: the
+ * taskpool is left to weft_fini (weft_taskpool_free skips it). */
+static int not_waited(weft_taskpool_t *tp)
+{
+    weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(tp->ctx));
+    tp->mismatch = 1;
+    return WEFT_ERR_MISMATCH;
+}
+
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
     if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
@@ -42,12 +51,8 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     /* The insertion phase in CPU time of the inserting thread, whatever
      * the wait finds (docs/SCALE.md). */
     if (tp->t_first > 0) ctx->insert_s += weft_clock_thread_s() - tp->cpu_first;
-    if (ctx->diverged) {
-        /* Its tasks may wait for transfers that will never come. */
-        weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(ctx));
-        tp->mismatch = 1;
-        return WEFT_ERR_MISMATCH;
-    }
+    /* Its tasks may wait for transfers that will never come. */
+    if (ctx->diverged) return not_waited(tp);
     /* Partial results still apart are combined by tasks of this wave,
      * inserted alike on every rank before the sequences are compared. */
     int rrc = weft_redux_flush_pool(tp);
@@ -63,13 +68,9 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
             weft_failure_note(tp, rc, "sending the final versions to their owners failed");
     }
     weft_taskpool_wait_tasks(tp);
-    if (atomic_load(&ctx->mpi_gone)) {
-        /* MPI ended under the wait (a body called MPI_Finalize): its tasks
-         * will not end, and nothing may call MPI. */
-        weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(ctx));
-        tp->mismatch = 1;
-        return WEFT_ERR_MISMATCH;
-    }
+    /* MPI ended under the wait (a body called MPI_Finalize): its tasks
+     * will not end, and nothing may call MPI. */
+    if (atomic_load(&ctx->mpi_gone)) return not_waited(tp);
     weft_devexec_flush(tp);
     if (ctx->nranks > 1) {
         /* Before the copies away from owners go: they may hold it. */

@@ -357,8 +357,7 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
                  "task %s failed: an input of it was lost with another device that failed",
                  weft_task_name(t).text);
     else if (rc == WEFT_ERR_TASK && t->body_rc != 0) /* set only by a body call */
-        weft_log_outcome(m->dev->index, "task %s failed: its body returned %d",
-                         weft_task_name(t).text, t->body_rc);
+        weft_taskrun_log_body_failed(t, m->dev->index);
     else if (rc != WEFT_SUCCESS && rc != WEFT_ERR_DEVMEM && rc != WEFT_ERR_CANCELLED)
         weft_log_outcome(m->dev->index, "task %s failed: %s", weft_task_name(t).text,
                          weft_strerror(rc));

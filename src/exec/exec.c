@@ -77,8 +77,7 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
         rc = WEFT_ERR_UNSUPPORTED;
     }
     if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
-        weft_log_outcome(-1, "task %s failed: its body returned %d", weft_task_name(t).text,
-                         t->body_rc);
+        weft_taskrun_log_body_failed(t, -1);
         rc = WEFT_ERR_TASK;
     }
     publish_flows(t, rc == WEFT_SUCCESS);

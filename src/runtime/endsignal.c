@@ -21,9 +21,9 @@ static char line[256];
 static size_t line_len;
 
 /* Async-signal-safe: one write, the clean-ups of an end without
- * weft_fini (the emulated devices' files), then the default action, which
- * the kernel takes once the handler returns (SA_RESETHAND restored it and
- * the signal stays blocked until then). */
+ * weft_fini (the emulated devices' files, a trace's .part), then the
+ * default action, which the kernel takes once the handler returns
+ * (SA_RESETHAND restored it and the signal stays blocked until then). */
 static void on_term(int sig)
 {
     ssize_t w = write(STDERR_FILENO, line, line_len);

@@ -49,6 +49,13 @@ int weft_taskrun_body(weft_task_t *t)
     return rc == 0 ? WEFT_SUCCESS : WEFT_ERR_TASK;
 }
 
+void weft_taskrun_log_body_failed(const weft_task_t *t, int device)
+{
+    if (t->body_ran)
+        weft_log_outcome(device, "task %s failed: its body returned %d", weft_task_name(t).text,
+                         t->body_rc);
+}
+
 double weft_taskrun_flops(weft_task_t *t)
 {
     if (!t->cls->flops) return 0.0;

@@ -10,6 +10,12 @@
  * its return value in t->body_rc and returns it. */
 int weft_taskrun_body(weft_task_t *t);
 
+/* The line that restates t's failure after its body call failed (device
+ * -1: the host): none when no body ran, where the injected failure's own
+ * line said it (a second line said "its body returned" of a body that did
+ * not run). */
+void weft_taskrun_log_body_failed(const weft_task_t *t, int device);
+
 /* Ends t with status rc: records a failure, counts it, hands the
  * successors it releases to ctx->ready, drops the task. */
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc);
