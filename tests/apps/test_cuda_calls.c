@@ -1,0 +1,49 @@
+/*
+ * apps/cuda_calls: the CUDA bodies' cuBLAS and cuSOLVER entry points,
+ * opened at the first call instead of linked. Needs no GPU (the calls made
+ * here run on the host):
+ * - neither library is in the process before the first call;
+ * - a call loads both and reaches the library's own code (its status
+ *   string, a cuSOLVER parameter object, cuBLAS refusing a NULL handle);
+ * - both are loaded by their soname, the copy libweft opens for its
+ *   devices' handles.
+ */
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+
+static int loaded(const char *soname)
+{
+    void *so = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
+    if (so != NULL) dlclose(so);
+    return so != NULL;
+}
+
+int main(void)
+{
+    CHECK(!loaded(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(!loaded(WEFT_TEST_CUSOLVER_SONAME));
+
+    const char *s = cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(s != NULL && strstr(s, "cuBLAS could not be loaded") == NULL);
+    printf("cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE): %s\n", s ? s : "(null)");
+    CHECK(loaded(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(loaded(WEFT_TEST_CUSOLVER_SONAME));
+
+    /* cuBLAS's own check of its handle, not the wrapper's failure (which
+     * would be NOT_INITIALIZED too): the scalar is read only past it. */
+    double one = 1.0, x = 2.0;
+    cublasStatus_t bs = cublasDscal(NULL, 1, &one, &x, 1);
+    CHECK(bs != CUBLAS_STATUS_SUCCESS);
+    CHECK(x == 2.0);
+
+    cusolverDnParams_t p = NULL;
+    CHECK(cusolverDnCreateParams(&p) == CUSOLVER_STATUS_SUCCESS);
+    CHECK(p != NULL);
+    if (p != NULL) CHECK(cusolverDnDestroyParams(p) == CUSOLVER_STATUS_SUCCESS);
+    return check_report("app_cuda_calls");
+}
