@@ -24,6 +24,35 @@ void weft_task_pool_fini(weft_task_pool_t *p)
     p->local = NULL;
 }
 
+void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
+{
+    weft_task_t *back = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+    weft_task_t **end = &p->local;
+    size_t n = 0;
+    while (*end && n < keep) {
+        end = &(*end)->next;
+        n++;
+    }
+    /* The returned ones join the private list's end, past the ones kept. */
+    weft_task_t *drop = *end;
+    *end = NULL;
+    if (n < keep) {
+        *end = back;
+        while (*end && n < keep) {
+            end = &(*end)->next;
+            n++;
+        }
+        back = *end;
+        *end = NULL;
+    }
+    weft_task_t *lists[2] = {drop, back};
+    for (int i = 0; i < 2; i++)
+        for (weft_task_t *t = lists[i], *next; t; t = next) {
+            next = t->next;
+            free(t);
+        }
+}
+
 static weft_task_t *pool_take(weft_task_pool_t *p)
 {
     if (!p) return malloc(sizeof(weft_task_t));
