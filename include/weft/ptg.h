@@ -43,8 +43,13 @@ typedef struct weft_ptg_class {
     int (*rank)(const int *idx, const void *arg);
     /* The task's arguments in weft_insert_task_array's form (modes and
      * data, values, WEFT_PRIORITY, WEFT_DEVICE_HINT, WEFT_ON_RANK); returns
-     * how many it wrote (at most max). Called for this rank's tasks, and
-     * once for each remote task whose output this rank receives. */
+     * how many it wrote (at most max). Called for this rank's tasks and for
+     * the tasks of other ranks at the other end of their transfers, any
+     * number of times. weft reads a value's bytes (weft_arg_value) after
+     * args returns, before it calls args again: they must outlive the call
+     * (a static or _Thread_local buffer, or memory behind arg), not be a
+     * local variable of args, whose bytes are gone by then (the tasks got
+     * whatever the stack held next, and the graph ran without a word). */
     int (*args)(const int *idx, weft_arg_t *args, int max, const void *arg);
     /* Where the version that data flow `flow` reads (or replaces, when it
      * only writes) comes from, in *from (class, indices, flow): returns 1

@@ -118,6 +118,10 @@ static inline int weft_ptg__same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref
     return memcmp(a, b, sizeof *a) == 0;
 }
 
+/* ptgcons.c. p's consumers of flow p->flow into b->refs, *n of them;
+ * refused (logged) when its function misbehaves or lists one twice. */
+int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n);
+
 /* ptgchain.c. The record of key, made empty when absent; *out its index. */
 int weft_ptg__ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *out);
 /* 0: the version from before the graph; 1: *p wrote it; 2: *p read it and

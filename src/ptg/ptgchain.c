@@ -56,18 +56,26 @@ int weft_ptg__writer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_r
     }
 }
 
+/* Every LABEL_STRIDE-th link of a walk keeps its depth (below). */
+#define LABEL_STRIDE 64
+
 /* r's output's depth: one more than the version it replaced, so the
  * number of writers back along the chain of producers to one whose depth
- * is known (a record here) or to the graph's start. Only r's depth is
- * kept: the chain behind a received version belongs to other ranks, and
- * keeping a record for each of its links cost more than walking it. A
- * chain that comes back to a link it passed loops (Brent's check: one
- * saved link, saved again at each power of two). */
+ * is known (a record here) or to the graph's start. Besides r, every
+ * LABEL_STRIDE-th link walked keeps its depth: keeping one for each link
+ * cost more than walking (the chain behind a received version belongs to
+ * other ranks), but keeping none made a chain enumerated against its
+ * order quadratic (each task walked the whole rest of it: 33 s for 16000
+ * tasks of one rank). A chain that comes back to a link it passed loops
+ * (Brent's check: one saved link, saved again at each power of two). */
 int weft_ptg__label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *label)
 {
     weft_ptg_ref_t cur = *r, saved = *r;
     uint64_t steps = 0, power = 1, lam = 0;
     uint32_t base = 0;
+    weft_vec_t marks; /* the links at steps LABEL_STRIDE, 2 LABEL_STRIDE, ... */
+    weft_vec_init(&marks, sizeof(weft_ptg_ref_t), 16);
+    int rc = WEFT_SUCCESS;
     for (;;) {
         size_t i = weft_ptgmap_get(&b->vers, &cur);
         if (i != SIZE_MAX && ver(b, i)->label) {
@@ -76,26 +84,45 @@ int weft_ptg__label_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, uint32_t *l
         }
         weft_ptg_ref_t p;
         int has = weft_ptg__writer_of(b, &cur, &p);
-        if (has < 0) return WEFT_ERR_INVALID;
+        if (has < 0) {
+            rc = WEFT_ERR_INVALID;
+            break;
+        }
         if (has == 0) {
             base = 1;
             break;
         }
         cur = p;
         steps++;
-        if (weft_ptg__same_ref(&cur, &saved))
-            return weft_ptg__fail(b, r,
-                                  "the producers before its flow %d come back to a task "
-                                  "they passed (the producer functions form a cycle)",
-                                  r->flow);
+        if (weft_ptg__same_ref(&cur, &saved)) {
+            rc = weft_ptg__fail(b, r,
+                                "the producers before its flow %d come back to a task they "
+                                "passed (the producer functions form a cycle)",
+                                r->flow);
+            break;
+        }
         if (++lam == power) {
             saved = cur;
             power *= 2;
             lam = 0;
         }
+        if (steps % LABEL_STRIDE == 0 && weft_vec_push(&marks, &cur) != WEFT_SUCCESS) {
+            rc = WEFT_ERR_NOMEM;
+            break;
+        }
     }
-    if (base + steps > UINT32_MAX - 2)
-        return weft_ptg__fail(b, r, "its flow %d is written more than 2^32 times", r->flow);
+    if (rc == WEFT_SUCCESS && base + steps > UINT32_MAX - 2)
+        rc = weft_ptg__fail(b, r, "its flow %d is written more than 2^32 times", r->flow);
+    /* The link at step j wrote the version at depth base + steps - j. */
+    const weft_ptg_ref_t *m = marks.data;
+    for (size_t k = 0; k < marks.n && rc == WEFT_SUCCESS; k++) {
+        size_t i;
+        rc = weft_ptg__ver_get(b, &m[k], &i);
+        if (rc == WEFT_SUCCESS)
+            ver(b, i)->label = base + (uint32_t)(steps - (k + 1) * LABEL_STRIDE);
+    }
+    weft_vec_fini(&marks);
+    if (rc != WEFT_SUCCESS) return rc;
     size_t i;
     if (weft_ptg__ver_get(b, r, &i) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     *label = ver(b, i)->label = base + (uint32_t)steps;

@@ -5,7 +5,6 @@
  * matched across ranks by their depth in the graph (label), which both
  * ends compute from the producer functions alone; a version's number is
  * the data's net_version plus its depth, alike on every rank. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,54 +128,6 @@ static int check_local_consumer(weft_ptg_build_t *b, size_t vi, const weft_ptg_r
     return names_back(b, vi, p, c);
 }
 
-/* p's consumers of flow p->flow into b->refs. */
-static int consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
-{
-    const weft_ptg_class_t *k = &b->g->classes[p->cls];
-    size_t room = b->refs.cap ? b->refs.cap : 16;
-    int asked = -1, first = 0; /* the first call's want and room, when it had too little */
-    for (;;) {
-        int max = room > INT_MAX ? INT_MAX : (int)room;
-        if (weft_vec_reserve(&b->refs, (size_t)max) != WEFT_SUCCESS) {
-            (void)weft_ptg__fail(b, p, "no host memory for %d entries of its consumers (flow %d)",
-                                 max, p->flow);
-            return WEFT_ERR_NOMEM;
-        }
-        weft_ptg_ref_t *to = b->refs.data;
-        int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
-        if (got < 0)
-            return weft_ptg__fail(b, p, "its consumers function returned %d for flow %d", got,
-                                  p->flow);
-        if (got > max) {
-            /* Called again with room for all it asked: a count that grows
-             * with the room given is a function that depends on max (it
-             * kept weft doubling until the host ran out, then said only
-             * "out of host memory"). */
-            if (asked >= 0)
-                return weft_ptg__fail(b, p,
-                                      "its consumers function for flow %d asked for %d entries "
-                                      "with room for %d, then for %d with room for %d (the count "
-                                      "must not depend on max)",
-                                      p->flow, asked, first, got, max);
-            asked = got;
-            first = max;
-            room = (size_t)got;
-            continue;
-        }
-        /* Only the class and flow here: a consumer on this rank that is no
-         * task never names its producer (the counts catch it), and the
-         * ranges of one that is sent to are checked in make_sends. */
-        for (int c = 0; c < got; c++) {
-            if (to[c].cls < 0 || to[c].cls >= b->g->nclasses || to[c].flow < 0 ||
-                to[c].flow >= WEFT_MAX_FLOWS)
-                return weft_ptg__check_ref(b, p, &to[c]);
-            to[c] = weft_ptg__norm(b, to[c]);
-        }
-        *n = (size_t)got;
-        return WEFT_SUCCESS;
-    }
-}
-
 /* Consumer c (its flow included) is listed, on this rank, by the producer
  * on another rank of version vi: the task that names that producer must be
  * c, once. */
@@ -232,16 +183,15 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
     if (!ranks) return WEFT_ERR_NOMEM;
     for (size_t c = 0; c < n; c++) {
         weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
+        /* A task of the graph before any of its functions is called. */
+        if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         int r = weft_ptg__rank(b, &cr);
         if (r < 0) goto bad;
         if (r == b->me) {
-            if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS ||
-                check_local_consumer(b, vi, p, &cr) != WEFT_SUCCESS)
-                goto bad;
+            if (check_local_consumer(b, vi, p, &cr) != WEFT_SUCCESS) goto bad;
             listed++;
             continue;
         }
-        if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
         int mode = consumer_mode(b, &cr);
         if (mode < 0) goto bad;
@@ -364,7 +314,7 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     if (rc == WEFT_SUCCESS)
         rc = weft_ptg__version_number(b, p, d, label, &pt->flow[p->flow].out_version);
     size_t n = 0;
-    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = weft_ptg__check_final(b, p, d, n);
     return rc == WEFT_SUCCESS ? set_local(b, vi, vi, p, pt, pt, d, label, n) : rc;
 }
@@ -386,12 +336,17 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         weft_ptg_ref_t canon = *p;
         int rc = fwd ? fwd_version(b, p, d, &canon, &label) : weft_ptg__label_of(b, p, &label);
         size_t n = 0, ci = vi;
-        if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+        if (rc == WEFT_SUCCESS) rc = weft_ptg__consumers_of(b, p, &n);
         if (rc == WEFT_SUCCESS && fwd) rc = weft_ptg__ver_get(b, &canon, &ci);
         if (rc != WEFT_SUCCESS) return rc;
         int listed = 0;
         for (size_t c = 0; c < n; c++) {
             const weft_ptg_ref_t *cr = &((weft_ptg_ref_t *)b->refs.data)[c];
+            /* As make_sends: checked before its rank function is called
+             * (its args function was called with indices outside its
+             * class's range, and a class index beyond the graph's was
+             * read past the classes). */
+            if (weft_ptg__check_ref(b, p, cr) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
             int r = weft_ptg__rank(b, cr);
             if (r < 0) return WEFT_ERR_INVALID;
             if (r != b->me) continue;
@@ -458,7 +413,7 @@ static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
     weft_ptg_ref_t canon;
     size_t n = 0, ci;
     int rc = fwd_version(b, p, d, &canon, &label);
-    if (rc == WEFT_SUCCESS) rc = consumers_of(b, p, &n);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__consumers_of(b, p, &n);
     if (rc == WEFT_SUCCESS) rc = weft_ptg__ver_get(b, &canon, &ci);
     if (rc != WEFT_SUCCESS) return rc;
     if (!ver(b, ci)->data) ver(b, ci)->data = d;

@@ -35,12 +35,17 @@ static uint64_t item_hash(uint64_t h, const range_item_t *it)
 }
 
 /* Dimension d's range given idx[0 .. d-1] (the rest 0), then the ranges
- * under each of its indices, while *left lasts. */
+ * under each of its indices, while *left lasts; a range it could not walk
+ * makes *left -1 (0 only says the last one was used: a class that ended
+ * there was whole, and its count was dropped). */
 static void walk_dim(const weft_ptg_t *g, int c, int *idx, int d, long *left, range_fn *fn,
                      void *acc)
 {
     const weft_ptg_class_t *k = &g->classes[c];
-    if (*left <= 0) return;
+    if (*left <= 0) {
+        *left = -1;
+        return;
+    }
     (*left)--;
     int lo, hi;
     k->range(idx, d, &lo, &hi, g->arg);
@@ -49,7 +54,7 @@ static void walk_dim(const weft_ptg_t *g, int c, int *idx, int d, long *left, ra
     memcpy(it.idx, idx, sizeof it.idx);
     fn(acc, &it);
     if (d == k->ndims - 1) return; /* the innermost indices have no ranges under them */
-    for (long i = lo; i <= hi && *left > 0; i++) {
+    for (long i = lo; i <= hi && *left >= 0; i++) {
         idx[d] = (int)i;
         walk_dim(g, c, idx, d + 1, left, fn, acc);
     }
@@ -157,8 +162,8 @@ uint64_t weft_ptg__graph_hash(const weft_ptg_t *g, long long *points, uint64_t *
             for (int m = 0; m < WEFT_PTG_MOMENTS; m++) ids[m * g->nclasses + c] = 0;
         }
         walk_class(g, c, &left, fold_item, &acc);
-        /* The limit may have cut this class short: its count is unknown. */
-        if (points && left <= 0) points[c] = -1;
+        /* The limit cut this class short: its count is unknown. */
+        if (points && left < 0) points[c] = -1;
     }
     return acc.h;
 }
