@@ -11,6 +11,7 @@ void weft_task_pool_init(weft_task_pool_t *p)
     atomic_init(&p->returned, NULL);
     p->local = NULL;
     atomic_init(&p->live, 0);
+    p->made = 0;
 }
 
 void weft_task_pool_fini(weft_task_pool_t *p)
@@ -26,6 +27,8 @@ void weft_task_pool_fini(weft_task_pool_t *p)
 
 void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
 {
+    /* The usual case, in O(1): no more were ever made than may be kept. */
+    if (p->made <= keep) return;
     weft_task_t *back = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
     weft_task_t **end = &p->local;
     size_t n = 0;
@@ -50,6 +53,7 @@ void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
         for (weft_task_t *t = lists[i], *next; t; t = next) {
             next = t->next;
             free(t);
+            p->made--;
         }
 }
 
@@ -58,8 +62,12 @@ static weft_task_t *pool_take(weft_task_pool_t *p)
     if (!p) return malloc(sizeof(weft_task_t));
     if (!p->local) p->local = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
     weft_task_t *t = p->local;
-    if (!t) return malloc(sizeof(weft_task_t));
-    p->local = t->next;
+    if (t) {
+        p->local = t->next;
+        return t;
+    }
+    t = malloc(sizeof(weft_task_t));
+    p->made += t != NULL;
     return t;
 }
 

@@ -111,6 +111,7 @@ typedef struct weft_task_pool {
     _Atomic(weft_task_t *) returned;
     weft_task_t *local;
     atomic_llong live; /* tasks allocated and not freed (runtime metadata) */
+    size_t made;       /* structures malloc'ed and not freed: live or cached (owner) */
 } weft_task_pool_t;
 
 void weft_task_pool_init(weft_task_pool_t *p);
