@@ -11,10 +11,12 @@
  * the dlopen here finds that copy.
  *
  * The wrappers' signatures are the headers' (a definition that disagrees
- * with cublas_v2.h or cusolverDn.h does not compile). A library that
- * cannot be opened is said once on stderr and every call fails with the
- * library's NOT_INITIALIZED status, which the bodies already turn into a
- * task error. */
+ * with cublas_v2.h or cusolverDn.h does not compile). They are local to
+ * the program (the build's default visibility is hidden), so cuSOLVER's
+ * own calls into cuBLAS never land here. A library that cannot be opened,
+ * or lacks an entry point, is said once on stderr and its calls fail with
+ * its NOT_INITIALIZED status, which the bodies turn into a task error; the
+ * other library's calls still work. */
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <dlfcn.h>
@@ -107,8 +109,9 @@ static struct {
 } calls;
 #undef CUDA_CALL_SLOT
 
+enum { CUDA_LIB_blas, CUDA_LIB_solver };
 static pthread_once_t calls_once = PTHREAD_ONCE_INIT;
-static atomic_int calls_ready; /* 1: every slot filled; 0: not (yet) */
+static atomic_int calls_ready[2]; /* per library, 1: its every slot filled; 0: not (yet) */
 
 /* The soname first (the copy libweft or the application opened), then the
  * file this build linked against. */
@@ -139,31 +142,37 @@ static void cuda_calls_load(void)
 {
     void *blas = cuda_calls_open("cuBLAS", WEFT_APP_CUBLAS_SONAME, WEFT_APP_CUBLAS_PATH);
     void *solver = cuda_calls_open("cuSOLVER", WEFT_APP_CUSOLVER_SONAME, WEFT_APP_CUSOLVER_PATH);
-    int found = 1;
+    int found[2] = {1, 1};
 #define CUDA_CALL_FIND(lib, ret, name, params, args)                                               \
-    found &= cuda_calls_find(lib, #name, &calls.name, sizeof calls.name);
+    found[CUDA_LIB_##lib] &= cuda_calls_find(lib, #name, &calls.name, sizeof calls.name);
     CUDA_CALLS(CUDA_CALL_FIND)
 #undef CUDA_CALL_FIND
-    found &= cuda_calls_find(blas, "cublasGetStatusString", &calls.cublasGetStatusString,
-                             sizeof calls.cublasGetStatusString);
-    atomic_store_explicit(&calls_ready, found, memory_order_release);
+    found[CUDA_LIB_blas] &=
+        cuda_calls_find(blas, "cublasGetStatusString", &calls.cublasGetStatusString,
+                        sizeof calls.cublasGetStatusString);
+    for (int i = 0; i < 2; i++)
+        atomic_store_explicit(&calls_ready[i], found[i], memory_order_release);
 }
 
-static int cuda_calls_ready(void)
+static int cuda_calls_ready(int lib)
 {
-    if (atomic_load_explicit(&calls_ready, memory_order_acquire)) return 1;
+    if (atomic_load_explicit(&calls_ready[lib], memory_order_acquire)) return 1;
     (void)pthread_once(&calls_once, cuda_calls_load);
-    return atomic_load_explicit(&calls_ready, memory_order_acquire);
+    return atomic_load_explicit(&calls_ready[lib], memory_order_acquire);
 }
 
 #define CUDA_CALL_FAIL_blas CUBLAS_STATUS_NOT_INITIALIZED
 #define CUDA_CALL_FAIL_solver CUSOLVER_STATUS_NOT_INITIALIZED
 #define CUDA_CALL_DEFINE(lib, ret, name, params, args)                                             \
-    ret name params { return cuda_calls_ready() ? calls.name args : CUDA_CALL_FAIL_##lib; }
+    ret name params                                                                                \
+    {                                                                                              \
+        return cuda_calls_ready(CUDA_LIB_##lib) ? calls.name args : CUDA_CALL_FAIL_##lib;          \
+    }
 CUDA_CALLS(CUDA_CALL_DEFINE)
 #undef CUDA_CALL_DEFINE
 
 const char *cublasGetStatusString(cublasStatus_t status)
 {
-    return cuda_calls_ready() ? calls.cublasGetStatusString(status) : "cuBLAS could not be loaded";
+    return cuda_calls_ready(CUDA_LIB_blas) ? calls.cublasGetStatusString(status)
+                                           : "cuBLAS could not be loaded";
 }

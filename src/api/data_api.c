@@ -93,7 +93,11 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
         weft_data__unref(d);
         d = NULL;
     }
-    if (!d) weft_seqcheck_refused(ctx); /* e.g. out of memory on one rank */
+    if (!d) {
+        /* The shape was checked: only memory is left (it said nothing). */
+        weft_error("weft_data_new: out of host memory for the data's record");
+        weft_seqcheck_refused(ctx); /* named on every rank at the next agreement */
+    }
     return d;
 }
 
@@ -187,12 +191,20 @@ int weft_data_claim_memory(weft_data_t *d, const char *call, void *ptr, int64_t 
     return weft_spans_claim(&d->ctx->spans, &blk, call, d->key, d->key, out);
 }
 
+/* What weft_data_register says where only memory was missing (its
+ * arguments were checked). */
+static weft_data_t *register_nomem(void)
+{
+    weft_error("weft_data_register: out of host memory for the data's record");
+    return NULL;
+}
+
 static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr, int rows,
                                   int cols, int64_t ld, int owner_rank)
 {
     if (check_register(ctx, ptr, rows, ld, owner_rank) != WEFT_SUCCESS) return NULL;
     weft_data_t *d = weft_data_make(ctx, type, rows, cols, owner_rank);
-    if (!d) return NULL;
+    if (!d) return register_nomem();
     /* The owner's memory is this rank's to check against the other live
      * registrations; a refusal here is named on every rank at the next
      * agreement (weft_data_register folds it in). */
@@ -209,7 +221,7 @@ static weft_data_t *data_register(weft_context_t *ctx, weft_dtype_t type, void *
     if ((owner_rank == ctx->rank && !c) || weft_context_track(ctx, d) != 0) {
         weft_spans_release(&ctx->spans, d->span);
         weft_data__unref(d);
-        return NULL;
+        return register_nomem();
     }
     if (c) weft_data_copy_set_initial_locked(d, 0);
     return d;

@@ -186,8 +186,9 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
      * a pointer kept past the body names a task that is gone, or another
      * one by now (task structures are reused); the thread that made the
      * context starts no such thread (t is not read there). */
-    int in_task = weft_inbody_in_task(), t_runs = atomic_load(&((weft_task_t *)t)->in_body);
-    if (!in_task && (weft_inbody_contexts_made() > 0 || !t_runs)) {
+    int in_task = weft_inbody_in_task();
+    if (!in_task &&
+        (weft_inbody_contexts_made() > 0 || !atomic_load(&((weft_task_t *)t)->in_body))) {
         weft_error("weft_task_error called outside a task body and while its task's body does "
                    "not run: only a body (or a thread it started, while it runs) may say why its "
                    "task fails (the call is refused)");
@@ -196,7 +197,7 @@ void weft_task_error(const weft_task_t *t, const char *fmt, ...)
     /* Inside a body, a task whose body does not run is another one (one
      * that ended, its pointer kept): nothing failed and the words were
      * lost; the calling body's task fails instead. */
-    if (in_task && !t_runs) {
+    if (in_task && !atomic_load(&((weft_task_t *)t)->in_body)) {
         weft_error("weft_task_error called from a body with another task, whose body does not "
                    "run (a pointer kept past it)%s",
                    weft_inbody_fail_task() ? ": the task whose body called it fails" : "");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/ending.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -12,14 +13,31 @@ int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
     char words[MPI_MAX_ERROR_STRING] = "injected: fault_inject mpi_coll";
     int injected = mpi_rc == MPI_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_MPI_COLL, NULL);
     if (mpi_rc == MPI_SUCCESS && !injected) return WEFT_SUCCESS;
-    int len = 0;
-    if (!injected && MPI_Error_string(mpi_rc, words, &len) != MPI_SUCCESS)
-        snprintf(words, sizeof words, "MPI error %d", mpi_rc);
+    if (!injected) return weft_coll_failed_end(ctx, what, mpi_rc);
     weft_error("%s: the collective between ranks failed in MPI (%s): no collective follows on "
                "this context, its later waits and weft_fini fail",
                what, words);
     weft_context_diverge(ctx, WEFT_ERR_MPI);
     return WEFT_ERR_MPI;
+}
+
+int weft_coll_failed_end(weft_context_t *ctx, const char *what, int mpi_rc)
+{
+    if (atomic_load(&ctx->mpi_gone)) {
+        weft_error("%s: MPI was finalized under the collective: no collective follows on this "
+                   "context",
+                   what);
+        weft_context_diverge(ctx, WEFT_ERR_MPI);
+        return WEFT_ERR_MPI;
+    }
+    char words[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, words, &len) != MPI_SUCCESS)
+        snprintf(words, sizeof words, "MPI error %d", mpi_rc);
+    weft_error("%s: the collective between ranks failed in MPI on this rank (%s): the other "
+               "ranks may wait in it for ever and cannot be told: ending the run",
+               what, words);
+    weft_abort_job(ctx->comm, 1);
 }
 
 int weft_coll_all(weft_context_t *ctx, int *ok, const char *what)

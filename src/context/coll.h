@@ -13,12 +13,23 @@
 #include "context/context.h"
 
 /* What one collective ended with, mpi_rc being the MPI call's return code:
- * WEFT_SUCCESS, or WEFT_ERR_MPI after an error line naming `what` and
- * MPI's words, the context diverged (weft_context_diverge: the other
- * ranks' views are unknown, so no collective follows on it). The caller
- * makes no further collective and returns the status. Main thread. */
+ * WEFT_SUCCESS; for an error MPI returned, weft_coll_failed_end; for one
+ * fault_inject's mpi_coll made (on every rank alike, as a broken
+ * communicator would), WEFT_ERR_MPI after an error line naming `what`, the
+ * context diverged (weft_context_diverge: no collective follows on it).
+ * The caller makes no further collective and returns the status. Main
+ * thread. */
 int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
     __attribute__((warn_unused_result));
+
+/* An error MPI returned on this rank for collective `what`: MPI reports it
+ * on the rank that met it, and the other ranks may wait in that collective
+ * for ever (a rank whose schedule could not be built never joined it:
+ * found under a memory limit). Says so with MPI's words and ends the job
+ * (weft_abort_job). Returns only when MPI was finalized under the call (a
+ * body or another thread called MPI_Finalize, mpiend.c: nothing may call
+ * MPI), with WEFT_ERR_MPI and the context diverged. */
+int weft_coll_failed_end(weft_context_t *ctx, const char *what, int mpi_rc);
 
 /* Whether every rank can go on: *ok becomes the minimum of every rank's
  * (a rank without its buffers must not leave the others in the next

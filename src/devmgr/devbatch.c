@@ -106,9 +106,10 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
     for (int i = 0; i < first->nbatch; i++)
         injected |= weft_fault_hit(first->tp->ctx->fault, WEFT_FAULT_TASK, first->cls->name);
     int rc = WEFT_FAULT_RC;
-    if (injected)
-        weft_error("batch of %d %s tasks: failure injected (fault_inject): returns %d",
-                   first->nbatch, first->cls->name, rc);
+    if (injected) /* its members say no line of their own (no body ran): named here */
+        weft_error("batch of %d %s tasks (%s%s): failure injected (fault_inject): returns %d",
+                   first->nbatch, first->cls->name, weft_task_name(first).text,
+                   first->nbatch > 1 ? " and the others batched with it" : "", rc);
     else
         rc = batch_call(first);
     weft_log_cause_leave(outer);

@@ -78,14 +78,13 @@ int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t 
             room = (size_t)got;
             continue;
         }
-        /* Only the class and flow here: a consumer on this rank that is no
-         * task never names its producer (the counts catch it), and the
-         * ranges of one that is sent to are checked in make_sends. */
+        /* Each a task of the graph before any of its functions is called
+         * for it (its rank and args functions were called with indices
+         * outside its class's range, and a user's args indexing an array
+         * by them read past it). */
         for (int c = 0; c < got; c++) {
-            if (to[c].cls < 0 || to[c].cls >= b->g->nclasses || to[c].flow < 0 ||
-                to[c].flow >= WEFT_MAX_FLOWS)
-                return weft_ptg__check_ref(b, p, &to[c]);
             to[c] = weft_ptg__norm(b, to[c]);
+            if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }
         *n = (size_t)got;
         return listed_once(b, p, to, *n);

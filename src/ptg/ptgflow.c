@@ -183,8 +183,6 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
     if (!ranks) return WEFT_ERR_NOMEM;
     for (size_t c = 0; c < n; c++) {
         weft_ptg_ref_t cr = ((weft_ptg_ref_t *)b->refs.data)[c];
-        /* A task of the graph before any of its functions is called. */
-        if (weft_ptg__check_ref(b, p, &cr) != WEFT_SUCCESS) goto bad;
         int r = weft_ptg__rank(b, &cr);
         if (r < 0) goto bad;
         if (r == b->me) {
@@ -342,11 +340,6 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
         int listed = 0;
         for (size_t c = 0; c < n; c++) {
             const weft_ptg_ref_t *cr = &((weft_ptg_ref_t *)b->refs.data)[c];
-            /* As make_sends: checked before its rank function is called
-             * (its args function was called with indices outside its
-             * class's range, and a class index beyond the graph's was
-             * read past the classes). */
-            if (weft_ptg__check_ref(b, p, cr) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
             int r = weft_ptg__rank(b, cr);
             if (r < 0) return WEFT_ERR_INVALID;
             if (r != b->me) continue;

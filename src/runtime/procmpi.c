@@ -39,6 +39,13 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 {
     int live = atomic_load(&mpi_contexts), ended = atomic_load(&mpi_abandoned);
     if ((live <= 0 && ended <= 0) || atomic_load(&mpi_pid) != (long)getpid()) return;
+    if (weft_ending_aborting()) {
+        /* weft ended the job itself and said why; its MPI_Abort exited
+         * (Open MPI out of memory): not the application's forgotten
+         * weft_fini. */
+        fflush(NULL);
+        _exit(1);
+    }
     if (live > 0)
         weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, "
                    "so tasks not waited for are dropped and MPI is not finalized; call "

@@ -57,12 +57,6 @@ static void encode(const weft_context_t *ctx, const weft_agree_vote_t *v, int64_
 
 static int same(const int64_t *r, int k) { return r[k] == -r[AG_FIELDS + k]; }
 
-static int failed_in_mpi(const char *where)
-{
-    weft_error("%s: the agreement between ranks failed in MPI", where);
-    return WEFT_ERR_MPI;
-}
-
 /* Between tests of a request: past the first thousand, a 100 us nap, so
  * that the ranks waited for may have the core. */
 static void nap_after(long spins)
@@ -82,7 +76,8 @@ static int agree_complete(weft_context_t *ctx, MPI_Request *req, const char *whe
     int reported = 0;
     for (long spins = 0;; spins++) {
         int done = 0;
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return failed_in_mpi(where);
+        int trc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (trc != MPI_SUCCESS) return weft_coll_failed_end(ctx, where, trc);
         if (done) return WEFT_SUCCESS;
         nap_after(spins);
         double waited = weft_clock_s() - t0;
@@ -103,10 +98,8 @@ int weft_agree_allreduce(weft_context_t *ctx, void *buf, int count, MPI_Datatype
                          const char *where)
 {
     MPI_Request req;
-    if (MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, op, ctx->comm, &req) != MPI_SUCCESS) {
-        weft_error("%s: the collective between ranks failed in MPI", where);
-        return WEFT_ERR_MPI;
-    }
+    int src = MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, op, ctx->comm, &req);
+    if (src != MPI_SUCCESS) return weft_coll_failed_end(ctx, where, src);
     int rc = agree_complete(ctx, &req, where);
     /* Where fault_inject's mpi_coll can fail it, as the collectives that
      * follow it are (context/coll.c). */
@@ -201,10 +194,9 @@ int weft_agree_begin(weft_context_t *ctx, const weft_agree_vote_t *mine, weft_ag
     op->req = MPI_REQUEST_NULL;
     if (ctx->sim) return WEFT_SUCCESS;
     encode(ctx, mine, op->sent);
-    if (MPI_Iallreduce(op->sent, op->got, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm,
-                       &op->req) != MPI_SUCCESS)
-        return failed_in_mpi(mine->where);
-    return WEFT_SUCCESS;
+    int src =
+        MPI_Iallreduce(op->sent, op->got, 2 * AG_FIELDS, MPI_INT64_T, MPI_MAX, ctx->comm, &op->req);
+    return src == MPI_SUCCESS ? WEFT_SUCCESS : weft_coll_failed_end(ctx, mine->where, src);
 }
 
 void weft_agree_end_each(weft_agree_op_t *ops, int n)
@@ -215,8 +207,9 @@ void weft_agree_end_each(weft_agree_op_t *ops, int n)
         for (int i = 0; i < n; i++) {
             int done = 0;
             if (ops[i].ended) continue;
-            if (MPI_Test(&ops[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-                done = failed_in_mpi(ops[i].vote.where) != WEFT_SUCCESS;
+            int trc = MPI_Test(&ops[i].req, &done, MPI_STATUS_IGNORE);
+            if (trc != MPI_SUCCESS) {
+                done = weft_coll_failed_end(ops[i].ctx, ops[i].vote.where, trc) != WEFT_SUCCESS;
             } else if (done) {
                 weft_agree_outcome_t out;
                 int dropped = weft_agree_end(&ops[i], &out);

@@ -42,8 +42,14 @@ void weft_ending_run(void)
     }
 }
 
+static atomic_int aborting;
+
+int weft_ending_aborting(void) { return atomic_load(&aborting); }
+
 void weft_abort_job(MPI_Comm comm, int code)
 {
+    atomic_store(&aborting, 1);
     weft_ending_run();
     MPI_Abort(comm, code);
+    _exit(code);
 }

@@ -3,10 +3,12 @@
  * opened at the first call instead of linked. Needs no GPU (the calls made
  * here run on the host):
  * - neither library is in the process before the first call;
- * - a call loads both and reaches the library's own code (its status
- *   string, a cuSOLVER parameter object, cuBLAS refusing a NULL handle);
- * - both are loaded by their soname, the copy libweft opens for its
- *   devices' handles.
+ * - a call loads both (each found by its soname afterwards, the name
+ *   libweft opens for its devices' handles) and reaches the library's own
+ *   code: its status string (the wrapper's own failure would read "could
+ *   not be loaded") and a cuSOLVER parameter object made and destroyed;
+ *   cuBLAS refusing a NULL handle is checked too, though a wrapper that
+ *   failed would return the same status.
  */
 #include <cublas_v2.h>
 #include <cusolverDn.h>

@@ -14,8 +14,8 @@
  * NOTE(7, 0). Before, a class that ended on the last range was taken as
  * cut short and not counted: the graph ran without that task. Refused.
  *
- * oob (2 ranks): P(0) on rank 0 writes a data of rank 1 and lists C(0) and
- * C(5) as its consumers, C's range being 0..0. Rank 1 called C's rank and
+ * oob (2 ranks): P(0) on rank 0 writes a data of rank 1 and lists C(5) and
+ * C(0) as its consumers, C's range being 0..0. Rank 1 called C's rank and
  * args functions for C(5) before checking it (a user's args indexing an
  * array by it reads past it). Refused on every rank; C's functions never
  * see an index outside its range.
@@ -198,9 +198,11 @@ static int producer_c(const int *idx, int flow, weft_ptg_ref_t *p, const void *a
 static int consumers_p(const int *idx, int flow, weft_ptg_ref_t *to, int max, const void *arg)
 {
     (void)idx, (void)flow, (void)arg;
+    /* C(5) first: the final-version check parses the list's entries in
+     * order, and stopped at C(0), which writes, before reaching it. */
     if (max >= 2) {
-        to[0] = (weft_ptg_ref_t){.cls = 1, .flow = 0, .idx = {0}};
-        to[1] = (weft_ptg_ref_t){.cls = 1, .flow = 0, .idx = {5}};
+        to[0] = (weft_ptg_ref_t){.cls = 1, .flow = 0, .idx = {5}};
+        to[1] = (weft_ptg_ref_t){.cls = 1, .flow = 0, .idx = {0}};
     }
     return 2;
 }
