@@ -12,29 +12,22 @@
  */
 #include <cublas_v2.h>
 #include <cusolverDn.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../check.h"
-
-static int loaded(const char *soname)
-{
-    void *so = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
-    if (so != NULL) dlclose(so);
-    return so != NULL;
-}
+#include "../loaded_lib.h"
 
 int main(void)
 {
-    CHECK(!loaded(WEFT_TEST_CUBLAS_SONAME));
-    CHECK(!loaded(WEFT_TEST_CUSOLVER_SONAME));
+    CHECK(!loaded_lib(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(!loaded_lib(WEFT_TEST_CUSOLVER_SONAME));
 
     const char *s = cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE);
     CHECK(s != NULL && strstr(s, "cuBLAS could not be loaded") == NULL);
     printf("cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE): %s\n", s ? s : "(null)");
-    CHECK(loaded(WEFT_TEST_CUBLAS_SONAME));
-    CHECK(loaded(WEFT_TEST_CUSOLVER_SONAME));
+    CHECK(loaded_lib(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(loaded_lib(WEFT_TEST_CUSOLVER_SONAME));
 
     /* cuBLAS's own check of its handle, not the wrapper's failure (which
      * would be NOT_INITIALIZED too): the scalar is read only past it. */

@@ -8,7 +8,6 @@
  *   naming the missing symbol;
  * - libweft itself does not pull either library into the process at start.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,21 +15,14 @@
 #include "weft/weft.h"
 
 #include "../check.h"
-
-/* Whether a library of that soname prefix is in the process already. */
-static int loaded(const char *soname)
-{
-    void *so = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
-    if (so != NULL) dlclose(so);
-    return so != NULL;
-}
+#include "../loaded_lib.h"
 
 int main(void)
 {
     /* The test program links weft's objects statically and no cuBLAS, so
      * nothing has loaded them before the first try. */
-    CHECK(!loaded(WEFT_TEST_CUBLAS_SONAME));
-    CHECK(!loaded(WEFT_TEST_CUSOLVER_SONAME));
+    CHECK(!loaded_lib(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(!loaded_lib(WEFT_TEST_CUSOLVER_SONAME));
 
     capture_begin();
     int rc = weft_cuda__libs_try("libweft-no-such-blas.so.7", NULL);
@@ -46,7 +38,7 @@ int main(void)
     CHECK(strstr(text, "cuSOLVER has no cusolverDnCreate") != NULL);
 
     CHECK(weft_cuda__libs_try(NULL, NULL) == WEFT_SUCCESS);
-    CHECK(loaded(WEFT_TEST_CUBLAS_SONAME));
-    CHECK(loaded(WEFT_TEST_CUSOLVER_SONAME));
+    CHECK(loaded_lib(WEFT_TEST_CUBLAS_SONAME));
+    CHECK(loaded_lib(WEFT_TEST_CUSOLVER_SONAME));
     return check_report("cuda_libs");
 }

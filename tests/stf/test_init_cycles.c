@@ -4,18 +4,12 @@
  * made at the first release); the heap, mmapped blocks included, may not
  * grow by more than 64 KiB a cycle between cycles 10 and 40 (it grew by
  * 405 KiB a cycle: every ended context kept its ring). */
-#include <malloc.h>
 #include <mpi.h>
 #include <stdio.h>
 
 #include "../check.h"
+#include "heap_bytes.h"
 #include "weft/weft.h"
-
-static size_t heap_bytes(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-}
 
 int main(int argc, char **argv)
 {

@@ -5,20 +5,14 @@
  * window's worth (sched_window=256 here): the heap, mmapped blocks
  * included, may stay at most 8 MiB above where it was before the chain;
  * the chain's sum is checked. Reads the heap with glibc's mallinfo2. */
-#include <malloc.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "../check.h"
+#include "heap_bytes.h"
 #include "weft/weft.h"
 
 #define CHAIN 20000
-
-static size_t heap_bytes(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-}
 
 static int step_body(weft_task_t *t)
 {
