@@ -71,8 +71,19 @@ static int check_owner(const weft_context_t *ctx, const char *call, int owner_ra
 static int check_shape(const char *call, weft_dtype_t type, int rows, int cols)
 {
     if (weft_dtype_check(call, type) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-    if (rows > 0 && cols > 0) return WEFT_SUCCESS;
-    weft_error("%s: a tile of %d x %d elements: rows and cols must be positive", call, rows, cols);
+    if (rows <= 0 || cols <= 0) {
+        weft_error("%s: a tile of %d x %d elements: rows and cols must be positive", call, rows,
+                   cols);
+        return WEFT_ERR_INVALID;
+    }
+    /* So that a NULL from the data layer afterwards is memory alone. */
+    size_t elem = weft_dtype_size(type), bytes;
+    if (!__builtin_mul_overflow((size_t)rows * (size_t)cols, elem, &bytes) &&
+        bytes <= (size_t)PTRDIFF_MAX)
+        return WEFT_SUCCESS;
+    weft_error("%s: %d x %d elements of %zu bytes are more bytes than a tile can hold (at most "
+               "%lld): use smaller tiles",
+               call, rows, cols, elem, (long long)PTRDIFF_MAX);
     return WEFT_ERR_INVALID;
 }
 
@@ -94,7 +105,8 @@ weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int
         d = NULL;
     }
     if (!d) {
-        /* The shape was checked: only memory is left (it said nothing). */
+        /* The shape and its bytes were checked: only memory is left (it
+         * said nothing). */
         weft_error("weft_data_new: out of host memory for the data's record");
         weft_seqcheck_refused(ctx); /* named on every rank at the next agreement */
     }

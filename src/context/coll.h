@@ -17,8 +17,8 @@
  * fault_inject's mpi_coll made (on every rank alike, as a broken
  * communicator would), WEFT_ERR_MPI after an error line naming `what`, the
  * context diverged (weft_context_diverge: no collective follows on it).
- * The caller makes no further collective and returns the status. Main
- * thread. */
+ * The caller makes no further collective and returns the status. The
+ * context's thread, or the one whose MPI_Finalize ends it (mpiend.c). */
 int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
     __attribute__((warn_unused_result));
 
@@ -28,7 +28,9 @@ int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
  * found under a memory limit). Says so with MPI's words and ends the job
  * (weft_abort_job). Returns only when MPI was finalized under the call (a
  * body or another thread called MPI_Finalize, mpiend.c: nothing may call
- * MPI), with WEFT_ERR_MPI and the context diverged. */
+ * MPI), with WEFT_ERR_MPI and the context diverged. (A body finalizing
+ * MPI just after that check makes MPI_Abort meet a finalized MPI, which
+ * Open MPI ends the process for: the end comes either way.) */
 int weft_coll_failed_end(weft_context_t *ctx, const char *what, int mpi_rc);
 
 /* Whether every rank can go on: *ok becomes the minimum of every rank's

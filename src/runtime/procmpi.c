@@ -39,12 +39,13 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 {
     int live = atomic_load(&mpi_contexts), ended = atomic_load(&mpi_abandoned);
     if ((live <= 0 && ended <= 0) || atomic_load(&mpi_pid) != (long)getpid()) return;
-    if (weft_ending_aborting()) {
+    int aborting = weft_ending_aborting();
+    if (aborting) {
         /* weft ended the job itself and said why; its MPI_Abort exited
          * (Open MPI out of memory): not the application's forgotten
-         * weft_fini. */
+         * weft_fini. The code it ended with (the watchdog's is 3). */
         fflush(NULL);
-        _exit(1);
+        _exit(aborting - 1);
     }
     if (live > 0)
         weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, "

@@ -2,6 +2,7 @@
 #include "util/ending.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <unistd.h>
 
 /* Zones (one a device and context) and trace files a process has at once. */
@@ -42,14 +43,15 @@ void weft_ending_run(void)
     }
 }
 
-static atomic_int aborting;
+static atomic_int aborting; /* 0, or the code weft_abort_job ends the job with, plus one */
 
 int weft_ending_aborting(void) { return atomic_load(&aborting); }
 
 void weft_abort_job(MPI_Comm comm, int code)
 {
-    atomic_store(&aborting, 1);
+    atomic_store(&aborting, code + 1);
     weft_ending_run();
     MPI_Abort(comm, code);
+    fflush(NULL);
     _exit(code);
 }

@@ -22,9 +22,9 @@ void weft_ending_run(void);
 
 /* Ends the job from a rank that cannot go on: weft_ending_run, then
  * MPI_Abort(comm, code), then _exit(code) should MPI_Abort return. From
- * then on weft_ending_aborting() is 1: an exit on the way (Open MPI's
- * abort itself failing for lack of memory calls exit) is weft's own end,
- * not an application's that forgot weft_fini. */
+ * then on weft_ending_aborting() is code + 1: an exit on the way (Open
+ * MPI's abort itself failing for lack of memory calls exit) is weft's own
+ * end, with that code, not an application's that forgot weft_fini. */
 void weft_abort_job(MPI_Comm comm, int code) __attribute__((noreturn));
 int weft_ending_aborting(void);
 

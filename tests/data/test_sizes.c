@@ -33,6 +33,10 @@ static void tile_overflow(weft_context_t *ctx)
     CHECK(d == NULL);
     CHECK(captured("1073741824 x 1073741824 elements of 16 bytes are more bytes than a tile can "
                    "hold"));
+    /* Said once, by the call: not also as out of memory (the refusal's
+     * words at the next agreement are the last line's). */
+    CHECK(captured("weft_data_new: 1073741824 x 1073741824 elements"));
+    CHECK(!captured("out of host memory"));
     capture_begin();
     weft_matrix_t *A = weft_matrix_new(ctx, t16, big, big, big, big, 1, 1);
     capture_end();
