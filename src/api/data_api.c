@@ -78,9 +78,7 @@ static int check_shape(const char *call, weft_dtype_t type, int rows, int cols)
     }
     /* So that a NULL from the data layer afterwards is memory alone. */
     size_t elem = weft_dtype_size(type), bytes;
-    if (!__builtin_mul_overflow((size_t)rows * (size_t)cols, elem, &bytes) &&
-        bytes <= (size_t)PTRDIFF_MAX)
-        return WEFT_SUCCESS;
+    if (weft_data__tile_fits(elem, rows, cols, &bytes)) return WEFT_SUCCESS;
     weft_error("%s: %d x %d elements of %zu bytes are more bytes than a tile can hold (at most "
                "%lld): use smaller tiles",
                call, rows, cols, elem, (long long)PTRDIFF_MAX);

@@ -10,13 +10,12 @@
 
 int weft_coll_check(weft_context_t *ctx, int mpi_rc, const char *what)
 {
-    char words[MPI_MAX_ERROR_STRING] = "injected: fault_inject mpi_coll";
-    int injected = mpi_rc == MPI_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_MPI_COLL, NULL);
-    if (mpi_rc == MPI_SUCCESS && !injected) return WEFT_SUCCESS;
-    if (!injected) return weft_coll_failed_end(ctx, what, mpi_rc);
-    weft_error("%s: the collective between ranks failed in MPI (%s): no collective follows on "
-               "this context, its later waits and weft_fini fail",
-               what, words);
+    if (mpi_rc != MPI_SUCCESS) return weft_coll_failed_end(ctx, what, mpi_rc);
+    if (!weft_fault_hit(ctx->fault, WEFT_FAULT_MPI_COLL, NULL)) return WEFT_SUCCESS;
+    weft_error("%s: the collective between ranks failed in MPI (injected: fault_inject "
+               "mpi_coll): no collective follows on this context, its later waits and "
+               "weft_fini fail",
+               what);
     weft_context_diverge(ctx, WEFT_ERR_MPI);
     return WEFT_ERR_MPI;
 }

@@ -62,6 +62,14 @@ weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtyp
     return weft_data__create_in(NULL, ctx, key, type, rows, cols, owner_rank);
 }
 
+int weft_data__tile_fits(size_t elem, int rows, int cols, size_t *bytes)
+{
+    /* Struct elements make rows x cols x elem overflow size_t (2^30 x 2^30
+     * of 16 bytes is 0): every copy would then be too small for its tile. */
+    return !__builtin_mul_overflow((size_t)rows * (size_t)cols, elem, bytes) &&
+           *bytes <= (size_t)PTRDIFF_MAX;
+}
+
 weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t key,
                                   weft_dtype_t type, int rows, int cols, int owner_rank)
 {
@@ -71,10 +79,7 @@ weft_data_t *weft_data__create_in(void *mem, struct weft_context *ctx, uint64_t 
         weft_data__free_mem(mem);
         return NULL;
     }
-    /* Struct elements make rows x cols x elem overflow size_t (2^30 x 2^30
-     * of 16 bytes is 0): every copy would then be too small for its tile. */
-    if (__builtin_mul_overflow((size_t)rows * (size_t)cols, elem, &bytes) ||
-        bytes > (size_t)PTRDIFF_MAX) {
+    if (!weft_data__tile_fits(elem, rows, cols, &bytes)) {
         weft_error("data %llu: %d x %d elements of %zu bytes are more bytes than a tile can "
                    "hold (at most %lld): use smaller tiles",
                    (unsigned long long)key, rows, cols, elem, (long long)PTRDIFF_MAX);

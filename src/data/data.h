@@ -169,6 +169,11 @@ struct weft_data {
  * type is one (else "CALL: element type ..." logged, WEFT_ERR_INVALID). */
 int weft_dtype_check(const char *call, weft_dtype_t type);
 
+/* Whether a tile of rows x cols elements of elem bytes fits the bytes a
+ * tile can hold (at most PTRDIFF_MAX: struct elements made rows x cols x
+ * elem overflow size_t); its bytes into *bytes when it does. */
+int weft_data__tile_fits(size_t elem, int rows, int cols, size_t *bytes);
+
 /* A data with no copies. Returns NULL on bad sizes (logged). */
 weft_data_t *weft_data__create(struct weft_context *ctx, uint64_t key, weft_dtype_t type, int rows,
                                int cols, int owner_rank);

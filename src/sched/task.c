@@ -29,32 +29,24 @@ void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
 {
     /* The usual case, in O(1): no more were ever made than may be kept. */
     if (p->made <= keep) return;
-    weft_task_t *back = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+    /* The private list, then the returned ones: the first `keep` stay. */
+    weft_task_t *lists[2] = {p->local,
+                             atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire)};
     weft_task_t **end = &p->local;
     size_t n = 0;
-    while (*end && n < keep) {
-        end = &(*end)->next;
-        n++;
-    }
-    /* The returned ones join the private list's end, past the ones kept. */
-    weft_task_t *drop = *end;
-    *end = NULL;
-    if (n < keep) {
-        *end = back;
-        while (*end && n < keep) {
-            end = &(*end)->next;
-            n++;
-        }
-        back = *end;
-        *end = NULL;
-    }
-    weft_task_t *lists[2] = {drop, back};
     for (int i = 0; i < 2; i++)
         for (weft_task_t *t = lists[i], *next; t; t = next) {
             next = t->next;
-            free(t);
-            p->made--;
+            if (n < keep) {
+                *end = t;
+                end = &t->next;
+                n++;
+            } else {
+                free(t);
+                p->made--;
+            }
         }
+    *end = NULL;
 }
 
 static weft_task_t *pool_take(weft_task_pool_t *p)
