@@ -1,14 +1,17 @@
 /* Loaded with LD_PRELOAD into one rank: failures that rank's process meets
  * in its libraries, where fault_inject cannot reach (MPI, the C library).
- * Environment:
- * - WEFT_TEST_IALLREDUCE_FAIL=N: the N-th MPI_Iallreduce (1-based) returns
+ * Nothing fails before the program calls weft_test_preload_arm (found by
+ * dlsym), so that weft_init's own calls and allocations, whatever they are,
+ * neither fail nor count. Environment:
+ * - WEFT_TEST_IALLREDUCE_FAIL=N: the N-th MPI_Iallreduce (1-based) since
+ *   the arming returns
  *   MPI_ERR_OTHER without joining the collective, as Open MPI does when it
  *   cannot build the operation's schedule (out of memory): this rank sees
  *   the error, the others wait in the collective;
  * - WEFT_TEST_ABORT_EXITS=1: MPI_Abort calls exit(code) instead, as Open
  *   MPI's did when its own abort ran out of memory;
- * - WEFT_TEST_ALIGNED_ALLOC_FAIL=1: every aligned_alloc returns NULL
- *   (ENOMEM), as under a memory limit.
+ * - WEFT_TEST_ALIGNED_ALLOC_FAIL=1: every aligned_alloc since the arming
+ *   returns NULL (ENOMEM), as under a memory limit.
  * Every other call goes to the library: MPI through its profiling names,
  * aligned_alloc through the next definition. */
 #define _GNU_SOURCE
@@ -25,13 +28,20 @@ static int env_is(const char *name, int value)
     return v && atoi(v) == value;
 }
 
-static atomic_int iallreduce_calls;
+static atomic_int armed, iallreduce_calls;
+
+__attribute__((visibility("default"))) void weft_test_preload_arm(void)
+{
+    atomic_store(&iallreduce_calls, 0);
+    atomic_store(&armed, 1);
+}
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request *req)
 {
     const char *at = getenv("WEFT_TEST_IALLREDUCE_FAIL");
-    if (at && atomic_fetch_add(&iallreduce_calls, 1) + 1 == atoi(at)) return MPI_ERR_OTHER;
+    if (at && atomic_load(&armed) && atomic_fetch_add(&iallreduce_calls, 1) + 1 == atoi(at))
+        return MPI_ERR_OTHER;
     return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, req);
 }
 
@@ -44,7 +54,7 @@ int MPI_Abort(MPI_Comm comm, int code)
 /* Exported despite the build's hidden default (mpi.h marks MPI's own). */
 __attribute__((visibility("default"))) void *aligned_alloc(size_t align, size_t size)
 {
-    if (env_is("WEFT_TEST_ALIGNED_ALLOC_FAIL", 1)) {
+    if (atomic_load(&armed) && env_is("WEFT_TEST_ALIGNED_ALLOC_FAIL", 1)) {
         errno = ENOMEM;
         return NULL;
     }
