@@ -17,6 +17,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
+#include "stf/watchdog.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "stf/home.h"
@@ -197,6 +198,8 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     if (pending > ctx->insert_window)
         while (atomic_load_explicit(&tp->pending, memory_order_relaxed) > ctx->insert_window / 2 &&
                weft_sched_help(ctx->sched)) {
+            /* A long run's tasks may all end here, before its wait. */
+            if (tp->progress_due > 0) weft_watchdog_progress(tp);
         }
     return rc;
 }
@@ -347,8 +350,14 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     if (tp->t_first == 0) {
         tp->t_first = weft_clock_s();
         tp->cpu_first = weft_clock_thread_s();
+        tp->progress_due = weft_watchdog_shows(tp->ctx) ? tp->t_first + 1.0 : 0;
     }
-    tp->ctx->walked++;
+    /* The line a second runs from the first insertion, not from the wait:
+     * the inserting thread may spend most of the run here. */
+    if (tp->progress_due > 0 && (++tp->ctx->walked & 255) == 0)
+        weft_watchdog_progress(tp);
+    else
+        tp->ctx->walked++;
     for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
     if (tp->ctx->nranks > 1) {

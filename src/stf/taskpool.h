@@ -24,6 +24,8 @@ struct weft_taskpool {
     _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
     double cpu_first;            /* the inserting thread's CPU time then */
+    double progress_due;         /* when rank 0's next progress line is due (main
+                                    thread); 0: no line (progress off, another rank) */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;

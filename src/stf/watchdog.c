@@ -113,19 +113,33 @@ static void report_stall(weft_taskpool_t *tp, double idle)
     if (ctx->comm_engine) weft_comm_dump(ctx->comm_engine, level);
 }
 
+int weft_watchdog_shows(const weft_context_t *ctx)
+{
+    int64_t prog = weft_params_int(ctx->params, "progress");
+    return ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
+}
+
+void weft_watchdog_progress(weft_taskpool_t *tp)
+{
+    double now = weft_clock_s();
+    if (now < tp->progress_due) return;
+    print_progress(tp, now);
+    tp->progress_due = now + 1.0;
+}
+
 void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    int64_t prog = weft_params_int(ctx->params, "progress");
     *w = (weft_watchdog_t){
         .tp = tp,
         .stall_s = (int)weft_params_int(ctx->params, "watchdog_s"),
-        .show = ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO))),
+        .show = weft_watchdog_shows(ctx),
         .t0 = weft_clock_s(),
         .mark = progress_mark(ctx),
     };
     w->last_move = w->t0;
-    w->next_line = w->t0 + 1.0;
+    /* A second after the last line the insertion printed, if any. */
+    w->next_line = tp->progress_due > 0 ? tp->progress_due : w->t0 + 1.0;
 }
 
 int weft_watchdog_on(const weft_watchdog_t *w) { return w->stall_s || w->show; }

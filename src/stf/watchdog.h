@@ -18,6 +18,12 @@ typedef struct weft_watchdog {
     int reported;     /* this stall was reported */
 } weft_watchdog_t;
 
+/* Whether this rank prints the progress line (rank 0, parameter progress). */
+int weft_watchdog_shows(const weft_context_t *ctx);
+/* Prints the progress line when due (tp->progress_due), from the
+ * inserting thread: insertion, and the tasks it runs when far ahead of the
+ * workers, can take most of a run (main thread). */
+void weft_watchdog_progress(weft_taskpool_t *tp);
 /* Reads the parameters for a wait on tp (main thread). */
 void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp);
 /* 1 when the wait must wake up now and then to call the check. */
