@@ -281,7 +281,16 @@ int weft_insert_class_has_body(const weft_task_class_t *cls)
     return any;
 }
 
-static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
+/* A refusal after tp's handle and thread were found good: an entry of
+ * tp's wave on every rank alike (every rank checks the class), so a free
+ * or weft_fini waits for tp as for a task inserted (weft_taskpool_unwaited). */
+static int refuse_class(weft_taskpool_t *tp)
+{
+    tp->refused = 1;
+    return WEFT_ERR_INVALID;
+}
+
+static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
     /* The usual case without a call: every rank checks every task. */
     if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg &&
@@ -302,7 +311,7 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
         weft_error("insert %s: taskpool %s received a graph (weft_ptg_insert) since its last "
                    "wait: call weft_taskpool_wait before inserting",
                    cls && cls->name ? cls->name : "(a class with no name)", tp->name);
-        return WEFT_ERR_INVALID;
+        return refuse_class(tp);
     }
     if (cls && cls->name && !weft_insert_class_has_body(cls)) {
         /* Every rank refuses it: none could run the task. */
@@ -310,12 +319,12 @@ static int check_class(const weft_taskpool_t *tp, const weft_task_class_t *cls, 
                    "at least one device type (.body[WEFT_DEV_CPU] runs on the host and on emu "
                    "devices)",
                    call, cls->name);
-        return WEFT_ERR_INVALID;
+        return refuse_class(tp);
     }
     if (cls && cls->name) return WEFT_SUCCESS;
     weft_error("argument 2 of %s is %s: pass a weft_task_class_t with a name", call,
                cls ? "a task class without a name" : "NULL");
-    return WEFT_ERR_INVALID;
+    return refuse_class(tp);
 }
 
 /* The rank that runs w keeps it as class `kept`, each write a read-write

@@ -233,6 +233,7 @@ void weft_seqcheck_refused_call(weft_context_t *ctx, const char *what)
 
 static void refused_task(weft_taskpool_t *tp, const char *cls_name, int status, uint64_t detail)
 {
+    tp->refused = 1;
     if (tp->ctx->nranks < 2) return;
     char what[WEFT_SEQ_TEXT];
     snprintf(what, sizeof what, "task %s", cls_name);

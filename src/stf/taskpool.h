@@ -23,6 +23,7 @@ struct weft_taskpool {
                                     progress line counts the tasks since */
     _Atomic double flops_done;   /* estimated flops of the finished tasks */
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
+    int refused;                 /* an insertion refused since the last wait (main thread) */
     double cpu_first;            /* the inserting thread's CPU time then */
     double progress_due;         /* when rank 0's next progress line is due (main
                                     thread); 0: no line (progress off, another rank) */
@@ -62,7 +63,9 @@ static inline weft_data_t *weft_taskpool_touched(const weft_taskpool_t *tp, size
  * others not. */
 static inline int weft_taskpool_unwaited(const weft_taskpool_t *tp)
 {
-    return tp->t_first > 0 || weft_seqlog_count(&tp->seq) > 0;
+    /* refused: on one rank no sequence is kept, and a class refused by
+     * every rank alike logs no entry; the outcome must not depend on it. */
+    return tp->t_first > 0 || tp->refused || weft_seqlog_count(&tp->seq) > 0;
 }
 
 /* A task of tp finished (any thread): wakes the waiter on the last one. */
