@@ -372,8 +372,9 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     atomic_fetch_sub(&m->ctx->tasks_running, 1);
     if (rc == WEFT_SUCCESS) rc = f->rc;
     if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED; /* see weft_devlaunch_finish_task */
-    weft_devlaunch_finish_stage(m, f, rc == WEFT_SUCCESS);
-    publish(m, t, rc == WEFT_SUCCESS);
+    int ok = weft_taskrun_outcome(t, rc) == WEFT_SUCCESS; /* its finish says the misuse */
+    weft_devlaunch_finish_stage(m, f, ok);
+    publish(m, t, ok);
     /* Bodies run there, failed ones included, as the rank's tasks_run
      * counts them (it counted one the device did not). */
     if (t->body_ran && rc != WEFT_ERR_CANCELLED) atomic_fetch_add(&m->dev->stats.tasks, 1);

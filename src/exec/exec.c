@@ -80,7 +80,7 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
         weft_taskrun_log_body_failed(t, -1);
         rc = WEFT_ERR_TASK;
     }
-    publish_flows(t, rc == WEFT_SUCCESS);
+    publish_flows(t, weft_taskrun_outcome(t, rc) == WEFT_SUCCESS);
     weft_log_cause_leave(outer);
     return rc;
 }

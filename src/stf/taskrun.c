@@ -83,14 +83,20 @@ static void add_flops(weft_taskpool_t *tp, double f)
     }
 }
 
+int weft_taskrun_outcome(const weft_task_t *t, int rc)
+{
+    /* The accessor logged the misuse, or the body its own words
+     * (weft_task_error); a body returning 0 must not hide either. */
+    int said = atomic_load(&((weft_task_t *)t)->misuse);
+    if (rc == WEFT_SUCCESS && said) rc = said & 1 ? WEFT_ERR_INVALID : WEFT_ERR_TASK;
+    return rc;
+}
+
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc)
 {
     int ran = t->kind == WEFT_TASK_BODY && t->body_ran && rc != WEFT_ERR_CANCELLED;
     double flops = ran ? weft_taskrun_flops(t) : 0.0;
-    /* The accessor logged the misuse, or the body its own words
-     * (weft_task_error); a body returning 0 must not hide either. */
-    int said = atomic_load(&t->misuse);
-    if (rc == WEFT_SUCCESS && said) rc = said & 1 ? WEFT_ERR_INVALID : WEFT_ERR_TASK;
+    rc = weft_taskrun_outcome(t, rc);
     weft_failure_task_end(ctx, t, rc);
     for (int i = 0; i < t->nflows && ctx->ndevices > 0; i++)
         if (weft_task_first_flow_of(t, i) == i) weft_data_use_done(t->flow[i].data, t->seq);

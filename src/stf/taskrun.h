@@ -16,6 +16,13 @@ int weft_taskrun_body(weft_task_t *t);
  * not run). */
 void weft_taskrun_log_body_failed(const weft_task_t *t, int device);
 
+/* rc as t ends with it: a failure when an accessor refused a call of the
+ * body, or the body called weft_task_error, though it returned 0. Asked
+ * before the task's writes are published: a failed task publishes none
+ * (a NEW data's first writer that failed this way left its bytes as the
+ * data's contents, and a later reader was accepted on them). */
+int weft_taskrun_outcome(const weft_task_t *t, int rc);
+
 /* Ends t with status rc: records a failure, counts it, hands the
  * successors it releases to ctx->ready, drops the task. */
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc);

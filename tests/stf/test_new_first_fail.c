@@ -15,15 +15,24 @@
  * owner, the next one there fails after overwriting it (class ow), so the only
  * version is gone; the owner's inference had counted both writes and the
  * reader failed at run time, the owner's send saying "no copy at the
- * newest version (internal error)". It is refused alike now. */
+ * newest version (internal error)". It is refused alike now.
+ * A second argument "error" or "misuse" fails the writer from its body,
+ * after it wrote its bytes, by weft_task_error or a refused accessor call,
+ * the body returning 0 (run without fault_inject): the task failed but
+ * published its bytes as the data's first version, and the reader was
+ * accepted on them. */
 #include <string.h>
 
 #include "../check.h"
 #include "weft/weft.h"
 
+static const char *wr_fails = ""; /* "error", "misuse": how wr fails */
+
 static int wr(weft_task_t *t)
 {
     *(double *)weft_task_ptr(t, 0) = 42;
+    if (strcmp(wr_fails, "error") == 0) weft_task_error(t, "wr fails after writing");
+    if (strcmp(wr_fails, "misuse") == 0) (void)weft_task_ptr(t, 5);
     return 0;
 }
 
@@ -53,11 +62,17 @@ int main(int argc, char **argv)
     int rank = weft_rank(ctx), n = weft_nranks(ctx), last = n - 1;
     int lost = argc > 1 && strcmp(argv[1], "lost") == 0;
     int away = lost || (argc > 1 && strcmp(argv[1], "away") == 0);
+    if (argc > 2) wr_fails = argv[2];
     weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
     weft_data_t *out = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, last);
     REQUIRE(d && out);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "first write");
-    CHECK(weft_insert_task(tp, &wr_class, WEFT_W, d, WEFT_ON_RANK, away ? last : 0, 0) == 0);
+    /* With devices the writer runs on device 1 (the device's end of a task). */
+    if (weft_ndevices(ctx) > 0)
+        CHECK(weft_insert_task(tp, &wr_class, WEFT_W, d, WEFT_ON_RANK, away ? last : 0,
+                               WEFT_DEVICE_HINT, 1, 0) == 0);
+    else
+        CHECK(weft_insert_task(tp, &wr_class, WEFT_W, d, WEFT_ON_RANK, away ? last : 0, 0) == 0);
     if (lost) CHECK(weft_insert_task(tp, &ow_class, WEFT_RW, d, WEFT_ON_RANK, last, 0) == 0);
     capture_begin();
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
