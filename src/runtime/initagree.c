@@ -87,14 +87,17 @@ int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int
     if (arc == WEFT_SUCCESS) return WEFT_SUCCESS;
     char own[WEFT_LOG_LINE] = "";
     if (rc != WEFT_SUCCESS) weft_log_last_error(own, sizeof own);
-    /* Where no rank was named (every rank failed the same way, as when the
-     * application started MPI without MPI_THREAD_MULTIPLE), this rank's
-     * own words, in the form every other failure of weft_init has. */
-    if ((arc == WEFT_ERR_MPI || out.failed_rank < 0) && own[0])
-        weft_error("weft_init failed on rank %d: %s", ctx->rank, own);
-    else if (arc == WEFT_ERR_MPI || out.failed_rank < 0)
-        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
-    else
+    /* The lowest failing rank's words, on every rank, whatever its status:
+     * a rank that failed with WEFT_ERR_MPI (MPI started without
+     * MPI_THREAD_MULTIPLE there) was taken for a failed agreement, and the
+     * ranks that had not failed said only "MPI error", those that had
+     * their own rank. Without them (the agreement's own collective
+     * failed), this rank's own words, else the status. */
+    if (out.failed_rank >= 0 && out.failed_msg[0])
         weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);
+    else if (own[0])
+        weft_error("weft_init failed on rank %d: %s", ctx->rank, own);
+    else
+        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
     return arc;
 }

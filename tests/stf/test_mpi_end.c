@@ -103,13 +103,20 @@ int main(int argc, char **argv)
 {
     /* "single": the application starts MPI without MPI_THREAD_MULTIPLE:
      * weft_init refuses on every rank, saying why in the form of its other
-     * failures (it read "weft_init failed (workers and comm): MPI error"). */
-    if (argc > 1 && strcmp(argv[1], "single") == 0) {
-        MPI_Init(&argc, &argv);
+     * failures (it read "weft_init failed (workers and comm): MPI error").
+     * "multiple": with MPI_THREAD_MULTIPLE, run beside "single" ranks,
+     * whose words it prints (it read the same "MPI error"). */
+    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    if (argc > 1 && (strcmp(argv[1], "single") == 0 || multiple)) {
+        int provided = 0;
+        if (multiple)
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        else
+            MPI_Init(&argc, &argv);
         int me = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &me);
         weft_context_t *ctx = weft_init(&argc, &argv);
-        printf("test_mpi_end rank %d: single: weft_init %s\n", me,
+        printf("test_mpi_end rank %d: %s: weft_init %s\n", me, argv[1],
                ctx ? "made a context" : "refused");
         if (ctx) weft_fini(ctx);
         MPI_Finalize();
