@@ -2,7 +2,8 @@
  * most once. An unknown word, a flag without its value or a value that is
  * not a whole integer is refused with a line naming it (the examples read
  * flags with atoi and skipped anything else: "-N 100x" ran N=100, "-n 64"
- * the default size, both saying PASSED). */
+ * the default size, both saying PASSED). -h or --help prints the flags,
+ * what each sets and its default, on rank 0. */
 #ifndef WEFT_EXAMPLE_ARGS_H
 #define WEFT_EXAMPLE_ARGS_H
 
@@ -12,13 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads argv[1..argc-1] into *value[k] for flag[k] (n of them); values not
- * given keep their defaults. 0, or -1 after a line on stderr. */
-static int example_args(const char *prog, int argc, char **argv, int n, const char *const flag[],
-                        int *const value[])
+/* The flags, what[k] saying what flag[k] sets, and their defaults. */
+static void example_usage(const char *prog, int n, const char *const flag[],
+                          const char *const what[], int *const value[])
+{
+    printf("usage: mpiexec -n R %s", prog);
+    for (int k = 0; k < n; k++) printf(" [%s <int>]", flag[k]);
+    printf("\n");
+    for (int k = 0; k < n; k++) printf("  %-4s %s (default %d)\n", flag[k], what[k], *value[k]);
+    printf("  and weft's parameters as --weft-NAME=VALUE (README: Parameters)\n");
+}
+
+/* Reads argv[1..argc-1] into *value[k] for flag[k] (n of them; what[k]:
+ * what it sets, for the help); values not given keep their defaults. 0,
+ * 1 after the help (-h, --help: printed by rank `rank` 0 only), or -1
+ * after a line on stderr. */
+static int example_args(const char *prog, int rank, int argc, char **argv, int n,
+                        const char *const flag[], const char *const what[], int *const value[])
 {
     int given[16] = {0};
     if (n > 16) return -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            if (rank == 0) example_usage(prog, n, flag, what, value);
+            return 1;
+        }
+    }
     for (int i = 1; i < argc; i++) {
         int k = 0;
         while (k < n && strcmp(argv[i], flag[k]) != 0) k++;

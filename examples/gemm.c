@@ -92,8 +92,11 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 384, nb = 96, P = 1;
-    int bad = example_args("example_gemm", argc, argv, 3, (const char *const[]){"-N", "-t", "-P"},
+    int bad = example_args("example_gemm", weft_rank(ctx), argc, argv, 3,
+                           (const char *const[]){"-N", "-t", "-P"},
+                           (const char *const[]){"matrix order", "tile size", "grid rows"},
                            (int *const[]){&N, &nb, &P});
+    if (bad == 1) return weft_fini(ctx) != 0;
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
     if (bad || N < 1 || nb < 1 || P < 1 || weft_nranks(ctx) % P != 0) {
         if (!bad)

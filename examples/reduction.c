@@ -86,8 +86,11 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 400, nb = 50, rc = 0, rank = weft_rank(ctx), nranks = weft_nranks(ctx);
-    if (example_args("example_reduction", argc, argv, 2, (const char *const[]){"-N", "-t"},
-                     (int *const[]){&N, &nb}) != 0) {
+    int bad =
+        example_args("example_reduction", rank, argc, argv, 2, (const char *const[]){"-N", "-t"},
+                     (const char *const[]){"matrix order", "tile size"}, (int *const[]){&N, &nb});
+    if (bad == 1) return weft_fini(ctx) != 0;
+    if (bad) {
         weft_fini(ctx);
         return 1;
     }

@@ -96,9 +96,12 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (ctx == NULL) return 1;
     int N = 200, nb = 50, P = 1, steps = 20, rc = 0;
-    int bad = example_args("example_stencil", argc, argv, 4,
-                           (const char *const[]){"-N", "-t", "-P", "-s"},
-                           (int *const[]){&N, &nb, &P, &steps});
+    int bad =
+        example_args("example_stencil", weft_rank(ctx), argc, argv, 4,
+                     (const char *const[]){"-N", "-t", "-P", "-s"},
+                     (const char *const[]){"grid order", "tile size", "grid rows", "iterations"},
+                     (int *const[]){&N, &nb, &P, &steps});
+    if (bad == 1) return weft_fini(ctx) != 0;
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
     if (bad) {
         weft_fini(ctx);

@@ -92,8 +92,9 @@ int main(int argc, char **argv)
     if (ctx == NULL) return 1;
     int n = 300, rc = 0, mine = 0;
     int rank = weft_rank(ctx), nranks = weft_nranks(ctx);
-    int bad = example_args("example_taskgraph", argc, argv, 1, (const char *const[]){"-n"},
-                           (int *const[]){&n});
+    int bad = example_args("example_taskgraph", rank, argc, argv, 1, (const char *const[]){"-n"},
+                           (const char *const[]){"tasks in the graph"}, (int *const[]){&n});
+    if (bad == 1) return weft_fini(ctx) != 0;
     /* A refusal still ends weft on every rank (weft_fini), as a failure. */
     if (bad || n < 1) {
         if (!bad) fprintf(stderr, "example_taskgraph: -n must be >= 1\n");
