@@ -141,9 +141,11 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * when tiles go back and forth, out of core. Pin whole allocations once;
  * weft_host_unpin(ptr) with the same start before freeing them. Memory
  * weft allocates itself is pinned by weft when it pays (parameter
- * host_pin). Returns 0; 0 too, doing nothing, on a rank without devices
- * or with emulated ones only; WEFT_ERR_INVALID (named) for NULL, 0 bytes,
- * a range already pinned, or an unpin of memory not pinned here;
+ * host_pin). Returns 0; on a rank without devices or with emulated ones
+ * only no page is locked, but the range is recorded and checked as
+ * elsewhere (a program gets the same answers on every machine):
+ * WEFT_ERR_INVALID (named) for NULL, 0 bytes, a range already pinned, or
+ * an unpin of memory not pinned here;
  * WEFT_ERR_NOMEM when the record of the range cannot be kept;
  * WEFT_ERR_INTERNAL when the driver refuses. Main thread. */
 WEFT_API WEFT_NODISCARD int weft_host_pin(weft_context_t *ctx, void *ptr, size_t bytes);
@@ -524,9 +526,11 @@ static inline weft_arg_t weft_arg_int(int tag, int value)
  * rank keeps up to redux_lanes partials of d (its tasks are dealt over
  * them in turn), combines them into one, then into d on d's owner: into
  * d's contents (weft_data_set_init's, a task's, its owner's host write);
- * a NEW d with none is first set by init. Call on every rank, between
- * taskpools, before the first WEFT_REDUX task of d. WEFT_ERR_INVALID for a
- * bad handle or a class without a CPU body. */
+ * a NEW d with none is first set by init. Call on every rank before the
+ * first WEFT_REDUX task of d; it may follow other tasks on d in a taskpool
+ * not yet waited for, but not its WEFT_REDUX tasks: WEFT_ERR_INVALID (named)
+ * while d has partial results pending, for a bad handle or a class without
+ * a CPU body. A later call replaces init and combine. */
 WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
                                                     const weft_task_class_t *combine);
 
