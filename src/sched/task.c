@@ -98,6 +98,7 @@ weft_task_t *weft_task_alloc(weft_task_pool_t *pool)
     t->workspace = t->stream = t->blas = t->solver = t->action = NULL;
     t->body_fn = NULL;
     t->body_rc = 0;
+    t->flops = -1.0;
     t->body_ran = 0;
     t->cancelled = 0;
     t->gate = NULL;

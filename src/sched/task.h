@@ -52,6 +52,10 @@ struct weft_task {
      * weft_task_error (bit 2): the task fails whatever the body returns
      * (set on the body's thread, read at finish). */
     atomic_int misuse;
+    /* Its class's flops estimate once asked (weft_taskrun_flops: for its
+     * placement, or before its writes are published, since a bad estimate
+     * fails the task); -1 before. */
+    double flops;
     /* Its body runs now (set around the call, batches' members too): a
      * thread the body started may say why it fails only then (a pointer
      * kept past the body names a task that may be another by now). */

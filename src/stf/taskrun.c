@@ -56,7 +56,7 @@ void weft_taskrun_log_body_failed(const weft_task_t *t, int device)
                          t->body_rc);
 }
 
-double weft_taskrun_flops(weft_task_t *t)
+static double flops_asked(weft_task_t *t)
 {
     if (!t->cls->flops) return 0.0;
     double f = t->cls->flops(t);
@@ -75,6 +75,12 @@ double weft_taskrun_flops(weft_task_t *t)
     return 0.0;
 }
 
+double weft_taskrun_flops(weft_task_t *t)
+{
+    if (t->flops < 0.0) t->flops = flops_asked(t);
+    return t->flops;
+}
+
 static void add_flops(weft_taskpool_t *tp, double f)
 {
     double old = atomic_load_explicit(&tp->flops_done, memory_order_relaxed);
@@ -83,11 +89,15 @@ static void add_flops(weft_taskpool_t *tp, double f)
     }
 }
 
-int weft_taskrun_outcome(const weft_task_t *t, int rc)
+int weft_taskrun_outcome(weft_task_t *t, int rc)
 {
+    /* A bad estimate fails the task too: asked before the writes are
+     * published (a body task that ran). */
+    if (t->kind == WEFT_TASK_BODY && t->body_ran && rc != WEFT_ERR_CANCELLED)
+        (void)weft_taskrun_flops(t);
     /* The accessor logged the misuse, or the body its own words
      * (weft_task_error); a body returning 0 must not hide either. */
-    int said = atomic_load(&((weft_task_t *)t)->misuse);
+    int said = atomic_load(&t->misuse);
     if (rc == WEFT_SUCCESS && said) rc = said & 1 ? WEFT_ERR_INVALID : WEFT_ERR_TASK;
     return rc;
 }

@@ -17,16 +17,18 @@ int weft_taskrun_body(weft_task_t *t);
 void weft_taskrun_log_body_failed(const weft_task_t *t, int device);
 
 /* rc as t ends with it: a failure when an accessor refused a call of the
- * body, or the body called weft_task_error, though it returned 0. Asked
+ * body, the body called weft_task_error, or its class's flops estimate is
+ * not a number >= 0, though the body returned 0. Asked
  * before the task's writes are published: a failed task publishes none
  * (a NEW data's first writer that failed this way left its bytes as the
  * data's contents, and a later reader was accepted on them). */
-int weft_taskrun_outcome(const weft_task_t *t, int rc);
+int weft_taskrun_outcome(weft_task_t *t, int rc);
 
 /* Ends t with status rc: records a failure, counts it, hands the
  * successors it releases to ctx->ready, drops the task. */
 void weft_taskrun_finish(weft_context_t *ctx, weft_task_t *t, int rc);
-/* t's class's flops estimate, 0 without one (or a rounding just below 0).
+/* t's class's flops estimate, 0 without one (or a rounding just below 0),
+ * asked of the class once a task.
  * An estimate that is not finite or below -0.5 is the class's error: said, taken as none, and the
  * task fails as for a misused accessor (it ran at the wrong share of devices and gave a GFLOPS of
  * NaN or -inf without a word). */
