@@ -51,11 +51,12 @@ WEFT_API weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type,
  * coordinates: rank (required) gives its owner rank in [0, nranks), device
  * (optional) its home device on that rank (0 = host, 1..weft_ndevices;
  * NULL: weft's rule, devices dealt by tile row; a rank without
- * accelerators does not call it: its tiles live on the host). They are called at creation only (arg
- * need not outlive it): rank for every tile on every rank, and it must give the same answers on
- * every rank (the owners are compared with the data creations at the next agreement); device for
- * the tiles of the rank that calls it, checked against that rank's devices (ranks may have
- * different numbers). */
+ * accelerators does not call it: its tiles live on the host). They are
+ * called at creation only (arg need not outlive it): rank for every tile
+ * on every rank, and it must give the same answers on every rank (the
+ * owners are compared with the data creations at the next agreement);
+ * device for the tiles of the rank that calls it, checked against that
+ * rank's devices (ranks may have different numbers). */
 typedef int (*weft_tile_map_fn)(int i, int j, void *arg);
 typedef struct weft_dist {
     weft_tile_map_fn rank;

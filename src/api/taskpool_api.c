@@ -94,6 +94,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     double f = atomic_exchange(&tp->flops_done, 0.0);
     tp->last_gflops = tp->t_first > 0 && el > 0 ? f / el * 1e-9 : 0.0;
     tp->t_first = 0;
+    tp->progress_due = 0; /* the next wave's line counts from its first insertion */
     tp->refused = 0;
     tp->ended_before = tp->ninserted_local;
     /* A window's worth of task structures stays cached for the next wave. */

@@ -362,11 +362,10 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
         tp->progress_due = weft_watchdog_shows(tp->ctx) ? tp->t_first + 1.0 : 0;
     }
     /* The line a second runs from the first insertion, not from the wait:
-     * the inserting thread may spend most of the run here. */
-    if (tp->progress_due > 0 && (++tp->ctx->walked & 255) == 0)
-        weft_watchdog_progress(tp);
-    else
-        tp->ctx->walked++;
+     * the inserting thread may spend most of the run here (the clock read
+     * every 16th task: an application's own work between insertions may
+     * make them slow). */
+    if ((++tp->ctx->walked & 15) == 0 && tp->progress_due > 0) weft_watchdog_progress(tp);
     for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
     if (tp->ctx->nranks > 1) {

@@ -73,9 +73,10 @@ int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
     weft_stf_rec_t *rec = weft_stf_rec_get(d);
     if (!rec) return WEFT_ERR_NOMEM;
     if (rec->redux && rec->redux->tp) {
-        weft_error("weft_data_set_reduction: data %llu has partial results pending in taskpool "
-                   "%s: call it between taskpools",
-                   (unsigned long long)d->key, rec->redux->tp->name);
+        weft_error(
+            "weft_data_set_reduction: data %llu has partial results pending in taskpool "
+            "%s: call it before the data's first WEFT_REDUX task, or after that taskpool's wait",
+            (unsigned long long)d->key, rec->redux->tp->name);
         return WEFT_ERR_INVALID;
     }
     weft_context_t *ctx = d->ctx;
