@@ -354,7 +354,10 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * memory holds the data's contents now: it becomes the newest version and
  * other copies stale (on the data's owner only: another rank's copy comes
  * from the owner, and current there is refused, WEFT_ERR_INVALID); with 0,
- * weft fills it when a task needs the data there. On several ranks, current contents given to a
+ * weft fills it when a task needs the data there. On a rank that does not
+ * own the data, what a task left in it is stale after each wait (the owner
+ * may write the data between taskpools): the next task there fills it
+ * again. On several ranks, current contents given to a
  * NEW data that no task wrote yet are a write outside tasks that the other ranks cannot see: a
  * task that reads the data before one writes it is refused on every rank (weft_data_set_init:
  * with initial contents, the registration itself is refused). A runtime copy already on that device

@@ -240,8 +240,18 @@ void weft_remote_reclaim(weft_taskpool_t *tp)
             weft_data_copy_t *c = d->copies[dev];
             /* Not one a transfer writes into: an eviction of another
              * taskpool's device copy may be writing it back here now. */
-            if (c && c->owner == WEFT_MEM_RUNTIME && !weft_data_copy_busy_locked(c))
+            if (!c || weft_data_copy_busy_locked(c)) continue;
+            if (c->owner == WEFT_MEM_RUNTIME)
                 gone[dev] = weft_data_copy_unlink_locked(d, dev);
+            else
+                /* The user's memory stays, but no longer holds d: the
+                 * owner may write d between taskpools, and the next
+                 * version received here may carry the number this copy
+                 * has (each rank counts its own), so it passed for
+                 * current beside the received one and a device task read
+                 * the old bytes (weft_data_register_device on a rank
+                 * that does not own d). */
+                c->state = WEFT_COPY_INVALID;
         }
         weft_data_unlock(d);
         for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) weft_data_copy_free(gone[dev], d->bytes);
