@@ -212,11 +212,11 @@ static int affinity_flow(const int *tags, int n)
 }
 
 /* Distributed part: every rank updates the records; only the rank that
- * runs the task keeps it. Returns 1 when the task stays on this rank. */
-static int distribute(weft_taskpool_t *tp, weft_task_t *t, int aff, int *rc)
+ * runs the task (exec_rank) keeps it. Returns 1 when the task stays on
+ * this rank. */
+static int distribute(weft_taskpool_t *tp, weft_task_t *t, int exec_rank, int *rc)
 {
     weft_context_t *ctx = tp->ctx;
-    int exec_rank = t->on_rank >= 0 ? t->on_rank : weft_remote_exec_rank(t, aff);
     *rc = weft_seqcheck_log(tp, t, exec_rank);
     if (*rc == WEFT_SUCCESS) *rc = weft_remote_infer(tp, t, exec_rank);
     return exec_rank == ctx->rank;
@@ -352,8 +352,8 @@ static int refuse_logged(weft_taskpool_t *tp, const weft_task_t *w, int rc, cons
     return rc;
 }
 
-static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned init,
-                          const weft_task_class_t *kept)
+static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, int exec_rank,
+                          unsigned init, const weft_task_class_t *kept)
 {
     int rc = WEFT_SUCCESS;
     if (tp->t_first == 0) {
@@ -369,7 +369,7 @@ static int insert_checked(weft_taskpool_t *tp, weft_task_t *w, int aff, unsigned
     for (int i = 0; i < w->nflows; i++) w->flow[i].data->open_wave = (uint32_t)tp->wave;
     w->affinity = aff;
     if (tp->ctx->nranks > 1) {
-        int here = distribute(tp, w, aff, &rc);
+        int here = distribute(tp, w, exec_rank, &rc);
         /* Kept here without its receives, the task ran into "no copy
          * holds its newest version: internal error". */
         if (rc != WEFT_SUCCESS) return refuse_logged(tp, w, rc, "setting up its transfers");
@@ -410,6 +410,10 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     if (redux && rc == WEFT_SUCCESS) rc = weft_redux_flush_flows(tp, w);
     if (rc == WEFT_SUCCESS) rc = check_flows(w, &init, by_weft);
     int aff = affinity_flow(tags, w->nflows);
+    /* Once, from the flows as given: the merge of repeated flows below
+     * makes an earlier read of a data written later a write, which moved
+     * the task to that data's owner, and a reduction's partial was taken
+     * for the rank chosen here while the task ran there. */
     int exec_rank = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
     if (rc == WEFT_SUCCESS && redux)
         rc = weft_redux_lower(tp, w, tp->ctx->nranks > 1 ? exec_rank : 0);
@@ -422,7 +426,7 @@ static int insert_walked(weft_taskpool_t *tp, weft_task_t *w, const int *tags, i
     }
     /* W t then R t (or R t then W t): one copy, the union of the modes. */
     weft_task_merge_repeated_flows(w);
-    return insert_checked(tp, w, aff, init, kept);
+    return insert_checked(tp, w, aff, exec_rank, init, kept);
 }
 
 /* The arguments walked into a task and the task inserted; released_ok:
