@@ -352,7 +352,10 @@ WEFT_API int weft_data_device(const weft_data_t *data);
  * evicts nor frees it (the user frees it after weft_data_release). ld is
  * its leading dimension in elements (>= rows). With `current` non-zero the
  * memory holds the data's contents now: it becomes the newest version and
- * other copies stale (on the data's owner only: another rank's copy comes
+ * other copies stale, host memory the user registered (which holds the
+ * data between taskpools) getting it at once, a failure of that copy
+ * returned, named, and retried at the next wait, acquire or release (all
+ * on the data's owner only: another rank's copy comes
  * from the owner, and current there is refused, WEFT_ERR_INVALID); with 0,
  * weft fills it when a task needs the data there. On a rank that does not
  * own the data, what a task left in it is stale after each wait (the owner

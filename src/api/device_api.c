@@ -250,6 +250,19 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         return WEFT_ERR_NOMEM;
     }
     weft_span_chain(&d->span, sp); /* given back with the host block */
+    /* The user's host memory (weft_data_register) holds the data between
+     * taskpools: given current contents here, it gets them now. It kept
+     * the old ones until a wait of a taskpool using the data, so a write
+     * of the user's in between was lost, and a task read the device's. */
+    if (current && d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED) {
+        rc = weft_devexec_flush_now(d);
+        if (rc != WEFT_SUCCESS)
+            weft_error("weft_data_register_device: data %llu: registered, but copying its "
+                       "contents into the user's host memory failed (%s): retried at the next "
+                       "wait, acquire or release of the data",
+                       (unsigned long long)d->key, weft_strerror(rc));
+        return rc;
+    }
     return WEFT_SUCCESS;
 }
 

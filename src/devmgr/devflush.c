@@ -121,6 +121,16 @@ int weft_devexec_flush_data(weft_data_t *d)
     return rc;
 }
 
+int weft_devexec_flush_now(weft_data_t *d)
+{
+    int rc = write_back(d);
+    if (rc == WEFT_SUCCESS)
+        written_back(d);
+    else
+        pending_add(d); /* tried again at the next wait, acquire, release */
+    return rc;
+}
+
 /* d's final version into the user's memory at tp's wait; a failure fails
  * the wait (on every rank: failure.c) and leaves d pending. */
 static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)

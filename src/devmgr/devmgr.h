@@ -155,6 +155,11 @@ void weft_host_unpin_all(weft_context_t *ctx);
  * the only current one (unless d keeps its device copies), and d may lose
  * its last reference (the pending list's). Main thread, between taskpools. */
 int weft_devexec_flush_data(weft_data_t *d) __attribute__((warn_unused_result));
+/* d's newest version, made on a device between taskpools, into the user's
+ * host memory now, as a wait does (device copies then stale unless kept):
+ * the user may read or write that memory next without a call. A failure
+ * leaves d pending, retried as a wait's is. Main thread. */
+int weft_devexec_flush_now(weft_data_t *d) __attribute__((warn_unused_result));
 /* End of a taskpool: the write-backs pending from earlier waits are tried
  * again, then every touched data whose host copy is the user's memory
  * (MANAGED) gets its final version back there; each failure fails the
