@@ -25,8 +25,9 @@ struct weft_taskpool {
     double t_first, last_gflops; /* first insertion since the last wait; its rate */
     int refused;                 /* an insertion refused since the last wait (main thread) */
     double cpu_first;            /* the inserting thread's CPU time then */
-    double progress_due;         /* when rank 0's next progress line is due (main
-                                    thread); 0: no line (progress off, another rank) */
+    double progress_due;         /* when rank 0's next progress line is due, for the
+                                    insertion and the wait alike (main thread); 0: no
+                                    line (progress off, another rank) */
     pthread_mutex_t lock;
     pthread_cond_t done;
     int waiting;

@@ -119,12 +119,19 @@ int weft_watchdog_shows(const weft_context_t *ctx)
     return ctx->rank == 0 && (prog > 0 || (prog < 0 && isatty(STDERR_FILENO)));
 }
 
+/* The line when tp->progress_due has come (t0: where its time counts
+ * from when nothing was inserted), and the next a second later: the one
+ * schedule of the insertion's lines and the wait's. */
+static void progress_when_due(weft_taskpool_t *tp, double t0, double now)
+{
+    if (now < tp->progress_due) return;
+    print_progress(tp, t0);
+    tp->progress_due = now + 1.0;
+}
+
 void weft_watchdog_progress(weft_taskpool_t *tp)
 {
-    double now = weft_clock_s();
-    if (now < tp->progress_due) return;
-    print_progress(tp, now);
-    tp->progress_due = now + 1.0;
+    progress_when_due(tp, tp->t_first, weft_clock_s());
 }
 
 void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
@@ -139,7 +146,7 @@ void weft_watchdog_start(weft_watchdog_t *w, weft_taskpool_t *tp)
     };
     w->last_move = w->t0;
     /* A second after the last line the insertion printed, if any. */
-    w->next_line = tp->progress_due > 0 ? tp->progress_due : w->t0 + 1.0;
+    if (w->show && tp->progress_due <= 0) tp->progress_due = w->t0 + 1.0;
 }
 
 int weft_watchdog_on(const weft_watchdog_t *w) { return w->stall_s || w->show; }
@@ -184,10 +191,7 @@ void weft_watchdog_check(weft_watchdog_t *w)
         w->last_move = now;
         w->reported = 0;
     }
-    if (w->show && now >= w->next_line) {
-        print_progress(w->tp, w->t0);
-        w->next_line = now + 1.0;
-    }
+    if (w->show) progress_when_due(w->tp, w->t0, now);
     if (w->stall_s && !w->reported && now - w->last_move >= w->stall_s) {
         report_stall(w->tp, now - w->last_move);
         w->reported = 1;

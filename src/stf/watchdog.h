@@ -13,7 +13,6 @@ typedef struct weft_watchdog {
     int show;         /* print the progress line (rank 0) */
     double t0;        /* when the wait began */
     double last_move; /* when progress was last seen */
-    double next_line; /* when the next progress line is due */
     int64_t mark;     /* the progress counters at last_move */
     int reported;     /* this stall was reported */
 } weft_watchdog_t;
