@@ -6,9 +6,13 @@
  * and the next task read the device's old contents (a fuzzer's finding).
  * One rank, an emu device: host 1s, device 7s made current; the host
  * holds 7 at once; after a wait of another taskpool the user writes 5;
- * a task reads 5 and the memory still holds 5 after its wait. Prints
+ * a task reads 5 and the memory still holds 5 after its wait. With argv
+ * "fail" (run with that copy failing, fault_inject device_copy:1): the
+ * registration returns the copy's error, the memory keeps 1 until the next
+ * wait, whichever taskpool's, copies 7 into it; the rest as above. Prints
  * "test_device_register_current: ... PASSED". */
 #include <stdio.h>
+#include <string.h>
 
 #include "weft/weft.h"
 
@@ -36,11 +40,14 @@ int main(int argc, char **argv)
     static double host[4] = {1, 1, 1, 1}, dev[4] = {7, 7, 7, 7}, other[1];
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, host, 4, 1, 4, 0);
     weft_data_t *e = weft_data_register(ctx, WEFT_DOUBLE, other, 1, 1, 1, 0);
-    int rc = weft_data_register_device(d, 1, dev, 4, 1);
+    int fail = argc > 1 && strcmp(argv[1], "fail") == 0;
+    int reg = weft_data_register_device(d, 1, dev, 4, 1);
+    int rc = fail ? reg == 0 : reg;
     double at_once = host[0];
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "current");
     rc |= weft_insert_task(tp, &touch_cls, WEFT_RW, e, 0);
     rc |= weft_taskpool_wait(tp);
+    double retried = host[0];
     for (int i = 0; i < 4; i++) host[i] = 5; /* the user's write, no call */
     rc |= weft_insert_task(tp, &read_cls, WEFT_R, d, WEFT_DEVICE_HINT, 0, 0);
     rc |= weft_taskpool_wait(tp);
@@ -49,9 +56,9 @@ int main(int argc, char **argv)
     weft_data_release(d);
     weft_data_release(e);
     rc |= weft_fini(ctx);
-    int ok = rc == 0 && at_once == 7 && seen == 5 && after == 5;
-    printf("test_device_register_current: host %g at once (7 wanted), task read %g, host %g after "
-           "(5 wanted): %s\n",
-           at_once, seen, after, ok ? "PASSED" : "FAILED");
+    int ok = rc == 0 && at_once == (fail ? 1 : 7) && retried == 7 && seen == 5 && after == 5;
+    printf("test_device_register_current: registration %d, host %g at once (%d wanted), %g after "
+           "a wait (7 wanted), task read %g, host %g after (5 wanted): %s\n",
+           reg, at_once, fail ? 1 : 7, retried, seen, after, ok ? "PASSED" : "FAILED");
     return !ok;
 }
