@@ -21,10 +21,15 @@ static int writes(const weft_task_t *t, int i)
 }
 
 /* Whether a flow of that mode on d (under its lock) reads a lost version:
- * d is lost, or it is a voided partial read, not added to. */
+ * d is lost, or it is a voided partial read, not added to, or one that
+ * never had contents (its init task failed): there is nothing to add
+ * into, and its contributions failed one by one, each with a line, where
+ * what reads a version never produced is cancelled. */
 static int input_lost(const weft_data_t *d, int mode)
 {
-    return d->lost || (d->partial_void && !(mode & WEFT_W));
+    if (d->lost) return 1;
+    if (!d->partial_void) return 0;
+    return !(mode & WEFT_W) || (d->version == 0 && weft_data_valid_copies_locked(d) == 0);
 }
 
 int weft_failure_inputs_lost(const weft_task_t *t, const weft_data_t *except)

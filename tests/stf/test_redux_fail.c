@@ -6,9 +6,13 @@
  * the ranks folded before the failed one's: 10 on 1 rank, 52 on 2, 40 on
  * 3, 34 on 4, for one reduction. Each rank reads the data in a task after
  * each wait and compares it with the sums computed here. Argument: the
- * contribution that fails (-1: none, the plain sum). */
+ * contribution that fails (-1: none, the plain sum), or "init": an init
+ * task of the first reduction fails (the run gives fault_inject task:zero),
+ * whose contributions were then failed one by one, "no contents", where
+ * they are cancelled: nothing to add into. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "redux_classes.h"
@@ -67,7 +71,8 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     CHECK(ctx != NULL);
     if (!ctx) return check_report("stf_redux_fail");
-    fail_k = argc > 1 ? atoi(argv[1]) : -1;
+    int init_fails = argc > 1 && strcmp(argv[1], "init") == 0;
+    fail_k = argc > 1 && !init_fails ? atoi(argv[1]) : -1;
     int me = weft_rank(ctx), owner = weft_nranks(ctx) - 1;
     double *mem = me == owner ? malloc(sizeof *mem) : NULL;
     if (mem) *mem = 10;
@@ -76,8 +81,15 @@ int main(int argc, char **argv)
 
     double sum1 = 0, sum2 = 0;
     for (int k = 0; k < K; k++) sum1 += k, sum2 += K + k;
-    int failing = fail_k >= 0 && fail_k < K;
+    int failing = init_fails || (fail_k >= 0 && fail_k < K);
+    weft_stats_t before, after;
+    CHECK(weft_stats_get(ctx, &before) == 0);
     CHECK(reduce(ctx, x, 0) == (failing ? WEFT_ERR_TASK : WEFT_SUCCESS));
+    CHECK(weft_stats_get(ctx, &after) == 0);
+    /* One failed task at most a rank: what follows a failure is cancelled. */
+    int64_t failed = after.tasks_failed - before.tasks_failed;
+    if (failed > 1) printf("rank %d: %lld tasks failed, one wanted\n", me, (long long)failed);
+    CHECK(failed <= 1);
     double want = failing ? 10 : 10 + sum1;
     double got = read_here(ctx, x);
     if (got != want) printf("rank %d: after the first reduction x is %g, want %g\n", me, got, want);
