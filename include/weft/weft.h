@@ -278,8 +278,8 @@ WEFT_API int weft_data_owner(const weft_data_t *data);
  * and returns the host memory (its leading dimension in *ld when ld is
  * not NULL). NULL without a message for a data another rank owns (a probe
  * for this rank's tiles); NULL after logging when the data is used by a
- * taskpool not yet waited for (the message names the data and the
- * taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
+ * taskpool not yet waited for (on every rank, owner or not: the message
+ * names the data and the taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
  * data was never written and has no initial contents (weft_data_set_init:
  * the owner then makes them and returns them). To read without invalidating the
  * device copies, use weft_data_host_acquire with WEFT_R. */
@@ -459,10 +459,11 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * weft_data_set_init), a class with no body, an unknown tag, too many
  * flows or values, a WEFT_ON_RANK that is not a rank, a placement given
  * twice, or a WEFT_DEVICE_HINT outside 0..weft_ndevices (every rank checks
- * the same arguments, so every rank refuses the same call, except a hint
- * that some ranks' device counts allow: those ranks insert the task, the
- * others refuse it, and the wait names the refusal on every rank and
- * returns WEFT_ERR_MISMATCH); nothing is inserted then. The rank a task runs on is compared across
+ * the same arguments, so every rank refuses the same call, except for what
+ * one rank alone sees: a data its host acquired, a hint that some ranks'
+ * device counts allow: those ranks insert the task, the others refuse it,
+ * and the wait names the refusal on every rank and returns
+ * WEFT_ERR_MISMATCH); nothing is inserted then. The rank a task runs on is compared across
  * ranks at the wait (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values
  * for one task are told, not left waiting. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,

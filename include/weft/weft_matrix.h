@@ -16,8 +16,10 @@ typedef struct weft_matrix weft_matrix_t;
 /* An m x n matrix cut into mb x nb tiles (the last row/column of tiles may
  * be partial), tile (i,j) owned by rank (i%P)*Q + (j%Q). P*Q must equal the
  * number of ranks. Local tiles are allocated by weft (contiguous, ld = rows
- * of the tile) and hold zeros until written. NULL with a logged error on
- * bad input. */
+ * of the tile) and hold zeros until written. NULL with an error naming the
+ * call on bad input: m, n, mb or nb below 1 (no empty matrix: a program
+ * with a zero dimension skips the matrix), a grid that is not the ranks'.
+ * The same for every creation below. */
 WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m,
                                         int64_t n, int mb, int nb, int P, int Q);
 

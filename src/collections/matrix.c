@@ -29,16 +29,17 @@ static int tile_counts(int64_t m, int64_t n, int mb, int nb, int64_t *mt, int64_
 
 /* With user_dist there is no grid: the distribution is checked tile by
  * tile. */
-static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb, int nb,
-                       int P, int Q, int user_dist)
+static int check_shape(weft_context_t *ctx, const char *call, weft_dtype_t type, int64_t m,
+                       int64_t n, int mb, int nb, int P, int Q, int user_dist)
 {
-    if (weft_dtype_check("matrix", type) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (weft_dtype_check(call, type) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     if (m <= 0 || n <= 0) {
-        weft_error("matrix: size %lld x %lld must be positive", (long long)m, (long long)n);
+        weft_error("%s: size %lld x %lld must be positive (no empty matrix or vector)", call,
+                   (long long)m, (long long)n);
         return WEFT_ERR_INVALID;
     }
     if (mb <= 0 || nb <= 0) {
-        weft_error("matrix: tile size %d x %d must be positive", mb, nb);
+        weft_error("%s: tile size %d x %d must be positive", call, mb, nb);
         return WEFT_ERR_INVALID;
     }
     /* Counts that do not fit an int (tile indices and the count of a
@@ -48,27 +49,28 @@ static int check_shape(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_
     int64_t mt = 0, nt = 0, rows = m < mb ? m : mb, cols = n < nb ? n : nb, bytes = 0;
     if (!tile_counts(m, n, mb, nb, &mt, &nt) ||
         __builtin_mul_overflow(rows * cols, (int64_t)weft_dtype_size(type), &bytes)) {
-        weft_error("matrix: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
+        weft_error("%s: %lld x %lld in tiles of %d x %d makes %lld x %lld tiles of %lld x %lld "
                    "elements: at most %d tiles a dimension and in all, and %lld bytes a tile",
-                   (long long)m, (long long)n, mb, nb, (long long)mt, (long long)nt,
+                   call, (long long)m, (long long)n, mb, nb, (long long)mt, (long long)nt,
                    (long long)rows, (long long)cols, INT_MAX, (long long)PTRDIFF_MAX);
         return WEFT_ERR_INVALID;
     }
     if (!user_dist && (P <= 0 || Q <= 0 || (int64_t)P * Q != ctx->nranks)) {
-        weft_error("matrix: process grid %d x %d does not match the %d ranks (P*Q must equal "
+        weft_error("%s: process grid %d x %d does not match the %d ranks (P*Q must equal "
                    "the number of ranks)",
-                   P, Q, ctx->nranks);
+                   call, P, Q, ctx->nranks);
         return WEFT_ERR_INVALID;
     }
     return WEFT_SUCCESS;
 }
 
-static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n,
-                                   int mb, int nb, int P, int Q, int user_dist)
+static weft_matrix_t *matrix_alloc(weft_context_t *ctx, const char *call, weft_dtype_t type,
+                                   int64_t m, int64_t n, int mb, int nb, int P, int Q,
+                                   int user_dist)
 {
     weft_matrix_t *A = calloc(1, sizeof *A);
     if (!A) {
-        weft_error("matrix: out of host memory for its handle");
+        weft_error("%s: out of host memory for its handle", call);
         return NULL;
     }
     *A = (weft_matrix_t){.tag = WEFT_HANDLE_MATRIX,
@@ -85,7 +87,7 @@ static weft_matrix_t *matrix_alloc(weft_context_t *ctx, weft_dtype_t type, int64
     A->tiles = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->tiles);
     A->local = calloc((size_t)A->mt * (size_t)A->nt, sizeof *A->local);
     if (!A->tiles || !A->local || weft_vec_push(&ctx->matrices, &A) != WEFT_SUCCESS) {
-        weft_error("matrix: out of host memory for the handles of %d x %d tiles", A->mt, A->nt);
+        weft_error("%s: out of host memory for the handles of %d x %d tiles", call, A->mt, A->nt);
         free(A->tiles);
         free(A->local);
         free(A);
@@ -276,8 +278,8 @@ static int attach_user(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg
  * checked against the devices of its owner, the rank it names a device
  * of (ranks may have different numbers of devices); a refusal on some
  * ranks only is named on every rank at the next agreement (build). */
-static int map_tiles_marked(const weft_matrix_t *A, const weft_dist_t *dist, int *owners,
-                            int *devices)
+static int map_tiles_marked(const weft_matrix_t *A, const char *call, const weft_dist_t *dist,
+                            int *owners, int *devices)
 {
     weft_context_t *ctx = A->ctx;
     for (int j = 0; j < A->nt; j++)
@@ -285,17 +287,17 @@ static int map_tiles_marked(const weft_matrix_t *A, const weft_dist_t *dist, int
             size_t k = (size_t)j * A->mt + i;
             owners[k] = dist->rank(i, j, dist->arg);
             if (owners[k] < 0 || owners[k] >= ctx->nranks) {
-                weft_error("matrix: the distribution's rank function gives tile (%d, %d) rank %d, "
+                weft_error("%s: the distribution's rank function gives tile (%d, %d) rank %d, "
                            "not in [0, %d)",
-                           i, j, owners[k], ctx->nranks);
+                           call, i, j, owners[k], ctx->nranks);
                 return WEFT_ERR_INVALID;
             }
             if (!devices || owners[k] != ctx->rank) continue;
             devices[k] = dist->device(i, j, dist->arg);
             if (devices[k] < 0 || devices[k] > ctx->ndevices) {
-                weft_error("matrix: the distribution's device function gives tile (%d, %d) device "
+                weft_error("%s: the distribution's device function gives tile (%d, %d) device "
                            "%d, not in [0, %d]",
-                           i, j, devices[k], ctx->ndevices);
+                           call, i, j, devices[k], ctx->ndevices);
                 return WEFT_ERR_INVALID;
             }
         }
@@ -311,28 +313,30 @@ static void dist_fn_enter(weft_inbody_t *saved, atomic_int *misuse)
                                "the matrix's creation");
 }
 
-static int map_tiles(const weft_matrix_t *A, const weft_dist_t *dist, int *owners, int *devices)
+static int map_tiles(const weft_matrix_t *A, const char *call, const weft_dist_t *dist, int *owners,
+                     int *devices)
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
     dist_fn_enter(&saved, &misuse);
-    int rc = map_tiles_marked(A, dist, owners, devices);
+    int rc = map_tiles_marked(A, call, dist, owners, devices);
     weft_inbody_leave(&saved);
     return atomic_load(&misuse) ? WEFT_ERR_INVALID : rc;
 }
 
 /* The tiles of A with their owners and devices from dist; A freed on
  * failure. */
-static weft_matrix_t *fill(weft_matrix_t *A, const weft_dist_t *dist, attach_fn attach, void *arg)
+static weft_matrix_t *fill(weft_matrix_t *A, const char *call, const weft_dist_t *dist,
+                           attach_fn attach, void *arg)
 {
     size_t n = (size_t)A->mt * (size_t)A->nt;
     int use_dev = dist->device && A->ctx->ndevices > 0;
     int *owners = malloc(n * sizeof *owners),
         *devices = use_dev ? malloc(n * sizeof *devices) : NULL;
-    int rc =
-        !owners || (use_dev && !devices) ? WEFT_ERR_NOMEM : map_tiles(A, dist, owners, devices);
+    int rc = !owners || (use_dev && !devices) ? WEFT_ERR_NOMEM
+                                              : map_tiles(A, call, dist, owners, devices);
     if (rc == WEFT_SUCCESS) rc = make_tiles(A, owners, devices, attach, arg);
-    if (rc == WEFT_ERR_NOMEM) weft_error("matrix: out of host memory");
+    if (rc == WEFT_ERR_NOMEM) weft_error("%s: out of host memory", call);
     free(owners);
     free(devices);
     if (rc == WEFT_SUCCESS) return A;
@@ -428,8 +432,8 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
      * arguments) is what the ranks compare, and a refusal entry would only
      * spend one of the few notes that keep the words of a refusal made on
      * some ranks only (seqlog.h). */
-    if (check_shape(ctx, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P, s->dist ? 0 : s->Q,
-                    s->dist != NULL) != 0)
+    if (check_shape(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P,
+                    s->dist ? 0 : s->Q, s->dist != NULL) != 0)
         return NULL;
     uint64_t first_key = ctx->next_key;
     weft_matrix_t *A = build_logged(ctx, s);
@@ -458,8 +462,8 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     }
     /* A user distribution: no grid to check; weft's home-device rule then
      * deals devices by tile row. */
-    weft_matrix_t *A = matrix_alloc(ctx, s->type, s->m, s->n, s->mb, s->nb, s->dist ? 0 : s->P,
-                                    s->dist ? 0 : s->Q, s->dist != NULL);
+    weft_matrix_t *A = matrix_alloc(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
+                                    s->dist ? 0 : s->P, s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;
     if (s->dist) A->P = A->Q = 1;
     A->cyclic = !s->dist;
@@ -473,7 +477,8 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     weft_grid_t g = {s->P, s->Q};
     weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     wrap_arg_t w = {.base = s->ptr, .lda = s->lda, .call = s->kind->name};
-    return fill(A, s->dist ? s->dist : &cyclic, s->wrap ? attach_user : attach_runtime, &w);
+    return fill(A, s->kind->name, s->dist ? s->dist : &cyclic,
+                s->wrap ? attach_user : attach_runtime, &w);
 }
 
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,

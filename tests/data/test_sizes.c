@@ -41,8 +41,9 @@ static void tile_overflow(weft_context_t *ctx)
     weft_matrix_t *A = weft_matrix_new(ctx, t16, big, big, big, big, 1, 1);
     capture_end();
     CHECK(A == NULL);
-    CHECK(captured("matrix: 1073741824 x 1073741824 in tiles of 1073741824 x 1073741824 makes "
-                   "1 x 1 tiles"));
+    CHECK(captured(
+        "weft_matrix_new: 1073741824 x 1073741824 in tiles of 1073741824 x 1073741824 makes "
+        "1 x 1 tiles"));
 }
 
 static void too_many_tiles(weft_context_t *ctx)
