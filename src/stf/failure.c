@@ -207,6 +207,11 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         int voids =
             d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
         d->partial_void |= voids;
+        /* The init of the partial for a later reduction of the taskpool
+         * writes it without reading it: good again. It stayed void until
+         * the wait, and that reduction's combine was cancelled whole once
+         * a contribution was dealt the lane (a fuzzer's finding). */
+        if (rc == WEFT_SUCCESS && !(t->flow[i].mode & WEFT_R)) d->partial_void = 0;
         d->lost = rc != WEFT_SUCCESS && !voids;
         /* Whether the version last read here is gone from this rank's
          * bytes: a successful write makes a good one; a cancelled write,

@@ -8,9 +8,15 @@
  * BOOM (REDUX d, body fails) on rank argv[1], argv[3] FILL (REDUX d, +1)
  * on the same rank, then PUT (REDUX d +1, W x = 7) on rank argv[2]; d and
  * x are rank 0's, d = 100, x = 1. A second taskpool reduces +1 from each
- * rank. Prints "test_redux_lane_fail rank R: ok" or what differs. */
+ * rank. With argv[4] "again", the first taskpool then sets d = 1000 (W)
+ * and reduces +1 five times more on BOOM's rank: that reduction's init
+ * writes the partials anew, so it comes whole (d = 1005); the voided
+ * partial stayed void until the wait and its combine was cancelled, d
+ * 1000 (a fuzzer's finding). Prints "test_redux_lane_fail rank R: ok" or
+ * what differs. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "weft/weft.h"
@@ -54,6 +60,13 @@ static const weft_task_class_t boom_cls = {.name = "boom",
                                            .body = {[WEFT_DEV_CPU] = boom, [WEFT_DEV_EMU] = boom}};
 static const weft_task_class_t one_cls = {.name = "one",
                                           .body = {[WEFT_DEV_CPU] = one, [WEFT_DEV_EMU] = one}};
+static int set(weft_task_t *t)
+{
+    *(double *)weft_task_ptr(t, 0) = 1000;
+    return 0;
+}
+
+static const weft_task_class_t set_cls = {.name = "set", .body = {[WEFT_DEV_CPU] = set}};
 static const weft_task_class_t put_cls = {.name = "put",
                                           .body = {[WEFT_DEV_CPU] = put, [WEFT_DEV_EMU] = put}};
 
@@ -61,7 +74,8 @@ int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
     CHECK(ctx != NULL);
-    CHECK(argc == 4);
+    CHECK(argc == 4 || argc == 5);
+    int again = argc == 5 && strcmp(argv[4], "again") == 0;
     int me = weft_rank(ctx), n = weft_nranks(ctx);
     int boom_rank = atoi(argv[1]), put_rank = atoi(argv[2]), nfill = atoi(argv[3]);
     CHECK(boom_rank < n && put_rank < n);
@@ -75,21 +89,28 @@ int main(int argc, char **argv)
     for (int k = 0; k < nfill; k++)
         CHECK(weft_insert_task(tp, &one_cls, WEFT_REDUX, d, WEFT_ON_RANK, boom_rank, 0) == 0);
     CHECK(weft_insert_task(tp, &put_cls, WEFT_REDUX, d, WEFT_W, x, WEFT_ON_RANK, put_rank, 0) == 0);
+    double base = 100;
+    if (again) {
+        CHECK(weft_insert_task(tp, &set_cls, WEFT_W, d, 0) == 0);
+        for (int k = 0; k < 5; k++)
+            CHECK(weft_insert_task(tp, &one_cls, WEFT_REDUX, d, WEFT_ON_RANK, boom_rank, 0) == 0);
+        base = 1005;
+    }
     int rc = weft_taskpool_wait(tp);
     int ok = rc == WEFT_ERR_TASK;
-    if (me == 0) ok = ok && dm == 100 && xm == 7;
+    if (me == 0) ok = ok && dm == base && xm == 7;
     if (!ok)
-        printf("test_redux_lane_fail rank %d: wait %d (want %d); d = %g (want 100), x = %g "
+        printf("test_redux_lane_fail rank %d: wait %d (want %d); d = %g (want %g), x = %g "
                "(want 7)\n",
-               me, rc, WEFT_ERR_TASK, dm, xm);
+               me, rc, WEFT_ERR_TASK, dm, base, xm);
 
-    /* The next taskpool starts from d = 100: +1 from every rank. */
+    /* The next taskpool starts from d = base: +1 from every rank. */
     for (int r = 0; r < n; r++)
         CHECK(weft_insert_task(tp, &one_cls, WEFT_REDUX, d, WEFT_ON_RANK, r, 0) == 0);
     rc = weft_taskpool_wait(tp);
-    if (rc != WEFT_SUCCESS || (me == 0 && dm != 100 + n)) {
-        printf("test_redux_lane_fail rank %d: then wait %d, d = %g (want %d)\n", me, rc, dm,
-               100 + n);
+    if (rc != WEFT_SUCCESS || (me == 0 && dm != base + n)) {
+        printf("test_redux_lane_fail rank %d: then wait %d, d = %g (want %g)\n", me, rc, dm,
+               base + n);
         ok = 0;
     }
     if (ok) printf("test_redux_lane_fail rank %d: ok\n", me);
