@@ -268,7 +268,14 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
          * NEW data is none, or initial contents a failed first writer
          * wrote into). A later version a body failed on at the owner stays
          * there, said: the data holds what that body left. */
-        if (best[k].version <= 0 && f[FACT_OWNER] <= 1 && f[FACT_OWNER_GONE] <= 1 &&
+        /* So is a version 0 of a data with an initialiser offered by a
+         * rank that made the initial contents itself for a task that was
+         * cancelled there: the owner never held them, yet the ranks'
+         * inference counted that task's write, and the next reader, taken
+         * for one of a written data, found no contents (a fuzzer's
+         * finding). Any rank makes them again. */
+        int initial = (d->flags & WEFT_DATA_INIT) && best[k].version <= 1;
+        if ((best[k].version <= 0 || initial) && f[FACT_OWNER] <= 1 && f[FACT_OWNER_GONE] <= 1 &&
             !f[FACT_NOT_NEW]) {
             none_left(d, f[FACT_DESTROYED]);
             continue;
