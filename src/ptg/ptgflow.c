@@ -77,12 +77,15 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                           c->flow, other);
 }
 
-/* Consumer c as a task: this rank's own, else its arguments parsed into
- * *w; NULL after logging when it has no flow c->flow, or that flow repeats
- * an earlier one's data. */
-static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *c,
-                                        weft_task_t *w)
+/* Consumer c (listed by p) as a task: this rank's own, else its arguments
+ * parsed into *w; NULL after logging when it has no flow c->flow, or that
+ * flow repeats an earlier one's data. The line names p too: the mistake
+ * may be in p's consumers function (it named c alone, a stranger's note). */
+static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
+                                        const weft_ptg_ref_t *c, weft_task_t *w)
 {
+    char by[160];
+    weft_ptg__ref_text(b, p, by, sizeof by);
     const weft_task_t *t = weft_ptg__local(b, c);
     int aff;
     if (!t) {
@@ -90,8 +93,10 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
         t = w;
     }
     if (c->flow >= t->nflows) {
-        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have",
-                       c->flow);
+        weft_ptg__fail(b, c,
+                       "is named as a consumer by its flow %d, which it does not have (the "
+                       "consumers of %s name it)",
+                       c->flow, by);
         return NULL;
     }
     return check_repeated(b, c, t, "consumer") == WEFT_SUCCESS ? t : NULL;
@@ -99,17 +104,21 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
 
 /* Consumer c, a task of this rank, has its flow, which holds d (NULL: not
  * known yet); else logged. */
-static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *c, const weft_data_t *d)
+static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
+                               const weft_ptg_ref_t *c, const weft_data_t *d)
 {
     weft_task_t w;
-    const weft_task_t *t = consumer_task(b, c, &w);
+    const weft_task_t *t = consumer_task(b, p, c, &w);
     if (!t) return WEFT_ERR_INVALID;
-    if (d && t->flow[c->flow].data != d)
+    if (d && t->flow[c->flow].data != d) {
+        char by[160];
+        weft_ptg__ref_text(b, p, by, sizeof by);
         return weft_ptg__fail(b, c,
                               "is named as a consumer of data %llu by its flow %d, which holds "
-                              "data %llu",
+                              "data %llu (the consumers of %s name it)",
                               (unsigned long long)d->key, c->flow,
-                              (unsigned long long)t->flow[c->flow].data->key);
+                              (unsigned long long)t->flow[c->flow].data->key, by);
+    }
     return WEFT_SUCCESS;
 }
 
@@ -124,7 +133,7 @@ static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *c, con
 static int check_local_consumer(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                                 const weft_ptg_ref_t *c)
 {
-    if (check_consumer_flow(b, c, ver(b, vi)->data) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (check_consumer_flow(b, p, c, ver(b, vi)->data) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     return names_back(b, vi, p, c);
 }
 
@@ -159,10 +168,10 @@ static int cmp_int(const void *a, const void *b)
 
 /* Consumer c's mode on the data of its flow (WEFT_R, WEFT_W or both); -1
  * after logging. */
-static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *c)
+static int consumer_mode(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_ptg_ref_t *c)
 {
     weft_task_t w;
-    const weft_task_t *t = consumer_task(b, c, &w);
+    const weft_task_t *t = consumer_task(b, p, c, &w);
     if (!t) return -1;
     int mode = 0;
     for (int j = 0; j < t->nflows; j++)
@@ -191,7 +200,7 @@ static int make_sends(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, w
             continue;
         }
         if (!weft_ptg__enumerated_by(b, &cr, r)) goto bad;
-        int mode = consumer_mode(b, &cr);
+        int mode = consumer_mode(b, p, &cr);
         if (mode < 0) goto bad;
         int reads = (mode & WEFT_R) != 0;
         ver(b, vi)->remote_writers += (mode & WEFT_W) != 0;
@@ -344,7 +353,7 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
             if (r < 0) return WEFT_ERR_INVALID;
             if (r != b->me) continue;
             /* Its naming p back is checked by the counts (b->expect). */
-            if (check_consumer_flow(b, cr, d) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+            if (check_consumer_flow(b, p, cr, d) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
             listed++;
             if (expect_consumer(b, cr, vi) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }

@@ -47,7 +47,10 @@
  * devahead_rounds), badargs (STEP(1, 0)'s args give its device hint twice:
  * every rank's refusal names the parse's reason; the other ranks read
  * "(above)" with nothing above), greedy (STEP(1, 0)'s consumers function
- * asks for one entry more than the room it is given, every time). */
+ * asks for one entry more than the room it is given, every time), noflow
+ * (INIT(1)'s consumers name flow 5 of STEP(0, 1), which has two: the
+ * refusal names INIT(1) too, where the mistake is; it named STEP(0, 1)
+ * alone, a stranger's note). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +248,7 @@ static int readers_of(const graph_t *g, int s, int i, weft_ptg_ref_t *to, int ma
         return n;
     }
     int n = fwd(g) && s == -1 ? 0 : put(to, max, 0, ref(C_STEP, 0, s + 1, i));
+    if (is(g, "noflow") && s == -1 && i == 1) return put(to, max, 0, ref(C_STEP, 5, 0, 1));
     if (is(g, "consumers") && s == -1 && i == 1) return n;
     if (is(g, "space") && s == 0 && i == 0) n = put(to, max, n, ref(C_STEP, 1, nsteps + 3, 0));
     if (!periodic(g) && i == 0) return n;
