@@ -110,8 +110,8 @@ int weft_context_leak_report(weft_context_t *ctx, const char *when)
     for (size_t i = 0; i < nlive; i++) leaks += report_data(live[i], when);
     pthread_mutex_unlock(&ctx->live_lock);
     if (leaks)
-        weft_error("%d runtime-owned copies of %zu unreleased data are still alive at %s", leaks,
-                   nlive, when);
+        weft_error("%d runtime-owned cop%s of %zu unreleased data %s still alive at %s", leaks,
+                   leaks == 1 ? "y" : "ies", nlive, leaks == 1 ? "is" : "are", when);
     return leaks;
 }
 

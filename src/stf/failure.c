@@ -313,8 +313,9 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     if (first != INT_MAX) {
         if (shared) pass_first_on(ctx, rec, first, where);
         rec->what[sizeof rec->what - 1] = '\0';
-        weft_error("taskpool %s failed: rank %d: %s; %ld tasks cancelled here", tp->name, first,
-                   rec->what, (long)atomic_load(&rec->ncancelled));
+        long nc = (long)atomic_load(&rec->ncancelled);
+        weft_error("taskpool %s failed: rank %d: %s; %ld task%s cancelled here", tp->name, first,
+                   rec->what, nc, nc == 1 ? "" : "s");
         rc = rec->status != WEFT_SUCCESS ? rec->status : WEFT_ERR_TASK;
         weft_context_fail(ctx, rc);
     }
