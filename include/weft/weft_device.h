@@ -31,7 +31,8 @@ WEFT_API WEFT_NODISCARD int weft_host_unpin(weft_context_t *ctx, void *ptr);
  * weft_taskpool_wait (no stage-in again in the next taskpool); the user
  * then promises to write the host memory only between a
  * weft_data_host_acquire (WEFT_W or WEFT_RW) and its release, otherwise
- * tasks on devices may read an older device copy. 0 restores the default.
+ * tasks on devices may read an older device copy. 0 restores the default
+ * at once: the copies kept by earlier waits are stale from then on.
  * Runtime-owned memory (weft_data_new, weft_matrix_new) keeps its device
  * copies across waits anyway. Between taskpools. */
 WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);

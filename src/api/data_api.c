@@ -310,9 +310,16 @@ int weft_data_set_keep_device_copies(weft_data_t *d, int keep)
         return WEFT_ERR_INVALID;
     if (weft_data_check_between(d, "weft_data_set_keep_device_copies") != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
-    if (keep)
+    if (keep) {
         d->flags |= WEFT_DATA_KEEP_DEVICE;
-    else
-        d->flags &= ~WEFT_DATA_KEEP_DEVICE;
+        return WEFT_SUCCESS;
+    }
+    d->flags &= ~WEFT_DATA_KEEP_DEVICE;
+    /* The default from here on, as if the last wait had dropped them: the
+     * user may write the memory next with no call, and a copy kept by an
+     * earlier wait was read instead (the write lost, a fuzzer's finding).
+     * Unless the memory does not hold the newest version (a write-back
+     * pending): then the device still has it. */
+    if (d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED) weft_data_host_only(d);
     return WEFT_SUCCESS;
 }
