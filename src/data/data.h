@@ -102,6 +102,9 @@ enum {
     WEFT_DATA_TILE = 0x400
 };
 
+/* weft_data_t.partial_void's bits. */
+enum { WEFT_PARTIAL_VOID = 1, WEFT_PARTIAL_NO_INIT = 2 };
+
 struct weft_data {
     /* The first cache line (data.c aligns the structure to it) holds what
      * every rank reads of each data of every task it walks at insertion,
@@ -154,7 +157,9 @@ struct weft_data {
     /* under lock: a partial that a failed body or a cancelled task left
      * without its share: the tasks that add to it later still run (their
      * other flows are theirs), what reads it (the combine, a SEND of it) is
-     * cancelled, so the reduced data keeps its value (stf/failure.c). */
+     * cancelled, so the reduced data keeps its value (stf/failure.c).
+     * WEFT_PARTIAL_VOID, with WEFT_PARTIAL_NO_INIT when its init task failed:
+     * nothing to add into, the tasks that add to it are cancelled too. */
     int partial_void;
     struct weft_span *span;      /* the user memory it registered (data/span.h), until released */
     weft_nextuse_t uses;         /* under lock: this rank's unfinished tasks using it */

@@ -84,8 +84,6 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
 static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
                                         const weft_ptg_ref_t *c, weft_task_t *w)
 {
-    char by[160];
-    weft_ptg__ref_text(b, p, by, sizeof by);
     const weft_task_t *t = weft_ptg__local(b, c);
     int aff;
     if (!t) {
@@ -93,6 +91,8 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
         t = w;
     }
     if (c->flow >= t->nflows) {
+        char by[160];
+        weft_ptg__ref_text(b, p, by, sizeof by);
         weft_ptg__fail(b, c,
                        "is named as a consumer by its flow %d, which it does not have (the "
                        "consumers of %s name it)",

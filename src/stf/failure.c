@@ -21,15 +21,13 @@ static int writes(const weft_task_t *t, int i)
 }
 
 /* Whether a flow of that mode on d (under its lock) reads a lost version:
- * d is lost, or it is a voided partial read, not added to, or one that
- * never had contents (its init task failed): there is nothing to add
- * into, and its contributions failed one by one, each with a line, where
- * what reads a version never produced is cancelled. */
+ * d is lost, or it is a voided partial read, not added to, or a partial
+ * whose init task failed, whatever the flow: nothing to add into (its
+ * contributions used to run, into no contents or the last reduction's). */
 static int input_lost(const weft_data_t *d, int mode)
 {
-    if (d->lost) return 1;
-    if (!d->partial_void) return 0;
-    return !(mode & WEFT_W) || (d->version == 0 && weft_data_valid_copies_locked(d) == 0);
+    if (d->lost || (d->partial_void & WEFT_PARTIAL_NO_INIT)) return 1;
+    return d->partial_void && !(mode & WEFT_W);
 }
 
 int weft_failure_inputs_lost(const weft_task_t *t, const weft_data_t *except)
@@ -206,7 +204,13 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
          * on the ranks and redux_lanes. */
         int voids =
             d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
-        d->partial_void |= voids;
+        d->partial_void |= voids ? WEFT_PARTIAL_VOID : 0;
+        /* Its init (a write that does not read it) failed: whatever the
+         * partial held before, from an earlier reduction, is no start. Kept
+         * apart from a void, which a cancelled contribution adds: the next
+         * contribution must not take the partial for one to add into. */
+        if (d->partial_of && rc != WEFT_SUCCESS && !(t->flow[i].mode & WEFT_R))
+            d->partial_void |= WEFT_PARTIAL_NO_INIT;
         /* The init of the partial for a later reduction of the taskpool
          * writes it without reading it: good again. It stayed void until
          * the wait, and that reduction's combine was cancelled whole once
