@@ -320,6 +320,6 @@ int weft_data_set_keep_device_copies(weft_data_t *d, int keep)
      * earlier wait was read instead (the write lost, a fuzzer's finding).
      * Unless the memory does not hold the newest version (a write-back
      * pending): then the device still has it. */
-    if (d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED) weft_data_host_only(d);
+    if (weft_data_in_user_memory(d)) weft_data_host_only(d);
     return WEFT_SUCCESS;
 }

@@ -254,7 +254,7 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
      * taskpools: given current contents here, it gets them now. It kept
      * the old ones until a wait of a taskpool using the data, so a write
      * of the user's in between was lost, and a task read the device's. */
-    if (current && d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED) {
+    if (current && weft_data_in_user_memory(d)) {
         rc = weft_devexec_flush_now(d);
         if (rc != WEFT_SUCCESS)
             weft_error("weft_data_register_device: data %llu: registered, but copying its "

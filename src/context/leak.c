@@ -59,7 +59,7 @@ static int report_data(weft_data_t *d, const char *when)
      * user's data keeps, not weft's leak: the user did not release that
      * data, which is not reported either (a wait with another taskpool
      * open leaves such copies: reported, weft_fini failed a correct run). */
-    int users = d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED;
+    int users = weft_data_in_user_memory(d);
     for (int dev = 0; dev < WEFT_MAX_DEVICES; dev++) {
         weft_data_copy_t *c = d->copies[dev];
         if (!c || c->owner == WEFT_MEM_MANAGED) continue;

@@ -265,6 +265,12 @@ void weft_data_copy_set_current_locked(weft_data_t *d, int device);
  * that what the user writes into host memory is what the next task reads
  * (docs/COHERENCY.md rule 9). Takes the lock. */
 void weft_data_host_only(weft_data_t *d);
+/* Whether d's host copy is the user's memory (weft_data_register): it
+ * holds the data between taskpools, and the user may write it then. */
+static inline int weft_data_in_user_memory(const weft_data_t *d)
+{
+    return d->copies[0] && d->copies[0]->owner == WEFT_MEM_MANAGED;
+}
 
 /* Gives a NEW data with WEFT_DATA_INIT and no copy at all its initial
  * contents in a host copy (runtime memory, OWNED at the data's version):

@@ -185,7 +185,7 @@ void weft_devexec_flush(weft_taskpool_t *tp)
     free(pend);
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
-        if (!d->copies[0] || d->copies[0]->owner != WEFT_MEM_MANAGED) continue;
+        if (!weft_data_in_user_memory(d)) continue;
         /* Tried above in this wait already. */
         if (d->flags & WEFT_DATA_WB_PENDING) continue;
         flush_at_wait(tp, d);

@@ -205,17 +205,18 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         int voids =
             d->partial_of && rc != WEFT_SUCCESS && (rc == WEFT_ERR_CANCELLED || t->body_rc != 0);
         d->partial_void |= voids ? WEFT_PARTIAL_VOID : 0;
-        /* Its init (a write that does not read it) failed: whatever the
-         * partial held before, from an earlier reduction, is no start. Kept
-         * apart from a void, which a cancelled contribution adds: the next
-         * contribution must not take the partial for one to add into. */
-        if (d->partial_of && rc != WEFT_SUCCESS && !(t->flow[i].mode & WEFT_R))
+        /* A partial's init writes it without reading it. Done, the partial
+         * is good again: it stayed void until the wait, and a later
+         * reduction's combine in the taskpool was cancelled whole once a
+         * contribution was dealt the lane (a fuzzer's finding). Failed,
+         * whatever the partial held before, from an earlier reduction, is
+         * no start: kept apart from a void, which a cancelled contribution
+         * adds, so that the next contribution does not take the partial
+         * for one to add into. */
+        if (!(t->flow[i].mode & WEFT_R) && rc == WEFT_SUCCESS)
+            d->partial_void = 0;
+        else if (!(t->flow[i].mode & WEFT_R) && d->partial_of)
             d->partial_void |= WEFT_PARTIAL_NO_INIT;
-        /* The init of the partial for a later reduction of the taskpool
-         * writes it without reading it: good again. It stayed void until
-         * the wait, and that reduction's combine was cancelled whole once
-         * a contribution was dealt the lane (a fuzzer's finding). */
-        if (rc == WEFT_SUCCESS && !(t->flow[i].mode & WEFT_R)) d->partial_void = 0;
         d->lost = rc != WEFT_SUCCESS && !voids;
         /* Whether the version last read here is gone from this rank's
          * bytes: a successful write makes a good one; a cancelled write,

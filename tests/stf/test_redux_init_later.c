@@ -12,19 +12,8 @@
  * differs. */
 #include <stdio.h>
 
+#include "redux_classes.h"
 #include "weft/weft.h"
-
-static int zero(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) = 0;
-    return 0;
-}
-
-static int add(weft_task_t *t)
-{
-    *(double *)weft_task_ptr(t, 0) += *(const double *)weft_task_ptr(t, 1);
-    return 0;
-}
 
 static int one(weft_task_t *t)
 {
@@ -39,8 +28,6 @@ static int put(weft_task_t *t)
     return 0;
 }
 
-static const weft_task_class_t zero_cls = {.name = "zero", .body = {[WEFT_DEV_CPU] = zero}};
-static const weft_task_class_t add_cls = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
 static const weft_task_class_t one_cls = {.name = "one", .body = {[WEFT_DEV_CPU] = one}};
 static const weft_task_class_t put_cls = {.name = "put", .body = {[WEFT_DEV_CPU] = put}};
 
@@ -52,7 +39,7 @@ int main(int argc, char **argv)
     double dm = 100, xm = 1;
     weft_data_t *d = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? &dm : NULL, 1, 1, 1, 0);
     weft_data_t *x = weft_data_register(ctx, WEFT_DOUBLE, me == 0 ? &xm : NULL, 1, 1, 1, 0);
-    int rc = weft_data_set_reduction(d, &zero_cls, &add_cls);
+    int rc = weft_data_set_reduction(d, &redux_zero_class, &redux_combine_class);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "later");
     for (int r = 0; r < n; r++)
         rc |= weft_insert_task(tp, &one_cls, WEFT_REDUX, d, WEFT_ON_RANK, r, 0);
