@@ -20,12 +20,15 @@
  *         every chunk's receive and queues its host-to-device copy as soon
  *         as it arrives. What a staged move can reach on this machine with
  *         no runtime around it; lat = half a round trip.
+ *   staged1: the same with one chunk send in flight at a time (the next
+ *         posted once the last is over), as comm_staged_sends=1 does.
  * Each rank uses GPU (rank % count). NCCL refuses two ranks on one GPU: with
  * one GPU the nccl column says so and only ipc runs.
  *
  * Usage: mpiexec -n 2 bare_p2p [--min-size B] [--max-size B] [--iters N]
  * Prints one line a size: bytes, iters, nccl lat (us) and GB/s, ipc lat
- * (us) and GB/s, ipc_pp lat (us), mpi and staged GB/s and their ratio;
+ * (us) and GB/s, ipc_pp lat (us), mpi and staged GB/s and their ratio,
+ * staged1 GB/s and its ratio to mpi;
  * the best of 3 measurements each. */
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -134,9 +137,10 @@ static double ipc_pp_time(char *mine, const char *peer, cudaStream_t st, int64_t
 }
 
 /* One staged move of size bytes from dev on this rank to the peer's device
- * (send) or into dev from the peer (receive), in chunks through host. */
+ * (send) or into dev from the peer (receive), in chunks through host; at
+ * most `sends` chunk sends in flight (0: all). */
 static void staged_move(char *dev, char *host, cudaStream_t st, cudaEvent_t *ev, MPI_Request *req,
-                        int64_t size, int64_t chunk, int peer, int send)
+                        int64_t size, int64_t chunk, int peer, int send, int sends)
 {
     int n = (int)((size + chunk - 1) / chunk);
     for (int k = 0; k < n; k++) {
@@ -151,6 +155,7 @@ static void staged_move(char *dev, char *host, cudaStream_t st, cudaEvent_t *ev,
     for (int done = 0; done < n; done++) {
         int k = done;
         if (send) {
+            if (sends > 0 && k >= sends) MPI_Wait(&req[k - sends], MPI_STATUS_IGNORE);
             CK(cudaEventSynchronize(ev[k]));
         } else {
             MPI_Waitany(n, req, &k, MPI_STATUS_IGNORE);
@@ -166,7 +171,8 @@ static void staged_move(char *dev, char *host, cudaStream_t st, cudaEvent_t *ev,
 }
 
 /* Best time of REPS for half a round trip: host MPI of pinned buffers
- * (staged == 0) or staged moves between the device buffers. */
+ * (staged == 0) or staged moves between the device buffers (staged == 1:
+ * every chunk send at once, 2: one at a time). */
 static double host_time(char *dev, char *host, cudaStream_t st, cudaEvent_t *ev, MPI_Request *req,
                         int64_t size, int64_t chunk, int64_t iters, int rank, int staged)
 {
@@ -178,7 +184,8 @@ static double host_time(char *dev, char *host, cudaStream_t st, cudaEvent_t *ev,
             for (int leg = 0; leg < 2; leg++) {
                 int send = (leg == 0) == (rank == 0);
                 if (staged)
-                    staged_move(dev, host, st, ev, req, size, chunk, 1 - rank, send);
+                    staged_move(dev, host, st, ev, req, size, chunk, 1 - rank, send,
+                                staged == 2 ? 1 : 0);
                 else if (send)
                     MPI_Send(host, (int)size, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD);
                 else
@@ -244,10 +251,10 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("# bare_p2p: GPUs %d and %d%s, staged chunk %lld B\n%10s %6s %12s %10s %12s %10s "
-               "%12s %10s %10s %8s\n",
+               "%12s %10s %10s %8s %10s %8s\n",
                0, 1 % ndev, use_nccl ? "" : " (one GPU: no nccl)", (long long)chunk, "bytes",
                "iters", "nccl_lat", "nccl_bw", "ipc_lat", "ipc_bw", "ipc_pp_lat", "mpi_bw",
-               "staged_bw", "st/mpi");
+               "staged_bw", "st/mpi", "staged1_bw", "st1/mpi");
     for (int64_t size = min; size <= max; size *= 2) {
         int64_t it = iters_for(size, iters);
         double tn = use_nccl ? nccl_time(comm, st, buf, size, it, rank) : 0;
@@ -255,11 +262,14 @@ int main(int argc, char **argv)
         double tp = ipc_pp_time(buf, peer, st, size, it, rank);
         double tm = host_time(buf, host, st, ev, req, size, chunk, it, rank, 0);
         double ts = host_time(buf, host, st, ev, req, size, chunk, it, rank, 1);
+        double t1 = host_time(buf, host, st, ev, req, size, chunk, it, rank, 2);
         if (rank == 0)
-            printf("%10lld %6lld %12.2f %10.4g %12.2f %10.4g %12.2f %10.4g %10.4g %8.3f\n",
+            printf("%10lld %6lld %12.2f %10.4g %12.2f %10.4g %12.2f %10.4g %10.4g %8.3f %10.4g "
+                   "%8.3f\n",
                    (long long)size, (long long)it, tn * 1e6,
                    use_nccl ? (double)size / tn / 1e9 : 0.0, ti * 1e6, (double)size / ti / 1e9,
-                   tp * 1e6, (double)size / tm / 1e9, (double)size / ts / 1e9, tm / ts);
+                   tp * 1e6, (double)size / tm / 1e9, (double)size / ts / 1e9, tm / ts,
+                   (double)size / t1 / 1e9, tm / t1);
         fflush(stdout);
     }
     if (comm) ncclCommDestroy(comm);
