@@ -21,7 +21,8 @@
  *         as it arrives. What a staged move can reach on this machine with
  *         no runtime around it; lat = half a round trip.
  *   staged1: the same with one chunk send in flight at a time (the next
- *         posted once the last is over), as comm_staged_sends=1 does.
+ *         posted once the last is over): whether concurrent chunk messages
+ *         slow a shared-memory MPI (on one H100 host, 2026-12-06: no).
  * Each rank uses GPU (rank % count). NCCL refuses two ranks on one GPU: with
  * one GPU the nccl column says so and only ipc runs.
  *

@@ -88,7 +88,6 @@ typedef struct weft_comm_config {
     weft_transport_t transport;          /* AUTO: chosen per transfer */
     int mpi_device_ok;                   /* MPI can read device memory */
     size_t staged_chunk;                 /* bytes a staged chunk carries */
-    int staged_sends;                    /* a staged transfer's chunk sends in flight (0: all) */
     weft_comm_copy_fn recv_copy;         /* a copy to receive into on a device (0 = host) */
     weft_comm_pull_fn host_pull;         /* the newest version brought to host, */
     weft_comm_pull_end_fn host_pull_end; /* asynchronously */

@@ -146,7 +146,6 @@ typedef struct weft_comm_xfer {
     int rendezvous;         /* counted in ndata_inflight (receiver) */
     int counter;            /* receiver: transport counter the bytes go to (AUTO: host to host) */
     int chunk_cols, nchunks;
-    int chunks_ready, chunks_sent, sends_out; /* staged sender: chunks copied, posted, in flight */
     int left; /* parts posted and not over: chunks, device events, a notice */
     struct weft_comm_bounce *bounce; /* staged: the host buffer it holds */
     weft_device_t *dev;              /* device whose streams do the copies */

@@ -238,49 +238,20 @@ static int staged_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 
 /* ---- sender --------------------------------------------------------------------- */
 
-static void chunk_sent(weft_comm_t *c, void *a, void *b);
-
-/* Posts the sends of the chunks in the bounce buffer, at most
- * comm_staged_sends of them in flight (0: all): on a two-copy shared-memory
- * MPI, concurrent chunk messages share its bandwidth and the chunk that
- * finishes first is no earlier than if it had gone alone. */
-static void sends_pump(weft_comm_t *c, weft_comm_xfer_t *x)
-{
-    const weft_data_t *d = x->copy->data;
-    int most = c->cfg.staged_sends > 0 ? c->cfg.staged_sends : x->nchunks;
-    while (x->status == WEFT_SUCCESS && x->chunks_sent < x->chunks_ready && x->sends_out < most) {
-        int k = x->chunks_sent++;
-        int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
-        int rc = weft_comm__isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
-                                  chunk_sent, x, NULL);
-        if (rc != WEFT_SUCCESS) {
-            weft_comm__xfer_fail(c, x, rc, "posting the send of a chunk failed");
-            return;
-        }
-        x->left++;
-        x->sends_out++;
-    }
-}
-
-/* A chunk's send is over: the next may go, before this part is counted
- * done (so the transfer cannot end with chunks unsent). */
-static void chunk_sent(weft_comm_t *c, void *a, void *b)
-{
-    weft_comm_xfer_t *x = a;
-    x->sends_out--;
-    sends_pump(c, x);
-    weft_comm__xfer_part_done(c, x);
-}
-
-/* Device source: chunk k is in the bounce buffer. The copies are queued in
- * order on one stream, so chunks 0..k are all there. */
+/* Device source: chunk k is in the bounce buffer, send it. */
 static void staged_chunk_ready(weft_comm_t *c, void *a, void *b)
 {
     weft_comm_xfer_t *x = a;
+    const weft_data_t *d = x->copy->data;
     int k = (int)(intptr_t)b - 1;
+    int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
     if (chunk_copy_ok(c, x)) {
-        if (x->chunks_ready < k + 1) x->chunks_ready = k + 1;
-        sends_pump(c, x);
+        int rc = weft_comm__isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
+                                  chunk_over, x, NULL);
+        if (rc == WEFT_SUCCESS)
+            x->left++;
+        else
+            weft_comm__xfer_fail(c, x, rc, "posting the send of a chunk failed");
     }
     weft_comm__xfer_part_done(c, x);
 }
@@ -290,7 +261,6 @@ static int staged_send_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 {
     const weft_data_t *d = x->copy->data;
     int rc = staged_prepare(c, state, x, get->chunk_cols > 0 ? get->chunk_cols : d->cols, get->tag);
-    x->chunks_ready = x->chunks_sent = x->sends_out = 0;
     for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++)
         rc = x->dev ? chunk_copy(c, x, k, 0, staged_chunk_ready) : chunk_host_mpi(c, x, k, 0);
     if (rc != WEFT_SUCCESS) weft_comm__xfer_fail(c, x, rc, "starting the staged send failed");

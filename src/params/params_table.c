@@ -174,9 +174,6 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
          "bytes per chunk of the staged transport (pipelined through pinned host buffers); equal "
          "on every rank"),
-    INT("comm_staged_sends", "0", 0, 1024,
-        "chunk sends of a staged transfer in flight at most (0: each as soon as its device copy "
-        "is over)"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "",

@@ -352,24 +352,6 @@ weft_expect_test(potrf_emu_staged_abort_mid_r2 TIMEOUT 90 RANKS 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
       -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
       --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-fault_inject=comm_post:50@0)
-# One chunk send in flight at a time (comm_staged_sends=1): the sender posts
-# chunk k+1 when chunk k's send is over, ~20 chunks a tile; the results as
-# with every chunk at once, and every rank's stats count staged bytes and
-# no other transport's. Then a post failing part-way through such a
-# transfer: named on every rank, nothing left waiting for the unsent chunks.
-weft_app_test(potrf_emu_staged_sends1_r2 EXE weft-potrf RANKS 2 TIMEOUT 90
-  EXPECT "${POTRF_PASSED}" "weft\\[%r\\] stats: .* mpi 0\\.0, ipc 0\\.0, staged [1-9][0-9.]*, nccl 0\\.0"
-  ARGS -N 700 -t 96 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
-       --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-comm_staged_sends=1
-       --weft-show_stats=1)
-weft_expect_test(potrf_emu_staged_sends1_abort_r2 TIMEOUT 90 RANKS 2
-  CHECKS --status clean
-    --match "^weft\\[%r\\] error: taskpool potrf failed: rank 0: (send of data [0-9]+ v[0-9]+ to|receive of data [0-9]+ v[0-9]+ from) rank 1 failed: posting "
-    --reject "MPI_Cancel|MPI_ERR"
-  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
-      -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
-      --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-comm_staged_sends=1
-      --weft-fault_inject=comm_post:50@0)
 # A device_memory_limit below the zone's unit is named as the cause (the
 # line said the device had 1 GiB free, and to raise the limit or the use).
 weft_app_test(potrf_emu_limit_below_unit FAIL EXE weft-potrf RANKS 2 TIMEOUT 60
