@@ -5,6 +5,7 @@
  * matched across ranks by their depth in the graph (label), which both
  * ends compute from the producer functions alone; a version's number is
  * the data's net_version plus its depth, alike on every rank. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,10 +78,20 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                           c->flow, other);
 }
 
+/* The note that ends a consumer's refusal, naming p, whose consumers
+ * function listed it: the mistake may be in that function (it named c
+ * alone, a stranger's note). Formatted only for a refusal. */
+#define LISTED_BY_LEN 200
+static void listed_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *p, char *buf, size_t n)
+{
+    char name[160];
+    weft_ptg__ref_text(b, p, name, sizeof name);
+    snprintf(buf, n, "the consumers of %s name it", name);
+}
+
 /* Consumer c (listed by p) as a task: this rank's own, else its arguments
  * parsed into *w; NULL after logging when it has no flow c->flow, or that
- * flow repeats an earlier one's data. The line names p too: the mistake
- * may be in p's consumers function (it named c alone, a stranger's note). */
+ * flow repeats an earlier one's data. */
 static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
                                         const weft_ptg_ref_t *c, weft_task_t *w)
 {
@@ -91,11 +102,9 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
         t = w;
     }
     if (c->flow >= t->nflows) {
-        char by[160];
-        weft_ptg__ref_text(b, p, by, sizeof by);
-        weft_ptg__fail(b, c,
-                       "is named as a consumer by its flow %d, which it does not have (the "
-                       "consumers of %s name it)",
+        char by[LISTED_BY_LEN];
+        listed_by(b, p, by, sizeof by);
+        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have (%s)",
                        c->flow, by);
         return NULL;
     }
@@ -111,11 +120,11 @@ static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
     const weft_task_t *t = consumer_task(b, p, c, &w);
     if (!t) return WEFT_ERR_INVALID;
     if (d && t->flow[c->flow].data != d) {
-        char by[160];
-        weft_ptg__ref_text(b, p, by, sizeof by);
+        char by[LISTED_BY_LEN];
+        listed_by(b, p, by, sizeof by);
         return weft_ptg__fail(b, c,
                               "is named as a consumer of data %llu by its flow %d, which holds "
-                              "data %llu (the consumers of %s name it)",
+                              "data %llu (%s)",
                               (unsigned long long)d->key, c->flow,
                               (unsigned long long)t->flow[c->flow].data->key, by);
     }
