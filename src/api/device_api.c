@@ -181,6 +181,22 @@ static int drop_runtime_copy(weft_data_t *d, int device)
     return busy ? WEFT_ERR_INVALID : WEFT_SUCCESS;
 }
 
+/* The user's host memory (weft_data_register) holds the data between
+ * taskpools: given current contents on a device, it gets them now. It kept
+ * the old ones until a wait of a taskpool using the data, so a write of the
+ * user's in between was lost, and a task read the device's. */
+static int hand_current_to_user_memory(weft_data_t *d)
+{
+    if (!weft_data_in_user_memory(d)) return WEFT_SUCCESS;
+    int rc = weft_devexec_flush_now(d);
+    if (rc != WEFT_SUCCESS)
+        weft_error("weft_data_register_device: data %llu: registered, but copying its "
+                   "contents into the user's host memory failed (%s): retried at the next "
+                   "wait, acquire or release of the data",
+                   (unsigned long long)d->key, weft_strerror(rc));
+    return rc;
+}
+
 int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1) ||
@@ -250,20 +266,7 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
         return WEFT_ERR_NOMEM;
     }
     weft_span_chain(&d->span, sp); /* given back with the host block */
-    /* The user's host memory (weft_data_register) holds the data between
-     * taskpools: given current contents here, it gets them now. It kept
-     * the old ones until a wait of a taskpool using the data, so a write
-     * of the user's in between was lost, and a task read the device's. */
-    if (current && weft_data_in_user_memory(d)) {
-        rc = weft_devexec_flush_now(d);
-        if (rc != WEFT_SUCCESS)
-            weft_error("weft_data_register_device: data %llu: registered, but copying its "
-                       "contents into the user's host memory failed (%s): retried at the next "
-                       "wait, acquire or release of the data",
-                       (unsigned long long)d->key, weft_strerror(rc));
-        return rc;
-    }
-    return WEFT_SUCCESS;
+    return current ? hand_current_to_user_memory(d) : WEFT_SUCCESS;
 }
 
 /* ---- user memory pinned for the devices -------------------------------- */

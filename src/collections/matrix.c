@@ -9,6 +9,7 @@
 
 #include "api/data_api.h"
 #include "collections/matrix_int.h"
+#include "collections/matrix_room.h"
 #include "data/hostmem.h"
 #include "stf/insert.h"
 #include "stf/seqcheck.h"
@@ -304,10 +305,7 @@ static int map_tiles_marked(const weft_matrix_t *A, const char *call, const weft
     return WEFT_SUCCESS;
 }
 
-/* The user's functions run inside the matrix's creation: a call from them
- * into weft (another creation, a wait, weft_fini) is refused as from a
- * body, and the creation fails. */
-static void dist_fn_enter(weft_inbody_t *saved, atomic_int *misuse)
+void weft_matrix__dist_enter(weft_inbody_t *saved, atomic_int *misuse)
 {
     weft_inbody_enter_callback(saved, misuse, "the rank or device function of a weft_dist_t", 0, 0,
                                "the matrix's creation");
@@ -318,7 +316,7 @@ static int map_tiles(const weft_matrix_t *A, const char *call, const weft_dist_t
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    dist_fn_enter(&saved, &misuse);
+    weft_matrix__dist_enter(&saved, &misuse);
     int rc = map_tiles_marked(A, call, dist, owners, devices);
     weft_inbody_leave(&saved);
     return atomic_load(&misuse) ? WEFT_ERR_INVALID : rc;
@@ -353,7 +351,7 @@ static uint64_t dist_hash(const weft_dist_t *d, int mt, int nt)
     uint64_t h = WEFT_HASH_INIT;
     atomic_int misuse = 0; /* refused again, and failed, by map_tiles */
     weft_inbody_t saved;
-    dist_fn_enter(&saved, &misuse);
+    weft_matrix__dist_enter(&saved, &misuse);
     for (int j = 0; j < nt; j++)
         for (int i = 0; i < mt; i++) h = weft_hash_step(h, (unsigned)d->rank(i, j, d->arg));
     weft_inbody_leave(&saved);
@@ -462,6 +460,12 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     }
     /* A user distribution: no grid to check; weft's home-device rule then
      * deals devices by tile row. */
+    weft_grid_t g = {s->P, s->Q};
+    weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
+    const weft_dist_t *dist = s->dist ? s->dist : &cyclic;
+    if (!s->wrap && weft_matrix__check_room(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
+                                            dist) != WEFT_SUCCESS)
+        return NULL;
     weft_matrix_t *A = matrix_alloc(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
                                     s->dist ? 0 : s->P, s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;
@@ -474,11 +478,8 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
         matrix_destroy(A);
         return NULL;
     }
-    weft_grid_t g = {s->P, s->Q};
-    weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     wrap_arg_t w = {.base = s->ptr, .lda = s->lda, .call = s->kind->name};
-    return fill(A, s->kind->name, s->dist ? s->dist : &cyclic,
-                s->wrap ? attach_user : attach_runtime, &w);
+    return fill(A, s->kind->name, dist, s->wrap ? attach_user : attach_runtime, &w);
 }
 
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,

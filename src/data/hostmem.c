@@ -319,3 +319,13 @@ void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, size_t *total, int
     *slabs_made = pool->made;
     pthread_mutex_unlock(&pool->lock);
 }
+
+void weft_hostmem_room(weft_hostmem_t *pool, size_t *limit, size_t *used)
+{
+    *limit = *used = 0;
+    if (!pool) return;
+    pthread_mutex_lock(&pool->lock);
+    *limit = pool->limit;
+    *used = pool->used;
+    pthread_mutex_unlock(&pool->lock);
+}

@@ -63,5 +63,10 @@ void weft_hostmem_free(void *allocator, void *ptr, size_t bytes);
 /* Bytes pinned now, bytes of the slabs now, and slabs made since the start
  * (show_stats); zeros for NULL. Any thread. */
 void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, size_t *total, int *slabs_made);
+/* The limit a zeroed allocation is refused past (0: none) and the bytes of
+ * the blocks handed out now, which it counts; zeros for NULL. A matrix's
+ * creation compares its tiles with them before allocating any. Any
+ * thread. */
+void weft_hostmem_room(weft_hostmem_t *pool, size_t *limit, size_t *used);
 
 #endif

@@ -5,6 +5,7 @@
  * matched across ranks by their depth in the graph (label), which both
  * ends compute from the producer functions alone; a version's number is
  * the data's net_version plus its depth, alike on every rank. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,19 +23,38 @@ static weft_ptg_ref_t initial_key(const weft_data_t *d)
     return k;
 }
 
+/* The note that ends a consumer's refusal, naming p, whose consumers
+ * function listed it: the mistake may be in that function (it named c
+ * alone, a stranger's note). Formatted only for a refusal. */
+#define LISTED_BY_LEN 200
+static void listed_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *p, char *buf, size_t n)
+{
+    char name[160];
+    weft_ptg__ref_text(b, p, name, sizeof name);
+    snprintf(buf, n, "the consumers of %s name it", name);
+}
+
 /* The flows of a task that name one data are one flow, the first of them
  * (its version, its producer and its consumers are asked and kept under
- * that flow): a reference to another of them is refused, naming it. */
+ * that flow): a reference to another of them is refused, naming it, and
+ * for a consumer the task whose consumers function listed it (`by`; NULL
+ * for a producer or forwarder), as the other consumer refusals do. */
 static int check_repeated(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w,
-                          const char *as)
+                          const char *as, const weft_ptg_ref_t *by)
 {
     int f = r->flow, first = f < w->nflows ? weft_task_first_flow_of(w, f) : f;
     if (first == f) return WEFT_SUCCESS;
+    char note[LISTED_BY_LEN + 3] = "";
+    if (by) {
+        char text[LISTED_BY_LEN];
+        listed_by(b, by, text, sizeof text);
+        snprintf(note, sizeof note, " (%s)", text);
+    }
     return weft_ptg__fail(b, r,
-                          "is named as a %s by its flow %d, which holds the data of its flow %d: "
-                          "a task that names a data in several flows is named by the first of "
-                          "them (name flow %d)",
-                          as, f, first, first);
+                          "is named as a %s by its flow %d, which holds the data of its flow "
+                          "%d%s: a task that names a data in several flows is named by the first "
+                          "of them (name flow %d)",
+                          as, f, first, note, first);
 }
 
 /* Whether consumer c's producer function names p back, with the kind
@@ -54,7 +74,8 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
     p_task.flow = p->flow;
     int same_task = has > 0 && !same && weft_ptg__same_ref(&p_task, p);
     const weft_task_t *pt = same_task ? weft_ptg__local(b, p) : NULL;
-    if (pt && check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer") != WEFT_SUCCESS)
+    if (pt &&
+        check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer", NULL) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     weft_ptg__fail(b, p,
                    "lists a consumer of its flow %d whose producer function does not name "
@@ -79,8 +100,7 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
 
 /* Consumer c (listed by p) as a task: this rank's own, else its arguments
  * parsed into *w; NULL after logging when it has no flow c->flow, or that
- * flow repeats an earlier one's data. The line names p too: the mistake
- * may be in p's consumers function (it named c alone, a stranger's note). */
+ * flow repeats an earlier one's data. */
 static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
                                         const weft_ptg_ref_t *c, weft_task_t *w)
 {
@@ -91,15 +111,13 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
         t = w;
     }
     if (c->flow >= t->nflows) {
-        char by[160];
-        weft_ptg__ref_text(b, p, by, sizeof by);
-        weft_ptg__fail(b, c,
-                       "is named as a consumer by its flow %d, which it does not have (the "
-                       "consumers of %s name it)",
+        char by[LISTED_BY_LEN];
+        listed_by(b, p, by, sizeof by);
+        weft_ptg__fail(b, c, "is named as a consumer by its flow %d, which it does not have (%s)",
                        c->flow, by);
         return NULL;
     }
-    return check_repeated(b, c, t, "consumer") == WEFT_SUCCESS ? t : NULL;
+    return check_repeated(b, c, t, "consumer", p) == WEFT_SUCCESS ? t : NULL;
 }
 
 /* Consumer c, a task of this rank, has its flow, which holds d (NULL: not
@@ -111,11 +129,11 @@ static int check_consumer_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p,
     const weft_task_t *t = consumer_task(b, p, c, &w);
     if (!t) return WEFT_ERR_INVALID;
     if (d && t->flow[c->flow].data != d) {
-        char by[160];
-        weft_ptg__ref_text(b, p, by, sizeof by);
+        char by[LISTED_BY_LEN];
+        listed_by(b, p, by, sizeof by);
         return weft_ptg__fail(b, c,
                               "is named as a consumer of data %llu by its flow %d, which holds "
-                              "data %llu (the consumers of %s name it)",
+                              "data %llu (%s)",
                               (unsigned long long)d->key, c->flow,
                               (unsigned long long)t->flow[c->flow].data->key, by);
     }
@@ -274,7 +292,7 @@ static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
 static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_task_t *w,
                             const weft_data_t *d, int fwd)
 {
-    if (check_repeated(b, p, w, fwd ? "forwarder" : "producer") != WEFT_SUCCESS)
+    if (check_repeated(b, p, w, fwd ? "forwarder" : "producer", NULL) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     int f = p->flow, mode = f < w->nflows ? w->flow[f].mode : 0;
     const char *why = f >= w->nflows                       ? "it does not have"

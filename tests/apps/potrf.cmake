@@ -161,12 +161,20 @@ weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
   RUN ${WEFT_MPIRUN} -n 1 ${potrf_mixed} --seed 5 : -n 1 ${potrf_mixed})
 # A matrix larger than the node's memory (32 TB) is refused at its
 # creation on every rank, named (host_memory_use), where its tiles were
-# mapped and the run slid toward the kernel's OOM killer, silent.
-weft_expect_test(potrf_too_big_for_node_r2 TIMEOUT 60 RANKS 2
-  CHECKS --status nonzero --within 30
-  --match "^weft\\[%r\\] error: host memory: a tile of [0-9]+ bytes would take weft's copies on this rank past its share of the node's memory"
-  --match "^weft-potrf: cannot create the 2000000 x 2000000 matrix"
-  RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 2000000 -t 1000 -c 1)
+# mapped and the run slid toward the kernel's OOM killer, silent. Refused
+# before any tile is allocated, naming the call, the matrix, the rank's
+# bytes and its share: each rank zeroed its share first (11.8 GiB a rank
+# for 98 s), then refused a tile. host_memory_use=1: the share, and a run
+# of the old library, stay small whatever the node.
+foreach(n 1 2)
+  weft_expect_test(potrf_too_big_for_node_r${n} TIMEOUT 60 RANKS ${n}
+    CHECKS --status nonzero --within 20
+    --match "^weft\\[%r\\] error: weft_matrix_new: the 2000000 x 2000000 matrix [(]tiles 1000 x 1000[)] needs [0-9]+ bytes [(][0-9.]+ GiB[)] for its tiles on rank %r, past the rank's share of the node's memory for weft's host copies: [0-9]+ bytes [(][0-9.]+ GiB[)], 0 [(]0[.]00 GiB[)] in use [(]parameter host_memory_use, 0 = no limit[)]: refused before any tile was allocated"
+    --match "^weft-potrf: cannot create the 2000000 x 2000000 matrix"
+    --reject "a tile of"
+    RUN ${WEFT_MPIRUN} -n ${n} $<TARGET_FILE:weft-potrf> -N 2000000 -t 1000 -c 1
+        --weft-host_memory_use=1)
+endforeach()
 # ... and a different -t on one rank (named as "different task sequences"
 # in the matrix's generation, where the first difference showed).
 set(mixed_t $<TARGET_FILE:weft-getrf> -N 256 -c 1)

@@ -54,12 +54,21 @@
  *
  *   hostmem  a matrix of 65536 x 65536 in 64 x 64 tiles over 1 x nranks,
  *            run with host_memory_use=1: every rank refuses it for host
- *            memory, each at its own first tile past its share, then makes
+ *            memory (before any tile: its tiles need more than its share;
+ *            before, each at its own first tile past its share), then makes
  *            a small matrix and bumps each tile by a task. The wait returns
  *            0 (it returned WEFT_ERR_MISMATCH: the ranks had spent
  *            different numbers of data keys on the refused matrix, so the
  *            small matrix's tiles had different keys on each rank) and
  *            each tile's first element reads 1 (gathered on rank 0).
+ *   hostone  a matrix of 65536 x 65536 in 1024 x 1024 tiles whose rank
+ *            function gives every tile to rank 0, run with
+ *            host_memory_use=1: rank 0 refuses it before allocating any tile,
+ *            naming its bytes and its share (it zeroed tiles up to its share
+ *            first, then refused one, "a tile of N bytes"); rank 1, which
+ *            holds no tile, makes it. The wait names rank 0's refusal on
+ *            every rank and returns WEFT_ERR_MISMATCH, as weft_fini does: no
+ *            rank waits for ever.
  *   keysteps  the same with every rank refusing a wrap at another step, run
  *            with an emu device on rank 1 only: rank 0's overlaps its own
  *            first wrap (the span), rank 1's device function names device
@@ -83,6 +92,12 @@ static int rank_of(int i, int j, void *arg)
 {
     (void)j;
     return i % *(int *)arg;
+}
+
+static int on_rank0(int i, int j, void *arg)
+{
+    (void)i, (void)j, (void)arg;
+    return 0;
 }
 
 static int bump(weft_task_t *t)
@@ -132,6 +147,10 @@ int main(int argc, char **argv)
         printf("test_matrix_refused rank %d: %s big=%s\n", me, c, big ? "made" : "refused");
         if (big) weft_matrix_free(big);
         A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
+    } else if (strcmp(c, "hostone") == 0) {
+        weft_dist_t all0 = {.rank = on_rank0};
+        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, 65536, 65536, 1024, 1024, &all0);
+        printf("test_matrix_refused rank %d: %s big=%s\n", me, c, A ? "made" : "refused");
     } else if (strcmp(c, "keysteps") == 0) {
         static double other[N * N];
         weft_dist_t bad = {.rank = rank_of, .device = device_99, .arg = &nr};
