@@ -178,11 +178,18 @@ static void say_gone(const weft_data_t *d, int gone, int keep)
         weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: the next taskpool starts from v%d",
                   (unsigned long long)d->key, gone - 1, keep - 1);
-    else
+    else if (d->flags & WEFT_DATA_NEW)
         weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: no good version is left, the next "
                   "taskpool starts from what that body left in it",
                   (unsigned long long)d->key, gone - 1);
+    else /* the user's memory: said so, alike on every rank */
+        weft_warn("data %llu: its version v%d%s was held only where the task that wrote it next "
+                  "failed, which may have changed its bytes: no good version is left, the next "
+                  "taskpool starts from what that body left in it (the user's memory given to "
+                  "weft for it on rank %d)",
+                  (unsigned long long)d->key, gone - 1,
+                  gone == 1 ? " (its contents as given to weft)" : "", d->owner_rank);
 }
 
 /* No rank offers what a failed body overwrote, newer than the owner's

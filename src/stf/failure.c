@@ -239,6 +239,7 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
     weft_failure_rec_t *rec = &t->tp->fail;
     if (rc == WEFT_ERR_CANCELLED) {
         atomic_fetch_add(&rec->ncancelled, 1);
+        if (t->kind != WEFT_TASK_BODY) atomic_fetch_add(&rec->ncancelled_xfer, 1);
         atomic_fetch_add(&ctx->tasks_cancelled, 1);
         return;
     }
@@ -318,9 +319,13 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     if (first != INT_MAX) {
         if (shared) pass_first_on(ctx, rec, first, where);
         rec->what[sizeof rec->what - 1] = '\0';
-        long nc = (long)atomic_load(&rec->ncancelled);
-        weft_error("taskpool %s failed: rank %d: %s; %ld task%s cancelled here", tp->name, first,
-                   rec->what, nc, nc == 1 ? "" : "s");
+        /* The user inserted the tasks, not the transfers weft added. */
+        long nx = (long)atomic_load(&rec->ncancelled_xfer);
+        long nc = (long)atomic_load(&rec->ncancelled) - nx;
+        char xfers[48] = "";
+        if (nx > 0) snprintf(xfers, sizeof xfers, " (and %ld transfer%s)", nx, nx == 1 ? "" : "s");
+        weft_error("taskpool %s failed: rank %d: %s; %ld task%s cancelled here%s", tp->name, first,
+                   rec->what, nc, nc == 1 ? "" : "s", xfers);
         rc = rec->status != WEFT_SUCCESS ? rec->status : WEFT_ERR_TASK;
         weft_context_fail(ctx, rc);
     }
@@ -337,6 +342,7 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     rec->noted = 0;
     atomic_store(&rec->nfailed, 0);
     atomic_store(&rec->ncancelled, 0);
+    atomic_store(&rec->ncancelled_xfer, 0);
     /* The wait began in step (a diverged context returns at its start): a
      * collective of this wait failed in MPI, which this wait reports
      * rather than the next one. */

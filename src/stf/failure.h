@@ -26,6 +26,7 @@ typedef struct weft_failure_rec {
     int noted, note_status;
     char note_what[512];
     atomic_long nfailed, ncancelled;
+    atomic_long ncancelled_xfer; /* of ncancelled, weft's own sends and receives */
 } weft_failure_rec_t;
 
 struct weft_task;

@@ -162,10 +162,13 @@ static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, 
         return WEFT_ERR_INVALID;
     }
     /* Garbage here is most often what followed a list whose closing 0
-     * was left out (a newcomer read the hex and looked for a bad flag). */
-    weft_error("insert %s: argument %d has unknown tag 0x%x (expected a mode, "
-               "WEFT_VALUE, WEFT_PRIORITY, WEFT_ON_RANK, WEFT_DEVICE_HINT or the 0 that ends "
-               "the list: was that 0 left out?)",
+     * was left out (a newcomer read the hex and looked for a bad flag),
+     * or a data handle put before its mode, read as a tag (its address's
+     * low bits, so the hex differs from rank to rank). */
+    weft_error("insert %s: argument %d has unknown tag 0x%x: a data comes after its mode "
+               "(WEFT_RW, d), a value after WEFT_VALUE, an int after WEFT_PRIORITY, WEFT_ON_RANK "
+               "or WEFT_DEVICE_HINT, and weft_insert_task's list ends with 0: was a data given "
+               "before its mode, or the closing 0 left out?",
                t->cls->name, pos, a->tag);
     return WEFT_ERR_INVALID;
 }

@@ -131,7 +131,8 @@ static void bad_input(weft_context_t *ctx)
     CHECK(captured("insert sweep: -1 arguments at"));
     CHECK(captured("insert sweep: 1 arguments at (nil)"));
     CHECK(captured("insert sweep: more than 16 data arguments"));
-    CHECK(captured("insert sweep: argument 2 has unknown tag 0x4000"));
+    CHECK(captured("insert sweep: argument 2 has unknown tag 0x4000: a data comes after its mode"));
+    CHECK(captured("was a data given before its mode, or the closing 0 left out?"));
     CHECK(captured("argument 1 of weft_insert_task_array"));
     CHECK(captured("argument 2 has tag 0x6: WEFT_REDUX is a mode of its own"));
     CHECK(captured("argument 2 has tag 0x10: WEFT_AFFINITY marks a data argument"));
