@@ -19,11 +19,13 @@ typedef struct weft_matrix weft_matrix_t;
  * of the tile) and hold zeros until written. NULL with an error naming the
  * call on bad input: m, n, mb or nb below 1 (no empty matrix: a program
  * with a zero dimension skips the matrix), a grid that is not the ranks'.
- * The same for every creation below. NULL too, before any tile is
- * allocated, when this rank's tiles need more host memory than its share
- * left (parameter host_memory_use; docs/SEMANTICS.md 5.6): the error names
- * the matrix, the rank's bytes and the share. Refused on some ranks only,
- * it is named on every rank at the next agreement (WEFT_ERR_MISMATCH). */
+ * The same for every creation below. weft_matrix_new, weft_matrix_new_dist
+ * and weft_vector_new (never the wraps, which take the user's memory) are
+ * NULL too, before any tile is allocated, when this rank's tiles need more
+ * host memory than its share left (parameter host_memory_use;
+ * docs/SEMANTICS.md 5.6): the error names the matrix, the rank's bytes and
+ * the share. Refused on some ranks only, it is named on every rank at the
+ * next agreement (WEFT_ERR_MISMATCH). */
 WEFT_API weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m,
                                         int64_t n, int mb, int nb, int P, int Q);
 

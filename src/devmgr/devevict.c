@@ -362,11 +362,11 @@ int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
     for (int i = 0; i < t->nflows; i++) ntiles += weft_task_first_flow_of(t, i) == i;
     if (need <= capacity) return WEFT_SUCCESS;
     weft_log(WEFT_LOG_ERROR, m->dev->index,
-             "task %s needs %zu bytes of device memory for its %d tiles, but the zone of "
-             "%s holds %zu bytes even when empty: it can never run there (raise "
+             "task %s needs %zu bytes of device memory for its %d tile%s, but the zone of "
+             "%s holds %zu bytes even when empty: it can never run there; raise "
              "device_memory_use, device_memory_limit or device_emu_memory, run fewer ranks on "
-             "the device, or use smaller tiles)",
-             weft_task_name(t).text, need, ntiles, m->dev->name, capacity);
+             "the device, or use smaller tiles",
+             weft_task_name(t).text, need, ntiles, ntiles == 1 ? "" : "s", m->dev->name, capacity);
     return WEFT_ERR_DEVMEM;
 }
 

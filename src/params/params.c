@@ -342,6 +342,23 @@ int weft_params_argv_words(const int *argc, char **const *argv)
     return n;
 }
 
+/* A word that looks meant for weft but lacks its prefix (--weft_cores=2,
+ * -weft-cores=2) goes to the application, and the parameter keeps its
+ * value without a word: said once a word, as the WEFT_ typos are. */
+static void warn_argv_near_misses(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *w = argv[i], *rest = NULL;
+        if (strncmp(w, "--weft_", 7) == 0) rest = w + 7;
+        if (strncmp(w, "-weft-", 6) == 0 || strncmp(w, "-weft_", 6) == 0) rest = w + 6;
+        if (rest)
+            weft_warn(
+                "argument %s is left to the application: weft's options begin with " OPT_PREFIX
+                " (did you mean " OPT_PREFIX "%s?)",
+                w, rest);
+    }
+}
+
 int weft_params_load(weft_params_t *p, int *argc, char ***argv)
 {
     int n = weft_params_argv_words(argc, argv);
@@ -355,7 +372,10 @@ int weft_params_load(weft_params_t *p, int *argc, char ***argv)
     if (rc == WEFT_SUCCESS && n > 0) rc = load_argv(work, n, *argv, kept, &nkept);
     /* After both sources, so that debug_verbose=0 from either silences it;
      * also when an option was refused (a typo's hint helps most then). */
-    if (weft_params_int(work, "debug_verbose") >= WEFT_LOG_WARN) warn_env_typos();
+    if (weft_params_int(work, "debug_verbose") >= WEFT_LOG_WARN) {
+        warn_env_typos();
+        warn_argv_near_misses(n, *argv);
+    }
     if (rc != WEFT_SUCCESS) goto undo_work;
     if (n > 0) {
         memcpy(*argv, kept, (size_t)nkept * sizeof *kept);

@@ -61,7 +61,7 @@
  *            different numbers of data keys on the refused matrix, so the
  *            small matrix's tiles had different keys on each rank) and
  *            each tile's first element reads 1 (gathered on rank 0).
- *   hostone  a matrix of 65536 x 65536 in 1024 x 1024 tiles whose rank
+ *   hostone  a matrix of 2^20 x 2^20 in 4096 x 4096 tiles (8 TiB) whose rank
  *            function gives every tile to rank 0, run with
  *            host_memory_use=1: rank 0 refuses it before allocating any tile,
  *            naming its bytes and its share (it zeroed tiles up to its share
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
         A = weft_matrix_new(ctx, WEFT_DOUBLE, N, N, NB, NB, 1, nr);
     } else if (strcmp(c, "hostone") == 0) {
         weft_dist_t all0 = {.rank = on_rank0};
-        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, 65536, 65536, 1024, 1024, &all0);
+        A = weft_matrix_new_dist(ctx, WEFT_DOUBLE, 1 << 20, 1 << 20, 4096, 4096, &all0);
         printf("test_matrix_refused rank %d: %s big=%s\n", me, c, A ? "made" : "refused");
     } else if (strcmp(c, "keysteps") == 0) {
         static double other[N * N];

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "device/emu/emu_fails.h"
 #include "device/emu/emu_shm.h"
 #include "device/emu/emu_sigbus.h"
 #include "util/bodythread.h"
@@ -51,13 +52,7 @@ typedef struct emu_op {
 typedef struct emu_stream {
     uint64_t issued;    /* ops enqueued so far (guarded by the device lock) */
     uint64_t done;      /* ops finished so far */
-    /* The numbers of the ops that failed, ascending: an event reports a
-     * failure of any op since the stream's previous event, and several
-     * may have failed before it is asked (the last alone kept lost the
-     * earlier ones: their tasks were taken for done). */
-    uint64_t *fails;
-    size_t nfails, capfails;
-    int fails_lost; /* a failure could not be kept: every later event fails */
+    emu_fails_t fails;  /* the ops that failed */
     uint64_t last_event;
     void *workspace;
 } emu_stream_t;
@@ -127,37 +122,6 @@ static int run_op(const emu_dev_t *e, emu_op_t *op)
     return op->kernel(&op->env, op->arg) == 0 ? 0 : -1;
 }
 
-/* Op number s->done failed (under the device lock). */
-static void fail_keep(emu_stream_t *s)
-{
-    if (s->nfails == s->capfails) {
-        size_t cap = s->capfails ? 2 * s->capfails : 16;
-        uint64_t *f = realloc(s->fails, cap * sizeof *f);
-        if (!f) {
-            s->fails_lost = 1;
-            return;
-        }
-        s->fails = f;
-        s->capfails = cap;
-    }
-    s->fails[s->nfails++] = s->done;
-}
-
-/* Whether an op numbered in (prev, n] failed. */
-static int fail_between(const emu_stream_t *s, uint64_t prev, uint64_t n)
-{
-    if (s->fails_lost) return 1;
-    size_t lo = 0, hi = s->nfails; /* the first failure past prev */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->fails[mid] <= prev)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->nfails && s->fails[lo] <= n;
-}
-
 static void *emu_thread(void *arg)
 {
     emu_dev_t *e = arg;
@@ -176,7 +140,7 @@ static void *emu_thread(void *arg)
         pthread_mutex_lock(&e->lock);
         emu_stream_t *s = &e->streams[op->stream];
         s->done++;
-        if (failed) fail_keep(s);
+        if (failed) weft_emu__fails_add(&s->fails, s->done);
         e->running = 0;
         pthread_cond_broadcast(&e->idle);
         free(op);
@@ -235,7 +199,7 @@ static void free_streams(emu_dev_t *e)
 {
     for (int s = 0; s < WEFT_MAX_STREAMS; s++) {
         free(e->streams[s].workspace);
-        free(e->streams[s].fails);
+        weft_emu__fails_free(&e->streams[s].fails);
     }
 }
 
@@ -470,7 +434,7 @@ static int event_state_locked(emu_dev_t *e, const weft_event_t *ev)
     if (weft_device_is_broken(e->dev)) return s->done < n ? WEFT_AGAIN : WEFT_ERR_DEVICE;
     if (s->done < n) return WEFT_AGAIN;
     uint64_t prev = (uint64_t)(uintptr_t)ev->handle;
-    if (fail_between(s, prev, n)) return WEFT_ERR_TASK;
+    if (weft_emu__fails_between(&s->fails, prev, n)) return WEFT_ERR_TASK;
     return WEFT_SUCCESS;
 }
 
