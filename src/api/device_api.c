@@ -197,7 +197,9 @@ static int hand_current_to_user_memory(weft_data_t *d)
     return rc;
 }
 
-int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
+/* The arguments of weft_data_register_device, each refusal named. */
+static int register_device_args_ok(weft_data_t *d, int device, const void *ptr, int64_t ld,
+                                   int current)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_register_device", 1) ||
         weft_data_check_between(d, "weft_data_register_device") != WEFT_SUCCESS)
@@ -227,12 +229,19 @@ int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld,
                    (unsigned long long)d->key, device, d->ctx->ndevices);
         return WEFT_ERR_INVALID;
     }
+    return WEFT_SUCCESS;
+}
+
+int weft_data_register_device(weft_data_t *d, int device, void *ptr, int64_t ld, int current)
+{
+    int rc = register_device_args_ok(d, device, ptr, ld, current);
+    if (rc != WEFT_SUCCESS) return rc;
     /* The device memory joins the rank's live registrations: with unified
      * addresses (CUDA) two handles of the same device bytes are refused as
      * two of the same host bytes are, and an emu device's memory, which is
      * host memory, is checked against the host registrations too. */
     weft_span_t *sp = NULL;
-    int rc = weft_data_claim_memory(d, "weft_data_register_device", ptr, ld, &sp);
+    rc = weft_data_claim_memory(d, "weft_data_register_device", ptr, ld, &sp);
     if (rc != WEFT_SUCCESS) return rc;
     rc = drop_runtime_copy(d, device);
     if (rc != WEFT_SUCCESS) weft_spans_release(&d->ctx->spans, sp);
