@@ -119,9 +119,9 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
         if (o->ib > o->c.nb) o->ib = o->c.nb;
         if (o->ib < 1) o->ib = 1;
     }
-    if (o->c.p * o->c.q != weft_nranks(ctx))
-        why = "P*Q must equal the number of ranks";
-    else if (o->m < o->c.n)
+    if (app_cli_grid(QR_NAME, o->c.p, o->c.q, weft_nranks(ctx), verbose) != 0)
+        return -1; /* said as the other apps say it */
+    if (o->m < o->c.n)
         why = "-M must be >= -N (this is the QR of a tall or square matrix)";
     else if (o->ib > o->c.nb)
         why = "-b (inner block size) must be <= -t (tile size)";

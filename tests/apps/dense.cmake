@@ -58,6 +58,11 @@ weft_app_test(gemm_emu_evict_partial EXE weft-gemm
   ARGS -N 100 -M 64 -K 64 -t 64 -c 1 -g 1 --weft-device_type=emu --weft-device_emu_memory=128K --weft-show_stats=1 --check)
 weft_app_test(gemm_bad_grid FAIL EXE weft-gemm EXPECT "P\\*Q must equal the number of ranks"
   ARGS -N 10 -P 2 -Q 1)
+# weft-geqrf says it as the others do (it said "P*Q must equal the number of
+# ranks" alone, without the grid's product and how -P and -Q combine).
+weft_app_test(geqrf_bad_grid FAIL EXE weft-geqrf
+  EXPECT "^weft-geqrf: the grid P 2 x Q 1 = 2 ranks, but running on 1 [(]P[*]Q must equal"
+  ARGS -N 10 -P 2 -Q 1)
 weft_app_test(gemm_bad_k FAIL EXE weft-gemm
   EXPECT "-K expects a positive integer <= 2147483647, got '0'" ARGS -K 0)
 weft_app_test(gemm_cuda_absent EXE weft-gemm GPUS none FAIL
