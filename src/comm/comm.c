@@ -108,6 +108,8 @@ static int post(weft_comm_t *c, post_kind_t kind, void *buf, int count, MPI_Data
         return WEFT_ERR_MPI;
     }
     /* Room is reserved above: a request MPI has taken is always tracked. */
+    cb.send = kind == POST_SEND;
+    c->nsends += cb.send;
     int rc = weft_vec_push(&c->reqs, &r);
     if (rc == WEFT_SUCCESS) rc = weft_vec_push(&c->cbs, &cb);
     assert(rc == WEFT_SUCCESS);
@@ -184,6 +186,7 @@ static int progress_requests(weft_comm_t *c)
         size_t i = (size_t)((int *)c->idx.data)[k];
         weft_comm_req_cb_t *slot = weft_vec_at(&c->cbs, i), cb = *slot;
         slot->fn = NULL;
+        c->nsends -= cb.send;
         cb.fn(c, cb.a, cb.b);
     }
     MPI_Request *reqs = c->reqs.data;
@@ -289,8 +292,12 @@ static int naps_grow(const weft_comm_t *c)
 
 /* A move is half-way and its peer waits on this engine's next poll: a
  * send announced its tile and the receiver's GET is due (the receiver may
- * sit idle until the bytes come), or a fetch's bytes are on the way (Open
- * MPI's receiver copies them when it polls). Grown naps held each such
+ * sit idle until the bytes come), a fetch's bytes are on the way (Open
+ * MPI's receiver copies them when it polls), or a send's are: where Open
+ * MPI moves shared memory in two copies (no CMA, as in many containers;
+ * btl_vader_single_copy_mechanism=none) the sender copies each fragment
+ * in when it polls, and a reader on another rank waited a long nap per
+ * fragment (400 ms for a 320 KB tile; test comm_nap_held_twocopy). Grown naps held each such
  * step up to comm_nap_max_us: tile QR on 2 ranks x 1 core waited a median
  * 9-12 ms per 800 KB tile, and its ranks idled on it. A receive waiting
  * for its activation does not count: it waits for its producer's whole
@@ -298,7 +305,7 @@ static int naps_grow(const weft_comm_t *c)
  * or potrf on 2 ranks x 1 core than this rule). */
 static int peer_waits(const weft_comm_t *c)
 {
-    return c->npend[WEFT_COMM_PEND_SEND] > 0 || c->ndata_inflight > 0;
+    return c->npend[WEFT_COMM_PEND_SEND] > 0 || c->ndata_inflight > 0 || c->nsends > 0;
 }
 
 /* A worker computes on the engine's core: a yield would hand the core

@@ -72,6 +72,7 @@ typedef void (*weft_comm_cb_fn)(weft_comm_t *c, void *a, void *b);
 typedef struct weft_comm_req_cb {
     weft_comm_cb_fn fn;
     void *a, *b;
+    int send; /* an MPI_Isend (counted in nsends) */
 } weft_comm_req_cb_t;
 
 /* A control message the peer waits for whose post failed: posted again,
@@ -191,6 +192,7 @@ struct weft_comm {
     weft_comm_pending_t *table[WEFT_COMM_BUCKETS];
     int npend[WEFT_COMM_PEND_KINDS]; /* entries of the table, by kind */
     int ndata_inflight;
+    int nsends;  /* MPI_Isends not yet seen complete */
     int nparked; /* RECVs waiting for another RECV of their version to land (arrival.c) */
     /* RECVs ready to fetch but over max_requests (or short of device
      * memory for a moment): started by priority. */
