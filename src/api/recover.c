@@ -170,11 +170,20 @@ static void facts_of(const weft_data_t *d, int me, int *f)
 
 /* Says that d's version `gone` (plus 1) was overwritten where a body that
  * wrote it next failed, and what the next taskpool starts from: `keep`
- * (plus 1), or when no good version is left anywhere, what that body left
- * on the owner. */
-static void say_gone(const weft_data_t *d, int gone, int keep)
+ * (plus 1), or when no good version is left anywhere, what the owner's
+ * copy holds: what that body left when it failed there, else what an
+ * earlier failed body left there (the owner's bytes lost at version
+ * `owner_gone` plus 1, older than `gone`: the line named the later body,
+ * whose bytes are on another rank; a fuzzer's finding). */
+static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone)
 {
-    if (keep > 0)
+    if (keep <= 0 && owner_gone > 0 && owner_gone < gone)
+        weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
+                  "failed, which may have changed its bytes, and the owner's copy (rank %d) holds "
+                  "what an earlier failed task left in place of v%d: no good version is left, the "
+                  "next taskpool starts from that copy",
+                  (unsigned long long)d->key, gone - 1, d->owner_rank, owner_gone - 1);
+    else if (keep > 0)
         weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: the next taskpool starts from v%d",
                   (unsigned long long)d->key, gone - 1, keep - 1);
@@ -199,7 +208,7 @@ static void say_gone(const weft_data_t *d, int gone, int keep)
 static void say_destroyed(const weft_data_t *d, const int *f, int offered)
 {
     int keep = f[FACT_OWNER] > offered ? f[FACT_OWNER] : offered;
-    if (f[FACT_DESTROYED] > keep) say_gone(d, f[FACT_DESTROYED], keep);
+    if (f[FACT_DESTROYED] > keep) say_gone(d, f[FACT_DESTROYED], keep, f[FACT_OWNER_GONE]);
 }
 
 /* A NEW data of which no version is left on any rank: its first writer
@@ -317,7 +326,7 @@ static void recover_alone(weft_taskpool_t *tp)
         if (gone == 1 && is_new)
             none_left(d, gone);
         else if (gone > 0)
-            say_gone(d, gone, 0);
+            say_gone(d, gone, 0, gone); /* on the one rank, its owner */
     }
 }
 
