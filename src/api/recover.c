@@ -154,15 +154,25 @@ typedef struct {
  * bytes are good, the owner's when a body that failed there may have
  * changed them, and whether a rank has it as no NEW data (a registration,
  * a host write). Versions plus 1. */
-enum { FACT_MISSING, FACT_DESTROYED, FACT_OWNER, FACT_OWNER_GONE, FACT_NOT_NEW, NFACTS };
+enum {
+    FACT_MISSING,
+    FACT_DESTROYED,
+    FACT_OWNER,
+    FACT_OWNER_GONE,
+    FACT_NOT_NEW,
+    FACT_USER_MEM, /* the owner's host copy is the user's memory */
+    NFACTS
+};
 
 static void facts_of(const weft_data_t *d, int me, int *f)
 {
     f[FACT_MISSING] = d == NULL;
     f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_OWNER_GONE] = f[FACT_NOT_NEW] = 0;
+    f[FACT_USER_MEM] = 0;
     if (!d) return;
     f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
+    if (d->owner_rank == me) f[FACT_USER_MEM] = weft_data_in_user_memory(d);
     if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version + 1;
     if (d->owner_rank == me) f[d->lost_bytes ? FACT_OWNER_GONE : FACT_OWNER] = (int)d->version + 1;
     weft_data_unlock((weft_data_t *)d);
@@ -170,35 +180,35 @@ static void facts_of(const weft_data_t *d, int me, int *f)
 
 /* Says that d's version `gone` (plus 1) was overwritten where a body that
  * wrote it next failed, and what the next taskpool starts from: `keep`
- * (plus 1), or when no good version is left anywhere, what the owner's
- * copy holds: what that body left when it failed there, else what an
- * earlier failed body left there (the owner's bytes lost at version
- * `owner_gone` plus 1, older than `gone`: the line named the later body,
- * whose bytes are on another rank; a fuzzer's finding). */
-static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone)
+ * (plus 1), or when no good version is left anywhere, the owner's copy as
+ * the failed bodies there left it: an earlier one's bytes when the owner's
+ * were lost at version `owner_gone` plus 1, older than `gone` (the line
+ * named the later body, whose bytes were on another rank), else the last
+ * one's there (not always the body that wrote `gone` next: a later write
+ * that failed on the owner left its own; fuzzers' findings). user_mem:
+ * that copy is the user's memory, said alike on every rank. */
+static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone, int user_mem)
 {
-    if (keep <= 0 && owner_gone > 0 && owner_gone < gone)
-        weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
-                  "failed, which may have changed its bytes, and the owner's copy (rank %d) holds "
-                  "what an earlier failed task left in place of v%d: no good version is left, the "
-                  "next taskpool starts from that copy",
-                  (unsigned long long)d->key, gone - 1, d->owner_rank, owner_gone - 1);
-    else if (keep > 0)
+    char mem[96] = "";
+    if (user_mem)
+        snprintf(mem, sizeof mem, " (the user's memory given to weft for it on rank %d)",
+                 d->owner_rank);
+    if (keep > 0)
         weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: the next taskpool starts from v%d",
                   (unsigned long long)d->key, gone - 1, keep - 1);
-    else if (d->flags & WEFT_DATA_NEW)
+    else if (owner_gone > 0 && owner_gone < gone)
         weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
-                  "failed, which may have changed its bytes: no good version is left, the next "
-                  "taskpool starts from what that body left in it",
-                  (unsigned long long)d->key, gone - 1);
-    else /* the user's memory: said so, alike on every rank */
+                  "failed, which may have changed its bytes, and the owner's copy (rank %d) holds "
+                  "what an earlier failed task left in place of v%d: no good version is left, the "
+                  "next taskpool starts from that copy%s",
+                  (unsigned long long)d->key, gone - 1, d->owner_rank, owner_gone - 1, mem);
+    else
         weft_warn("data %llu: its version v%d%s was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: no good version is left, the next "
-                  "taskpool starts from what that body left in it (the user's memory given to "
-                  "weft for it on rank %d)",
+                  "taskpool starts from the owner's copy as the failed tasks there left it%s",
                   (unsigned long long)d->key, gone - 1,
-                  gone == 1 ? " (its contents as given to weft)" : "", d->owner_rank);
+                  gone == 1 && user_mem ? " (its contents as given to weft)" : "", mem);
 }
 
 /* No rank offers what a failed body overwrote, newer than the owner's
@@ -208,7 +218,8 @@ static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone)
 static void say_destroyed(const weft_data_t *d, const int *f, int offered)
 {
     int keep = f[FACT_OWNER] > offered ? f[FACT_OWNER] : offered;
-    if (f[FACT_DESTROYED] > keep) say_gone(d, f[FACT_DESTROYED], keep, f[FACT_OWNER_GONE]);
+    if (f[FACT_DESTROYED] > keep)
+        say_gone(d, f[FACT_DESTROYED], keep, f[FACT_OWNER_GONE], f[FACT_USER_MEM]);
 }
 
 /* A NEW data of which no version is left on any rank: its first writer
@@ -283,7 +294,7 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
         /* Nothing offered and the owner holds no contents (version 0 of a
          * NEW data is none, or initial contents a failed first writer
          * wrote into). A later version a body failed on at the owner stays
-         * there, said: the data holds what that body left. */
+         * there, said: the data holds what the failed bodies left. */
         /* So is a version 0 of a data with an initialiser offered by a
          * rank that made the initial contents itself for a task that was
          * cancelled there: the owner never held them, yet the ranks'
@@ -326,7 +337,7 @@ static void recover_alone(weft_taskpool_t *tp)
         if (gone == 1 && is_new)
             none_left(d, gone);
         else if (gone > 0)
-            say_gone(d, gone, 0, gone); /* on the one rank, its owner */
+            say_gone(d, gone, 0, gone, weft_data_in_user_memory(d)); /* the one rank owns it */
     }
 }
 

@@ -8,7 +8,12 @@
  * The line said "the next taskpool starts from what that body left in it",
  * naming e's version, whose bytes (5) are on rank 0 (a fuzzer's finding);
  * now it says the owner's copy holds what an earlier failed task left.
- * Each rank prints "test_fail_two_bodies rank R: wait W, X = ...". */
+ * argv[1] "later" (any ranks, all tasks on the owner, the last rank): a,
+ * then c, then e fail on the owner: the owner's copy holds e's 5, not c's
+ * 13 ("what that body left in it" named c, which wrote v1 next); "matrix":
+ * the same with X a tile of weft_matrix_new, runtime memory (the line said
+ * "the user's memory given to weft"). Each rank prints
+ * "test_fail_two_bodies rank R: insert I wait W fini F, X = ...". */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,19 +58,41 @@ static int step(weft_taskpool_t *tp, const weft_task_class_t *cls, int mode, wef
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
-    if (!ctx || weft_nranks(ctx) != 2) return 1;
-    int me = weft_rank(ctx);
+    if (!ctx) return 1;
+    const char *mode = argc > 1 ? argv[1] : "two";
+    int me = weft_rank(ctx), owner = weft_nranks(ctx) - 1, later = strcmp(mode, "two") != 0;
+    if (!later && weft_nranks(ctx) != 2) return 1;
     static int64_t mem[4];
-    weft_data_t *X = weft_data_register(ctx, WEFT_INT64, me == 1 ? mem : NULL, 1, 4, 1, 1);
+    weft_matrix_t *M = NULL;
+    weft_data_t *X;
+    if (strcmp(mode, "matrix") == 0) {
+        M = weft_matrix_new(ctx, WEFT_INT64, 1, 4, 1, 4, weft_nranks(ctx), 1);
+        X = M ? weft_tile(M, 0, 0) : NULL; /* on rank 0 */
+        owner = 0;
+    } else {
+        X = weft_data_register(ctx, WEFT_INT64, me == owner ? mem : NULL, 1, 4, 1, owner);
+    }
+    if (!X) return 1;
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "two_bodies");
-    int rc = step(tp, &set_cls, WEFT_W, X, 1, 0, 0);
-    rc |= step(tp, &read_cls, WEFT_R, X, 0, 0, 1);
-    rc |= step(tp, &mix_cls, WEFT_RW, X, 3, 1, 1);
-    rc |= step(tp, &set_cls, WEFT_W, X, 4, 0, 0);
-    rc |= step(tp, &set_cls, WEFT_W, X, 5, 1, 0);
+    int rc = step(tp, &set_cls, WEFT_W, X, 1, 0, later ? owner : 0);
+    if (!later) rc |= step(tp, &read_cls, WEFT_R, X, 0, 0, 1);
+    rc |= step(tp, &mix_cls, WEFT_RW, X, 3, 1, owner);
+    if (!later) rc |= step(tp, &set_cls, WEFT_W, X, 4, 0, 0);
+    rc |= step(tp, &set_cls, WEFT_W, X, 5, 1, later ? owner : 0);
     int w = weft_taskpool_wait(tp);
+    if (M && me == owner) { /* runtime memory: read through an acquire */
+        void *p;
+        int64_t ld;
+        if (weft_data_host_acquire(X, WEFT_R, &p, &ld) == 0) {
+            memcpy(mem, p, sizeof mem);
+            rc |= weft_data_host_release(X);
+        }
+    }
     weft_taskpool_free(tp);
-    weft_data_release(X);
+    if (M)
+        weft_matrix_free(M);
+    else
+        weft_data_release(X);
     int frc = weft_fini(ctx);
     printf("test_fail_two_bodies rank %d: insert %d wait %d fini %d, X = %lld %lld %lld %lld\n", me,
            rc, w, frc, (long long)mem[0], (long long)mem[1], (long long)mem[2], (long long)mem[3]);
