@@ -305,7 +305,10 @@ static int map_tiles_marked(const weft_matrix_t *A, const char *call, const weft
     return WEFT_SUCCESS;
 }
 
-void weft_matrix__dist_enter(weft_inbody_t *saved, atomic_int *misuse)
+/* The user's functions run inside the matrix's creation: a call from them
+ * into weft (another creation, a wait, weft_fini) is refused as from a
+ * body, and the creation fails. */
+static void dist_fn_enter(weft_inbody_t *saved, atomic_int *misuse)
 {
     weft_inbody_enter_callback(saved, misuse, "the rank or device function of a weft_dist_t", 0, 0,
                                "the matrix's creation");
@@ -316,7 +319,7 @@ static int map_tiles(const weft_matrix_t *A, const char *call, const weft_dist_t
 {
     atomic_int misuse = 0;
     weft_inbody_t saved;
-    weft_matrix__dist_enter(&saved, &misuse);
+    dist_fn_enter(&saved, &misuse);
     int rc = map_tiles_marked(A, call, dist, owners, devices);
     weft_inbody_leave(&saved);
     return atomic_load(&misuse) ? WEFT_ERR_INVALID : rc;
@@ -333,8 +336,13 @@ static weft_matrix_t *fill(weft_matrix_t *A, const char *call, const weft_dist_t
         *devices = use_dev ? malloc(n * sizeof *devices) : NULL;
     int rc = !owners || (use_dev && !devices) ? WEFT_ERR_NOMEM
                                               : map_tiles(A, call, dist, owners, devices);
+    /* weft's memory for this rank's tiles, weighed before any is made
+     * (a refusal says its own line). */
+    int room = WEFT_SUCCESS;
+    if (rc == WEFT_SUCCESS && attach == attach_runtime)
+        rc = room = weft_matrix__check_room(A, call, owners);
     if (rc == WEFT_SUCCESS) rc = make_tiles(A, owners, devices, attach, arg);
-    if (rc == WEFT_ERR_NOMEM) weft_error("%s: out of host memory", call);
+    if (rc == WEFT_ERR_NOMEM && room == WEFT_SUCCESS) weft_error("%s: out of host memory", call);
     free(owners);
     free(devices);
     if (rc == WEFT_SUCCESS) return A;
@@ -351,7 +359,7 @@ static uint64_t dist_hash(const weft_dist_t *d, int mt, int nt)
     uint64_t h = WEFT_HASH_INIT;
     atomic_int misuse = 0; /* refused again, and failed, by map_tiles */
     weft_inbody_t saved;
-    weft_matrix__dist_enter(&saved, &misuse);
+    dist_fn_enter(&saved, &misuse);
     for (int j = 0; j < nt; j++)
         for (int i = 0; i < mt; i++) h = weft_hash_step(h, (unsigned)d->rank(i, j, d->arg));
     weft_inbody_leave(&saved);
@@ -460,12 +468,6 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
     }
     /* A user distribution: no grid to check; weft's home-device rule then
      * deals devices by tile row. */
-    weft_grid_t g = {s->P, s->Q};
-    weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
-    const weft_dist_t *dist = s->dist ? s->dist : &cyclic;
-    if (!s->wrap && weft_matrix__check_room(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
-                                            dist) != WEFT_SUCCESS)
-        return NULL;
     weft_matrix_t *A = matrix_alloc(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
                                     s->dist ? 0 : s->P, s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;
@@ -478,8 +480,11 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
         matrix_destroy(A);
         return NULL;
     }
+    weft_grid_t g = {s->P, s->Q};
+    weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     wrap_arg_t w = {.base = s->ptr, .lda = s->lda, .call = s->kind->name};
-    return fill(A, s->kind->name, dist, s->wrap ? attach_user : attach_runtime, &w);
+    return fill(A, s->kind->name, s->dist ? s->dist : &cyclic,
+                s->wrap ? attach_user : attach_runtime, &w);
 }
 
 weft_matrix_t *weft_matrix_new(weft_context_t *ctx, weft_dtype_t type, int64_t m, int64_t n, int mb,

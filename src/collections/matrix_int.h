@@ -6,7 +6,6 @@
 #include <stddef.h>
 
 #include "api/data_api.h"
-#include "util/inbody.h"
 
 struct weft_matrix {
     uint32_t tag; /* util/handle.h: WEFT_HANDLE_MATRIX; first field */
@@ -30,12 +29,6 @@ struct weft_matrix {
 /* A call finds a handle's context where weft_handle_context looks for it. */
 _Static_assert(offsetof(struct weft_matrix, ctx) == offsetof(weft_handle_head_t, ctx),
                "the context of a handle follows its tag (context/context.h)");
-
-/* The user's rank and device functions run inside the matrix's creation:
- * a call from them into weft (another creation, a wait, weft_fini) is
- * refused as from a body, and the creation fails. Ended by
- * weft_inbody_leave. */
-void weft_matrix__dist_enter(weft_inbody_t *saved, atomic_int *misuse);
 
 /* weft_matrix_host_acquire on behalf of `call` (gather, scatter), which
  * its messages name: the user made no host acquire. The caller checked A. */

@@ -297,12 +297,12 @@ static int naps_grow(const weft_comm_t *c)
  * MPI moves shared memory in two copies (no CMA, as in many containers;
  * btl_vader_single_copy_mechanism=none) the sender copies each fragment
  * in when it polls, and a reader on another rank waited a long nap per
- * fragment (400 ms for a 320 KB tile; test comm_nap_held_twocopy). Grown naps held each such
- * step up to comm_nap_max_us: tile QR on 2 ranks x 1 core waited a median
- * 9-12 ms per 800 KB tile, and its ranks idled on it. A receive waiting
- * for its activation does not count: it waits for its producer's whole
- * run, so naps would stay short for good (tried: no better for QR, gemm
- * or potrf on 2 ranks x 1 core than this rule). */
+ * fragment (400 ms for a 320 KB tile; test comm_nap_held_twocopy). Grown
+ * naps held each such step up to comm_nap_max_us: tile QR on 2 ranks x 1
+ * core waited a median 9-12 ms per 800 KB tile, and its ranks idled on
+ * it. A receive waiting for its activation does not count: it waits for
+ * its producer's whole run, so naps would stay short for good (tried: no
+ * better for QR, gemm or potrf on 2 ranks x 1 core than this rule). */
 static int peer_waits(const weft_comm_t *c)
 {
     return c->npend[WEFT_COMM_PEND_SEND] > 0 || c->ndata_inflight > 0 || c->nsends > 0;
