@@ -145,6 +145,22 @@ static inline const app_flag_t *app_cli_flag(const app_cli_t *c, int argc, char 
                        i, value);
 }
 
+/* The one-letter flag that arg spells as "-N=40" ("=" is for the long
+ * ones, "--nrhs=3"), or NULL. */
+static inline const app_flag_t *app_cli_short_eq(const app_cli_t *c, const char *arg)
+{
+    const app_flag_t *tables[2] = {c->flags, app_cli_common};
+    size_t counts[2] = {c->nflags, sizeof app_cli_common / sizeof app_cli_common[0]};
+    for (int t = 0; t < 2; t++)
+        for (size_t f = 0; f < counts[t]; f++) {
+            const char *name = tables[t][f].name;
+            size_t len = strlen(name);
+            if (name[1] != '-' && strncmp(arg, name, len) == 0 && arg[len] == '=')
+                return &tables[t][f];
+        }
+    return NULL;
+}
+
 /* The words of flag f's values, or NULL for an integer flag. */
 static inline const char *const *app_cli_words(const app_cli_t *c, const app_flag_t *f)
 {
@@ -309,8 +325,13 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
         }
         const app_flag_t *f = app_cli_flag(c, argc, argv, &i, &value);
         if (f == NULL) {
+            const app_flag_t *s = app_cli_short_eq(c, argv[i]);
             if (verbose && value != NULL)
                 fprintf(stderr, "%s: %s needs a value (see --help)\n", c->prog, argv[i]);
+            else if (verbose && s != NULL)
+                fprintf(stderr,
+                        "%s: unknown option '%s': %s takes its value as the next word (%s %s)\n",
+                        c->prog, argv[i], s->name, s->name, argv[i] + strlen(s->name) + 1);
             else if (verbose)
                 fprintf(stderr, "%s: unknown option '%s' (see --help)\n", c->prog, argv[i]);
             return -1;

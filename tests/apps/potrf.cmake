@@ -49,6 +49,10 @@ weft_app_test(potrf_bad_n_huge FAIL EXE weft-potrf
   EXPECT "-N expects a positive integer <= 2147483647, got '99999999999'" ARGS -N 99999999999)
 weft_app_test(potrf_bad_missing_value FAIL EXE weft-potrf EXPECT "-t needs a value" ARGS -N 10 -t)
 weft_app_test(potrf_bad_flag FAIL EXE weft-potrf EXPECT "unknown option '--bogus'" ARGS --bogus)
+# "-N=40" read as an unknown option with no hint ("--nrhs=3" is accepted:
+# "=" is for the long flags).
+weft_app_test(potrf_short_flag_eq FAIL EXE weft-potrf
+  EXPECT "unknown option '-N=40': -N takes its value as the next word [(]-N 40[)]" ARGS -N=40)
 weft_app_test(potrf_bad_cores FAIL EXE weft-potrf EXPECT "-c expects a positive integer" ARGS -c x)
 weft_app_test(potrf_bad_weft_param FAIL EXE weft-potrf EXPECT "nonexistent"
   ARGS --weft-nonexistent=1 -N 10)
