@@ -163,18 +163,32 @@ static inline int app_verdict(weft_context_t *ctx, const char *prog, double resi
 typedef int (*app_resid_insert_fn)(weft_taskpool_t *tp, weft_matrix_t *R, app_sums_t *S,
                                    const void *opts, const void *data);
 
-/* The check of a square factorization: ||R||_F / (||A||_F N eps) in
- * *resid, the sums all-reduced by tasks. 0 or a weft error. */
+/* A rows x cols matrix of the check (--check), made when the app makes
+ * its matrix: made after the factorization, one past the rank's share of
+ * host memory was refused once the work was done. NULL after a message
+ * on rank 0 (weft names the refusal on every rank). */
+static inline weft_matrix_t *app_check_matrix(weft_context_t *ctx, const char *prog,
+                                              const app_opts_t *o, int64_t rows, int64_t cols)
+{
+    weft_matrix_t *R = app_matrix(ctx, o, rows, cols);
+    if (R == NULL && weft_rank(ctx) == 0)
+        fprintf(stderr, "%s: cannot create the %lld x %lld matrix of the check (--check)\n", prog,
+                (long long)rows, (long long)cols);
+    return R;
+}
+
+/* The check of a square factorization into R (app_check_matrix): ||R||_F
+ * / (||A||_F N eps) in *resid, the sums all-reduced by tasks. 0 or a weft
+ * error. */
 static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, const char *prog,
-                                  const app_opts_t *o, app_resid_insert_fn insert, const void *data,
-                                  double *resid)
+                                  const app_opts_t *o, weft_matrix_t *R, app_resid_insert_fn insert,
+                                  const void *data, double *resid)
 {
     int rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = app_matrix(ctx, o, o->n, o->n);
     app_sums_t S = app_sums_new(ctx, 2);
     double s[2];
-    if (R == NULL || S.m == NULL) {
-        fprintf(stderr, "%s: cannot create the matrices of the check\n", prog);
+    if (S.m == NULL) {
+        fprintf(stderr, "%s: cannot create the sums of the check\n", prog);
         goto free_matrices;
     }
     rc = app_sums_insert_zero(tp, &S);
@@ -185,7 +199,6 @@ static inline int app_resid_check(weft_context_t *ctx, weft_taskpool_t *tp, cons
     if (rc >= 0) *resid = sqrt(s[0]) / (sqrt(s[1]) * (double)o->n * LAPACKE_dlamch_work('e'));
 free_matrices:
     app_sums_free(&S);
-    if (R != NULL) weft_matrix_free(R);
     return rc;
 }
 

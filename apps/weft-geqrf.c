@@ -201,18 +201,23 @@ static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
     return rc < 0 ? rc : 0;
 }
 
-/* The two scaled residuals of the factorization in f, in res[0..1]. X0
- * has as many columns as one tile column a process column (at most N). */
+/* The columns of the check's X0: one tile column a process column, at
+ * most N. */
+static int64_t qr_check_cols(const qr_opts_t *o)
+{
+    return o->c.nb * o->c.q < o->c.n ? o->c.nb * o->c.q : o->c.n;
+}
+
+/* The two scaled residuals of the factorization in f, in res[0..1], in B
+ * (M x N) and X (M x qr_check_cols), made at set-up. */
 static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_factors_t *f,
-                        const qr_opts_t *o, double res[2])
+                        const qr_opts_t *o, weft_matrix_t *B, weft_matrix_t *X, double res[2])
 {
     int rc = WEFT_ERR_NOMEM;
-    int64_t nx = o->c.nb * o->c.q < o->c.n ? o->c.nb * o->c.q : o->c.n;
-    weft_matrix_t *B = app_matrix(ctx, &o->c, o->m, o->c.n), *X = app_matrix(ctx, &o->c, o->m, nx);
     app_sums_t S = app_sums_new(ctx, QR_SUMS);
     double s[QR_SUMS];
-    if (B == NULL || X == NULL || S.m == NULL) {
-        fprintf(stderr, QR_NAME ": cannot create the matrices of the check\n");
+    if (S.m == NULL) {
+        fprintf(stderr, QR_NAME ": cannot create the sums of the check\n");
         goto free_matrices;
     }
     rc = qr_insert_check(tp, f, B, X, &S, o);
@@ -225,8 +230,6 @@ static int qr_residuals(weft_context_t *ctx, weft_taskpool_t *tp, const qr_facto
     }
 free_matrices:
     app_sums_free(&S);
-    if (X != NULL) weft_matrix_free(X);
-    if (B != NULL) weft_matrix_free(B);
     return rc;
 }
 
@@ -237,7 +240,8 @@ free_matrices:
 typedef struct qr_data {
     qr_factors_t f;
     qr_factors_t *w;
-    qr_opts_t *wo; /* the small matrix's options */
+    qr_opts_t *wo;          /* the small matrix's options */
+    weft_matrix_t *cb, *cx; /* --check: B and X (qr_residuals) */
 } qr_data_t;
 
 static int qr_setup_one(weft_context_t *ctx, const qr_opts_t *o, qr_factors_t *f)
@@ -272,6 +276,10 @@ static int qr_setup(weft_context_t *ctx, const void *opts, void *data)
     const qr_opts_t *o = opts;
     qr_data_t *d = data;
     if (qr_setup_one(ctx, o, &d->f) != 0) return -1;
+    if (o->c.check &&
+        ((d->cb = app_check_matrix(ctx, QR_NAME, &o->c, o->m, o->c.n)) == NULL ||
+         (d->cx = app_check_matrix(ctx, QR_NAME, &o->c, o->m, qr_check_cols(o))) == NULL))
+        return -1;
     if (!o->preload) return 0;
     d->w = calloc(1, sizeof *d->w);
     d->wo = malloc(sizeof *d->wo);
@@ -285,6 +293,8 @@ static void qr_free(void *data)
 {
     qr_data_t *d = data;
     qr_free_preload(d);
+    if (d->cx != NULL) weft_matrix_free(d->cx);
+    if (d->cb != NULL) weft_matrix_free(d->cb);
     qr_free_one(&d->f);
 }
 
@@ -316,7 +326,7 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     app_report(ctx, &tm, "dgeqrf", &o->c, tall, 2.0 * m * n * n - 2.0 * n * n * n / 3.0);
     if (!app_check_due(&o->c, r)) return 0;
     double res[2] = {0.0, 0.0};
-    rc = qr_residuals(ctx, tp, f, o, res);
+    rc = qr_residuals(ctx, tp, f, o, d->cb, d->cx, res);
     if (rc < 0) return rc;
     int mine = res[0] < QR_CHECK_MAX && res[1] < QR_CHECK_MAX;
     int passed = app_agree_verdict(ctx, QR_NAME, mine);

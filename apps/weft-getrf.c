@@ -146,6 +146,7 @@ typedef struct getrf_data {
     int inv_mode;               /* --trsm-inv */
     struct getrf_data *w;       /* --preload: the small matrix, until the first generation ends */
     getrf_opts_t *wo;           /* its options */
+    weft_matrix_t *r;           /* --check: the residual */
 } getrf_data_t;
 
 /* Panel tile (k, j) and (j, k), j > k: by TRSM with the diagonal tile, or
@@ -307,6 +308,8 @@ static int getrf_setup(weft_context_t *ctx, const void *opts, void *data)
     const getrf_opts_t *o = opts;
     getrf_data_t *d = data;
     if (getrf_setup_one(ctx, o, d) != 0) return -1;
+    if (o->c.check && (d->r = app_check_matrix(ctx, GETRF_NAME, &o->c, o->c.n, o->c.n)) == NULL)
+        return -1;
     if (!o->preload) return 0;
     d->w = calloc(1, sizeof *d->w);
     d->wo = malloc(sizeof *d->wo);
@@ -320,6 +323,7 @@ static void getrf_free(void *data)
 {
     getrf_data_t *d = data;
     getrf_free_preload(d);
+    if (d->r != NULL) weft_matrix_free(d->r);
     getrf_free_one(d);
 }
 
@@ -359,7 +363,7 @@ static int getrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     if (rc >= 0) rc = getrf_factorize(ctx, tp, d, o);
     if (rc < 0 || !app_check_due(&o->c, r)) return rc;
     double resid = 0.0;
-    rc = app_resid_check(ctx, tp, GETRF_NAME, &o->c, getrf_insert_residual, d, &resid);
+    rc = app_resid_check(ctx, tp, GETRF_NAME, &o->c, d->r, getrf_insert_residual, d, &resid);
     return rc < 0 ? rc : app_verdict(ctx, GETRF_NAME, resid, GETRF_RESIDUAL_MAX);
 }
 

@@ -183,15 +183,16 @@ static int posv_insert_sqnorms(weft_taskpool_t *tp, weft_matrix_t *X, app_sums_t
     return rc < 0 ? rc : 0;
 }
 
+/* The scaled residual of the solution X in R (N x NRHS, made at set-up). */
 static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t *L,
-                         weft_matrix_t *X, const posv_opts_t *o, uint64_t seed_b, double *resid)
+                         weft_matrix_t *X, weft_matrix_t *R, const posv_opts_t *o, uint64_t seed_b,
+                         double *resid)
 {
     int rc = WEFT_ERR_NOMEM;
-    weft_matrix_t *R = app_matrix(ctx, &o->c, o->c.n, o->nrhs);
     app_sums_t S = app_sums_new(ctx, POSV_S_W);
     double s[POSV_S_W];
-    if (R == NULL || S.m == NULL) {
-        fprintf(stderr, POSV_NAME ": cannot create the matrices of the check\n");
+    if (S.m == NULL) {
+        fprintf(stderr, POSV_NAME ": cannot create the sums of the check\n");
         goto free_matrices;
     }
     rc = app_sums_insert_zero(tp, &S);
@@ -207,7 +208,6 @@ static int posv_residual(weft_context_t *ctx, weft_taskpool_t *tp, weft_matrix_t
                                       LAPACKE_dlamch_work('e'));
 free_matrices:
     app_sums_free(&S);
-    if (R != NULL) weft_matrix_free(R);
     return rc;
 }
 
@@ -216,6 +216,7 @@ free_matrices:
 typedef struct posv_data {
     weft_matrix_t *a, *b;
     weft_data_t **dinv; /* --trsm-inv: the inverted diagonal factors */
+    weft_matrix_t *r;   /* --check: the residual */
 } posv_data_t;
 
 /* Run r: generate, factorize and solve (timed), report, check. 0, a weft
@@ -246,7 +247,7 @@ static int posv_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, 
     app_report(ctx, &tm, "dposv", &o->c, nrhs, flops);
     if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
-    rc = posv_residual(ctx, tp, d->a, d->b, o, seed_b, &resid);
+    rc = posv_residual(ctx, tp, d->a, d->b, d->r, o, seed_b, &resid);
     return rc < 0 ? rc : app_verdict(ctx, POSV_NAME, resid, POSV_RESIDUAL_MAX);
 }
 
@@ -258,14 +259,19 @@ static int posv_setup(weft_context_t *ctx, const void *opts, void *data)
     d->a = app_matrix(ctx, &o->c, o->c.n, o->c.n);
     d->b = app_matrix(ctx, &o->c, o->c.n, o->nrhs);
     if (d->a != NULL) d->dinv = potrf_new_inverses(ctx, d->a, (int)o->trsm_inv, POSV_NAME, &rc);
-    if (d->a != NULL && d->b != NULL && rc == 0) return 0;
-    if (weft_rank(ctx) == 0) fprintf(stderr, POSV_NAME ": cannot create the matrices\n");
-    return -1;
+    if (d->a == NULL || d->b == NULL || rc != 0) {
+        if (weft_rank(ctx) == 0) fprintf(stderr, POSV_NAME ": cannot create the matrices\n");
+        return -1;
+    }
+    if (o->c.check && (d->r = app_check_matrix(ctx, POSV_NAME, &o->c, o->c.n, o->nrhs)) == NULL)
+        return -1;
+    return 0;
 }
 
 static void posv_free(void *data)
 {
     posv_data_t *d = data;
+    if (d->r != NULL) weft_matrix_free(d->r);
     if (d->a != NULL) potrf_free_inverses(d->dinv, weft_matrix_nt(d->a));
     if (d->b != NULL) weft_matrix_free(d->b);
     if (d->a != NULL) weft_matrix_free(d->a);

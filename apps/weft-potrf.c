@@ -118,6 +118,7 @@ typedef struct potrf_data {
     weft_data_t **dinv; /* --trsm-inv: the inverted diagonal factors */
     weft_matrix_t *w;   /* --preload: the small matrix, until the first generation ends */
     weft_data_t **wdinv;
+    weft_matrix_t *r; /* --check: the residual */
 } potrf_data_t;
 
 /* ---- residual check -------------------------------------------------- */
@@ -170,6 +171,8 @@ static int potrf_setup(weft_context_t *ctx, const void *opts, void *data)
                     (long long)o->c.n, (long long)o->c.n, (long long)o->c.nb);
         return -1;
     }
+    if (o->c.check && (d->r = app_check_matrix(ctx, POTRF_NAME, &o->c, o->c.n, o->c.n)) == NULL)
+        return -1;
     d->dinv = potrf_new_inverses(ctx, d->a, (int)o->trsm_inv, POTRF_NAME, &rc);
     if (rc == 0 && o->preload) {
         int64_t side = app_preload_order(&o->c);
@@ -203,6 +206,7 @@ static void potrf_free(void *data)
 {
     potrf_data_t *d = data;
     potrf_free_preload(d);
+    if (d->r != NULL) weft_matrix_free(d->r);
     if (d->a == NULL) return;
     potrf_free_inverses(d->dinv, weft_matrix_nt(d->a));
     weft_matrix_free(d->a);
@@ -236,7 +240,7 @@ static int potrf_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts,
     app_report(ctx, &tm, "dpotrf", &o->c, "", n * n * n / 3.0);
     if (!app_check_due(&o->c, r)) return 0;
     double resid = 0.0;
-    rc = app_resid_check(ctx, tp, POTRF_NAME, &o->c, potrf_insert_residual, d, &resid);
+    rc = app_resid_check(ctx, tp, POTRF_NAME, &o->c, d->r, potrf_insert_residual, d, &resid);
     return rc < 0 ? rc : app_verdict(ctx, POTRF_NAME, resid, POTRF_RESIDUAL_MAX);
 }
 

@@ -34,7 +34,9 @@ typedef struct weft_stats {
     int64_t net_bytes_nccl;             /* received by the nccl transport */
     /* Failures (docs/SEMANTICS.md section 3): tasks of this rank that
      * failed (body, device or transfer error), and tasks that did not run
-     * because a task they depend on failed. */
+     * because a task they depend on failed, the transfers weft inserts
+     * (a send, a receive) counted among them as the wait's line counts
+     * them apart ("N tasks cancelled here (and M transfers)"). */
     int64_t tasks_failed;
     int64_t tasks_cancelled;
     /* Waits of the comm thread, between its polls, while a task ran on the
@@ -61,8 +63,10 @@ WEFT_API int weft_stats_get(weft_context_t *ctx, weft_stats_t *out);
  * the node share (docs/SEMANTICS.md 5.1). The byte counters count every
  * copy the device made, whoever asked for it: tasks' stage-ins, prefetches
  * and write-backs, and the moves between ranks (an ipc pull is D2D into the
- * receiving device; small tiles landing and staged chunks are H2D, staged
- * sends D2H; the mpi and nccl transports make no copy of their own). */
+ * receiving device, or D2H on the receiving rank's device when the copy it
+ * fills is in host memory; small tiles landing and staged chunks are H2D,
+ * staged sends D2H; the mpi and nccl transports make no copy of their
+ * own). */
 typedef struct weft_device_counters {
     int64_t tasks;                            /* task bodies run there, as tasks_run */
     int64_t bytes_h2d;                        /* host to device */

@@ -52,7 +52,7 @@ typedef struct weft_comm_msg {
                        DONE: the pull failed (the receiver says it) */
     int64_t bytes;
     /* ACTIVATE: where the sender's bytes are. */
-    int32_t on_device; /* in an accelerator's memory */
+    int32_t on_device; /* in an accelerator's memory (GET: the receiver's copy is) */
     int32_t dev_type;  /* weft_device_type_t of that accelerator */
     uint32_t dev_caps; /* WEFT_DEVCAP_* of that accelerator */
     int32_t node;      /* sender's node (ranks of one node share it) */
@@ -145,7 +145,7 @@ typedef struct weft_comm_xfer {
     weft_data_copy_t *copy; /* sender: the source; receiver: the target */
     int mode, peer, tag;    /* mode: the transport moving it (weft_transport_t) */
     int rendezvous;         /* counted in ndata_inflight (receiver) */
-    int counter;            /* receiver: transport counter the bytes go to (AUTO: host to host) */
+    int counter;            /* transport counter the bytes go to (AUTO: host to host) */
     int chunk_cols, nchunks;
     int left; /* parts posted and not over: chunks, device events, a notice */
     struct weft_comm_bounce *bounce; /* staged: the host buffer it holds */

@@ -196,7 +196,7 @@ static void on_done(weft_comm_t *c, const weft_comm_msg_t *m)
     weft_comm_xfer_t *x = waiting_send(c, m);
     if (!x) return;
     x->pull_failed = m->failed != 0;
-    x->mode = WEFT_TRANSPORT_IPC; /* for the trace */
+    x->mode = x->counter = WEFT_TRANSPORT_IPC; /* for the trace */
     weft_comm__xfer_send_finished(c, x);
 }
 

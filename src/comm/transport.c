@@ -203,6 +203,10 @@ void weft_comm__transport_send_start(weft_comm_t *c, weft_comm_xfer_t *x,
                                      const weft_comm_msg_t *get)
 {
     x->mode = get->mode;
+    /* Named as the receiver counts it (protocol.c): host to host is
+     * "host" whatever transport moves it (the trace's two ends said "mpi"
+     * and "host" of one transfer). */
+    x->counter = x->copy->device == 0 && !get->on_device ? WEFT_TRANSPORT_AUTO : x->mode;
     const weft_comm_transport_t *tp = registered(c, x->mode);
     int rc = tp ? tp->ops->send_start(c, tp->state, x, get) : WEFT_ERR_UNSUPPORTED;
     if (rc != WEFT_SUCCESS)

@@ -53,6 +53,7 @@ void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int
                            .src = c->rank,
                            .key = d->key,
                            .version = ((weft_comm_action_t *)x->t->action)->version,
+                           .on_device = x->copy->device > 0,
                            .mode = mode,
                            .tag = tag,
                            .chunk_cols = chunk_cols};
@@ -153,7 +154,7 @@ void weft_comm__xfer_send_finished(weft_comm_t *c, weft_comm_xfer_t *x)
     weft_task_t *t = x->t;
     weft_data_t *d = t->flow[0].data;
     const char *how = x->skipped      ? "skipped"
-                      : x->rendezvous ? weft_comm__transport_name(c, x->mode)
+                      : x->rendezvous ? weft_comm__transport_name(c, x->counter)
                                       : "eager";
     weft_trace_lane_slice(
         c->cfg.trace, &c->lanes, x->t0, "net send", "net",

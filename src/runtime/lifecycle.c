@@ -397,32 +397,37 @@ undo_ctx:
 
 /* Calls that return nothing refused while ctx lived have only weft_fini
  * to fail (context/leak.c); its exchange tells the other ranks. 1 when
- * this rank has such a refusal of its own to say (say_void_refusals). */
-static int note_void_refusals(weft_context_t *ctx)
+ * this rank has such a refusal of its own to say (say_void_refusals), its
+ * words in what. A misuse seen first (a taskpool freed before its wait)
+ * keeps its own words in the exchange, and these are still said: the
+ * line was lost when both were this rank's. */
+static int note_void_refusals(weft_context_t *ctx, char *what, size_t size)
 {
     char last[256];
     long n = weft_context_void_refusals(last, sizeof last) - ctx->void_refusals0;
-    if (n <= 0 || ctx->misuse != WEFT_SUCCESS) return 0;
-    ctx->misuse = WEFT_ERR_INVALID;
-    snprintf(ctx->misuse_why, sizeof ctx->misuse_why,
+    if (n <= 0) return 0;
+    snprintf(what, size,
              "%ld call%s that return%s nothing refused (weft_data_release, weft_taskpool_free, "
              "weft_matrix_free); the last: %.250s",
              n, n == 1 ? "" : "s", n == 1 ? "s" : "", last);
+    if (ctx->misuse == WEFT_SUCCESS) {
+        ctx->misuse = WEFT_ERR_INVALID;
+        snprintf(ctx->misuse_why, sizeof ctx->misuse_why, "%s", what);
+    }
     return 1;
 }
 
 /* After the exchange, which may fail in MPI: the line names the status
  * weft_fini returns, the run's first error (it said -1 when a failed
  * task, or a failed collective of the exchange, made it return -9 or -6). */
-static void say_void_refusals(weft_context_t *ctx)
+static void say_void_refusals(weft_context_t *ctx, const char *what)
 {
     int err = atomic_load(&ctx->error);
     if (err != WEFT_SUCCESS)
-        weft_error("weft_fini: %s (it returns %d (%s), the run's first error)", ctx->misuse_why,
-                   err, weft_strerror(err));
+        weft_error("weft_fini: %s (it returns %d (%s), the run's first error)", what, err,
+                   weft_strerror(err));
     else
-        weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID,
-                   ctx->misuse_why);
+        weft_error("weft_fini returns %d (WEFT_ERR_INVALID): %s", WEFT_ERR_INVALID, what);
 }
 
 /* What only this rank may have seen at weft_fini is told to every rank;
@@ -430,9 +435,10 @@ static void say_void_refusals(weft_context_t *ctx)
  * returns. */
 static void fini_tell(weft_context_t *ctx, int leaks, int status, const char *why)
 {
-    int refused = note_void_refusals(ctx);
+    char refusals[512];
+    int refused = note_void_refusals(ctx, refusals, sizeof refusals);
     weft_context_fini_exchange(ctx, leaks, status, why);
-    if (refused) say_void_refusals(ctx);
+    if (refused) say_void_refusals(ctx, refusals);
 }
 
 /* weft_fini's first part: what the run leaves to say, while every thread

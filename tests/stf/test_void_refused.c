@@ -4,7 +4,10 @@
  * weft_fini to fail: it returns WEFT_ERR_INVALID on every rank (it returned
  * 0, and the run exited 0). "none" is the control. "failed": a task
  * failed before the refusal, so weft_fini returns the run's first error
- * (WEFT_ERR_TASK), and the refusal's line says so (it said -1). */
+ * (WEFT_ERR_TASK), and the refusal's line says so (it said -1).
+ * "unwaited": a taskpool freed before its wait came first (a misuse of its
+ * own, told to the other ranks): the refusal's line is still said (it was
+ * lost). */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +21,12 @@ static int fail_body(weft_task_t *t)
     return 1;
 }
 static const weft_task_class_t fail_class = {.name = "fails", .body = {[WEFT_DEV_CPU] = fail_body}};
+static int ok_body(weft_task_t *t)
+{
+    (void)t;
+    return 0;
+}
+static const weft_task_class_t ok_class = {.name = "ok", .body = {[WEFT_DEV_CPU] = ok_body}};
 
 int main(int argc, char **argv)
 {
@@ -38,6 +47,15 @@ int main(int argc, char **argv)
         printf("test_void_refused rank %d: insert %d wait %d\n", me, irc, wrc);
         weft_data_release(e);
         weft_data_release(e);
+    }
+    if (strcmp(mode, "unwaited") == 0) {
+        int irc = weft_insert_task(tp, &ok_class, WEFT_W, d, 0);
+        printf("test_void_refused rank %d: insert %d\n", me, irc);
+        weft_taskpool_free(tp);
+        tp = weft_taskpool_new(ctx, "tp2");
+        weft_matrix_free(A);
+        weft_matrix_free(A);
+        A = weft_matrix_new(ctx, WEFT_DOUBLE, 8, 8, 4, 4, 1, weft_nranks(ctx));
     }
     weft_data_release(d);
     if (strcmp(mode, "release") == 0) weft_data_release(d);

@@ -2,6 +2,7 @@
  * trace_json.h:
  *   trace_check --check PREFIX NRANKS NTASKS
  *   trace_check --track-slices PREFIX NRANKS WORD MIN MAX
+ *   trace_check --net-ends PREFIX NRANKS
  * Prints one line ending PASSED or FAILED; exit 0 when PASSED. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,13 +64,63 @@ static int check_tracks(const char *prefix, int nranks, const char *word, long m
         n, word, min, max, pass ? "PASSED" : "FAILED");
     return !pass;
 }
+/* --net-ends PREFIX NRANKS: every "net send" (but a skipped one) meets a
+ * "net recv" on its peer of the same data and bytes that names the same
+ * transport (the sender said "mpi" where the receiver said "host" of one
+ * host-to-host transfer), and every "net recv" a send. */
+static int check_net_ends(const char *prefix, int nranks)
+{
+    summary_t *sum = calloc((size_t)nranks, sizeof *sum);
+    int ok = sum != NULL;
+    long sends = 0, unmatched = 0, differ = 0;
+    for (int r = 0; ok && r < nranks; r++)
+        ok = parse_rank_file(prefix, r, &sum[r]) && !sum[r].net_overflow;
+    for (int r = 0; ok && r < nranks; r++)
+        for (int i = 0; i < sum[r].nnet; i++) {
+            net_end_t *s = &sum[r].net[i];
+            if (!s->send || strcmp(s->transport, "skipped") == 0) continue;
+            sends++;
+            net_end_t *match = NULL;
+            for (int j = 0; s->peer >= 0 && s->peer < nranks && j < sum[s->peer].nnet; j++) {
+                net_end_t *e = &sum[s->peer].net[j];
+                if (e->send || e->taken || e->peer != r || e->key != s->key || e->bytes != s->bytes)
+                    continue;
+                match = e;
+                if (strcmp(e->transport, s->transport) == 0) break;
+            }
+            if (match == NULL) {
+                unmatched++;
+                continue;
+            }
+            if (strcmp(match->transport, s->transport) != 0) {
+                if (differ++ == 0)
+                    printf("trace_check: data %.0f, rank %d sent by '%s', rank %d received by "
+                           "'%s'\n",
+                           s->key, r, s->transport, s->peer, match->transport);
+            }
+            match->taken = 1;
+        }
+    for (int r = 0; ok && r < nranks; r++)
+        for (int i = 0; i < sum[r].nnet; i++)
+            unmatched += !sum[r].net[i].send && !sum[r].net[i].taken;
+    free(sum);
+    int pass = ok && sends > 0 && unmatched == 0 && differ == 0;
+    printf("trace_check --net-ends: %ld sends, %ld ends unmatched, %ld naming different "
+           "transports: %s\n",
+           sends, unmatched, differ, pass ? "PASSED" : "FAILED");
+    return !pass;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--net-ends") == 0)
+        return check_net_ends(argv[2], atoi(argv[3]));
     if (argc == 5 && strcmp(argv[1], "--check") == 0)
         return check_run(argv[2], atoi(argv[3]), atol(argv[4]));
     if (argc == 7 && strcmp(argv[1], "--track-slices") == 0)
         return check_tracks(argv[2], atoi(argv[3]), argv[4], atol(argv[5]), atol(argv[6]));
     fprintf(stderr, "usage: trace_check --check PREFIX NRANKS NTASKS\n"
-                    "       trace_check --track-slices PREFIX NRANKS WORD MIN MAX\n");
+                    "       trace_check --track-slices PREFIX NRANKS WORD MIN MAX\n"
+                    "       trace_check --net-ends PREFIX NRANKS\n");
     return 2;
 }

@@ -17,10 +17,18 @@
 #define MAX_TRACKS 256
 
 typedef struct event {
-    char ph[8], name[128], cat[32], argname[128], arg_raw[256];
-    double pid, tid, ts, dur, arg_key;
+    char ph[8], name[128], cat[32], argname[128], arg_raw[256], arg_transport[16];
+    double pid, tid, ts, dur, arg_key, arg_bytes, arg_peer;
     int has_ts, has_dur, has_raw;
 } event_t;
+
+/* A "net send" or "net recv" slice: one end of a transfer. */
+#define MAX_NET 8192
+typedef struct net_end {
+    int send, peer, taken;
+    double key, bytes;
+    char transport[16];
+} net_end_t;
 
 /* What a file holds, by track (tid). */
 typedef struct summary {
@@ -36,6 +44,8 @@ typedef struct summary {
     double last_ts[MAX_TRACKS];
     int ts_order_ok, pid_ok, rank;
     event_t last; /* the last "X" event, for the edge-case checks */
+    net_end_t net[MAX_NET];
+    int nnet, net_overflow;
 } summary_t;
 
 typedef enum { OBJ_ROOT, OBJ_EVENT, OBJ_ARGS, OBJ_OTHER } obj_kind_t;
@@ -151,6 +161,9 @@ static obj_kind_t route(obj_kind_t kind, const char *key, event_t *ev, summary_t
     if (kind == OBJ_ARGS) {
         if (strcmp(key, "name") == 0) KEEP_STR(t, ev->argname);
         if (strcmp(key, "key") == 0) t->num = &ev->arg_key;
+        if (strcmp(key, "bytes") == 0) t->num = &ev->arg_bytes;
+        if (strcmp(key, "peer") == 0) t->num = &ev->arg_peer;
+        if (strcmp(key, "transport") == 0) KEEP_STR(t, ev->arg_transport);
         if (strcmp(key, "args_raw") == 0) KEEP_STR(t, ev->arg_raw), ev->has_raw = 1;
         return OBJ_OTHER;
     }
@@ -259,6 +272,15 @@ static void record_event(summary_t *sum, const event_t *ev)
     sum->cat_evict += strcmp(ev->cat, "evict") == 0;
     sum->negative_ts += ev->ts < 0;
     sum->last = *ev;
+    int send = strcmp(ev->name, "net send") == 0;
+    if (!send && strcmp(ev->name, "net recv") != 0) return;
+    if (sum->nnet == MAX_NET) {
+        sum->net_overflow = 1;
+        return;
+    }
+    net_end_t *e = &sum->net[sum->nnet++];
+    *e = (net_end_t){send, (int)ev->arg_peer, 0, ev->arg_key, ev->arg_bytes, ""};
+    snprintf(e->transport, sizeof e->transport, "%s", ev->arg_transport);
 }
 
 /* Parse the whole file at path; 0 when it is not exactly one JSON value. */
