@@ -178,6 +178,12 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t 
  * agree, and the cycle check. */
 int weft_ptg__finish(weft_ptg_build_t *b);
 
+/* ptgdry.c. The graph run dry across ranks (no body, no byte): tasks and
+ * transfers that no rank's walk reaches wait on a cycle that crosses
+ * ranks, named on every rank (WEFT_ERR_INVALID). Collective; skipped in
+ * simulation and on one rank (check_acyclic's walk sees it all). */
+int weft_ptg__dry_run(weft_ptg_build_t *b);
+
 /* Notes a transfer from p (on prank) to c (on crank) of data d, seen by
  * this rank as the producer's (producer 1) or the consumer's (ptgends.c).
  * WEFT_ERR_NOMEM when it could not be kept. */

@@ -486,6 +486,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
     rc = agree(&b, rc);
     if (rc == WEFT_SUCCESS) rc = check_made(&b);
+    if (rc == WEFT_SUCCESS) rc = weft_ptg__dry_run(&b);
     tp->ctx->walked += b.walked;
     if (rc != WEFT_SUCCESS) {
         /* Nothing of it ran nor counts: the transfers it had planned go too.

@@ -140,9 +140,11 @@ static int check_acyclic(weft_ptg_build_t *b)
     if (seen == total) return WEFT_SUCCESS;
     return weft_ptg__fail(b, weft_vec_at(&b->selfs, stuck == SIZE_MAX ? 0 : stuck),
                           "it is among %zu of the %zu tasks and transfers of rank %d that wait "
-                          "on a cycle: in-place writes wait for readers that wait for them (a "
-                          "version read while the next one is written needs a copy the graph "
-                          "does not make: write the next version to another data)",
+                          "on a cycle: a task reads, through the versions other tasks make from "
+                          "its own, what it writes itself, or in-place writes wait for readers "
+                          "that wait for them (a version read while the next one is written "
+                          "needs a copy the graph does not make: write the next version to "
+                          "another data)",
                           total - seen, total, b->me);
 nomem:
     weft_vec_fini(&ready);
