@@ -5,6 +5,7 @@
  * again instead of reading an older device copy. */
 #include "api/data_api.h"
 #include "devmgr/devmgr.h"
+#include "stf/readcheck.h"
 #include "stf/sim.h"
 #include "util/log.h"
 
@@ -134,7 +135,29 @@ int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, in
         return WEFT_ERR_INTERNAL;
     }
     d->host_access = mode;
+    /* check_reads: a write through a read acquire's pointer reaches only
+     * the host copy (device copies and other ranks keep the version), so
+     * it is looked for at the release. */
+    d->host_hashed = mode == WEFT_R && atomic_load(&d->ctx->check_reads);
+    if (d->host_hashed) d->host_hash = weft_readcheck_hash(d, *ptr, *ld);
     return WEFT_SUCCESS;
+}
+
+int weft_acquire_check_read(weft_data_t *d, const char *call)
+{
+    int hashed = d->host_hashed;
+    d->host_hashed = 0;
+    if (!hashed || d->host_access != WEFT_R) return WEFT_SUCCESS;
+    weft_data_lock(d);
+    const weft_data_copy_t *h = d->copies[0];
+    uint64_t now = h ? weft_readcheck_hash(d, h->ptr, h->ld) : d->host_hash;
+    weft_data_unlock(d);
+    if (now == d->host_hash) return WEFT_SUCCESS;
+    weft_error("%s: data %llu was written through the pointer of a read acquire (WEFT_R; "
+               "check_reads): the write is in the host copy only, not where devices or other "
+               "ranks hold the version; acquire with WEFT_RW or WEFT_W to write",
+               call, (unsigned long long)d->key);
+    return WEFT_ERR_INVALID;
 }
 
 void weft_acquire_end(weft_data_t *d)
@@ -177,6 +200,7 @@ int weft_data_host_release(weft_data_t *d)
                    (unsigned long long)d->key);
         return WEFT_ERR_INVALID;
     }
+    int rc = weft_acquire_check_read(d, "weft_data_host_release");
     weft_acquire_end(d);
-    return WEFT_SUCCESS;
+    return rc;
 }

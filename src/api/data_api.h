@@ -35,6 +35,9 @@ int weft_data_check_outside_write(const weft_data_t *d, const char *call);
  * rank; a transfer's status when the newest version could not come home. */
 int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
     __attribute__((warn_unused_result));
+/* Before weft_acquire_end, with check_reads set: a read acquire whose host
+ * copy changed is named (WEFT_ERR_INVALID). */
+int weft_acquire_check_read(weft_data_t *d, const char *call) __attribute__((warn_unused_result));
 /* Ends the host access of d: after a write, the host copy becomes the only
  * current one (device copies stale). */
 void weft_acquire_end(weft_data_t *d);

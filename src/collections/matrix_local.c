@@ -87,9 +87,14 @@ int weft_matrix_host_release(weft_matrix_t *A)
                    "weft_matrix_host_acquire first");
         return WEFT_ERR_INVALID;
     }
-    for (size_t k = 0; k < n; k++)
-        if (local_tile(A, k)) weft_acquire_end(A->tiles[k]);
-    return WEFT_SUCCESS;
+    int rc = WEFT_SUCCESS;
+    for (size_t k = 0; k < n; k++) {
+        if (!local_tile(A, k)) continue;
+        if (weft_acquire_check_read(A->tiles[k], "weft_matrix_host_release") != WEFT_SUCCESS)
+            rc = WEFT_ERR_INVALID;
+        weft_acquire_end(A->tiles[k]);
+    }
+    return rc;
 }
 
 int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep)

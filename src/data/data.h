@@ -168,6 +168,9 @@ struct weft_data {
     /* Where the structure goes at destroy (NULL: freed at once), so that a
      * handle used after its release reads a released tag, not freed memory. */
     struct weft_quarantine *quarantine;
+    /* check_reads: a read acquire hashed the host copy (api/acquire.c). */
+    int host_hashed;
+    uint64_t host_hash;
 };
 
 /* weft_dtype_size (bytes of an element) is public: weft/weft.h. Whether

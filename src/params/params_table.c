@@ -50,7 +50,9 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("check_reads", "0",
          "debug aid: hash each read-only (WEFT_R) flow before and after a body that runs on "
          "the host or an emu device; a body that wrote one fails, naming the flow (CUDA and "
-         "HIP bodies are not checked); may be set after weft_init"),
+         "HIP bodies are not checked); a host read acquire (weft_data_host_acquire or "
+         "weft_matrix_host_acquire with WEFT_R) written through is refused at its release; "
+         "may be set after weft_init"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sim_nranks", "0", 0, 1 << 24,

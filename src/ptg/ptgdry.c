@@ -7,19 +7,20 @@
  * whose input comes back through it. Each rank's walk sees only its own
  * edges, so such a graph was accepted everywhere and hung with no line.
  *
- * The waits modelled are the runtime's own, and only those that always
- * hold: a RECV ends after its SEND was posted (the activation); a SEND of
- * a tile past comm_eager_limit ends after its RECV started (the GET, sent
- * once the RECV's own predecessors ended). A smaller tile may travel
- * inside its activation, its SEND then over at once: that wait is left
- * out, so a graph refused here hangs when run. One round a hop of the
- * longest chain of transfers, three collectives a round. */
+ * The waits modelled are the runtime's own: a RECV ends after its SEND
+ * was posted (the activation); a SEND ends after its RECV started (the
+ * GET, sent once the RECV's own predecessors ended) unless its tile may
+ * travel inside the activation: one of at most comm_eager_limit bytes
+ * that no device copy can be sent from. A graph refused here hangs when
+ * run, or would with its tiles in device memory. One round a hop of the
+ * longest chain of transfers, two collectives a round. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "comm/comm.h"
 #include "context/coll.h"
 #include "ptg/ptg.h"
+#include "util/ending.h"
 #include "util/log.h"
 
 enum { EV_POSTED, EV_STARTED }; /* a SEND's activation left; a RECV started */
@@ -44,6 +45,11 @@ typedef struct dry {
     weft_ptgmap_t ids; /* (key, version, peer, kind) -> node */
     long long eager_limit;
     int nomem; /* a push failed: the walk is not to be trusted */
+    /* The exchange's buffers, made once: each transfer here sends one
+     * event and receives at most one, so no round needs more, and no
+     * allocation can fail on one rank between two collectives. */
+    int *cnt; /* 2 a peer out (count, this rank's round total), 2 in, then displs */
+    dry_event_t *sbuf, *rbuf;
 } dry_t;
 
 static const weft_comm_action_t *act_of(const weft_task_t *t) { return t->action; }
@@ -53,8 +59,8 @@ static const weft_comm_action_t *act_of(const weft_task_t *t) { return t->action
 static weft_ptg_ref_t event_key(uint64_t key, uint32_t version, int peer, int send)
 {
     weft_ptg_ref_t k = {.cls = -2, .flow = send};
-    k.idx[0] = (int)(key & 0x7fffffffu);
-    k.idx[1] = (int)(key >> 31);
+    k.idx[0] = (int)(uint32_t)key;
+    k.idx[1] = (int)(uint32_t)(key >> 32);
     k.idx[2] = (int)version;
     k.idx[3] = peer;
     return k;
@@ -108,76 +114,69 @@ static void apply(dry_t *d, int peer, const dry_event_t *e)
 }
 
 /* One round: this rank's events to every peer and theirs applied here
- * (when ok: this rank's walk is sound). *sent: the events all ranks sent
- * (0: the walk is over); *failed: ranks that could not go on (all ranks
- * learn it alike). WEFT_SUCCESS or WEFT_ERR_MPI. */
+ * (when ok: this rank's walk is sound). The Alltoall carries each pair's
+ * count with the sender's total and whether it can go on, so every rank
+ * learns alike *sent, the events all ranks sent (0: the walk is over),
+ * and *failed, the ranks that cannot go on. WEFT_SUCCESS or WEFT_ERR_MPI. */
 static int exchange(dry_t *d, int ok, long long *sent, long long *failed)
 {
     weft_context_t *ctx = d->b->ctx;
-    int nr = ctx->nranks, rc = WEFT_ERR_MPI;
+    int nr = ctx->nranks;
     const char *what = "weft_ptg_insert: the cycle walk's rounds";
-    int *cnt = calloc((size_t)nr * 4, sizeof *cnt);
-    long long mine = 0, in = 0, sums[2] = {0, 0};
-    dry_event_t *sbuf = NULL;
-    char *rbuf = NULL;
-    int zero[1] = {0}, *scnt = cnt ? cnt : zero, *rcnt = cnt ? cnt + nr : zero;
-    int *sdis = cnt ? cnt + 2 * nr : zero, *rdis = cnt ? cnt + 3 * nr : zero;
-    if (!cnt) ok = 0;
-    for (int p = 0; ok && p < nr; p++) {
-        scnt[p] = (int)(d->out[p].n * sizeof(dry_event_t));
-        sdis[p] = (int)(mine * (long long)sizeof(dry_event_t));
-        mine += (long long)d->out[p].n;
-    }
-    /* Without counts this rank cannot take part in the exchange: its
-     * failure is summed first, and no rank goes on to it. */
-    sums[0] = ok ? mine : 0;
-    sums[1] = !ok;
-    if (ok) {
-        if (weft_coll_check(ctx, MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, ctx->comm),
-                            what) != WEFT_SUCCESS)
-            goto out;
-        for (int p = 0; p < nr; p++) {
-            rdis[p] = (int)in;
-            in += rcnt[p];
-        }
-        sbuf = malloc((size_t)(mine > 0 ? mine : 1) * sizeof *sbuf);
-        rbuf = malloc((size_t)(in > 0 ? in : 1));
-        sums[1] = !sbuf || !rbuf;
-    } else {
-        /* The peers' Alltoall is met with nothing to say (counts 0). */
-        int *none = calloc((size_t)nr * 2, sizeof *none);
-        int mpi = none ? MPI_Alltoall(none, 1, MPI_INT, none + nr, 1, MPI_INT, ctx->comm)
-                       : MPI_Alltoall(MPI_IN_PLACE, 0, MPI_INT, NULL, 0, MPI_INT, ctx->comm);
-        free(none);
-        if (weft_coll_check(ctx, mpi, what) != WEFT_SUCCESS) goto out;
-    }
-    if (weft_coll_check(ctx,
-                        MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, ctx->comm),
-                        what) != WEFT_SUCCESS)
-        goto out;
-    *sent = sums[0];
-    *failed = sums[1];
-    rc = WEFT_SUCCESS;
-    if (*failed > 0 || *sent == 0) goto out;
-    for (int p = 0, at = 0; p < nr; at += (int)d->out[p].n, p++)
-        for (size_t j = 0; j < d->out[p].n; j++)
-            sbuf[at + (int)j] = *(dry_event_t *)weft_vec_at(&d->out[p], j);
-    if (weft_coll_check(
-            ctx, MPI_Alltoallv(sbuf, scnt, sdis, MPI_BYTE, rbuf, rcnt, rdis, MPI_BYTE, ctx->comm),
-            what) != WEFT_SUCCESS) {
-        rc = WEFT_ERR_MPI;
-        goto out;
-    }
+    int *out = d->cnt, *in = out + 3 * nr, *sdis = in + 3 * nr, *rdis = sdis + nr;
+    int *scnt = rdis + nr, *rcnt = scnt + nr;
+    long long mine = 0;
+    for (int p = 0; p < nr; p++) mine += (long long)d->out[p].n;
+    /* More than the buffers hold is a walk gone wrong, refused as one. */
+    if (mine > (long long)d->b->actions.n) ok = 0;
     for (int p = 0; p < nr; p++) {
-        d->out[p].n = 0;
-        const dry_event_t *e = (const dry_event_t *)(rbuf + rdis[p]);
-        for (int j = 0; j < rcnt[p] / (int)sizeof *e; j++) apply(d, p, &e[j]);
+        out[3 * p] = ok ? (int)d->out[p].n : 0;
+        out[3 * p + 1] = ok ? (int)mine : 0;
+        out[3 * p + 2] = !ok;
     }
-out:
-    free(sbuf);
-    free(rbuf);
-    free(cnt);
-    return rc;
+    if (weft_coll_check(ctx, MPI_Alltoall(out, 3, MPI_INT, in, 3, MPI_INT, ctx->comm), what) !=
+        WEFT_SUCCESS)
+        return WEFT_ERR_MPI;
+    long long total = 0, bad = 0, arriving = 0;
+    for (int p = 0; p < nr; p++) {
+        total += in[3 * p + 1];
+        bad += in[3 * p + 2];
+        arriving += in[3 * p];
+    }
+    *sent = total;
+    *failed = bad;
+    if (bad > 0 || total == 0) return WEFT_SUCCESS;
+    /* Each event received answers a transfer here (the ends of every
+     * transfer were compared before: check_made), so rbuf holds them all;
+     * more would be weft's broken invariant, and no rank could be told in
+     * time (its peers are in the Alltoallv below). */
+    if (arriving > (long long)d->b->actions.n) {
+        weft_error("weft_ptg_insert: the cycle walk received %lld events for %zu transfers "
+                   "(an internal error): ending the run",
+                   arriving, d->b->actions.n);
+        weft_abort_job(ctx->comm, 1);
+    }
+    int at = 0, got = 0;
+    for (int p = 0; p < nr; p++) {
+        scnt[p] = out[3 * p] * (int)sizeof(dry_event_t);
+        sdis[p] = at * (int)sizeof(dry_event_t);
+        for (size_t j = 0; j < (size_t)out[3 * p]; j++)
+            d->sbuf[at++] = *(dry_event_t *)weft_vec_at(&d->out[p], j);
+        d->out[p].n = 0;
+        rcnt[p] = in[3 * p] * (int)sizeof(dry_event_t);
+        rdis[p] = got * (int)sizeof(dry_event_t);
+        got += in[3 * p];
+    }
+    if (weft_coll_check(
+            ctx,
+            MPI_Alltoallv(d->sbuf, scnt, sdis, MPI_BYTE, d->rbuf, rcnt, rdis, MPI_BYTE, ctx->comm),
+            what) != WEFT_SUCCESS)
+        return WEFT_ERR_MPI;
+    for (int p = 0; ok && p < nr; p++) {
+        const dry_event_t *e = (const dry_event_t *)((const char *)d->rbuf + rdis[p]);
+        for (int j = 0; j < in[3 * p]; j++) apply(d, p, &e[j]);
+    }
+    return WEFT_SUCCESS;
 }
 
 static int dry_init(dry_t *d, weft_ptg_build_t *b)
@@ -196,7 +195,12 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
     d->started = calloc(d->n ? d->n : 1, 1);
     d->remote = calloc(b->actions.n ? b->actions.n : 1, 1);
     d->out = calloc((size_t)nr, sizeof *d->out);
-    if (!d->nodes || !d->left || !d->ended || !d->started || !d->remote || !d->out)
+    d->cnt = calloc((size_t)nr * 10, sizeof *d->cnt);
+    size_t nev = b->actions.n ? b->actions.n : 1;
+    d->sbuf = malloc(nev * sizeof *d->sbuf);
+    d->rbuf = malloc(nev * sizeof *d->rbuf);
+    if (!d->nodes || !d->left || !d->ended || !d->started || !d->remote || !d->out || !d->cnt ||
+        !d->sbuf || !d->rbuf)
         return WEFT_ERR_NOMEM;
     for (int p = 0; p < nr; p++) weft_vec_init(&d->out[p], sizeof(dry_event_t), 16);
     for (size_t i = 0; i < d->n; i++) {
@@ -205,10 +209,15 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
         d->nodes[i] = t;
         t->est_ns = (int64_t)i; /* the node of a successor (reset after) */
         d->left[i] = atomic_load(&t->ndeps) - 1;
-        if (i >= d->nlocal)
+        if (i >= d->nlocal) {
+            const weft_data_t *x = t->flow[0].data;
+            /* A SEND waits for its RECV unless its tile may ride in the
+             * activation (src/comm/send.c). */
             d->remote[i - d->nlocal] =
                 t->kind == WEFT_TASK_RECV ||
-                (d->eager_limit >= 0 && (long long)t->flow[0].data->bytes > d->eager_limit);
+                (d->eager_limit >= 0 && (long long)x->bytes > d->eager_limit) ||
+                (b->ctx->comm_engine && weft_comm_sends_device_copy(b->ctx->comm_engine, x));
+        }
     }
     for (size_t i = d->nlocal; i < d->n; i++) {
         const weft_task_t *t = d->nodes[i];
@@ -231,6 +240,9 @@ static void dry_fini(dry_t *d)
     free(d->ended);
     free(d->started);
     free(d->remote);
+    free(d->cnt);
+    free(d->sbuf);
+    free(d->rbuf);
     weft_vec_fini(&d->stack);
     weft_ptgmap_fini(&d->ids);
 }

@@ -148,6 +148,15 @@ static const char *tag_misuse(int tag)
 static int parse_arg(weft_task_t *t, int *tags, int *seen, const weft_arg_t *a, int pos,
                      int released_ok)
 {
+    /* weft_arg_int(WEFT_VALUE, n) read as an empty value, n lost: an
+     * array argument's int belongs to the (tag, int) options alone. */
+    if (a->tag == WEFT_VALUE && a->i != 0 && !a->ptr && !a->bytes) {
+        weft_error("insert %s: argument %d is WEFT_VALUE with the int %d and no bytes: a value "
+                   "is given as weft_arg_value(&v, sizeof v); weft_arg_int takes WEFT_PRIORITY, "
+                   "WEFT_ON_RANK or WEFT_DEVICE_HINT",
+                   t->cls->name, pos, a->i);
+        return WEFT_ERR_INVALID;
+    }
     if (a->tag == WEFT_VALUE) return add_value(t, a->ptr, a->bytes, pos);
     if ((is_option(a->tag) || is_mode(a->tag)) && check_once(t, seen, a->tag, pos) != 0)
         return WEFT_ERR_INVALID;

@@ -22,15 +22,12 @@ static int checkable(const weft_task_t *t, int i)
                         devs->dev[dev]->ops->type == WEFT_DEV_EMU);
 }
 
-/* The tile's bytes, column by column (ld apart), eight at a time. */
-static uint64_t tile_hash(const weft_flow_t *f)
+uint64_t weft_readcheck_hash(const weft_data_t *d, const void *ptr, int64_t ld)
 {
-    const weft_data_t *d = f->data;
     size_t col = (size_t)d->rows * d->elem;
     uint64_t h = WEFT_HASH_INIT;
     for (int j = 0; j < d->cols; j++) {
-        const unsigned char *p =
-            (const unsigned char *)f->copy->ptr + (size_t)j * (size_t)f->copy->ld * d->elem;
+        const unsigned char *p = (const unsigned char *)ptr + (size_t)j * (size_t)ld * d->elem;
         size_t k = 0;
         for (; k + 8 <= col; k += 8) {
             uint64_t w;
@@ -40,6 +37,12 @@ static uint64_t tile_hash(const weft_flow_t *f)
         for (; k < col; k++) h = weft_hash_step(h, p[k]);
     }
     return h;
+}
+
+/* The tile's bytes where the flow's copy holds them. */
+static uint64_t tile_hash(const weft_flow_t *f)
+{
+    return weft_readcheck_hash(f->data, f->copy->ptr, f->copy->ld);
 }
 
 void weft_readcheck_before(weft_task_t *t, weft_readcheck_t *rc)

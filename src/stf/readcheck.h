@@ -19,6 +19,10 @@ typedef struct weft_readcheck {
     unsigned char checked[WEFT_MAX_FLOWS];
 } weft_readcheck_t;
 
+/* d's bytes in memory at ptr, ld elements apart (column by column): also
+ * the host's read acquires' check (api/acquire.c). */
+uint64_t weft_readcheck_hash(const weft_data_t *d, const void *ptr, int64_t ld);
+
 /* Hashes t's read-only flows when check_reads is set. */
 void weft_readcheck_before(weft_task_t *t, weft_readcheck_t *rc);
 

@@ -59,6 +59,38 @@ static int batched(weft_context_t *ctx, double *x)
     return w;
 }
 
+/* "acquire": the host writes through the pointer of a read acquire of x
+ * (WEFT_R), a tile a task wrote on an emu device; a matrix tile alike.
+ * Under check_reads both releases are refused; without it they return 0
+ * and the write reaches the host copy only. Prints "acquire release=R
+ * matrix=M". */
+static int acquired_write(weft_context_t *ctx)
+{
+    double x[5] = {1, 2, 3, 4, 5}, y[5] = {0};
+    weft_data_t *dx = weft_data_register(ctx, WEFT_DOUBLE, x, 5, 1, 5, 0);
+    weft_data_t *dy = weft_data_register(ctx, WEFT_DOUBLE, y, 5, 1, 5, 0);
+    double a[16] = {0};
+    weft_matrix_t *A = weft_matrix_wrap(ctx, WEFT_DOUBLE, a, 4, 4, 4, 4, 4, 1, 1);
+    int zero = 0;
+    weft_taskpool_t *tp = weft_taskpool_new(ctx, "reads");
+    CHECK(weft_insert_task(tp, &add_class, WEFT_R, dy, WEFT_RW, dx, WEFT_VALUE, &zero, sizeof zero,
+                           WEFT_DEVICE_HINT, weft_ndevices(ctx) > 0 ? 1 : 0, 0) == 0);
+    CHECK(weft_taskpool_wait(tp) == 0);
+    void *p = NULL;
+    CHECK(weft_data_host_acquire(dx, WEFT_R, &p, NULL) == 0);
+    ((double *)p)[0] = 1000; /* the mistake: a read acquire */
+    int release = weft_data_host_release(dx);
+    CHECK(weft_matrix_host_acquire(A, WEFT_R) == 0);
+    a[1] = 7;
+    int matrix = weft_matrix_host_release(A);
+    printf("test_check_reads rank 0: acquire release=%d matrix=%d\n", release, matrix);
+    weft_taskpool_free(tp);
+    weft_data_release(dx);
+    weft_data_release(dy);
+    weft_matrix_free(A);
+    return weft_fini(ctx);
+}
+
 int main(int argc, char **argv)
 {
     weft_context_t *ctx = weft_init(&argc, &argv);
@@ -68,6 +100,10 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[2], "set") == 0)
         CHECK(weft_param_set(ctx, "check_reads", "1") == WEFT_SUCCESS);
     double x[5] = {1, 2, 3, 4, 5}, y[5] = {0};
+    if (argc > 1 && strcmp(argv[1], "acquire") == 0) {
+        CHECK(acquired_write(ctx) == 0);
+        return check_report("test_check_reads");
+    }
     if (argc > 1 && strcmp(argv[1], "batch") == 0) {
         int w = batched(ctx, x);
         CHECK(weft_fini(ctx) == w);

@@ -127,6 +127,9 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
     a[1] = weft_arg_data(WEFT_AFFINITY, weft_tile(A, 0, 0));
     CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
+    /* An int given to WEFT_VALUE was taken for an empty value, the int lost. */
+    a[1] = weft_arg_int(WEFT_VALUE, 3);
+    CHECK(weft_insert_task_array(tp, &sweep_class, a, 2) == WEFT_ERR_INVALID);
     capture_end();
     CHECK(captured("insert sweep: -1 arguments at"));
     CHECK(captured("insert sweep: 1 arguments at (nil)"));
@@ -136,6 +139,8 @@ static void bad_input(weft_context_t *ctx)
     CHECK(captured("argument 1 of weft_insert_task_array"));
     CHECK(captured("argument 2 has tag 0x6: WEFT_REDUX is a mode of its own"));
     CHECK(captured("argument 2 has tag 0x10: WEFT_AFFINITY marks a data argument"));
+    CHECK(captured("argument 2 is WEFT_VALUE with the int 3 and no bytes: a value is given as "
+                   "weft_arg_value(&v, sizeof v)"));
     CHECK(weft_taskpool_wait(tp) == 0);
     CHECK(weft_taskpool_ntasks_run(tp) == 0);
     weft_taskpool_free(tp);
