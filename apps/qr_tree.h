@@ -232,15 +232,15 @@ static int qr_insert_step(weft_taskpool_t *tp, const qr_factors_t *f, int k)
 /* Panel k's reflectors on all the columns of C: Q_k^T C (trans 'T': the
  * factorization's order) or Q_k C ('N': the same blocks in reverse). */
 static int qr_insert_apply_panel(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C,
-                                 int k, char trans)
+                                 int k, int j0, char trans)
 {
     int rc = 0, nh = qr_heads(f, k), fwd = trans == 'T';
     for (int i = 0; i < nh && rc >= 0; i++) {
         int h = k + (fwd ? i : nh - 1 - i), last = h + (f->mt - 1 - h) / f->dom * f->dom;
-        if (fwd) rc = qr_insert_gemqrt(tp, f, C, k, h, 0, trans);
+        if (fwd) rc = qr_insert_gemqrt(tp, f, C, k, h, j0, trans);
         for (int m = h + f->dom; m <= last && rc >= 0; m += f->dom)
-            rc = qr_insert_tsmqr(tp, f, C, k, h, fwd ? m : last + h + f->dom - m, 0, trans);
-        if (!fwd && rc >= 0) rc = qr_insert_gemqrt(tp, f, C, k, h, 0, trans);
+            rc = qr_insert_tsmqr(tp, f, C, k, h, fwd ? m : last + h + f->dom - m, j0, trans);
+        if (!fwd && rc >= 0) rc = qr_insert_gemqrt(tp, f, C, k, h, j0, trans);
     }
     return rc;
 }
@@ -248,19 +248,23 @@ static int qr_insert_apply_panel(weft_taskpool_t *tp, const qr_factors_t *f, wef
 /* C := Q^T C ('T': the panels in order, each's domains then its merges) or
  * C := Q C ('N': everything undone in reverse order), C with A's row
  * tiling. The merges of one level touch disjoint rows, so only their
- * levels' order matters; it is reversed exactly all the same. */
-static int qr_insert_apply(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C, char trans)
+ * levels' order matters; it is reversed exactly all the same. from_panel:
+ * panel k leaves C's tile columns left of k alone (C := Q^T A0, where the
+ * earlier panels made them zero below their diagonal: applied there, a
+ * task changed rounding only, and the check could not tell it skipped). */
+static int qr_insert_apply(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C, char trans,
+                           int from_panel)
 {
     int rc = 0, fwd = trans == 'T';
     for (int s = 0; s < f->nt && rc >= 0; s++) {
-        int k = fwd ? s : f->nt - 1 - s, nh = qr_heads(f, k);
-        if (fwd) rc = qr_insert_apply_panel(tp, f, C, k, trans);
+        int k = fwd ? s : f->nt - 1 - s, nh = qr_heads(f, k), j0 = from_panel ? k : 0;
+        if (fwd) rc = qr_insert_apply_panel(tp, f, C, k, j0, trans);
         for (int r = 0; r < nh - 1 && rc >= 0; r++) {
             int a, b;
             qr_tree_merge(nh, fwd ? r : nh - 2 - r, &a, &b);
-            rc = qr_insert_ttmqr(tp, f, C, k, k + a, k + b, 0, trans);
+            rc = qr_insert_ttmqr(tp, f, C, k, k + a, k + b, j0, trans);
         }
-        if (!fwd && rc >= 0) rc = qr_insert_apply_panel(tp, f, C, k, trans);
+        if (!fwd && rc >= 0) rc = qr_insert_apply_panel(tp, f, C, k, j0, trans);
     }
     return rc < 0 ? rc : 0;
 }

@@ -193,9 +193,9 @@ static int qr_insert_check(weft_taskpool_t *tp, const qr_factors_t *f, weft_matr
     int rc = qr_insert_fill(tp, B, o, 0, 0);
     if (rc >= 0) rc = qr_insert_fill(tp, X, o, 1, 0);
     if (rc >= 0) rc = app_sums_insert_zero(tp, S);
-    if (rc >= 0) rc = qr_insert_apply(tp, f, B, 'T');
-    if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'N');
-    if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'T');
+    if (rc >= 0) rc = qr_insert_apply(tp, f, B, 'T', 1);
+    if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'N', 0);
+    if (rc >= 0) rc = qr_insert_apply(tp, f, X, 'T', 0);
     if (rc >= 0) rc = qr_insert_norms(tp, f, B, X, S, o);
     if (rc >= 0) rc = app_sums_insert_allreduce(tp, S); /* app_sums.h */
     return rc < 0 ? rc : 0;

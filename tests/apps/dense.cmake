@@ -130,6 +130,12 @@ weft_app_test(posv_check_lost_solve FAIL EXE weft-posv EXPECT "${LOST_WRITE}"
   ARGS -N 120 -t 30 -c 1 --nrhs 10 --check --weft-fault_inject=task_skip:solve_trsm_lt:1)
 weft_app_test(geqrf_check_lost_tsmqr FAIL EXE weft-geqrf EXPECT "${LOST_WRITE}"
   ARGS -M 150 -N 120 -t 30 -b 10 -c 1 --check --weft-fault_inject=task_skip:tsmqr:2)
+# gemqrt 12 (on 5 x 5 tiles, the first of the check's B := Q^T A0 that a
+# panel applied to a block left of it, made zero by an earlier panel):
+# skipped, it changed the residual by rounding only, PASSED (an app fault
+# sweep); the check leaves those blocks alone now, so every gemqrt counts.
+weft_app_test(geqrf_check_lost_check_gemqrt FAIL EXE weft-geqrf EXPECT "${LOST_WRITE}"
+  ARGS -N 150 -t 30 -c 1 --check --weft-fault_inject=task_skip:gemqrt:12)
 # The check's own all-reduce: an add of one rank's sums skipped left the
 # totals short (a smaller residual, PASSED); each rank's totals now come
 # out through a task that counts the ranks' parts, and the check fails on
