@@ -48,7 +48,8 @@ typedef struct dry {
     /* The exchange's buffers, made once: each transfer here sends one
      * event and receives at most one, so no round needs more, and no
      * allocation can fail on one rank between two collectives. */
-    int *cnt; /* 2 a peer out (count, this rank's round total), 2 in, then displs */
+    int *cnt; /* 3 a peer out (count, this rank's round total, whether it cannot go
+                 on), 3 a peer in, then displacements and byte counts both ways */
     dry_event_t *sbuf, *rbuf;
 } dry_t;
 
@@ -275,11 +276,16 @@ int weft_ptg__dry_run(weft_ptg_build_t *b)
 {
     if (b->ctx->sim || b->ctx->nranks == 1) return WEFT_SUCCESS;
     dry_t d;
-    /* Out of memory on one rank is summed with the events: a rank that
+    /* Out of memory on one rank is agreed on before the rounds (whose
+     * buffers it lacks), and in each round with the events: a rank that
      * stopped alone would leave its peers in the rounds' collectives. */
     int ok = dry_init(&d, b) == WEFT_SUCCESS, rc = WEFT_SUCCESS;
-    long long sent = 1, failed = 0;
-    while (sent > 0 && failed == 0) {
+    long long sent = 1, failed = !ok;
+    if (weft_coll_check(
+            b->ctx, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG_LONG, MPI_SUM, b->ctx->comm),
+            "weft_ptg_insert: the cycle walk's start") != WEFT_SUCCESS)
+        rc = WEFT_ERR_MPI;
+    while (rc == WEFT_SUCCESS && sent > 0 && failed == 0) {
         if (ok) walk(&d);
         ok = ok && !d.nomem;
         rc = exchange(&d, ok, &sent, &failed);
