@@ -229,7 +229,7 @@ static int qr_insert_step(weft_taskpool_t *tp, const qr_factors_t *f, int k)
     return rc < 0 ? rc : 0;
 }
 
-/* Panel k's reflectors on all the columns of C: Q_k^T C (trans 'T': the
+/* Panel k's reflectors on the columns j0 on of C: Q_k^T C (trans 'T': the
  * factorization's order) or Q_k C ('N': the same blocks in reverse). */
 static int qr_insert_apply_panel(weft_taskpool_t *tp, const qr_factors_t *f, weft_matrix_t *C,
                                  int k, int j0, char trans)

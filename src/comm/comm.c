@@ -496,9 +496,10 @@ void weft_comm_dump(weft_comm_t *c, int level)
     pthread_mutex_unlock(&c->qlock);
 }
 
-int weft_comm_sends_device_copy(const weft_comm_t *c, const weft_data_t *d)
+int weft_comm_send_may_wait(const weft_comm_t *c, const weft_data_t *d)
 {
-    return c->cfg.ndevices > 0 && c->cfg.gpu_aware_send && weft_comm__device_direct(d);
+    return d->bytes > c->cfg.eager_limit ||
+           (c->cfg.ndevices > 0 && c->cfg.gpu_aware_send && weft_comm__device_direct(d));
 }
 
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)

@@ -162,10 +162,11 @@ void weft_comm_destroy(weft_comm_t *c);
  * the version was not produced, and the RECV there ends cancelled. */
 void weft_comm_submit(weft_comm_t *c, weft_task_t *t);
 void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out);
-/* Whether a SEND of d here may read a device copy, whatever its size: it
- * then takes the rendezvous and ends only once its RECV started (the
- * activation carries only tiles in host memory). */
-int weft_comm_sends_device_copy(const weft_comm_t *c, const weft_data_t *d);
+/* Whether a SEND of d from this rank may take the rendezvous, ending only
+ * once its RECV started (send.c's rule, before the copy it reads is
+ * known): d is past comm_eager_limit, or may be sent from a device copy
+ * (the activation carries only tiles in host memory). */
+int weft_comm_send_may_wait(const weft_comm_t *c, const weft_data_t *d);
 /* Asks the engine to log what it waits for (the stall watchdog), at log
  * level `level`. */
 void weft_comm_dump(weft_comm_t *c, int level);

@@ -43,7 +43,6 @@ typedef struct dry {
     weft_vec_t stack;  /* size_t: nodes whose predecessors here ended */
     weft_vec_t *out;   /* dry_event_t, one vector a peer */
     weft_ptgmap_t ids; /* (key, version, peer, kind) -> node */
-    long long eager_limit;
     int nomem; /* a push failed: the walk is not to be trusted */
     /* The exchange's buffers, made once: each transfer here sends one
      * event and receives at most one, so no round needs more, and no
@@ -186,10 +185,6 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
     weft_vec_init(&d->stack, sizeof(size_t), 64);
     weft_ptgmap_init(&d->ids);
     int nr = b->ctx->nranks;
-    int64_t limit = 0;
-    d->eager_limit = weft_param_get_int(b->ctx, "comm_eager_limit", &limit) == WEFT_SUCCESS
-                         ? (long long)limit
-                         : -1; /* unknown: every SEND may be eager (no wait kept) */
     d->nodes = calloc(d->n ? d->n : 1, sizeof *d->nodes);
     d->left = malloc((d->n ? d->n : 1) * sizeof *d->left);
     d->ended = calloc(d->n ? d->n : 1, 1);
@@ -210,15 +205,11 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
         d->nodes[i] = t;
         t->est_ns = (int64_t)i; /* the node of a successor (reset after) */
         d->left[i] = atomic_load(&t->ndeps) - 1;
-        if (i >= d->nlocal) {
-            const weft_data_t *x = t->flow[0].data;
-            /* A SEND waits for its RECV unless its tile may ride in the
-             * activation (src/comm/send.c). */
+        if (i >= d->nlocal) /* a SEND may end without its RECV: one of an eager tile */
             d->remote[i - d->nlocal] =
                 t->kind == WEFT_TASK_RECV ||
-                (d->eager_limit >= 0 && (long long)x->bytes > d->eager_limit) ||
-                (b->ctx->comm_engine && weft_comm_sends_device_copy(b->ctx->comm_engine, x));
-        }
+                (b->ctx->comm_engine &&
+                 weft_comm_send_may_wait(b->ctx->comm_engine, t->flow[0].data));
     }
     for (size_t i = d->nlocal; i < d->n; i++) {
         const weft_task_t *t = d->nodes[i];
