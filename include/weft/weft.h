@@ -258,7 +258,9 @@ WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type,
  * insertion) is refused with an error naming it as released. Registered
  * memory (weft_data_register, weft_data_register_device) may be
  * registered again at once when no task of this rank uses the data, else
- * after the wait of the taskpool whose tasks do. A matrix's tile is
+ * after the wait of the taskpool whose tasks do. A data still acquired by
+ * the host (weft_data_host_acquire) is released too, with a warning: the
+ * acquire's pointer is dead with it. A matrix's tile is
  * refused (weft_matrix_free releases the tiles). A refused call (NULL, a
  * released handle, a tile) has no status to return: it is logged and
  * weft_fini returns WEFT_ERR_INVALID, as for weft_taskpool_free and
@@ -374,7 +376,9 @@ enum {
      * WEFT_ON_RANK and WEFT_DEVICE_HINT are each given at most once a task
      * (a second one is refused: it would be ignored). */
     WEFT_AFFINITY = 0x10,
-    WEFT_VALUE = 0x100,    /* followed by (const void *ptr, size_t bytes): copied */
+    /* Followed by (const void *ptr, size_t bytes): copied. (ptr, 0) is an
+     * empty value (it keeps the values' indices), NULL with bytes refused. */
+    WEFT_VALUE = 0x100,
     WEFT_PRIORITY = 0x200, /* followed by an int; higher runs first (given twice: the last) */
     /* Followed by an int: the rank that runs the task, whatever its data's
      * owners (StarPU's EXECUTE_ON_NODE); the data it reads are sent there
@@ -432,7 +436,10 @@ static inline weft_arg_t weft_arg_int(int tag, int value)
  * first WEFT_REDUX task of d; it may follow other tasks on d in a taskpool
  * not yet waited for, but not its WEFT_REDUX tasks: WEFT_ERR_INVALID (named)
  * while d has partial results pending, for a bad handle or a class without
- * a CPU body. A later call replaces init and combine. */
+ * a CPU body. A later call replaces init and combine. d's number of
+ * lanes is redux_lanes as this call reads it (set differently on some
+ * ranks: named at the next wait); a later change of the parameter applies
+ * to the reductions set after it. */
 WEFT_API WEFT_NODISCARD int weft_data_set_reduction(weft_data_t *d, const weft_task_class_t *init,
                                                     const weft_task_class_t *combine);
 

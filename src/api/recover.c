@@ -81,6 +81,20 @@ static int offer(const weft_data_t *d, int me)
     return v;
 }
 
+/* The owner's host copy, stale but intact at an older version than the
+ * one a failed body destroyed, is d's version again (the wait's
+ * write-back left it alone: devmgr/devflush.c). Its number plus 1; 0 when
+ * there is none. */
+static int restore_older(weft_data_t *d)
+{
+    weft_data_lock(d);
+    weft_data_copy_t *c = weft_data_older_host_locked(d);
+    int v = c ? (int)c->version + 1 : 0;
+    if (c) weft_data_restore_locked(d, c);
+    weft_data_unlock(d);
+    return v;
+}
+
 /* Version v of d from rank `from` to d's owner, by a broadcast (no
  * message the comm engine could take for its own); every rank calls it.
  * WEFT_ERR_MPI: a collective failed, none may follow. */
@@ -113,6 +127,10 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
         free(buf);
         return crc;
     }
+    /* The owner's older version, when a body failed there, is the one its
+     * host copy holds intact, if any (the failed bytes were kept, the line
+     * below notwithstanding: a reviewer's finding). */
+    if (!ok && me == d->owner_rank) (void)restore_older(d);
     if (!ok) /* on every rank: the next taskpool starts from an older version */
         weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
                    "after the failure (%s): its owner, rank %d, keeps the older version it "
@@ -161,6 +179,9 @@ enum {
     FACT_OWNER_GONE,
     FACT_NOT_NEW,
     FACT_USER_MEM, /* the owner's host copy is the user's memory */
+    /* The owner lost its bytes, but its stale host copy holds an older
+     * version intact (weft_data_older_host_locked), also in FACT_OWNER. */
+    FACT_OWNER_OLDER,
     NFACTS
 };
 
@@ -168,13 +189,18 @@ static void facts_of(const weft_data_t *d, int me, int *f)
 {
     f[FACT_MISSING] = d == NULL;
     f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_OWNER_GONE] = f[FACT_NOT_NEW] = 0;
-    f[FACT_USER_MEM] = 0;
+    f[FACT_USER_MEM] = f[FACT_OWNER_OLDER] = 0;
     if (!d) return;
     f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
     if (d->owner_rank == me) f[FACT_USER_MEM] = weft_data_in_user_memory(d);
     if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version + 1;
-    if (d->owner_rank == me) f[d->lost_bytes ? FACT_OWNER_GONE : FACT_OWNER] = (int)d->version + 1;
+    const weft_data_copy_t *older =
+        d->owner_rank == me ? weft_data_older_host_locked((weft_data_t *)d) : NULL;
+    if (older)
+        f[FACT_OWNER] = f[FACT_OWNER_OLDER] = (int)older->version + 1;
+    else if (d->owner_rank == me)
+        f[d->lost_bytes ? FACT_OWNER_GONE : FACT_OWNER] = (int)d->version + 1;
     weft_data_unlock((weft_data_t *)d);
 }
 
@@ -308,6 +334,12 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
             continue;
         }
         say_destroyed(d, f, best[k].version);
+        /* No rank offers a newer one than the owner's older intact copy:
+         * the owner goes back to it, and every rank skips the move alike. */
+        if (f[FACT_OWNER_OLDER] > 0 && best[k].version <= f[FACT_OWNER_OLDER]) {
+            if (d->owner_rank == ctx->rank) (void)restore_older(d);
+            continue;
+        }
         if (best[k].version <= 0) continue;
         int mrc = move_home(ctx, d, best[k].rank, (uint32_t)best[k].version - 1);
         if (rc == WEFT_SUCCESS || mrc == WEFT_ERR_MPI) rc = mrc;
@@ -336,8 +368,8 @@ static void recover_alone(weft_taskpool_t *tp)
          * on several ranks. A later version stays as the body left it. */
         if (gone == 1 && is_new)
             none_left(d, gone);
-        else if (gone > 0)
-            say_gone(d, gone, 0, gone, weft_data_in_user_memory(d)); /* the one rank owns it */
+        else if (gone > 0) /* the one rank owns it */
+            say_gone(d, gone, restore_older(d), gone, weft_data_in_user_memory(d));
     }
 }
 

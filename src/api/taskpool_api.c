@@ -82,6 +82,7 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     } else {
         (void)weft_recover_good_versions(tp); /* one rank: it only says what was overwritten */
     }
+    if (atomic_load(&tp->fail.nfailed) > 0) weft_devexec_flush_kept(tp);
     if (tp->ptg && ctx->nranks > 1 && !ctx->diverged) weft_ptg_settle(tp);
     tp->ptg = 0;
     /* A copy still read or left behind is weft's broken invariant: found

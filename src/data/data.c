@@ -186,7 +186,11 @@ int weft_data_copy_at_newest_locked(const weft_data_t *d, const weft_data_copy_t
     return c && c->state != WEFT_COPY_INVALID && c->version == d->version;
 }
 
-void weft_data_copy_arriving_locked(weft_data_copy_t *c) { c->xfer = WEFT_XFER_UNDER; }
+void weft_data_copy_arriving_locked(weft_data_copy_t *c)
+{
+    c->xfer = WEFT_XFER_UNDER;
+    c->intact = 0;
+}
 
 static int copy_is_newest(const weft_data_t *d, const weft_data_copy_t *c)
 {
@@ -208,11 +212,34 @@ void weft_data_written_locked(weft_data_t *d, int device)
     weft_data_written_at_locked(d, device, d->version + 1);
 }
 
+/* Copies other than keep labelled v or later no longer hold versions of
+ * the data's history: v's number now names other bytes (a version set
+ * back after a failure, a host write at the same number). */
+static void forget_from_locked(weft_data_t *d, const weft_data_copy_t *keep, uint32_t v)
+{
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        weft_data_copy_t *c = d->copies[i];
+        if (c && c != keep && c->version >= v) c->intact = 0;
+    }
+}
+
+/* Whether every newest copy but dst holds its version intact: a copy made
+ * from a failed body's bytes is not intact either. */
+static int newest_intact_locked(const weft_data_t *d, const weft_data_copy_t *dst)
+{
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        const weft_data_copy_t *c = d->copies[i];
+        if (c && c != dst && copy_is_newest(d, c) && !c->intact) return 0;
+    }
+    return 1;
+}
+
 void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
 {
     weft_data_wake_mark_locked(d);
     weft_data_copy_t *w = d->copies[device];
     assert(w);
+    forget_from_locked(d, w, version);
     d->version = version;
     for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
         weft_data_copy_t *c = d->copies[i];
@@ -221,6 +248,7 @@ void weft_data_written_at_locked(weft_data_t *d, int device, uint32_t version)
     w->version = d->version;
     w->state = WEFT_COPY_OWNED;
     w->xfer = WEFT_XFER_COMPLETE;
+    w->intact = 1;
 }
 
 void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
@@ -228,6 +256,10 @@ void weft_data_copied_locked(weft_data_t *d, int device, uint32_t version)
     weft_data_wake_mark_locked(d);
     weft_data_copy_t *dst = d->copies[device];
     assert(dst);
+    /* From another rank (a newer version: no copy here holds it), or from
+     * a copy here at the newest version, which may hold a failed body's
+     * bytes. */
+    dst->intact = version > d->version || newest_intact_locked(d, dst);
     if (version > d->version) {
         /* A newer version arrived from another rank: every local copy is stale. */
         d->version = version;
@@ -254,6 +286,8 @@ void weft_data_copy_set_initial_locked(weft_data_t *d, int device)
     c->version = d->version;
     c->state = WEFT_COPY_OWNED;
     c->xfer = WEFT_XFER_COMPLETE;
+    c->intact = 1;
+    forget_from_locked(d, c, c->version);
 }
 
 int weft_data_copy_is_newest_locked(const weft_data_t *d, const weft_data_copy_t *c)
@@ -267,6 +301,7 @@ uint32_t weft_data_xfer_begin_locked(weft_data_t *d, int device)
     assert(c && c->readers >= 0);
     c->version = d->version;
     c->xfer = WEFT_XFER_UNDER;
+    c->intact = 0;
     return d->version;
 }
 
@@ -325,6 +360,26 @@ void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
     if (c->readers == 0) weft_data_wake_mark_locked(c->data);
 }
 
+weft_data_copy_t *weft_data_older_host_locked(weft_data_t *d)
+{
+    weft_data_copy_t *c = d->copies[0];
+    if (!d->lost_bytes || !c || !c->intact || c->state != WEFT_COPY_INVALID ||
+        weft_data_copy_busy_locked(c) || c->version >= d->version)
+        return NULL;
+    return c->version == 0 && (d->flags & WEFT_DATA_NEW) ? NULL : c;
+}
+
+void weft_data_restore_locked(weft_data_t *d, weft_data_copy_t *c)
+{
+    weft_data_wake_mark_locked(d);
+    forget_from_locked(d, c, c->version); /* the destroyed versions' numbers are free again */
+    d->version = c->version;
+    d->lost_bytes = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
+        if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
+    c->state = WEFT_COPY_OWNED;
+}
+
 int weft_data_valid_copies_locked(const weft_data_t *d)
 {
     int n = 0;
@@ -368,6 +423,8 @@ void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what,
         weft_data_copied_locked(d, c->device, version);
     else if (what == WEFT_PUBLISH_LOST)
         copy_arrival_failed_locked(d, c);
+    else if (what == WEFT_PUBLISH_SPOILED)
+        c->intact = 0; /* before the reader goes: nothing copies it meanwhile */
     if (task_seq) c->last_task = task_seq;
     weft_data_copy_reader_release_locked(c);
     weft_data_unlock(d);

@@ -63,6 +63,13 @@ typedef struct weft_data_copy {
     weft_copy_free_fn free_fn; /* NULL for MANAGED */
     void *allocator;           /* argument of free_fn: zone, device, ... */
     weft_xfer_status_t xfer;
+    /* Its bytes are those of `version` in the data's history: a failed
+     * body's writes, bytes arriving, a copy of a failed body's bytes, a
+     * later rewrite of that version number (a version set back after a
+     * failure, a host write) clear it. Only a stale host copy that is
+     * intact is taken back when a failure destroyed the newer versions
+     * (weft_data_older_host_locked). */
+    int intact;
     void *zone_ptr;     /* per-tile device allocations: the block the zone counted */
     uint64_t last_task; /* sequence number of the task that last used it */
     /* A device manager copied it in ahead of this task (its insertion
@@ -298,6 +305,8 @@ typedef enum weft_publish {
     WEFT_PUBLISH_WRITTEN,  /* a task's writes: the newest version (rule 2) */
     WEFT_PUBLISH_RECEIVED, /* a version that arrived from another rank */
     WEFT_PUBLISH_LOST,     /* a receive that failed: what c held is gone */
+    WEFT_PUBLISH_SPOILED,  /* a body given c to write ran and failed: c's bytes are no
+                              version's (as READ otherwise; stf/failure.c decides the rest) */
 } weft_publish_t;
 
 /* The end of a task's or a transfer's use of copy c of d, the one path by
@@ -313,6 +322,17 @@ typedef enum weft_publish {
  * on). */
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq);
+
+/* The owner's host copy when a failure destroyed d's newer versions
+ * (d->lost_bytes) but that copy, stale, still holds an older version
+ * intact (a body failed on a device after another task wrote the newest
+ * version there): what the data goes back to (api/recover.c), and what
+ * the wait's write-back leaves alone (devmgr/devflush.c). NULL when none
+ * (a NEW data's version 0 is no contents). */
+weft_data_copy_t *weft_data_older_host_locked(weft_data_t *d);
+/* Makes c, which weft_data_older_host_locked returned, d's current
+ * version again: OWNED, every other copy INVALID, its bytes good. */
+void weft_data_restore_locked(weft_data_t *d, weft_data_copy_t *c);
 
 /* Number of copies whose state is not INVALID. */
 int weft_data_valid_copies_locked(const weft_data_t *d);

@@ -30,6 +30,17 @@ static int write_back(weft_data_t *d)
     return need ? weft_devcopy_to_host(WEFT_LOG_ERROR, d, NULL) : WEFT_SUCCESS;
 }
 
+/* Whether d's newest bytes are a failed body's and the host copy holds an
+ * older version intact, to which the wait's recovery goes back
+ * (api/recover.c): not to be written over. */
+static int keeps_older(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int keep = weft_data_older_host_locked(d) != NULL;
+    weft_data_unlock(d);
+    return keep;
+}
+
 static size_t pending_index(const weft_context_t *ctx, const weft_data_t *d)
 {
     weft_data_t *const *list = ctx->wb_pending.data;
@@ -133,8 +144,9 @@ int weft_devexec_flush_now(weft_data_t *d)
 
 /* d's final version into the user's memory at tp's wait; a failure fails
  * the wait (on every rank: failure.c) and leaves d pending. */
-static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d)
+static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d, int keep_older)
 {
+    if (keep_older && keeps_older(d)) return; /* nothing written, nothing settled */
     int again = (d->flags & WEFT_DATA_WB_PENDING) != 0;
     int rc = write_back(d);
     if (rc == WEFT_SUCCESS) {
@@ -181,14 +193,24 @@ void weft_devexec_flush(weft_taskpool_t *tp)
     weft_data_t **pend = npend ? malloc(npend * sizeof *pend) : NULL;
     if (pend) memcpy(pend, ctx->wb_pending.data, npend * sizeof *pend);
     for (size_t i = 0; pend && i < npend; i++)
-        if (!used_elsewhere(tp, pend[i])) flush_at_wait(tp, pend[i]);
+        if (!used_elsewhere(tp, pend[i])) flush_at_wait(tp, pend[i], 1);
     free(pend);
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         if (!weft_data_in_user_memory(d)) continue;
         /* Tried above in this wait already. */
         if (d->flags & WEFT_DATA_WB_PENDING) continue;
-        flush_at_wait(tp, d);
+        flush_at_wait(tp, d, 1);
+    }
+}
+
+void weft_devexec_flush_kept(weft_taskpool_t *tp)
+{
+    if (tp->ctx->ndevices == 0) return;
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        /* Left alone above, and the recovery did not go back. */
+        if (weft_data_in_user_memory(d) && keeps_older(d)) flush_at_wait(tp, d, 0);
     }
 }
 

@@ -320,8 +320,7 @@ static void publish(weft_devmgr_t *m, weft_task_t *t, int ran)
         if (!f->copy || weft_task_first_flow_of(t, i) != i) continue;
         /* Used now: to the LRU's end while the flow's reader still pins it. */
         weft_devcopy_touch(m, f->copy);
-        int wrote = ran && (f->mode & WEFT_W);
-        weft_data_publish(f->data, f->copy, wrote ? WEFT_PUBLISH_WRITTEN : WEFT_PUBLISH_READ,
+        weft_data_publish(f->data, f->copy, weft_task_publish_what(t, f->mode & WEFT_W, ran),
                           f->out_version, t->seq);
     }
 }

@@ -163,8 +163,14 @@ int weft_devexec_flush_now(weft_data_t *d) __attribute__((warn_unused_result));
 /* End of a taskpool: the write-backs pending from earlier waits are tried
  * again, then every touched data whose host copy is the user's memory
  * (MANAGED) gets its final version back there; each failure fails the
- * wait naming the data, and leaves it pending. */
+ * wait naming the data, and leaves it pending. A failed body's bytes are
+ * not written over an older version the user's memory holds intact
+ * (weft_data_older_host_locked): the recovery that follows goes back to it. */
 void weft_devexec_flush(struct weft_taskpool *tp);
+/* After the recovery: the data weft_devexec_flush left alone that did not
+ * go back to their older version (a rank without the data's handle, a
+ * collective that failed) get their final version written back as any. */
+void weft_devexec_flush_kept(struct weft_taskpool *tp);
 /* At d's release: tries again its pending write-back, if any (logged
  * when it fails; d stays pending, for the next wait and weft_fini). */
 void weft_devexec_flush_release(weft_data_t *d);

@@ -55,8 +55,8 @@ static void publish_flows(weft_task_t *t, int ran)
         weft_flow_t *f = &t->flow[i];
         if (!f->copy) continue;
         /* Each flow held its own reader; a data written twice is published once. */
-        int wrote = ran && (f->mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
-        weft_data_publish(f->data, f->copy, wrote ? WEFT_PUBLISH_WRITTEN : WEFT_PUBLISH_READ,
+        int first_write = (f->mode & WEFT_W) && weft_task_first_flow_of(t, i) == i;
+        weft_data_publish(f->data, f->copy, weft_task_publish_what(t, first_write, ran),
                           f->out_version, 0);
     }
 }

@@ -62,7 +62,8 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("sched_steal", "1", "idle workers steal ready tasks from other workers"),
     INT("redux_lanes", "4", 1, 64,
         "partial results a rank keeps for each data under WEFT_REDUX: tasks of one lane run one "
-        "after the other, tasks of different lanes at once; equal on every rank"),
+        "after the other, tasks of different lanes at once; read by weft_data_set_reduction; "
+        "equal on every rank"),
     ENUM("device_type", "cuda", "cuda|emu|hip", "accelerator type the apps' -g flag asks for"),
     /* At most 16 accelerators a process (WEFT_MAX_DEVICES - 1). */
     INT("device_cuda_enabled", "0", -1, 16, "CUDA devices to use; -1 = all present, 0 = none"),

@@ -118,6 +118,8 @@ void weft_ptg_settle(weft_taskpool_t *tp)
             weft_data_copy_t *c = d->copies[dev];
             if (c && c->state != WEFT_COPY_INVALID && c->version == d->version)
                 c->version = d->net_version;
+            else if (c) /* its number is of the rank's own count, not the ranks' */
+                c->intact = 0;
         }
         d->version = d->net_version;
         weft_data_unlock(d);

@@ -155,6 +155,15 @@ static inline int weft_task_first_flow_of(const weft_task_t *t, int i)
         if (t->flow[j].data == t->flow[i].data) return j;
     return i;
 }
+
+/* What t's end leaves in the copy a flow used (weft_data_publish): its new
+ * version when t wrote it and succeeded (ok), no version's bytes when its
+ * body ran on it to write and failed, nothing otherwise. */
+static inline weft_publish_t weft_task_publish_what(const weft_task_t *t, int writes, int ok)
+{
+    if (!writes) return WEFT_PUBLISH_READ;
+    return ok ? WEFT_PUBLISH_WRITTEN : t->body_ran ? WEFT_PUBLISH_SPOILED : WEFT_PUBLISH_READ;
+}
 /* A task may name one data in several flows (the same tile as an input and
  * the output): it then uses one copy of the data and publishes one version,
  * and what reads or writes that copy (the stage-in to a device, the

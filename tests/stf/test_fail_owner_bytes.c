@@ -15,7 +15,11 @@
  *   d  the failing body runs on device 1 (an emu-only class) after the +1
  *      ran on the host: the host's v1 is intact on W and X = 2 (it went
  *      with the device's changed copy: X = 1 or a good v2 replaced by an
- *      older version from another rank).
+ *      older version from another rank);
+ *   D  the +1 and the failing body both run on device 1: the +1's v1 is
+ *      gone, but the owner's host copy still holds v0 intact, and the data
+ *      goes back to it, said on every rank (X = 1; it kept the failed
+ *      body's -999 and said that no good version was left: X = -998).
  * The owner prints "x=<value>". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,7 @@ static int scribble(weft_task_t *t)
 static const weft_task_class_t add_class = {.name = "add",
                                             .body = {[WEFT_DEV_CPU] = add, [WEFT_DEV_EMU] = add}};
 static const weft_task_class_t add_host_class = {.name = "add", .body = {[WEFT_DEV_CPU] = add}};
+static const weft_task_class_t add_dev_class = {.name = "add", .body = {[WEFT_DEV_EMU] = add}};
 static const weft_task_class_t scribble_class = {
     .name = "scribble", .body = {[WEFT_DEV_CPU] = scribble, [WEFT_DEV_EMU] = scribble}};
 static const weft_task_class_t scribble_dev_class = {.name = "scribble",
@@ -54,7 +59,8 @@ int main(int argc, char **argv)
     int reg = strcmp(argv[1], "reg") == 0, O = atoi(argv[2]), G = atoi(argv[3]), W = atoi(argv[4]);
     const char *flags = argc == 6 ? argv[5] : "";
     int follow = strchr(flags, 'c') != NULL, on_dev = strchr(flags, 'd') != NULL;
-    REQUIRE(O < R && G < R && W < R && (!on_dev || weft_ndevices(ctx) == 1));
+    int both_dev = strchr(flags, 'D') != NULL;
+    REQUIRE(O < R && G < R && W < R && (!(on_dev || both_dev) || weft_ndevices(ctx) == 1));
     double x = 0;
     weft_data_t *X = reg ? weft_data_register(ctx, WEFT_DOUBLE, me == O ? &x : NULL, 1, 1, 1, O)
                          : weft_data_new(ctx, WEFT_DOUBLE, 1, 1, O);
@@ -62,10 +68,13 @@ int main(int argc, char **argv)
     if (!reg) CHECK(weft_data_set_init(X, NULL, NULL) == WEFT_SUCCESS);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "scribbled");
     if (G >= 0)
-        CHECK(weft_insert_task(tp, on_dev ? &add_host_class : &add_class, WEFT_RW, X, WEFT_ON_RANK,
-                               G, 0) == WEFT_SUCCESS);
-    CHECK(weft_insert_task(tp, on_dev ? &scribble_dev_class : &scribble_class, WEFT_RW, X,
-                           WEFT_ON_RANK, W, 0) == WEFT_SUCCESS);
+        CHECK(weft_insert_task(tp,
+                               on_dev     ? &add_host_class
+                               : both_dev ? &add_dev_class
+                                          : &add_class,
+                               WEFT_RW, X, WEFT_ON_RANK, G, 0) == WEFT_SUCCESS);
+    CHECK(weft_insert_task(tp, on_dev || both_dev ? &scribble_dev_class : &scribble_class, WEFT_RW,
+                           X, WEFT_ON_RANK, W, 0) == WEFT_SUCCESS);
     if (follow)
         CHECK(weft_insert_task(tp, &add_class, WEFT_RW, X, WEFT_ON_RANK, W, 0) == WEFT_SUCCESS);
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
