@@ -79,7 +79,8 @@ typedef struct weft_context weft_context_t;
  * included). Every rank of MPI_COMM_WORLD calls it: its first steps are
  * collectives on a duplicate of MPI_COMM_WORLD, which a rank that never
  * calls it leaves waiting (no watchdog covers them). Reads parameters (defaults, then
- * env WEFT_<NAME>, then --weft-<name>=value on the command line, which are
+ * env WEFT_<NAME>, then --weft-<name>=value or --weft-<name> value (a
+ * boolean alone: on) on the command line, which are
  * removed from argv), binds and starts the workers, opens the trace file
  * and the devices. Collective: after each step the ranks agree, so when a
  * step fails on any rank (unknown parameter, malformed value, device asked

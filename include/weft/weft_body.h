@@ -44,7 +44,10 @@ WEFT_API void weft_task_value(const weft_task_t *t, int i, void *out);
 WEFT_API const weft_task_class_t *weft_task_class(const weft_task_t *t);
 /* Device index on this rank (0 = host; -1 after the error for a NULL or
  * bad task) and, on an accelerator, its stream (cudaStream_t; hipStream_t)
- * and library handles (cublasHandle_t, cusolverDnHandle_t; NULL on HIP). */
+ * and library handles (cublasHandle_t, cusolverDnHandle_t; NULL on HIP).
+ * On the host all are NULL; on an emulated device the stream is weft's own
+ * record of the emulated stream (non-NULL, nothing a body can pass to
+ * CUDA: an emu body runs synchronously on the host) and the handles NULL. */
 WEFT_API int weft_task_device(const weft_task_t *t);
 WEFT_API void *weft_task_stream(const weft_task_t *t);
 WEFT_API void *weft_task_blas_handle(const weft_task_t *t);
