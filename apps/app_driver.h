@@ -227,6 +227,7 @@ static inline int app_runs(const app_driver_t *d, weft_context_t *ctx, const app
  * zeroed data. Returns main's exit status. */
 static inline int app_main(const app_driver_t *d, void *opts, void *data, int argc, char **argv)
 {
+    app_stderr_by_line();
     appdev_t dev;
     int rc = app_cli_prescan(&d->cli, argc, argv, &dev);
     if (rc == 2) return appdev_probe(dev.prog, argc, argv);

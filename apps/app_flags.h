@@ -13,6 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Each line an app prints to stderr leaves in one write(2), as weft's own
+ * lines do (src/util/log.c): glibc 2.37 and later print to an unbuffered
+ * stream in 128-byte pieces, and two ranks' lines interleaved in
+ * mpiexec's output (app_mpmd_potrf_posv on the GPU machine's Ubuntu 24.04:
+ * "...with the same program and weft-posv: rank 1: ..."). Line buffered,
+ * a line shorter than BUFSIZ is one write. First thing in main. */
+static inline void app_stderr_by_line(void) { setvbuf(stderr, NULL, _IOLBF, BUFSIZ); }
+
 typedef struct app_flag {
     const char *name;
     size_t offset; /* of the int64_t field in the app's options */

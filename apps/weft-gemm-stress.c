@@ -354,6 +354,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    app_stderr_by_line();
     appdev_t dev;
     int rc = gs_prescan(argc, argv, &dev);
     if (rc == 2) return appdev_probe(dev.prog, argc, argv);

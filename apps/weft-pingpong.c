@@ -509,6 +509,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    app_stderr_by_line();
     int rc = pp_prescan(argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 1;
     if (appdev_prepare(&pp_dev, argc, argv) != 0) return 1;
