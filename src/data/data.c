@@ -372,12 +372,11 @@ weft_data_copy_t *weft_data_older_host_locked(weft_data_t *d)
 void weft_data_restore_locked(weft_data_t *d, weft_data_copy_t *c)
 {
     weft_data_wake_mark_locked(d);
-    forget_from_locked(d, c, c->version); /* the destroyed versions' numbers are free again */
     d->version = c->version;
     d->lost_bytes = 0;
-    for (int i = 0; i < WEFT_MAX_DEVICES; i++)
-        if (d->copies[i] && d->copies[i] != c) d->copies[i]->state = WEFT_COPY_INVALID;
-    c->state = WEFT_COPY_OWNED;
+    /* As the host's write of that version: the destroyed versions'
+     * numbers are free again (forgotten in the other copies). */
+    weft_data_copy_set_current_locked(d, c->device);
 }
 
 int weft_data_valid_copies_locked(const weft_data_t *d)
