@@ -363,8 +363,13 @@ void weft_data_copy_reader_release_locked(weft_data_copy_t *c)
 weft_data_copy_t *weft_data_older_host_locked(weft_data_t *d)
 {
     weft_data_copy_t *c = d->copies[0];
-    if (!d->lost_bytes || !c || !c->intact || c->state != WEFT_COPY_INVALID ||
-        weft_data_copy_busy_locked(c) || c->version >= d->version)
+    /* Only the user's memory: every wait writes the final version there,
+     * so it holds the version the taskpool began from or a later one. A
+     * runtime host copy may be stale across waits (the newest version left
+     * on a device), and going back to it went back past versions an
+     * earlier wait had ended with (the words fuzzer). */
+    if (!d->lost_bytes || !c || c->owner != WEFT_MEM_MANAGED || !c->intact ||
+        c->state != WEFT_COPY_INVALID || weft_data_copy_busy_locked(c) || c->version >= d->version)
         return NULL;
     return c->version == 0 && (d->flags & WEFT_DATA_NEW) ? NULL : c;
 }

@@ -323,8 +323,9 @@ typedef enum weft_publish {
 void weft_data_publish(weft_data_t *d, weft_data_copy_t *c, weft_publish_t what, uint32_t version,
                        uint64_t task_seq);
 
-/* The owner's host copy when a failure destroyed d's newer versions
- * (d->lost_bytes) but that copy, stale, still holds an older version
+/* The owner's host copy, when it is the user's memory, if a failure
+ * destroyed d's newer versions (d->lost_bytes) but that copy, stale,
+ * still holds an older version
  * intact (a body failed on a device after another task wrote the newest
  * version there): what the data goes back to (api/recover.c), and what
  * the wait's write-back leaves alone (devmgr/devflush.c). NULL when none

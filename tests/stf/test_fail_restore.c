@@ -4,6 +4,10 @@
  * (docs/SEMANTICS.md section 3). The arguments script the run, one token a
  * task or a wait:
  *   O<r>     X's owner is rank r (first token; default 0)
+ *   N        X is a NEW data with zero initial contents, not the user's
+ *            memory (after O<r>, if any): x is read through
+ *            weft_data_host_ptr at the last wait only (a read brings the
+ *            newest version to the host copy), "x=unread" before
  *   A<r><d>  on rank r, device d (h: the host), x = 10 x + k, k = 1, 2, ...
  *            for the adds in order, so x's digits name the adds it holds
  *   F<r><d>  a body that writes -999 into x and fails
@@ -67,10 +71,15 @@ int main(int argc, char **argv)
     REQUIRE(ctx != NULL && argc >= 2);
     int me = weft_rank(ctx), R = weft_nranks(ctx), first = 1, owner = 0;
     if (argv[1][0] == 'O') owner = atoi(argv[first++] + 1);
+    int is_new = first < argc && strcmp(argv[first], "N") == 0;
+    first += is_new;
     REQUIRE(owner >= 0 && owner < R);
     double x = 0;
-    weft_data_t *X = weft_data_register(ctx, WEFT_DOUBLE, me == owner ? &x : NULL, 1, 1, 1, owner);
+    weft_data_t *X =
+        is_new ? weft_data_new(ctx, WEFT_DOUBLE, 1, 1, owner)
+               : weft_data_register(ctx, WEFT_DOUBLE, me == owner ? &x : NULL, 1, 1, 1, owner);
     REQUIRE(X != NULL);
+    if (is_new) REQUIRE(weft_data_set_init(X, NULL, NULL) == WEFT_SUCCESS);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "restore");
     int nadds = 0, nwaits = 0;
     for (int i = first; i < argc; i++) {
@@ -79,8 +88,16 @@ int main(int argc, char **argv)
             continue;
         }
         int rc = weft_taskpool_wait(tp); /* a failure's status, as the script made it */
+        int read = !is_new || i == argc - 1;
+        if (is_new && read && me == owner) {
+            const double *p = weft_data_host_ptr(X, NULL);
+            REQUIRE(p != NULL);
+            x = p[0];
+        }
+        char xs[32] = "unread";
+        if (read) snprintf(xs, sizeof xs, "%g", x);
         if (me == owner)
-            printf("test_fail_restore rank %d: wait %d x=%g (status %d)\n", me, ++nwaits, x, rc);
+            printf("test_fail_restore rank %d: wait %d x=%s (status %d)\n", me, ++nwaits, xs, rc);
         fflush(stdout);
     }
     weft_taskpool_free(tp);
