@@ -282,6 +282,27 @@ static void find_peers(weft_devices_t *ds, const weft_params_t *p)
             if (!ds->peer[b][a]) ds->peer[a][b] = 0;
 }
 
+/* Device parameters given to a rank that opened no device, said once
+ * (a stranger's device_memory_limit on a CPU-only run was taken without a
+ * word, as though it capped something). device_type and the *_enabled
+ * counts are what ask for devices, so they are not among them. */
+static void say_unused_without_devices(const weft_params_t *p)
+{
+    static const char prefix[] = "device_", enabled[] = "_enabled";
+    for (int i = 0; i < weft_param_count; i++) {
+        const char *name = weft_param_table[i].name;
+        size_t len = strlen(name);
+        if (strncmp(name, prefix, sizeof prefix - 1) != 0 || strcmp(name, "device_type") == 0 ||
+            (len >= sizeof enabled - 1 &&
+             strcmp(name + len - (sizeof enabled - 1), enabled) == 0) ||
+            !weft_params_is_set(p, name))
+            continue;
+        weft_warn("%s=%s does nothing: this rank uses no accelerator (device_cuda_enabled, "
+                  "device_hip_enabled and device_emu_enabled open none)",
+                  name, weft_params_text(p, name));
+    }
+}
+
 int weft_devices_open(const weft_params_t *p, int local_rank, weft_fault_t *fault,
                       weft_devices_t **out)
 {
@@ -303,6 +324,7 @@ int weft_devices_open(const weft_params_t *p, int local_rank, weft_fault_t *faul
         weft_devices_close(ds);
         return rc;
     }
+    if (ds->n == 0) say_unused_without_devices(p);
     find_peers(ds, p);
     *out = ds;
     return WEFT_SUCCESS;

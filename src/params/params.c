@@ -431,6 +431,12 @@ const char *weft_params_str(const weft_params_t *p, const char *name)
     return p->values[i].text;
 }
 
+const char *weft_params_text(const weft_params_t *p, const char *name)
+{
+    int i = index_of(name);
+    return i < 0 ? "" : p->values[i].text;
+}
+
 int weft_params_is_set(const weft_params_t *p, const char *name)
 {
     int i = index_of(name);

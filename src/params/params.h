@@ -52,6 +52,8 @@ int weft_params__set(weft_params_t *p, const char *name, const char *value)
  * as text with weft_params_str. */
 int64_t weft_params_int(const weft_params_t *p, const char *name);
 const char *weft_params_str(const weft_params_t *p, const char *name);
+/* Any parameter's value as the user wrote it (or its default), for messages. */
+const char *weft_params_text(const weft_params_t *p, const char *name);
 /* 1 if the user set it (env or command line), 0 if still the default. */
 int weft_params_is_set(const weft_params_t *p, const char *name);
 
