@@ -374,7 +374,7 @@ int weft_params_load(weft_params_t *p, int *argc, char ***argv)
      * also when an option was refused (a typo's hint helps most then). */
     if (weft_params_int(work, "debug_verbose") >= WEFT_LOG_WARN) {
         warn_env_typos();
-        warn_argv_near_misses(n, *argv);
+        if (n > 0) warn_argv_near_misses(n, *argv); /* n > 0: argv and *argv are not NULL */
     }
     if (rc != WEFT_SUCCESS) goto undo_work;
     if (n > 0) {

@@ -1,8 +1,9 @@
 /* weft_init with argument vectors a program may hand it that are not
  * main's: argv NULL under a count of 4 (it crashed inside Open MPI's
- * MPI_Init, which joins the words), a count past the words' NULL, and no
- * argc at all. Each is one process (MPI starts once a process): argv[1]
- * names the case; weft starts MPI, runs a task and ends. */
+ * MPI_Init, which joins the words), a count past the words' NULL, no argc
+ * at all, and no argv or neither, as MPI allows (both crashed). Each is
+ * one process (MPI starts once a process): argv[1] names the case; weft
+ * starts MPI, runs a task and ends. */
 #include <string.h>
 
 #include "../check.h"
@@ -36,6 +37,15 @@ int main(int argc, char **argv)
     } else if (strcmp(how, "argc_null") == 0) {
         v = words;
         ctx = weft_init(NULL, &v);
+    } else if (strcmp(how, "both_null") == 0) {
+        /* As MPI_Init(NULL, NULL): it crashed in the check of the words. */
+        CHECK(weft_params_list(NULL, NULL, NULL) == 0);
+        ctx = weft_init(NULL, NULL);
+    } else if (strcmp(how, "argv_ptr_null") == 0) {
+        n = 3;
+        CHECK(weft_params_list(&n, NULL, NULL) == 0);
+        ctx = weft_init(&n, NULL);
+        CHECK(n == 3); /* no words: the count is left alone */
     }
     REQUIRE(ctx != NULL);
     int x = 1;
