@@ -286,25 +286,13 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
     return app_cli_workspace(c, argc, argv, dev, nb);
 }
 
-/* A flag app_cli_parse has read: the option it sets, its value and word. */
-typedef struct app_seen_flag {
-    size_t offset;
-    int64_t value;
-    const char *word;
-} app_seen_flag_t;
-
 /* Fills the int64_t fields of opts (an app's options, app_opts_t first)
  * named by the flags, and its check. 0, or -1 after a message (when
  * verbose). */
 static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void *opts, int verbose)
 {
     app_opts_t *common = opts;
-    /* The flags given so far, by the option they set (an app's flag may
-     * set a common option: weft-geqrf's -t): a second one with another
-     * value is refused (the last one won silently, "-N 256 -N 128" ran
-     * N=128). */
-    app_seen_flag_t seen[64];
-    size_t nseen = 0;
+    app_seen_flags_t seen = {.n = 0};
     for (int i = 1; i < argc; i++) {
         const char *value;
         if (strcmp(argv[i], "--check") == 0 ||
@@ -342,16 +330,7 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
                 ? app_parse_word(c->prog, f, words, value, &got, verbose) != 0
                 : app_parse_int(c->prog, f->name, value, f->min, f->max, &got, verbose) != 0)
             return -1;
-        size_t k = 0;
-        while (k < nseen && seen[k].offset != f->offset) k++;
-        if (k < nseen && seen[k].value != got) {
-            if (verbose)
-                fprintf(stderr, "%s: %s given twice, as '%s' and then '%s': give it once\n",
-                        c->prog, f->name, seen[k].word, value);
-            return -1;
-        }
-        if (k == nseen && nseen < sizeof seen / sizeof seen[0])
-            seen[nseen++] = (app_seen_flag_t){f->offset, got, value};
+        if (app_flag_once(c->prog, &seen, f, got, value, verbose) != 0) return -1;
         *dst = got;
         if (strcmp(f->name, "-t") == 0) common->nb_given = 1;
         if (strcmp(f->name, "-P") == 0) common->p_given = 1;

@@ -159,4 +159,41 @@ static inline const app_flag_t *app_flag_at(const app_flag_t *flags, size_t n, i
     return NULL;
 }
 
+/* The flags a parse has read, by the option each sets (an app's flag may
+ * set a common option: weft-geqrf's -t), so that a second one with another
+ * value is refused: the last one won silently ("-N 256 -N 128" ran N=128,
+ * weft-pingpong's "--iters 5 --iters 6" ran 6). The same value twice is
+ * taken. */
+typedef struct app_seen_flags {
+    struct {
+        size_t offset;
+        int64_t value;
+        const char *word;
+    } flag[64];
+    size_t n;
+} app_seen_flags_t;
+
+/* Notes flag f read as got (its word `word`); 0, or -1 after a message
+ * (when verbose) when f's option was given before with another value. */
+static inline int app_flag_once(const char *prog, app_seen_flags_t *seen, const app_flag_t *f,
+                                int64_t got, const char *word, int verbose)
+{
+    size_t k = 0;
+    while (k < seen->n && seen->flag[k].offset != f->offset) k++;
+    if (k < seen->n) {
+        if (seen->flag[k].value == got) return 0;
+        if (verbose)
+            fprintf(stderr, "%s: %s given twice, as '%s' and then '%s': give it once\n", prog,
+                    f->name, seen->flag[k].word, word);
+        return -1;
+    }
+    if (seen->n < sizeof seen->flag / sizeof seen->flag[0]) {
+        seen->flag[seen->n].offset = f->offset;
+        seen->flag[seen->n].value = got;
+        seen->flag[seen->n].word = word;
+        seen->n++;
+    }
+    return 0;
+}
+
 #endif

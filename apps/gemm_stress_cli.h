@@ -118,6 +118,7 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
 static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
 {
     *o = gs_defaults;
+    app_seen_flags_t seen = {.n = 0};
     for (int i = 1; i < argc; i++) {
         const char *value;
         if (strcmp(argv[i], "--check") == 0) {
@@ -138,7 +139,9 @@ static int gs_parse(int argc, char **argv, gs_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (app_parse_int(GS_NAME, f->name, value, f->min, f->max, dst, verbose) != 0) return -1;
+        if (app_parse_int(GS_NAME, f->name, value, f->min, f->max, dst, verbose) != 0 ||
+            app_flag_once(GS_NAME, &seen, f, *dst, value, verbose) != 0)
+            return -1;
     }
     return 0;
 }

@@ -202,6 +202,7 @@ static int pp_prescan(int argc, char **argv)
 static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
 {
     *o = pp_defaults;
+    app_seen_flags_t seen = {.n = 0};
     for (int i = 1; i < argc; i++) {
         const char *value;
         const app_flag_t *f = app_flag_at(pp_flags, PP_NFLAGS, argc, argv, &i, &value);
@@ -213,7 +214,9 @@ static int pp_parse(int argc, char **argv, pp_opts_t *o, int verbose)
             return -1;
         }
         int64_t *dst = (int64_t *)((char *)o + f->offset);
-        if (app_parse_flag(PP_NAME, f, value, dst, verbose) != 0) return -1;
+        if (app_parse_flag(PP_NAME, f, value, dst, verbose) != 0 ||
+            app_flag_once(PP_NAME, &seen, f, *dst, value, verbose) != 0)
+            return -1;
     }
     if (o->min_size > o->max_size) {
         if (verbose)

@@ -80,3 +80,11 @@ weft_expect_test(gemm_stress_refused_one_rank_r2 TIMEOUT 60 RANKS 2
   --match "^weft-gemm-stress: rank 1: another rank refused its command line [(]see its message[)]: stopping"
   --reject "task sequences"
   RUN ${WEFT_MPIRUN} -n 1 ${gs_mixed} --bogus : -n 1 ${gs_mixed})
+# A flag given twice with two values (the last one won silently: "--depth 2
+# --depth 3" ran depth 3, "-t 64 -t 32" NB 32); the same value twice passes.
+weft_expect_test(gemm_stress_flag_twice TIMEOUT 60
+  CHECKS --status nonzero --match "^weft-gemm-stress: -t given twice, as '64' and then '32': give it once"
+  RUN $<TARGET_FILE:weft-gemm-stress> -t 64 --depth 2 -c 1 -t 32 --check)
+weft_expect_test(gemm_stress_flag_twice_same TIMEOUT 60
+  CHECKS --status 0 --reject "given twice" --match "PASSED"
+  RUN $<TARGET_FILE:weft-gemm-stress> -t 64 --depth 2 -c 1 --depth 2 --check)

@@ -59,3 +59,15 @@ weft_expect_test(pingpong_one_refused_r2 TIMEOUT 60 RANKS 2
   CHECKS --status nonzero
   --match "^weft-pingpong: (--iters expects a positive integer|rank 0: another rank refused its command line)"
   RUN ${WEFT_MPIRUN} -n 1 ${pp_mixed} : -n 1 ${pp_mixed} --iters x)
+# A flag given twice with two values (the last one won silently: "--iters 5
+# --iters 6" ran 6, "-c 1 -c 2" two workers), said on every rank; the same
+# value twice passes.
+weft_expect_test(pingpong_flag_twice_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero --count "^weft-pingpong: --iters given twice, as '5' and then '6': give it once" 2
+  RUN ${WEFT_MPIRUN} -n 2 ${pp_mixed} --reps 1 --iters 6)
+weft_expect_test(pingpong_flag_twice_c_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero --count "^weft-pingpong: -c given twice, as '1' and then '2': give it once" 2
+  RUN ${WEFT_MPIRUN} -n 2 ${pp_mixed} --reps 1 -c 2)
+weft_expect_test(pingpong_flag_twice_same_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status 0 --reject "given twice"
+  RUN ${WEFT_MPIRUN} -n 2 ${pp_mixed} --reps 1 --iters 5)
