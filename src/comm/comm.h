@@ -88,6 +88,7 @@ typedef struct weft_comm_config {
     weft_transport_t transport;          /* AUTO: chosen per transfer */
     int mpi_device_ok;                   /* MPI can read device memory */
     size_t staged_chunk;                 /* bytes a staged chunk carries */
+    size_t mpi_piece; /* bytes one MPI operation of the mpi transport moves at most (0: 1 GiB) */
     weft_comm_copy_fn recv_copy;         /* a copy to receive into on a device (0 = host) */
     weft_comm_pull_fn host_pull;         /* the newest version brought to host, */
     weft_comm_pull_end_fn host_pull_end; /* asynchronously */
@@ -109,7 +110,6 @@ typedef struct weft_comm_action {
                            and passed back): the rendezvous is met, no byte moves, the
                            data is not touched */
     struct weft_comm_arrival *arrival; /* RECV: the others of its version, or NULL */
-    MPI_Datatype dtype; /* layout of the copy on the wire (engine only) */
     void *xfer;         /* the engine's transfer of the tile (weft_comm_xfer_t) */
 } weft_comm_action_t;
 

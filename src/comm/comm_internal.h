@@ -398,6 +398,18 @@ int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *
  * and WEFT_ERR_UNSUPPORTED. */
 int weft_comm__col_fits(const weft_data_t *d);
 
+/* Columns a piece of d when the mpi transport moves it: at most
+ * comm_mpi_piece bytes (at least a column), each piece its own message on
+ * its own tag. MPI counts are int, and Open MPI 4.1's shared-memory path
+ * cut a message of 2 GiB or more to 32 bits and crashed: a strided type did
+ * not help, the bytes are what count. The same on both ends: from the
+ * tile's shape and a parameter equal on every rank. */
+int weft_comm__piece_cols(const weft_comm_t *c, const weft_data_t *d);
+/* Columns first..first+n-1 of x's copy by one MPI operation on tag (recv:
+ * a receive, else a send) with a datatype of its own, freed when it
+ * completes; counted in x->left and ended by weft_comm__xfer_part_done. */
+int weft_comm__post_cols(weft_comm_t *c, weft_comm_xfer_t *x, int first, int n, int recv, int tag);
+
 static inline char *weft_comm__col_ptr(const weft_data_t *d, void *base, int64_t ld, int j)
 {
     return (char *)base + (size_t)j * (size_t)ld * d->elem;

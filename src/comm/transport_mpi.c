@@ -17,38 +17,28 @@ static int mpi_reaches(weft_comm_t *c, void *state, const weft_comm_msg_t *m, in
     return mpi_reads(c, m->on_device, m->dev_caps) && mpi_reads(c, t != NULL, t ? t->caps : 0);
 }
 
-static void mpi_part_done(weft_comm_t *c, void *a, void *b)
-{
-    weft_comm_xfer_t *x = a;
-    MPI_Type_free(&((weft_comm_action_t *)x->t->action)->dtype);
-    weft_comm__xfer_part_done(c, x);
-}
-
-/* The whole tile by one MPI operation (recv: receive, else send). */
+/* The tile by MPI operations on tags tag, tag + 1, ... (recv: receives,
+ * else sends): one for most tiles, one a piece of at most
+ * comm_mpi_piece bytes for larger ones (the two ends cut alike). */
 static int mpi_post_tile(weft_comm_t *c, weft_comm_xfer_t *x, int recv, int tag)
 {
-    weft_comm_action_t *act = x->t->action;
     const weft_data_t *d = x->copy->data;
-    int rc = weft_comm__cols_type(d, x->copy->ld, d->cols, &act->dtype);
-    if (rc != WEFT_SUCCESS) return rc;
-    rc = recv ? weft_comm__irecv(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x,
-                                 NULL)
-              : weft_comm__isend(c, x->copy->ptr, 1, act->dtype, x->peer, tag, mpi_part_done, x,
-                                 NULL);
-    if (rc != WEFT_SUCCESS) {
-        MPI_Type_free(&act->dtype);
-        return rc;
+    int step = weft_comm__piece_cols(c, d), rc = WEFT_SUCCESS;
+    for (int k = 0; (int64_t)k * step < d->cols && rc == WEFT_SUCCESS; k++) {
+        int first = k * step, left = d->cols - first;
+        rc = weft_comm__post_cols(c, x, first, left < step ? left : step, recv, tag + k);
     }
-    x->left++;
-    return WEFT_SUCCESS;
+    return rc;
 }
 
-/* The receive is posted before the GET leaves, so the bytes always find
- * it. */
+/* The receives are posted before the GET leaves, so the bytes always find
+ * them. */
 static int mpi_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
                           const weft_comm_msg_t *m)
 {
-    x->tag = weft_comm__next_tags(c, 1);
+    const weft_data_t *d = x->copy->data;
+    int step = weft_comm__piece_cols(c, d);
+    x->tag = weft_comm__next_tags(c, (d->cols + step - 1) / step);
     int rc = mpi_post_tile(c, x, 1, x->tag);
     if (rc != WEFT_SUCCESS) {
         weft_comm__xfer_fail(c, x, rc, "posting the receive failed");

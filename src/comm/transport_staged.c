@@ -94,11 +94,7 @@ static char *bounce_chunk(const weft_comm_xfer_t *x, int k)
     return (char *)x->bounce->ptr + (size_t)k * x->chunk_cols * d->rows * d->elem;
 }
 
-static void chunk_over(weft_comm_t *c, void *a, void *b)
-{
-    if (b) MPI_Type_free((MPI_Datatype *)b), free(b);
-    weft_comm__xfer_part_done(c, a);
-}
+static void chunk_over(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
 
 /* A device copy of a chunk is over: a failure of it fails x. */
 static int chunk_copy_ok(weft_comm_t *c, weft_comm_xfer_t *x)
@@ -117,24 +113,8 @@ static void chunk_copied(weft_comm_t *c, void *a, void *b)
 /* Chunk k straight between MPI and a host copy (no bounce needed). */
 static int chunk_host_mpi(weft_comm_t *c, weft_comm_xfer_t *x, int k, int recv)
 {
-    const weft_data_t *d = x->copy->data;
-    MPI_Datatype *t = weft_comm__alloc(c, sizeof *t);
-    if (!t) return WEFT_ERR_NOMEM;
-    int rc = weft_comm__cols_type(d, x->copy->ld, chunk_width(d, x->chunk_cols, k), t);
-    if (rc != WEFT_SUCCESS) {
-        free(t);
-        return rc;
-    }
-    void *p = weft_comm__col_ptr(d, x->copy->ptr, x->copy->ld, k * x->chunk_cols);
-    rc = recv ? weft_comm__irecv(c, p, 1, *t, x->peer, x->tag + k, chunk_over, x, t)
-              : weft_comm__isend(c, p, 1, *t, x->peer, x->tag + k, chunk_over, x, t);
-    if (rc != WEFT_SUCCESS) {
-        MPI_Type_free(t);
-        free(t);
-        return rc;
-    }
-    x->left++;
-    return WEFT_SUCCESS;
+    return weft_comm__post_cols(c, x, k * x->chunk_cols,
+                                chunk_width(x->copy->data, x->chunk_cols, k), recv, x->tag + k);
 }
 
 /* A device copy of chunk k between the bounce buffer and the tile (into

@@ -40,6 +40,48 @@ int weft_comm__cols_type(const weft_data_t *d, int64_t ld, int n, MPI_Datatype *
     return WEFT_SUCCESS;
 }
 
+int weft_comm__piece_cols(const weft_comm_t *c, const weft_data_t *d)
+{
+    size_t piece = c->cfg.mpi_piece ? c->cfg.mpi_piece : (size_t)1 << 30;
+    size_t col = (size_t)d->rows * d->elem, cols = col > 0 ? piece / col : 0;
+    if (cols < 1) cols = 1;
+    if (cols >= (size_t)d->cols) return d->cols > 0 ? d->cols : 1;
+    /* A tag a piece, and half the MPI's tags at most (its tag_ub may be as
+     * low as 32767), as the staged transport's chunks. */
+    size_t tags = (size_t)(c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
+    if (((size_t)d->cols + cols - 1) / cols > tags) cols = ((size_t)d->cols + tags - 1) / tags;
+    return (int)cols;
+}
+
+static void cols_over(weft_comm_t *c, void *a, void *b)
+{
+    MPI_Type_free((MPI_Datatype *)b);
+    free(b);
+    weft_comm__xfer_part_done(c, a);
+}
+
+int weft_comm__post_cols(weft_comm_t *c, weft_comm_xfer_t *x, int first, int n, int recv, int tag)
+{
+    const weft_data_t *d = x->copy->data;
+    MPI_Datatype *t = weft_comm__alloc(c, sizeof *t);
+    if (!t) return WEFT_ERR_NOMEM;
+    int rc = weft_comm__cols_type(d, x->copy->ld, n, t);
+    if (rc != WEFT_SUCCESS) {
+        free(t);
+        return rc;
+    }
+    void *p = weft_comm__col_ptr(d, x->copy->ptr, x->copy->ld, first);
+    rc = recv ? weft_comm__irecv(c, p, 1, *t, x->peer, tag, cols_over, x, t)
+              : weft_comm__isend(c, p, 1, *t, x->peer, tag, cols_over, x, t);
+    if (rc != WEFT_SUCCESS) {
+        MPI_Type_free(t);
+        free(t);
+        return rc;
+    }
+    x->left++;
+    return WEFT_SUCCESS;
+}
+
 void weft_comm__xfer_send_get(weft_comm_t *c, weft_comm_xfer_t *x, int mode, int tag,
                               int chunk_cols)
 {

@@ -177,6 +177,11 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
          "bytes per chunk of the staged transport (pipelined through pinned host buffers); equal "
          "on every rank"),
+    /* MPI counts are int, and Open MPI 4.1's shared-memory path crashed on
+     * one message of 2 GiB or more: larger tiles go in pieces. */
+    SIZE("comm_mpi_piece", "1G", 4 * KIB, GIB,
+         "bytes one MPI operation of the mpi transport moves at most: a larger tile goes in "
+         "pieces of whole columns (at least one), each its own message; equal on every rank"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "",

@@ -16,8 +16,9 @@
  * ranks' view of which of them share a node (comm_node_split), and the
  * collectives of a mismatch report (seqcheck_detail: a rank without it
  * would skip a gather the others make). */
-static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk", "redux_lanes",
-                                         "comm_node_split", "seqcheck_detail"};
+static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk",
+                                         "comm_mpi_piece",   "redux_lanes",
+                                         "comm_node_split",  "seqcheck_detail"};
 
 /* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
