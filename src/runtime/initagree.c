@@ -71,7 +71,7 @@ int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int
 {
     weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
     snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
-    char values[200] = "";
+    char values[512] = ""; /* every must_match value: a cut one would not be compared */
     if (step == 1 && rc == WEFT_SUCCESS) {
         v.call_hash = must_match_hash(ctx, values, sizeof values);
         v.ncalls = 1;
