@@ -28,16 +28,25 @@
  * its depth. Numbered so, the copies of a failed graph's versions compare
  * across ranks (recover.c brings the newest good one home; with a number
  * local to each rank, a rank that had seen many versions offered an old
- * one as newest: a silent stale result). Logged, WEFT_ERR_INVALID, past
- * 32 bits. (ptg.h) */
+ * one as newest: a silent stale result). One rank keeps no net_version
+ * (insertion numbers its versions from d->version alone, and no settle
+ * follows the graph): there the base is d->version, which no task of
+ * another taskpool moves while the graph is built (a graph takes a wave
+ * of its own, its data are not busy elsewhere). From net_version, 0 there,
+ * a graph's first write took the number of the version before it: a
+ * failure that destroyed it on a device left the user's memory, which held
+ * that older version, no older than the lost one, and the data kept the
+ * failed bytes where 2 ranks took the older version back. Logged,
+ * WEFT_ERR_INVALID, past 32 bits. (ptg.h) */
 int weft_ptg__version_number(const weft_ptg_build_t *b, const weft_ptg_ref_t *p,
                              const weft_data_t *d, uint32_t label, uint32_t *out)
 {
-    if ((uint64_t)d->net_version + label > UINT32_MAX)
+    uint32_t base = b->ctx->nranks > 1 ? d->net_version : d->version;
+    if ((uint64_t)base + label > UINT32_MAX)
         return weft_ptg__fail(b, p, "its flow %d makes version %llu of data %llu: past 2^32",
-                              p->flow, (unsigned long long)d->net_version + label,
+                              p->flow, (unsigned long long)base + label,
                               (unsigned long long)d->key);
-    *out = d->net_version + label;
+    *out = base + label;
     return WEFT_SUCCESS;
 }
 
