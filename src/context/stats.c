@@ -13,6 +13,10 @@ void weft_stats_print(weft_context_t *ctx)
     weft_log_stats(-1, "rank %d: %lld tasks on %d cores + %d devices (%lld failed, %lld cancelled)",
                    ctx->rank, (long long)s.tasks_run, ctx->ncores, ctx->ndevices,
                    (long long)s.tasks_failed, (long long)s.tasks_cancelled);
+    /* The tasks a rank holds and its dependency records: they grow with a
+     * taskpool's tasks when something keeps ended ones (stf/record.c). */
+    weft_log_stats(-1, "rank %d: runtime metadata: peak %.1f MiB (%lld bytes a task)", ctx->rank,
+                   mib(ctx->meta.peak), ctx->meta.task_bytes);
     if (!ctx->comm_engine) return;
     weft_log_stats(-1, "rank %d: transfers: %lld sends, %lld recvs", ctx->rank,
                    (long long)atomic_load(&ctx->sends_done),

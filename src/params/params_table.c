@@ -42,7 +42,8 @@ const weft_param_def_t weft_param_table[] = {
         "log level: 0 errors, 1 warnings, 2 info, 3 debug (its lines are compiled in only with "
         "-DWEFT_DEBUG_LOG in CFLAGS)"),
     BOOL("show_stats", "0",
-         "at weft_fini, per rank: tasks, network bytes by transport; per device (emu1, cuda1, "
+         "at weft_fini, per rank: tasks, peak runtime metadata, network bytes by transport; per "
+         "device (emu1, cuda1, "
          "... by API index): tasks, H2D/D2H/D2D bytes, evictions, peak memory"),
     BOOL("leak_report", "1",
          "report runtime-owned copies still alive at taskpool and context end (a leak at "

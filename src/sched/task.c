@@ -161,6 +161,14 @@ int weft_task_add_edge(weft_task_t *pred, weft_task_t *succ)
     return added;
 }
 
+int weft_task_is_done(weft_task_t *t)
+{
+    weft_spin_lock(&t->lock);
+    int done = t->done;
+    weft_spin_unlock(&t->lock);
+    return done;
+}
+
 void weft_task_complete(weft_task_t *t, weft_task_ready_fn ready, void *arg)
 {
     weft_spin_lock(&t->lock);

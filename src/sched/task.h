@@ -183,6 +183,8 @@ void weft_task_unref(weft_task_t *t);
  * edge was added. Called while succ is being inserted. */
 int weft_task_add_edge(weft_task_t *pred, weft_task_t *succ);
 
+/* 1 once weft_task_complete marked t done: an edge from it adds nothing. */
+int weft_task_is_done(weft_task_t *t);
 /* Marks t done and calls ready(arg, s) for each successor s whose last
  * predecessor this was. */
 typedef void (*weft_task_ready_fn)(void *arg, weft_task_t *ready);

@@ -192,6 +192,7 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     /* Even on failure the task is released so that nothing waits forever. */
     long pending = atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed) + 1;
     if (weft_task_insert_done(t)) ctx->ready(ctx, t);
+    weft_taskpool_let_go(tp);
     /* Far ahead of the workers: run ready tasks here for a while. Never
      * block: on several ranks the tasks that would unblock ours may need
      * insertions still to come. */

@@ -44,8 +44,22 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
     return r;
 }
 
+void weft_stf_rec_drop_ended(weft_stf_rec_t *r)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < r->readers.n; i++) {
+        weft_task_t *t = weft_stf_rec_reader(r, i);
+        if (weft_task_is_done(t))
+            weft_task_unref(t);
+        else
+            *(weft_task_t **)weft_vec_at(&r->readers, keep++) = t;
+    }
+    r->readers.n = keep;
+}
+
 int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t)
 {
+    if (r->readers.n == r->readers.cap) weft_stf_rec_drop_ended(r);
     size_t cap = r->readers.cap;
     if (weft_vec_push(&r->readers, &t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     /* Counted by capacity, as it grows. */

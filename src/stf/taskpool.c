@@ -109,8 +109,24 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
         weft_data__unref(d);
     }
     weft_vec_clear(&tp->touched);
+    tp->let_go_at = 0;
     tp->epoch++;
     tp->wave = ++tp->ctx->waves;
+}
+
+void weft_taskpool_let_go(weft_taskpool_t *tp)
+{
+    atomic_llong *live = &tp->ctx->task_pool.live;
+    if (atomic_load_explicit(live, memory_order_relaxed) <= tp->let_go_at) return;
+    for (size_t i = 0; i < tp->touched.n; i++) {
+        weft_stf_rec_t *r = weft_stf_rec(weft_taskpool_touched(tp, i));
+        if (r) weft_stf_rec_drop_ended(r);
+    }
+    long long left = atomic_load_explicit(live, memory_order_relaxed);
+    long long floor = (long long)tp->touched.n > tp->ctx->insert_window
+                          ? (long long)tp->touched.n
+                          : (long long)tp->ctx->insert_window;
+    tp->let_go_at = left + (left > floor ? left : floor);
 }
 
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp)

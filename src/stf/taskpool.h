@@ -40,6 +40,8 @@ struct weft_taskpool {
     uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
     int ptg;                 /* a graph went in since the last wait (weft_ptg_settle) */
+    long long let_go_at;     /* tasks alive past which the insertion lets go of the ended
+                                readers of tp's data (weft_taskpool_let_go); 0 after a wait */
     long number;             /* creation order in the context, from 1 */
     weft_failure_rec_t fail; /* failed and cancelled tasks of the current wave */
     weft_vec_t redux;        /* weft_data_t *, retained: data with partial results not yet combined
@@ -81,6 +83,13 @@ void weft_taskpool_wake(weft_taskpool_t *tp);
 /* Every task is done: drops the dependency records of the data tp touched
  * and forgets them (main thread). */
 void weft_taskpool_reset_tracking(weft_taskpool_t *tp);
+/* Main thread, while inserting: lets go of the readers that ended in the
+ * records of the data tp touched (weft_stf_rec_drop_ended) once the tasks
+ * alive in the context pass tp->let_go_at, then sets it to twice what is
+ * left, and at least that plus the larger of sched_window and the data
+ * touched: the tasks a taskpool holds stay within a few times those it
+ * has in flight, at O(1) a task. */
+void weft_taskpool_let_go(weft_taskpool_t *tp);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
 

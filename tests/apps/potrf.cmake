@@ -399,3 +399,12 @@ weft_app_test(potrf_emu_watchdog_slow_copies EXE weft-potrf TIMEOUT 120
   EXPECT "^\\[[*]+\\] TIME[(]s[)] .* dpotrf"
   ARGS -N 256 -t 128 -g 1 -c 1 --weft-device_type=emu --weft-device_memory_limit=200K
        --weft-device_emu_copy_delay_us=1200000 --weft-watchdog_s=1 --weft-watchdog_abort=1)
+# A taskpool holds its tasks in proportion to those in flight and its
+# data, not to all it ran: each tile's record kept every task that read it
+# until the wait (a finished panel tile is read by a whole row of updates
+# and never written again), and -N 150 -t 1 (560,000 tasks, 1552 bytes
+# each) held 870 MB; now about 50 MB. show_stats says the peak.
+weft_expect_test(potrf_metadata_bounded TIMEOUT 120
+  CHECKS --status 0 --match "residual = .* : PASSED"
+  --match "^weft\\[0\\] stats: rank 0: runtime metadata: peak ([0-9]|[1-9][0-9])[.][0-9] MiB [(][0-9]+ bytes a task[)]"
+  RUN $<TARGET_FILE:weft-potrf> -N 150 -t 1 -c 1 --check --weft-show_stats=1)
