@@ -59,8 +59,15 @@ void weft_stf_rec_drop_ended(weft_stf_rec_t *r)
 
 int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t)
 {
-    if (r->readers.n == r->readers.cap) weft_stf_rec_drop_ended(r);
     size_t cap = r->readers.cap;
+    if (r->readers.n == cap) {
+        weft_stf_rec_drop_ended(r);
+        /* Less than half let go: the list doubles now, so that the next
+         * scan comes as many pushes later as it holds (with one reader
+         * ending between two pushes, every push scanned it whole). */
+        if (r->readers.n > cap / 2 && weft_vec_reserve(&r->readers, 2 * cap) != WEFT_SUCCESS)
+            return WEFT_ERR_NOMEM;
+    }
     if (weft_vec_push(&r->readers, &t) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     /* Counted by capacity, as it grows. */
     if (r->readers.cap != cap)
