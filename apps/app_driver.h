@@ -257,12 +257,15 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     const struct {
         const char *flag;
         int64_t value;
-    } same[] = {{"--seed", o->seed},   {"-N", o->n},     {"-t", o->nb_given ? o->nb : -1},
-                {"-P", o->p},          {"-Q", o->q},     {"--nruns", o->nruns},
-                {"--check", o->check}, {"--ptg", o->ptg}};
+    } same[] = {{"--seed", o->seed}, {"-N", o->n}, {"-t", o->nb_given ? o->nb : -1},
+                {"-P", o->p},        {"-Q", o->q}, {"--nruns", o->nruns},
+                {"--ptg", o->ptg}};
     int known = rc == 0;
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         if (app_same_flag(d->cli.prog, ctx, same[i].flag, same[i].value, known) != 0) rc = 1;
+    /* Named by the flags given ("--check 2" named --check-first by its number). */
+    static const char *const checks[] = {"neither", "--check", "--check-first"};
+    if (app_same_flag_words(d->cli.prog, ctx, "check", o->check, known, checks) != 0) rc = 1;
     /* The app's own flags shape its data and tasks as much (gemm's -M and
      * -K, --trsm-inv, --nrhs, -b, --tree): a difference was met as "ranks
      * made different data creations", no flag named. A common option its

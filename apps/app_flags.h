@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Each line an app prints to stderr leaves in one write(2), as weft's own
  * lines do (src/util/log.c): glibc 2.37 and later print to an unbuffered
@@ -43,7 +44,7 @@ static inline int app_parse_word(const char *prog, const app_flag_t *f, const ch
                                  const char *s, int64_t *out, int verbose)
 {
     for (int64_t i = 0; i <= f->max; i++)
-        if (strcmp(s, words[i]) == 0) {
+        if (strcasecmp(s, words[i]) == 0) { /* as weft's own enumerated parameters */
             *out = i;
             return 0;
         }

@@ -32,9 +32,10 @@ weft_app_test(geqrf_check_3x1 EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF
   "TREE= hier\\)" ARGS -M 401 -N 199 -t 40 -b 10 -P 3 -Q 1 -c 1 --check)
 weft_app_test(geqrf_check_2x2 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   "TREE= hier\\)" ARGS -N 257 -t 40 -b 8 -P 2 -Q 2 -c 1 --check)
-# The flat tree across ranks stays available (--tree flat).
+# The flat tree across ranks stays available (--tree flat; a word in any
+# case, as weft's enumerated parameters: "FLAT" was refused).
 weft_app_test(geqrf_check_2x1_flat EXE weft-geqrf RANKS 2 EXPECT "${GEQRF_PASSED}"
-  "TREE= flat\\)" ARGS -M 333 -N 257 -t 40 -b 16 -P 2 -Q 1 -c 1 --tree flat --check)
+  "TREE= flat\\)" ARGS -M 333 -N 257 -t 40 -b 16 -P 2 -Q 1 -c 1 --tree FLAT --check)
 # hier on 4 x 1 (6 x 4 tiles): 4 heads (two levels of the binary tree), then
 # 3 in the last panel; a short head (13 rows) with an inner block above its
 # rows, tall heads (17 columns). 3 x 1 on a tall matrix (11 x 3 tiles):

@@ -408,3 +408,10 @@ weft_expect_test(potrf_metadata_bounded TIMEOUT 120
   CHECKS --status 0 --match "residual = .* : PASSED"
   --match "^weft\\[0\\] stats: rank 0: runtime metadata: peak ([0-9]|[1-9][0-9])[.][0-9] MiB [(][0-9]+ bytes a task[)]"
   RUN $<TARGET_FILE:weft-potrf> -N 150 -t 1 -c 1 --check --weft-show_stats=1)
+# --check on one rank, --check-first on another: named by the flags (the
+# line read "--check 2 here, but the ranks were given --check from 1 to 2").
+weft_expect_test(potrf_check_kinds_differ_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-potrf: rank %r: check --check(-first)? here, but the ranks were given check from --check to --check-first: give every rank the same check"
+  RUN ${WEFT_MPIRUN} -n 1 $<TARGET_FILE:weft-potrf> -N 64 -c 1 --check
+      : -n 1 $<TARGET_FILE:weft-potrf> -N 64 -c 1 --check-first)
