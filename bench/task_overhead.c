@@ -1,7 +1,7 @@
 /* task_overhead: the cost of an empty weft task, insertion plus execution.
  *
  * Usage: task_overhead [-n ntasks] [-r reps]
- *                      [-p nodata|spread|chain|device|devchain]
+ *                      [-p nodata|spread|chain|device|devchain|fan]
  *                      [--weft-cores=N ...]
  *
  * Three patterns, each timed from the first weft_insert_task to the return
@@ -20,7 +20,15 @@
  *   devchain - every task RW on one tile homed on an accelerator: the
  *             latency from one device task's completion to the next one's
  *             launch (event seen, release, pick, launch), which the panel
- *             chain of a small factorization pays at every step.
+ *             chain of a small factorization pays at every step;
+ *   fan     - as spread over 64 tiles, each task also reading one more
+ *             tile that all of them share (a panel read by a whole row of
+ *             updates). With accelerators open (--weft-device_emu_enabled=1)
+ *             the rank lists each data's pending uses for the next-use
+ *             eviction, host tasks' too: the shared tile's list holds every
+ *             task not ended, and tasks end out of order (the inserting
+ *             thread runs some); its drops cost O(N^2) in all before they
+ *             became a binary search.
  * bench/starpu_overhead.c is the same program on StarPU; task_overhead.sh
  * runs both and prints the ratios. One line per pattern on stdout:
  *   RESULT <runtime> <pattern> cores=<c> ntasks=<n> best_s=<t> insert_s=<t>
@@ -57,19 +65,21 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* tiles == NULL: no data; otherwise task i is RW on tiles[i % ntiles]. One
- * fresh taskpool per run, as an application would; its creation is not
- * timed. Returns 0 and the times, or a weft status. */
+/* tiles == NULL: no data; otherwise task i is RW on tiles[i % ntiles], and
+ * reads `shared` too when it is not NULL. One fresh taskpool per run, as
+ * an application would; its creation is not timed. Returns 0 and the
+ * times, or a weft status. */
 static int run_once(weft_context_t *ctx, const weft_task_class_t *cls, weft_data_t **tiles,
-                    int ntiles, long ntasks, double *total_s, double *insert_s)
+                    int ntiles, weft_data_t *shared, long ntasks, double *total_s, double *insert_s)
 {
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "overhead");
     if (tp == NULL) return WEFT_ERR_NOMEM;
     int rc = 0;
     double t0 = now_s();
     for (long i = 0; i < ntasks && rc == 0; i++)
-        rc = tiles ? weft_insert_task(tp, cls, WEFT_RW, tiles[i % ntiles], 0)
-                   : weft_insert_task(tp, cls, 0);
+        rc = shared  ? weft_insert_task(tp, cls, WEFT_RW, tiles[i % ntiles], WEFT_R, shared, 0)
+             : tiles ? weft_insert_task(tp, cls, WEFT_RW, tiles[i % ntiles], 0)
+                     : weft_insert_task(tp, cls, 0);
     double t1 = now_s();
     int wrc = weft_taskpool_wait(tp); /* always wait: tasks already inserted run */
     double t2 = now_s();
@@ -109,12 +119,12 @@ static int make_device_tiles(weft_context_t *ctx, int ndev, weft_data_t **dtiles
 /* Best of reps runs of one pattern, printed as its RESULT line; 0 or the
  * weft status of a failed run (reported). */
 static int run_pattern(weft_context_t *ctx, const char *name, const weft_task_class_t *cls,
-                       weft_data_t **tiles, int ntiles, long ntasks, int reps)
+                       weft_data_t **tiles, int ntiles, weft_data_t *shared, long ntasks, int reps)
 {
     double best = 1e300, best_ins = 0;
     for (int r = 0; r < reps; r++) {
         double tot, ins;
-        int status = run_once(ctx, cls, tiles, ntiles, ntasks, &tot, &ins);
+        int status = run_once(ctx, cls, tiles, ntiles, shared, ntasks, &tot, &ins);
         if (status != 0) {
             fprintf(stderr, "%s: %s\n", name, weft_strerror(status));
             return status;
@@ -147,7 +157,7 @@ int main(int argc, char **argv)
     }
     if (ntasks < 1 || reps < 1) {
         fprintf(stderr,
-                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain|device|devchain] "
+                "usage: %s [-n ntasks] [-r reps] [-p nodata|spread|chain|device|devchain|fan] "
                 "[--weft-<param>=<value>]\n",
                 argv[0]);
         weft_fini(ctx);
@@ -168,18 +178,19 @@ int main(int argc, char **argv)
 
     static const struct {
         const char *name;
-        int ntiles; /* 0: no data */
-        int device;
-    } patterns[] = {
-        {"nodata", 0, 0}, {"spread", NTILES, 0}, {"chain", 1, 0}, {"device", NTILES, 1},
-        {"devchain", 1, 1}};
+        int ntiles;      /* 0: no data */
+        int device, fan; /* fan: tiles 1..ntiles, each task reading tile 0 too */
+    } patterns[] = {{"nodata", 0, 0, 0},      {"spread", NTILES, 0, 0}, {"chain", 1, 0, 0},
+                    {"device", NTILES, 1, 0}, {"devchain", 1, 1, 0},    {"fan", 64, 0, 1}};
     int status = 0;
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && status == 0; p++) {
         if ((only && strcmp(only, patterns[p].name) != 0) || (patterns[p].device && ndev == 0))
             continue;
         const weft_task_class_t *cls = patterns[p].device ? &empty_dev_class : &empty_class;
         weft_data_t **use = patterns[p].ntiles ? (patterns[p].device ? dtiles : tiles) : NULL;
-        status = run_pattern(ctx, patterns[p].name, cls, use, patterns[p].ntiles, ntasks, reps);
+        weft_data_t *shared = patterns[p].fan ? use[0] : NULL;
+        status = run_pattern(ctx, patterns[p].name, cls, shared ? use + 1 : use, patterns[p].ntiles,
+                             shared, ntasks, reps);
     }
     for (int i = 0; i < NTILES; i++) {
         weft_data_release(tiles[i]);

@@ -9,6 +9,7 @@
 void weft_nextuse_push_locked(weft_nextuse_t *u, weft_use_t use)
 {
     u->use[(u->head + u->n) % u->cap] = use;
+    if (u->n == 0 || use.priority > u->prio_max) u->prio_max = use.priority;
     u->n++;
     int here = use.device < 0 || use.device == u->first_device;
     if (u->first_known && here && weft_use_after(u->first, use)) u->first = use;
@@ -26,26 +27,39 @@ weft_use_t *weft_nextuse_grow_locked(weft_nextuse_t *u, weft_use_t *grown, int c
 
 void weft_nextuse_drop_locked(weft_nextuse_t *u, uint64_t seq)
 {
-    int i = 0;
-    while (i < u->n && u->use[(u->head + i) % u->cap].seq != seq) i++;
-    if (i == u->n) return;
+    int lo = 0, hi = u->n; /* the first use numbered seq or above */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (u->use[(u->head + mid) % u->cap].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    weft_use_t *x = lo < u->n ? &u->use[(u->head + lo) % u->cap] : NULL;
+    if (!x || x->seq != seq || x->dropped) return;
+    x->dropped = 1;
     if (u->first_known && u->first.seq == seq) u->first_known = 0;
-    /* Close the gap from the head side: at the head (the usual case) that
-     * moves nothing. */
-    for (; i > 0; i--) u->use[(u->head + i) % u->cap] = u->use[(u->head + i - 1) % u->cap];
-    u->head = (u->head + 1) % u->cap;
-    u->n--;
+    while (u->n > 0 && u->use[u->head].dropped) {
+        u->head = (u->head + 1) % u->cap;
+        u->n--;
+    }
 }
 
 weft_use_t weft_nextuse_first_locked(weft_nextuse_t *u, int device)
 {
     if (u->first_known && u->first_device == device) return u->first;
     weft_use_t first = WEFT_USE_NONE;
-    for (int i = 0; i < u->n; i++) {
+    int i = 0, seen_max = INT32_MIN;
+    for (; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
-        int here = x.device < 0 || x.device == device;
-        if (here && weft_use_after(first, x)) first = x;
+        if (x.dropped) continue;
+        if (x.priority > seen_max) seen_max = x.priority;
+        if (x.device >= 0 && x.device != device) continue;
+        if (weft_use_after(first, x)) first = x;
+        /* No use listed outranks it, and those after it come later. */
+        if (x.priority >= u->prio_max) break;
     }
+    if (i == u->n && u->n > 0) u->prio_max = seen_max; /* every use seen: the bound is tight */
     u->first = first;
     u->first_known = 1;
     u->first_device = device;
@@ -61,6 +75,7 @@ int weft_nextuse_writer_before_locked(const weft_nextuse_t *u, uint64_t seq)
     int ordered = 0, later_write = 0;
     for (int i = 0; i < u->n; i++) {
         weft_use_t x = u->use[(u->head + i) % u->cap];
+        if (x.dropped) continue;
         if (x.seq == seq) {
             ordered = !x.unordered;
             continue;

@@ -1,6 +1,8 @@
 /* Unit test of a data's pending uses (src/data/nextuse.c): the ring grows
  * across its wrap, tasks finish out of order, and the next use is the one
- * a ready heap would run first (higher priority, then earlier insertion). */
+ * a ready heap would run first (higher priority, then earlier insertion);
+ * against a plain list, thousands of random pushes, drops (far from the
+ * head too: they are marked, and the head passes them) and queries. */
 #include "data/nextuse.h"
 
 #include <stdlib.h>
@@ -14,6 +16,14 @@ static void push(weft_nextuse_t *u, uint64_t seq, int prio)
         free(weft_nextuse_grow_locked(u, malloc(sizeof(weft_use_t) * (size_t)cap), cap));
     }
     weft_nextuse_push_locked(u, (weft_use_t){.seq = seq, .priority = prio, .device = -1});
+}
+
+/* The uses still pending: the ring's slots but the dropped ones. */
+static int pending(const weft_nextuse_t *u)
+{
+    int n = 0;
+    for (int i = 0; i < u->n; i++) n += !u->use[(u->head + i) % u->cap].dropped;
+    return n;
 }
 
 static void test_order(void)
@@ -31,7 +41,8 @@ static void test_order(void)
     weft_nextuse_drop_locked(&u, 11); /* out of order */
     CHECK(weft_nextuse_first_locked(&u, 1).seq == 12);
     weft_nextuse_drop_locked(&u, 99); /* absent: nothing */
-    CHECK(u.n == 2);
+    weft_nextuse_drop_locked(&u, 11); /* dropped already: nothing */
+    CHECK(pending(&u) == 2);
     weft_nextuse_drop_locked(&u, 12);
     weft_nextuse_drop_locked(&u, 10);
     CHECK(u.n == 0);
@@ -105,8 +116,85 @@ static void test_wrap(void)
     CHECK(u.use == NULL && u.n == 0);
 }
 
+/* Random pushes (increasing numbers, priorities 0-3, devices -1, 1, 2),
+ * drops anywhere (some absent, some twice) and queries, each answer
+ * compared with a walk of a plain list of the pending uses. */
+enum { MODEL_MAX = 4096 };
+static weft_use_t model[MODEL_MAX];
+static int nmodel;
+
+static weft_use_t model_first(int device)
+{
+    weft_use_t first = WEFT_USE_NONE;
+    for (int i = 0; i < nmodel; i++)
+        if ((model[i].device < 0 || model[i].device == device) && weft_use_after(first, model[i]))
+            first = model[i];
+    return first;
+}
+
+static int model_writer_before(uint64_t seq)
+{
+    int ordered = 0, later_write = 0;
+    for (int i = 0; i < nmodel; i++) {
+        if (model[i].seq == seq) {
+            ordered = !model[i].unordered;
+            continue;
+        }
+        if (!model[i].writes) continue;
+        if (model[i].seq < seq || model[i].unordered) return 1;
+        later_write = 1;
+    }
+    return later_write && !ordered;
+}
+
+static void test_random(void)
+{
+    weft_nextuse_t u = {0};
+    uint64_t next = 1;
+    srand(7);
+    for (int step = 0; step < 20000; step++) {
+        int op = rand() % 8;
+        if (op < 3 && nmodel < MODEL_MAX) {
+            weft_use_t x = {.seq = next++,
+                            .priority = rand() % 4,
+                            .device = rand() % 3 - (rand() % 2),
+                            .writes = rand() % 5 == 0,
+                            .unordered = rand() % 9 == 0};
+            if (x.device == 0) x.device = -1;
+            if (!weft_nextuse_has_room_locked(&u)) {
+                int cap = u.cap ? u.cap * 2 : 2;
+                free(weft_nextuse_grow_locked(&u, malloc(sizeof(weft_use_t) * (size_t)cap), cap));
+            }
+            weft_nextuse_push_locked(&u, x);
+            model[nmodel++] = x;
+        } else if (op < 6 && nmodel > 0) {
+            /* Mostly near the head, often far from it, now and then absent. */
+            int i = rand() % 3 == 0 ? rand() % nmodel : rand() % (nmodel < 4 ? nmodel : 4);
+            uint64_t seq = rand() % 20 == 0 ? next + 5 : model[i].seq;
+            weft_nextuse_drop_locked(&u, seq);
+            if (seq != next + 5) {
+                for (int j = i; j + 1 < nmodel; j++) model[j] = model[j + 1];
+                nmodel--;
+                weft_nextuse_drop_locked(&u, seq); /* twice: nothing more */
+            }
+        } else if (op == 6) {
+            int device = 1 + rand() % 2;
+            weft_use_t got = weft_nextuse_first_locked(&u, device), want = model_first(device);
+            CHECK(got.seq == want.seq && got.priority == want.priority);
+        } else if (nmodel > 0) {
+            uint64_t seq = rand() % 4 == 0 ? next : model[rand() % nmodel].seq;
+            CHECK(weft_nextuse_writer_before_locked(&u, seq) == model_writer_before(seq));
+        }
+        CHECK(pending(&u) == nmodel);
+    }
+    while (nmodel > 0) weft_nextuse_drop_locked(&u, model[--nmodel].seq); /* newest first */
+    CHECK(u.n == 0);
+    weft_nextuse_fini(&u);
+}
+
 int main(void)
 {
+    test_random();
     test_order();
     test_wrap();
     test_writer_before();
