@@ -191,6 +191,22 @@ static int changed_only_copy_locked(weft_data_t *d, const weft_task_t *t)
     return 1;
 }
 
+/* Under d's lock: whether a copy here still holds d's version whole. A
+ * receive that failed before its bytes came (its activation lost, its
+ * post refused) left the copy it was to replace untouched; one whose bytes
+ * were landing marked that copy not intact (weft_data_copy_arriving_locked).
+ * Before, any failed receive said the version gone: the owner's intact
+ * user memory was reported as "no good version is left" (a stranger's
+ * comm_alloc:2 on 2 ranks), though the data kept its right value. */
+static int version_whole_here_locked(weft_data_t *d)
+{
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        const weft_data_copy_t *c = d->copies[i];
+        if (c && c->intact && weft_data_copy_is_newest_locked(d, c)) return 1;
+    }
+    return 0;
+}
+
 void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
 {
     for (int i = 0; i < t->nflows; i++) {
@@ -227,7 +243,8 @@ void weft_failure_task_end(weft_context_t *ctx, weft_task_t *t, int rc)
         if (rc == WEFT_SUCCESS)
             d->lost_bytes = 0;
         else if (!voids && rc != WEFT_ERR_CANCELLED &&
-                 (t->kind != WEFT_TASK_BODY ? 1 : t->body_ran && changed_only_copy_locked(d, t)))
+                 (t->kind != WEFT_TASK_BODY ? !version_whole_here_locked(d)
+                                            : t->body_ran && changed_only_copy_locked(d, t)))
             d->lost_bytes = 1;
         /* Alone, this rank knows it (on several, the wait's recovery tells
          * every rank alike: api/recover.c). */
