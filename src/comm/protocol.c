@@ -322,7 +322,10 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
      * for room could wait for ever; host memory always has some: the
      * bytes land there and the task brings them to its device when it
      * runs. */
-    if (rc == WEFT_AGAIN && target > 0) {
+    /* So when its allocator refuses the tile (device_alloc=tile: another
+     * process took the memory the zone counted): the receive failed, and
+     * its consumer, which stages the tile in when it runs, may find room. */
+    if ((rc == WEFT_AGAIN || rc == WEFT_ERR_DEVMEM) && target > 0) {
         target = 0;
         rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);
     }

@@ -428,6 +428,15 @@ static weft_data_copy_t *attach_locked(weft_devmgr_t *m, weft_data_t *d, void *p
     return c;
 }
 
+/* fault_inject device_alloc: the device refuses a tile's own allocation. */
+static int tile_alloc_refused(weft_devmgr_t *m)
+{
+    if (!weft_fault_hit(m->dev->fault, WEFT_FAULT_DEVICE_ALLOC, NULL)) return 0;
+    weft_log(WEFT_LOG_WARN, m->dev->index,
+             "fault_inject: %s refuses a tile's allocation (injected)", m->dev->name);
+    return 1;
+}
+
 /* The manager's callers (write_back, busy_ok 1) wait themselves for a copy
  * being written; the comm thread's must not (get_nowait). level: of the
  * 'no room' line when an eviction's write-back fails and nothing else can
@@ -448,8 +457,11 @@ static int get_copy(weft_devmgr_t *m, weft_data_t *d, weft_use_t after, int writ
     rc = WEFT_SUCCESS;
     void *p = zone_alloc_evicting(m, d, after, write_back, level, &rc), *mem = p;
     if (!p) return rc;
-    /* Per-tile mode: the zone counted the bytes, the memory is its own. */
-    if (m->dev->per_tile && m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS) {
+    /* Per-tile mode: the zone counted the bytes, the memory is its own
+     * (and the device's allocator may refuse it, the zone's count
+     * notwithstanding: another process took the memory). */
+    if (m->dev->per_tile && (tile_alloc_refused(m) ||
+                             m->dev->ops->mem_alloc_tile(m->dev, d->bytes, &mem) != WEFT_SUCCESS)) {
         int zrc = weft_zone_free(m->dev->zone, p);
         (void)zrc;
         return WEFT_ERR_DEVMEM;

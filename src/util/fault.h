@@ -73,6 +73,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_EVENT_RECORD = 14, /* an event is recorded on a device stream after work */
     WEFT_FAULT_EMU_SHM = 15,      /* an emu zone's file is made: cut to nothing (SIGBUS) */
     WEFT_FAULT_TASK_KEEP = 16,    /* a rank keeps a task it inserted: out of memory */
+    WEFT_FAULT_DEVICE_ALLOC = 17, /* a tile's own device allocation (device_alloc=tile) */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 

@@ -282,9 +282,10 @@ static void test_print(void)
     if (f == NULL) return;
     weft_params_print(p, f);
     rewind(f);
-    char line[512];
+    char line[4096]; /* a help text may be long (fault_inject's lists every site) */
     int lines = 0, saw_cores = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
+    while (fgets(line, sizeof line, f) != NULL && lines < weft_param_count) {
+        CHECK(strchr(line, '\n') != NULL); /* whole */
         CHECK(strncmp(line, weft_param_table[lines].name, strlen(weft_param_table[lines].name)) ==
               0);
         if (strncmp(line, "cores ", 6) == 0) saw_cores = strstr(line, " 12 ") != NULL;
