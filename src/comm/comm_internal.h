@@ -385,6 +385,16 @@ int weft_comm__xfer_land_eager(weft_comm_t *c, weft_comm_xfer_t *x, weft_comm_pe
 /* Both ends: one part of x is over (a chunk, an event, a notice): the
  * last one finishes x. */
 void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x);
+/* weft_comm__xfer_part_done as a completion callback (a: the transfer),
+ * for a part that needs nothing more at its end. */
+void weft_comm__part_over(weft_comm_t *c, void *a, void *b);
+/* The columns a message of a tile of `cols` columns carries: step, or
+ * more when the MPI's tags are fewer (its tag_ub may be as low as 32767)
+ * than the tile's messages: a tag a message, half of the data tags at
+ * most, so that the next transfer's tags, wrapping, do not meet this
+ * one's still in flight. The staged transport's chunks and the mpi
+ * transport's pieces alike. */
+int weft_comm__cols_within_tags(const weft_comm_t *c, int cols, int step);
 /* A failure after x started: x->status set, the peer told (ABORT from the
  * sender, CANCEL from the receiver, whose own posted receives are
  * cancelled), x ends once its posted parts are over. */

@@ -133,8 +133,6 @@ static void *ipc_map(ipc_state_t *s, int peer, weft_device_t *by, const void *ha
     return p->base;
 }
 
-static void done_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
-
 /* The pull is over (failed or not): DONE lets the sender drop its reader.
  * The receive ends at once, before DONE is even posted: its consumer is
  * released without waiting for the message to leave (a turn of the engine
@@ -155,8 +153,8 @@ static void ipc_pulled(weft_comm_t *c, void *a, void *b)
         weft_comm__alloc_spare(c, sizeof *done, "the receive's notice buffer carries its DONE");
     if (!done) {
         x->left++;
-        weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, x->status != WEFT_SUCCESS, 0, done_left,
-                               x, NULL);
+        weft_comm__send_notice(c, x->t, WEFT_COMM_MSG_DONE, x->status != WEFT_SUCCESS, 0,
+                               weft_comm__part_over, x, NULL);
         weft_comm__xfer_part_done(c, x);
         return;
     }

@@ -94,8 +94,6 @@ static char *bounce_chunk(const weft_comm_xfer_t *x, int k)
     return (char *)x->bounce->ptr + (size_t)k * x->chunk_cols * d->rows * d->elem;
 }
 
-static void chunk_over(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
-
 /* A device copy of a chunk is over: a failure of it fails x. */
 static int chunk_copy_ok(weft_comm_t *c, weft_comm_xfer_t *x)
 {
@@ -191,12 +189,7 @@ static int staged_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
     size_t col = (size_t)d->rows * d->elem;
     size_t chunk = c->cfg.staged_chunk ? c->cfg.staged_chunk : (4u << 20);
     int chunk_cols = chunk / col > 0 ? (int)(chunk / col) : 1;
-    /* A tag a chunk: wider chunks when the MPI's tags are fewer (its
-     * tag_ub may be as low as 32767) than the tile's chunks; half of them
-     * at most, so that the next transfer's tags, wrapping, do not meet
-     * this one's still in flight. */
-    int tags = (c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
-    if ((d->cols + chunk_cols - 1) / chunk_cols > tags) chunk_cols = (d->cols + tags - 1) / tags;
+    chunk_cols = weft_comm__cols_within_tags(c, d->cols, chunk_cols); /* a tag a chunk */
     int rc = staged_prepare(c, state, x, chunk_cols, -1);
     for (int k = 0; k < x->nchunks && rc == WEFT_SUCCESS; k++) {
         if (!x->dev) {
@@ -227,7 +220,7 @@ static void staged_chunk_ready(weft_comm_t *c, void *a, void *b)
     int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
     if (chunk_copy_ok(c, x)) {
         int rc = weft_comm__isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
-                                  chunk_over, x, NULL);
+                                  weft_comm__part_over, x, NULL);
         if (rc == WEFT_SUCCESS)
             x->left++;
         else

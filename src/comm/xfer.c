@@ -46,11 +46,7 @@ int weft_comm__piece_cols(const weft_comm_t *c, const weft_data_t *d)
     size_t col = (size_t)d->rows * d->elem, cols = col > 0 ? piece / col : 0;
     if (cols < 1) cols = 1;
     if (cols >= (size_t)d->cols) return d->cols > 0 ? d->cols : 1;
-    /* A tag a piece, and half the MPI's tags at most (its tag_ub may be as
-     * low as 32767), as the staged transport's chunks. */
-    size_t tags = (size_t)(c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
-    if (((size_t)d->cols + cols - 1) / cols > tags) cols = ((size_t)d->cols + tags - 1) / tags;
-    return (int)cols;
+    return weft_comm__cols_within_tags(c, d->cols, (int)cols);
 }
 
 static void cols_over(weft_comm_t *c, void *a, void *b)
@@ -227,7 +223,14 @@ void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x)
         weft_comm__xfer_send_finished(c, x);
 }
 
-static void notice_left(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
+void weft_comm__part_over(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_part_done(c, a); }
+
+int weft_comm__cols_within_tags(const weft_comm_t *c, int cols, int step)
+{
+    int64_t tags = (c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
+    return ((int64_t)cols + step - 1) / step > tags ? (int)(((int64_t)cols + tags - 1) / tags)
+                                                    : step;
+}
 
 void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const char *what)
 {
@@ -252,5 +255,5 @@ void weft_comm__xfer_fail(weft_comm_t *c, weft_comm_xfer_t *x, int status, const
         type = WEFT_COMM_MSG_CANCEL;
     }
     x->left++;
-    weft_comm__send_notice(c, x->t, type, 0, x->tag, notice_left, x, NULL);
+    weft_comm__send_notice(c, x->t, type, 0, x->tag, weft_comm__part_over, x, NULL);
 }
