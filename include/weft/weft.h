@@ -142,8 +142,8 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * 5.4), after an error naming the parameter, the value and the range, and
  * for a NULL name, value or output. weft_param_set changes only what a
  * context reads after weft_init: debug_verbose, leak_report, show_stats,
- * sched_window, progress, watchdog_s, watchdog_abort, redux_lanes,
- * check_reads; any
+ * sched_window, sched_pending_max, progress, watchdog_s, watchdog_abort,
+ * redux_lanes, check_reads; any
  * other parameter shaped what weft_init built and is refused (set it in
  * the environment or on the command line, before weft_init). */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,

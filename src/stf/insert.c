@@ -193,9 +193,10 @@ int weft_insert_local(weft_taskpool_t *tp, weft_task_t *t)
     long pending = atomic_fetch_add_explicit(&tp->pending, 1, memory_order_relaxed) + 1;
     if (weft_task_insert_done(t)) ctx->ready(ctx, t);
     weft_taskpool_let_go(tp);
-    /* Far ahead of the workers: run ready tasks here for a while. Never
-     * block: on several ranks the tasks that would unblock ours may need
-     * insertions still to come. */
+    /* Far ahead of the workers: run ready tasks here for a while. Not
+     * held here: this may be a transfer of a task being inserted, the
+     * rest of whose transfers would not be set up (weft_taskpool_hold,
+     * once the task is in whole). */
     if (pending > ctx->insert_window)
         while (atomic_load_explicit(&tp->pending, memory_order_relaxed) > ctx->insert_window / 2 &&
                weft_sched_help(ctx->sched)) {
@@ -454,7 +455,9 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
         weft_seqcheck_refused_task(tp, cls->name, WEFT_ERR_INVALID);
         return WEFT_ERR_INVALID;
     }
-    return insert_array(tp, cls, args, nargs, 0, NULL);
+    int rc = insert_array(tp, cls, args, nargs, 0, NULL);
+    weft_taskpool_hold(tp);
+    return rc;
 }
 
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
@@ -480,5 +483,9 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
     va_start(ap, cls);
     int rc = weft_insert__parse_va(&w, tags, ap);
     va_end(ap);
-    return insert_walked(tp, &w, tags, rc, NULL, 0);
+    rc = insert_walked(tp, &w, tags, rc, NULL, 0);
+    /* Here, the task inserted whole: a rank held in the middle of one
+     * would have set up some of its transfers and not the rest. */
+    weft_taskpool_hold(tp);
+    return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data/span.h"
+#include "sched/sched.h"
 #include "sched/task.h"
 #include "stf/record.h"
 #include "stf/seqcheck.h"
@@ -70,14 +71,77 @@ void weft_taskpool_task_done(weft_taskpool_t *tp)
      * with them, while this thread was about to lock and signal them
      * (ThreadSanitizer). */
     long left = atomic_load_explicit(&tp->pending, memory_order_relaxed);
-    while (left > 1)
+    /* So is the one that reaches what a held insertion waits for (a
+     * crossing missed while the insertion starts to wait costs it one
+     * timed wake, weft_taskpool_hold). */
+    long low = atomic_load(&tp->hold_low);
+    while (left > 1 && left - 1 != low)
         if (atomic_compare_exchange_weak_explicit(&tp->pending, &left, left - 1,
                                                   memory_order_acq_rel, memory_order_relaxed))
             return;
     pthread_mutex_lock(&tp->lock);
-    if (atomic_fetch_sub_explicit(&tp->pending, 1, memory_order_acq_rel) == 1)
-        pthread_cond_broadcast(&tp->done);
+    long was = atomic_fetch_sub_explicit(&tp->pending, 1, memory_order_acq_rel);
+    if (was == 1 || was - 1 <= atomic_load(&tp->hold_low)) pthread_cond_broadcast(&tp->done);
     pthread_mutex_unlock(&tp->lock);
+}
+
+/* Whether an insertion is held back now. Not after a refusal here or
+ * once the ranks went out of step: then the sequences may differ, tasks
+ * may wait for transfers that never come, and the wait must come to say
+ * so. Not while a hold gave up (tp->hold_off) until half the tasks ended. */
+static int hold_due(weft_taskpool_t *tp, long max)
+{
+    long pending = atomic_load_explicit(&tp->pending, memory_order_relaxed);
+    if (tp->hold_off && pending <= max / 2) tp->hold_off = 0;
+    return max > 0 && pending > max && !tp->hold_off && !tp->refused && !tp->ctx->diverged;
+}
+
+void weft_taskpool_hold(weft_taskpool_t *tp)
+{
+    weft_context_t *ctx = tp->ctx;
+    long max = ctx->insert_max;
+    if (!hold_due(tp, max)) return;
+    /* A simulated rank runs nothing until its queue is drained. */
+    if (ctx->sim) {
+        weft_sim_drain(ctx);
+        return;
+    }
+    long low = max / 2;
+    weft_watchdog_t w;
+    weft_watchdog_start(&w, tp);
+    double next_check = weft_clock_s() + 0.05;
+    while (atomic_load(&tp->pending) > low && !atomic_load(&ctx->mpi_gone)) {
+        if (weft_sched_help(ctx->sched)) {
+            if (tp->progress_due > 0) weft_watchdog_progress(tp);
+            continue;
+        }
+        pthread_mutex_lock(&tp->lock);
+        atomic_store(&tp->hold_low, low);
+        if (atomic_load(&tp->pending) > low) {
+            /* Short: a task may become ready for this thread to run. */
+            struct timespec ts = weft_deadline_in(2 * 1000000LL);
+            pthread_cond_timedwait(&tp->done, &tp->lock, &ts);
+        }
+        atomic_store(&tp->hold_low, 0);
+        double now = weft_clock_s();
+        if (now >= next_check) {
+            weft_watchdog_check(&w);
+            next_check = now + 0.05;
+        }
+        pthread_mutex_unlock(&tp->lock);
+        /* Nothing ran, ended or moved here for a second: what the tasks
+         * wait for is elsewhere (a long body on another rank, or ranks
+         * whose sequences differ, which only the wait can tell). The
+         * insertion goes on as if unheld rather than hang on a misuse. */
+        if (now - w.last_move >= 1.0) {
+            tp->hold_off = 1;
+            weft_log(WEFT_LOG_INFO, -1,
+                     "taskpool %s: insertion held back at %ld pending tasks, none of which "
+                     "progressed for 1 s: goes on",
+                     tp->name, (long)atomic_load(&tp->pending));
+            return;
+        }
+    }
 }
 
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
@@ -110,6 +174,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     }
     weft_vec_clear(&tp->touched);
     tp->let_go_at = 0;
+    tp->hold_off = 0;
     tp->epoch++;
     tp->wave = ++tp->ctx->waves;
 }
