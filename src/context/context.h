@@ -116,6 +116,8 @@ struct weft_context {
     int seq_detail;      /* seqcheck_detail: task logs keep a record an entry */
     long insert_window;  /* pending tasks past which the inserting thread helps */
     long insert_max;     /* pending tasks past which insertion waits; 0: never */
+    long holds, hold_giveups; /* insertions held back, holds given up (main thread) */
+    double hold_s;            /* time insertions were held back */
     weft_trace_t *trace; /* NULL unless the trace parameter names a file */
     int trace_main, trace_worker0, trace_comm; /* tracks (workers consecutive) */
     weft_quarantine_t quarantine;              /* released handles, freed later */

@@ -17,6 +17,11 @@ void weft_stats_print(weft_context_t *ctx)
      * taskpool's tasks when something keeps ended ones (stf/record.c). */
     weft_log_stats(-1, "rank %d: runtime metadata: peak %.1f MiB (%lld bytes a task)", ctx->rank,
                    mib(ctx->meta.peak), ctx->meta.task_bytes);
+    if (ctx->holds)
+        weft_log_stats(-1,
+                       "rank %d: insertion held back %ld times, %.2f s in all (sched_pending_max), "
+                       "%ld given up after a second with nothing moving here",
+                       ctx->rank, ctx->holds, ctx->hold_s, ctx->hold_giveups);
     if (!ctx->comm_engine) return;
     weft_log_stats(-1, "rank %d: transfers: %lld sends, %lld recvs", ctx->rank,
                    (long long)atomic_load(&ctx->sends_done),

@@ -3,6 +3,7 @@
 #include "stf/taskpool.h"
 #include "stf/redux.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,31 +86,51 @@ void weft_taskpool_task_done(weft_taskpool_t *tp)
     pthread_mutex_unlock(&tp->lock);
 }
 
-/* Whether an insertion is held back now. Not after a refusal here or
- * once the ranks went out of step: then the sequences may differ, tasks
- * may wait for transfers that never come, and the wait must come to say
- * so. Not while a hold gave up (tp->hold_off) until half the tasks ended. */
-static int hold_due(weft_taskpool_t *tp, long max)
+/* The pending tasks past which an insertion is held back now, 0: none.
+ * None after a refusal here or once the ranks went out of step: then the
+ * sequences may differ, tasks may wait for transfers that never come, and
+ * the wait must come to say so. After a hold gave up, twice the bound it
+ * gave up at, until the tasks fall to half the parameter again: a task
+ * long enough to trip it on another rank lets memory double once a second
+ * at most, and a misuse meets the wait after a few seconds. */
+static long hold_bound(weft_taskpool_t *tp)
 {
+    long max = tp->ctx->insert_max;
     long pending = atomic_load_explicit(&tp->pending, memory_order_relaxed);
-    if (tp->hold_off && pending <= max / 2) tp->hold_off = 0;
-    return max > 0 && pending > max && !tp->hold_off && !tp->refused && !tp->ctx->diverged;
+    if (tp->hold_cap && pending <= max / 2) tp->hold_cap = 0;
+    if (max <= 0 || tp->refused || tp->ctx->diverged) return 0;
+    return tp->hold_cap ? tp->hold_cap : max;
+}
+
+/* Nothing ran, ended or moved on this rank for a second while held: what
+ * the tasks wait for is elsewhere (a long body on another rank, or ranks
+ * whose sequences differ, which only the wait can tell). */
+static void hold_give_up(weft_taskpool_t *tp, long bound)
+{
+    weft_context_t *ctx = tp->ctx;
+    tp->hold_cap = bound < LONG_MAX / 2 ? 2 * bound : LONG_MAX;
+    ctx->hold_giveups++;
+    weft_log(WEFT_LOG_INFO, -1,
+             "taskpool %s: insertion held back at %ld pending tasks, none of which progressed "
+             "for 1 s: goes on up to %ld",
+             tp->name, (long)atomic_load(&tp->pending), tp->hold_cap);
 }
 
 void weft_taskpool_hold(weft_taskpool_t *tp)
 {
     weft_context_t *ctx = tp->ctx;
-    long max = ctx->insert_max;
-    if (!hold_due(tp, max)) return;
+    long bound = hold_bound(tp);
+    if (bound <= 0 || atomic_load_explicit(&tp->pending, memory_order_relaxed) <= bound) return;
     /* A simulated rank runs nothing until its queue is drained. */
     if (ctx->sim) {
         weft_sim_drain(ctx);
         return;
     }
-    long low = max / 2;
+    long low = ctx->insert_max / 2;
+    double t0 = weft_clock_s(), next_check = t0 + 0.05;
+    ctx->holds++;
     weft_watchdog_t w;
     weft_watchdog_start(&w, tp);
-    double next_check = weft_clock_s() + 0.05;
     while (atomic_load(&tp->pending) > low && !atomic_load(&ctx->mpi_gone)) {
         if (weft_sched_help(ctx->sched)) {
             if (tp->progress_due > 0) weft_watchdog_progress(tp);
@@ -129,19 +150,12 @@ void weft_taskpool_hold(weft_taskpool_t *tp)
             next_check = now + 0.05;
         }
         pthread_mutex_unlock(&tp->lock);
-        /* Nothing ran, ended or moved here for a second: what the tasks
-         * wait for is elsewhere (a long body on another rank, or ranks
-         * whose sequences differ, which only the wait can tell). The
-         * insertion goes on as if unheld rather than hang on a misuse. */
         if (now - w.last_move >= 1.0) {
-            tp->hold_off = 1;
-            weft_log(WEFT_LOG_INFO, -1,
-                     "taskpool %s: insertion held back at %ld pending tasks, none of which "
-                     "progressed for 1 s: goes on",
-                     tp->name, (long)atomic_load(&tp->pending));
-            return;
+            hold_give_up(tp, bound);
+            break;
         }
     }
+    ctx->hold_s += weft_clock_s() - t0;
 }
 
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
@@ -174,7 +188,7 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
     }
     weft_vec_clear(&tp->touched);
     tp->let_go_at = 0;
-    tp->hold_off = 0;
+    tp->hold_cap = 0;
     tp->epoch++;
     tp->wave = ++tp->ctx->waves;
 }

@@ -17,7 +17,7 @@ struct weft_taskpool {
     char name[64];
     atomic_long pending;         /* inserted here and not completed */
     atomic_long hold_low;        /* pending an insertion held back waits for; 0: none */
-    int hold_off;                /* a hold gave up (idle): none until half the tasks ended */
+    long hold_cap;               /* after a hold gave up (idle): the bound, doubled; 0: none */
     atomic_long nrun;            /* tasks run by this rank */
     atomic_long nended;          /* body tasks of this rank ended: run, failed or cancelled */
     long ninserted_local;        /* body tasks kept by this rank (main thread) */
@@ -81,13 +81,14 @@ void weft_taskpool_destroy(weft_taskpool_t *tp);
  * looking at the wait when it is on. */
 void weft_taskpool_wait_tasks(weft_taskpool_t *tp);
 /* After an insertion (main thread): with more than sched_pending_max
- * tasks pending, returns once half of them ended, running ready tasks
- * meanwhile. Never a deadlock, on any number of ranks: every rank inserts
+ * tasks pending, returns once they fell to half of it, running ready
+ * tasks meanwhile. Never a deadlock, on any number of ranks: every rank inserts
  * the same sequence, and a task depends only on tasks before it, so the
  * earliest task pending on any rank has every rank past it and its
  * predecessors ended, and runs (docs/ARCHITECTURE.md). When the sequences
  * may differ (a misuse) that does not hold: a hold that sees nothing
- * progress here for a second gives up, so that the wait can say so. */
+ * progress here for a second gives up and doubles the bound, so that the
+ * wait can say so. */
 void weft_taskpool_hold(weft_taskpool_t *tp);
 /* Wakes a wait on tp to look at its conditions again (any thread). */
 void weft_taskpool_wake(weft_taskpool_t *tp);

@@ -8,15 +8,21 @@
  * runtime metadata (tasks and records, the count show_stats prints)
  * against the bound given, the tiles' values, and the tasks run.
  *
- *   test_insert_bounded NTASKS PEAK_MIB SPIN_US [weft options] */
+ * With SLOW_AT, task SLOW_AT sleeps SLOW_S seconds: the ranks' holds see
+ * nothing move for a second, give up and go on to twice the bound, no
+ * further (before: every task left, once a hold gave up).
+ *
+ *   test_insert_bounded NTASKS PEAK_MIB SPIN_US [SLOW_AT SLOW_S] [weft options] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "context/context.h"
 #include "weft/weft.h"
 
-static double spin_s;
+static double spin_s, slow_s;
+static long slow_at = -1;
 
 static int step(weft_task_t *t)
 {
@@ -25,6 +31,8 @@ static int step(weft_task_t *t)
         ;
     double *w = weft_task_ptr(t, 0);
     const double *r = weft_task_ptr(t, 1);
+    if ((long)r[0] == slow_at)
+        for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < slow_s;) usleep(10000);
     w[0] = r[0] + 1;
     return 0;
 }
@@ -38,6 +46,10 @@ int main(int argc, char **argv)
     long n = atol(argv[1]);
     double bound_mib = atof(argv[2]);
     spin_s = atof(argv[3]) * 1e-6;
+    if (argc > 5) {
+        slow_at = atol(argv[4]);
+        slow_s = atof(argv[5]);
+    }
     int me = weft_rank(ctx), last = weft_nranks(ctx) - 1;
     double v[2] = {0, 0};
     weft_data_t *tile[2] = {
