@@ -14,6 +14,7 @@
 #include "stf/agree.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 #define MAX_WATCHED 64 /* contexts of one process; more go unwatched */
@@ -65,6 +66,30 @@ static void tell_the_others(weft_context_t **ctxs, int n)
     weft_agree_end_each(ops, begun);
 }
 
+/* MPI_Finalize from a thread other than the one that made a context of
+ * several ranks (a task body, a thread of the application): that thread
+ * cannot join the agreement in step, since the context's own thread may
+ * be inside a collective of its own, or waiting for tasks that need this
+ * rank, while the others are in the wait's collectives. Joined anyway, it
+ * met another rank's collective (MPI_ERR_TRUNCATE, that rank killed by
+ * MPI's handler with no word of weft) or waited for ever while the others
+ * waited for its tasks. Nothing can tell them: the run ends here. */
+static void abort_if_off_thread(weft_context_t **ctxs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        weft_context_t *ctx = ctxs[i];
+        if (ctx->diverged || ctx->sim || ctx->nranks < 2 ||
+            ctx->owner_thread == weft_inbody_thread())
+            continue;
+        weft_error("MPI_Finalize was called %s, not by the thread that called weft_init, with "
+                   "weft running on %d ranks: the other ranks cannot be told in step and would "
+                   "wait for ever; ending the run (MPI_Abort). Call weft_fini, then "
+                   "MPI_Finalize, from that thread",
+                   weft_inbody_in_task() ? "from a task body" : "from another thread", ctx->nranks);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)value, (void)extra;
@@ -76,6 +101,7 @@ static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
             live[n++] = watched[i];
             watched[i] = NULL;
         }
+    abort_if_off_thread(live, n);
     if (n > 0)
         weft_error("MPI_Finalize was called before weft_fini: weft stops this rank's threads "
                    "now and its later calls fail (call weft_fini before MPI_Finalize)%s",

@@ -35,6 +35,25 @@ static atomic_int mpi_abandoned; /* contexts MPI_Finalize ended, weft_fini not c
  * and runs none of this. A
  * child the application forked holds a copy of the count but none of the
  * contexts: its exit is its own. */
+static atomic_int exit_status; /* the program's own, once exit began (glibc's on_exit) */
+
+#ifdef __GLIBC__
+static void note_exit_status(int status, void *arg)
+{
+    (void)arg;
+    atomic_store(&exit_status, status);
+}
+#endif
+
+/* The status the process leaves with when a context is live: the
+ * program's own when it chose a failure (exit(3) left with 1 before), 1
+ * when it meant success. */
+static int live_exit_status(void)
+{
+    int own = atomic_load(&exit_status) & 0xff;
+    return own != 0 ? own : 1;
+}
+
 __attribute__((destructor)) static void exit_with_live_context(void)
 {
     int live = atomic_load(&mpi_contexts), ended = atomic_load(&mpi_abandoned);
@@ -47,19 +66,20 @@ __attribute__((destructor)) static void exit_with_live_context(void)
         fflush(NULL);
         _exit(aborting - 1);
     }
+    int code = live_exit_status();
     if (live > 0)
         weft_error("the process is exiting with %d weft context%s live: weft_fini was not called, "
                    "so tasks not waited for are dropped and MPI is not finalized; call "
-                   "weft_taskpool_wait and weft_fini before leaving main (exit status 1)",
-                   live, live == 1 ? "" : "s");
+                   "weft_taskpool_wait and weft_fini before leaving main (exit status %d)",
+                   live, live == 1 ? "" : "s", code);
     else /* MPI_Finalize said so when it came; the exit said nothing more and was 0 */
         weft_error("the process is exiting with %d weft context%s that MPI_Finalize ended and "
                    "weft_fini never did: tasks not waited for were dropped; call "
-                   "weft_taskpool_wait and weft_fini before MPI_Finalize (exit status 1)",
-                   ended, ended == 1 ? "" : "s");
+                   "weft_taskpool_wait and weft_fini before MPI_Finalize (exit status %d)",
+                   ended, ended == 1 ? "" : "s", code);
     weft_ending_run();
     fflush(NULL);
-    _exit(1);
+    _exit(code);
 }
 
 /* One weft_init or weft_fini of the process at a time in MPI's start and
@@ -109,7 +129,13 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
         atomic_store(&mpi_ours, 1);
     }
     atomic_fetch_add(&mpi_contexts, 1);
+#ifdef __GLIBC__
+    /* Once a process: the status exit was given, for the destructor. */
+    if (atomic_exchange(&mpi_pid, (long)getpid()) != (long)getpid())
+        on_exit(note_exit_status, NULL);
+#else
     atomic_store(&mpi_pid, (long)getpid());
+#endif
     ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);

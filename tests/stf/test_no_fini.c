@@ -2,7 +2,8 @@
  * rank must say so and exit non-zero (one process exited 0 without a
  * word, its tasks never run). The control ("fini") waits, forks a child
  * that must exit 0 (its exit said weft_fini was missing: it holds no
- * context), then calls weft_fini. */
+ * context), then calls weft_fini. With "exit3" the program calls exit(3)
+ * instead of returning: the process leaves with 3. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
     printf("test_no_fini rank %d: inserted, rc %d, %s\n", weft_rank(ctx), rc,
            fini ? "waiting" : "leaving main");
     fflush(stdout);
+    /* The program's own failure status is kept (it left with 1). */
+    if (argc > 1 && strcmp(argv[1], "exit3") == 0) exit(3);
     if (!fini) return rc;
     /* Forked once the tasks are done, so that weft's threads are asleep. */
     rc |= weft_taskpool_wait(tp);
