@@ -76,9 +76,11 @@ typedef struct weft_context weft_context_t;
 /* Starts MPI if the application did not (an application that starts it
  * calls MPI_Init_thread with MPI_THREAD_MULTIPLE: weft's threads call MPI;
  * with less, weft_init fails on every rank and says so, one rank
- * included). Every rank of MPI_COMM_WORLD calls it: its first steps are
- * collectives on a duplicate of MPI_COMM_WORLD, which a rank that never
- * calls it leaves waiting (no watchdog covers them). Reads parameters (defaults, then
+ * included). Every rank of MPI_COMM_WORLD calls it: its first step
+ * duplicates MPI_COMM_WORLD (a collective on it: no other thread of the
+ * application may be in a collective on MPI_COMM_WORLD meanwhile), the
+ * next ones are collectives on the duplicate; a rank that never calls it
+ * leaves the others waiting (no watchdog covers them). Reads parameters (defaults, then
  * env WEFT_<NAME>, then --weft-<name>=value or --weft-<name> value (a
  * boolean alone: on) on the command line, which are
  * removed from argv), binds and starts the workers, opens the trace file
