@@ -6,6 +6,7 @@
 
 #include "data/hostmem.h"
 #include "devmgr/devmgr.h"
+#include "trace/trace.h"
 #include "util/fault.h"
 #include "util/inbody.h"
 #include "util/log.h"
@@ -84,9 +85,20 @@ int weft_devcopy_sync(int level, weft_context_t *ctx, weft_device_t *by, int str
     /* In flight for the watchdog: an eviction's write-back may outlast
      * watchdog_s with nothing else moving. */
     if (ctx) atomic_fetch_add(&ctx->dev_inflight, 1);
+    weft_trace_t *tr = ctx ? ctx->trace : NULL;
+    uint64_t t0 = weft_trace_stamp(tr);
     int rc = weft_devcopy_enqueue(level, by, stream, d, dst, src);
     if (rc == WEFT_SUCCESS) rc = weft_device_stream_drain(by, stream);
     if (ctx) atomic_fetch_sub(&ctx->dev_inflight, 1);
+    /* On the calling thread's track, begun and ended there (a write-back
+     * inside its eviction's slice): the trace's copies then add up to the
+     * device counters' bytes with the stage-ins. */
+    static const char *const kind_name[] = {"copy h2d", "copy d2h", "copy d2d"};
+    weft_trace_slice(tr, weft_trace_thread_track, t0, weft_trace_now(),
+                     kind_name[weft_device_xfer_kind(dst->device, src->device)], "xfer",
+                     "\"key\":%llu,\"bytes\":%lld,\"from\":%d,\"to\":%d,\"ok\":%d",
+                     (unsigned long long)d->key, (long long)d->bytes, src->device, dst->device,
+                     rc == WEFT_SUCCESS);
     return rc; /* its bytes were counted when enqueued */
 }
 

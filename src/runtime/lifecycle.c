@@ -175,6 +175,10 @@ static int start_trace(weft_context_t *ctx)
     }
     ctx->trace_main = weft_trace_track(ctx->trace, "main thread");
     ctx->trace_comm = weft_trace_track(ctx->trace, "comm");
+    /* The calling thread's own work (a host acquire's copy, an eviction
+     * it makes room with) records there from now, not only once it ran a
+     * task: it was dropped before (track -1). */
+    weft_trace_thread_track = ctx->trace_main;
     return WEFT_SUCCESS;
 }
 

@@ -2,6 +2,8 @@
  * victim written back and then kept (a task took it meanwhile) was traced
  * as "evict" too, so a trace showed more evictions than the counters
  * (790 against 788 on a stranger's run); it is a "write-back" slice now.
+ * Each write-back is a "copy d2h" slice too, whose bytes add up to the
+ * device's bytes_d2h (the trace drew no device-to-host copy before).
  * An emu device with room for a few tiles, tasks that write many tiles in
  * turn (dirty victims), on every worker at once. Argument: the trace
  * prefix (also passed as --weft-trace=PREFIX). */
@@ -25,8 +27,9 @@ static int bump(weft_task_t *t)
 
 static const weft_task_class_t bump_class = {.name = "bump", .body = {[WEFT_DEV_EMU] = bump}};
 
-/* The slices named `name` over the file's events. */
-static long named(const char *path, const char *name)
+/* The slices named `name` over the file's events; *bytes (when not NULL)
+ * the sum of their "bytes" arguments. */
+static long named(const char *path, const char *name, long long *bytes)
 {
     FILE *f = fopen(path, "r");
     REQUIRE(f != NULL);
@@ -42,7 +45,12 @@ static long named(const char *path, const char *name)
     long n = 0;
     char key[160];
     snprintf(key, sizeof key, "\"name\":\"%s\"", name);
-    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key)) n++;
+    if (bytes) *bytes = 0;
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key)) {
+        n++;
+        const char *b = strstr(p, "\"bytes\":"), *end = strchr(p, '}');
+        if (bytes && b && end && b < end) *bytes += strtoll(b + 8, NULL, 10);
+    }
     free(text);
     return n;
 }
@@ -68,10 +76,16 @@ int main(int argc, char **argv)
     CHECK(weft_fini(ctx) == WEFT_SUCCESS);
     char path[512];
     snprintf(path, sizeof path, "%s.rank0.json", argv[1]);
-    long ev = named(path, "evict"), wb = named(path, "write-back");
+    long long d2h = 0;
+    long ev = named(path, "evict", NULL), wb = named(path, "write-back", NULL);
+    long copies = named(path, "copy d2h", &d2h);
     printf("test_trace_evict: %ld evict slices, %lld evictions counted, %ld write-back slices, "
-           "%lld write-backs counted\n",
-           ev, (long long)c.evictions, wb, (long long)c.writebacks);
+           "%lld write-backs counted, %ld copy d2h slices of %lld bytes, %lld counted\n",
+           ev, (long long)c.evictions, wb, (long long)c.writebacks, copies, d2h,
+           (long long)c.bytes_d2h);
     CHECK(c.evictions > 0 && ev == c.evictions && ev + wb >= c.writebacks);
+    /* Each write-back a device-to-host copy drawn with its bytes (none
+     * was: the trace's copies did not add up to the counter). */
+    CHECK(copies >= c.writebacks && c.bytes_d2h > 0 && d2h == c.bytes_d2h);
     return check_report("test_trace_evict");
 }
