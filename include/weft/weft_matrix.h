@@ -74,7 +74,8 @@ typedef struct weft_dist {
 
 /* 2D block-cyclic as a distribution: arg is a weft_grid_t; tile (i, j) is
  * owned by rank (i % P) * Q + (j % Q), as weft_matrix_new places it; -1
- * after a message for arg NULL, P or Q < 1, or a negative index. */
+ * after a message for arg NULL, P or Q < 1, P x Q past INT_MAX, or a
+ * negative index. */
 typedef struct weft_grid {
     int P, Q;
 } weft_grid_t;

@@ -107,13 +107,15 @@ static int tile_rank(const weft_matrix_t *A, int i, int j)
 int weft_dist_block_cyclic_rank(int i, int j, void *arg)
 {
     const weft_grid_t *g = arg;
-    if (g == NULL || g->P <= 0 || g->Q <= 0 || i < 0 || j < 0) {
+    /* A grid of more than INT_MAX ranks has ranks an int cannot name (the
+     * product wrapped to a rank that looked valid). */
+    if (g == NULL || g->P <= 0 || g->Q <= 0 || i < 0 || j < 0 || (long long)g->P * g->Q > INT_MAX) {
         if (g == NULL)
             weft_error("weft_dist_block_cyclic_rank: arg is NULL: pass a weft_grid_t");
         else
             weft_error("weft_dist_block_cyclic_rank: tile (%d, %d) on a %d x %d grid: the grid "
-                       "needs P, Q >= 1 and the tile indices >= 0",
-                       i, j, g->P, g->Q);
+                       "needs P, Q >= 1, P x Q <= %d and the tile indices >= 0",
+                       i, j, g->P, g->Q, INT_MAX);
         return -1;
     }
     return (i % g->P) * g->Q + (j % g->Q);

@@ -76,15 +76,16 @@ int weft_matrix_host_release(weft_matrix_t *A)
     if (!weft_handle_check_main(A, WEFT_HANDLE_MATRIX, "weft_matrix_host_release", 1))
         return WEFT_ERR_INVALID;
     size_t n = (size_t)A->mt * (size_t)A->nt;
-    int acquired = 0;
-    for (size_t k = 0; k < n; k++) acquired += local_tile(A, k) && A->tiles[k]->host_access;
-    /* A rank holding no tile (more ranks than tiles) acquired nothing: its
-     * release of a successful acquire succeeds as well. */
-    int held = acquired > 0 || (A->host_acquired && A->nlocal == 0);
+    /* The matrix's own acquire, not its tiles' state: a tile the program
+     * acquired alone (weft_data_host_acquire) was released here, without
+     * any matrix acquire, and the program's own release of it then failed;
+     * a rank holding no tile (more ranks than tiles) releases alike. */
+    int held = A->host_acquired;
     A->host_acquired = 0;
     if (!held) {
-        weft_error("weft_matrix_host_release: no tile of the matrix is acquired: call "
-                   "weft_matrix_host_acquire first");
+        weft_error("weft_matrix_host_release: the matrix is not acquired (no "
+                   "weft_matrix_host_acquire succeeded since its last release; tiles acquired "
+                   "alone are released alone): call weft_matrix_host_acquire first");
         return WEFT_ERR_INVALID;
     }
     int rc = WEFT_SUCCESS;

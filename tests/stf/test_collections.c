@@ -192,6 +192,8 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &cyclic_null) == NULL);
     CHECK(weft_dist_block_cyclic_rank(0, 0, NULL) == -1);
     CHECK(weft_dist_block_cyclic_rank(-1, 0, &(weft_grid_t){1, 1}) == -1);
+    /* Ranks past INT_MAX: the product wrapped to rank 1 (undefined too). */
+    CHECK(weft_dist_block_cyclic_rank(2, 1431655765, &(weft_grid_t){3, 1431655766}) == -1);
     weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 10, 7, 4, 4, R, 1);
     CHECK(weft_matrix_tile_rows(A, 2) == 2 && weft_matrix_tile_cols(A, 1) == 3);
     CHECK(weft_matrix_tile_rows(A, 3) == -1 && weft_matrix_tile_cols(A, -1) == -1);
