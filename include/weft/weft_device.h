@@ -116,7 +116,10 @@ typedef int (*weft_stage_fn)(const weft_stage_t *s, void *arg);
  * sees the layout of the copy it runs on: a host body the host layout (the
  * user's, which no stage function touches), a device body what stage_in
  * made; so a class whose bodies may run on the host and on a device must
- * read both layouts, or the task be placed (WEFT_DEVICE_HINT). */
+ * read both layouts, or the task be placed (WEFT_DEVICE_HINT). The
+ * partial results of a reduction into d (weft_data_set_reduction) move by
+ * the same functions: its init, contribution and combine bodies see the
+ * same layouts as any other. */
 WEFT_API int weft_data_set_stage(weft_data_t *d, weft_stage_fn stage_in, weft_stage_fn stage_out,
                                  void *arg);
 

@@ -130,20 +130,37 @@ static void describe_partial(const weft_seqcall_kind_t *kind, const int64_t *arg
 
 static const weft_seqcall_kind_t seq_partial = {"partial", describe_partial};
 
+/* A partial moves as its data does: by d's stage functions, so that a
+ * body on a device sees the layout stage_in makes there and the combine
+ * reads each partial in the host layout (without them a device's partial
+ * was made and folded in the device layout: wrong values, no word).
+ * Taken again at each use, since d's may be set between waits; written
+ * only when they differ, then, with no task of the partial in flight. */
+static void inherit_stage(weft_data_t *part, const weft_data_t *d)
+{
+    if (part->stage_in != d->stage_in || part->stage_out != d->stage_out ||
+        part->stage_arg != d->stage_arg) {
+        part->stage_in = d->stage_in;
+        part->stage_out = d->stage_out;
+        part->stage_arg = d->stage_arg;
+    }
+}
+
 /* Partial `lane` of `rank` for d, made on first use (on every rank, in the
  * same order: the creation is part of the sequence the ranks compare). */
 static weft_data_t *partial(weft_context_t *ctx, const weft_data_t *d, weft_redux_t *r, int rank,
                             int lane)
 {
     weft_data_t **p = &r->part[rank * r->lanes + lane];
-    if (*p) return *p;
-    weft_seqcheck_call(ctx, &seq_partial,
-                       (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, rank, lane});
-    *p = weft_data_make(ctx, d->type, d->rows, d->cols, rank);
-    if (*p) {
+    if (!*p) {
+        weft_seqcheck_call(ctx, &seq_partial,
+                           (int64_t[WEFT_SEQCALL_ARGS]){(int64_t)d->key, rank, lane});
+        *p = weft_data_make(ctx, d->type, d->rows, d->cols, rank);
+        if (!*p) return NULL;
         (*p)->flags |= WEFT_DATA_NEW;
         (*p)->partial_of = d->key + 1;
     }
+    inherit_stage(*p, d);
     return *p;
 }
 
