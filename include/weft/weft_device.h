@@ -88,7 +88,7 @@ WEFT_API WEFT_NODISCARD int weft_data_register_device(weft_data_t *data, int dev
  * the host. On an accelerator with streams (CUDA) the function enqueues its
  * copies on `stream` (a cudaStream_t) and returns; with stream NULL (emu,
  * whose memory the host reads) it copies before returning. It returns 0,
- * or a negative value that fails the transfer. */
+ * or any other value, which fails the transfer (named with the value). */
 typedef struct weft_stage {
     void *dst;
     int64_t dst_ld;
