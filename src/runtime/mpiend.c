@@ -43,6 +43,13 @@ static void stop_under(weft_context_t *ctx)
     for (size_t i = 0; i < ctx->taskpools.n; i++) weft_taskpool_wake(pools[i]);
 }
 
+/* Whether ctx has other ranks to tell: not once they all learned it was
+ * out of step (or its MPI failed), not when simulated, not on one rank. */
+static int has_others_to_tell(const weft_context_t *ctx)
+{
+    return !ctx->diverged && !ctx->sim && ctx->nranks >= 2;
+}
+
 /* While MPI still works: the other ranks' next agreement in each live
  * context (their wait, their weft_fini) meets this rank's failure instead
  * of waiting for ever for a rank in MPI_Finalize (MPI_Finalize on one rank
@@ -60,7 +67,7 @@ static void tell_the_others(weft_context_t **ctxs, int n)
     int begun = 0;
     for (int i = 0; i < n; i++) {
         weft_context_t *ctx = ctxs[i];
-        if (ctx->diverged || ctx->sim || ctx->nranks < 2) continue;
+        if (!has_others_to_tell(ctx)) continue;
         if (weft_seqcheck_mpi_end_begin(ctx, &ops[begun]) == WEFT_SUCCESS) begun++;
     }
     weft_agree_end_each(ops, begun);
@@ -78,9 +85,7 @@ static void abort_if_off_thread(weft_context_t **ctxs, int n)
 {
     for (int i = 0; i < n; i++) {
         weft_context_t *ctx = ctxs[i];
-        if (ctx->diverged || ctx->sim || ctx->nranks < 2 ||
-            ctx->owner_thread == weft_inbody_thread())
-            continue;
+        if (!has_others_to_tell(ctx) || ctx->owner_thread == weft_inbody_thread()) continue;
         weft_error("MPI_Finalize was called %s, not by the thread that called weft_init, with "
                    "weft running on %d ranks: the other ranks cannot be told in step and would "
                    "wait for ever; ending the run (MPI_Abort). Call weft_fini, then "
