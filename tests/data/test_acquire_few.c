@@ -8,7 +8,9 @@
  * a 7 x 5 matrix of one tile (a second acquire is refused on every rank
  * too); its owner writes it through the wrapped
  * array between a write acquire and its release, a task on an emu device
- * doubles it, and the gather checks it. */
+ * doubles it, and the gather checks it. The acquire is refused on every
+ * rank while the tile is in a taskpool not waited for, and for a mode that
+ * is none (before, on the owner only). */
 #include <string.h>
 
 #include "../check.h"
@@ -44,7 +46,13 @@ int main(int argc, char **argv)
     if (rc == 0) CHECK(weft_matrix_host_release(A) == 0);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "twice");
     CHECK(weft_insert_task(tp, &twice_cls, WEFT_RW | WEFT_AFFINITY, weft_tile(A, 0, 0), 0) == 0);
+    /* Refused on every rank while the tile is in a taskpool not waited for,
+     * and for a mode that is none: before, only the tile's owner looked
+     * (the others acquired nothing and returned 0, the owner -1). */
+    CHECK(weft_matrix_host_acquire(A, WEFT_R) == WEFT_ERR_INVALID);
+    CHECK(weft_matrix_host_release(A) == WEFT_ERR_INVALID);
     CHECK(weft_taskpool_wait(tp) == 0);
+    CHECK(weft_matrix_host_acquire(A, 0x40) == WEFT_ERR_INVALID);
     rc = weft_matrix_host_acquire(A, WEFT_R);
     CHECK(rc == 0);
     /* A second acquire is refused on every rank alike (the ranks without
