@@ -14,6 +14,7 @@
  * that no device copy can be sent from. A graph refused here hangs when
  * run, or would with its tiles in device memory. One round a hop of the
  * longest chain of transfers, two collectives a round. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -48,8 +49,11 @@ typedef struct dry {
      * event and receives at most one, so no round needs more, and no
      * allocation can fail on one rank between two collectives. */
     int *cnt; /* 3 a peer out (count, this rank's round total, whether it cannot go
-                 on), 3 a peer in, then displacements and byte counts both ways */
+                 on), 3 a peer in, then displacements and counts both ways */
     dry_event_t *sbuf, *rbuf;
+    /* One event as an MPI type: counts and displacements in events, not
+     * bytes, which overflowed int past 2^31 / 16 events in a round. */
+    MPI_Datatype ev_type;
 } dry_t;
 
 static const weft_comm_action_t *act_of(const weft_task_t *t) { return t->action; }
@@ -158,22 +162,22 @@ static int exchange(dry_t *d, int ok, long long *sent, long long *failed)
     }
     int at = 0, got = 0;
     for (int p = 0; p < nr; p++) {
-        scnt[p] = out[3 * p] * (int)sizeof(dry_event_t);
-        sdis[p] = at * (int)sizeof(dry_event_t);
+        scnt[p] = out[3 * p];
+        sdis[p] = at;
         for (size_t j = 0; j < (size_t)out[3 * p]; j++)
             d->sbuf[at++] = *(dry_event_t *)weft_vec_at(&d->out[p], j);
         d->out[p].n = 0;
-        rcnt[p] = in[3 * p] * (int)sizeof(dry_event_t);
-        rdis[p] = got * (int)sizeof(dry_event_t);
+        rcnt[p] = in[3 * p];
+        rdis[p] = got;
         got += in[3 * p];
     }
-    if (weft_coll_check(
-            ctx,
-            MPI_Alltoallv(d->sbuf, scnt, sdis, MPI_BYTE, d->rbuf, rcnt, rdis, MPI_BYTE, ctx->comm),
-            what) != WEFT_SUCCESS)
+    if (weft_coll_check(ctx,
+                        MPI_Alltoallv(d->sbuf, scnt, sdis, d->ev_type, d->rbuf, rcnt, rdis,
+                                      d->ev_type, ctx->comm),
+                        what) != WEFT_SUCCESS)
         return WEFT_ERR_MPI;
     for (int p = 0; ok && p < nr; p++) {
-        const dry_event_t *e = (const dry_event_t *)((const char *)d->rbuf + rdis[p]);
+        const dry_event_t *e = d->rbuf + rdis[p];
         for (int j = 0; j < in[3 * p]; j++) apply(d, p, &e[j]);
     }
     return WEFT_SUCCESS;
@@ -181,8 +185,21 @@ static int exchange(dry_t *d, int ok, long long *sent, long long *failed)
 
 static int dry_init(dry_t *d, weft_ptg_build_t *b)
 {
-    *d = (dry_t){.b = b, .nlocal = b->local.n, .n = b->local.n + b->actions.n};
+    *d = (dry_t){
+        .b = b, .nlocal = b->local.n, .n = b->local.n + b->actions.n, .ev_type = MPI_DATATYPE_NULL};
     weft_vec_init(&d->stack, sizeof(size_t), 64);
+    /* The rounds count events in int (MPI's counts). */
+    if (b->actions.n > (size_t)INT_MAX) {
+        weft_error("weft_ptg_insert: %zu transfers on this rank, more than the cycle walk's "
+                   "rounds can count (%d)",
+                   b->actions.n, INT_MAX);
+        return WEFT_ERR_INVALID;
+    }
+    if (MPI_Type_contiguous((int)sizeof(dry_event_t), MPI_BYTE, &d->ev_type) != MPI_SUCCESS ||
+        MPI_Type_commit(&d->ev_type) != MPI_SUCCESS) {
+        weft_error("weft_ptg_insert: the cycle walk's MPI type could not be made");
+        return WEFT_ERR_MPI;
+    }
     weft_ptgmap_init(&d->ids);
     int nr = b->ctx->nranks;
     d->nodes = calloc(d->n ? d->n : 1, sizeof *d->nodes);
@@ -224,6 +241,7 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
 
 static void dry_fini(dry_t *d)
 {
+    if (d->ev_type != MPI_DATATYPE_NULL) MPI_Type_free(&d->ev_type);
     for (size_t i = 0; d->nodes && i < d->n && d->nodes[i]; i++) d->nodes[i]->est_ns = 0;
     for (int p = 0; d->out && p < d->b->ctx->nranks; p++) weft_vec_fini(&d->out[p]);
     free(d->out);
