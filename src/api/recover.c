@@ -6,7 +6,6 @@
  * dropped with the copies away from owners at the end of the wait. */
 #include "api/recover.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,14 +94,17 @@ static int restore_older(weft_data_t *d)
     return v;
 }
 
+/* The most bytes one broadcast of move_home carries. */
+#define RECOVER_PIECE ((size_t)1 << 30)
+
 /* Version v of d from rank `from` to d's owner, by a broadcast (no
  * message the comm engine could take for its own); every rank calls it.
  * WEFT_ERR_MPI: a collective failed, none may follow. */
 static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
 {
-    int me = ctx->rank, rc = d->bytes <= INT_MAX ? WEFT_SUCCESS : WEFT_ERR_INVALID;
-    char *buf = rc == WEFT_SUCCESS ? malloc(d->bytes) : NULL;
-    if (rc == WEFT_SUCCESS && !buf) rc = WEFT_ERR_NOMEM;
+    int me = ctx->rank, rc = WEFT_SUCCESS;
+    char *buf = malloc(d->bytes ? d->bytes : 1);
+    if (!buf) rc = WEFT_ERR_NOMEM;
     weft_data_copy_t *c = NULL;
     if (me == from && rc == WEFT_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_RECOVER, NULL)) {
         weft_error("fault_inject: no host memory to read data %llu's good version v%u into "
@@ -120,9 +122,12 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     /* A rank that cannot take part would leave the others in the broadcast. */
     int ok = rc == WEFT_SUCCESS;
     int crc = weft_coll_all(ctx, &ok, RECOVER_WHERE);
-    if (crc == WEFT_SUCCESS && ok)
-        crc = weft_coll_check(ctx, MPI_Bcast(buf, (int)d->bytes, MPI_BYTE, from, ctx->comm),
+    /* In pieces: MPI counts are int, a tile may pass 2 GiB. */
+    for (size_t at = 0; crc == WEFT_SUCCESS && ok && at < d->bytes; at += RECOVER_PIECE) {
+        size_t n = d->bytes - at < RECOVER_PIECE ? d->bytes - at : RECOVER_PIECE;
+        crc = weft_coll_check(ctx, MPI_Bcast(buf + at, (int)n, MPI_BYTE, from, ctx->comm),
                               RECOVER_WHERE);
+    }
     if (crc != WEFT_SUCCESS) { /* buf holds nothing this rank may install */
         free(buf);
         return crc;
