@@ -238,7 +238,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * naming the data, the newest version stays on its device, and the
  * write-back is tried again at each later wait, acquire, release and at
  * weft_fini until one succeeds (docs/SEMANTICS.md section 3); meanwhile
- * the memory is stale and what the user writes there is overwritten.
+ * the memory is stale and what the user writes there is overwritten. The
+ * release (or the wait of a taskpool using the data when it was released)
+ * is the last try: the memory is the user's after it, and a failure there
+ * names the version lost (weft_fini returns the error).
  * The owner's memory (rows x cols elements ld apart, first to last byte)
  * must not overlap that of a live registration or wrapped matrix of this
  * rank: such a registration is refused (NULL) after an error naming both

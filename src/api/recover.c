@@ -355,6 +355,30 @@ static int bring_home(weft_context_t *ctx, const uint64_t *keys, int n, weft_dat
     return rc;
 }
 
+/* Whether the user released d, of the user's own memory, while tp's
+ * tasks used it: that memory is still the user's, given back at this wait
+ * with what it holds then (docs/SEMANTICS.md section 3), so the good
+ * version comes home to it as for a live data. Before, a release made
+ * before the wait let the failed body's bytes into it without a word. A
+ * NEW data released is nobody's concern: no one can read it. */
+static int released_user_data(const weft_data_t *d)
+{
+    return (d->flags & WEFT_DATA_RELEASED) && !(d->flags & WEFT_DATA_NEW);
+}
+
+/* tp's data released_user_data, malloc'ed (NULL when none or out of
+ * memory: then they are left out, as before), their count *n. */
+static weft_data_t **released_in_user_memory(weft_taskpool_t *tp, size_t *n)
+{
+    weft_data_t **v = malloc((tp->touched.n + 1) * sizeof *v);
+    *n = 0;
+    for (size_t i = 0; v && i < tp->touched.n; i++) {
+        weft_data_t *d = weft_taskpool_touched(tp, i);
+        if (released_user_data(d)) v[(*n)++] = d;
+    }
+    return v;
+}
+
 /* One rank: nothing can come home, but a version a failed body may have
  * overwritten is gone all the same, said as on several ranks (the next
  * taskpool started from the body's bytes without a word). */
@@ -362,9 +386,7 @@ static void recover_alone(weft_taskpool_t *tp)
 {
     for (size_t i = 0; i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
-        /* One the user released is nobody's concern (as the ranks' live
-         * keys leave it out on several). */
-        if (d->tag != (uint32_t)WEFT_HANDLE_DATA) continue;
+        if ((d->flags & WEFT_DATA_RELEASED) && !released_user_data(d)) continue;
         weft_data_lock(d);
         int gone = d->lost_bytes ? (int)d->version + 1 : 0, is_new = d->flags & WEFT_DATA_NEW;
         weft_data_unlock(d);
@@ -393,10 +415,12 @@ int weft_recover_good_versions(weft_taskpool_t *tp)
         free(keys);
         return rc;
     }
-    size_t nlive = 0;
-    weft_data_t **live = weft_keyset_live(ctx, &nlive);
+    size_t nlive = 0, nfreed = 0;
+    weft_data_t **freed = released_in_user_memory(tp, &nfreed);
+    weft_data_t **live = weft_keyset_live(ctx, freed, nfreed, &nlive);
     rc = bring_home(ctx, keys, n, live, nlive);
     free(live);
+    free(freed);
     free(keys);
     return rc;
 }

@@ -69,14 +69,18 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-weft_data_t **weft_keyset_live(weft_context_t *ctx, size_t *n)
+weft_data_t **weft_keyset_live(weft_context_t *ctx, weft_data_t *const *extra, size_t nextra,
+                               size_t *n)
 {
     pthread_mutex_lock(&ctx->live_lock);
-    *n = ctx->live.n;
-    weft_data_t **v = malloc((*n + 1) * sizeof *v);
-    if (v) memcpy(v, ctx->live.data, *n * sizeof *v);
+    size_t nlive = ctx->live.n;
+    weft_data_t **v = malloc((nlive + nextra + 1) * sizeof *v);
+    if (v) memcpy(v, ctx->live.data, nlive * sizeof *v);
     pthread_mutex_unlock(&ctx->live_lock);
-    if (v) qsort(v, *n, sizeof *v, by_key);
+    if (!v) return NULL;
+    if (nextra) memcpy(v + nlive, extra, nextra * sizeof *v);
+    *n = nlive + nextra;
+    qsort(v, *n, sizeof *v, by_key);
     return v;
 }
 

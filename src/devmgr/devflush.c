@@ -168,6 +168,18 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d, int keep_older)
         pending_drop(d);
         return;
     }
+    if (d->flags & WEFT_DATA_RELEASED) {
+        /* Released while this taskpool used it: its memory goes back to
+         * the user at this wait, the last try. */
+        snprintf(what, sizeof what,
+                 "the write-back of data %llu (released) into user memory failed: %s; its newest "
+                 "version v%u is lost, the memory given back at this wait does not hold it",
+                 (unsigned long long)d->key, weft_strerror(rc), d->version);
+        weft_error("taskpool %s: %s", tp->name, what);
+        weft_failure_note(tp, rc, what);
+        pending_drop(d);
+        return;
+    }
     describe(d, rc, again ? " again (it had failed at an earlier wait)" : "", what, sizeof what);
     weft_error("taskpool %s: %s", tp->name, what);
     weft_failure_note(tp, rc, what);
@@ -214,14 +226,25 @@ void weft_devexec_flush_kept(weft_taskpool_t *tp)
     }
 }
 
+/* The last try for a data the user released: the memory is the user's
+ * again at once (to free, or to register anew), so no later write may
+ * reach it. Before, the retries went on: a new registration of the same
+ * bytes was overwritten by the old version at a later wait, and memory
+ * freed after the release was written after its free. */
+static void give_up_released(weft_data_t *d, int rc, const char *when)
+{
+    weft_error("%s: the write-back of data %llu into user memory failed again (%s): its "
+               "newest version v%u is lost, the memory the release gives back does not hold it",
+               when, (unsigned long long)d->key, weft_strerror(rc), d->version);
+    weft_context_fail(d->ctx, rc);
+    pending_drop(d);
+}
+
 void weft_devexec_flush_release(weft_data_t *d)
 {
     if (!(d->flags & WEFT_DATA_WB_PENDING)) return;
     int rc = weft_devexec_flush_data(d);
-    if (rc == WEFT_SUCCESS) return;
-    char what[400];
-    describe(d, rc, " again at its release", what, sizeof what);
-    weft_error("weft_data_release: %s", what);
+    if (rc != WEFT_SUCCESS) give_up_released(d, rc, "weft_data_release");
 }
 
 int weft_devexec_flush_fini(weft_context_t *ctx, int retry)

@@ -76,7 +76,7 @@ static int agree_new_written(weft_taskpool_t *tp)
     int rc = weft_keyset_allgather(ctx, mine, mine ? written_here(tp, mine) : -1, &all, &n, where);
     free(mine);
     size_t nlive = 0;
-    weft_data_t **live = n > 0 ? weft_keyset_live(ctx, &nlive) : NULL;
+    weft_data_t **live = n > 0 ? weft_keyset_live(ctx, NULL, 0, &nlive) : NULL;
     /* All ranks count the writes, or none does: views that differ would
      * have one rank send what another never receives. (n is the same on
      * every rank.) */

@@ -18,8 +18,14 @@
  *   release  weft_data_release writes it back;
  *   fini     x is never released: weft_fini writes it back and drops
  *            the device copy, as a wait does (no leak is reported);
- *   lost     copies 5 and 6 fail too: the release and weft_fini try again,
- *            fini names the version lost, x keeps 0.
+ *   lost     copy 5 fails too: the release, the last try, names the
+ *            version lost, x keeps 0 (weft_fini tried again, after the
+ *            memory had gone back to the user);
+ *   reregister  the same, then the user registers x's memory anew,
+ *            writes 500 there and a task adds 1: 501 stays through a
+ *            later wait (before, that wait's retry of the released
+ *            data's write-back put its 3 over the new data's 501, and
+ *            into memory the user had freed after the release).
  * Before, the user's memory kept 0 in every mode but acquire: the tile
  * went on from its device copy and nothing wrote it back unless a later
  * taskpool used it. weft_fini returns the first error (the failed wait's)
@@ -95,6 +101,14 @@ int main(int argc, char **argv)
         weft_data_release(dx);
         dx = NULL;
         want = 0.0;
+    } else if (strcmp(mode, "reregister") == 0) {
+        weft_data_release(dx);
+        dx = weft_data_register(ctx, WEFT_DOUBLE, x, 2, 2, 2, 0);
+        REQUIRE(dx != NULL);
+        if (mine) x[0] = 500.0;
+        CHECK(round_of(ctx, dx, host, 1) == 0);
+        CHECK(round_of(ctx, dy, host, 1) == 0);
+        want = 501.0;
     } else {
         REQUIRE(strcmp(mode, "fini") == 0);
         dx = NULL; /* never released: fini writes it back */

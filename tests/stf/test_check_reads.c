@@ -4,7 +4,8 @@
  * the reads were quietly changed). A chain on 1 or more ranks: x (owned by
  * rank 0) read by "add" tasks that sum it into y (owned by the last rank),
  * the second of them on the last rank also writing x[0] when its value
- * says so. Argument 1: "bad" (that write) or "good"; argument 2: "set"
+ * says so. Argument 1: "bad" (that write), "negate" (its two first
+ * elements negated, a write the tile's hash missed) or "good"; argument 2: "set"
  * turns check_reads on with weft_param_set after weft_init (it is live).
  * Argument 1 "batch": one rank, a batched class on an emu device.
  * Prints "test_check_reads rank R: wait=W y=Y x=X" (run_expect.sh checks),
@@ -21,7 +22,11 @@ static int add(weft_task_t *t)
     if (weft_task_value_get(t, 0, &bad, sizeof bad) != 0) return -1;
     double *x = weft_task_ptr(t, 0), *y = weft_task_ptr(t, 1);
     for (int i = 0; i < weft_task_rows(t, 0); i++) y[i] += x[i];
-    if (bad) x[0] += 1000; /* the mistake: flow 0 is WEFT_R */
+    if (bad == 1) x[0] += 1000; /* the mistake: flow 0 is WEFT_R */
+    if (bad == 2) {             /* two sign bits flipped: cancelled in the hash before */
+        x[0] = -x[0];
+        x[1] = -x[1];
+    }
     return 0;
 }
 
@@ -96,7 +101,9 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     int me = weft_rank(ctx), R = weft_nranks(ctx);
-    int bad = argc > 1 && strcmp(argv[1], "bad") == 0;
+    int bad = argc > 1 && strcmp(argv[1], "bad") == 0      ? 1
+              : argc > 1 && strcmp(argv[1], "negate") == 0 ? 2
+                                                           : 0;
     if (argc > 2 && strcmp(argv[2], "set") == 0)
         CHECK(weft_param_set(ctx, "check_reads", "1") == WEFT_SUCCESS);
     double x[5] = {1, 2, 3, 4, 5}, y[5] = {0};
@@ -114,7 +121,7 @@ int main(int argc, char **argv)
     weft_data_t *dy = weft_data_register(ctx, WEFT_DOUBLE, me == R - 1 ? y : NULL, 5, 1, 5, R - 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "reads");
     for (int k = 0; k < 3; k++) {
-        int mine = bad && k == 1;
+        int mine = k == 1 ? bad : 0;
         /* On an emu device when the rank has one (its copies are host memory). */
         CHECK(weft_insert_task(tp, &add_class, WEFT_R, dx, WEFT_RW, dy, WEFT_VALUE, &mine,
                                sizeof mine, WEFT_ON_RANK, R - 1, WEFT_DEVICE_HINT,
