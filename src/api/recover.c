@@ -42,6 +42,23 @@ static int any_failure(weft_taskpool_t *tp)
 
 /* The keys of the data whose final version this rank, their owner, lost;
  * every rank's, in rank order, into *out (malloc'ed), their count *n. */
+/* Under d's lock: whether every copy here at d's newest version is on a
+ * device that failed (a version its task made there and only there, that
+ * another rank may still hold: it was said lost, and the next taskpool
+ * failed on it for good). */
+static int newest_on_dead_device_locked(const weft_data_t *d)
+{
+    const weft_devices_t *devs = d->ctx->devices;
+    int dead = 0;
+    for (int i = 0; i < WEFT_MAX_DEVICES; i++) {
+        const weft_data_copy_t *c = d->copies[i];
+        if (!c || !weft_data_copy_is_newest_locked((weft_data_t *)d, c)) continue;
+        if (i == 0 || !devs || i > devs->n || !weft_device_is_broken(devs->dev[i])) return 0;
+        dead = 1;
+    }
+    return dead;
+}
+
 static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
 {
     weft_context_t *ctx = tp->ctx;
@@ -50,7 +67,8 @@ static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
     for (size_t i = 0; mine && i < tp->touched.n; i++) {
         weft_data_t *d = weft_taskpool_touched(tp, i);
         weft_data_lock(d);
-        if (d->owner_rank == ctx->rank && d->lost) mine[k++] = d->key;
+        if (d->owner_rank == ctx->rank && (d->lost || newest_on_dead_device_locked(d)))
+            mine[k++] = d->key;
         weft_data_unlock(d);
     }
     int rc = weft_keyset_allgather(ctx, mine, mine ? k : -1, out, n, RECOVER_WHERE);
@@ -144,8 +162,19 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
                    rc != WEFT_SUCCESS ? weft_strerror(rc) : "another rank failed to take part",
                    d->owner_rank);
     /* Newer than the owner's, or any when a body that failed on the owner
-     * may have changed the owner's bytes (they were kept silently). */
-    if (ok && me == d->owner_rank && (v > d->version || d->lost_bytes)) {
+     * may have changed the owner's bytes (they were kept silently), or
+     * when the owner's copies of its version died with a device. */
+    int dead = 0;
+    if (ok && me == d->owner_rank) {
+        weft_data_lock(d);
+        dead = newest_on_dead_device_locked(d);
+        weft_data_unlock(d);
+    }
+    if (dead)
+        weft_warn("data %llu: its version v%u, lost here with the device that failed, comes home "
+                  "from rank %d",
+                  (unsigned long long)d->key, v, from);
+    if (ok && me == d->owner_rank && (v > d->version || d->lost_bytes || dead)) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);
         if (rc == WEFT_SUCCESS) {
             weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);

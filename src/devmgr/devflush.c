@@ -161,8 +161,11 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d, int keep_older)
          * held, an older version. */
         snprintf(what, sizeof what,
                  "the write-back of data %llu into user memory failed: its newest version v%u "
-                 "is lost with the device that held it; the memory holds an older version",
-                 (unsigned long long)d->key, d->version);
+                 "is lost with the device that held it; the memory holds an older version%s",
+                 (unsigned long long)d->key, d->version,
+                 d->ctx->nranks > 1 ? " unless another rank holds it (said below when it comes "
+                                      "home)"
+                                    : "");
         weft_error("taskpool %s: %s", tp->name, what);
         weft_failure_note(tp, rc, what);
         pending_drop(d);
