@@ -99,7 +99,9 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
 /* Collective. A taskpool with tasks inserted or refused since its last
  * wait (a refusal counts: every rank then decides alike) is named in an
- * error and waited for (in creation order, on every rank); taskpools not freed
+ * error and waited for (a refused insertion itself returned its error to
+ * the program and is not reported again: the waits and weft_fini return
+ * what the tasks that were inserted did) (in creation order, on every rank); taskpools not freed
  * are freed (their handles become invalid). The ranks then agree that all
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
@@ -181,10 +183,12 @@ typedef enum weft_dtype {
 } weft_dtype_t;
 
 /* The type of elements of `bytes` bytes, e.g. weft_dtype_struct(sizeof
- * (struct particle)): rows then count structs, not bytes. */
+ * (struct particle)): rows then count structs, not bytes. A size past
+ * 65535 gives a type every call refuses, 2^30 and more alike (it wrapped
+ * through int: 2^32 + 8 bytes made a valid type of 8). */
 static inline weft_dtype_t weft_dtype_struct(size_t bytes)
 {
-    return (weft_dtype_t)(WEFT_DTYPE_STRUCT + (int)bytes);
+    return (weft_dtype_t)(WEFT_DTYPE_STRUCT + (bytes < (1u << 30) ? (int)bytes : (1 << 30)));
 }
 /* Bytes of one element of type t; 0 for a value that is no type. Any
  * thread. */
@@ -251,7 +255,12 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
  * is not a rank, a NULL pointer or ld < rows on the owner, or a bad type
  * or size; a refusal on the owner only (its pointer) is named on every
- * rank at that next wait or weft_fini, as a registration on some ranks. */
+ * rank at that next wait or weft_fini, as a registration on some ranks.
+ * The size is not checked against the memory behind ptr. A tile whose one
+ * column (rows x element bytes) passes 2 GiB, an MPI count, is accepted
+ * but cannot move between ranks: each such move fails its task, named
+ * ("a column of it is N bytes"); tiles of several columns move in pieces
+ * of whole columns at any size. */
 WEFT_API weft_data_t *weft_data_register(weft_context_t *ctx, weft_dtype_t type, void *ptr,
                                          int rows, int cols, int64_t ld, int owner_rank);
 
@@ -368,6 +377,9 @@ typedef struct weft_task_class {
 /* Access modes and argument tags of weft_insert_task. */
 enum {
     WEFT_R = 0x1,
+    /* Write only: the flow's contents are unspecified when the body starts
+     * (an older version on the host, anything on a device): write every
+     * element, or use WEFT_RW. */
     WEFT_W = 0x2,
     WEFT_RW = 0x3,
     /* Commutative accumulation into a data with a reduction

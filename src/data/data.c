@@ -34,12 +34,12 @@ size_t weft_dtype_size(weft_dtype_t t)
 int weft_dtype_check(const char *call, weft_dtype_t type)
 {
     if (weft_dtype_size(type) > 0) return WEFT_SUCCESS;
-    long long bytes = (long long)type - WEFT_DTYPE_STRUCT;
-    if ((long long)type >= WEFT_DTYPE_STRUCT)
-        /* weft_dtype_struct(0) or (65536 and up): the size is the mistake. */
-        weft_error("%s: element type %d is weft_dtype_struct(%lld): a struct element holds 1 "
+    /* Through int: the enum may be unsigned, and -1 read as a struct. */
+    long long bytes = (long long)(int)type - WEFT_DTYPE_STRUCT;
+    if (bytes >= 0) /* weft_dtype_struct(0) or (65536 and up): the size is the mistake. */
+        weft_error("%s: element type %d is weft_dtype_struct(%lld%s): a struct element holds 1 "
                    "to 65535 bytes",
-                   call, (int)type, bytes);
+                   call, (int)type, bytes, bytes == (1 << 30) ? " or more" : "");
     else
         weft_error("%s: element type %d is not a weft_dtype_t: pass WEFT_DOUBLE, WEFT_FLOAT, "
                    "WEFT_BYTE, WEFT_INT32, WEFT_INT64 or weft_dtype_struct(bytes), 1 <= bytes "

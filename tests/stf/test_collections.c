@@ -203,6 +203,9 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &bad) == NULL);
     CHECK(weft_data_new(ctx, weft_dtype_struct(0), 1, 1, 0) == NULL);
     CHECK(weft_data_new(ctx, weft_dtype_struct(70000), 1, 1, 0) == NULL);
+    /* Past int: 2^32 + 8 bytes made a valid 8-byte type (a stranger's). */
+    CHECK(weft_data_new(ctx, weft_dtype_struct(((size_t)1 << 32) + 8), 1, 1, 0) == NULL);
+    CHECK(weft_data_new(ctx, (weft_dtype_t)-1, 1, 1, 0) == NULL);
     CHECK(weft_vector_new(ctx, WEFT_DOUBLE, 0, 4) == NULL);
     double x = 0;
     CHECK(weft_data_register(ctx, (weft_dtype_t)99, &x, 1, 1, 1, 0) == NULL);
@@ -221,6 +224,9 @@ static void bad_input(weft_context_t *ctx)
     CHECK(captured("weft_data_new: element type 65536 is weft_dtype_struct(0): a struct element "
                    "holds 1 to 65535 bytes"));
     CHECK(captured("weft_data_new: element type 135536 is weft_dtype_struct(70000)"));
+    CHECK(captured(
+        "weft_data_new: element type 1073807360 is weft_dtype_struct(1073741824 or more)"));
+    CHECK(captured("weft_data_new: element type -1 is not a weft_dtype_t"));
     CHECK(captured("weft_data_register: element type 99 is not a weft_dtype_t"));
     CHECK(captured("weft_data_new: a tile of -3 x 1 elements: rows and cols must be positive"));
     /* Named by the call (a stranger's report: "matrix: size 0 x 1"). */
