@@ -135,6 +135,7 @@ int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, in
         return WEFT_ERR_INTERNAL;
     }
     d->host_access = mode;
+    if (!(mode & WEFT_R)) weft_devexec_flush_give_up(d);
     /* check_reads: a write through a read acquire's pointer reaches only
      * the host copy (device copies and other ranks keep the version), so
      * it is looked for at the release. */

@@ -216,6 +216,8 @@ enum {
     /* The owner lost its bytes, but its stale host copy holds an older
      * version intact (weft_data_older_host_locked), also in FACT_OWNER. */
     FACT_OWNER_OLDER,
+    /* The owner's copies at its version were all on devices that failed. */
+    FACT_OWNER_DEAD,
     NFACTS
 };
 
@@ -223,11 +225,14 @@ static void facts_of(const weft_data_t *d, int me, int *f)
 {
     f[FACT_MISSING] = d == NULL;
     f[FACT_DESTROYED] = f[FACT_OWNER] = f[FACT_OWNER_GONE] = f[FACT_NOT_NEW] = 0;
-    f[FACT_USER_MEM] = f[FACT_OWNER_OLDER] = 0;
+    f[FACT_USER_MEM] = f[FACT_OWNER_OLDER] = f[FACT_OWNER_DEAD] = 0;
     if (!d) return;
     f[FACT_NOT_NEW] = !(d->flags & WEFT_DATA_NEW);
     weft_data_lock((weft_data_t *)d);
-    if (d->owner_rank == me) f[FACT_USER_MEM] = weft_data_in_user_memory(d);
+    if (d->owner_rank == me) {
+        f[FACT_USER_MEM] = weft_data_in_user_memory(d);
+        f[FACT_OWNER_DEAD] = newest_on_dead_device_locked(d);
+    }
     if (d->lost_bytes) f[FACT_DESTROYED] = (int)d->version + 1;
     const weft_data_copy_t *older =
         d->owner_rank == me ? weft_data_older_host_locked((weft_data_t *)d) : NULL;
@@ -246,8 +251,11 @@ static void facts_of(const weft_data_t *d, int me, int *f)
  * named the later body, whose bytes were on another rank), else the last
  * one's there (not always the body that wrote `gone` next: a later write
  * that failed on the owner left its own; fuzzers' findings). user_mem:
- * that copy is the user's memory, said alike on every rank. */
-static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone, int user_mem)
+ * that copy is the user's memory, said alike on every rank; dead: it was
+ * on a device that failed (it was said to be the next start, and every
+ * reader then failed on it as lost). */
+static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone, int user_mem,
+                     int dead)
 {
     char mem[96] = "";
     if (user_mem)
@@ -263,6 +271,11 @@ static void say_gone(const weft_data_t *d, int gone, int keep, int owner_gone, i
                   "what an earlier failed task left in place of v%d: no good version is left, the "
                   "next taskpool starts from that copy%s",
                   (unsigned long long)d->key, gone - 1, d->owner_rank, owner_gone - 1, mem);
+    else if (dead) /* that copy is gone too: readers fail, naming the device */
+        weft_warn("data %llu: its version v%d was held only where the task that wrote it next "
+                  "failed, on a device that failed with it: no version is left, the data has no "
+                  "contents until a task or a host acquire writes it with WEFT_W",
+                  (unsigned long long)d->key, gone - 1);
     else
         weft_warn("data %llu: its version v%d%s was held only where the task that wrote it next "
                   "failed, which may have changed its bytes: no good version is left, the next "
@@ -279,7 +292,8 @@ static void say_destroyed(const weft_data_t *d, const int *f, int offered)
 {
     int keep = f[FACT_OWNER] > offered ? f[FACT_OWNER] : offered;
     if (f[FACT_DESTROYED] > keep)
-        say_gone(d, f[FACT_DESTROYED], keep, f[FACT_OWNER_GONE], f[FACT_USER_MEM]);
+        say_gone(d, f[FACT_DESTROYED], keep, f[FACT_OWNER_GONE], f[FACT_USER_MEM],
+                 f[FACT_OWNER_DEAD]);
 }
 
 /* A NEW data of which no version is left on any rank: its first writer
@@ -418,6 +432,7 @@ static void recover_alone(weft_taskpool_t *tp)
         if ((d->flags & WEFT_DATA_RELEASED) && !released_user_data(d)) continue;
         weft_data_lock(d);
         int gone = d->lost_bytes ? (int)d->version + 1 : 0, is_new = d->flags & WEFT_DATA_NEW;
+        int dead = newest_on_dead_device_locked(d);
         weft_data_unlock(d);
         /* A NEW data's version 0 is no contents (its first writer failed),
          * or initial contents the failed body wrote into: made again, as
@@ -425,7 +440,7 @@ static void recover_alone(weft_taskpool_t *tp)
         if (gone == 1 && is_new)
             none_left(d, gone);
         else if (gone > 0) /* the one rank owns it */
-            say_gone(d, gone, restore_older(d), gone, weft_data_in_user_memory(d));
+            say_gone(d, gone, restore_older(d), gone, weft_data_in_user_memory(d), dead);
     }
 }
 

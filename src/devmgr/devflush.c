@@ -250,6 +250,15 @@ void weft_devexec_flush_release(weft_data_t *d)
     if (rc != WEFT_SUCCESS) give_up_released(d, rc, "weft_data_release");
 }
 
+void weft_devexec_flush_give_up(weft_data_t *d)
+{
+    if (!(d->flags & WEFT_DATA_WB_PENDING)) return;
+    weft_warn("data %llu: the host acquire with WEFT_W gives up its pending write-back (version "
+              "v%u): what the program writes now is the newest version",
+              (unsigned long long)d->key, d->version);
+    pending_drop(d);
+}
+
 int weft_devexec_flush_fini(weft_context_t *ctx, int retry)
 {
     int first = WEFT_SUCCESS;

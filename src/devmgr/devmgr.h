@@ -171,9 +171,14 @@ void weft_devexec_flush(struct weft_taskpool *tp);
  * go back to their older version (a rank without the data's handle, a
  * collective that failed) get their final version written back as any. */
 void weft_devexec_flush_kept(struct weft_taskpool *tp);
-/* At d's release: tries again its pending write-back, if any (logged
- * when it fails; d stays pending, for the next wait and weft_fini). */
+/* At d's release: tries again its pending write-back, if any, the last
+ * try (its failure is logged as a lost version and recorded as the
+ * context's error; the memory is the user's after the release). */
 void weft_devexec_flush_release(weft_data_t *d);
+/* A host acquire of d with WEFT_W (no read): what the program writes is
+ * the newest version, so a pending write-back is given up, said (the next
+ * wait called it "settled"). Main thread. */
+void weft_devexec_flush_give_up(weft_data_t *d);
 /* At weft_fini, before the devices stop: the last try of every pending
  * write-back (none when retry is 0: the devices stopped early after a
  * disagreement); a failure is logged as a lost version and recorded as the

@@ -21,6 +21,9 @@
  *   lost     copy 5 fails too: the release, the last try, names the
  *            version lost, x keeps 0 (weft_fini tried again, after the
  *            memory had gone back to the user);
+ *   acquire_w  a write acquire gives up the pending version, said; the
+ *            user's 100 plus a task's 1 (the next wait called the
+ *            given-up write-back "settled");
  *   reregister  the same, then the user registers x's memory anew,
  *            writes 500 there and a task adds 1: 501 stays through a
  *            later wait (before, that wait's retry of the released
@@ -101,6 +104,16 @@ int main(int argc, char **argv)
         weft_data_release(dx);
         dx = NULL;
         want = 0.0;
+    } else if (strcmp(mode, "acquire_w") == 0) {
+        void *p = NULL;
+        if (mine) {
+            CHECK(weft_data_host_acquire(dx, WEFT_W, &p, NULL) == 0);
+            CHECK(p == x);
+            x[0] = 100.0;
+            CHECK(weft_data_host_release(dx) == 0);
+        }
+        CHECK(round_of(ctx, dx, host, 1) == 0);
+        want = 101.0;
     } else if (strcmp(mode, "reregister") == 0) {
         weft_data_release(dx);
         dx = weft_data_register(ctx, WEFT_DOUBLE, x, 2, 2, 2, 0);
