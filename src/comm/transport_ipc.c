@@ -95,14 +95,19 @@ static int ipc_describe(weft_comm_t *c, void *state, const weft_data_copy_t *cp,
 
 /* A local device that can pull from an ipc-mapped zone of type `type` into
  * a copy on `target`. */
+/* A device that failed pulls nothing: each move through it failed, warned,
+ * and was staged instead, wave after wave (a stranger's report). */
+static int ipc_can_pull(const weft_device_t *d, int type)
+{
+    return (int)d->ops->type == type && (d->caps & WEFT_DEVCAP_IPC) && !weft_device_is_broken(d);
+}
+
 static weft_device_t *ipc_device(weft_comm_t *c, int type, int target)
 {
     weft_device_t *t = weft_comm__device(c, target);
-    if (t) return (int)t->ops->type == type && (t->caps & WEFT_DEVCAP_IPC) ? t : NULL;
-    for (int i = 1; i <= c->cfg.ndevices; i++) {
-        weft_device_t *d = c->cfg.devices[i];
-        if ((int)d->ops->type == type && (d->caps & WEFT_DEVCAP_IPC)) return d;
-    }
+    if (t) return ipc_can_pull(t, type) ? t : NULL;
+    for (int i = 1; i <= c->cfg.ndevices; i++)
+        if (ipc_can_pull(c->cfg.devices[i], type)) return c->cfg.devices[i];
     return NULL;
 }
 
