@@ -126,9 +126,10 @@ WEFT_API int weft_matrix_local_count(const weft_matrix_t *A);
 WEFT_API weft_data_t *weft_matrix_local_tile(weft_matrix_t *A, int k, int *i, int *j);
 
 /* Collective, between taskpools; for checks and I/O, not for the hot
- * path (every tile goes through host memory and one MPI_Gatherv or
- * MPI_Scatterv, or rounds of them past 2 GiB; the root holds a packed
- * copy of the matrix besides buf). weft_matrix_gather copies the newest version of every
+ * path (every tile goes through host memory and MPI_Gatherv or
+ * MPI_Scatterv, in rounds of at most 256 MiB at the root; the root holds
+ * a packed copy of the matrix besides buf and its own tiles, and each
+ * other rank a packed copy of its tiles). weft_matrix_gather copies the newest version of every
  * tile into buf on rank root (the whole m x n matrix, column-major,
  * leading dimension ldb >= m, in elements); weft_matrix_scatter sets every
  * tile from buf on rank root (the tiles' device copies become stale, as

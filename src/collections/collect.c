@@ -91,6 +91,9 @@ static void local_walk(const weft_matrix_t *A, char *packed, int to_packed)
 
 int weft_collect__round_bytes = 0;
 
+#define COLLECT_SLABS ((int64_t)256 << 20)
+#define COLLECT_MIN_CHUNK ((int64_t)64 << 10)
+
 /* One round: bytes [at, at + chunk) of each rank's packed part, through
  * the root's slab of chunk bytes a rank (the counts and offsets of one
  * round fit an int). */
@@ -105,14 +108,18 @@ static int round_trip(const weft_matrix_t *A, const collect_t *c, const int64_t 
         n[r] = (int)(left < chunk ? left : chunk);
         d[r] = r * chunk;
     }
+    /* The root's own part is in place in `all` (mine points there): it
+     * stays out of the slab's copies, and out of the scatter's receive. */
     int rc;
     if (c->scatter) {
-        for (int r = 0; all && r < R; r++) memcpy(slabs + d[r], all + displs[r] + at, (size_t)n[r]);
-        rc = MPI_Scatterv(slabs, n, d, MPI_BYTE, mine + at, n[me], MPI_BYTE, c->root, ctx->comm);
+        for (int r = 0; all && r < R; r++)
+            if (r != me) memcpy(slabs + d[r], all + displs[r] + at, (size_t)n[r]);
+        rc = MPI_Scatterv(slabs, n, d, MPI_BYTE, all ? MPI_IN_PLACE : mine + at, n[me], MPI_BYTE,
+                          c->root, ctx->comm);
     } else {
         rc = MPI_Gatherv(mine + at, n[me], MPI_BYTE, slabs, n, d, MPI_BYTE, c->root, ctx->comm);
         for (int r = 0; all && rc == MPI_SUCCESS && r < R; r++)
-            memcpy(all + displs[r] + at, slabs + d[r], (size_t)n[r]);
+            if (r != me) memcpy(all + displs[r] + at, slabs + d[r], (size_t)n[r]);
     }
     return rc;
 }
@@ -127,10 +134,16 @@ static int move(const weft_matrix_t *A, const collect_t *c, const int64_t *count
     int me = ctx->rank, R = ctx->nranks;
     int64_t total = displs[R - 1] + counts[R - 1], most = 0;
     for (int r = 0; r < R; r++) most = counts[r] > most ? counts[r] : most;
+    /* The root's slabs (chunk bytes a rank) stay within COLLECT_SLABS in
+     * all: a round as wide as the largest part doubled the root's memory
+     * on top of the packed matrix (a stranger measured 4.9 times the
+     * matrix on one rank with the root's own part packed apart). */
     int64_t limit = weft_collect__round_bytes > 0 ? weft_collect__round_bytes : INT_MAX / R;
+    if (weft_collect__round_bytes <= 0 && COLLECT_SLABS / R < limit)
+        limit = COLLECT_SLABS / R > COLLECT_MIN_CHUNK ? COLLECT_SLABS / R : COLLECT_MIN_CHUNK;
     int chunk = (int)(most < limit ? (most > 0 ? most : 1) : limit);
-    char *mine = malloc(counts[me] ? (size_t)counts[me] : 1);
     char *all = me == c->root ? malloc(total ? (size_t)total : 1) : NULL;
+    char *mine = all ? all + displs[me] : malloc(counts[me] ? (size_t)counts[me] : 1);
     char *slabs = me == c->root ? malloc((size_t)chunk * (size_t)R) : NULL;
     int *n = malloc(2 * sizeof(int) * (size_t)R);
     if (!mine || !n || (me == c->root && (!all || !slabs))) {
@@ -147,7 +160,7 @@ static int move(const weft_matrix_t *A, const collect_t *c, const int64_t *count
     if (!c->scatter && all && rc == MPI_SUCCESS) root_walk(A, c, all, displs);
     free(n);
     free(slabs);
-    free(mine);
+    if (!all) free(mine);
     free(all);
     if (rc == MPI_SUCCESS) return WEFT_SUCCESS;
     weft_error("%s: MPI failed moving the tiles", c->call);
