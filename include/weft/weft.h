@@ -246,9 +246,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * release (or the wait of a taskpool using the data when it was released)
  * is the last try: the memory is the user's after it, and a failure there
  * names the version lost (weft_fini returns the error).
- * The owner's memory (rows x cols elements ld apart, first to last byte)
- * must not overlap that of a live registration or wrapped matrix of this
- * rank: such a registration is refused (NULL) after an error naming both
+ * The owner's memory (cols columns of rows elements, ld apart) must not
+ * share a byte with that of a live registration or wrapped matrix of this
+ * rank (the columns' bytes count, not the span from first to last: the
+ * tiles of one column-major array share none, and are accepted): such a registration is refused (NULL) after an error naming both
  * data (docs/SEMANTICS.md 1). A registration on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
