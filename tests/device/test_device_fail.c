@@ -6,7 +6,9 @@
  * get the error from the wait of the taskpool where it happened, get an
  * error (not a hang) from the wait of a later taskpool, see the tiles whose
  * newest version was only on the dead device named as lost, and get an
- * error from weft_fini, which must return. The lines are checked by
+ * error from weft_fini, which must return. On 2 ranks a version the other
+ * rank received before the device died comes home instead, and the later
+ * waves then succeed. The lines are checked by
  * run_expect.sh (tests/device/CMakeLists.txt).
  *
  * Usage: test_device_fail [weft parameters]. Data: NT registered tiles of
@@ -96,8 +98,13 @@ int main(int argc, char **argv)
      * aimed at a class count on rank 0 and tile 0 is always lost. */
     int rc3 = wave(ctx, d, "moves", 0, nranks == 1 ? NT / 2 : 1);
     CHECK(rc1 != 0);
-    CHECK(rc2 != 0);
-    CHECK(rc3 != 0);
+    /* On 2 ranks rank 1 may have received tile 0's newest version before
+     * the device died (which of the two chains completes last varies): the
+     * first wait then brings it home, and the later waves succeed; else
+     * they fail. */
+    int home = nranks == 2 && rc2 == 0;
+    CHECK(home || rc2 != 0);
+    CHECK(home ? rc3 == 0 : rc3 != 0);
     if (weft_ndevices(ctx) >= 2) {
         /* Every tile bumped on device 2, which works: the tiles whose
          * newest version only the dead device 1 held must not be read out
