@@ -4,8 +4,12 @@
  * Bookkeeping:
  * - every block (free or live) is a node in a doubly-linked list ordered by
  *   address, so a freed block finds its neighbours for merging in O(1);
- * - free blocks are also on an unordered free list, so best fit scans only
- *   the free blocks, not the live ones;
+ * - free blocks are also on segregated free lists, one a size class (16
+ *   classes a power of two, a bitmap of the classes in use), so a fit looks
+ *   at the blocks of the request's own class (a bounded number of them) and
+ *   then at one class above, never at every free block: the one unordered
+ *   list it was took 1 ms an allocation behind 40,000 small holes (a
+ *   stranger's measurement);
  * - live blocks are indexed by offset in an open-addressing hash table
  *   (linear probing, backward-shift deletion), so free() needs no scan and
  *   rejects pointers it did not hand out.
@@ -19,6 +23,12 @@
 #include <stdlib.h>
 
 #define ZONE_INDEX_MIN_SLOTS 64u
+/* Sizes under 16 have a class each; from 16 up, 16 classes a power of two. */
+#define ZONE_NCLASSES (16 + 60 * 16)
+#define ZONE_CLASS_WORDS ((ZONE_NCLASSES + 63) / 64)
+/* The most blocks of the request's own class a fit looks at (they may be
+ * smaller than the request: the class is a range). */
+#define ZONE_FIT_SCAN 64
 
 typedef struct zone_block {
     size_t offset; /* from the zone's aligned start */
@@ -39,7 +49,8 @@ struct weft_zone {
     size_t capacity;
     size_t alignment;
     zone_block_t *head; /* lowest address */
-    zone_block_t *free_head;
+    zone_block_t *free_head[ZONE_NCLASSES];
+    uint64_t classes_used[ZONE_CLASS_WORDS]; /* bit c: free_head[c] != NULL */
     size_t nfree;
     size_t used, peak;
     zone_slot_t *slots;  /* index of live blocks */
@@ -139,31 +150,65 @@ static void index_remove_at(weft_zone_t *z, size_t hole)
 
 /* ---- block lists --------------------------------------------------------- */
 
+static unsigned size_class(size_t size)
+{
+    if (size < 16) return (unsigned)size;
+    unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)size); /* >= 4 */
+    return 16u + (k - 4u) * 16u + (unsigned)((size >> (k - 4u)) & 15u);
+}
+
+static void class_mark(weft_zone_t *z, unsigned c, int used)
+{
+    uint64_t bit = 1ULL << (c % 64);
+    if (used)
+        z->classes_used[c / 64] |= bit;
+    else
+        z->classes_used[c / 64] &= ~bit;
+}
+
+/* The first class above c with a free block, ZONE_NCLASSES when none. */
+static unsigned class_next(const weft_zone_t *z, unsigned c)
+{
+    unsigned from = c + 1;
+    for (unsigned w = from / 64; w < ZONE_CLASS_WORDS; w++) {
+        uint64_t bits = z->classes_used[w];
+        if (w == from / 64) bits &= ~0ULL << (from % 64);
+        if (bits) return w * 64 + (unsigned)__builtin_ctzll(bits);
+    }
+    return ZONE_NCLASSES;
+}
+
 static void free_list_push(weft_zone_t *z, zone_block_t *b)
 {
+    unsigned c = size_class(b->size);
     b->is_free = 1;
     b->free_prev = NULL;
-    b->free_next = z->free_head;
-    if (z->free_head != NULL) z->free_head->free_prev = b;
-    z->free_head = b;
+    b->free_next = z->free_head[c];
+    if (z->free_head[c] != NULL) z->free_head[c]->free_prev = b;
+    z->free_head[c] = b;
+    class_mark(z, c, 1);
     z->nfree++;
 }
 
+/* b's size must be the one it was pushed with (its class). */
 static void free_list_remove(weft_zone_t *z, zone_block_t *b)
 {
+    unsigned c = size_class(b->size);
     if (b->free_prev != NULL)
         b->free_prev->free_next = b->free_next;
     else
-        z->free_head = b->free_next;
+        z->free_head[c] = b->free_next;
     if (b->free_next != NULL) b->free_next->free_prev = b->free_prev;
+    if (z->free_head[c] == NULL) class_mark(z, c, 0);
     b->free_prev = b->free_next = NULL;
     b->is_free = 0;
     z->nfree--;
 }
 
-/* Cut b (free, larger than need) in two: b keeps the first need bytes, spare
- * becomes the free rest right after it. Handing out the front keeps live
- * blocks packed towards low addresses and the large free space together. */
+/* Cut b (taken off the free lists, larger than need) in two: b keeps the
+ * first need bytes, spare becomes the free rest right after it. Handing out
+ * the front keeps live blocks packed towards low addresses and the large
+ * free space together. */
 static void block_split(weft_zone_t *z, zone_block_t *b, size_t need, zone_block_t *spare)
 {
     spare->offset = b->offset + need;
@@ -176,27 +221,44 @@ static void block_split(weft_zone_t *z, zone_block_t *b, size_t need, zone_block
     free_list_push(z, spare);
 }
 
-/* b and b->next are both free: b absorbs its successor. */
-static void block_merge_next(weft_zone_t *z, zone_block_t *b)
+/* b absorbs its successor; neither is on a free list. */
+static void block_absorb_next(zone_block_t *b)
 {
     zone_block_t *n = b->next;
     b->size += n->size;
     b->next = n->next;
     if (n->next != NULL) n->next->prev = b;
-    free_list_remove(z, n);
     free(n);
 }
 
-/* Smallest free block of at least need bytes; an exact fit ends the scan. */
-static zone_block_t *best_fit(const weft_zone_t *z, size_t need)
+/* The smallest block of class c of at least need bytes among its first
+ * `most` (an exact fit ends the look). */
+static zone_block_t *class_fit(const weft_zone_t *z, unsigned c, size_t need, size_t most)
 {
     zone_block_t *best = NULL;
-    for (zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
+    size_t seen = 0;
+    for (zone_block_t *b = z->free_head[c]; b != NULL && seen < most; b = b->free_next, seen++) {
         if (b->size < need || (best != NULL && b->size >= best->size)) continue;
         best = b;
         if (b->size == need) break;
     }
     return best;
+}
+
+/* A free block of at least need bytes: the smallest among the first
+ * ZONE_FIT_SCAN of need's own class, else the smallest among the first
+ * ZONE_FIT_SCAN of the next class that has any (every one of them fits),
+ * else the whole own class (the only place left), so that a request fails
+ * only when no block fits. Best fit but where a class holds more blocks
+ * than the look takes. */
+static zone_block_t *best_fit(const weft_zone_t *z, size_t need)
+{
+    unsigned c = size_class(need);
+    zone_block_t *b = class_fit(z, c, need, ZONE_FIT_SCAN);
+    if (b != NULL) return b;
+    unsigned up = class_next(z, c);
+    if (up < ZONE_NCLASSES) return class_fit(z, up, need, ZONE_FIT_SCAN);
+    return class_fit(z, c, need, SIZE_MAX);
 }
 
 /* ---- public API ---------------------------------------------------------- */
@@ -277,8 +339,8 @@ void *weft_zone_malloc(weft_zone_t *z, size_t bytes)
         free(spare);
         goto unlock;
     }
-    if (spare != NULL) block_split(z, b, need, spare);
     free_list_remove(z, b);
+    if (spare != NULL) block_split(z, b, need, spare);
     index_insert(z, b);
     z->used += b->size;
     if (z->used > z->peak) z->peak = z->used;
@@ -304,9 +366,17 @@ int weft_zone_free(weft_zone_t *z, void *ptr)
     b = z->slots[slot].block;
     index_remove_at(z, slot);
     z->used -= b->size;
+    /* Merged first, listed once at its final size (its class). */
+    if (b->next != NULL && b->next->is_free) {
+        free_list_remove(z, b->next);
+        block_absorb_next(b);
+    }
+    if (b->prev != NULL && b->prev->is_free) {
+        b = b->prev;
+        free_list_remove(z, b);
+        block_absorb_next(b);
+    }
     free_list_push(z, b);
-    if (b->next != NULL && b->next->is_free) block_merge_next(z, b);
-    if (b->prev != NULL && b->prev->is_free) block_merge_next(z, b->prev);
     rc = WEFT_ZONE_OK;
 unlock:
     zone_unlock(z);
@@ -338,8 +408,12 @@ size_t weft_zone_largest_free(const weft_zone_t *z)
 {
     size_t v = 0;
     zone_lock(z);
-    for (const zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
-        if (b->size > v) v = b->size;
+    /* The highest class in use holds the largest block. */
+    for (int w = ZONE_CLASS_WORDS - 1; w >= 0 && v == 0; w--) {
+        if (!z->classes_used[w]) continue;
+        unsigned c = (unsigned)w * 64 + 63u - (unsigned)__builtin_clzll(z->classes_used[w]);
+        for (const zone_block_t *b = z->free_head[c]; b != NULL; b = b->free_next)
+            if (b->size > v) v = b->size;
     }
     zone_unlock(z);
     return v;
@@ -379,12 +453,20 @@ static int validate_blocks(const weft_zone_t *z, size_t *nfree, size_t *nlive, s
     return expect == z->capacity ? WEFT_ZONE_OK : WEFT_ZONE_ERR_INVALID;
 }
 
+/* Every class's list: linked both ways, its blocks free and of its class,
+ * the bitmap saying which are in use. */
 static size_t count_free_list(const weft_zone_t *z)
 {
     size_t n = 0;
-    for (const zone_block_t *b = z->free_head; b != NULL; b = b->free_next) {
-        if (!b->is_free || (b->free_next != NULL && b->free_next->free_prev != b)) return SIZE_MAX;
-        n++;
+    for (unsigned c = 0; c < ZONE_NCLASSES; c++) {
+        int used = (z->classes_used[c / 64] >> (c % 64)) & 1;
+        if (used != (z->free_head[c] != NULL)) return SIZE_MAX;
+        for (const zone_block_t *b = z->free_head[c]; b != NULL; b = b->free_next) {
+            if (!b->is_free || size_class(b->size) != c ||
+                (b->free_next != NULL && b->free_next->free_prev != b))
+                return SIZE_MAX;
+            n++;
+        }
     }
     return n;
 }

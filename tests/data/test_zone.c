@@ -103,6 +103,43 @@ static void test_best_fit(void)
     free(buf);
 }
 
+/* Many holes of one size class (the fit looks at a bounded number of a
+ * class, then one class up): 200 holes of 4096 bytes and, freed first so
+ * that it comes last in the class's list, one of 4160 (the same class), no
+ * free tail. A request of 4150 bytes lands in it although 200 smaller
+ * holes come before it: a request fails only when no block fits. Frees
+ * merge as before. */
+static void test_many_holes(void)
+{
+    enum { N = 200, H = 4096, BIG = 4160, SEP = 64 };
+    size_t total = (size_t)N * (H + SEP) + BIG + SEP;
+    char *buf = buffer_new(total);
+    weft_zone_t *z = zone_new(buf, total, 64);
+    void *hole[N], *sep[N + 1], *big;
+    for (int i = 0; i < N; i++) {
+        REQUIRE((hole[i] = weft_zone_malloc(z, H)) != NULL);
+        REQUIRE((sep[i] = weft_zone_malloc(z, SEP)) != NULL);
+    }
+    REQUIRE((big = weft_zone_malloc(z, BIG)) != NULL);
+    REQUIRE((sep[N] = weft_zone_malloc(z, SEP)) != NULL);
+    REQUIRE(weft_zone_malloc(z, 1) == NULL); /* full */
+    REQUIRE(weft_zone_free(z, big) == 0);
+    for (int i = 0; i < N; i++) REQUIRE(weft_zone_free(z, hole[i]) == 0);
+    REQUIRE(weft_zone_nblocks_free(z) == N + 1);
+    REQUIRE(weft_zone_largest_free(z) == BIG);
+    REQUIRE(weft_zone_malloc(z, 4150) == big); /* past the bounded look */
+    REQUIRE(weft_zone_malloc(z, 4150) == NULL);
+    void *p = weft_zone_malloc(z, H);
+    REQUIRE(p != NULL && weft_zone_validate(z) == 0);
+    REQUIRE(weft_zone_free(z, p) == 0);
+    for (int i = 0; i <= N; i++) REQUIRE(weft_zone_free(z, sep[i]) == 0);
+    REQUIRE(weft_zone_free(z, big) == 0);
+    REQUIRE(weft_zone_nblocks_free(z) == 1 && weft_zone_largest_free(z) == total);
+    REQUIRE(weft_zone_validate(z) == 0);
+    weft_zone_destroy(z);
+    free(buf);
+}
+
 /* Three blocks that fill the zone; free them in every order and check the
  * free-block count after each step, ending in one block of full size. */
 static void test_merge(void)
@@ -366,6 +403,7 @@ int main(void)
 {
     test_create_args();
     test_best_fit();
+    test_many_holes();
     test_merge();
     test_alignment();
     test_exhaustion();
