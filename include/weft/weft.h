@@ -145,7 +145,8 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * outside the parameter's range (weft-info shows it; docs/SEMANTICS.md
  * 5.4), after an error naming the parameter, the value and the range, and
  * for a NULL name, value or output. weft_param_set changes only what a
- * context reads after weft_init: debug_verbose, leak_report, show_stats,
+ * context reads after weft_init: debug_verbose (the process's: it sets
+ * the verbosity of every context, as each weft_init does), leak_report, show_stats,
  * sched_window, sched_pending_max, progress, watchdog_s, watchdog_abort,
  * redux_lanes, check_reads; any
  * other parameter shaped what weft_init built and is refused (set it in
@@ -248,8 +249,10 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * names the version lost (weft_fini returns the error).
  * The owner's memory (cols columns of rows elements, ld apart) must not
  * share a byte with that of a live registration or wrapped matrix of this
- * rank (the columns' bytes count, not the span from first to last: the
- * tiles of one column-major array share none, and are accepted): such a registration is refused (NULL) after an error naming both
+ * context on this rank (the columns' bytes count, not the span from first
+ * to last: the tiles of one column-major array share none, and are
+ * accepted; another context of the process is not looked at: keep two
+ * contexts' memory apart): such a registration is refused (NULL) after an error naming both
  * data (docs/SEMANTICS.md 1). A registration on some ranks only is found at the
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")

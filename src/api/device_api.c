@@ -18,21 +18,9 @@ int weft_device_type(const weft_context_t *ctx, int index)
     return index == 0 ? WEFT_DEV_CPU : (int)ctx->devices->dev[index]->ops->type;
 }
 
-int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_counters_t *out)
+/* Device index's counters now (ctx's devices open). */
+static void read_counters(const weft_context_t *ctx, int index, weft_device_counters_t *out)
 {
-    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_counters_get", 1))
-        return WEFT_ERR_INVALID;
-    if (index < 1 || index > ctx->ndevices) {
-        weft_error("weft_device_counters_get: device %d is not an accelerator of this rank (1..%d; "
-                   "0 is the host, which has no device counters)",
-                   index, ctx->ndevices);
-        return WEFT_ERR_INVALID;
-    }
-    if (!out) {
-        weft_error("argument 3 of weft_device_counters_get is NULL: pass a "
-                   "weft_device_counters_t to fill");
-        return WEFT_ERR_INVALID;
-    }
     weft_device_t *dev = ctx->devices->dev[index];
     weft_device_stats_t *s = &dev->stats;
     *out = (weft_device_counters_t){
@@ -53,7 +41,43 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
         .prefetches_unused = atomic_load(&s->prefetches_unused),
         .launched_ahead = atomic_load(&s->launched_ahead),
     };
-    return WEFT_SUCCESS;
+}
+
+void weft_context_keep_device_counters(weft_context_t *ctx)
+{
+    pthread_mutex_lock(&ctx->readers_lock);
+    for (int i = 1; i <= ctx->ndevices && i < WEFT_MAX_DEVICES; i++)
+        read_counters(ctx, i, &ctx->device_final[i]);
+    ctx->ndevices_final = ctx->ndevices;
+    ctx->devices_gone = 1;
+    pthread_mutex_unlock(&ctx->readers_lock);
+}
+
+int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_counters_t *out)
+{
+    if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_device_counters_get", 1))
+        return WEFT_ERR_INVALID;
+    if (!out) {
+        weft_error("argument 3 of weft_device_counters_get is NULL: pass a "
+                   "weft_device_counters_t to fill");
+        return WEFT_ERR_INVALID;
+    }
+    /* Under the lock: weft_fini on another thread may be closing the
+     * devices; once closed, their last counters. */
+    weft_context_t *c = (weft_context_t *)ctx;
+    pthread_mutex_lock(&c->readers_lock);
+    int n = ctx->devices_gone ? ctx->ndevices_final : ctx->ndevices;
+    int ok = index >= 1 && index <= n;
+    if (ok && ctx->devices_gone)
+        *out = ctx->device_final[index];
+    else if (ok)
+        read_counters(ctx, index, out);
+    pthread_mutex_unlock(&c->readers_lock);
+    if (ok) return WEFT_SUCCESS;
+    weft_error("weft_device_counters_get: device %d is not an accelerator of this rank (1..%d; "
+               "0 is the host, which has no device counters)",
+               index, n);
+    return WEFT_ERR_INVALID;
 }
 
 static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }

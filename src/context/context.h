@@ -22,6 +22,7 @@
 #include "util/vec.h"
 #include "util/blas_threads.h"
 #include "weft/weft.h"
+#include "weft/weft_stats.h"
 
 /* A range of user memory weft_host_pin page-locked (api/device_api.c). */
 typedef struct weft_pin_range {
@@ -105,6 +106,16 @@ struct weft_context {
     long taskpools_made;  /* numbers taskpools from 1 */
     /* Matrices not freed (main thread): weft_fini marks them ended. */
     weft_vec_t matrices; /* weft_matrix_t * */
+    /* The counters' any-thread readers (weft_stats_get,
+     * weft_device_counters_get) against weft_fini taking their sources
+     * away (a monitor thread's read crashed inside a closing device): the
+     * last values are kept here once their source goes, under this lock,
+     * which is never destroyed (the context outlives weft_fini). */
+    int params_rc; /* weft_params_load's, in weft_runtime_start_mpi */
+    pthread_mutex_t readers_lock;
+    int comm_gone, devices_gone, ndevices_final;
+    weft_comm_counters_t comm_final;
+    weft_device_counters_t device_final[WEFT_MAX_DEVICES];
     /* Live data, for the leak report (main thread + destroy under lock). */
     pthread_mutex_t live_lock;
     weft_vec_t live; /* weft_data_t * */
@@ -125,6 +136,12 @@ struct weft_context {
 
 /* The per-rank summary lines of show_stats. */
 void weft_stats_print(weft_context_t *ctx);
+/* The engine's counters kept in ctx for weft_stats_get, just before
+ * weft_fini (or MPI's end) destroys the engine. */
+void weft_context_keep_comm_counters(weft_context_t *ctx);
+/* The same for each device's counters (weft_device_counters_get), before
+ * the devices close (api/device_api.c). */
+void weft_context_keep_device_counters(weft_context_t *ctx);
 
 /* Records the first error of the run (any thread). */
 void weft_context_fail(weft_context_t *ctx, int status);

@@ -43,6 +43,15 @@ void weft_stats_print(weft_context_t *ctx)
                    (long long)s.comm_send_pulls, (long long)s.recv_skipped);
 }
 
+void weft_context_keep_comm_counters(weft_context_t *ctx)
+{
+    if (!ctx->comm_engine) return;
+    pthread_mutex_lock(&ctx->readers_lock);
+    weft_comm_counters(ctx->comm_engine, &ctx->comm_final);
+    ctx->comm_gone = 1;
+    pthread_mutex_unlock(&ctx->readers_lock);
+}
+
 int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
 {
     if (!weft_handle_check(ctx, WEFT_HANDLE_CONTEXT, "weft_stats_get", 1)) return WEFT_ERR_INVALID;
@@ -54,9 +63,16 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
     out->tasks_run = atomic_load(&ctx->tasks_run);
     out->tasks_failed = atomic_load(&ctx->tasks_failed);
     out->tasks_cancelled = atomic_load(&ctx->tasks_cancelled);
-    if (ctx->comm_engine) {
-        weft_comm_counters_t c;
+    /* The engine's own, or the last it had once weft_fini destroyed it. */
+    weft_comm_counters_t c;
+    pthread_mutex_lock(&ctx->readers_lock);
+    int have = ctx->comm_gone || ctx->comm_engine;
+    if (ctx->comm_gone)
+        c = ctx->comm_final;
+    else if (ctx->comm_engine)
         weft_comm_counters(ctx->comm_engine, &c);
+    pthread_mutex_unlock(&ctx->readers_lock);
+    if (have) {
         out->activations_sent = c.activations_sent;
         out->eager_sent = c.eager_sent;
         out->gets_sent = c.gets_sent;

@@ -530,6 +530,7 @@ void weft_devexec_stop(weft_context_t *ctx)
     for (int i = 1; i <= n; i++)
         if (ctx->devmgr[i]) weft_devahead_stop(ctx->devmgr[i]);
     if (ctx->show_stats) weft_devstats_print(ctx);
+    weft_context_keep_device_counters(ctx);
     /* Unpinned while the devices are open; its slabs live on with the
      * copies still in them. */
     weft_hostmem_close(ctx->hostmem);

@@ -198,14 +198,14 @@ static int write_trace(weft_context_t *ctx, char *why, size_t n)
 
 /* Step 1: parameters. A failure is kept for the agreement, never returned
  * early: the other ranks would wait for this one in MPI. */
-static int load_params(weft_context_t *ctx, int *argc, char ***argv)
+static int load_params(weft_context_t *ctx)
 {
-    int rc = weft_params_create(&ctx->params);
-    if (rc != WEFT_SUCCESS) {
+    /* Made and read from argv by weft_runtime_start_mpi, with the pairing. */
+    int rc = ctx->params_rc;
+    if (!ctx->params) {
         weft_error("out of host memory for the parameters");
         return rc;
     }
-    rc = weft_params_load(ctx->params, argc, argv);
     weft_runtime_apply_live_params(ctx);
     /* Read once: a report's collectives depend on it, so every rank must
      * see the same value (weft_init compares the ranks' parameters). */
@@ -297,6 +297,7 @@ static weft_context_t *context_new(void)
     ctx->meta.task_bytes = (long long)sizeof(weft_task_t);
     weft_seqlog_init(&ctx->calls, sizeof(weft_seqcall_t), &ctx->meta);
     pthread_mutex_init(&ctx->live_lock, NULL);
+    pthread_mutex_init(&ctx->readers_lock, NULL);
     weft_vec_init(&ctx->live, sizeof(weft_data_t *), 256);
     weft_vec_init(&ctx->matrices, sizeof(weft_matrix_t *), 8);
     weft_vec_init(&ctx->user_pins, sizeof(weft_pin_range_t), 4);
@@ -356,7 +357,7 @@ weft_context_t *weft_init(int *argc, char ***argv)
     if (!ctx) return NULL;
     weft_log_clear_last_error();
     if (weft_runtime_start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
-    int rc = load_params(ctx, argc, argv);
+    int rc = load_params(ctx);
     if (weft_runtime_init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
     rc = start_host(ctx);
     if (weft_runtime_init_agree(ctx, 2, "topology and trace file", rc) != WEFT_SUCCESS) {
@@ -488,6 +489,7 @@ static int fini_stop_threads(weft_context_t *ctx)
                                             "weft_fini: the barrier after every rank's transfers")
                           : WEFT_SUCCESS;
         (void)brc; /* a failure diverged the context: weft_fini returns it */
+        weft_context_keep_comm_counters(ctx);
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }

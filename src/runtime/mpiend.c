@@ -33,6 +33,7 @@ static void stop_under(weft_context_t *ctx)
     weft_sched_stop(ctx->sched);
     weft_devexec_halt(ctx);
     if (ctx->comm_engine) {
+        weft_context_keep_comm_counters(ctx);
         weft_comm_destroy(ctx->comm_engine);
         ctx->comm_engine = NULL;
     }

@@ -97,6 +97,18 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
 {
     pthread_mutex_lock(&mpi_lock);
     int rc = start_mpi_locked(ctx, argc, argv);
+    /* The --weft- words taken off argv in the same locked step as the
+     * duplication that pairs this context with the other ranks': threads
+     * that shared one argv took them later, one after the other, so the
+     * options could land in a context whose partner on another rank had
+     * the defaults (weft_init failed there: "differs between ranks"), and
+     * their rewrites of argv raced. The first context to pair on each rank
+     * takes them. */
+    if (rc == WEFT_SUCCESS) {
+        ctx->params_rc = weft_params_create(&ctx->params);
+        if (ctx->params_rc == WEFT_SUCCESS)
+            ctx->params_rc = weft_params_load(ctx->params, argc, argv);
+    }
     pthread_mutex_unlock(&mpi_lock);
     if (rc == WEFT_SUCCESS) meet_node(ctx);
     return rc;

@@ -50,9 +50,34 @@ struct weft_trace {
     int64_t max_events;
     uint64_t origin;
     pthread_mutex_t lock; /* serializes track registration only */
+    struct weft_trace *open_next; /* in the process's list of opened traces */
     _Atomic int ntracks;  /* released after tracks[ntracks - 1] is set */
     trace_track_t *tracks[WEFT_TRACE_MAX_TRACKS];
 };
+
+/* The traces of this process opened and not destroyed: two contexts given
+ * the same trace parameter wrote one file, the second's over the first's,
+ * and the first to end renamed the other's part away (a stranger's). */
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+static weft_trace_t *opened;
+
+static int path_taken_locked(const char *path)
+{
+    for (const weft_trace_t *t = opened; t; t = t->open_next)
+        if (strcmp(t->path, path) == 0) return 1;
+    return 0;
+}
+
+static void opened_remove(weft_trace_t *tr)
+{
+    pthread_mutex_lock(&opened_lock);
+    for (weft_trace_t **p = &opened; *p; p = &(*p)->open_next)
+        if (*p == tr) {
+            *p = tr->open_next;
+            break;
+        }
+    pthread_mutex_unlock(&opened_lock);
+}
 
 /* ---- creation and tracks -------------------------------------------- */
 
@@ -188,6 +213,7 @@ void weft_trace_destroy(weft_trace_t *tr)
     int n = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
     for (int i = 0; i < n; i++) track_free(tr->tracks[i]);
     pthread_mutex_destroy(&tr->lock);
+    if (tr->path) opened_remove(tr);
     /* Opened and never written: the run did not get that far, and an
      * empty file would pass for a trace. */
     if (tr->file) {
@@ -220,24 +246,39 @@ int weft_trace_open(weft_trace_t *tr, int rank)
         free(part);
         return WEFT_ERR_NOMEM;
     }
+    /* Another context of this process with the same prefix: this one's
+     * file is PREFIX.rankN.ctxK.json, K from 2, said. */
+    pthread_mutex_lock(&opened_lock);
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
-    snprintf(part, len, "%s.rank%d.json.part", tr->prefix, rank);
+    for (int k = 2; path_taken_locked(path); k++)
+        snprintf(path, len, "%s.rank%d.ctx%d.json", tr->prefix, rank, k);
+    snprintf(part, len, "%s.part", path);
     FILE *f = fopen(part, "w");
+    int err = errno;
+    if (f) {
+        free(tr->path);
+        tr->path = path;
+        tr->open_next = opened;
+        opened = tr;
+    }
+    pthread_mutex_unlock(&opened_lock);
+    if (f && strstr(path + plen0, ".ctx"))
+        weft_warn("trace: another context of this process writes %s.rank%d.json: this one's "
+                  "trace goes to '%.*s'",
+                  tr->prefix, rank, TRACE_PATH_SHOWN, path);
     if (!f) {
         /* A path past a log line would push the reason off its end. */
-        size_t plen = strlen(path);
+        size_t plen = strlen(part);
         int cut = plen > TRACE_PATH_SHOWN;
         weft_error("trace: cannot open '%.*s'%s for writing: %s (parameter trace: give a path "
                    "in a writable directory)",
-                   cut ? TRACE_PATH_SHOWN : (int)plen, path, cut ? " (the path's start)" : "",
-                   strerror(errno));
+                   cut ? TRACE_PATH_SHOWN : (int)plen, part, cut ? " (the path's start)" : "",
+                   strerror(err));
         free(path);
         free(part);
         return WEFT_ERR_INVALID;
     }
-    free(tr->path);
     free(tr->part);
-    tr->path = path;
     tr->part = part;
     tr->file = f;
     weft_ending_unlink(part);

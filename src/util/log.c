@@ -14,10 +14,14 @@
 static atomic_int log_rank = -1;
 static int log_level = WEFT_LOG_WARN;
 
-/* The text of the newest error line, so that a failure can be told to the
- * other ranks (weft_init's agreement sends the failing rank's own words). */
-static pthread_mutex_t last_error_lock = PTHREAD_MUTEX_INITIALIZER;
-static char last_error[WEFT_LOG_LINE];
+/* The text of the newest error line this thread logged, so that a failure
+ * can be told to the other ranks (weft_init's agreement sends the failing
+ * rank's own words). A thread's own: one kept for the process gave a rank
+ * another context's error, logged meanwhile by that context's thread, as
+ * the words of its own failure (a stranger's two contexts). The lines the
+ * readers want are their own thread's: a call's refusal, an agreement's
+ * failure, weft_fini's. */
+static _Thread_local char last_error[WEFT_LOG_LINE];
 
 /* The rank the launcher gave this process in its environment (Open MPI,
  * PMIx, PMI-1/2 launchers, Slurm, MVAPICH), 0 under none: a process
@@ -50,17 +54,10 @@ int weft_log_level(void) { return log_level; }
 void weft_log_last_error(char *buf, size_t n)
 {
     if (!buf || n == 0) return;
-    pthread_mutex_lock(&last_error_lock);
     snprintf(buf, n, "%s", last_error);
-    pthread_mutex_unlock(&last_error_lock);
 }
 
-void weft_log_clear_last_error(void)
-{
-    pthread_mutex_lock(&last_error_lock);
-    last_error[0] = '\0';
-    pthread_mutex_unlock(&last_error_lock);
-}
+void weft_log_clear_last_error(void) { last_error[0] = '\0'; }
 
 /* One line "weft[rank.device] label: message" on out. On stderr it leaves
  * by one write(2), which a pipe keeps whole up to PIPE_BUF bytes: glibc
@@ -162,9 +159,7 @@ static void vlog(int level, int device, int cause, const char *fmt, va_list ap)
     char line[WEFT_LOG_LINE];
     vsnprintf(line, sizeof line, fmt, ap);
     if (level == WEFT_LOG_ERROR) {
-        pthread_mutex_lock(&last_error_lock);
         memcpy(last_error, line, sizeof line);
-        pthread_mutex_unlock(&last_error_lock);
         if (cause && cause_now) cause_take(cause_now, line);
     }
     emit(level == WEFT_LOG_INFO ? stdout : stderr, device, level_names[level], line);

@@ -30,8 +30,9 @@ void weft_log_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 
 /* The longest message kept whole; longer ones are cut. */
 #define WEFT_LOG_LINE 1024
-/* Copies the message of the newest error line (any thread), "" if none
- * since the last clear: a failure can then be told to the other ranks. */
+/* Copies the message of the newest error line the calling thread logged,
+ * "" if none since its last clear: a failure can then be told to the
+ * other ranks. */
 void weft_log_last_error(char *buf, size_t n);
 void weft_log_clear_last_error(void);
 
