@@ -170,10 +170,15 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
         dead = newest_on_dead_device_locked(d);
         weft_data_unlock(d);
     }
-    if (dead)
+    if (dead && v >= d->version)
         weft_warn("data %llu: its version v%u, lost here with the device that failed, comes home "
                   "from rank %d",
                   (unsigned long long)d->key, v, from);
+    else if (dead) /* a later one was made here only: the newest good one is v */
+        weft_warn("data %llu: its newest version v%u was lost here with the device that failed; "
+                  "v%u, the newest another rank holds (rank %d), comes home: the next taskpool "
+                  "starts from it",
+                  (unsigned long long)d->key, d->version, v, from);
     if (ok && me == d->owner_rank && (v > d->version || d->lost_bytes || dead)) {
         rc = weft_devcopy_host_flow(d, WEFT_W, &c);
         if (rc == WEFT_SUCCESS) {

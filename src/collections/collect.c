@@ -139,8 +139,10 @@ static int move(const weft_matrix_t *A, const collect_t *c, const int64_t *count
      * on top of the packed matrix (a stranger measured 4.9 times the
      * matrix on one rank with the root's own part packed apart). */
     int64_t limit = weft_collect__round_bytes > 0 ? weft_collect__round_bytes : INT_MAX / R;
-    if (weft_collect__round_bytes <= 0 && COLLECT_SLABS / R < limit)
-        limit = COLLECT_SLABS / R > COLLECT_MIN_CHUNK ? COLLECT_SLABS / R : COLLECT_MIN_CHUNK;
+    if (weft_collect__round_bytes <= 0 && COLLECT_SLABS / R < limit) {
+        int64_t floor = COLLECT_MIN_CHUNK < limit ? COLLECT_MIN_CHUNK : limit; /* R x it fits int */
+        limit = COLLECT_SLABS / R > floor ? COLLECT_SLABS / R : floor;
+    }
     int chunk = (int)(most < limit ? (most > 0 ? most : 1) : limit);
     char *all = me == c->root ? malloc(total ? (size_t)total : 1) : NULL;
     char *mine = all ? all + displs[me] : malloc(counts[me] ? (size_t)counts[me] : 1);

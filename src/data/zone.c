@@ -461,6 +461,7 @@ static size_t count_free_list(const weft_zone_t *z)
     for (unsigned c = 0; c < ZONE_NCLASSES; c++) {
         int used = (z->classes_used[c / 64] >> (c % 64)) & 1;
         if (used != (z->free_head[c] != NULL)) return SIZE_MAX;
+        if (z->free_head[c] && z->free_head[c]->free_prev != NULL) return SIZE_MAX;
         for (const zone_block_t *b = z->free_head[c]; b != NULL; b = b->free_next) {
             if (!b->is_free || size_class(b->size) != c ||
                 (b->free_next != NULL && b->free_next->free_prev != b))

@@ -85,9 +85,11 @@ static int evictable_locked(const weft_data_t *d, const weft_data_copy_t *c)
 #define EVICT_LOOK 256
 
 /* Under the LRU lock: the least recently used copy that this pass may
- * evict (the clean pass looks at EVICT_LOOK evictable copies at most),
- * returned with its data retained and locked, out of the LRU. */
-static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass)
+ * evict, returned with its data retained and locked, out of the LRU. With
+ * a dirty pass to follow (dirty_next), the clean pass looks at EVICT_LOOK
+ * evictable copies at most; without one (a caller that cannot write back)
+ * it looks on until a clean one, which alone can go. */
+static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass, int dirty_next)
 {
     int looked = 0;
     for (weft_list_t *l = weft_list_first(&m->lru); l && (dirty_pass || looked < EVICT_LOOK);
@@ -96,8 +98,9 @@ static weft_data_copy_t *pick_lru(weft_devmgr_t *m, int dirty_pass)
         weft_data_t *d = c->data;
         if (!weft_spin_trylock(&d->lock)) continue; /* busy: not a victim now */
         int evictable = evictable_locked(d, c);
-        looked += evictable;
-        int ok = evictable && (dirty_pass || copy_clean_locked(d, c));
+        int clean = evictable && copy_clean_locked(d, c);
+        looked += dirty_next ? evictable : clean;
+        int ok = evictable && (dirty_pass || clean);
         if (ok && data_tryretain(d)) {
             lru_unlink_locked(m, c);
             return c;
@@ -278,7 +281,8 @@ static int evict_dirty(weft_devmgr_t *m, weft_data_t *d, weft_data_copy_t *c, ev
 /* Under the LRU lock: the next victim of a pass (see evict_one). */
 static weft_data_copy_t *pick(weft_devmgr_t *m, weft_use_t after, int write_back, int dirty_pass)
 {
-    return m->evict_next_use ? pick_farthest(m, after, !write_back) : pick_lru(m, dirty_pass);
+    return m->evict_next_use ? pick_farthest(m, after, !write_back)
+                             : pick_lru(m, dirty_pass, write_back);
 }
 
 /* Evicts c, a victim returned by pick with its data locked and retained;
