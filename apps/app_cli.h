@@ -219,21 +219,7 @@ static inline int app_cli_set_cores(const char *prog, int argc, char **argv, con
 {
     int64_t cores;
     if (app_parse_int(prog, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
-    /* --weft-cores would win over -c silently. */
-    const char *opt = appdev_weft_opt(argc, argv, "cores");
-    char *end = NULL;
-    long long given = opt != NULL ? strtoll(opt, &end, 10) : 0;
-    /* A malformed --weft-cores is weft_init's to name. */
-    if (opt != NULL && end != opt && *end == '\0' && given != cores) {
-        fprintf(stderr, "%s: -c %lld and --weft-cores=%s disagree: give one of them\n", prog,
-                (long long)cores, opt);
-        return -1;
-    }
-    char text[32];
-    snprintf(text, sizeof text, "%lld", (long long)cores);
-    if (setenv("WEFT_CORES", text, 1) == 0) return 0;
-    fprintf(stderr, "%s: cannot set WEFT_CORES: %s\n", prog, strerror(errno));
-    return -1;
+    return appdev_set_cores(prog, argc, argv, cores);
 }
 
 /* 1 after --help, 2 for --probe-gpus, 0 to go on, -1 after an error.

@@ -104,6 +104,25 @@ static inline int appdev_setenv(const char *prog, const char *var, const char *v
     return -1;
 }
 
+/* -c's worker cores into WEFT_CORES, before weft_init; a --weft-cores on
+ * the command line that says otherwise is refused (it would win over -c
+ * silently; two apps took it so). 0, or -1 after a message. */
+static inline int appdev_set_cores(const char *prog, int argc, char **argv, int64_t cores)
+{
+    const char *opt = appdev_weft_opt(argc, argv, "cores");
+    char *end = NULL;
+    long long given = opt != NULL ? strtoll(opt, &end, 10) : 0;
+    /* A malformed --weft-cores is weft_init's to name. */
+    if (opt != NULL && end != opt && *end == '\0' && given != cores) {
+        fprintf(stderr, "%s: -c %lld and --weft-cores=%s disagree: give one of them\n", prog,
+                (long long)cores, opt);
+        return -1;
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)cores);
+    return appdev_setenv(prog, "WEFT_CORES", text);
+}
+
 /* Before weft_init, with d->prog and d->g (-1: no -g) filled: the type -g
  * asks for, and its device count in the environment unless the user set
  * it. 0, or -1 after a message. */
@@ -282,10 +301,14 @@ static inline int appdev_probe_asked(int argc, char **argv)
  * status of the program. */
 static inline int appdev_probe(const char *prog, int argc, char **argv)
 {
+    /* Errors only: the probe's own settings are not the user's, and the
+     * warning that the small zone does nothing without a GPU named a
+     * parameter the user never set. */
     if (appdev_setenv(prog, "WEFT_DEVICE_CUDA_ENABLED", "-1") != 0 ||
         appdev_setenv(prog, "WEFT_DEVICE_EMU_ENABLED", "0") != 0 ||
         appdev_setenv(prog, "WEFT_DEVICE_MEMORY_LIMIT", "16M") != 0 ||
-        appdev_setenv(prog, "WEFT_CORES", "1") != 0)
+        appdev_setenv(prog, "WEFT_CORES", "1") != 0 ||
+        appdev_setenv(prog, "WEFT_DEBUG_VERBOSE", "0") != 0)
         return 1;
     int n = 1;
     char *only[] = {argv[0], NULL};

@@ -105,12 +105,7 @@ static int gs_prescan(int argc, char **argv, appdev_t *dev)
         if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
         if (app_parse_int(GS_NAME, "-c", value, f->min, f->max, &cores, 1) != 0) return -1;
-        char text[32];
-        snprintf(text, sizeof text, "%lld", (long long)cores);
-        if (setenv("WEFT_CORES", text, 1) != 0) {
-            fprintf(stderr, GS_NAME ": cannot set WEFT_CORES: %s\n", strerror(errno));
-            return -1;
-        }
+        if (appdev_set_cores(GS_NAME, argc, argv, cores) != 0) return -1;
     }
     return appdev_prepare(dev, argc, argv);
 }

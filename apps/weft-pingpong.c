@@ -191,10 +191,8 @@ static int pp_prescan(int argc, char **argv)
         }
         if (f == NULL || strcmp(f->name, "-c") != 0) continue;
         int64_t cores;
-        char text[32];
         if (app_parse_flag(PP_NAME, f, value, &cores, 1) != 0) return -1;
-        snprintf(text, sizeof text, "%lld", (long long)cores);
-        if (appdev_setenv(PP_NAME, "WEFT_CORES", text) != 0) return -1;
+        if (appdev_set_cores(PP_NAME, argc, argv, cores) != 0) return -1;
     }
     return 0;
 }

@@ -88,3 +88,8 @@ weft_expect_test(gemm_stress_flag_twice TIMEOUT 60
 weft_expect_test(gemm_stress_flag_twice_same TIMEOUT 60
   CHECKS --status 0 --reject "given twice" --match "PASSED"
   RUN $<TARGET_FILE:weft-gemm-stress> -t 64 --depth 2 -c 1 --depth 2 --check)
+# -c and --weft-cores that disagree are refused (--weft-cores won silently
+# here, as in weft-pingpong, where the other apps refused).
+weft_app_test(gemm_stress_cores_disagree EXE weft-gemm-stress FAIL
+  EXPECT "weft-gemm-stress: -c 2 and --weft-cores=1 disagree: give one of them"
+  ARGS -t 64 -c 2 --weft-cores=1)

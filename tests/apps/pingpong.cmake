@@ -14,6 +14,10 @@ weft_app_test(pingpong_one_rank FAIL EXE weft-pingpong
   EXPECT "needs at least 2 ranks, running on 1" ARGS --max-size 1K)
 weft_app_test(pingpong_bad_size FAIL EXE weft-pingpong RANKS 2
   EXPECT "--max-size expects a size in bytes" ARGS --max-size 3)
+# -c and --weft-cores that disagree are refused (--weft-cores won silently).
+weft_app_test(pingpong_cores_disagree FAIL EXE weft-pingpong RANKS 2
+  EXPECT "weft-pingpong: -c 2 and --weft-cores=1 disagree: give one of them"
+  ARGS --max-size 8 -c 2 --weft-cores=1)
 # A simulation (sim_nranks) is one process: the bare MPI ping-pong sent to a
 # rank 1 that was not there, and MPI aborted the run (MPI_ERR_RANK).
 weft_app_test(pingpong_bad_sim FAIL EXE weft-pingpong

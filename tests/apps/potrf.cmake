@@ -235,6 +235,11 @@ weft_expect_test(potrf_flag_twice_r2 TIMEOUT 60 RANKS 2
   RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 256 -t 64 -c 1 -N 128 --check)
 # --probe-gpus reads nothing else: other words, malformed ones included,
 # passed silently.
+# The probe's own settings are not the user's: no warning of them (a GPU-less
+# machine heard that device_memory_limit=16M does nothing).
+weft_expect_test(potrf_probe_quiet TIMEOUT 60
+  CHECKS --status 0 --match "^cuda_devices= [0-9]+$" --reject "warning"
+  RUN $<TARGET_FILE:weft-potrf> --probe-gpus)
 weft_expect_test(potrf_probe_extra_args TIMEOUT 60
   CHECKS --status 1 --match "^weft-potrf: --probe-gpus takes no other argument [(]'-N' given[)]"
   RUN $<TARGET_FILE:weft-potrf> --probe-gpus -N abc)
