@@ -116,7 +116,8 @@ WEFT_API int weft_matrix_set_keep_device_copies(weft_matrix_t *A, int keep);
 /* The tiles this rank holds, for loops over them: weft_matrix_local_count
  * of them (-1 after logging for a bad handle), and the k-th in column-major
  * tile order (0 <= k < count), its coordinates in *i and *j when not
- * NULL; NULL after logging for k out of range. Any time (main thread).
+ * NULL; NULL after logging for k out of range. Any time, any thread (the
+ * list is fixed when the matrix is made).
  *   for (int k = 0; k < weft_matrix_local_count(A); k++) {
  *       int i, j;
  *       weft_data_t *t = weft_matrix_local_tile(A, k, &i, &j);
