@@ -99,10 +99,10 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
 
 /* Collective. A taskpool with tasks inserted or refused since its last
  * wait (a refusal counts: every rank then decides alike) is named in an
- * error and waited for (a refused insertion itself returned its error to
- * the program and is not reported again: the waits and weft_fini return
- * what the tasks that were inserted did) (in creation order, on every rank); taskpools not freed
- * are freed (their handles become invalid). The ranks then agree that all
+ * error and waited for (in creation order, on every rank; a refused
+ * insertion returned its error to the program then and is not reported
+ * again: waits and weft_fini return what the inserted tasks did);
+ * taskpools not freed are freed (their handles become invalid). The ranks then agree that all
  * reached weft_fini: a rank still in a taskpool wait, or with different
  * data creations, is reported on every rank. Stops workers and devices,
  * writes the trace, prints the statistics and the leak report when asked,

@@ -9,7 +9,7 @@
 #include "stf/sim.h"
 #include "util/log.h"
 
-static int check_mode(int mode, const char *call)
+int weft_acquire_check_mode(int mode, const char *call)
 {
     if (mode == WEFT_R || mode == WEFT_W || mode == WEFT_RW) return WEFT_SUCCESS;
     weft_error("%s: mode 0x%x is not WEFT_R, WEFT_W or WEFT_RW", call, mode);
@@ -114,7 +114,7 @@ static int sim_host_newest(weft_data_t *d)
 
 int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, int64_t *ld)
 {
-    int rc = check_mode(mode, call);
+    int rc = weft_acquire_check_mode(mode, call);
     if (rc == WEFT_SUCCESS) rc = check_free(d, call);
     if (rc == WEFT_SUCCESS && (mode & WEFT_W)) rc = weft_data_check_outside_write(d, call);
     if (rc == WEFT_SUCCESS && d->ctx->sim && !sim_host_newest(d))

@@ -28,6 +28,9 @@ int weft_data_claim_memory(weft_data_t *d, const char *call, void *ptr, int64_t 
  * is allowed there. Main thread. */
 int weft_data_check_outside_write(const weft_data_t *d, const char *call);
 
+/* WEFT_SUCCESS when mode is WEFT_R, WEFT_W or WEFT_RW, else
+ * WEFT_ERR_INVALID after an error naming `call` and the mode. */
+int weft_acquire_check_mode(int mode, const char *call) __attribute__((warn_unused_result));
 /* The host copy of d for the host to use in `mode` (WEFT_R, WEFT_W or
  * WEFT_RW) between taskpools; `call` names the public call in messages.
  * Sets *ptr and *ld on success; WEFT_ERR_INVALID (logged) for a data in

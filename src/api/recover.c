@@ -40,8 +40,6 @@ static int any_failure(weft_taskpool_t *tp)
 /* What the error line of a failed collective of the recovery starts with. */
 #define RECOVER_WHERE "weft_taskpool_wait: bringing the good versions home after a failure"
 
-/* The keys of the data whose final version this rank, their owner, lost;
- * every rank's, in rank order, into *out (malloc'ed), their count *n. */
 /* Under d's lock: whether every copy here at d's newest version is on a
  * device that failed (a version its task made there and only there, that
  * another rank may still hold: it was said lost, and the next taskpool
@@ -59,6 +57,9 @@ static int newest_on_dead_device_locked(const weft_data_t *d)
     return dead;
 }
 
+/* The keys of the data whose final version this rank, their owner, lost
+ * (a failed task's write, or a device that failed); every rank's, in rank
+ * order, into *out (malloc'ed), their count *n. */
 static int lost_keys(weft_taskpool_t *tp, uint64_t **out, int *n)
 {
     weft_context_t *ctx = tp->ctx;

@@ -54,10 +54,7 @@ int weft_matrix__host_acquire_for(weft_matrix_t *A, int mode, const char *call)
                    call);
         return WEFT_ERR_INVALID;
     }
-    if (mode != WEFT_R && mode != WEFT_W && mode != WEFT_RW) {
-        weft_error("%s: mode 0x%x is not WEFT_R, WEFT_W or WEFT_RW", call, mode);
-        return WEFT_ERR_INVALID;
-    }
+    if (weft_acquire_check_mode(mode, call) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     /* A tile in a taskpool not waited for is known on every rank (each
      * inserted the same tasks): refused on every rank, not only on the
      * tile's owner, which alone would look at it below. */

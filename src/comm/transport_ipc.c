@@ -93,8 +93,6 @@ static int ipc_describe(weft_comm_t *c, void *state, const weft_data_copy_t *cp,
 
 /* ---- receiver: map the zone, pull the tile ------------------------------------ */
 
-/* A local device that can pull from an ipc-mapped zone of type `type` into
- * a copy on `target`. */
 /* A device that failed pulls nothing: each move through it failed, warned,
  * and was staged instead, wave after wave (a stranger's report). */
 static int ipc_can_pull(const weft_device_t *d, int type)
@@ -102,6 +100,8 @@ static int ipc_can_pull(const weft_device_t *d, int type)
     return (int)d->ops->type == type && (d->caps & WEFT_DEVCAP_IPC) && !weft_device_is_broken(d);
 }
 
+/* A local device that can pull from an ipc-mapped zone of type `type` into
+ * a copy on `target`. */
 static weft_device_t *ipc_device(weft_comm_t *c, int type, int target)
 {
     weft_device_t *t = weft_comm__device(c, target);

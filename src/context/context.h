@@ -106,12 +106,12 @@ struct weft_context {
     long taskpools_made;  /* numbers taskpools from 1 */
     /* Matrices not freed (main thread): weft_fini marks them ended. */
     weft_vec_t matrices; /* weft_matrix_t * */
+    int params_rc;       /* weft_params_load's, in weft_runtime_start_mpi */
     /* The counters' any-thread readers (weft_stats_get,
      * weft_device_counters_get) against weft_fini taking their sources
      * away (a monitor thread's read crashed inside a closing device): the
      * last values are kept here once their source goes, under this lock,
      * which is never destroyed (the context outlives weft_fini). */
-    int params_rc; /* weft_params_load's, in weft_runtime_start_mpi */
     pthread_mutex_t readers_lock;
     int comm_gone, devices_gone, ndevices_final;
     weft_comm_counters_t comm_final;

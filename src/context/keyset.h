@@ -2,8 +2,9 @@
  * list of keys, and the lookup of a key among this rank's live data. The
  * ranks number data alike (the order of creations), so a key names the
  * same data everywhere; each rank holds a handle of every data it did not
- * release (and of released ones that a taskpool not waited for uses). Used after a wait, when some
- * ranks know something of a data that every rank must learn (api/recover.c, ptg/ptgsettle.c). */
+ * release (and of released ones that a taskpool not waited for uses).
+ * Used after a wait, when some ranks know something of a data that every
+ * rank must learn (api/recover.c, ptg/ptgsettle.c). */
 #ifndef WEFT_CONTEXT_KEYSET_H
 #define WEFT_CONTEXT_KEYSET_H
 

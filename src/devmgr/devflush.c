@@ -154,6 +154,7 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d, int keep_older)
         return;
     }
     char what[400];
+    int lost = 1; /* no later try can bring it back */
     if (rc == WEFT_ERR_DEVICE) {
         /* Its only newest copy is on a device that failed: no retry can
          * bring it back. Not pending: each later reader of the version
@@ -166,27 +167,24 @@ static void flush_at_wait(weft_taskpool_t *tp, weft_data_t *d, int keep_older)
                  d->ctx->nranks > 1 ? " unless another rank holds it (said below when it comes "
                                       "home)"
                                     : "");
-        weft_error("taskpool %s: %s", tp->name, what);
-        weft_failure_note(tp, rc, what);
-        pending_drop(d);
-        return;
-    }
-    if (d->flags & WEFT_DATA_RELEASED) {
+    } else if (d->flags & WEFT_DATA_RELEASED) {
         /* Released while this taskpool used it: its memory goes back to
          * the user at this wait, the last try. */
         snprintf(what, sizeof what,
                  "the write-back of data %llu (released) into user memory failed: %s; its newest "
                  "version v%u is lost, the memory given back at this wait does not hold it",
                  (unsigned long long)d->key, weft_strerror(rc), d->version);
-        weft_error("taskpool %s: %s", tp->name, what);
-        weft_failure_note(tp, rc, what);
-        pending_drop(d);
-        return;
+    } else {
+        describe(d, rc, again ? " again (it had failed at an earlier wait)" : "", what,
+                 sizeof what);
+        lost = 0;
     }
-    describe(d, rc, again ? " again (it had failed at an earlier wait)" : "", what, sizeof what);
     weft_error("taskpool %s: %s", tp->name, what);
     weft_failure_note(tp, rc, what);
-    pending_add(d);
+    if (lost)
+        pending_drop(d);
+    else
+        pending_add(d);
 }
 
 /* A taskpool other than tp, not waited for yet, uses d: writing d back

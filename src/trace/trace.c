@@ -250,7 +250,8 @@ int weft_trace_open(weft_trace_t *tr, int rank)
      * file is PREFIX.rankN.ctxK.json, K from 2, said. */
     pthread_mutex_lock(&opened_lock);
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
-    for (int k = 2; path_taken_locked(path); k++)
+    int shared = 0;
+    for (int k = 2; path_taken_locked(path); k++, shared = 1)
         snprintf(path, len, "%s.rank%d.ctx%d.json", tr->prefix, rank, k);
     snprintf(part, len, "%s.part", path);
     FILE *f = fopen(part, "w");
@@ -262,7 +263,7 @@ int weft_trace_open(weft_trace_t *tr, int rank)
         opened = tr;
     }
     pthread_mutex_unlock(&opened_lock);
-    if (f && strstr(path + plen0, ".ctx"))
+    if (f && shared)
         weft_warn("trace: another context of this process writes %s.rank%d.json: this one's "
                   "trace goes to '%.*s'",
                   tr->prefix, rank, TRACE_PATH_SHOWN, path);
