@@ -76,7 +76,9 @@ typedef struct weft_context weft_context_t;
 /* Starts MPI if the application did not (an application that starts it
  * calls MPI_Init_thread with MPI_THREAD_MULTIPLE: weft's threads call MPI;
  * with less, weft_init fails on every rank and says so, one rank
- * included). Every rank of MPI_COMM_WORLD calls it: its first step
+ * included). Every rank of MPI_COMM_WORLD calls it (weft_init_comm of
+ * weft/weft_mpi.h runs weft on a communicator of the application's
+ * instead): its first step
  * duplicates MPI_COMM_WORLD (a collective on it: no other thread of the
  * application may be in a collective on MPI_COMM_WORLD meanwhile), the
  * next ones are collectives on the duplicate; a rank that never calls it

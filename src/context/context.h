@@ -37,10 +37,11 @@ struct weft_context {
     unsigned long owner_thread;      /* the thread that made it (util/inbody.h's number) */
     weft_params_t *params;
     int rank, nranks;
+    int world_rank;             /* the process's in MPI_COMM_WORLD: log lines, trace file */
     int local_rank, local_size; /* among the ranks of this node */
     int *node_of;               /* every rank's node: its lowest rank (start_mpi) */
     int mpi_started;            /* counted among the contexts MPI serves (lifecycle.c) */
-    MPI_Comm comm;              /* weft's own duplicate of MPI_COMM_WORLD */
+    MPI_Comm comm;              /* weft's own duplicate of MPI_COMM_WORLD or weft_init_comm's */
     hwloc_topology_t topo;
     hwloc_bitmap_t cpuset; /* PUs this rank's workers may use */
     int ncores;

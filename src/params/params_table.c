@@ -190,8 +190,8 @@ const weft_param_def_t weft_param_table[] = {
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "",
-           "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank (opened at weft_init: an "
-           "unwritable path fails it)"),
+           "write a Chrome/Perfetto trace: FILE.rank<N>.json per rank, N its rank in "
+           "MPI_COMM_WORLD (opened at weft_init: an unwritable path fails it)"),
     STRING("fault_inject", "",
            "tests: make the N-th occurrence fail (N+: it and every later one), rules "
            "SITE[:CLASS]:N[+][@RANK] comma-separated "

@@ -3,6 +3,8 @@
  * ranks, and stopped in reverse. */
 #include "context/context.h"
 
+#include "weft/weft_mpi.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +169,7 @@ static int start_trace(weft_context_t *ctx)
     int rc = weft_trace_create(weft_params_str(ctx->params, "trace"),
                                weft_params_int(ctx->params, "trace_buffer_events"), &ctx->trace);
     if (rc != WEFT_SUCCESS || !ctx->trace) return rc;
-    rc = weft_trace_open(ctx->trace, ctx->rank);
+    rc = weft_trace_open(ctx->trace, ctx->world_rank);
     if (rc != WEFT_SUCCESS) {
         weft_trace_destroy(ctx->trace);
         ctx->trace = NULL;
@@ -186,7 +188,7 @@ static int start_trace(weft_context_t *ctx)
 static int write_trace(weft_context_t *ctx, char *why, size_t n)
 {
     if (!ctx->trace) return WEFT_SUCCESS;
-    int rc = weft_trace_write(ctx->trace, ctx->rank);
+    int rc = weft_trace_write(ctx->trace, ctx->world_rank);
     if (rc != WEFT_SUCCESS) {
         weft_log_last_error(why, n);
         weft_error("weft_fini: the trace could not be written");
@@ -350,13 +352,13 @@ static void context_free(weft_context_t *ctx, int end)
     free(ctx);
 }
 
-weft_context_t *weft_init(int *argc, char ***argv)
+/* weft_init (user NULL) and weft_init_comm: the steps, each agreed. */
+static weft_context_t *init_on(int *argc, char ***argv, const MPI_Comm *user)
 {
-    if (weft_inbody_refuse("weft_init")) return NULL;
     weft_context_t *ctx = context_new();
     if (!ctx) return NULL;
     weft_log_clear_last_error();
-    if (weft_runtime_start_mpi(ctx, argc, argv) != WEFT_SUCCESS) goto undo_ctx;
+    if (weft_runtime_start_mpi(ctx, argc, argv, user) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx);
     if (weft_runtime_init_agree(ctx, 1, "parameters", rc) != WEFT_SUCCESS) goto undo_params;
     rc = start_host(ctx);
@@ -398,6 +400,18 @@ undo_params:
 undo_ctx:
     context_free(ctx, 0);
     return NULL;
+}
+
+weft_context_t *weft_init(int *argc, char ***argv)
+{
+    if (weft_inbody_refuse("weft_init")) return NULL;
+    return init_on(argc, argv, NULL);
+}
+
+weft_context_t *weft_init_comm(MPI_Comm comm, int *argc, char ***argv)
+{
+    if (weft_inbody_refuse("weft_init_comm")) return NULL;
+    return init_on(argc, argv, &comm);
 }
 
 /* Calls that return nothing refused while ctx lived have only weft_fini

@@ -8,9 +8,10 @@
 #include "context/context.h"
 
 /* MPI started (or found started) for ctx, ctx's duplicate of
- * MPI_COMM_WORLD and the ranks' nodes; WEFT_ERR_MPI after an error line
- * when MPI was finalized already or cannot start. */
-int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv);
+ * MPI_COMM_WORLD (user NULL: weft_init) or of *user (weft_init_comm: MPI
+ * must be started) and the ranks' nodes; WEFT_ERR_MPI after an error line
+ * when MPI was finalized already, cannot start, or *user is unusable. */
+int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user);
 /* Undoes weft_runtime_start_mpi; MPI_Finalize with the last live context
  * when weft started MPI. */
 void weft_runtime_stop_mpi(weft_context_t *ctx);

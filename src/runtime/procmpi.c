@@ -90,13 +90,13 @@ __attribute__((destructor)) static void exit_with_live_context(void)
  * which another thread's context does not share. */
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv);
+static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user);
 static void meet_node(weft_context_t *ctx);
 
-int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
+int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
 {
     pthread_mutex_lock(&mpi_lock);
-    int rc = start_mpi_locked(ctx, argc, argv);
+    int rc = start_mpi_locked(ctx, argc, argv, user);
     /* The --weft- words taken off argv in the same locked step as the
      * duplication that pairs this context with the other ranks': threads
      * that shared one argv took them later, one after the other, so the
@@ -114,7 +114,35 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv)
     return rc;
 }
 
-static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
+/* weft_init_comm's communicator: MPI started by the application, and one
+ * weft can duplicate and run on. Each rank decides alone, before any
+ * collective: MPI_COMM_NULL is what MPI_Comm_split gives a rank outside
+ * every group, so that rank is simply not one of the context's, and the
+ * other two cases are alike on every rank of the communicator. */
+static int check_user_comm(const MPI_Comm *user)
+{
+    int inited = 0, inter = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        weft_error("weft_init_comm: MPI is not started: a program that gives weft a communicator "
+                   "starts MPI itself (MPI_Init_thread with MPI_THREAD_MULTIPLE) and finalizes it "
+                   "after weft_fini; weft_init starts it otherwise");
+        return WEFT_ERR_MPI;
+    }
+    if (*user == MPI_COMM_NULL) {
+        weft_error("weft_init_comm: the communicator is MPI_COMM_NULL (a rank outside every "
+                   "group of MPI_Comm_split gets it): this rank is in no weft context");
+        return WEFT_ERR_INVALID;
+    }
+    if (MPI_Comm_test_inter(*user, &inter) != MPI_SUCCESS || inter) {
+        weft_error("weft_init_comm: the communicator is an intercommunicator: weft runs on the "
+                   "ranks of one group (MPI_Intercomm_merge makes an intracommunicator of both)");
+        return WEFT_ERR_INVALID;
+    }
+    return WEFT_SUCCESS;
+}
+
+static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
 {
     int inited = 0, finalized = 0;
     MPI_Finalized(&finalized);
@@ -124,6 +152,10 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
                    "application), and MPI cannot start twice in a process: keep one context "
                    "for the run, or start MPI yourself and finalize it after the last weft_fini");
         return WEFT_ERR_MPI;
+    }
+    if (user) {
+        int rc = check_user_comm(user);
+        if (rc != WEFT_SUCCESS) return rc;
     }
     MPI_Initialized(&inited);
     if (!inited) {
@@ -150,11 +182,16 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv)
 #endif
     ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
-    MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
+    MPI_Comm_dup(user ? *user : MPI_COMM_WORLD, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
-    /* Process-wide, set once per context: under the lock. */
-    weft_log_set_rank(ctx->rank);
-    weft_endsignal_install(ctx->rank);
+    /* Lines and trace files carry the process's rank in MPI_COMM_WORLD:
+     * contexts on two groups of ranks each have a rank 0, and their files
+     * and lines would not be told apart (the same rank as the context's
+     * under weft_init). Process-wide, set once per context: under the
+     * lock. */
+    MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
+    weft_log_set_rank(ctx->world_rank);
+    weft_endsignal_install(ctx->world_rank);
     return WEFT_SUCCESS;
 }
 

@@ -53,6 +53,7 @@ int weft_sim_setup(weft_context_t *ctx)
     free(ctx->node_of);
     ctx->node_of = node_of;
     ctx->rank = (int)r;
+    ctx->world_rank = (int)r; /* the simulated world's: its lines and trace file */
     ctx->nranks = (int)n;
     ctx->sim = s;
     weft_log_set_rank(ctx->rank);

@@ -1,0 +1,39 @@
+/* weft on a communicator of the application's, for a program in which weft
+ * is one part of a larger MPI run: coupled codes, ensembles of independent
+ * runs (MPI_COMM_SELF), the group of ranks that hold the GPUs. Apart from
+ * weft.h because it needs <mpi.h>. */
+#ifndef WEFT_MPI_H
+#define WEFT_MPI_H
+
+#include <mpi.h>
+
+#include <weft/weft.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* weft_init on the ranks of comm instead of MPI_COMM_WORLD: every rank of
+ * comm calls it, and weft's ranks are comm's (weft_rank, WEFT_ON_RANK,
+ * owners, the ranks named in messages). The application has started MPI
+ * (MPI_Init_thread with MPI_THREAD_MULTIPLE, else weft_init_comm fails on
+ * every rank of comm and says so) and finalizes it after the last
+ * weft_fini: weft never finalizes MPI for such a context. The first step
+ * duplicates comm (a collective on it: no other thread of the application
+ * may be in a collective on comm meanwhile); everything after is as
+ * weft_init (parameters from argv and the environment, the agreement after
+ * each step). Contexts on disjoint communicators run independently; a
+ * failure in one is reported on its ranks only. Log lines ("weft[N]") and
+ * trace files (PREFIX.rankN.json) carry the process's rank N in
+ * MPI_COMM_WORLD, so that two groups' rank 0 are told apart.
+ * NULL after an error line on this rank, without a collective, for
+ * MPI_COMM_NULL (the rank is in no context: the others go on without it),
+ * an intercommunicator, or MPI not started or finalized (both alike on
+ * every rank of comm). Refused (NULL) from a task body. */
+WEFT_API weft_context_t *weft_init_comm(MPI_Comm comm, int *argc, char ***argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
