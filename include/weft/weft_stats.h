@@ -17,8 +17,9 @@ typedef struct weft_stats {
     int64_t eager_sent;       /* activations that carried the tile inline */
     /* Rendezvous requests this rank sent as a receiver, for the tiles it
      * did not get inline; a tile pulled by ipc (between devices of one
-     * node) needs none, so activations_sent on one rank is eager_sent plus
-     * the peers' gets_sent plus the ipc pulls. */
+     * node) needs none, so summed over the ranks, activations_sent is
+     * eager_sent plus gets_sent plus the tiles pulled by ipc (no counter
+     * of their own: net_bytes_ipc counts their bytes). */
     int64_t gets_sent;
     int64_t net_bytes_sent, net_bytes_received;
     int64_t recv_rejected; /* incoming tiles refused: shape mismatch */

@@ -10,6 +10,7 @@
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/log.h"
+#include "util/mib.h"
 
 int weft_device_type(const weft_context_t *ctx, int index)
 {
@@ -80,22 +81,22 @@ int weft_device_counters_get(const weft_context_t *ctx, int index, weft_device_c
     return WEFT_ERR_INVALID;
 }
 
-static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
-
 void weft_devstats_print(weft_context_t *ctx)
 {
     for (int i = 1; i <= ctx->devices->n; i++) {
         weft_device_counters_t c;
         if (weft_device_counters_get(ctx, i, &c) != WEFT_SUCCESS) continue;
         weft_log_stats(i,
-                       "%s: %lld tasks (busy %.3f s), H2D %.1f MiB, D2H %.1f MiB, D2D %.1f MiB, "
-                       "%lld evictions (%lld write-backs), peak %.1f of %.1f MiB, "
+                       "%s: %lld tasks (busy %.3f s), H2D %s MiB, D2H %s MiB, D2D %s MiB, "
+                       "%lld evictions (%lld write-backs), peak %s of %s MiB, "
                        "%lld batches (%lld tasks), %lld prefetches ahead (%lld unused), "
                        "%lld launched ahead of a receive",
                        ctx->devices->dev[i]->name, (long long)c.tasks, c.busy_ns * 1e-9,
-                       mib(c.bytes_h2d), mib(c.bytes_d2h), mib(c.bytes_d2d), (long long)c.evictions,
-                       (long long)c.writebacks, mib(c.mem_peak), mib(c.mem_capacity),
-                       (long long)c.batches, (long long)c.batched_tasks, (long long)c.prefetches,
+                       weft_mib_text(c.bytes_h2d).s, weft_mib_text(c.bytes_d2h).s,
+                       weft_mib_text(c.bytes_d2d).s, (long long)c.evictions,
+                       (long long)c.writebacks, weft_mib_text(c.mem_peak).s,
+                       weft_mib_text(c.mem_capacity).s, (long long)c.batches,
+                       (long long)c.batched_tasks, (long long)c.prefetches,
                        (long long)c.prefetches_unused, (long long)c.launched_ahead);
     }
     size_t pinned, total;
@@ -106,9 +107,9 @@ void weft_devstats_print(weft_context_t *ctx)
      * "no page is locked" read as a contradiction). */
     int locks = weft_devexec_pin_device(ctx) != NULL;
     if (ctx->hostmem && ctx->ndevices > 0)
-        weft_log_stats(-1, "host copies: %.1f MiB %s of %.1f MiB in slabs (%d slabs made)%s",
-                       mib((long long)pinned), locks ? "pinned" : "chosen for pinning",
-                       mib((long long)total), slabs,
+        weft_log_stats(-1, "host copies: %s MiB %s of %s MiB in slabs (%d slabs made)%s",
+                       weft_mib_text((int64_t)pinned).s, locks ? "pinned" : "chosen for pinning",
+                       weft_mib_text((int64_t)total).s, slabs,
                        locks ? "" : "; emulated devices only: no page is locked");
 }
 

@@ -3,8 +3,7 @@
 
 #include "context/context.h"
 #include "util/log.h"
-
-static double mib(int64_t b) { return (double)b / (1024.0 * 1024.0); }
+#include "util/mib.h"
 
 void weft_stats_print(weft_context_t *ctx)
 {
@@ -15,8 +14,8 @@ void weft_stats_print(weft_context_t *ctx)
                    (long long)s.tasks_failed, (long long)s.tasks_cancelled);
     /* The tasks a rank holds and its dependency records: they grow with a
      * taskpool's tasks when something keeps ended ones (stf/record.c). */
-    weft_log_stats(-1, "rank %d: runtime metadata: peak %.1f MiB (%lld bytes a task)", ctx->rank,
-                   mib(ctx->meta.peak), ctx->meta.task_bytes);
+    weft_log_stats(-1, "rank %d: runtime metadata: peak %s MiB (%lld bytes a task)", ctx->rank,
+                   weft_mib_text(ctx->meta.peak).s, ctx->meta.task_bytes);
     if (ctx->holds)
         weft_log_stats(-1,
                        "rank %d: insertion held back %ld times, %.2f s in all (sched_pending_max), "
@@ -27,14 +26,15 @@ void weft_stats_print(weft_context_t *ctx)
                    (long long)atomic_load(&ctx->sends_done),
                    (long long)atomic_load(&ctx->recvs_done));
     weft_log_stats(-1,
-                   "rank %d: network: %lld activations (%lld eager), sent %.1f MiB (%.1f from "
-                   "device memory), received %.1f MiB (%.1f into device memory): host %.1f, mpi "
-                   "%.1f, ipc %.1f, staged %.1f, nccl %.1f MiB; %.1f MiB through bounce buffers",
+                   "rank %d: network: %lld activations (%lld eager), sent %s MiB (%s from "
+                   "device memory), received %s MiB (%s into device memory): host %s, mpi "
+                   "%s, ipc %s, staged %s, nccl %s MiB; %s MiB through bounce buffers",
                    ctx->rank, (long long)s.activations_sent, (long long)s.eager_sent,
-                   mib(s.net_bytes_sent), mib(s.net_bytes_from_device), mib(s.net_bytes_received),
-                   mib(s.net_bytes_into_device), mib(s.net_bytes_host), mib(s.net_bytes_mpi),
-                   mib(s.net_bytes_ipc), mib(s.net_bytes_staged_transport), mib(s.net_bytes_nccl),
-                   mib(s.net_bytes_staged));
+                   weft_mib_text(s.net_bytes_sent).s, weft_mib_text(s.net_bytes_from_device).s,
+                   weft_mib_text(s.net_bytes_received).s, weft_mib_text(s.net_bytes_into_device).s,
+                   weft_mib_text(s.net_bytes_host).s, weft_mib_text(s.net_bytes_mpi).s,
+                   weft_mib_text(s.net_bytes_ipc).s, weft_mib_text(s.net_bytes_staged_transport).s,
+                   weft_mib_text(s.net_bytes_nccl).s, weft_mib_text(s.net_bytes_staged).s);
     weft_log_stats(-1,
                    "rank %d: comm thread: %lld receive and %lld send tries put off (copy busy), "
                    "%lld sends pulled to host while it served the others, %lld receives met "
