@@ -152,6 +152,7 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
         weft_error("weft_data_set_init: data %llu is not a NEW data that no task wrote: it has "
                    "contents already",
                    (unsigned long long)d->key);
+    if (!busy && !written) weft_newread_sim_unseen(d, "weft_data_set_init accepted on");
     if (busy || written) {
         /* The ranks that read d first must all know (see above). */
         weft_seqcheck_refused(ctx);

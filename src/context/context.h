@@ -82,6 +82,8 @@ struct weft_context {
     double ptg_build_s;        /* of which weft_ptg_insert's builds (inserting thread's CPU time) */
     weft_meta_t meta;          /* runtime metadata bytes (context/meta.h) */
     struct weft_sim *sim;      /* simulation mode (stf/sim.h), NULL in a real run */
+    uint64_t sim_graph_keys;   /* simulation: next_key at the last graph (stf/newread.c) */
+    int sim_unseen_said;       /* simulation: the unseen graph write was said */
     atomic_long tasks_running; /* bodies started and not finished (host and devices) */
     atomic_long dev_inflight;  /* device work in flight: tasks in the managers' flight lists
                                   (staging in, or waiting for a copy of theirs) and

@@ -42,12 +42,36 @@ static int init_overwritten_by_owner_host(const weft_data_t *d)
            d->version == 0 && weft_remote_version(d) == 0 && d->ctx->nranks > 1;
 }
 
+/* A simulated rank sees the writes of its own part of a graph only
+ * (ptgsettle.c): a NEW data made before a graph and never written here
+ * may have been written by the graph on another simulated rank, which a
+ * real run tells every rank. Read as never written, its initial contents
+ * were made here and no receive counted, silently (a stranger's
+ * comparison with a real run: one receive fewer on every reader rank). */
+int weft_newread_sim_unseen(const weft_data_t *d, const char *what)
+{
+    weft_context_t *ctx = d->ctx;
+    if (!ctx->sim || d->key >= ctx->sim_graph_keys) return 0;
+    if (!ctx->sim_unseen_said)
+        weft_warn("sim: %s NEW data %llu, never written here: a graph since it was made may "
+                  "have written it on another simulated rank, which this rank does not see (a "
+                  "real run would receive that version: one more receive, no initial contents "
+                  "made, and weft_data_set_init refused; docs/SCALE.md); said once",
+                  what, (unsigned long long)d->key);
+    ctx->sim_unseen_said = 1;
+    return 1;
+}
+
 int weft_newread_check(const weft_task_t *t, int i, int by_weft)
 {
     const weft_data_t *d = t->flow[i].data;
     if (!(t->flow[i].mode & WEFT_R)) return 0;
     int never_written = weft_insert_never_written(d);
-    if (never_written && (d->flags & WEFT_DATA_INIT)) return 1;
+    if (never_written && (d->flags & WEFT_DATA_INIT)) {
+        weft_newread_sim_unseen(d, "an insertion reads");
+        return 1;
+    }
+    if (never_written) weft_newread_sim_unseen(d, "an insertion refused here reads");
     if (never_written && (d->flags & WEFT_DATA_FIRST_FAILED))
         weft_error("insert %s: reads NEW data %llu, whose first writer failed: no version of it "
                    "exists; write it (WEFT_W) or give it initial contents (weft_data_set_init) "

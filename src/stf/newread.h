@@ -18,4 +18,9 @@ int weft_insert_never_written(const weft_data_t *d);
  * into its data reads the owner's contents where they are). */
 int weft_newread_check(const weft_task_t *t, int i, int by_weft);
 
+/* Simulation: d, a NEW data never written here, was made before a graph,
+ * which may have written it on another simulated rank unseen here; `what`
+ * (the call) is said once a context. 0 in a real run or otherwise. */
+int weft_newread_sim_unseen(const weft_data_t *d, const char *what);
+
 #endif

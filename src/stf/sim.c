@@ -3,6 +3,8 @@
  * stands in for tiles, and the summary line. */
 #include "stf/sim.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,8 +14,19 @@
 
 struct weft_sim {
     weft_task_t *head, *tail; /* released tasks held for the wait, through t->next */
-    void *scratch;            /* weft_sim_scratch */
-    size_t scratch_bytes;
+    struct scratch *scratch;  /* weft_sim_scratch's newest, the largest */
+};
+
+/* A scratch block; the older, smaller ones stay behind it until the end:
+ * a pointer the application holds (a tile acquired and not released, a
+ * weft_data_host_ptr) keeps working when a larger tile's acquire needs a
+ * larger block (freed, it was a use after free in the application's
+ * next write). Each block at least doubles the one before: the blocks in
+ * all are under twice the largest. */
+struct scratch {
+    struct scratch *older;
+    size_t bytes;
+    max_align_t mem[];
 };
 
 int weft_sim_setup(weft_context_t *ctx)
@@ -113,13 +126,16 @@ void weft_sim_drain(weft_context_t *ctx)
 void *weft_sim_scratch(weft_context_t *ctx, size_t bytes)
 {
     struct weft_sim *s = ctx->sim;
-    if (bytes <= s->scratch_bytes) return s->scratch;
-    void *p = calloc(1, bytes);
-    if (!p) return NULL;
-    free(s->scratch);
-    s->scratch = p;
-    s->scratch_bytes = bytes;
-    return p;
+    struct scratch *now = s->scratch;
+    if (now && bytes <= now->bytes) return now->mem;
+    if (now && bytes < 2 * now->bytes) bytes = 2 * now->bytes;
+    if (bytes > SIZE_MAX - sizeof *now) return NULL;
+    struct scratch *b = calloc(1, sizeof *b + bytes);
+    if (!b) return NULL;
+    b->older = now;
+    b->bytes = bytes;
+    s->scratch = b;
+    return b->mem;
 }
 
 void weft_sim_report(weft_context_t *ctx)
@@ -136,7 +152,10 @@ void weft_sim_report(weft_context_t *ctx)
 void weft_sim_free(weft_context_t *ctx)
 {
     if (!ctx->sim) return;
-    free(ctx->sim->scratch);
+    for (struct scratch *b = ctx->sim->scratch, *older; b; b = older) {
+        older = b->older;
+        free(b);
+    }
     free(ctx->sim);
     ctx->sim = NULL;
 }

@@ -21,8 +21,9 @@ void weft_sim_take_ready(weft_context_t *ctx);
  * at a taskpool's wait). */
 void weft_sim_drain(weft_context_t *ctx);
 /* Host memory standing in for a tile's (bytes at least), shared by every
- * tile: what an application writes there is not kept. NULL when out of
- * memory. */
+ * tile: what an application writes there is not kept. Valid until the
+ * context ends, though a later call for more bytes returns another block.
+ * NULL when out of memory. */
 void *weft_sim_scratch(weft_context_t *ctx, size_t bytes);
 /* The line "weft sim: rank r of n: walked ..." (weft_fini). */
 void weft_sim_report(weft_context_t *ctx);
