@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     long long ran = (long long)weft_taskpool_ntasks_run(tp);
     int ok = rc == 0 && err < 1e-12 * N && ran == mine;
     printf("gemm rank %d: %lld tasks (expected %d), max error %.2e: %s\n", rank, ran, mine, err,
-           ok ? "PASSED" : "FAILED");
+           example_verdict(ctx, rc, &ok));
     weft_taskpool_free(tp);
     weft_matrix_free(A), weft_matrix_free(B), weft_matrix_free(C);
     int fini = weft_fini(ctx);

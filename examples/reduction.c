@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     int ok = rc == 0 && err < 1e-12 && ran == want;
     printf("reduction rank %d: %ld tasks (expected %ld), sum %.17g (reference %.17g), error "
            "%.2e: %s\n",
-           rank, ran, want, got ? got[0] : NAN, ref[0], err, ok ? "PASSED" : "FAILED");
+           rank, ran, want, got ? got[0] : NAN, ref[0], err, example_verdict(ctx, rc, &ok));
     weft_taskpool_free(tp);
     weft_matrix_free(X);
     weft_data_release(sum);

@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     int ok = rc == 0 && wrong == 0 && ran == mine;
     printf("taskgraph rank %d: %lld tasks (expected %d), %d modules of depth up to %d, "
            "%d wrong: %s\n",
-           rank, ran, mine, n, maxdepth, wrong, ok ? "PASSED" : "FAILED");
+           rank, ran, mine, n, maxdepth, wrong, example_verdict(ctx, rc, &ok));
     weft_taskpool_free(tp);
     for (int k = 0; k < n; k++) weft_data_release(mods[k]);
     int fini = weft_fini(ctx);
