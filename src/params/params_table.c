@@ -198,7 +198,7 @@ const weft_param_def_t weft_param_table[] = {
            "(sites task, comm_alloc, comm_post, device_open, device_copy, task_skip, host_pin, "
            "device_fail: the N-th task completion on an accelerator reports an error and the "
            "device stays broken, span_alloc, refusal_note, device_land, recover, redux_alloc, "
-           "mpi_coll, event_record, emu_shm, task_keep, device_alloc; e.g. "
+           "mpi_coll, event_record, emu_shm, task_keep, device_alloc, ptg_walk; e.g. "
            "task:gemm:3@1; "
            "docs/SEMANTICS.md section 3)"),
     INT("trace_buffer_events", "1048576", 1, 268435456,

@@ -22,6 +22,7 @@
 #include "context/coll.h"
 #include "ptg/ptg.h"
 #include "util/ending.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 enum { EV_POSTED, EV_STARTED }; /* a SEND's activation left; a RECV started */
@@ -189,7 +190,8 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
         .b = b, .nlocal = b->local.n, .n = b->local.n + b->actions.n, .ev_type = MPI_DATATYPE_NULL};
     weft_vec_init(&d->stack, sizeof(size_t), 64);
     /* The rounds count events in int (MPI's counts). */
-    if (b->actions.n > (size_t)INT_MAX) {
+    if (b->actions.n > (size_t)INT_MAX ||
+        weft_fault_hit(b->ctx->fault, WEFT_FAULT_PTG_WALK, NULL)) {
         weft_error("weft_ptg_insert: %zu transfers on this rank, more than the cycle walk's "
                    "rounds can count (%d)",
                    b->actions.n, INT_MAX);
@@ -288,12 +290,16 @@ int weft_ptg__dry_run(weft_ptg_build_t *b)
     /* Out of memory on one rank is agreed on before the rounds (whose
      * buffers it lacks), and in each round with the events: a rank that
      * stopped alone would leave its peers in the rounds' collectives. */
-    int ok = dry_init(&d, b) == WEFT_SUCCESS, rc = WEFT_SUCCESS;
-    long long sent = 1, failed = !ok;
-    if (weft_coll_check(
-            b->ctx, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG_LONG, MPI_SUM, b->ctx->comm),
-            "weft_ptg_insert: the cycle walk's start") != WEFT_SUCCESS)
+    int init_rc = dry_init(&d, b), ok = init_rc == WEFT_SUCCESS, rc = WEFT_SUCCESS;
+    /* A refusal that is no lack of memory (too many transfers to count,
+     * the walk's MPI type) is not said as one: it was "out of host
+     * memory" on every rank. */
+    long long start[2] = {!ok, !ok && init_rc != WEFT_ERR_NOMEM};
+    if (weft_coll_check(b->ctx,
+                        MPI_Allreduce(MPI_IN_PLACE, start, 2, MPI_LONG_LONG, MPI_SUM, b->ctx->comm),
+                        "weft_ptg_insert: the cycle walk's start") != WEFT_SUCCESS)
         rc = WEFT_ERR_MPI;
+    long long sent = 1, failed = start[0];
     while (rc == WEFT_SUCCESS && sent > 0 && failed == 0) {
         if (ok) walk(&d);
         ok = ok && !d.nomem;
@@ -307,7 +313,12 @@ int weft_ptg__dry_run(weft_ptg_build_t *b)
             b->ctx, MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, b->ctx->comm),
             "weft_ptg_insert: the cycle walk's count") != WEFT_SUCCESS)
         rc = WEFT_ERR_MPI;
-    if (rc == WEFT_SUCCESS && failed > 0) {
+    if (rc == WEFT_SUCCESS && start[1] > 0) {
+        weft_error("weft_ptg_insert: the walk of the graph for cycles across ranks could not "
+                   "start on %lld rank(s) (each said why): no task of the graph runs",
+                   start[1]);
+        rc = WEFT_ERR_INVALID;
+    } else if (rc == WEFT_SUCCESS && failed > 0) {
         weft_error("weft_ptg_insert: out of host memory on %lld rank(s) walking the graph for "
                    "cycles across ranks: no task of the graph runs",
                    failed);

@@ -29,6 +29,7 @@ static const char *const site_names[WEFT_FAULT_NSITES] = {
     [WEFT_FAULT_EMU_SHM] = "emu_shm",
     [WEFT_FAULT_TASK_KEEP] = "task_keep",
     [WEFT_FAULT_DEVICE_ALLOC] = "device_alloc",
+    [WEFT_FAULT_PTG_WALK] = "ptg_walk",
 };
 
 const char *weft_fault_site_name(weft_fault_site_t site)

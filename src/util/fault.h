@@ -46,6 +46,9 @@
  *                   the same one, as when the communicator breaks; a
  *                   rule with @RANK is refused (the other ranks would go
  *                   into the next collective alone and hang)
+ *   ptg_walk:N      the N-th graph's walk for cycles across ranks cannot
+ *                   start on this rank as if it had more transfers than
+ *                   the walk counts (not a lack of memory)
  * With @RANK the rule applies on that rank only. N counts from 1; "N+"
  * fails the N-th occurrence and every later one (a fault that stays). */
 #ifndef WEFT_UTIL_FAULT_H
@@ -74,6 +77,7 @@ typedef enum weft_fault_site {
     WEFT_FAULT_EMU_SHM = 15,      /* an emu zone's file is made: cut to nothing (SIGBUS) */
     WEFT_FAULT_TASK_KEEP = 16,    /* a rank keeps a task it inserted: out of memory */
     WEFT_FAULT_DEVICE_ALLOC = 17, /* a tile's own device allocation (device_alloc=tile) */
+    WEFT_FAULT_PTG_WALK = 18,     /* a graph's cycle walk across ranks starts (ptg/ptgdry.c) */
     WEFT_FAULT_NSITES
 } weft_fault_site_t;
 
