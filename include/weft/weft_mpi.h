@@ -25,7 +25,12 @@ extern "C" {
  * each step). Contexts on disjoint communicators run independently; a
  * failure in one is reported on its ranks only. Log lines ("weft[N]") and
  * trace files (PREFIX.rankN.json) carry the process's rank N in
- * MPI_COMM_WORLD, so that two groups' rank 0 are told apart.
+ * MPI_COMM_WORLD, so that two groups' rank 0 are told apart. A node's
+ * cores and devices are dealt among the context's ranks on it, as if
+ * they were the node's only processes: where other processes of the job
+ * (another group's context, the application's own) run on the node, bind
+ * the ranks (mpiexec --bind-to core: weft keeps a binding) or give each
+ * its share (parameter cores, CUDA_VISIBLE_DEVICES).
  * NULL after an error line on this rank, without a collective, for
  * MPI_COMM_NULL (the rank is in no context: the others go on without it),
  * an intercommunicator, or MPI not started or finalized (both alike on
