@@ -3,6 +3,7 @@
 #include "stf/taskrun.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "stf/failure.h"
 #include "stf/readcheck.h"
@@ -59,7 +60,17 @@ void weft_taskrun_log_body_failed(const weft_task_t *t, int device)
 static double flops_asked(weft_task_t *t)
 {
     if (!t->cls->flops) return 0.0;
+    /* Called where the task ends: on a worker, or on the main thread
+     * inside an insertion or a wait (a full window runs tasks there). A
+     * wait, weft_fini or an insertion from it reentered those and hung,
+     * or crashed in the insertion the ended context returned to: refused
+     * as from a body, and the task fails. */
+    char name[96];
+    snprintf(name, sizeof name, "the flops function of task class %s", t->cls->name);
+    weft_inbody_t saved;
+    weft_inbody_enter_callback(&saved, &t->misuse, name, 0, 0, "its task");
     double f = t->cls->flops(t);
+    weft_inbody_leave(&saved);
     if (isfinite(f) && f >= 0.0) return f;
     /* A closed form's rounding on a 1 x 1 tile (2/3 - 1/2 - 1/6) is no
      * error: under half a flop counts as none. */

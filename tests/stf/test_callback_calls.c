@@ -111,6 +111,41 @@ static void graph_function(void)
     weft_data_release(ptg_one_data);
 }
 
+/* A class's flops function, called where its task ends (a worker, or the
+ * main thread inside an insertion or a wait when the window is full),
+ * waits: refused and its task fails, on every rank by the wait. It went
+ * through before: a wait or weft_fini from the main thread's call hung,
+ * and an ended context crashed the insertion it returned to. */
+static double flops_waits(const weft_task_t *t)
+{
+    (void)t;
+    if (weft_taskpool_wait(open_tp) == WEFT_ERR_INVALID) refused++;
+    return 1.0;
+}
+
+static const weft_task_class_t waitflops_class = {
+    .name = "waitflops", .body = {[WEFT_DEV_CPU] = bump}, .flops = flops_waits};
+
+static void flops_function(void)
+{
+    refused = 0;
+    weft_data_t *d = weft_data_new(ctx, WEFT_DOUBLE, 1, 1, 0);
+    CHECK(weft_data_set_init(d, NULL, NULL) == WEFT_SUCCESS);
+    open_tp = weft_taskpool_new(ctx, "flops-waits");
+    capture_begin();
+    CHECK(weft_insert_task(open_tp, &waitflops_class, WEFT_RW, d, 0) == WEFT_SUCCESS);
+    int wrc = weft_taskpool_wait(open_tp);
+    const char *text = capture_end();
+    CHECK(wrc != WEFT_SUCCESS);
+    if (weft_rank(ctx) == 0) {
+        CHECK(refused == 1);
+        CHECK(strstr(text, "weft_taskpool_wait called from the flops function of task class "
+                           "waitflops") != NULL);
+    }
+    weft_taskpool_free(open_tp);
+    weft_data_release(d);
+}
+
 /* weft_task_error from the main thread, outside any body: refused (the
  * task it names may be gone, and its line would pass for another's
  * cause). */
@@ -145,6 +180,7 @@ int main(int argc, char **argv)
     rank_function();
     init_function();
     graph_function();
+    flops_function();
     task_error_outside();
     still_runs();
     int fini = weft_fini(ctx);
