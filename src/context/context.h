@@ -38,6 +38,7 @@ struct weft_context {
     weft_params_t *params;
     int rank, nranks;
     int world_rank;             /* the process's in MPI_COMM_WORLD: log lines, trace file */
+    const char *init_call;      /* "weft_init" or "weft_init_comm": the call its lines name */
     int local_rank, local_size; /* among the ranks of this node */
     int *node_of;               /* every rank's node: its lowest rank (start_mpi) */
     int mpi_started;            /* counted among the contexts MPI serves (lifecycle.c) */

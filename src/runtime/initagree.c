@@ -95,10 +95,10 @@ int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int
      * their own rank. Without them (the agreement's own collective
      * failed), this rank's own words, else the status. */
     if (out.failed_rank >= 0 && out.failed_msg[0])
-        weft_error("weft_init failed on rank %d: %s", out.failed_rank, out.failed_msg);
+        weft_error("%s failed on rank %d: %s", ctx->init_call, out.failed_rank, out.failed_msg);
     else if (own[0])
-        weft_error("weft_init failed on rank %d: %s", ctx->rank, own);
+        weft_error("%s failed on rank %d: %s", ctx->init_call, ctx->rank, own);
     else
-        weft_error("weft_init failed (%s): %s", what, weft_strerror(arc));
+        weft_error("%s failed (%s): %s", ctx->init_call, what, weft_strerror(arc));
     return arc;
 }

@@ -125,7 +125,8 @@ static int start_comm(weft_context_t *ctx)
      * worked on one rank and failed on two. */
     if (ctx->mpi_thread_level < MPI_THREAD_MULTIPLE) {
         weft_error("MPI was initialised without MPI_THREAD_MULTIPLE: weft's comm thread needs "
-                   "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE, or let weft_init do it)");
+                   "it (call MPI_Init_thread with MPI_THREAD_MULTIPLE%s)",
+                   strcmp(ctx->init_call, "weft_init") ? "" : ", or let weft_init do it");
         return WEFT_ERR_MPI;
     }
     if (ctx->nranks == 1 || ctx->sim) return WEFT_SUCCESS; /* a simulation sends nothing */
@@ -357,6 +358,7 @@ static weft_context_t *init_on(int *argc, char ***argv, const MPI_Comm *user)
 {
     weft_context_t *ctx = context_new();
     if (!ctx) return NULL;
+    ctx->init_call = user ? "weft_init_comm" : "weft_init";
     weft_log_clear_last_error();
     if (weft_runtime_start_mpi(ctx, argc, argv, user) != WEFT_SUCCESS) goto undo_ctx;
     int rc = load_params(ctx);

@@ -91,6 +91,7 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user);
+static int dup_unlocked(const weft_context_t *ctx, const MPI_Comm *user);
 static void meet_node(weft_context_t *ctx);
 
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
@@ -110,6 +111,8 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const M
             ctx->params_rc = weft_params_load(ctx->params, argc, argv);
     }
     pthread_mutex_unlock(&mpi_lock);
+    if (rc == WEFT_SUCCESS && dup_unlocked(ctx, user)) MPI_Comm_dup(*user, &ctx->comm);
+    if (rc == WEFT_SUCCESS) MPI_Comm_rank(ctx->comm, &ctx->rank);
     if (rc == WEFT_SUCCESS) meet_node(ctx);
     return rc;
 }
@@ -142,15 +145,36 @@ static int check_user_comm(const MPI_Comm *user)
     return WEFT_SUCCESS;
 }
 
+/* An application's communicator is duplicated outside mpi_lock: two
+ * threads whose contexts are on different communicators with ranks in
+ * common, started in one order on one rank and the other order on
+ * another, each held the lock on one rank inside its duplication and
+ * waited for it on the other (a stranger's threads, hung in 3 of 3 runs;
+ * MPI itself allows the two duplications at once). MPI_COMM_WORLD's stays
+ * under the lock: the contexts of weft_init pair in the order the lock
+ * gives them, and two duplications of one communicator at once are no
+ * MPI. Below MPI_THREAD_MULTIPLE (refused later, said) nothing may run
+ * at once: under the lock too. */
+static int dup_unlocked(const weft_context_t *ctx, const MPI_Comm *user)
+{
+    return user && ctx->mpi_thread_level == MPI_THREAD_MULTIPLE;
+}
+
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
 {
     int inited = 0, finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) {
         /* MPI would abort the process in its next call. */
-        weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
-                   "application), and MPI cannot start twice in a process: keep one context "
-                   "for the run, or start MPI yourself and finalize it after the last weft_fini");
+        if (user)
+            weft_error("weft_init_comm: MPI was finalized already (by the application, or by "
+                       "the last weft_fini when weft_init started it): make every context before "
+                       "MPI_Finalize");
+        else
+            weft_error("weft_init: MPI was finalized already (by the last weft_fini or by the "
+                       "application), and MPI cannot start twice in a process: keep one context "
+                       "for the run, or start MPI yourself and finalize it after the last "
+                       "weft_fini");
         return WEFT_ERR_MPI;
     }
     if (user) {
@@ -182,8 +206,6 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const 
 #endif
     ctx->mpi_started = 1;
     MPI_Query_thread(&ctx->mpi_thread_level);
-    MPI_Comm_dup(user ? *user : MPI_COMM_WORLD, &ctx->comm);
-    MPI_Comm_rank(ctx->comm, &ctx->rank);
     /* Lines and trace files carry the process's rank in MPI_COMM_WORLD:
      * contexts on two groups of ranks each have a rank 0, and their files
      * and lines would not be told apart (the same rank as the context's
@@ -192,6 +214,7 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const 
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
     weft_log_set_rank(ctx->world_rank);
     weft_endsignal_install(ctx->world_rank);
+    if (!dup_unlocked(ctx, user)) MPI_Comm_dup(user ? *user : MPI_COMM_WORLD, &ctx->comm);
     return WEFT_SUCCESS;
 }
 
