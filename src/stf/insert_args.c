@@ -2,12 +2,14 @@
  * one into the walked task: data flows with their modes, values copied at
  * insertion, placement options; every misuse named, alike on every rank. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sched/task.h"
 #include "stf/insert_args.h"
 #include "stf/taskpool.h"
+#include "util/handle.h"
 #include "util/log.h"
 
 /* pos counts the task's arguments after the class from 1: a (mode, data)
@@ -21,8 +23,9 @@
 static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos, int released_ok)
 {
     const char *name = t->cls->name;
-    if (!d || (d->tag != (uint32_t)WEFT_HANDLE_DATA &&
-               !(released_ok && d->tag == weft_handle_released(WEFT_HANDLE_DATA)))) {
+    if (!d || weft_address_is_small(d) ||
+        (d->tag != (uint32_t)WEFT_HANDLE_DATA &&
+         !(released_ok && d->tag == weft_handle_released(WEFT_HANDLE_DATA)))) {
         char call[96]; /* formatted only for the error: every task passes here */
         snprintf(call, sizeof call, "insert %s", name);
         (void)weft_handle_check(d, WEFT_HANDLE_DATA, call, pos);
@@ -47,6 +50,12 @@ static int add_value(weft_task_t *t, const void *ptr, size_t bytes, int pos)
         weft_error("insert %s: value argument %d: a NULL pointer for %zu bytes: pass the address "
                    "of the value (copied at insertion)",
                    name, pos, bytes);
+        return WEFT_ERR_INVALID;
+    }
+    if (bytes && weft_address_is_small(ptr)) {
+        weft_error("insert %s: value argument %d: %lu is no address (the value itself where its "
+                   "address belongs?): pass WEFT_VALUE, &v, sizeof v",
+                   name, pos, (unsigned long)(uintptr_t)ptr);
         return WEFT_ERR_INVALID;
     }
     if (t->nvalues == WEFT_MAX_VALUES || bytes > WEFT_MAX_VALUE_BYTES) {

@@ -1,6 +1,7 @@
 /* Type tags of the public handles, checked at each API call. */
 #include "util/handle.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/log.h"
@@ -62,22 +63,36 @@ static void describe(uint32_t tag, char *buf, size_t len)
     snprintf(buf, len, "not a weft handle (tag 0x%08x)", (unsigned)tag);
 }
 
+/* Below this no process maps memory (Linux's mmap_min_addr is 4096 or
+ * more; 65536 by default): such a "pointer" is an int passed where a
+ * handle or an address belongs, and reading it crashed the call (SIGSEGV
+ * on every rank, without a word). Another address that maps nothing
+ * still crashes, as in any C library. */
+#define SMALLEST_ADDRESS 4096
+
+int weft_address_is_small(const void *p) { return p && (uintptr_t)p < SMALLEST_ADDRESS; }
+
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos)
 {
-    if (h && *(const uint32_t *)h == (uint32_t)want) return 1;
+    if ((uintptr_t)h >= SMALLEST_ADDRESS && *(const uint32_t *)h == (uint32_t)want) return 1;
     char what[64];
-    uint32_t tag = h ? *(const uint32_t *)h : 0;
+    int small = weft_address_is_small(h);
+    uint32_t tag = h && !small ? *(const uint32_t *)h : 0;
     if (!h)
         snprintf(what, sizeof what, "NULL");
+    else if (small)
+        snprintf(what, sizeof what, "the small integer %lu (no address)",
+                 (unsigned long)(uintptr_t)h);
     else
         describe(tag, what, sizeof what);
     /* A released or ended handle of the kind asked for is named once
      * ("is a released weft_data_t", not "..., not a weft_data_t"). */
-    int same_kind = h && (tag == weft_handle_released(want) || tag == weft_handle_ended(want));
+    int same_kind =
+        h && !small && (tag == weft_handle_released(want) || tag == weft_handle_ended(want));
     if (same_kind)
         weft_error("argument %d of %s is %s%s", pos, call, what, hint(want, tag));
     else
         weft_error("argument %d of %s is %s, not a %s%s", pos, call, what,
-                   weft_handle_type_name(want), h ? hint(want, tag) : "");
+                   weft_handle_type_name(want), h && !small ? hint(want, tag) : "");
     return 0;
 }

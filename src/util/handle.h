@@ -38,6 +38,9 @@ static inline uint32_t weft_handle_ended(uint32_t tag)
 /* 1 when h is a live handle of `want`; otherwise logs "argument pos of
  * call is <what h is>, not a <want>" with a hint on the fix, returns 0. */
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos);
+/* p is not NULL but below any address a process maps: an int passed where
+ * an address belongs. */
+int weft_address_is_small(const void *p);
 
 /* The public type name of a kind ("weft_data_t"). */
 const char *weft_handle_type_name(weft_handle_kind_t kind);

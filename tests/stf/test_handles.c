@@ -4,6 +4,7 @@
  * hang, nothing for AddressSanitizer to report. Regression of issue 13
  * item 4: use after weft_data_release was a double free in insert, and a
  * matrix passed for a tile hung. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../check.h"
@@ -59,6 +60,20 @@ static void wrong_kind(weft_context_t *ctx)
     CHECK(captured("argument 1 of weft_matrix_mt is a weft_data_t, not a weft_matrix_t"));
     CHECK(captured("argument 1 of weft_data_set_device is NULL, not a weft_data_t"));
     CHECK(captured("argument 1 of insert bump is not a weft handle"));
+    /* An int where a handle or a value's address belongs (SIGSEGV on every
+     * rank before, without a word). */
+    int v = 5;
+    capture_begin();
+    CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, (weft_data_t *)(intptr_t)v, 0) ==
+          WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, weft_tile(A, 0, 0), WEFT_VALUE,
+                           (void *)(intptr_t)v, sizeof v, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_rank((weft_context_t *)(intptr_t)16) == -1);
+    capture_end();
+    CHECK(captured("argument 1 of insert bump is the small integer 5 (no address), not a "
+                   "weft_data_t"));
+    CHECK(captured("insert bump: value argument 2: 5 is no address"));
+    CHECK(captured("argument 1 of weft_rank is the small integer 16 (no address)"));
     /* Nothing was inserted: the taskpool waits for nothing and the matrix works. */
     CHECK(weft_taskpool_wait(tp) == 0);
     CHECK(weft_taskpool_ntasks_run(tp) == 0);
