@@ -356,10 +356,13 @@ typedef int (*weft_body_fn)(weft_task_t *task);
 /* Estimated floating point operations of a task (for GFLOPS and device
  * selection); may be NULL. An estimate that is not finite, or negative
  * past a rounding (below -0.5), fails the task, logged, as a misused
- * accessor does (0: no estimate). Called where the task ends (a worker,
- * or the main thread inside an insertion or a wait): it may read the
- * task's accessors only, as a body; a wait, insertion, creation, host
- * access or weft_fini from it is refused, named, and fails the task. */
+ * accessor does (0: no estimate). Called once a task, on whichever
+ * thread first needs it: where the task is placed on a device (at
+ * insertion or release: the main thread, a worker, weft's comm thread) or
+ * where it ends (a worker, or the main thread inside an insertion or a
+ * wait). It may read the task's accessors only, as a body; a wait,
+ * insertion, creation, host access or weft_fini from it is refused, named,
+ * and fails the task (its body runs all the same when asked before). */
 typedef double (*weft_flops_fn)(const weft_task_t *task);
 
 /* A batch body enqueues the work of n tasks of one class in one go (e.g.

@@ -26,8 +26,10 @@ extern "C" {
  * comm (a collective on it: no other thread of the application may be in
  * a collective on comm meanwhile; threads may make contexts on different
  * communicators at once); everything after is as weft_init (parameters
- * from argv and the environment: the same for every context of the
- * process but a thread's own argv, the agreement after each step).
+ * from the environment and the --weft- words of argv, which the first
+ * context made from that argv takes off it: threads that make contexts at
+ * once each give their own argv, or the words land in whichever comes
+ * first on each rank; the agreement after each step).
  * Contexts on disjoint communicators run independently; a failure in one
  * is reported on its ranks only. Log lines ("weft[N]") and
  * trace files (PREFIX.rankN.json) carry the process's rank N in

@@ -484,8 +484,9 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
     if (atomic_load(&misuse) && rc == WEFT_SUCCESS) rc = WEFT_ERR_INVALID;
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
-    if (tp->ctx->sim) tp->ctx->sim_graph_keys = tp->ctx->next_key;
     rc = agree(&b, rc);
+    /* A refused graph wrote nothing (stf/newread.c). */
+    if (rc == WEFT_SUCCESS && tp->ctx->sim) tp->ctx->sim_graph_keys = tp->ctx->next_key;
     if (rc == WEFT_SUCCESS) rc = check_made(&b);
     if (rc == WEFT_SUCCESS) rc = weft_ptg__dry_run(&b);
     tp->ctx->walked += b.walked;

@@ -190,11 +190,15 @@ static int dry_init(dry_t *d, weft_ptg_build_t *b)
         .b = b, .nlocal = b->local.n, .n = b->local.n + b->actions.n, .ev_type = MPI_DATATYPE_NULL};
     weft_vec_init(&d->stack, sizeof(size_t), 64);
     /* The rounds count events in int (MPI's counts). */
-    if (b->actions.n > (size_t)INT_MAX ||
-        weft_fault_hit(b->ctx->fault, WEFT_FAULT_PTG_WALK, NULL)) {
+    if (b->actions.n > (size_t)INT_MAX) {
         weft_error("weft_ptg_insert: %zu transfers on this rank, more than the cycle walk's "
                    "rounds can count (%d)",
                    b->actions.n, INT_MAX);
+        return WEFT_ERR_INVALID;
+    }
+    if (weft_fault_hit(b->ctx->fault, WEFT_FAULT_PTG_WALK, NULL)) {
+        weft_error("weft_ptg_insert: the cycle walk cannot start on this rank (fault_inject "
+                   "ptg_walk)");
         return WEFT_ERR_INVALID;
     }
     if (MPI_Type_contiguous((int)sizeof(dry_event_t), MPI_BYTE, &d->ev_type) != MPI_SUCCESS ||
@@ -291,6 +295,8 @@ int weft_ptg__dry_run(weft_ptg_build_t *b)
      * buffers it lacks), and in each round with the events: a rank that
      * stopped alone would leave its peers in the rounds' collectives. */
     int init_rc = dry_init(&d, b), ok = init_rc == WEFT_SUCCESS, rc = WEFT_SUCCESS;
+    if (init_rc == WEFT_ERR_NOMEM)
+        weft_error("weft_ptg_insert: out of host memory for the cycle walk's tables on this rank");
     /* A refusal that is no lack of memory (too many transfers to count,
      * the walk's MPI type) is not said as one: it was "out of host
      * memory" on every rank. */
@@ -315,8 +321,8 @@ int weft_ptg__dry_run(weft_ptg_build_t *b)
         rc = WEFT_ERR_MPI;
     if (rc == WEFT_SUCCESS && start[1] > 0) {
         weft_error("weft_ptg_insert: the walk of the graph for cycles across ranks could not "
-                   "start on %lld rank(s) (each said why): no task of the graph runs",
-                   start[1]);
+                   "start on %lld rank(s) (each said why)%s: no task of the graph runs",
+                   start[1], start[0] > start[1] ? ", and others lacked host memory for it" : "");
         rc = WEFT_ERR_INVALID;
     } else if (rc == WEFT_SUCCESS && failed > 0) {
         weft_error("weft_ptg_insert: out of host memory on %lld rank(s) walking the graph for "

@@ -50,19 +50,19 @@ static void name_must_match(weft_context_t *ctx)
         v[N + i] = -v[i];
     }
     int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2 * N, MPI_LONG_LONG, MPI_MAX, ctx->comm);
-    if (weft_coll_check(ctx, rc, "weft_init: naming the parameters that differ") != WEFT_SUCCESS)
-        return;
+    char where[64];
+    snprintf(where, sizeof where, "%s: naming the parameters that differ", ctx->init_call);
+    if (weft_coll_check(ctx, rc, where) != WEFT_SUCCESS) return;
     for (int i = 0; i < N; i++) {
         if (v[i] == -v[N + i]) continue;
         const weft_param_def_t *def = weft_params_find(must_match[i]);
         if (def && def->kind == WEFT_PARAM_ENUM) /* its words, not their numbers */
-            weft_error("weft_init: %s differs between ranks (here %s): give every rank the same "
-                       "value",
-                       must_match[i], weft_params_str(ctx->params, must_match[i]));
+            weft_error("%s: %s differs between ranks (here %s): give every rank the same value",
+                       ctx->init_call, must_match[i], weft_params_str(ctx->params, must_match[i]));
         else
-            weft_error("weft_init: %s differs between ranks (from %lld to %lld; here %lld): give "
-                       "every rank the same value",
-                       must_match[i], -v[N + i], v[i],
+            weft_error("%s: %s differs between ranks (from %lld to %lld; here %lld): give every "
+                       "rank the same value",
+                       ctx->init_call, must_match[i], -v[N + i], v[i],
                        (long long)weft_params_int(ctx->params, must_match[i]));
     }
 }
@@ -70,7 +70,7 @@ static void name_must_match(weft_context_t *ctx)
 int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int rc)
 {
     weft_agree_vote_t v = {.point = WEFT_AGREE_INIT, .ordinal = step, .status = rc};
-    snprintf(v.where, sizeof v.where, "weft_init (step %d: %s)", step, what);
+    snprintf(v.where, sizeof v.where, "%s (step %d: %s)", ctx->init_call, step, what);
     char values[512] = ""; /* every must_match value: a cut one would not be compared */
     if (step == 1 && rc == WEFT_SUCCESS) {
         v.call_hash = must_match_hash(ctx, values, sizeof values);
@@ -79,9 +79,9 @@ int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int
     weft_agree_outcome_t out = {0};
     int arc = weft_agree(ctx, &v, &out);
     if (arc == WEFT_SUCCESS && !out.same_calls) {
-        weft_error("weft_init failed: the ranks were given different values of parameters "
-                   "that must be equal on every rank; this rank has %s",
-                   values);
+        weft_error("%s failed: the ranks were given different values of parameters that must be "
+                   "equal on every rank; this rank has %s",
+                   ctx->init_call, values);
         name_must_match(ctx);
         return WEFT_ERR_PARAM;
     }

@@ -85,9 +85,11 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 /* One weft_init or weft_fini of the process at a time in MPI's start and
  * end: two threads' weft_init both found MPI not started and both started
  * it (Open MPI aborted the process), or duplicated MPI_COMM_WORLD at once
- * (two collectives on one communicator: a crash in MPI). Only those: the
- * collectives after the duplication are the context's own communicator's,
- * which another thread's context does not share. */
+ * (two collectives on one communicator: a crash in MPI). Only those (and
+ * weft_init_comm's duplication of MPI_COMM_WORLD or of a communicator of
+ * one rank; dup_unlocked): the collectives after the duplication are the
+ * context's own communicator's, which another thread's context does not
+ * share. */
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user);
@@ -99,12 +101,15 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const M
     pthread_mutex_lock(&mpi_lock);
     int rc = start_mpi_locked(ctx, argc, argv, user);
     /* The --weft- words taken off argv in the same locked step as the
-     * duplication that pairs this context with the other ranks': threads
-     * that shared one argv took them later, one after the other, so the
-     * options could land in a context whose partner on another rank had
-     * the defaults (weft_init failed there: "differs between ranks"), and
-     * their rewrites of argv raced. The first context to pair on each rank
-     * takes them. */
+     * duplication that pairs weft_init's context with the other ranks':
+     * threads that shared one argv took them later, one after the other,
+     * so the options could land in a context whose partner on another rank
+     * had the defaults (weft_init failed there: "differs between ranks"),
+     * and their rewrites of argv raced. The first context to pair on each
+     * rank takes them. weft_init_comm's contexts pair by their
+     * communicators, outside the lock: the first to get here takes them,
+     * so threads that make such contexts at once each give their own argv
+     * (weft_mpi.h). */
     if (rc == WEFT_SUCCESS) {
         ctx->params_rc = weft_params_create(&ctx->params);
         if (ctx->params_rc == WEFT_SUCCESS)
@@ -145,19 +150,25 @@ static int check_user_comm(const MPI_Comm *user)
     return WEFT_SUCCESS;
 }
 
-/* An application's communicator is duplicated outside mpi_lock: two
- * threads whose contexts are on different communicators with ranks in
- * common, started in one order on one rank and the other order on
- * another, each held the lock on one rank inside its duplication and
- * waited for it on the other (a stranger's threads, hung in 3 of 3 runs;
- * MPI itself allows the two duplications at once). MPI_COMM_WORLD's stays
- * under the lock: the contexts of weft_init pair in the order the lock
- * gives them, and two duplications of one communicator at once are no
- * MPI. Below MPI_THREAD_MULTIPLE (refused later, said) nothing may run
- * at once: under the lock too. */
+/* An application's communicator of several ranks is duplicated outside
+ * mpi_lock: two threads whose contexts are on different communicators
+ * with ranks in common, started in one order on one rank and the other
+ * order on another, each held the lock on one rank inside its duplication
+ * and waited for it on the other (a stranger's threads, hung in 3 of 3
+ * runs; MPI itself allows the two duplications at once). Under the lock
+ * still: MPI_COMM_WORLD itself (weft_init's contexts duplicate it there:
+ * two duplications of one communicator at once are no MPI, a reviewer's
+ * run crashed in 1 of 3), a communicator of one rank (MPI_COMM_SELF: no
+ * other rank to wait for, and two threads' ensembles would duplicate it
+ * at once), and everything below MPI_THREAD_MULTIPLE (refused later,
+ * said), where no two MPI calls may run at once. */
 static int dup_unlocked(const weft_context_t *ctx, const MPI_Comm *user)
 {
-    return user && ctx->mpi_thread_level == MPI_THREAD_MULTIPLE;
+    if (!user || ctx->mpi_thread_level != MPI_THREAD_MULTIPLE) return 0;
+    int size = 1, same = MPI_UNEQUAL;
+    MPI_Comm_size(*user, &size);
+    MPI_Comm_compare(*user, MPI_COMM_WORLD, &same);
+    return size > 1 && same != MPI_IDENT;
 }
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
@@ -234,7 +245,7 @@ static void meet_node(weft_context_t *ctx)
     MPI_Comm_free(&node);
     ctx->node_of = malloc(sizeof *ctx->node_of * (size_t)ctx->nranks);
     if (!ctx->node_of) {
-        weft_error("weft_init: out of host memory for %d ranks' node ids", ctx->nranks);
+        weft_error("%s: out of host memory for %d ranks' node ids", ctx->init_call, ctx->nranks);
         weft_abort_job(ctx->comm, 1); /* the others are about to wait for this rank */
     }
     MPI_Allgather(&leader, 1, MPI_INT, ctx->node_of, 1, MPI_INT, ctx->comm);

@@ -3,6 +3,7 @@
  * checks, placement, the dependencies from the access modes in insertion
  * order, release of the task when nothing precedes it. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 #include "stf/taskpool.h"
 #include "stf/watchdog.h"
 #include "util/clock.h"
+#include "util/handle.h"
 #include "util/log.h"
 #include "stf/home.h"
 #include "stf/redux.h"
@@ -294,9 +296,11 @@ static int refuse_class(weft_taskpool_t *tp)
 
 static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const char *call)
 {
-    /* The usual case without a call: every rank checks every task. */
-    if (tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL && cls && cls->name && !tp->ptg &&
-        weft_insert_class_has_body(cls) &&
+    /* The usual case without a call: every rank checks every task. An
+     * int passed for either is refused below (reading it crashed). */
+    int small_cls = weft_address_is_small(cls);
+    if (!weft_address_is_small(tp) && tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL &&
+        !small_cls && cls && cls->name && !tp->ptg && weft_insert_class_has_body(cls) &&
         !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
         return weft_context_check_thread(tp->ctx, call) ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
@@ -306,6 +310,11 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     if (atomic_load(&tp->ctx->mpi_gone)) {
         weft_error("%s: MPI was finalized before weft_fini: no task can run any more", call);
         return WEFT_ERR_MPI;
+    }
+    if (small_cls) {
+        weft_error("argument 2 of %s is the small integer %lu (no address), not a task class", call,
+                   (unsigned long)(uintptr_t)cls);
+        return refuse_class(tp);
     }
     /* A graph's tasks would not be ordered with this one (docs/PTG.md). */
     if (tp->ptg) {

@@ -71,7 +71,6 @@ int weft_newread_check(const weft_task_t *t, int i, int by_weft)
         weft_newread_sim_unseen(d, "an insertion reads");
         return 1;
     }
-    if (never_written) weft_newread_sim_unseen(d, "an insertion refused here reads");
     if (never_written && (d->flags & WEFT_DATA_FIRST_FAILED))
         weft_error("insert %s: reads NEW data %llu, whose first writer failed: no version of it "
                    "exists; write it (WEFT_W) or give it initial contents (weft_data_set_init) "
@@ -81,6 +80,10 @@ int weft_newread_check(const weft_task_t *t, int i, int by_weft)
         weft_error("insert %s: reads NEW data %llu, whose only version a task that failed "
                    "overwrote: no version of it is left; write it (WEFT_W) or give it initial "
                    "contents (weft_data_set_init) first",
+                   t->cls->name, (unsigned long long)d->key);
+    else if (never_written && weft_newread_sim_unseen(d, "an insertion refused here reads"))
+        weft_error("insert %s: reads NEW data %llu, which no task wrote on this simulated rank "
+                   "(a simulated rank does not see another's writes: docs/SCALE.md)",
                    t->cls->name, (unsigned long long)d->key);
     else if (never_written)
         weft_error("insert %s: reads NEW data %llu before any task wrote it (give it initial "

@@ -3,7 +3,6 @@
 #include "stf/taskrun.h"
 
 #include <math.h>
-#include <stdio.h>
 
 #include "stf/failure.h"
 #include "stf/readcheck.h"
@@ -60,15 +59,16 @@ void weft_taskrun_log_body_failed(const weft_task_t *t, int device)
 static double flops_asked(weft_task_t *t)
 {
     if (!t->cls->flops) return 0.0;
-    /* Called where the task ends: on a worker, or on the main thread
-     * inside an insertion or a wait (a full window runs tasks there). A
-     * wait, weft_fini or an insertion from it reentered those and hung,
-     * or crashed in the insertion the ended context returned to: refused
-     * as from a body, and the task fails. */
-    char name[96];
-    snprintf(name, sizeof name, "the flops function of task class %s", t->cls->name);
+    /* Called once a task, where it is placed on a device (at insertion
+     * or release, on the main, a worker or the comm thread) or where it
+     * ends (a worker, or the main thread inside an insertion or a wait: a
+     * full window runs tasks there). A wait, weft_fini or an insertion
+     * from it reentered those and hung, or crashed in the insertion the
+     * ended context returned to: refused as from a body, and the task
+     * fails. */
     weft_inbody_t saved;
-    weft_inbody_enter_callback(&saved, &t->misuse, name, 0, 0, "its task");
+    weft_inbody_enter_named_callback(&saved, &t->misuse, "the flops function of task class",
+                                     t->cls->name, "its task");
     double f = t->cls->flops(t);
     weft_inbody_leave(&saved);
     if (isfinite(f) && f >= 0.0) return f;

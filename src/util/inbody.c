@@ -25,6 +25,13 @@ void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const 
         &(weft_inbody_t){.cls = fn, .seq = key, .misuse = misuse, .fails = fails, .keyed = keyed});
 }
 
+void weft_inbody_enter_named_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn,
+                                      const char *of, const char *fails)
+{
+    weft_inbody_enter(saved,
+                      &(weft_inbody_t){.cls = fn, .misuse = misuse, .fails = fails, .of = of});
+}
+
 /* The contexts this thread made and has not ended: only its wording of a
  * refusal depends on it (context.h checks the thread against the context
  * it is given). */
@@ -49,8 +56,11 @@ int weft_inbody_refuse(const char *call)
 {
     if (__builtin_expect(current.cls == NULL, 1)) return 0;
     if (current.fails) {
-        char key[32] = "";
-        if (current.keyed) snprintf(key, sizeof key, " %llu", current.seq);
+        char key[96] = "";
+        if (current.keyed)
+            snprintf(key, sizeof key, " %llu", current.seq);
+        else if (current.of)
+            snprintf(key, sizeof key, " %s", current.of);
         weft_error("%s called from %s%s: a function weft calls back may only compute (waits, "
                    "insertions, creations and host access belong to the thread that called "
                    "weft_init): the call is refused and %s fails",

@@ -25,6 +25,7 @@ typedef struct weft_inbody {
      * fails says what the refusal fails ("the insertion"). */
     const char *fails;
     int keyed;
+    const char *of; /* a called-back function: the name that follows fn, NULL: none */
 } weft_inbody_t;
 
 /* Marks this thread as running the body `now` names; *saved gets the
@@ -38,6 +39,10 @@ void weft_inbody_leave(const weft_inbody_t *saved);
  * Ended by weft_inbody_leave. */
 void weft_inbody_enter_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn, int keyed,
                                 unsigned long long key, const char *fails);
+/* The same with a name after fn ("the flops function of task class" and
+ * the class's name), formatted only for a refusal. */
+void weft_inbody_enter_named_callback(weft_inbody_t *saved, atomic_int *misuse, const char *fn,
+                                      const char *of, const char *fails);
 
 /* The calling thread made a context (the end of a successful weft_init)
  * or ended one (weft_fini, which only that thread may call); how many it

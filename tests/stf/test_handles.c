@@ -69,7 +69,13 @@ static void wrong_kind(weft_context_t *ctx)
     CHECK(weft_insert_task(tp, &bump_class, WEFT_RW, weft_tile(A, 0, 0), WEFT_VALUE,
                            (void *)(intptr_t)v, sizeof v, 0) == WEFT_ERR_INVALID);
     CHECK(weft_rank((weft_context_t *)(intptr_t)16) == -1);
+    CHECK(weft_insert_task((weft_taskpool_t *)(intptr_t)v, &bump_class, 0) == WEFT_ERR_INVALID);
+    CHECK(weft_insert_task(tp, (const weft_task_class_t *)(intptr_t)7, 0) == WEFT_ERR_INVALID);
     capture_end();
+    CHECK(captured("argument 1 of weft_insert_task is the small integer 5 (no address), not a "
+                   "weft_taskpool_t"));
+    CHECK(captured("argument 2 of weft_insert_task is the small integer 7 (no address), not a "
+                   "task class"));
     CHECK(captured("argument 1 of insert bump is the small integer 5 (no address), not a "
                    "weft_data_t"));
     CHECK(captured("insert bump: value argument 2: 5 is no address"));
