@@ -6,6 +6,8 @@
  * dropped with the copies away from owners at the end of the wait. */
 #include "api/recover.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,9 +140,18 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
         weft_data_copy_reader_release_locked(c);
         weft_data_unlock(d);
     }
-    /* A rank that cannot take part would leave the others in the broadcast. */
-    int ok = rc == WEFT_SUCCESS;
-    int crc = weft_coll_all(ctx, &ok, RECOVER_WHERE);
+    /* A rank that cannot take part would leave the others in the broadcast.
+     * The lowest such rank's words go to every rank (the others said only
+     * "another rank failed to take part"), in a collective made only when
+     * one failed, which every rank then knows. */
+    int bad = rc == WEFT_SUCCESS ? INT_MAX : me;
+    int crc = weft_coll_check(
+        ctx, MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, ctx->comm), RECOVER_WHERE);
+    int ok = bad == INT_MAX, why_rc = rc;
+    char why[160] = "";
+    if (me == bad) snprintf(why, sizeof why, "%s", weft_strerror(rc));
+    if (crc == WEFT_SUCCESS && !ok)
+        crc = weft_coll_share_failure(ctx, bad, &why_rc, why, sizeof why, RECOVER_WHERE);
     /* In pieces: MPI counts are int, a tile may pass 2 GiB. */
     for (size_t at = 0; crc == WEFT_SUCCESS && ok && at < d->bytes; at += RECOVER_PIECE) {
         size_t n = d->bytes - at < RECOVER_PIECE ? d->bytes - at : RECOVER_PIECE;
@@ -157,11 +168,9 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
     if (!ok && me == d->owner_rank) (void)restore_older(d);
     if (!ok) /* on every rank: the next taskpool starts from an older version */
         weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
-                   "after the failure (%s): its owner, rank %d, keeps the older version it "
-                   "holds",
-                   (unsigned long long)d->key, v, from,
-                   rc != WEFT_SUCCESS ? weft_strerror(rc) : "another rank failed to take part",
-                   d->owner_rank);
+                   "after the failure (rank %d: %s): its owner, rank %d, keeps the older version "
+                   "it holds",
+                   (unsigned long long)d->key, v, from, bad, why, d->owner_rank);
     /* Newer than the owner's, or any when a body that failed on the owner
      * may have changed the owner's bytes (they were kept silently), or
      * when the owner's copies of its version died with a device. */

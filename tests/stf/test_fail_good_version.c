@@ -68,9 +68,10 @@ int main(int argc, char **argv)
     CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
     capture_end();
     CHECK(captured("taskpool chain failed: rank 0: task add #3 returned 3"));
-    if (broken) /* rank 1 could not read d's v2: every rank says so */
+    if (broken) /* rank 1 could not read d's v2: every rank says so, and why (the others
+                   said "another rank failed to take part") */
         CHECK(captured("data 0: its newest good version v2, on rank 1, could not come home after "
-                       "the failure ("));
+                       "the failure (rank 1: out of host memory)"));
     CHECK(insert(tp, d, 10, R - 1) == 0);
     CHECK(insert(tp, e, 10, 0) == 0);
     CHECK(weft_taskpool_wait(tp) == 0);
