@@ -15,6 +15,7 @@ void weft_quarantine_init(weft_quarantine_t *q)
     q->bytes = NULL;
     q->held = 0;
     q->next = q->count = 0;
+    q->ended = 0;
 }
 
 /* The ring's slot of the k-th newest entry (k = 0: the newest). */
@@ -55,20 +56,52 @@ void weft_quarantine_end(weft_quarantine_t *q)
     }
     /* The ring's three arrays of WEFT_QUARANTINE_SLOTS (384 KiB) stayed
      * with every ended context: a process that made and ended contexts in
-     * a loop grew by that much each time. Only the entries are kept, in
-     * an array of their count (still reachable: no leak to report). */
-    void **kept = q->count > 0 ? malloc(sizeof *kept * (size_t)q->count) : NULL;
-    for (long k = 0; kept && k < q->count; k++) kept[k] = q->ptr[slot_back(q, k)];
-    if (q->count > 0 && !kept) return; /* no memory: the ring stays as it is */
+     * a loop grew by that much each time. Only the entries are kept, with
+     * their free functions, in arrays of their count (still reachable: no
+     * leak to report). Without memory for them the ring stays as it is,
+     * its entries in its slots. */
+    long n = q->count;
+    void **kept = n > 0 ? malloc(sizeof *kept * (size_t)n) : NULL;
+    weft_quarantine_free_fn *fns = n > 0 ? malloc(sizeof *fns * (size_t)n) : NULL;
+    if (n > 0 && (!kept || !fns)) {
+        free(kept);
+        free(fns);
+        q->ended = 2;
+        return;
+    }
+    for (long k = 0; k < n; k++) {
+        kept[k] = q->ptr[slot_back(q, k)];
+        fns[k] = q->free_fn[slot_back(q, k)];
+    }
     ring_free(q);
     q->ptr = kept;
+    q->free_fn = fns;
     q->next = 0;
+    q->ended = 1;
+}
+
+void weft_quarantine_drop(weft_quarantine_t *q)
+{
+    /* ended 2: the ring kept as it was. */
+    for (long k = 0; k < q->count; k++) {
+        long at = q->ended == 2 ? slot_back(q, k) : k;
+        q->free_fn[at](q->ptr[at]);
+    }
+    ring_free(q);
+    q->count = 0;
+    q->held = 0;
+}
+
+long weft_quarantine_held(const weft_quarantine_t *q, size_t *bytes)
+{
+    *bytes = q->held;
+    return q->count;
 }
 
 /* The ring is allocated at the first release: most runs never need it. */
 static int ring_ready_locked(weft_quarantine_t *q)
 {
-    if (q->ptr && !q->free_fn) return 0; /* ended (weft_quarantine_end) */
+    if (q->ended) return 0; /* weft_quarantine_end */
     if (q->ptr) return 1;
     q->ptr = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->ptr);
     q->free_fn = calloc(WEFT_QUARANTINE_SLOTS, sizeof *q->free_fn);
@@ -136,8 +169,8 @@ void *weft_quarantine_take(weft_quarantine_t *q, size_t bytes, weft_quarantine_f
     void *p = NULL;
     pthread_mutex_lock(&q->lock);
     long oldest = q->count > 0 ? slot_back(q, q->count - 1) : 0;
-    if (q->ptr && q->free_fn && over_locked(q, bytes) && q->free_fn[oldest] == free_fn &&
-        q->bytes[oldest] == bytes) {
+    if (!q->ended && q->ptr && q->free_fn && over_locked(q, bytes) &&
+        q->free_fn[oldest] == free_fn && q->bytes[oldest] == bytes) {
         weft_quarantine_free_fn fn;
         p = pop_oldest_locked(q, &fn);
     }

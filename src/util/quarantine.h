@@ -23,16 +23,22 @@ typedef struct weft_quarantine {
     size_t *bytes;    /* each entry's size */
     size_t held;      /* their sum */
     long next, count; /* ring: next slot to fill, entries held (the oldest count back) */
+    int ended;        /* weft_quarantine_end: ptr and free_fn hold count entries, no ring */
 } weft_quarantine_t;
 
 void weft_quarantine_init(weft_quarantine_t *q);
 /* Frees every entry still held. */
 void weft_quarantine_fini(weft_quarantine_t *q);
-/* At weft_fini: every entry still held keeps its memory for the rest of
- * the process, its tag (the first uint32_t of every entry) turned to the
- * ended form (util/handle.h); the ring itself goes (the entries stay in
- * an array of their count). No call but this may follow; main thread. */
+/* At weft_fini: every entry still held keeps its memory, its tag (the
+ * first uint32_t of every entry) turned to the ended form (util/handle.h),
+ * until weft_quarantine_drop; the ring itself goes (the entries stay in
+ * arrays of their count). Only drop and held may follow; main thread. */
 void weft_quarantine_end(weft_quarantine_t *q);
+/* An ended quarantine's entries freed at last (a bound on what the ended
+ * contexts of a process keep between them). */
+void weft_quarantine_drop(weft_quarantine_t *q);
+/* Entries held, and their bytes in *bytes. */
+long weft_quarantine_held(const weft_quarantine_t *q, size_t *bytes);
 /* Keeps p, of `bytes` (freed later by free_fn); with q NULL, or when the
  * ring cannot be allocated, frees it at once. */
 void weft_quarantine_put(weft_quarantine_t *q, void *p, size_t bytes,

@@ -4,6 +4,8 @@
  * for every NEW tile reuse memory past the window, never inside it). The
  * window is also bounded in bytes: large objects leave it sooner, and a
  * take hands back only an object of the size asked for. */
+#include <stdint.h>
+
 #include "../check.h"
 #include "util/quarantine.h"
 
@@ -65,5 +67,24 @@ int main(void)
     CHECK(freed == 2 && q.count == 3 && q.held == WEFT_QUARANTINE_BYTES);
     weft_quarantine_fini(&q);
     CHECK(freed == 5);
+    /* Ended (weft_fini): the entries stay, tagged ended, and say what they
+     * hold, until a drop frees them with their own functions (a process
+     * that ended context after context kept every context's, without
+     * bound). */
+    freed = 0;
+    weft_quarantine_init(&q);
+    for (int i = 0; i < 10; i++) {
+        uint32_t *h = malloc(16);
+        *h = 0x1234;
+        weft_quarantine_put(&q, h, 16, count_free);
+    }
+    weft_quarantine_end(&q);
+    size_t bytes = 0;
+    CHECK(weft_quarantine_held(&q, &bytes) == 10 && bytes == 160 && freed == 0);
+    CHECK(*(uint32_t *)q.ptr[0] != 0x1234);            /* the tag's ended form */
+    weft_quarantine_put(&q, malloc(8), 8, count_free); /* no ring after the end: freed */
+    CHECK(freed == 1);
+    weft_quarantine_drop(&q);
+    CHECK(freed == 11 && weft_quarantine_held(&q, &bytes) == 0 && bytes == 0);
     return check_report("util_quarantine");
 }
