@@ -50,8 +50,12 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
  * refusal on the owner only is named on every rank at the next agreement
  * (docs/SEMANTICS.md section 4), whose wait returns WEFT_ERR_MISMATCH. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
-/* The data's home device (0 = host, 1..weft_ndevices), -1 when it has none
- * (or data is NULL). */
+/* The data's home device on this rank (1..weft_ndevices; 0 = the host when
+ * weft_data_set_device or a distribution's device function chose it), -1
+ * when it has none (or data is NULL): a rank without accelerators gives
+ * -1 for every data, and registered and NEW data have no home unless
+ * given one (their tasks go where they finish first). -1 is not "not on
+ * the host": host-resident data mostly answers -1. */
 WEFT_API int weft_data_device(const weft_data_t *data);
 
 /* Device memory the user already holds (from cudaMalloc for a CUDA device;
