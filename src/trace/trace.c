@@ -61,11 +61,34 @@ struct weft_trace {
 static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
 static weft_trace_t *opened;
 
+/* And the paths traces of this process took before, for the rest of it:
+ * contexts made one after another with one trace parameter each wrote
+ * the same file, each over the one before, without a word (a stranger's
+ * 300 contexts left two files). A name that cannot be kept (no memory)
+ * is only not remembered. */
+static char **taken_before;
+static size_t ntaken_before, taken_room;
+
 static int path_taken_locked(const char *path)
 {
     for (const weft_trace_t *t = opened; t; t = t->open_next)
         if (strcmp(t->path, path) == 0) return 1;
+    for (size_t i = 0; i < ntaken_before; i++)
+        if (strcmp(taken_before[i], path) == 0) return 1;
     return 0;
+}
+
+static void remember_path_locked(const char *path)
+{
+    if (ntaken_before == taken_room) {
+        size_t room = taken_room ? 2 * taken_room : 8;
+        char **more = realloc(taken_before, room * sizeof *more);
+        if (!more) return;
+        taken_before = more;
+        taken_room = room;
+    }
+    char *copy = strdup(path);
+    if (copy) taken_before[ntaken_before++] = copy;
 }
 
 static void opened_remove(weft_trace_t *tr)
@@ -246,8 +269,8 @@ int weft_trace_open(weft_trace_t *tr, int rank)
         free(part);
         return WEFT_ERR_NOMEM;
     }
-    /* Another context of this process with the same prefix: this one's
-     * file is PREFIX.rankN.ctxK.json, K from 2, said. */
+    /* Another context of this process with the same prefix, now or
+     * before: this one's file is PREFIX.rankN.ctxK.json, K from 2, said. */
     pthread_mutex_lock(&opened_lock);
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
     int shared = 0;
@@ -261,11 +284,12 @@ int weft_trace_open(weft_trace_t *tr, int rank)
         tr->path = path;
         tr->open_next = opened;
         opened = tr;
+        remember_path_locked(path);
     }
     pthread_mutex_unlock(&opened_lock);
     if (f && shared)
-        weft_warn("trace: another context of this process writes %s.rank%d.json: this one's "
-                  "trace goes to '%.*s'",
+        weft_warn("trace: another context of this process writes or wrote %s.rank%d.json: this "
+                  "one's trace goes to '%.*s'",
                   tr->prefix, rank, TRACE_PATH_SHOWN, path);
     if (!f) {
         /* A path past a log line would push the reason off its end. */

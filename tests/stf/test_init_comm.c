@@ -10,8 +10,9 @@
  * ranks and on none of the even group's, and each process's trace file
  * named by its world rank (the two groups' rank 0 wrote one file before
  * the names took the world's rank). Then each process alone on
- * MPI_COMM_SELF, and the refusals: MPI not started yet, MPI_COMM_NULL, an
- * intercommunicator. Run on 4 ranks (2 per group) with --weft-trace=P. */
+ * MPI_COMM_SELF, twice in a row with one trace prefix (files .json and
+ * .ctx2.json: the second wrote over the first's), and the refusals: MPI not started yet,
+ * MPI_COMM_NULL, an intercommunicator. Run on 4 ranks (2 per group) with --weft-trace=P. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,13 +139,29 @@ int main(int argc, char **argv)
         }
     }
 
-    /* Each process alone. */
-    weft_context_t *self = weft_init_comm(MPI_COMM_SELF, &argc, &argv);
-    REQUIRE(self != NULL);
-    CHECK(weft_nranks(self) == 1 && weft_rank(self) == 0);
-    x = round_trip(self, 2, 0, &status);
-    CHECK(status == 0 && x == 2 * HOPS);
-    CHECK(weft_fini(self) == 0);
+    /* Each process alone, twice in a row, each given the trace: the
+     * second's file is .ctx2 (it wrote over the first's, unsaid). */
+    for (int round = 0; round < 2; round++) {
+        char word[460], *words[] = {"test_init_comm", word, NULL}, **wv = words;
+        int wc = 2;
+        snprintf(word, sizeof word, "--weft-trace=%s.self", prefix_copy[0] ? prefix_copy : "x");
+        weft_context_t *self = weft_init_comm(MPI_COMM_SELF, &wc, prefix_copy[0] ? &wv : &argv);
+        REQUIRE(self != NULL);
+        CHECK(weft_nranks(self) == 1 && weft_rank(self) == 0);
+        x = round_trip(self, 2, 0, &status);
+        CHECK(status == 0 && x == 2 * HOPS);
+        CHECK(weft_fini(self) == 0);
+    }
+    if (prefix_copy[0]) {
+        char name[512];
+        for (int k = 1; k <= 2; k++) {
+            snprintf(name, sizeof name, "%s.self.rank%d%s.json", prefix_copy, wrank,
+                     k == 2 ? ".ctx2" : "");
+            char *text = slurp(name);
+            CHECK(text != NULL && strstr(text, "add_step") != NULL);
+            free(text);
+        }
+    }
 
     /* The refusals: on this rank alone, no collective. */
     capture_begin();
