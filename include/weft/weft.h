@@ -123,7 +123,8 @@ WEFT_API weft_context_t *weft_init(int *argc, char ***argv);
  * collective is made: fini still returns. WEFT_ERR_INVALID for ctx NULL,
  * or ended by an earlier weft_fini: the context and its handles stay
  * readable afterwards, so a later call with one is refused with an error
- * instead of reading freed memory.
+ * instead of reading freed memory. Refused too while the calling thread
+ * is inside a weft_taskpool_wait or weft_fini (a signal handler's call).
  * docs/SEMANTICS.md sections 4 and 6. */
 WEFT_API int weft_fini(weft_context_t *ctx);
 

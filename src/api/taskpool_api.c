@@ -4,6 +4,7 @@
 #include "context/context.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "api/recover.h"
 #include "devmgr/devmgr.h"
@@ -13,6 +14,7 @@
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 /* The taskpool-end leak report (context/leak.c), told to the failure
@@ -43,7 +45,28 @@ static int not_waited(weft_taskpool_t *tp)
     return WEFT_ERR_MISMATCH;
 }
 
+static int wait_pool(weft_taskpool_t *tp);
+
+/* A wait inside a wait of the same thread (a signal handler's) is
+ * refused; weft_fini's own waits are inside weft_fini. */
 int weft_taskpool_wait(weft_taskpool_t *tp)
+{
+    /* A body's or a called-back function's call is named as such first. */
+    if (weft_inbody_refuse("weft_taskpool_wait")) return WEFT_ERR_INVALID;
+    const char *in = weft_inbody_call_now();
+    if (in && strcmp(in, "weft_fini") != 0) {
+        weft_error("weft_taskpool_wait called while this thread is inside %s (from a signal "
+                   "handler?): the call is refused",
+                   in);
+        return WEFT_ERR_INVALID;
+    }
+    const char *was = weft_inbody_call_enter(in ? in : "weft_taskpool_wait");
+    int rc = wait_pool(tp);
+    weft_inbody_call_leave(was);
+    return rc;
+}
+
+static int wait_pool(weft_taskpool_t *tp)
 {
     if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
         return WEFT_ERR_INVALID;

@@ -22,6 +22,7 @@
 #include "util/blas_threads.h"
 #include "stf/sim.h"
 #include "util/fault.h"
+#include "util/inbody.h"
 #include "util/log.h"
 
 void weft_context_fail(weft_context_t *ctx, int status)
@@ -564,7 +565,27 @@ static void fini_settle(weft_context_t *ctx, int in_step)
     fini_tell(ctx, leaks, frc, why);
 }
 
+static int fini_context(weft_context_t *ctx);
+
+/* weft_fini inside a wait or weft_fini of the same thread (a signal
+ * handler's) is refused: it ran collectives inside the wait's and hung. */
 int weft_fini(weft_context_t *ctx)
+{
+    if (weft_inbody_refuse("weft_fini")) return WEFT_ERR_INVALID;
+    const char *in = weft_inbody_call_now();
+    if (in) {
+        weft_error("weft_fini called while this thread is inside %s (from a signal handler?): "
+                   "the call is refused",
+                   in);
+        return WEFT_ERR_INVALID;
+    }
+    const char *was = weft_inbody_call_enter("weft_fini");
+    int rc = fini_context(ctx);
+    weft_inbody_call_leave(was);
+    return rc;
+}
+
+static int fini_context(weft_context_t *ctx)
 {
     if (!weft_handle_check_main(ctx, WEFT_HANDLE_CONTEXT, "weft_fini", 1)) return WEFT_ERR_INVALID;
     fini_report(ctx);

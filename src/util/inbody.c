@@ -32,6 +32,19 @@ void weft_inbody_enter_named_callback(weft_inbody_t *saved, atomic_int *misuse, 
                       &(weft_inbody_t){.cls = fn, .misuse = misuse, .fails = fails, .of = of});
 }
 
+static _Thread_local const char *call_now;
+
+const char *weft_inbody_call_now(void) { return call_now; }
+
+const char *weft_inbody_call_enter(const char *call)
+{
+    const char *was = call_now;
+    call_now = call;
+    return was;
+}
+
+void weft_inbody_call_leave(const char *was) { call_now = was; }
+
 /* The contexts this thread made and has not ended: only its wording of a
  * refusal depends on it (context.h checks the thread against the context
  * it is given). */

@@ -51,6 +51,16 @@ void weft_inbody_main_begin(void);
 void weft_inbody_main_end(void);
 int weft_inbody_contexts_made(void);
 
+/* The blocking call (weft_taskpool_wait, weft_fini) the calling thread is
+ * in, NULL: none. A signal handler that calls one of them while the
+ * thread is inside one reenters weft mid-call (a weft_fini from a
+ * SIGALRM handler during a wait hung, in MPI collectives inside
+ * collectives): refused by name. weft_inbody_call_enter returns the
+ * call it was in, for weft_inbody_call_leave. */
+const char *weft_inbody_call_now(void);
+const char *weft_inbody_call_enter(const char *call);
+void weft_inbody_call_leave(const char *was);
+
 /* The calling thread's number: 1, 2, ... in the order threads first ask,
  * never reused in the process (a thread that ends leaves its number
  * unused), so a context can name the thread that made it. */
