@@ -16,6 +16,7 @@
 
 #include "comm/comm_internal.h"
 #include "trace/trace.h"
+#include "util/bodythread.h"
 #include "util/clock.h"
 #include "util/fault.h"
 #include "util/ending.h"
@@ -441,8 +442,10 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     /* A failed start may have posted some control receives: stop them. */
     rc = weft_comm__ctrl_start(c);
     if (rc != WEFT_SUCCESS) goto undo_ctrl;
-    if (pthread_create(&c->thread, NULL, engine_main, c) != 0) {
-        weft_error("comm: the comm thread could not be started");
+    int trc = pthread_create(&c->thread, NULL, engine_main, c);
+    if (trc != 0) {
+        weft_error("comm: the comm thread could not be started: %s",
+                   weft_thread_failure_words(trc));
         rc = WEFT_ERR_INTERNAL;
         goto undo_ctrl;
     }

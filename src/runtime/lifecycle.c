@@ -265,7 +265,12 @@ static int start_threads(weft_context_t *ctx)
 {
     int rc = start_workers(ctx);
     if (rc != WEFT_SUCCESS) {
-        weft_error("could not start %d worker threads", ctx->ncores);
+        /* This line is what the other ranks are told: with the reason
+         * the thread's start gave (the thread limit, said by name). */
+        char why[WEFT_LOG_LINE / 2] = "";
+        weft_log_last_error(why, sizeof why);
+        weft_error("could not start %d worker threads%s%s%s", ctx->ncores, why[0] ? " (" : "", why,
+                   why[0] ? ")" : "");
         return rc;
     }
     rc = start_comm(ctx);

@@ -28,12 +28,25 @@ int weft_body_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
     if (rc == 0) rc = pthread_create(thread, &attr, fn, arg);
     pthread_attr_destroy(&attr);
     /* No room to reserve that much (an address-space limit, strict
-     * overcommit): the default stack, said, rather than no thread. */
+     * overcommit): the default stack, said, rather than no thread. When
+     * that fails too the cause was no stack (EAGAIN is also the limit on a
+     * user's threads, ulimit -u): said as such, where the caller's
+     * failure read "out of host memory" after a warning of the stack. */
     if (rc == EAGAIN || rc == ENOMEM) {
-        weft_warn("a thread that runs task bodies could not reserve a stack of %zu MiB (%s): it "
-                  "has the system's default",
-                  bytes >> 20, strerror(rc));
-        rc = pthread_create(thread, NULL, fn, arg);
+        int again = pthread_create(thread, NULL, fn, arg);
+        if (again == 0)
+            weft_warn("a thread that runs task bodies could not reserve a stack of %zu MiB (%s): "
+                      "it has the system's default",
+                      bytes >> 20, strerror(rc));
+        rc = again;
     }
+    if (rc != 0) weft_error("could not start a thread: %s", weft_thread_failure_words(rc));
     return rc;
+}
+
+const char *weft_thread_failure_words(int err)
+{
+    return err == EAGAIN ? "Resource temporarily unavailable (the limit on the user's threads, "
+                           "ulimit -u, or on memory)"
+                         : strerror(err);
 }

@@ -17,4 +17,7 @@ size_t weft_body_stack_bytes(void);
 /* pthread_create with that stack; its status. */
 int weft_body_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
+/* pthread_create's error err in words, the thread limit named for EAGAIN. */
+const char *weft_thread_failure_words(int err);
+
 #endif
