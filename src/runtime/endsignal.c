@@ -4,9 +4,11 @@
  * a rank out of memory inside a collective), Open MPI's mpirun ends every
  * other rank with SIGTERM, and those ranks printed nothing: a user reading
  * one rank's output could not tell why it stopped. The handler writes one
- * line and the process then ends by the signal, as it would have. It is
- * installed only over the default action (an application's own handler is
- * left alone), once a process, and removed with the last context. */
+ * line and the process then ends by the signal, as it would have. The
+ * other signals that end a process by default clean up alike, without a
+ * line. Installed only over the default action (an application's own
+ * handler is left alone), once a process, and removed with the last
+ * context. */
 #include "runtime/endsignal.h"
 
 #include <signal.h>
@@ -15,47 +17,67 @@
 
 #include "util/ending.h"
 
-static struct sigaction previous;
-static int installed;
+/* The signals whose default action ends the process and that a user or a
+ * pipe sends: each left the emulated devices' zone files in /dev/shm
+ * (nearly 1 GB each, apparent; tens of MB resident) until the next emu
+ * device of the node opened (a stranger's Ctrl-C, `| head -1`, SIGHUP).
+ * SIGTERM says a line too. */
+static const int ending_signals[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT,
+                                     SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+#define NSIGNALS (sizeof ending_signals / sizeof ending_signals[0])
+
+static struct sigaction previous[NSIGNALS];
+static int installed[NSIGNALS];
+static int any_installed;
 static char line[256];
 static size_t line_len;
 
-/* Async-signal-safe: one write, the clean-ups of an end without
+/* Async-signal-safe: one write (SIGTERM), the clean-ups of an end without
  * weft_fini (the emulated devices' files, a trace's .part), then the
  * default action, which the kernel takes once the handler returns
  * (SA_RESETHAND restored it and the signal stays blocked until then). */
-static void on_term(int sig)
+static void on_end(int sig)
 {
-    ssize_t w = write(STDERR_FILENO, line, line_len);
-    (void)w;
+    if (sig == SIGTERM) {
+        ssize_t w = write(STDERR_FILENO, line, line_len);
+        (void)w;
+    }
     weft_ending_run();
     raise(sig);
 }
 
 void weft_endsignal_install(int rank)
 {
-    struct sigaction cur;
-    if (installed || sigaction(SIGTERM, NULL, &cur) != 0) return;
-    if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) return;
+    if (any_installed) return;
     int n = snprintf(line, sizeof line,
                      "weft[%d] error: ended by SIGTERM: when a rank aborts the job or exits with "
                      "an error, the launcher ends the others (that rank's lines say why); else a "
                      "time limit or a kill\n",
                      rank);
     line_len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-    struct sigaction sa = {0};
-    sa.sa_handler = on_term;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    if (sigaction(SIGTERM, &sa, &previous) == 0) installed = 1;
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        struct sigaction cur;
+        if (sigaction(ending_signals[i], NULL, &cur) != 0) continue;
+        if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) continue;
+        struct sigaction sa = {0};
+        sa.sa_handler = on_end;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        if (sigaction(ending_signals[i], &sa, &previous[i]) == 0) installed[i] = 1;
+    }
+    any_installed = 1;
 }
 
 void weft_endsignal_remove(void)
 {
-    if (!installed) return;
-    struct sigaction cur;
-    /* Put back only our own: the application may have set another since. */
-    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_term)
-        sigaction(SIGTERM, &previous, NULL);
-    installed = 0;
+    if (!any_installed) return;
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        struct sigaction cur;
+        /* Put back only our own: the application may have set another since. */
+        if (installed[i] && sigaction(ending_signals[i], NULL, &cur) == 0 &&
+            cur.sa_handler == on_end)
+            sigaction(ending_signals[i], &previous[i], NULL);
+        installed[i] = 0;
+    }
+    any_installed = 0;
 }
