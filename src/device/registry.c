@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/emu/emu_shm.h"
 #include "util/log.h"
 
 typedef struct module_entry {
@@ -137,13 +138,18 @@ static int make_zone(weft_device_t *dev)
         weft_error("%s: no memory for its zone: %zu bytes in all, %zu free, shared by %d "
                    "rank%s of the node, %zu bytes kept for each outside its zone: its share "
                    "(device_memory_use=%d%%%s) is below the %d bytes of the zone's smallest unit "
-                   "(raise device_memory_use%s%s%s)",
+                   "(raise device_memory_use%s%s%s%s)",
                    dev->name, dev->share.total, dev->share.free_min, dev->share.sharers,
                    shared ? "s" : "", dev->headroom_bytes,
                    (int)weft_params_int(dev->params, "device_memory_use"),
                    limit > 0 ? ", capped by device_memory_limit" : "", (int)WEFT_ZONE_ALIGNMENT,
                    limit > 0 ? " or device_memory_limit" : "", emu ? " or device_emu_memory" : "",
-                   shared ? ", or run fewer ranks a device" : "");
+                   shared ? ", or run fewer ranks a device" : "",
+                   /* Its memory is a file there: a full file system was the
+                    * cause the line did not name (a stranger's). */
+                   emu ? "; an emu device's memory is a file in " WEFT_EMU_SHM_DIR
+                         ", as large as its free space at most: free space there"
+                       : "");
         return WEFT_ERR_DEVMEM;
     }
     dev->per_tile = weft_params_int(dev->params, "device_alloc") == 1;

@@ -378,7 +378,7 @@ weft_app_test(potrf_emu_limit_below_unit FAIL EXE weft-potrf RANKS 2 TIMEOUT 60
 # parameter and the remedies that apply (it told one rank to run fewer ranks
 # and to raise an unset limit, and left out device_emu_memory).
 weft_app_test(potrf_emu_share_below_unit FAIL EXE weft-potrf TIMEOUT 60
-  EXPECT "^weft\\[0\\] error: emu1: no memory for its zone: .*its share [(]device_memory_use=6%[)] is below the 256 bytes of the zone's smallest unit [(]raise device_memory_use or device_emu_memory[)]$"
+  EXPECT "^weft\\[0\\] error: emu1: no memory for its zone: .*its share [(]device_memory_use=6%[)] is below the 256 bytes of the zone's smallest unit [(]raise device_memory_use or device_emu_memory; an emu device's memory is a file in /dev/shm, as large as its free space at most: free space there[)]$"
   ARGS -N 31 -t 4 -g 1 -c 1 --check --weft-device_type=emu --weft-device_emu_memory=4K
     --weft-device_memory_use=6)
 weft_app_test(potrf_emu_device_fail_g2 FAIL EXE weft-potrf TIMEOUT 60
