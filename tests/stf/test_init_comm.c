@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../file_text.h"
 #include "weft/weft_mpi.h"
 
 enum { HOPS = 9 };
@@ -59,17 +60,6 @@ static double round_trip(weft_context_t *ctx, double step, int fail_last, int *s
     weft_taskpool_free(tp);
     weft_data_release(d);
     return me == 0 ? x : -1;
-}
-
-static char *slurp(const char *name)
-{
-    FILE *f = fopen(name, "rb");
-    if (!f) return NULL;
-    char *text = calloc(1, 1 << 22);
-    size_t n = text ? fread(text, 1, (1 << 22) - 1, f) : 0;
-    fclose(f);
-    if (text) text[n] = '\0';
-    return text;
 }
 
 int main(int argc, char **argv)
@@ -129,7 +119,7 @@ int main(int argc, char **argv)
     if (prefix_copy[0]) {
         char name[512];
         snprintf(name, sizeof name, "%s.rank%d.json", prefix_copy, wrank);
-        char *text = slurp(name);
+        char *text = test_file_text(name);
         CHECK(text != NULL);
         if (text) {
             char label[64];
@@ -157,7 +147,7 @@ int main(int argc, char **argv)
         for (int k = 1; k <= 2; k++) {
             snprintf(name, sizeof name, "%s.self.rank%d%s.json", prefix_copy, wrank,
                      k == 2 ? ".ctx2" : "");
-            char *text = slurp(name);
+            char *text = test_file_text(name);
             CHECK(text != NULL && strstr(text, "add_step") != NULL);
             free(text);
         }

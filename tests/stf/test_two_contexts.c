@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../file_text.h"
 #include "weft/weft.h"
 
 static int bump(weft_task_t *t)
@@ -25,25 +26,13 @@ static int bump(weft_task_t *t)
 static const weft_task_class_t bump_class = {.name = "bump", .body = {[WEFT_DEV_CPU] = bump}};
 static const weft_task_class_t bumpb_class = {.name = "bumpb", .body = {[WEFT_DEV_CPU] = bump}};
 
-/* The whole of file `name` (malloc'ed), NULL when it cannot be read. */
-static char *slurp(const char *name)
-{
-    FILE *f = fopen(name, "rb");
-    if (!f) return NULL;
-    char *text = calloc(1, 1 << 22);
-    size_t n = text ? fread(text, 1, (1 << 22) - 1, f) : 0;
-    fclose(f);
-    if (text) text[n] = '\0';
-    return text;
-}
-
 /* The trace file PREFIX.rank<rank><tail> holds class `has` and not `not`. */
 static void check_trace(const char *prefix, int rank, const char *tail, const char *has,
                         const char * not )
 {
     char name[512];
     snprintf(name, sizeof name, "%s.rank%d%s", prefix, rank, tail);
-    char *text = slurp(name);
+    char *text = test_file_text(name);
     CHECK(text != NULL);
     if (!text) return;
     CHECK(strstr(text, has) != NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../file_text.h"
 #include "weft/weft.h"
 
 #define NT 48
@@ -31,17 +32,8 @@ static const weft_task_class_t bump_class = {.name = "bump", .body = {[WEFT_DEV_
  * the sum of their "bytes" arguments. */
 static long named(const char *path, const char *name, long long *bytes)
 {
-    FILE *f = fopen(path, "r");
-    REQUIRE(f != NULL);
-    char *text = NULL;
-    size_t cap = 0, len = 0, got;
-    do {
-        if (len + 65536 > cap) REQUIRE((text = realloc(text, cap = 2 * cap + 65536)) != NULL);
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    text[len] = '\0';
+    char *text = test_file_text(path);
+    REQUIRE(text != NULL);
     long n = 0;
     char key[160];
     snprintf(key, sizeof key, "\"name\":\"%s\"", name);
