@@ -4,7 +4,6 @@
 #include "context/context.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "api/recover.h"
 #include "devmgr/devmgr.h"
@@ -51,16 +50,8 @@ static int wait_pool(weft_taskpool_t *tp);
  * refused; weft_fini's own waits are inside weft_fini. */
 int weft_taskpool_wait(weft_taskpool_t *tp)
 {
-    /* A body's or a called-back function's call is named as such first. */
-    if (weft_inbody_refuse("weft_taskpool_wait")) return WEFT_ERR_INVALID;
-    const char *in = weft_inbody_call_now();
-    if (in && strcmp(in, "weft_fini") != 0) {
-        weft_error("weft_taskpool_wait called while this thread is inside %s (from a signal "
-                   "handler?): the call is refused",
-                   in);
-        return WEFT_ERR_INVALID;
-    }
-    const char *was = weft_inbody_call_enter(in ? in : "weft_taskpool_wait");
+    if (weft_inbody_call_refuse("weft_taskpool_wait", "weft_fini")) return WEFT_ERR_INVALID;
+    const char *was = weft_inbody_call_enter("weft_taskpool_wait");
     int rc = wait_pool(tp);
     weft_inbody_call_leave(was);
     return rc;

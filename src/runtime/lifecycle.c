@@ -576,14 +576,7 @@ static int fini_context(weft_context_t *ctx);
  * handler's) is refused: it ran collectives inside the wait's and hung. */
 int weft_fini(weft_context_t *ctx)
 {
-    if (weft_inbody_refuse("weft_fini")) return WEFT_ERR_INVALID;
-    const char *in = weft_inbody_call_now();
-    if (in) {
-        weft_error("weft_fini called while this thread is inside %s (from a signal handler?): "
-                   "the call is refused",
-                   in);
-        return WEFT_ERR_INVALID;
-    }
+    if (weft_inbody_call_refuse("weft_fini", NULL)) return WEFT_ERR_INVALID;
     const char *was = weft_inbody_call_enter("weft_fini");
     int rc = fini_context(ctx);
     weft_inbody_call_leave(was);

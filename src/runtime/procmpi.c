@@ -93,7 +93,6 @@ __attribute__((destructor)) static void exit_with_live_context(void)
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user);
-static int dup_unlocked(const weft_context_t *ctx, const MPI_Comm *user);
 static void meet_node(weft_context_t *ctx);
 
 int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const MPI_Comm *user)
@@ -116,7 +115,8 @@ int weft_runtime_start_mpi(weft_context_t *ctx, int *argc, char ***argv, const M
             ctx->params_rc = weft_params_load(ctx->params, argc, argv);
     }
     pthread_mutex_unlock(&mpi_lock);
-    if (rc == WEFT_SUCCESS && dup_unlocked(ctx, user)) MPI_Comm_dup(*user, &ctx->comm);
+    /* Left to here by start_mpi_locked (dup_unlocked). */
+    if (rc == WEFT_SUCCESS && ctx->comm == MPI_COMM_NULL) MPI_Comm_dup(*user, &ctx->comm);
     if (rc == WEFT_SUCCESS) MPI_Comm_rank(ctx->comm, &ctx->rank);
     if (rc == WEFT_SUCCESS) meet_node(ctx);
     return rc;

@@ -50,56 +50,41 @@ struct weft_trace {
     int64_t max_events;
     uint64_t origin;
     pthread_mutex_t lock; /* serializes track registration only */
-    struct weft_trace *open_next; /* in the process's list of opened traces */
     _Atomic int ntracks;  /* released after tracks[ntracks - 1] is set */
     trace_track_t *tracks[WEFT_TRACE_MAX_TRACKS];
 };
 
-/* The traces of this process opened and not destroyed: two contexts given
- * the same trace parameter wrote one file, the second's over the first's,
- * and the first to end renamed the other's part away (a stranger's). */
-static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
-static weft_trace_t *opened;
-
-/* And the paths traces of this process took before, for the rest of it:
- * contexts made one after another with one trace parameter each wrote
- * the same file, each over the one before, without a word (a stranger's
- * 300 contexts left two files). A name that cannot be kept (no memory)
- * is only not remembered. */
-static char **taken_before;
-static size_t ntaken_before, taken_room;
+/* Every path a trace of this process took, for the rest of it: two
+ * contexts given the same trace parameter wrote one file, the second's
+ * over the first's, and the first to end renamed the other's part away;
+ * contexts made one after another each wrote over the one before, without
+ * a word (strangers': 300 contexts left two files). */
+static pthread_mutex_t taken_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **taken;
+static size_t ntaken, taken_room;
 
 static int path_taken_locked(const char *path)
 {
-    for (const weft_trace_t *t = opened; t; t = t->open_next)
-        if (strcmp(t->path, path) == 0) return 1;
-    for (size_t i = 0; i < ntaken_before; i++)
-        if (strcmp(taken_before[i], path) == 0) return 1;
+    for (size_t i = 0; i < ntaken; i++)
+        if (strcmp(taken[i], path) == 0) return 1;
     return 0;
 }
 
-static void remember_path_locked(const char *path)
+/* WEFT_ERR_NOMEM when the path cannot be kept (its name would go to the
+ * next trace too). */
+static int take_path_locked(const char *path)
 {
-    if (ntaken_before == taken_room) {
+    if (ntaken == taken_room) {
         size_t room = taken_room ? 2 * taken_room : 8;
-        char **more = realloc(taken_before, room * sizeof *more);
-        if (!more) return;
-        taken_before = more;
+        char **more = realloc(taken, room * sizeof *more);
+        if (!more) return WEFT_ERR_NOMEM;
+        taken = more;
         taken_room = room;
     }
     char *copy = strdup(path);
-    if (copy) taken_before[ntaken_before++] = copy;
-}
-
-static void opened_remove(weft_trace_t *tr)
-{
-    pthread_mutex_lock(&opened_lock);
-    for (weft_trace_t **p = &opened; *p; p = &(*p)->open_next)
-        if (*p == tr) {
-            *p = tr->open_next;
-            break;
-        }
-    pthread_mutex_unlock(&opened_lock);
+    if (!copy) return WEFT_ERR_NOMEM;
+    taken[ntaken++] = copy;
+    return WEFT_SUCCESS;
 }
 
 /* ---- creation and tracks -------------------------------------------- */
@@ -236,7 +221,6 @@ void weft_trace_destroy(weft_trace_t *tr)
     int n = atomic_load_explicit(&tr->ntracks, memory_order_acquire);
     for (int i = 0; i < n; i++) track_free(tr->tracks[i]);
     pthread_mutex_destroy(&tr->lock);
-    if (tr->path) opened_remove(tr);
     /* Opened and never written: the run did not get that far, and an
      * empty file would pass for a trace. */
     if (tr->file) {
@@ -271,7 +255,7 @@ int weft_trace_open(weft_trace_t *tr, int rank)
     }
     /* Another context of this process with the same prefix, now or
      * before: this one's file is PREFIX.rankN.ctxK.json, K from 2, said. */
-    pthread_mutex_lock(&opened_lock);
+    pthread_mutex_lock(&taken_lock);
     snprintf(path, len, "%s.rank%d.json", tr->prefix, rank);
     int shared = 0;
     for (int k = 2; path_taken_locked(path); k++, shared = 1)
@@ -279,14 +263,19 @@ int weft_trace_open(weft_trace_t *tr, int rank)
     snprintf(part, len, "%s.part", path);
     FILE *f = fopen(part, "w");
     int err = errno;
+    if (f && take_path_locked(path) != WEFT_SUCCESS) {
+        fclose(f);
+        unlink(part);
+        pthread_mutex_unlock(&taken_lock);
+        free(path);
+        free(part);
+        return WEFT_ERR_NOMEM;
+    }
     if (f) {
         free(tr->path);
         tr->path = path;
-        tr->open_next = opened;
-        opened = tr;
-        remember_path_locked(path);
     }
-    pthread_mutex_unlock(&opened_lock);
+    pthread_mutex_unlock(&taken_lock);
     if (f && shared)
         weft_warn("trace: another context of this process writes or wrote %s.rank%d.json: this "
                   "one's trace goes to '%.*s'",

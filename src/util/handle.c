@@ -63,18 +63,9 @@ static void describe(uint32_t tag, char *buf, size_t len)
     snprintf(buf, len, "not a weft handle (tag 0x%08x)", (unsigned)tag);
 }
 
-/* Below this no process maps memory (Linux's mmap_min_addr is 4096 or
- * more; 65536 by default): such a "pointer" is an int passed where a
- * handle or an address belongs, and reading it crashed the call (SIGSEGV
- * on every rank, without a word). Another address that maps nothing
- * still crashes, as in any C library. */
-#define SMALLEST_ADDRESS 4096
-
-int weft_address_is_small(const void *p) { return p && (uintptr_t)p < SMALLEST_ADDRESS; }
-
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos)
 {
-    if ((uintptr_t)h >= SMALLEST_ADDRESS && *(const uint32_t *)h == (uint32_t)want) return 1;
+    if ((uintptr_t)h >= WEFT_SMALLEST_ADDRESS && *(const uint32_t *)h == (uint32_t)want) return 1;
     char what[64];
     int small = weft_address_is_small(h);
     uint32_t tag = h && !small ? *(const uint32_t *)h : 0;

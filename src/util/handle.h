@@ -38,9 +38,19 @@ static inline uint32_t weft_handle_ended(uint32_t tag)
 /* 1 when h is a live handle of `want`; otherwise logs "argument pos of
  * call is <what h is>, not a <want>" with a hint on the fix, returns 0. */
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos);
-/* p is not NULL but below any address a process maps: an int passed where
- * an address belongs. */
-int weft_address_is_small(const void *p);
+/* Below this no process maps memory (Linux's mmap_min_addr is 4096 or
+ * more; 65536 by default): such a "pointer" is an int passed where a
+ * handle or an address belongs, and reading it crashed the call (SIGSEGV
+ * on every rank, without a word). Another address that maps nothing
+ * still crashes, as in any C library. */
+#define WEFT_SMALLEST_ADDRESS 4096
+
+/* p is not NULL but below any address a process maps. Inline: every
+ * insertion asks it of each flow. */
+static inline int weft_address_is_small(const void *p)
+{
+    return p && (uintptr_t)p < WEFT_SMALLEST_ADDRESS;
+}
 
 /* The public type name of a kind ("weft_data_t"). */
 const char *weft_handle_type_name(weft_handle_kind_t kind);

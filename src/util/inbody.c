@@ -2,6 +2,7 @@
 #include "util/inbody.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "util/log.h"
 #include "util/tname.h"
@@ -34,12 +35,20 @@ void weft_inbody_enter_named_callback(weft_inbody_t *saved, atomic_int *misuse, 
 
 static _Thread_local const char *call_now;
 
-const char *weft_inbody_call_now(void) { return call_now; }
+int weft_inbody_call_refuse(const char *call, const char *inside_ok)
+{
+    if (weft_inbody_refuse(call)) return 1;
+    if (!call_now || (inside_ok && strcmp(call_now, inside_ok) == 0)) return 0;
+    weft_error("%s called while this thread is inside %s (from a signal handler?): the call is "
+               "refused",
+               call, call_now);
+    return 1;
+}
 
 const char *weft_inbody_call_enter(const char *call)
 {
     const char *was = call_now;
-    call_now = call;
+    if (!was) call_now = call;
     return was;
 }
 

@@ -51,13 +51,16 @@ void weft_inbody_main_begin(void);
 void weft_inbody_main_end(void);
 int weft_inbody_contexts_made(void);
 
-/* The blocking call (weft_taskpool_wait, weft_fini) the calling thread is
- * in, NULL: none. A signal handler that calls one of them while the
- * thread is inside one reenters weft mid-call (a weft_fini from a
- * SIGALRM handler during a wait hung, in MPI collectives inside
- * collectives): refused by name. weft_inbody_call_enter returns the
- * call it was in, for weft_inbody_call_leave. */
-const char *weft_inbody_call_now(void);
+/* The blocking calls (weft_taskpool_wait, weft_fini): a signal handler
+ * that calls one while the thread is inside one reenters weft mid-call (a
+ * weft_fini from a SIGALRM handler during a wait hung, in MPI collectives
+ * inside collectives). weft_inbody_call_refuse: 1 after an error line
+ * when call is refused, from a body or a called-back function
+ * (weft_inbody_refuse) or inside a blocking call other than inside_ok
+ * (NULL: none; weft_fini's own waits are inside it). call_enter marks the
+ * thread inside call unless it is inside one already, and returns the
+ * mark before, for call_leave. */
+int weft_inbody_call_refuse(const char *call, const char *inside_ok);
 const char *weft_inbody_call_enter(const char *call);
 void weft_inbody_call_leave(const char *was);
 

@@ -36,7 +36,9 @@ static void ring_free(weft_quarantine_t *q)
     q->bytes = NULL;
 }
 
-void weft_quarantine_fini(weft_quarantine_t *q)
+/* Every entry held freed by its function, and the arrays that held them
+ * (a live ring, or an ended quarantine's, laid out alike). */
+static void free_held(weft_quarantine_t *q)
 {
     for (long k = 0; k < q->count; k++) {
         long slot = slot_back(q, k);
@@ -45,6 +47,11 @@ void weft_quarantine_fini(weft_quarantine_t *q)
     ring_free(q);
     q->next = q->count = 0;
     q->held = 0;
+}
+
+void weft_quarantine_fini(weft_quarantine_t *q)
+{
+    free_held(q);
     pthread_mutex_destroy(&q->lock);
 }
 
@@ -57,40 +64,30 @@ void weft_quarantine_end(weft_quarantine_t *q)
     /* The ring's three arrays of WEFT_QUARANTINE_SLOTS (384 KiB) stayed
      * with every ended context: a process that made and ended contexts in
      * a loop grew by that much each time. Only the entries are kept, with
-     * their free functions, in arrays of their count (still reachable: no
-     * leak to report). Without memory for them the ring stays as it is,
-     * its entries in its slots. */
+     * their free functions, in arrays of their count, oldest first with
+     * next at their count, where slot_back finds them as in the ring
+     * (still reachable: no leak to report). Without memory for them the
+     * ring stays as it is. */
+    q->ended = 1;
     long n = q->count;
     void **kept = n > 0 ? malloc(sizeof *kept * (size_t)n) : NULL;
     weft_quarantine_free_fn *fns = n > 0 ? malloc(sizeof *fns * (size_t)n) : NULL;
     if (n > 0 && (!kept || !fns)) {
         free(kept);
         free(fns);
-        q->ended = 2;
         return;
     }
     for (long k = 0; k < n; k++) {
-        kept[k] = q->ptr[slot_back(q, k)];
-        fns[k] = q->free_fn[slot_back(q, k)];
+        kept[n - 1 - k] = q->ptr[slot_back(q, k)];
+        fns[n - 1 - k] = q->free_fn[slot_back(q, k)];
     }
     ring_free(q);
     q->ptr = kept;
     q->free_fn = fns;
-    q->next = 0;
-    q->ended = 1;
+    q->next = n;
 }
 
-void weft_quarantine_drop(weft_quarantine_t *q)
-{
-    /* ended 2: the ring kept as it was. */
-    for (long k = 0; k < q->count; k++) {
-        long at = q->ended == 2 ? slot_back(q, k) : k;
-        q->free_fn[at](q->ptr[at]);
-    }
-    ring_free(q);
-    q->count = 0;
-    q->held = 0;
-}
+void weft_quarantine_drop(weft_quarantine_t *q) { free_held(q); }
 
 long weft_quarantine_held(const weft_quarantine_t *q, size_t *bytes)
 {

@@ -23,7 +23,7 @@ typedef struct weft_quarantine {
     size_t *bytes;    /* each entry's size */
     size_t held;      /* their sum */
     long next, count; /* ring: next slot to fill, entries held (the oldest count back) */
-    int ended;        /* weft_quarantine_end: ptr and free_fn hold count entries, no ring */
+    int ended;        /* weft_quarantine_end ran: no ring to put into */
 } weft_quarantine_t;
 
 void weft_quarantine_init(weft_quarantine_t *q);
