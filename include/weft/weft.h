@@ -37,10 +37,30 @@ extern "C" {
 #if defined(__GNUC__)
 #define WEFT_API __attribute__((visibility("default")))
 #define WEFT_NODISCARD __attribute__((warn_unused_result))
+#define WEFT_PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define WEFT_API
 #define WEFT_NODISCARD
+#define WEFT_PRINTF_LIKE(fmt, args)
 #endif
+
+/* ---- version ----------------------------------------------------------- */
+
+/* The version of these headers; the build reads it from here (the one
+ * place it is written). While the major version is 0, a minor version is
+ * a new interface: the library's soname and the CMake package's version
+ * check both carry it (libweft.so.0.1, find_package(weft 0.1) refuses a
+ * 0.2). */
+#define WEFT_VERSION_MAJOR 0
+#define WEFT_VERSION_MINOR 1
+#define WEFT_VERSION_PATCH 0
+
+/* The library's own version (any pointer may be NULL), to compare with the
+ * macros above when a program may meet a libweft other than the one it was
+ * compiled with, and a line naming it and the modules it was built with,
+ * e.g. "weft 0.1.0 (cuda, nccl, hip, emu; gpu-aware comm)". Any thread,
+ * before weft_init too. */
+WEFT_API const char *weft_version(int *major, int *minor, int *patch);
 
 /* ---- status ---------------------------------------------------------- */
 

@@ -69,7 +69,6 @@ WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
  * own) may call it while the body runs, as it may the accessors; the
  * thread that made the context outside a body is refused (logged, nothing
  * else: the task is gone once its body returned). */
-WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...) WEFT_PRINTF_LIKE(2, 3);
 
 #endif /* WEFT_WEFT_BODY_H */

@@ -18,11 +18,30 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 env -u LD_LIBRARY_PATH "$prefix/bin/weft-info" | grep -q '^cores '
 echo "installed weft-info runs"
 
+"$prefix/bin/weft-info" --version | grep -q '^weft [0-9]*\.[0-9]*\.[0-9]* (.*emu'
+echo "installed weft-info names its version"
+
 cmake -S "$here/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_C_FLAGS="$cflags" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 echo "find_package build:"
 "$@" -n 2 "$work/cmake-build/consumer" --weft-cores=1
+
+# What the package must refuse, each with words that say why: another
+# minor version while the major is 0, a component it has not.
+refused() { # DIR WORDS CMAKE-ARGS...
+    dir=$1 words=$2
+    shift 2
+    if cmake -S "$here/consumer" -B "$work/$dir" -DCMAKE_PREFIX_PATH="$prefix" "$@" \
+        >"$work/$dir.log" 2>&1; then
+        echo "the package took $*"
+        exit 1
+    fi
+    grep -q "$words" "$work/$dir.log" || { cat "$work/$dir.log"; exit 1; }
+    echo "the package refuses $*"
+}
+refused want-0.2 'requested version "0.2"' -DWEFT_WANT=0.2
+refused want-nosuch "no component 'nosuch'" -DWEFT_COMPONENTS=nosuch
 
 libdir=$(dirname "$(find "$prefix" -name weft.pc)")
 export PKG_CONFIG_PATH="$libdir"

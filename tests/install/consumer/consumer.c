@@ -1,9 +1,13 @@
 /* A program built outside weft's tree against an installed weft (by
  * find_package and by pkg-config, tests/install/install_check.sh): each
  * task fills its tile of a block-cyclic matrix with its row and column
- * index, and each rank checks the tiles it holds. */
+ * index, and each rank checks the tiles it holds. It starts MPI itself and
+ * gives weft its communicator (weft/weft_mpi.h): the package must bring
+ * the MPI libweft was built with, headers and library. It checks that the
+ * library is the version of the headers. */
 #include <stdio.h>
 #include <weft/weft.h>
+#include <weft/weft_mpi.h>
 
 static int fill(weft_task_t *t)
 {
@@ -34,8 +38,19 @@ static int wrong_tiles(weft_matrix_t *A)
 
 int main(int argc, char **argv)
 {
-    weft_context_t *ctx = weft_init(&argc, &argv);
-    if (ctx == NULL) return 1;
+    int major, minor, patch, provided;
+    const char *line = weft_version(&major, &minor, &patch);
+    if (major != WEFT_VERSION_MAJOR || minor != WEFT_VERSION_MINOR || patch != WEFT_VERSION_PATCH) {
+        fprintf(stderr, "consumer: headers %d.%d.%d, library %s\n", WEFT_VERSION_MAJOR,
+                WEFT_VERSION_MINOR, WEFT_VERSION_PATCH, line);
+        return 1;
+    }
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 1;
+    weft_context_t *ctx = weft_init_comm(MPI_COMM_WORLD, &argc, &argv);
+    if (ctx == NULL) {
+        MPI_Finalize();
+        return 1;
+    }
     weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 64, 64, 16, 16, weft_nranks(ctx), 1);
     weft_taskpool_t *tp = weft_taskpool_new(ctx, "fill");
     int rc = 0;
@@ -47,10 +62,11 @@ int main(int argc, char **argv)
         }
     if (rc == 0) rc = weft_taskpool_wait(tp);
     int wrong = rc == 0 ? wrong_tiles(A) : -1;
-    printf("consumer rank %d: %lld tasks, %d wrong tiles\n", weft_rank(ctx),
-           (long long)weft_taskpool_ntasks_run(tp), wrong);
+    printf("consumer rank %d: %lld tasks, %d wrong tiles (%s)\n", weft_rank(ctx),
+           (long long)weft_taskpool_ntasks_run(tp), wrong, line);
     weft_taskpool_free(tp);
     weft_matrix_free(A);
     int frc = weft_fini(ctx);
+    MPI_Finalize(); /* the program started MPI: weft_fini left it running */
     return rc != 0 || wrong != 0 || frc != 0;
 }
