@@ -326,7 +326,10 @@ WEFT_API int weft_data_owner(const weft_data_t *data);
  * names the data and the taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
  * data was never written and has no initial contents (weft_data_set_init:
  * the owner then makes them and returns them). To read without invalidating the
- * device copies, use weft_data_host_acquire with WEFT_R. */
+ * device copies, use weft_data_host_acquire with WEFT_R. The pointer
+ * shows the data as it was at the call: once a task writes the data, read
+ * it through a new call after that task's wait (the old pointer may show
+ * the bytes before, the newest version living on a device). */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
 
 /* Acquire and release of a data's host memory between taskpools (as
@@ -471,6 +474,10 @@ static inline weft_arg_t weft_arg_int(int tag, int value)
     return a;
 }
 
+/* A task has at most WEFT_MAX_FLOWS data arguments (the same data twice
+ * counts twice) and WEFT_MAX_VALUES values of WEFT_MAX_VALUE_BYTES bytes
+ * at most each; more is refused at insertion, naming the limit. A task
+ * that reads more tiles takes them in steps (a tree of tasks). */
 #define WEFT_MAX_FLOWS 16
 #define WEFT_MAX_VALUES 8
 #define WEFT_MAX_VALUE_BYTES 64
@@ -523,7 +530,10 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * and the wait names the refusal on every rank and returns
  * WEFT_ERR_MISMATCH); nothing is inserted then. The rank a task runs on is compared across
  * ranks at the wait (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values
- * for one task are told, not left waiting. */
+ * for one task are told, not left waiting. WEFT_ERR_MISMATCH once the
+ * ranks were found apart (said once a taskpool; nothing is inserted). A
+ * data given twice to one task is one copy: a WEFT_R flow of a data the
+ * task also writes reads what the body wrote through the other flow. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                              ...);
 
@@ -531,7 +541,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_tas
  * generated code and a number of flows known at run time: args[k] is
  * argument k + 1 of the variadic form, and the two forms share the parsing
  * of each argument and the insertion, so they check and insert alike (the
- * variadic form reads 64 arguments at most).
+ * variadic form reads 64 arguments at most, each pair or triple counting
+ * as one).
  * Also WEFT_ERR_INVALID after logging for nargs < 0, or args NULL with
  * nargs > 0. */
 WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
@@ -545,7 +556,9 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * different tasks or created different data (class, data, modes, shapes,
  * owners, grid), every rank logs where each rank is or the first divergent
  * entry, and returns WEFT_ERR_MISMATCH without waiting for the tasks (they
- * may never run); every later wait then returns WEFT_ERR_MISMATCH at once.
+ * may never run): no body starts on the rank from then on, and those
+ * running have returned when the wait does; every later wait and insertion
+ * then returns WEFT_ERR_MISMATCH at once (call weft_fini).
  * A task that failed cancels the tasks that depend on it, on every rank;
  * every rank's wait then logs one line naming the failed task and returns
  * WEFT_ERR_TASK (section 3). A write-back of a final version into user

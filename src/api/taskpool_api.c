@@ -12,6 +12,7 @@
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
+#include "stf/taskrun.h"
 #include "util/clock.h"
 #include "util/inbody.h"
 #include "util/log.h"
@@ -36,11 +37,13 @@ static void leak_check(weft_taskpool_t *tp)
 }
 
 /* The wait's refusal once the ranks are out of step or MPI has ended: the
- * taskpool is left to weft_fini (weft_taskpool_free skips it). */
+ * taskpool is left to weft_fini (weft_taskpool_free skips it). No body
+ * starts any more, and those running have returned. */
 static int not_waited(weft_taskpool_t *tp)
 {
     weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(tp->ctx));
     tp->mismatch = 1;
+    weft_taskrun_halted_wait(tp->ctx);
     return WEFT_ERR_MISMATCH;
 }
 
@@ -76,7 +79,12 @@ static int wait_pool(weft_taskpool_t *tp)
          * transfer: ranks elsewhere would otherwise leave this one
          * waiting forever. */
         int rc = weft_seqcheck_verify(tp);
-        if (rc != WEFT_SUCCESS) return rc;
+        if (rc != WEFT_SUCCESS) {
+            /* The ranks are apart (or MPI failed them): the tasks' bodies
+             * stop, and those running return before the wait does. */
+            if (ctx->diverged) weft_taskrun_halted_wait(ctx);
+            return rc;
+        }
         rc = weft_remote_flush(tp);
         if (rc != WEFT_SUCCESS)
             weft_failure_note(tp, rc, "sending the final versions to their owners failed");

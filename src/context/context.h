@@ -90,6 +90,11 @@ struct weft_context {
                                   (staging in, or waiting for a copy of theirs) and
                                   synchronous copies (the watchdog's "running" too) */
     atomic_long host_bodies_ended; /* bodies finished on host cores (the comm thread's naps) */
+    /* Once the ranks diverged no body starts (stf/taskrun.c): the flag,
+     * and the bodies inside their call, which a wait that says so lets
+     * return first. */
+    atomic_int bodies_halted;
+    atomic_long bodies_in;
     /* The workers leave a core to each device manager: set once the workers
      * start, read by the managers (devexec.c's idle wait). */
     atomic_int devmgr_own_core;

@@ -11,6 +11,7 @@
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
 #include "stf/readcheck.h"
+#include "stf/taskrun.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/fault.h"
@@ -96,6 +97,11 @@ static int batch_call(weft_task_t *first)
 static int batch_trampoline(const weft_device_env_t *env, void *arg)
 {
     weft_task_t *first = arg;
+    if (!weft_taskrun_enter(first->tp->ctx)) {
+        /* The ranks diverged: no member starts (weft_taskrun_body). */
+        for (int i = 0; i < first->nbatch; i++) first->batch[i]->cancelled = 1;
+        return WEFT_ERR_CANCELLED;
+    }
     for (int i = 0; i < first->nbatch; i++) weft_devlaunch_take_env(first->batch[i], env);
     /* What the call makes weft log is the cause of every member, which all
      * fail with it: the first's span, copied to the others. */
@@ -113,6 +119,7 @@ static int batch_trampoline(const weft_device_env_t *env, void *arg)
     else
         rc = batch_call(first);
     weft_log_cause_leave(outer);
+    weft_taskrun_leave(first->tp->ctx);
     for (int i = 0; i < first->nbatch; i++) {
         first->batch[i]->body_rc = rc;
         first->batch[i]->body_ran = !injected;
@@ -208,7 +215,8 @@ static int launch_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     b->refs = b->n;
     int rc = dev->ops->launch(dev, stream, batch_trampoline, first);
     /* A body's own code is said by each task at its end (devlaunch.c). */
-    if (rc != WEFT_SUCCESS && !(rc == WEFT_ERR_TASK && first->body_rc != 0))
+    if (rc != WEFT_SUCCESS && !(rc == WEFT_ERR_TASK && first->body_rc != 0) &&
+        rc != WEFT_ERR_CANCELLED)
         weft_log(WEFT_LOG_ERROR, dev->index, "batch of %d %s tasks: launch failed: %s", b->n,
                  first->cls->name, weft_strerror(rc));
     group[0]->has_event = weft_device_event_record(dev, stream, &group[0]->ev) == WEFT_SUCCESS;

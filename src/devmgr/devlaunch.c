@@ -231,7 +231,8 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
     f->rc = dev->ops->launch(dev, f->stream, devlaunch_kernel, t);
     /* A body that returned its own code (run at launch on an accelerator
      * with streams, later on an emu device) is said at the task's end. */
-    if (f->rc != WEFT_SUCCESS && !(f->rc == WEFT_ERR_TASK && t->body_rc != 0)) {
+    if (f->rc != WEFT_SUCCESS && !(f->rc == WEFT_ERR_TASK && t->body_rc != 0) &&
+        f->rc != WEFT_ERR_CANCELLED) { /* not started: the ranks diverged (taskrun.c) */
         weft_log(WEFT_LOG_ERROR, dev->index, "task %s: launch failed: %s", weft_task_name(t).text,
                  weft_strerror(f->rc));
     }
@@ -344,7 +345,8 @@ void weft_devlaunch_finish_task(weft_devmgr_t *m, weft_task_t *t, int rc)
 {
     /* Launched ahead of a receive whose bytes did not come: it did not
      * run on what it reads (weft_devgate_pass found the input lost). */
-    if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED;
+    /* Or not started at all: the ranks diverged (weft_taskrun_body). */
+    if (t->cancelled) rc = WEFT_ERR_CANCELLED;
     weft_devgate_drop(m, t);
     /* Only the lost input says more than the failure line will; the span
      * ends before the end, which may free t. */
@@ -370,7 +372,7 @@ void weft_devlaunch_end(weft_devmgr_t *m, weft_inflight_t *f, int rc)
     weft_task_t *t = f->task;
     atomic_fetch_sub(&m->ctx->tasks_running, 1);
     if (rc == WEFT_SUCCESS) rc = f->rc;
-    if (t->gate && t->cancelled) rc = WEFT_ERR_CANCELLED; /* see weft_devlaunch_finish_task */
+    if (t->cancelled) rc = WEFT_ERR_CANCELLED;            /* see weft_devlaunch_finish_task */
     int ok = weft_taskrun_outcome(t, rc) == WEFT_SUCCESS; /* its finish says the misuse */
     weft_devlaunch_finish_stage(m, f, ok);
     publish(m, t, ok);

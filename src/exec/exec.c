@@ -76,9 +76,9 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
                    weft_task_name(t).text, t->tp->ctx->rank);
         rc = WEFT_ERR_UNSUPPORTED;
     }
-    if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
-        weft_taskrun_log_body_failed(t, -1);
-        rc = WEFT_ERR_TASK;
+    if (rc == WEFT_SUCCESS) {
+        rc = weft_taskrun_body(t); /* WEFT_ERR_CANCELLED: the ranks diverged */
+        if (rc == WEFT_ERR_TASK) weft_taskrun_log_body_failed(t, -1);
     }
     publish_flows(t, weft_taskrun_outcome(t, rc) == WEFT_SUCCESS);
     weft_log_cause_leave(outer);

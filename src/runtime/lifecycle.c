@@ -35,6 +35,10 @@ void weft_context_diverge(weft_context_t *ctx, int status)
 {
     /* Its first cause, for the words of the refusals that follow. */
     if (!ctx->diverged) ctx->diverged = status == WEFT_ERR_MPI ? WEFT_ERR_MPI : 1;
+    /* The tasks left may never get what they wait for, and a program told
+     * its ranks are apart goes to weft_fini or away: none of its bodies
+     * starts from now (they wrote its memory after the wait had returned). */
+    atomic_store(&ctx->bodies_halted, 1);
     if (status == WEFT_ERR_MISMATCH)
         atomic_store(&ctx->error, status);
     else

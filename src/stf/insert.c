@@ -301,7 +301,7 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     int small_cls = weft_address_is_small(cls);
     if (!weft_address_is_small(tp) && tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL &&
         !small_cls && cls && cls->name && !tp->ptg && weft_insert_class_has_body(cls) &&
-        !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
+        !tp->ctx->diverged && !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
         return weft_context_check_thread(tp->ctx, call) ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     /* Before any refusal is folded into tp's sequence, which is its
@@ -310,6 +310,16 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     if (atomic_load(&tp->ctx->mpi_gone)) {
         weft_error("%s: MPI was finalized before weft_fini: no task can run any more", call);
         return WEFT_ERR_MPI;
+    }
+    if (tp->ctx->diverged) {
+        /* Accepted, the task never ran and the call returned 0. Said once
+         * a taskpool: a loop of insertions would fill the log. */
+        if (!tp->diverged_said)
+            weft_error("%s: taskpool %s: %s: no task is inserted any more (each later insertion "
+                       "into it returns WEFT_ERR_MISMATCH without a line); call weft_fini",
+                       call, tp->name, weft_context_diverged_why(tp->ctx));
+        tp->diverged_said = 1;
+        return WEFT_ERR_MISMATCH;
     }
     if (small_cls) {
         weft_error("argument 2 of %s is the small integer %lu (no address), not a task class", call,
@@ -456,7 +466,8 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
                            const weft_arg_t *args, int nargs)
 {
     if (weft_inbody_refuse("weft_insert_task_array")) return WEFT_ERR_INVALID;
-    if (check_class(tp, cls, "weft_insert_task_array") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    int crc = check_class(tp, cls, "weft_insert_task_array");
+    if (crc != WEFT_SUCCESS) return crc == WEFT_ERR_MISMATCH ? crc : WEFT_ERR_INVALID;
     if (nargs < 0 || (!args && nargs > 0)) {
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
                    "them",
@@ -484,7 +495,8 @@ int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cl
 int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
     if (weft_inbody_refuse("weft_insert_task")) return WEFT_ERR_INVALID;
-    if (check_class(tp, cls, "weft_insert_task") != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    int crc = check_class(tp, cls, "weft_insert_task");
+    if (crc != WEFT_SUCCESS) return crc == WEFT_ERR_MISMATCH ? crc : WEFT_ERR_INVALID;
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];

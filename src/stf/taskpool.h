@@ -41,6 +41,7 @@ struct weft_taskpool {
     const char *seq_cls_name;
     uint64_t seq_cls_hash;
     int mismatch;            /* the sequence check failed: tasks may never finish */
+    int diverged_said;       /* an insertion refused for the divergence was said (main thread) */
     int ptg;                 /* a graph went in since the last wait (weft_ptg_settle) */
     long long let_go_at;     /* tasks alive past which the insertion lets go of the ended
                                 readers of tp's data (weft_taskpool_let_go); 0 after a wait */

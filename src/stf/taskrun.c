@@ -3,6 +3,7 @@
 #include "stf/taskrun.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "stf/failure.h"
 #include "stf/readcheck.h"
@@ -11,9 +12,32 @@
 #include "util/inbody.h"
 #include "util/log.h"
 
+int weft_taskrun_enter(weft_context_t *ctx)
+{
+    /* Counted before the flag is read, and the flag set before the count
+     * is read (weft_taskrun_halted_wait): one of the two sees the other. */
+    atomic_fetch_add(&ctx->bodies_in, 1);
+    if (!atomic_load(&ctx->bodies_halted)) return 1;
+    atomic_fetch_sub(&ctx->bodies_in, 1);
+    return 0;
+}
+
+void weft_taskrun_leave(weft_context_t *ctx) { atomic_fetch_sub(&ctx->bodies_in, 1); }
+
+void weft_taskrun_halted_wait(weft_context_t *ctx)
+{
+    atomic_store(&ctx->bodies_halted, 1);
+    const struct timespec nap = {.tv_sec = 0, .tv_nsec = 200000};
+    while (atomic_load(&ctx->bodies_in) > 0) nanosleep(&nap, NULL);
+}
+
 int weft_taskrun_body(weft_task_t *t)
 {
     int rc;
+    if (!weft_taskrun_enter(t->tp->ctx)) {
+        t->cancelled = 1;
+        return WEFT_ERR_CANCELLED;
+    }
     /* On whichever thread runs it (a worker, an emu device's thread, a GPU's
      * manager at launch): what the body makes weft log is its cause. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
@@ -42,6 +66,7 @@ int weft_taskrun_body(weft_task_t *t)
         weft_readcheck_after(t, &reads, 0);
     }
     weft_log_cause_leave(outer);
+    weft_taskrun_leave(t->tp->ctx);
     t->body_rc = rc;
     /* A body's own code may collide with a weft status (-11 is both
      * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and
