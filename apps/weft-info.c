@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         usage(stdout, prog);
         return EXIT_SUCCESS;
     }
-    if (argc == 2 && wants(argc, argv, "--version", NULL)) return print_version();
+    if (wants(argc, argv, "--version", NULL)) return print_version();
     /* Check on a copy of argv first, so that a stray argument is refused
      * before anything is listed; the listing then reads the real argv. */
     char **copy = malloc(((size_t)argc + 1) * sizeof *copy);

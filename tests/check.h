@@ -90,4 +90,15 @@ static inline int captured(const char *needle)
     return strstr(capture_state()->text, needle) != NULL;
 }
 
+/* How many times the text of the last capture holds `needle`. */
+static inline int captured_count(const char *needle)
+{
+    int n = 0;
+    size_t len = strlen(needle);
+    for (const char *p = capture_state()->text; len > 0 && (p = strstr(p, needle)) != NULL;
+         p += len)
+        n++;
+    return n;
+}
+
 #endif

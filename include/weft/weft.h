@@ -557,7 +557,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * owners, grid), every rank logs where each rank is or the first divergent
  * entry, and returns WEFT_ERR_MISMATCH without waiting for the tasks (they
  * may never run): no body starts on the rank from then on, and those
- * running have returned when the wait does; every later wait and insertion
+ * running have returned when the wait does (10 s at most, said; kernels a
+ * device body queued may still run); every later wait and insertion
  * then returns WEFT_ERR_MISMATCH at once (call weft_fini).
  * A task that failed cancels the tasks that depend on it, on every rank;
  * every rank's wait then logs one line naming the failed task and returns
@@ -568,8 +569,8 @@ WEFT_API WEFT_NODISCARD int weft_insert_task_array(weft_taskpool_t *tp,
  * leak_report) is a broken invariant of weft: every rank's wait logs the
  * rank that found it and returns WEFT_ERR_INTERNAL. With watchdog_s set, a stalled wait says what
  * it waits for (section 6). WEFT_ERR_INVALID for tp NULL. The taskpool (and
- * others of the context) can take new tasks afterwards: each wait returns
- * its own taskpool's outcome. */
+ * others of the context) can take new tasks afterwards, unless the ranks
+ * were found apart: each wait returns its own taskpool's outcome. */
 WEFT_API WEFT_NODISCARD int weft_taskpool_wait(weft_taskpool_t *tp);
 /* Frees tp. Tasks inserted (or refused) since its last wait are first
  * waited for, after an error that names the taskpool (weft_fini then returns

@@ -41,7 +41,9 @@ static void leak_check(weft_taskpool_t *tp)
  * starts any more, and those running have returned. */
 static int not_waited(weft_taskpool_t *tp)
 {
-    weft_error("taskpool %s is not waited for: %s", tp->name, weft_context_diverged_why(tp->ctx));
+    weft_error("taskpool %s: its tasks are not waited for (no more of them start, weft_fini drops "
+               "them): %s",
+               tp->name, weft_context_diverged_why(tp->ctx));
     tp->mismatch = 1;
     weft_taskrun_halted_wait(tp->ctx);
     return WEFT_ERR_MISMATCH;

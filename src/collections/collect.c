@@ -13,6 +13,7 @@
 
 #include "collections/matrix_int.h"
 #include "stf/agree.h"
+#include "stf/taskrun.h"
 #include "util/cols.h"
 #include "util/hash.h"
 #include "util/ending.h"
@@ -265,7 +266,7 @@ static int collect(weft_matrix_t *A, const collect_t *c)
     }
     if (rc == WEFT_SUCCESS) rc = move(A, c, counts, displs);
     if (rc == WEFT_ERR_MISMATCH || rc == WEFT_ERR_MPI) {
-        weft_context_diverge(ctx, rc);
+        weft_taskrun_diverge(ctx, rc);
     } else if (rc != WEFT_SUCCESS && out.failed_rank >= 0 && out.failed_rank != ctx->rank) {
         weft_error("%s: rank %d failed (%s): nothing was moved", c->call, out.failed_rank,
                    out.failed_msg);

@@ -165,6 +165,11 @@ static void stage_group(weft_devmgr_t *m, weft_inflight_t **group, int n, weft_b
     for (int i = 0; i < n; i++) {
         weft_inflight_t *f = group[i];
         if (!still_ready(f)) continue;
+        if (weft_devlaunch_halted(m, f)) {
+            weft_devlaunch_finish_task(m, f->task, WEFT_ERR_CANCELLED);
+            f->phase = PHASE_DONE;
+            continue;
+        }
         f->stream = stream;
         f->stage_t0 = weft_trace_stamp(m->ctx->trace);
         f->stage_bytes = 0;

@@ -12,6 +12,7 @@
 #include "devmgr/devlaunch.h"
 #include "trace/trace.h"
 #include "stf/home.h"
+#include "stf/taskpool.h"
 #include "stf/taskrun.h"
 #include "util/clock.h"
 #include "util/fault.h"
@@ -130,6 +131,14 @@ void weft_devlaunch_finish_stage(weft_devmgr_t *m, weft_inflight_t *f, int ok)
     f->nstage = 0;
 }
 
+int weft_devlaunch_halted(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    if (!atomic_load(&m->ctx->bodies_halted)) return 0;
+    unpin_flows(f->task, f->task->nflows);
+    f->task->cancelled = 1;
+    return 1;
+}
+
 /* A failed stage-in: what was enqueued lands before anything is reused. */
 void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f)
 {
@@ -196,8 +205,15 @@ int weft_devlaunch_stage_inputs(weft_devmgr_t *m, weft_inflight_t *f)
 static int devlaunch_kernel(const weft_device_env_t *env, void *arg)
 {
     weft_task_t *t = arg;
+    weft_context_t *ctx = t->tp->ctx;
+    if (!weft_taskrun_enter(ctx)) { /* the ranks diverged since its staging */
+        t->cancelled = 1;
+        return WEFT_ERR_CANCELLED;
+    }
     weft_devlaunch_take_env(t, env);
-    return weft_taskrun_body(t);
+    int rc = weft_taskrun_body(t);
+    weft_taskrun_leave(ctx);
+    return rc;
 }
 
 /* Copies then kernel, enqueued back to back: no round trip through this
@@ -206,6 +222,7 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f)
 {
     weft_device_t *dev = m->dev;
     weft_task_t *t = f->task;
+    if (weft_devlaunch_halted(m, f)) return WEFT_ERR_CANCELLED;
     f->stream = weft_devlaunch_pick_stream(m, t);
     f->stage_t0 = weft_trace_stamp(m->ctx->trace);
     f->stage_bytes = 0;

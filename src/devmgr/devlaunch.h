@@ -97,6 +97,12 @@ int weft_devlaunch_stage_and_launch(weft_devmgr_t *m, weft_inflight_t *f);
 void weft_devlaunch_finish_stage(weft_devmgr_t *m, weft_inflight_t *f, int ok);
 /* After a failed stage-in: waits for what was enqueued, unpins f's flows. */
 void weft_devlaunch_undo_stage(weft_devmgr_t *m, weft_inflight_t *f);
+
+/* Whether the ranks diverged (stf/taskrun.h): then f's task starts
+ * nothing, neither its copies (an eviction they make writes a version
+ * into the program's memory) nor its body; its flows are let go and it is
+ * marked cancelled, for the caller to end (1). 0: go on. */
+int weft_devlaunch_halted(weft_devmgr_t *m, weft_inflight_t *f);
 /* Whether f's stage-in copies ended (1; on another stream than the
  * kernel's, a failure fails the task: f->rc) or run on (0). */
 int weft_devlaunch_stage_landed(weft_devmgr_t *m, weft_inflight_t *f);

@@ -63,6 +63,13 @@ static void publish_flows(weft_task_t *t, int ran)
 
 static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
 {
+    /* Counted from before its copies: once the ranks diverged neither
+     * they nor the body start (a device's newest version pulled into the
+     * program's memory after the wait had returned). */
+    if (!weft_taskrun_enter(ctx)) {
+        t->cancelled = 1; /* ends as a task whose inputs were lost does */
+        return WEFT_ERR_CANCELLED;
+    }
     /* What this worker logs while it stages and runs t is t's cause. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
     int rc = WEFT_SUCCESS;
@@ -76,12 +83,13 @@ static int run_body_on_host(weft_context_t *ctx, weft_task_t *t)
                    weft_task_name(t).text, t->tp->ctx->rank);
         rc = WEFT_ERR_UNSUPPORTED;
     }
-    if (rc == WEFT_SUCCESS) {
-        rc = weft_taskrun_body(t); /* WEFT_ERR_CANCELLED: the ranks diverged */
-        if (rc == WEFT_ERR_TASK) weft_taskrun_log_body_failed(t, -1);
+    if (rc == WEFT_SUCCESS && weft_taskrun_body(t) != 0) {
+        weft_taskrun_log_body_failed(t, -1);
+        rc = WEFT_ERR_TASK;
     }
     publish_flows(t, weft_taskrun_outcome(t, rc) == WEFT_SUCCESS);
     weft_log_cause_leave(outer);
+    weft_taskrun_leave(ctx);
     return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "stf/record.h"
 #include "stf/remote.h"
 #include "stf/seqcheck.h"
+#include "stf/taskrun.h"
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/inbody.h"
@@ -329,7 +330,7 @@ static int agree(weft_ptg_build_t *b, int rc)
         /* Out of step (or unknown): no collective is safe any more, and
          * weft_fini returns it on this rank as on the ranks that found it
          * in a wait. */
-        weft_context_diverge(b->ctx, arc);
+        weft_taskrun_diverge(b->ctx, arc);
         if (arc == WEFT_ERR_MISMATCH) b->tp->mismatch = 1;
         return arc;
     }
@@ -456,7 +457,10 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
      * named first, on every rank. */
     if (tp->ctx->nranks > 1) {
         int rc = weft_seqcheck_graph(tp);
-        if (rc != WEFT_SUCCESS) return rc;
+        if (rc != WEFT_SUCCESS) {
+            if (tp->ctx->diverged) weft_taskrun_halted_wait(tp->ctx); /* as a wait does */
+            return rc;
+        }
     }
     /* A graph's tasks are ordered among themselves only: it takes a wave of
      * the taskpool (between two waits) of its own. The ranks' sequences

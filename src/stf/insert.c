@@ -301,25 +301,27 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     int small_cls = weft_address_is_small(cls);
     if (!weft_address_is_small(tp) && tp && tp->tag == (uint32_t)WEFT_HANDLE_TASKPOOL &&
         !small_cls && cls && cls->name && !tp->ptg && weft_insert_class_has_body(cls) &&
-        !tp->ctx->diverged && !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
+        !atomic_load_explicit(&tp->ctx->bodies_halted, memory_order_relaxed) &&
+        !atomic_load_explicit(&tp->ctx->mpi_gone, memory_order_relaxed))
         return weft_context_check_thread(tp->ctx, call) ? WEFT_SUCCESS : WEFT_ERR_INVALID;
     if (!weft_handle_check(tp, WEFT_HANDLE_TASKPOOL, call, 1)) return WEFT_ERR_INVALID;
     /* Before any refusal is folded into tp's sequence, which is its
      * context's thread's. */
     if (!weft_context_check_thread(tp->ctx, call)) return WEFT_ERR_INVALID;
-    if (atomic_load(&tp->ctx->mpi_gone)) {
-        weft_error("%s: MPI was finalized before weft_fini: no task can run any more", call);
-        return WEFT_ERR_MPI;
-    }
-    if (tp->ctx->diverged) {
-        /* Accepted, the task never ran and the call returned 0. Said once
-         * a taskpool: a loop of insertions would fill the log. */
+    /* bodies_halted, set with ctx->diverged (weft_context_diverge), is the
+     * one an MPI_Finalize run on another thread may write. */
+    int gone = atomic_load(&tp->ctx->mpi_gone);
+    if (gone || atomic_load(&tp->ctx->bodies_halted)) {
+        /* Apart ranks: refused (an insertion used to be accepted and the
+         * task never ran). Said once a taskpool: a loop of insertions
+         * would fill the log (after MPI_Finalize a line came with each). */
+        const char *rc_name = gone ? "WEFT_ERR_MPI" : "WEFT_ERR_MISMATCH";
         if (!tp->diverged_said)
             weft_error("%s: taskpool %s: %s: no task is inserted any more (each later insertion "
-                       "into it returns WEFT_ERR_MISMATCH without a line); call weft_fini",
-                       call, tp->name, weft_context_diverged_why(tp->ctx));
+                       "into it returns %s without a line); call weft_fini",
+                       call, tp->name, weft_context_diverged_why(tp->ctx), rc_name);
         tp->diverged_said = 1;
-        return WEFT_ERR_MISMATCH;
+        return gone ? WEFT_ERR_MPI : WEFT_ERR_MISMATCH;
     }
     if (small_cls) {
         weft_error("argument 2 of %s is the small integer %lu (no address), not a task class", call,
@@ -467,7 +469,7 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
 {
     if (weft_inbody_refuse("weft_insert_task_array")) return WEFT_ERR_INVALID;
     int crc = check_class(tp, cls, "weft_insert_task_array");
-    if (crc != WEFT_SUCCESS) return crc == WEFT_ERR_MISMATCH ? crc : WEFT_ERR_INVALID;
+    if (crc != WEFT_SUCCESS) return crc;
     if (nargs < 0 || (!args && nargs > 0)) {
         weft_error("insert %s: %d arguments at %p: pass nargs >= 0 and the array that holds "
                    "them",
@@ -496,7 +498,7 @@ int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
 {
     if (weft_inbody_refuse("weft_insert_task")) return WEFT_ERR_INVALID;
     int crc = check_class(tp, cls, "weft_insert_task");
-    if (crc != WEFT_SUCCESS) return crc == WEFT_ERR_MISMATCH ? crc : WEFT_ERR_INVALID;
+    if (crc != WEFT_SUCCESS) return crc;
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];

@@ -110,10 +110,17 @@ static void hold_give_up(weft_taskpool_t *tp, long bound)
     weft_context_t *ctx = tp->ctx;
     tp->hold_cap = bound < LONG_MAX / 2 ? 2 * bound : LONG_MAX;
     ctx->hold_giveups++;
-    weft_log(WEFT_LOG_INFO, -1,
+    /* The context's first said as a warning, with what it may mean: the
+     * insertion stalled a second silently, and again at each doubling
+     * (ranks apart are only found at the wait). */
+    weft_log(ctx->hold_giveups == 1 ? WEFT_LOG_WARN : WEFT_LOG_INFO, -1,
              "taskpool %s: insertion held back at %ld pending tasks, none of which progressed "
-             "for 1 s: goes on up to %ld",
-             tp->name, (long)atomic_load(&tp->pending), tp->hold_cap);
+             "for 1 s: goes on up to %ld%s",
+             tp->name, (long)atomic_load(&tp->pending), tp->hold_cap,
+             ctx->hold_giveups == 1
+                 ? " (a long task elsewhere, or ranks that inserted different tasks, which the "
+                   "wait will name; later such lines at debug_verbose=2; sched_pending_max)"
+                 : "");
 }
 
 void weft_taskpool_hold(weft_taskpool_t *tp)

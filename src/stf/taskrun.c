@@ -8,6 +8,7 @@
 #include "stf/failure.h"
 #include "stf/readcheck.h"
 #include "stf/taskpool.h"
+#include "util/clock.h"
 #include "util/fault.h"
 #include "util/inbody.h"
 #include "util/log.h"
@@ -27,17 +28,42 @@ void weft_taskrun_leave(weft_context_t *ctx) { atomic_fetch_sub(&ctx->bodies_in,
 void weft_taskrun_halted_wait(weft_context_t *ctx)
 {
     atomic_store(&ctx->bodies_halted, 1);
+    /* Bounded: a body may wait for what only comes after this call returns
+     * (a lock the program holds, a message of a body another rank will not
+     * run), and the call used to return at once. */
     const struct timespec nap = {.tv_sec = 0, .tv_nsec = 200000};
-    while (atomic_load(&ctx->bodies_in) > 0) nanosleep(&nap, NULL);
+    double t0 = weft_clock_s();
+    int said = 0;
+    long n;
+    while ((n = atomic_load(&ctx->bodies_in)) > 0) {
+        double waited = weft_clock_s() - t0;
+        if (waited >= WEFT_TASKRUN_HALT_WAIT_S) {
+            weft_error(
+                "%ld task bod%s still running after %.0f s since the ranks were found apart: "
+                "the call returns; they may still write the program's memory until they "
+                "return",
+                n, n == 1 ? "y is" : "ies are", waited);
+            return;
+        }
+        if (waited >= 1.0 && !said) {
+            weft_warn("the ranks were found apart: waiting for %ld task bod%s still running to "
+                      "return (at most %d s)",
+                      n, n == 1 ? "y" : "ies", WEFT_TASKRUN_HALT_WAIT_S);
+            said = 1;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
+void weft_taskrun_diverge(weft_context_t *ctx, int status)
+{
+    weft_context_diverge(ctx, status);
+    weft_taskrun_halted_wait(ctx);
 }
 
 int weft_taskrun_body(weft_task_t *t)
 {
     int rc;
-    if (!weft_taskrun_enter(t->tp->ctx)) {
-        t->cancelled = 1;
-        return WEFT_ERR_CANCELLED;
-    }
     /* On whichever thread runs it (a worker, an emu device's thread, a GPU's
      * manager at launch): what the body makes weft log is its cause. */
     weft_log_cause_t *outer = weft_log_cause_enter(&t->cause);
@@ -66,7 +92,6 @@ int weft_taskrun_body(weft_task_t *t)
         weft_readcheck_after(t, &reads, 0);
     }
     weft_log_cause_leave(outer);
-    weft_taskrun_leave(t->tp->ctx);
     t->body_rc = rc;
     /* A body's own code may collide with a weft status (-11 is both
      * WEFT_ERR_CANCELLED and -EAGAIN): every path sees WEFT_ERR_TASK, and

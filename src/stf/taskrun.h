@@ -7,21 +7,28 @@
 #include "sched/task.h"
 
 /* Calls t->body_fn (or returns the failure fault_inject asks for), keeps
- * its return value in t->body_rc; WEFT_SUCCESS or WEFT_ERR_TASK. Once the
- * context diverged it calls nothing: t is marked cancelled and the call
- * returns WEFT_ERR_CANCELLED. */
+ * its return value in t->body_rc; WEFT_SUCCESS or WEFT_ERR_TASK. Called
+ * between weft_taskrun_enter and weft_taskrun_leave. */
 int weft_taskrun_body(weft_task_t *t);
 
-/* A body's call begins (1) or, the context diverged, may not (0, nothing
- * to undo); a 1 is paired with weft_taskrun_leave. For the calls that
- * do not go through weft_taskrun_body (a batch's). */
+/* A task's run begins (1) or, the context diverged, may not (0, nothing
+ * to undo: the caller ends the task cancelled); a 1 is paired with
+ * weft_taskrun_leave once the body returned. Once per task (per batch
+ * call): bodies_in counts the bodies inside their call. */
 int weft_taskrun_enter(weft_context_t *ctx);
 void weft_taskrun_leave(weft_context_t *ctx);
 
 /* After a divergence (weft_context_diverge halted the bodies): returns
  * once no body of ctx is inside its call, so that the program's memory is
- * no longer written by its own code when the call that says so returns. */
+ * no longer written by its own code when the call that says so returns;
+ * after WEFT_TASKRUN_HALT_WAIT_S at most, saying how many still run (a
+ * warning after 1 s). Main thread (never from inside a body). */
+enum { WEFT_TASKRUN_HALT_WAIT_S = 10 };
 void weft_taskrun_halted_wait(weft_context_t *ctx);
+
+/* weft_context_diverge, then weft_taskrun_halted_wait: for a call of the
+ * main thread that finds the ranks apart and returns saying so. */
+void weft_taskrun_diverge(weft_context_t *ctx, int status);
 
 /* The line that restates t's failure after its body call failed (device
  * -1: the host): none when no body ran, where the injected failure's own

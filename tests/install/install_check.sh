@@ -27,6 +27,13 @@ cmake --build "$work/cmake-build" >/dev/null
 echo "find_package build:"
 "$@" -n 2 "$work/cmake-build/consumer" --weft-cores=1
 
+# A C++-only project: the package finds MPI for C++ (it asked for C).
+cmake -S "$here/consumer_cxx" -B "$work/cxx-build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_FLAGS="$cflags" >/dev/null
+cmake --build "$work/cxx-build" >/dev/null
+echo "C++ find_package build:"
+"$@" -n 2 "$work/cxx-build/consumer_cxx" --weft-cores=1
+
 # What the package must refuse, each with words that say why: another
 # minor version while the major is 0, a component it has not.
 refused() { # DIR WORDS CMAKE-ARGS...
