@@ -390,6 +390,7 @@ static void context_free(weft_context_t *ctx, int end)
 /* weft_init (user NULL) and weft_init_comm: the steps, each agreed. */
 static weft_context_t *init_on(int *argc, char ***argv, const MPI_Comm *user)
 {
+    weft_log_thread_ready(); /* its error lines, before any signal handler's */
     weft_context_t *ctx = context_new();
     if (!ctx) return NULL;
     ctx->init_call = user ? "weft_init_comm" : "weft_init";

@@ -20,8 +20,45 @@ static int log_level = WEFT_LOG_WARN;
  * another context's error, logged meanwhile by that context's thread, as
  * the words of its own failure (a stranger's two contexts). The lines the
  * readers want are their own thread's: a call's refusal, an agreement's
- * failure, weft_fini's. */
-static _Thread_local char last_error[WEFT_LOG_LINE];
+ * failure, weft_fini's. On the heap, the thread's pointer to it in TLS:
+ * the line in TLS made libweft's static TLS block 1.1 KB, which a process
+ * that loads it late (a Python extension) takes from glibc's small reserve
+ * ("cannot allocate memory in static TLS block"). */
+static _Thread_local char *last_error __attribute__((tls_model("initial-exec")));
+static pthread_key_t last_error_key;
+static pthread_once_t last_error_once = PTHREAD_ONCE_INIT;
+static int last_error_key_ok;
+
+/* At the thread's exit: its line goes, and a line logged after (another
+ * key's destructor) makes a new one. */
+static void last_error_free(void *p)
+{
+    last_error = NULL;
+    free(p);
+}
+
+static void last_error_key_init(void)
+{
+    last_error_key_ok = pthread_key_create(&last_error_key, last_error_free) == 0;
+}
+
+/* The thread's line, made on first use (NULL without memory: the line is
+ * then not kept). */
+static char *last_error_line(void)
+{
+    if (last_error) return last_error;
+    pthread_once(&last_error_once, last_error_key_init);
+    char *b = last_error_key_ok ? calloc(1, WEFT_LOG_LINE) : NULL;
+    if (!b) return NULL;
+    if (pthread_setspecific(last_error_key, b) != 0) {
+        free(b);
+        return NULL;
+    }
+    last_error = b;
+    return b;
+}
+
+void weft_log_thread_ready(void) { (void)last_error_line(); }
 
 /* The rank the launcher gave this process in its environment (Open MPI,
  * PMIx, PMI-1/2 launchers, Slurm, MVAPICH), 0 under none: a process
@@ -54,10 +91,13 @@ int weft_log_level(void) { return log_level; }
 void weft_log_last_error(char *buf, size_t n)
 {
     if (!buf || n == 0) return;
-    snprintf(buf, n, "%s", last_error);
+    snprintf(buf, n, "%s", last_error ? last_error : "");
 }
 
-void weft_log_clear_last_error(void) { last_error[0] = '\0'; }
+void weft_log_clear_last_error(void)
+{
+    if (last_error) last_error[0] = '\0';
+}
 
 /* One line "weft[rank.device] label: message" on out. On stderr it leaves
  * by one write(2), which a pipe keeps whole up to PIPE_BUF bytes: glibc
@@ -159,7 +199,8 @@ static void vlog(int level, int device, int cause, const char *fmt, va_list ap)
     char line[WEFT_LOG_LINE];
     vsnprintf(line, sizeof line, fmt, ap);
     if (level == WEFT_LOG_ERROR) {
-        memcpy(last_error, line, sizeof line);
+        char *keep = last_error_line();
+        if (keep) memcpy(keep, line, sizeof line);
         if (cause && cause_now) cause_take(cause_now, line);
     }
     emit(level == WEFT_LOG_INFO ? stdout : stderr, device, level_names[level], line);

@@ -35,6 +35,10 @@ void weft_log_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2))
  * other ranks. */
 void weft_log_last_error(char *buf, size_t n);
 void weft_log_clear_last_error(void);
+/* Makes the calling thread's place for its newest error line now, not at
+ * its first error line (which may come from a signal handler's refused
+ * call: no allocation there). The thread that makes a context calls it. */
+void weft_log_thread_ready(void);
 
 /* The cause of a task's failure, in the words of the first error line a
  * thread logged while it worked for that task (staged its inputs, ran its
