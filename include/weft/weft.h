@@ -531,7 +531,8 @@ WEFT_API weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *nam
  * WEFT_ERR_MISMATCH); nothing is inserted then. The rank a task runs on is compared across
  * ranks at the wait (section 4 of docs/SEMANTICS.md), so ranks given different WEFT_ON_RANK values
  * for one task are told, not left waiting. WEFT_ERR_MISMATCH once the
- * ranks were found apart (said once a taskpool; nothing is inserted). A
+ * ranks were found apart, WEFT_ERR_MPI once MPI was finalized or failed a
+ * collective (said once a taskpool; nothing is inserted). A
  * data given twice to one task is one copy: a WEFT_R flow of a data the
  * task also writes reads what the body wrote through the other flow. */
 WEFT_API WEFT_NODISCARD int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls,

@@ -95,6 +95,7 @@ struct weft_context {
      * return first. */
     atomic_int bodies_halted;
     atomic_long bodies_in;
+    int halt_waited_out; /* a halted wait reached its bound: later calls do not wait again */
     /* The workers leave a core to each device manager: set once the workers
      * start, read by the managers (devexec.c's idle wait). */
     atomic_int devmgr_own_core;

@@ -315,6 +315,8 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
         /* Apart ranks: refused (an insertion used to be accepted and the
          * task never ran). Said once a taskpool: a loop of insertions
          * would fill the log (after MPI_Finalize a line came with each). */
+        /* A collective that failed in MPI diverged it: its status. */
+        gone = gone || tp->ctx->diverged == WEFT_ERR_MPI;
         const char *rc_name = gone ? "WEFT_ERR_MPI" : "WEFT_ERR_MISMATCH";
         if (!tp->diverged_said)
             weft_error("%s: taskpool %s: %s: no task is inserted any more (each later insertion "

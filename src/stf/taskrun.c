@@ -35,9 +35,10 @@ void weft_taskrun_halted_wait(weft_context_t *ctx)
     double t0 = weft_clock_s();
     int said = 0;
     long n;
-    while ((n = atomic_load(&ctx->bodies_in)) > 0) {
+    while ((n = atomic_load(&ctx->bodies_in)) > 0 && !ctx->halt_waited_out) {
         double waited = weft_clock_s() - t0;
         if (waited >= WEFT_TASKRUN_HALT_WAIT_S) {
+            ctx->halt_waited_out = 1; /* said once: the next call returns at once */
             weft_error(
                 "%ld task bod%s still running after %.0f s since the ranks were found apart: "
                 "the call returns; they may still write the program's memory until they "

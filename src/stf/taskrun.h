@@ -22,7 +22,8 @@ void weft_taskrun_leave(weft_context_t *ctx);
  * once no body of ctx is inside its call, so that the program's memory is
  * no longer written by its own code when the call that says so returns;
  * after WEFT_TASKRUN_HALT_WAIT_S at most, saying how many still run (a
- * warning after 1 s). Main thread (never from inside a body). */
+ * warning after 1 s), and at once in every later call once that bound was
+ * reached. Main thread (never from inside a body). */
 enum { WEFT_TASKRUN_HALT_WAIT_S = 10 };
 void weft_taskrun_halted_wait(weft_context_t *ctx);
 
