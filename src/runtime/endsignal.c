@@ -29,8 +29,11 @@ static const int ending_signals[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT,
 static struct sigaction previous[NSIGNALS];
 static int installed[NSIGNALS];
 static int any_installed;
-static char line[256];
-static size_t line_len;
+/* The SIGTERM line, written in one buffer while the handler reads the
+ * other (its rank is known only once MPI started, after the install). */
+static char lines[2][256];
+static size_t line_lens[2];
+static volatile sig_atomic_t line_now;
 
 /* Async-signal-safe: one write (SIGTERM), the clean-ups of an end without
  * weft_fini (the emulated devices' files, a trace's .part), then the
@@ -39,22 +42,31 @@ static size_t line_len;
 static void on_end(int sig)
 {
     if (sig == SIGTERM) {
-        ssize_t w = write(STDERR_FILENO, line, line_len);
+        int k = line_now;
+        ssize_t w = write(STDERR_FILENO, lines[k], line_lens[k]);
         (void)w;
     }
     weft_ending_run();
     raise(sig);
 }
 
-void weft_endsignal_install(int rank)
+/* The line names rank: made in the buffer the handler does not read. */
+static void name_rank(int rank)
 {
-    if (any_installed) return;
-    int n = snprintf(line, sizeof line,
+    int k = !line_now;
+    int n = snprintf(lines[k], sizeof lines[k],
                      "weft[%d] error: ended by SIGTERM: when a rank aborts the job or exits with "
                      "an error, the launcher ends the others (that rank's lines say why); else a "
                      "time limit or a kill\n",
                      rank);
-    line_len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    line_lens[k] = n < 0 ? 0 : (size_t)n < sizeof lines[k] ? (size_t)n : sizeof lines[k] - 1;
+    line_now = k;
+}
+
+void weft_endsignal_install(int rank)
+{
+    name_rank(rank);
+    if (any_installed) return;
     for (size_t i = 0; i < NSIGNALS; i++) {
         struct sigaction cur;
         if (sigaction(ending_signals[i], NULL, &cur) != 0) continue;

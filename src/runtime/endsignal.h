@@ -3,7 +3,11 @@
 #ifndef WEFT_RUNTIME_ENDSIGNAL_H
 #define WEFT_RUNTIME_ENDSIGNAL_H
 
-/* Installs the line's handler unless SIGTERM has a handler already. */
+/* Installs the handler on each ending signal whose action is the default;
+ * once installed, a call only names rank in the line. Called before
+ * MPI_Init where weft starts MPI: a library MPI loads may put its own
+ * handlers there (LLVM's, through Open MPI's components, on Ubuntu 24.04),
+ * which restore the one they found before they end the process. */
 void weft_endsignal_install(int rank);
 
 /* Restores SIGTERM's action from before the install. */

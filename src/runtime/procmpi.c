@@ -195,6 +195,11 @@ static int start_mpi_locked(weft_context_t *ctx, int *argc, char ***argv, const 
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
+        /* Before MPI loads what it loads: a library that puts its own
+         * handlers on SIGINT, SIGHUP, SIGTERM (LLVM's on Ubuntu 24.04) made
+         * weft leave those signals alone, and the emu zone files stayed;
+         * such a handler ends by the one it found. The rank follows. */
+        weft_endsignal_install(weft_log_rank());
         /* MPI gets the words up to the first NULL, as the parameters read
          * them: a count with no words behind it (argv NULL) crashed inside
          * Open MPI, which joins them. */
