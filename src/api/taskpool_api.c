@@ -81,12 +81,7 @@ static int wait_pool(weft_taskpool_t *tp)
          * transfer: ranks elsewhere would otherwise leave this one
          * waiting forever. */
         int rc = weft_seqcheck_verify(tp);
-        if (rc != WEFT_SUCCESS) {
-            /* The ranks are apart (or MPI failed them): the tasks' bodies
-             * stop, and those running return before the wait does. */
-            if (ctx->diverged) weft_taskrun_halted_wait(ctx);
-            return rc;
-        }
+        if (rc != WEFT_SUCCESS) return rc; /* its bodies halted (weft_taskrun_diverge) */
         rc = weft_remote_flush(tp);
         if (rc != WEFT_SUCCESS)
             weft_failure_note(tp, rc, "sending the final versions to their owners failed");

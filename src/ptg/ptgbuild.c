@@ -457,10 +457,7 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
      * named first, on every rank. */
     if (tp->ctx->nranks > 1) {
         int rc = weft_seqcheck_graph(tp);
-        if (rc != WEFT_SUCCESS) {
-            if (tp->ctx->diverged) weft_taskrun_halted_wait(tp->ctx); /* as a wait does */
-            return rc;
-        }
+        if (rc != WEFT_SUCCESS) return rc;
     }
     /* A graph's tasks are ordered among themselves only: it takes a wave of
      * the taskpool (between two waits) of its own. The ranks' sequences

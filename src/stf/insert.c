@@ -313,17 +313,17 @@ static int check_class(weft_taskpool_t *tp, const weft_task_class_t *cls, const 
     int gone = atomic_load(&tp->ctx->mpi_gone);
     if (gone || atomic_load(&tp->ctx->bodies_halted)) {
         /* Apart ranks: refused (an insertion used to be accepted and the
-         * task never ran). Said once a taskpool: a loop of insertions
-         * would fill the log (after MPI_Finalize a line came with each). */
-        /* A collective that failed in MPI diverged it: its status. */
-        gone = gone || tp->ctx->diverged == WEFT_ERR_MPI;
-        const char *rc_name = gone ? "WEFT_ERR_MPI" : "WEFT_ERR_MISMATCH";
+         * task never ran), WEFT_ERR_MPI where MPI ended or failed a
+         * collective. Said once a taskpool: a loop of insertions would
+         * fill the log (after MPI_Finalize a line came with each). */
+        int rc = gone || tp->ctx->diverged == WEFT_ERR_MPI ? WEFT_ERR_MPI : WEFT_ERR_MISMATCH;
         if (!tp->diverged_said)
             weft_error("%s: taskpool %s: %s: no task is inserted any more (each later insertion "
                        "into it returns %s without a line); call weft_fini",
-                       call, tp->name, weft_context_diverged_why(tp->ctx), rc_name);
+                       call, tp->name, weft_context_diverged_why(tp->ctx),
+                       rc == WEFT_ERR_MPI ? "WEFT_ERR_MPI" : "WEFT_ERR_MISMATCH");
         tp->diverged_said = 1;
-        return gone ? WEFT_ERR_MPI : WEFT_ERR_MISMATCH;
+        return rc;
     }
     if (small_cls) {
         weft_error("argument 2 of %s is the small integer %lu (no address), not a task class", call,

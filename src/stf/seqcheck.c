@@ -8,6 +8,7 @@
 
 #include "context/coll.h"
 #include "stf/agree.h"
+#include "stf/taskrun.h"
 #include "util/hash.h"
 #include "util/ending.h"
 #include "util/log.h"
@@ -501,7 +502,7 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
     /* An MPI failure leaves the outcome unknown: no further collective
      * (the next wait's and weft_fini's agreements and barrier included). */
     if (rc == WEFT_ERR_MPI) {
-        weft_context_diverge(ctx, rc);
+        weft_taskrun_diverge(ctx, rc);
         return rc;
     }
     /* Not after a collective of the creations' report failed (it
@@ -516,8 +517,10 @@ static int check(weft_context_t *ctx, weft_agree_vote_t *v, weft_taskpool_t *tp)
         weft_seqlog_clear(&ctx->calls);
         return WEFT_SUCCESS;
     }
-    /* No collective is safe any more: the ranks are not in step. */
-    weft_context_diverge(ctx, rc);
+    /* No collective is safe any more: the ranks are not in step. The
+     * bodies running return before the call that says so (a wait, a
+     * graph's insertion, weft_fini). */
+    weft_taskrun_diverge(ctx, rc);
     return rc;
 }
 
