@@ -398,8 +398,10 @@ typedef int (*weft_batch_fn)(weft_task_t *const *tasks, int n);
 
 /* weft keeps a pointer to the class (and its name) with each task: they
  * must stay alive and unchanged until the tasks inserted with them are
- * done (the taskpool's wait returned). */
-typedef struct weft_task_class {
+ * done (the taskpool's wait returned). The tag is not the function
+ * weft_task_class's name: in C++ a function of a struct's name hides it
+ * (-Wshadow in a consumer's build). */
+typedef struct weft_task_class_s {
     const char *name;
     weft_body_fn body[WEFT_DEV_TYPES]; /* NULL: cannot run on that type */
     weft_flops_fn flops;

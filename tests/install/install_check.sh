@@ -56,3 +56,20 @@ cc -std=c11 -Wall -Wextra -Werror $cflags -o "$work/consumer-pc" "$here/consumer
     $(pkg-config --cflags --libs weft) -Wl,-rpath,"$(pkg-config --variable=libdir weft)"
 echo "pkg-config build:"
 "$@" -n 2 "$work/consumer-pc" --weft-cores=1
+
+# The public headers through pkg-config's -I (so not system headers: their
+# warnings show) compile clean under a strict consumer's warnings, in C99
+# and C++11; MPI's own headers are included as system ones, and Open MPI's
+# C++ bindings are left out (their warnings are theirs).
+mpi_inc=$(pkg-config --cflags-only-I weft | tr ' ' '\n' | grep -v "^-I$(pkg-config --variable=includedir weft)\$" |
+    sed -n 's/^-I/-isystem /p' | tr '\n' ' ')
+printf '#include <weft/weft.h>\n#include <weft/weft_mpi.h>\n#include <weft/ptg.h>\nint main(void) { int v[3]; return weft_version(&v[0], &v[1], &v[2])[0] == 0; }\n' \
+    >"$work/strict.c"
+cp "$work/strict.c" "$work/strict.cpp"
+cc -std=c99 -pedantic -Wall -Wextra -Wconversion -Wsign-conversion -Wshadow -Wundef \
+    -Wstrict-prototypes -Wmissing-prototypes -Wcast-qual -Werror $mpi_inc \
+    -I"$(pkg-config --variable=includedir weft)" -c "$work/strict.c" -o "$work/strict-c.o"
+c++ -std=c++11 -pedantic -Wall -Wextra -Wconversion -Wsign-conversion -Wshadow -Wundef \
+    -Wold-style-cast -Wzero-as-null-pointer-constant -Wcast-qual -Werror -DOMPI_SKIP_MPICXX=1 \
+    $mpi_inc -I"$(pkg-config --variable=includedir weft)" -c "$work/strict.cpp" -o "$work/strict-cxx.o"
+echo "the public headers compile under strict C99 and C++11 warnings"
