@@ -143,7 +143,7 @@ int weft_data_set_init(weft_data_t *d, weft_data_init_fn init, void *arg)
     const weft_stf_rec_t *r = weft_stf_rec(d);
     const char *busy = weft_insert_busy_pool_name(d);
     int written = !(d->flags & WEFT_DATA_NEW) || d->version > 0 || weft_remote_version(d) > 0 ||
-                  (r && r->last_writer);
+                  (r && r->written);
     if (busy)
         weft_error("weft_data_set_init: data %llu is used by taskpool \"%s\", which was not "
                    "waited for: set the initialiser before the data's first task",

@@ -229,7 +229,7 @@ static const char graphs_comparing[] = "comparing the ranks' graphs";
  * from it, at most 16). Collective. */
 static void log_each_rank(weft_context_t *ctx, const weft_ptg_t *g, const range_log_t *l, long p)
 {
-    char mine[PTG_RANGE_TEXT];
+    char mine[PTG_RANGE_TEXT] = ""; /* all of it goes to every rank */
     item_text(g, l, p, mine, sizeof mine);
     char *all = weft_seqcheck_gather_text(ctx, mine, PTG_RANGE_TEXT, graphs_comparing);
     if (!all) return;

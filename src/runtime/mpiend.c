@@ -21,7 +21,7 @@
 
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static weft_context_t *watched[MAX_WATCHED];
-static int keyval = MPI_KEYVAL_INVALID;
+static int watching; /* the attribute whose deletion calls on_finalize is set */
 
 /* The application's MPI ends under ctx: stop what calls MPI (the comm
  * thread; workers and devices first, which hand it transfers), free the
@@ -121,9 +121,17 @@ static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
 void weft_runtime_watch_mpi_end(weft_context_t *ctx)
 {
     pthread_mutex_lock(&watch_lock);
-    if (keyval == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &keyval, NULL) == MPI_SUCCESS)
-        MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    /* The key is let go once its attribute is on MPI_COMM_SELF: MPI keeps
+     * it while the attribute lives and frees it when MPI_Finalize deletes
+     * that (kept, it was MPI's one block a process never freed, which a
+     * leak checker reports in every run). */
+    if (!watching) {
+        int key = MPI_KEYVAL_INVALID;
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &key, NULL) == MPI_SUCCESS) {
+            watching = MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS;
+            MPI_Comm_free_keyval(&key);
+        }
+    }
     for (int i = 0; i < MAX_WATCHED; i++)
         if (!watched[i]) {
             watched[i] = ctx;

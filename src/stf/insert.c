@@ -137,6 +137,8 @@ static int infer_flow(weft_taskpool_t *tp, weft_task_t *t, weft_data_t *d, int m
     weft_task_retain(t);
     if (rec->last_writer) weft_task_unref(rec->last_writer);
     rec->last_writer = t;
+    rec->written = 1;
+    weft_taskpool_writer_set(tp, d);
     return WEFT_SUCCESS;
 }
 

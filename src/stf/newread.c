@@ -9,7 +9,7 @@
 int weft_insert_never_written(const weft_data_t *d)
 {
     const weft_stf_rec_t *rec = weft_stf_rec(d);
-    return (d->flags & WEFT_DATA_NEW) && (!rec || !rec->last_writer) && d->version == 0 &&
+    return (d->flags & WEFT_DATA_NEW) && (!rec || !rec->written) && d->version == 0 &&
            weft_remote_version(d) == 0;
 }
 

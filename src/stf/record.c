@@ -81,6 +81,8 @@ void weft_stf_rec_reset(weft_stf_rec_t *r)
 {
     if (r->last_writer) weft_task_unref(r->last_writer);
     r->last_writer = NULL;
+    r->written = 0;
+    r->writer_queued = 0;
     for (size_t i = 0; i < r->readers.n; i++) weft_task_unref(weft_stf_rec_reader(r, i));
     weft_vec_clear(&r->readers);
     r->epoch = 0;

@@ -22,6 +22,11 @@ typedef struct weft_stf_rec {
      * busy. NULL: none. */
     struct weft_taskpool *graph;
     weft_meta_t *meta; /* where these bytes are counted */
+    /* A task of the current taskpool wrote it: what last_writer told
+     * before it may be let go once it ended (weft_taskpool_writer_set),
+     * which depends on timing and would differ between ranks. */
+    uint8_t written;
+    uint8_t writer_queued; /* in its taskpool's tp->writers */
 } weft_stf_rec_t;
 
 /* d's record, NULL when no task was ever inserted with it. */

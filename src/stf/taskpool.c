@@ -49,6 +49,7 @@ weft_taskpool_t *weft_taskpool_new(weft_context_t *ctx, const char *name)
     pthread_cond_init(&tp->done, NULL);
     tp->epoch = 1;
     weft_vec_init(&tp->touched, sizeof(weft_data_t *), 64);
+    weft_vec_init(&tp->writers, sizeof(weft_data_t *), 64);
     weft_vec_init(&tp->redux, sizeof(weft_data_t *), 8);
     tp->wave = ++ctx->waves;
     weft_seqlog_init(&tp->seq, ctx->seq_detail ? weft_seqcheck_task_rec_size() : 0, &ctx->meta);
@@ -165,14 +166,51 @@ void weft_taskpool_hold(weft_taskpool_t *tp)
     ctx->hold_s += weft_clock_s() - t0;
 }
 
+/* Appends d to one of tp's vectors (touched, writers), counted by capacity
+ * as it grows. */
+static int push_counted(weft_taskpool_t *tp, weft_vec_t *v, weft_data_t *d)
+{
+    size_t cap = v->cap;
+    if (weft_vec_push(v, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
+    if (v->cap != cap)
+        weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, (long long)(v->elem * (v->cap - cap)));
+    return WEFT_SUCCESS;
+}
+
+/* Drops the queue's entries before writers_head once they are half of it. */
+static void writers_compact(weft_taskpool_t *tp)
+{
+    weft_vec_t *q = &tp->writers;
+    if (tp->writers_head < 64 || tp->writers_head < q->n / 2) return;
+    memmove(q->data, (weft_data_t **)q->data + tp->writers_head,
+            (q->n - tp->writers_head) * q->elem);
+    q->n -= tp->writers_head;
+    tp->writers_head = 0;
+}
+
+void weft_taskpool_writer_set(weft_taskpool_t *tp, weft_data_t *d)
+{
+    weft_stf_rec_t *r = weft_stf_rec(d);
+    if (!r->writer_queued && push_counted(tp, &tp->writers, d) == WEFT_SUCCESS)
+        r->writer_queued = 1;
+    for (int look = 0; look < 2 && tp->writers_head < tp->writers.n; look++) {
+        weft_data_t *e = ((weft_data_t **)tp->writers.data)[tp->writers_head++];
+        weft_stf_rec_t *er = weft_stf_rec(e);
+        if (er->last_writer && !weft_task_is_done(er->last_writer)) {
+            if (push_counted(tp, &tp->writers, e) != WEFT_SUCCESS) er->writer_queued = 0;
+            continue;
+        }
+        /* Ended: an edge from it would add nothing (weft_task_add_edge). */
+        if (er->last_writer) weft_task_unref(er->last_writer);
+        er->last_writer = NULL;
+        er->writer_queued = 0;
+    }
+    writers_compact(tp);
+}
+
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d)
 {
-    size_t cap = tp->touched.cap;
-    if (weft_vec_push(&tp->touched, &d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
-    /* Counted by capacity, as it grows. */
-    if (tp->touched.cap != cap)
-        weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
-                      (long long)(tp->touched.elem * (tp->touched.cap - cap)));
+    if (push_counted(tp, &tp->touched, d) != WEFT_SUCCESS) return WEFT_ERR_NOMEM;
     weft_data__retain(d);
     return WEFT_SUCCESS;
 }
@@ -194,6 +232,8 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp)
         weft_data__unref(d);
     }
     weft_vec_clear(&tp->touched);
+    weft_vec_clear(&tp->writers);
+    tp->writers_head = 0;
     tp->let_go_at = 0;
     tp->hold_cap = 0;
     tp->epoch++;
@@ -255,8 +295,9 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
     remove_from_context(tp->ctx, tp);
     weft_redux_drop_pool(tp);
     weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
-                  -(long long)(tp->touched.elem * tp->touched.cap));
+                  -(long long)(tp->touched.elem * (tp->touched.cap + tp->writers.cap)));
     weft_vec_fini(&tp->touched);
+    weft_vec_fini(&tp->writers);
     weft_seqlog_free(&tp->seq);
     pthread_cond_destroy(&tp->done);
     pthread_mutex_destroy(&tp->lock);

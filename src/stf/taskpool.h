@@ -36,6 +36,9 @@ struct weft_taskpool {
     uint64_t epoch;     /* tags data touched since the last wait */
     uint64_t wave;      /* the same, unique in the context (remote inference's views) */
     weft_vec_t touched; /* weft_data_t *, retained: read through weft_taskpool_touched */
+    weft_vec_t writers; /* weft_data_t * (retained by touched) whose record holds a last
+                           writer that may have ended, oldest first from writers_head */
+    size_t writers_head;
     weft_seqlog_t seq;  /* insertion log for the cross-rank sequence check (nranks > 1) */
     const weft_task_class_t *seq_cls; /* the class last logged, its name, the name's hash */
     const char *seq_cls_name;
@@ -103,6 +106,15 @@ void weft_taskpool_reset_tracking(weft_taskpool_t *tp);
  * touched: the tasks a taskpool holds stay within a few times those it
  * has in flight, at O(1) a task. */
 void weft_taskpool_let_go(weft_taskpool_t *tp);
+/* Main thread, when an insertion made a task of tp d's last writer:
+ * queues d once, then lets go of the last writers that ended of the two
+ * oldest data queued (a record held its writer until the next write of
+ * the data or tp's wait, so a taskpool that wrote each of 3 million tiles
+ * once held 3 million ended tasks, 5 GB). One not ended goes to the back:
+ * with two looked at for each one queued, the queue stays within about
+ * twice the tasks in flight. Out of host memory: d keeps its writer until
+ * its next write or the wait, as before. */
+void weft_taskpool_writer_set(weft_taskpool_t *tp, weft_data_t *d);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
 
