@@ -474,12 +474,15 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
 static void mgr_stop(weft_devmgr_t *m)
 {
     if (m->joined) return;
-    m->joined = 1;
     pthread_mutex_lock(&m->lock);
     m->stop = 1;
     pthread_cond_signal(&m->cond);
     pthread_mutex_unlock(&m->lock);
+    /* Its own body ended MPI (runtime/mpiend.c): joined by weft_fini's
+     * stop, as a worker is (sched/sched.c). */
+    if (pthread_equal(m->thread, pthread_self())) return;
     pthread_join(m->thread, NULL);
+    m->joined = 1;
 }
 
 int weft_devexec_start(weft_context_t *ctx)

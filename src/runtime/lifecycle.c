@@ -354,12 +354,13 @@ static void trim_ended_locked(void)
 static void context_end_handles(weft_context_t *ctx)
 {
     weft_data_t **live = ctx->live.data;
-    for (size_t i = 0; i < ctx->live.n; i++) live[i]->tag = weft_handle_ended(live[i]->tag);
+    for (size_t i = 0; i < ctx->live.n; i++)
+        weft_handle_tag_set(live[i], weft_handle_ended(live[i]->tag));
     weft_matrix_t **mats = ctx->matrices.data;
     for (size_t i = 0; i < ctx->matrices.n; i++)
-        *(uint32_t *)mats[i] = weft_handle_ended(WEFT_HANDLE_MATRIX);
+        weft_handle_tag_set(mats[i], weft_handle_ended(WEFT_HANDLE_MATRIX));
     weft_quarantine_end(&ctx->quarantine);
-    ctx->tag = weft_handle_ended(WEFT_HANDLE_CONTEXT);
+    weft_handle_tag_set(ctx, weft_handle_ended(WEFT_HANDLE_CONTEXT));
     pthread_mutex_lock(&ended_lock);
     ctx->ended_next = ended_contexts;
     ended_contexts = ctx;

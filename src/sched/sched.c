@@ -19,6 +19,7 @@ typedef struct worker {
      * thread never fights the worker for its heap lock. */
     _Atomic(weft_task_t *) inbox;
     pthread_t thread;
+    int joined; /* weft_sched_stop joined it */
     int id;
     struct weft_sched *sched;
     char pad[64];
@@ -32,7 +33,7 @@ struct weft_sched {
     atomic_int nsleeping; /* workers in (or entering) the wait below */
     atomic_int nspinning; /* idle workers still polling the queues */
     atomic_int stop;
-    int joined;     /* the workers were joined (weft_sched_stop) */
+    int joined;     /* every worker was joined (weft_sched_stop) */
     atomic_uint rr; /* round robin for pushes from other threads */
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
@@ -247,8 +248,23 @@ void weft_sched_stop(weft_sched_t *s)
     pthread_mutex_lock(&s->sleep_lock);
     pthread_cond_broadcast(&s->sleep_cond);
     pthread_mutex_unlock(&s->sleep_lock);
-    for (int i = 0; i < s->nworkers; i++) pthread_join(s->workers[i].thread, NULL);
-    s->joined = 1;
+    int all = 1;
+    for (int i = 0; i < s->nworkers; i++) {
+        worker_t *w = &s->workers[i];
+        if (w->joined) continue;
+        /* A body on this worker ended MPI (runtime/mpiend.c stops the
+         * threads from there): joining itself failed and the worker, never
+         * joined, went on ending its task while weft_fini freed the
+         * taskpool and the scheduler (ThreadSanitizer). weft_fini's stop
+         * joins it, once its body has returned. */
+        if (pthread_equal(w->thread, pthread_self())) {
+            all = 0;
+            continue;
+        }
+        pthread_join(w->thread, NULL);
+        w->joined = 1;
+    }
+    s->joined = all;
 }
 
 void weft_sched_destroy(weft_sched_t *s)

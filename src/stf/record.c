@@ -46,6 +46,11 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
 
 void weft_stf_rec_drop_ended(weft_stf_rec_t *r)
 {
+    if (r->last_writer && weft_task_is_done(r->last_writer)) {
+        /* Still queued (writer_queued): the queue finds it gone. */
+        weft_task_unref(r->last_writer);
+        r->last_writer = NULL;
+    }
     size_t keep = 0;
     for (size_t i = 0; i < r->readers.n; i++) {
         weft_task_t *t = weft_stf_rec_reader(r, i);

@@ -48,8 +48,10 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d);
 /* Appends a reader (retained). */
 int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t) __attribute__((warn_unused_result));
 
-/* Lets go of the readers that ended, in place (order kept: the first
- * names the busy taskpool): the next writer's edge from one would add
+/* Lets go of the last writer if it ended (a taskpool's queue of them,
+ * weft_taskpool_writer_set, moves only as tiles are written: reads alone
+ * afterwards left them) and of the readers that ended, in place (order
+ * kept: the first names the busy taskpool): the next writer's edge from one would add
  * nothing (weft_task_add_edge), and each held its task's memory until the
  * taskpool's wait. A tile that many tasks read and none writes again (a
  * factorization's finished panel) kept them all: weft-potrf -N 180 -t 1

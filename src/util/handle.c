@@ -65,10 +65,10 @@ static void describe(uint32_t tag, char *buf, size_t len)
 
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos)
 {
-    if ((uintptr_t)h >= WEFT_SMALLEST_ADDRESS && *(const uint32_t *)h == (uint32_t)want) return 1;
+    if ((uintptr_t)h >= WEFT_SMALLEST_ADDRESS && weft_handle_tag(h) == (uint32_t)want) return 1;
     char what[64];
     int small = weft_address_is_small(h);
-    uint32_t tag = h && !small ? *(const uint32_t *)h : 0;
+    uint32_t tag = h && !small ? weft_handle_tag(h) : 0;
     if (!h)
         snprintf(what, sizeof what, "NULL");
     else if (small)

@@ -35,6 +35,20 @@ static inline uint32_t weft_handle_ended(uint32_t tag)
     return (tag & ~WEFT_HANDLE_RELEASED) | WEFT_HANDLE_ENDED;
 }
 
+/* A handle's tag (its first 4 bytes), read and written relaxed-atomically
+ * where another thread may look at it: weft_fini ends a context's handles
+ * while a monitor thread's weft_stats_get checks the context's (calls
+ * documented for any thread; a plain read beside the write was a data
+ * race, ThreadSanitizer). */
+static inline uint32_t weft_handle_tag(const void *h)
+{
+    return __atomic_load_n((const uint32_t *)h, __ATOMIC_RELAXED);
+}
+static inline void weft_handle_tag_set(void *h, uint32_t tag)
+{
+    __atomic_store_n((uint32_t *)h, tag, __ATOMIC_RELAXED);
+}
+
 /* 1 when h is a live handle of `want`; otherwise logs "argument pos of
  * call is <what h is>, not a <want>" with a hint on the fix, returns 0. */
 int weft_handle_check(const void *h, weft_handle_kind_t want, const char *call, int pos);

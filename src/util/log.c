@@ -12,7 +12,9 @@
 /* -1 until MPI gives the rank (weft_log_set_rank): a line before it, such
  * as MPI's start failing, takes the rank from the launcher (launcher_rank). */
 static atomic_int log_rank = -1;
-static int log_level = WEFT_LOG_WARN;
+/* Atomic: a context's weft_init or debug_verbose sets it while other
+ * contexts' threads log. */
+static atomic_int log_level = WEFT_LOG_WARN;
 
 /* The text of the newest error line this thread logged, so that a failure
  * can be told to the other ranks (weft_init's agreement sends the failing
@@ -85,8 +87,11 @@ int weft_log_rank(void)
     int rank = atomic_load_explicit(&log_rank, memory_order_relaxed);
     return rank >= 0 ? rank : launcher_rank();
 }
-void weft_log_set_level(int level) { log_level = level; }
-int weft_log_level(void) { return log_level; }
+void weft_log_set_level(int level)
+{
+    atomic_store_explicit(&log_level, level, memory_order_relaxed);
+}
+int weft_log_level(void) { return atomic_load_explicit(&log_level, memory_order_relaxed); }
 
 void weft_log_last_error(char *buf, size_t n)
 {
@@ -208,7 +213,7 @@ static void vlog(int level, int device, int cause, const char *fmt, va_list ap)
 
 void weft_log(int level, int device, const char *fmt, ...)
 {
-    if (level > log_level && level != WEFT_LOG_ERROR) return;
+    if (level > weft_log_level() && level != WEFT_LOG_ERROR) return;
     va_list ap;
     va_start(ap, fmt);
     vlog(level, device, 1, fmt, ap);

@@ -58,8 +58,8 @@ void weft_quarantine_fini(weft_quarantine_t *q)
 void weft_quarantine_end(weft_quarantine_t *q)
 {
     for (long k = 0; k < q->count; k++) {
-        uint32_t *tag = q->ptr[slot_back(q, k)];
-        *tag = weft_handle_ended(*tag);
+        void *h = q->ptr[slot_back(q, k)];
+        weft_handle_tag_set(h, weft_handle_ended(weft_handle_tag(h)));
     }
     /* The ring's three arrays of WEFT_QUARANTINE_SLOTS (384 KiB) stayed
      * with every ended context: a process that made and ended contexts in
