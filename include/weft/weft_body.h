@@ -68,7 +68,11 @@ WEFT_API void *weft_task_workspace(const weft_task_t *t, size_t bytes);
  * TEXT"). A thread the body started (an OpenMP team's, a pthread of its
  * own) may call it while the body runs, as it may the accessors; the
  * thread that made the context outside a body is refused (logged, nothing
- * else: the task is gone once its body returned). */
+ * else: the task is gone once its body returned). A body naming another
+ * task fails itself, said; but a task is valid only while its body runs:
+ * weft may free an ended one at once and give its memory to the next task
+ * made, so a pointer kept past its body may name any task, the caller's
+ * own included. */
 WEFT_API void weft_task_error(const weft_task_t *t, const char *fmt, ...) WEFT_PRINTF_LIKE(2, 3);
 
 #endif /* WEFT_WEFT_BODY_H */

@@ -18,13 +18,17 @@
  *   asked for out of range on such a thread, whose line lost its words;
  * - other: a body says the failure of another task, one that ended before
  *   it (its pointer kept): nothing failed and the words were lost; the
- *   calling task fails;
+ *   calling task fails. The first task runs until the second is inserted:
+ *   weft may free an ended task at once and give its memory to the next
+ *   one made, which would make the kept pointer the caller's own task;
  * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
  *   from a body, of NULL and of a released handle.
  * The lines are checked by tests/stf/CMakeLists.txt; this program checks
  * the waits' status. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "../check.h"
 #include "weft/weft.h"
@@ -79,17 +83,23 @@ static int thread_body(weft_task_t *t)
     return 0;
 }
 
-/* Value 0: 1 for the first task (keeps its pointer), 0 for the second
- * (names the first's). */
+/* Value 0: 1 for the first task (keeps its pointer; returns once the
+ * second was inserted, 10 s at most), 0 for the second (names the
+ * first's). */
 static weft_task_t *kept_task;
+static atomic_int second_inserted;
 static int other_body(weft_task_t *t)
 {
     int first = 0;
     if (weft_task_value_get(t, 0, &first, sizeof first) != 0) return -9;
-    if (first)
-        kept_task = t;
-    else
+    if (!first) {
         weft_task_error(kept_task, "the first task's input was out of range");
+        return 0;
+    }
+    kept_task = t;
+    const struct timespec nap = {0, 1000000};
+    for (int naps = 0; !atomic_load(&second_inserted) && naps < 10000; naps++)
+        nanosleep(&nap, NULL);
     return 0;
 }
 
@@ -183,6 +193,7 @@ int main(int argc, char **argv)
         for (int first = 1; first >= 0; first--)
             CHECK(weft_insert_task(tp, &other_class, WEFT_R, a, WEFT_RW, b, WEFT_VALUE, &first,
                                    sizeof first, 0) == 0);
+        atomic_store(&second_inserted, 1);
         CHECK(weft_taskpool_wait(tp) == WEFT_ERR_TASK);
         weft_taskpool_free(tp);
     } else if (strcmp(mode, "owner") == 0) {
