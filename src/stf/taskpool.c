@@ -193,6 +193,12 @@ void weft_taskpool_writer_set(weft_taskpool_t *tp, weft_data_t *d)
     weft_stf_rec_t *r = weft_stf_rec(d);
     if (!r->writer_queued && push_counted(tp, &tp->writers, d) == WEFT_SUCCESS)
         r->writer_queued = 1;
+    /* A few thousand queued hold a few MiB at most: left to the tiles'
+     * next writes and the wait. Looking at every write cost each one two
+     * task locks, which a worker ending those tasks takes too: empty tasks
+     * on 1024 tiles, 2 workers, 1.43-1.48 us a task before the queue and
+     * 1.61-1.66 with it looking always (bench/task_overhead.c -p spread). */
+    if (tp->writers.n - tp->writers_head < WEFT_TASKPOOL_WRITERS_KEPT) return;
     for (int look = 0; look < 2 && tp->writers_head < tp->writers.n; look++) {
         weft_data_t *e = ((weft_data_t **)tp->writers.data)[tp->writers_head++];
         weft_stf_rec_t *er = weft_stf_rec(e);

@@ -114,6 +114,7 @@ void weft_taskpool_let_go(weft_taskpool_t *tp);
  * with two looked at for each one queued, the queue stays within about
  * twice the tasks in flight. Out of host memory: d keeps its writer until
  * its next write or the wait, as before. */
+#define WEFT_TASKPOOL_WRITERS_KEPT 4096 /* queued before the queue is looked at */
 void weft_taskpool_writer_set(weft_taskpool_t *tp, weft_data_t *d);
 /* Remembers d as touched by tp (main thread); retains it once. */
 int weft_taskpool_touch(weft_taskpool_t *tp, weft_data_t *d);
