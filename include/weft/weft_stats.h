@@ -53,6 +53,10 @@ typedef struct weft_stats {
      * this rank a version it had already (from another rank, or made
      * here), so no byte moved (docs/PTG.md). */
     int64_t recv_skipped;
+    /* Receives put off until transfers still in flight from this rank's
+     * earlier receives ended, whose message tags the new ones would have
+     * repeated (an MPI with a small MPI_TAG_UB; never with Open MPI's). */
+    int64_t comm_tag_waits;
 } weft_stats_t;
 
 /* Fills *out with the counters now (each read atomically, not all at one

@@ -430,8 +430,7 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     int flag = 0;
     void *ub = NULL;
     MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
-    c->tag_ub = flag && ub ? *(int *)ub : 32767;
-    c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
+    weft_comm__tags_init(&c->tags, WEFT_COMM_FIRST_DATA_TAG, flag && ub ? *(int *)ub : 32767);
     tables_init(c);
     int rc = find_nodes(c);
     if (rc != WEFT_SUCCESS) goto undo_alloc;
@@ -518,6 +517,7 @@ void weft_comm_counters(weft_comm_t *c, weft_comm_counters_t *out)
     out->send_retries = atomic_load(&c->n_send_retries);
     out->send_pulls = atomic_load(&c->n_send_pulls);
     out->skipped = atomic_load(&c->n_skipped);
+    out->tag_waits = atomic_load(&c->n_tag_waits);
     out->bytes_sent_from_device = atomic_load(&c->n_from_dev);
     out->bytes_received_into_device = atomic_load(&c->n_into_dev);
     out->bytes_staged = atomic_load(&c->n_staged);

@@ -141,6 +141,7 @@ typedef struct weft_comm_counters {
     int64_t recv_retries, send_retries;
     int64_t send_pulls; /* sends whose tile came to host by a copy the engine polled */
     int64_t skipped;    /* activations met by a discard RECV: no bytes (comm_action) */
+    int64_t tag_waits;  /* receives put off until older transfers gave back their tags */
     /* Where the bytes left from and arrived into, and by which transport. */
     int64_t bytes_sent_from_device, bytes_received_into_device;
     int64_t bytes_staged; /* bytes that went through a host bounce buffer */

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "comm/comm.h"
+#include "comm/tags.h"
 #include "trace/trace.h"
 #include "comm/transport.h"
 #include "util/vec.h"
@@ -103,6 +104,7 @@ typedef struct weft_comm_pending {
     weft_task_t *task;
     weft_comm_msg_t *act; /* an activation received (+ payload), in the same allocation */
     int put_off;          /* its transfer was put off once (copy busy): counted */
+    int tag_wait;         /* it waited once for data tags (tags.h): counted */
     struct weft_comm_pending *next;
 } weft_comm_pending_t;
 
@@ -144,6 +146,8 @@ typedef struct weft_comm_xfer {
     weft_task_t *t;
     weft_data_copy_t *copy; /* sender: the source; receiver: the target */
     int mode, peer, tag;    /* mode: the transport moving it (weft_transport_t) */
+    int tags_held; /* receiver: tags taken (tags.h) from tags_v on, given back at its end */
+    int64_t tags_v;
     int rendezvous;         /* counted in ndata_inflight (receiver) */
     int counter;            /* transport counter the bytes go to (AUTO: host to host) */
     int chunk_cols, nchunks;
@@ -175,7 +179,8 @@ static inline weft_comm_block_t *weft_comm__block(weft_task_t *t) { return t->ac
 struct weft_comm {
     weft_comm_config_t cfg;
     weft_trace_lanes_t lanes; /* the comm track's, for transfers in flight at once */
-    int rank, nranks, tag_ub, next_tag;
+    int rank, nranks;
+    weft_comm_tags_t tags; /* the data tags of this rank's receives */
     int *node_of; /* node id of every rank */
     pthread_t thread;
     atomic_int stop;
@@ -213,7 +218,7 @@ struct weft_comm {
     weft_comm_naps_t naps;   /* the next nap's length (nap_while_busy) */
     atomic_llong n_act, n_eager, n_get, n_bytes_out, n_bytes_in, n_rejected, n_naps;
     atomic_llong n_from_dev, n_into_dev, n_staged, n_by_transport[WEFT_TRANSPORT_COUNT];
-    atomic_llong n_recv_retries, n_send_retries, n_send_pulls, n_skipped;
+    atomic_llong n_recv_retries, n_send_retries, n_send_pulls, n_skipped, n_tag_waits;
 };
 
 /* Local device `index` (1..ndevices); NULL for the host (0). */
@@ -325,7 +330,7 @@ void weft_comm__handle_task(weft_comm_t *c, weft_task_t *t);
 int weft_comm__start_throttled(weft_comm_t *c);
 /* The end of a SEND or RECV task, status its outcome. */
 void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status);
-int weft_comm__next_tags(weft_comm_t *c, int n);
+int weft_comm__xfer_take_tags(weft_comm_t *c, weft_comm_xfer_t *x, int n);
 /* A nap of `wall` ns ran out at `now`; the rank's threads ran `ran` ns of
  * CPU meanwhile, and a host body ended in it or not: sets n->next_ns. */
 void weft_comm__nap_ran_out(weft_comm_naps_t *n, int64_t now, int64_t wall, int64_t ran,
@@ -390,10 +395,9 @@ void weft_comm__xfer_part_done(weft_comm_t *c, weft_comm_xfer_t *x);
 void weft_comm__part_over(weft_comm_t *c, void *a, void *b);
 /* The columns a message of a tile of `cols` columns carries: step, or
  * more when the MPI's tags are fewer (its tag_ub may be as low as 32767)
- * than the tile's messages: a tag a message, half of the data tags at
- * most, so that the next transfer's tags, wrapping, do not meet this
- * one's still in flight. The staged transport's chunks and the mpi
- * transport's pieces alike. */
+ * than the tile's messages: a tag a message, weft_comm__tags_most at most
+ * (tags.h). The staged transport's chunks and the mpi transport's pieces
+ * alike. */
 int weft_comm__cols_within_tags(const weft_comm_t *c, int cols, int step);
 /* A failure after x started: x->status set, the peer told (ABORT from the
  * sender, CANCEL from the receiver, whose own posted receives are

@@ -3,6 +3,7 @@
  * the RECV task that fetches a tile, paired with the activation that the
  * SEND task of its sender announced (send.c) through the rendezvous table
  * (table.c). The bytes move in xfer.c and the transports. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,14 +28,12 @@ void weft_comm__task_done(weft_comm_t *c, weft_task_t *t, int status)
     if (a) weft_comm__arrival_ended(c, a, lander, status);
 }
 
-int weft_comm__next_tags(weft_comm_t *c, int n)
+int weft_comm__xfer_take_tags(weft_comm_t *c, weft_comm_xfer_t *x, int n)
 {
-    /* By subtraction: with tag_ub = INT_MAX (Open MPI) next_tag + n
-     * overflowed, the tags went negative and every receive then failed. */
-    if (n > c->tag_ub - c->next_tag) c->next_tag = WEFT_COMM_FIRST_DATA_TAG;
-    int tag = c->next_tag;
-    c->next_tag += n;
-    return tag;
+    /* One range a transfer: its start is what it gives back. */
+    assert(!x->tags_held);
+    x->tags_held = 1;
+    return weft_comm__tags_take(&c->tags, n, &x->tags_v);
 }
 
 /* ---- control messages ------------------------------------------------------ */
@@ -313,6 +312,13 @@ static int recv_into_copy(weft_comm_t *c, weft_comm_pending_t *in)
     weft_comm_msg_t *m = in->act;
     weft_data_t *d = t->flow[0].data;
     if (!m->eager && c->ndata_inflight >= c->cfg.max_requests) return RECV_AGAIN;
+    /* Tags would repeat those of a transfer still in flight (tags.h): an
+     * MPI with few tags, wrapped while a slow transfer held some. */
+    if (!m->eager && !weft_comm__tags_room(&c->tags)) {
+        if (!in->tag_wait) atomic_fetch_add(&c->n_tag_waits, 1);
+        in->tag_wait = 1;
+        return RECV_AGAIN;
+    }
     int target = recv_device(c, t);
     weft_data_copy_t *cp = NULL;
     int rc = c->cfg.recv_copy(c->cfg.copy_arg, d, target, &cp);

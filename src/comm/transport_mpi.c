@@ -38,7 +38,7 @@ static int mpi_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 {
     const weft_data_t *d = x->copy->data;
     int step = weft_comm__piece_cols(c, d);
-    x->tag = weft_comm__next_tags(c, (d->cols + step - 1) / step);
+    x->tag = weft_comm__xfer_take_tags(c, x, (d->cols + step - 1) / step);
     int rc = mpi_post_tile(c, x, 1, x->tag);
     if (rc != WEFT_SUCCESS) {
         weft_comm__xfer_fail(c, x, rc, "posting the receive failed");

@@ -154,7 +154,7 @@ static int staged_prepare(weft_comm_t *c, staged_state_t *s, weft_comm_xfer_t *x
     if (rc != WEFT_SUCCESS) return rc;
     x->chunk_cols = chunk_cols;
     x->nchunks = (d->cols + chunk_cols - 1) / chunk_cols;
-    x->tag = tag >= 0 ? tag : weft_comm__next_tags(c, x->nchunks);
+    x->tag = tag >= 0 ? tag : weft_comm__xfer_take_tags(c, x, x->nchunks);
     x->dev = weft_comm__device(c, x->copy->device);
     if (!x->dev) return WEFT_SUCCESS; /* a host copy: chunks go straight to MPI */
     /* Said as weft_comm__alloc says it: the transfer's line alone read as

@@ -172,6 +172,9 @@ void weft_comm__xfer_recv_finished(weft_comm_t *c, weft_comm_xfer_t *x)
         x->copy->device);
     weft_comm__fetch_listed(c, x, 0);
     if (x->rendezvous) c->ndata_inflight--;
+    /* Every receive posted with them is over (x->left reached 0). */
+    if (x->tags_held) weft_comm__tags_give(&c->tags, x->tags_v);
+    x->tags_held = 0;
     if (x->rendezvous && x->status == WEFT_SUCCESS) {
         atomic_fetch_add(&c->n_bytes_in, (long long)d->bytes);
         atomic_fetch_add(&c->n_by_transport[x->counter], (long long)d->bytes);
@@ -227,7 +230,7 @@ void weft_comm__part_over(weft_comm_t *c, void *a, void *b) { weft_comm__xfer_pa
 
 int weft_comm__cols_within_tags(const weft_comm_t *c, int cols, int step)
 {
-    int64_t tags = (c->tag_ub - WEFT_COMM_FIRST_DATA_TAG) / 2;
+    int64_t tags = weft_comm__tags_most(&c->tags);
     return ((int64_t)cols + step - 1) / step > tags ? (int)(((int64_t)cols + tags - 1) / tags)
                                                     : step;
 }

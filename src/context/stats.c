@@ -38,9 +38,10 @@ void weft_stats_print(weft_context_t *ctx)
     weft_log_stats(-1,
                    "rank %d: comm thread: %lld receive and %lld send tries put off (copy busy), "
                    "%lld sends pulled to host while it served the others, %lld receives met "
-                   "without their bytes (the version was here)",
+                   "without their bytes (the version was here), %lld waits for message tags",
                    ctx->rank, (long long)s.comm_recv_retries, (long long)s.comm_send_retries,
-                   (long long)s.comm_send_pulls, (long long)s.recv_skipped);
+                   (long long)s.comm_send_pulls, (long long)s.recv_skipped,
+                   (long long)s.comm_tag_waits);
 }
 
 void weft_context_keep_comm_counters(weft_context_t *ctx)
@@ -84,6 +85,7 @@ int weft_stats_get(weft_context_t *ctx, weft_stats_t *out)
         out->comm_send_retries = c.send_retries;
         out->comm_send_pulls = c.send_pulls;
         out->recv_skipped = c.skipped;
+        out->comm_tag_waits = c.tag_waits;
         out->net_bytes_from_device = c.bytes_sent_from_device;
         out->net_bytes_into_device = c.bytes_received_into_device;
         out->net_bytes_staged = c.bytes_staged;

@@ -44,13 +44,20 @@ weft_stf_rec_t *weft_stf_rec_touch(weft_taskpool_t *tp, weft_data_t *d)
     return r;
 }
 
+int weft_stf_rec_drop_writer(weft_stf_rec_t *r)
+{
+    if (!r->last_writer) return 0;
+    if (!weft_task_is_done(r->last_writer)) return 1;
+    /* Ended: an edge from it would add nothing (weft_task_add_edge). */
+    weft_task_unref(r->last_writer);
+    r->last_writer = NULL;
+    return 0;
+}
+
 void weft_stf_rec_drop_ended(weft_stf_rec_t *r)
 {
-    if (r->last_writer && weft_task_is_done(r->last_writer)) {
-        /* Still queued (writer_queued): the queue finds it gone. */
-        weft_task_unref(r->last_writer);
-        r->last_writer = NULL;
-    }
+    /* Still queued (writer_queued): the queue finds the writer gone. */
+    (void)weft_stf_rec_drop_writer(r);
     size_t keep = 0;
     for (size_t i = 0; i < r->readers.n; i++) {
         weft_task_t *t = weft_stf_rec_reader(r, i);

@@ -58,6 +58,9 @@ int weft_stf_rec_push_reader(weft_stf_rec_t *r, weft_task_t *t) __attribute__((w
  * held every one of its 990,000 tasks, 1.6 GB. Called before the list
  * grows and by weft_taskpool_let_go. */
 void weft_stf_rec_drop_ended(weft_stf_rec_t *r);
+/* Lets go of r's last writer if it ended; 1 when it still runs (kept), 0
+ * when r has none now. */
+int weft_stf_rec_drop_writer(weft_stf_rec_t *r);
 
 /* Drops the last writer and readers (end of a taskpool). */
 void weft_stf_rec_reset(weft_stf_rec_t *r);

@@ -202,13 +202,10 @@ void weft_taskpool_writer_set(weft_taskpool_t *tp, weft_data_t *d)
     for (int look = 0; look < 2 && tp->writers_head < tp->writers.n; look++) {
         weft_data_t *e = ((weft_data_t **)tp->writers.data)[tp->writers_head++];
         weft_stf_rec_t *er = weft_stf_rec(e);
-        if (er->last_writer && !weft_task_is_done(er->last_writer)) {
+        if (weft_stf_rec_drop_writer(er)) {
             if (push_counted(tp, &tp->writers, e) != WEFT_SUCCESS) er->writer_queued = 0;
             continue;
         }
-        /* Ended: an edge from it would add nothing (weft_task_add_edge). */
-        if (er->last_writer) weft_task_unref(er->last_writer);
-        er->last_writer = NULL;
         er->writer_queued = 0;
     }
     writers_compact(tp);
@@ -300,8 +297,9 @@ void weft_taskpool_destroy(weft_taskpool_t *tp)
 {
     remove_from_context(tp->ctx, tp);
     weft_redux_drop_pool(tp);
-    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS,
-                  -(long long)(tp->touched.elem * (tp->touched.cap + tp->writers.cap)));
+    weft_meta_add(
+        &tp->ctx->meta, WEFT_META_RECORDS,
+        -(long long)(tp->touched.elem * tp->touched.cap + tp->writers.elem * tp->writers.cap));
     weft_vec_fini(&tp->touched);
     weft_vec_fini(&tp->writers);
     weft_seqlog_free(&tp->seq);
