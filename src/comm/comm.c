@@ -430,9 +430,19 @@ int weft_comm_create(const weft_comm_config_t *cfg, weft_comm_t **out)
     int flag = 0;
     void *ub = NULL;
     MPI_Comm_get_attr(cfg->comm, MPI_TAG_UB, &ub, &flag);
-    weft_comm__tags_init(&c->tags, WEFT_COMM_FIRST_DATA_TAG, flag && ub ? *(int *)ub : 32767);
+    int tag_ub = flag && ub ? *(int *)ub : 32767;
+    int rc = WEFT_SUCCESS;
+    if (tag_ub < WEFT_COMM_FIRST_DATA_TAG + WEFT_COMM_MIN_DATA_TAGS - 1) {
+        /* Too few for a transfer's tags to be told from the next ones'. */
+        weft_error("comm: this MPI's MPI_TAG_UB is %d: weft needs %d at least (the MPI standard "
+                   "promises 32767)",
+                   tag_ub, WEFT_COMM_FIRST_DATA_TAG + WEFT_COMM_MIN_DATA_TAGS - 1);
+        rc = WEFT_ERR_MPI;
+        goto undo_alloc;
+    }
+    weft_comm__tags_init(&c->tags, WEFT_COMM_FIRST_DATA_TAG, tag_ub);
     tables_init(c);
-    int rc = find_nodes(c);
+    rc = find_nodes(c);
     if (rc != WEFT_SUCCESS) goto undo_alloc;
     rc = weft_comm__transports_open(c);
     if (rc != WEFT_SUCCESS) goto undo_nodes;

@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #define WEFT_COMM_TAG_BLOCKS 8
+/* The least data tags an MPI must offer (comm.c refuses fewer). */
+#define WEFT_COMM_MIN_DATA_TAGS 64
 
 typedef struct weft_comm_tags {
     int first;      /* the first data tag */
@@ -31,6 +33,7 @@ typedef struct weft_comm_tags {
     int held[WEFT_COMM_TAG_BLOCKS]; /* ranges held, by the block of their start (mod) */
 } weft_comm_tags_t;
 
+/* tag_ub - first + 1 >= WEFT_COMM_MIN_DATA_TAGS. */
 void weft_comm__tags_init(weft_comm_tags_t *g, int first, int tag_ub);
 /* The most tags one transfer takes: a quarter of the tag space, so that
  * a transfer admitted by weft_comm__tags_room (a wrap's skipped tail
