@@ -16,6 +16,12 @@
  * made", and its error value: docs/SEMANTICS.md section 2). The contract (user memory,
  * handles, failures) is docs/SEMANTICS.md.
  *
+ * No call is async-signal-safe: a signal handler should set a flag that
+ * the main thread acts on. A handler's call made while its thread is inside
+ * weft_insert_task(_array), weft_taskpool_wait or weft_fini (a call that
+ * would reenter weft mid-call) is refused with "CALL called while this
+ * thread is inside CALL2 (from a signal handler?)".
+ *
  * Handles (weft_context_t, weft_data_t, weft_matrix_t, weft_taskpool_t)
  * carry a type tag that every call taking one checks first: a handle of
  * another kind, NULL, or a released handle (one of the last 16384 given
@@ -329,7 +335,9 @@ WEFT_API int weft_data_owner(const weft_data_t *data);
  * device copies, use weft_data_host_acquire with WEFT_R. The pointer
  * shows the data as it was at the call: once a task writes the data, read
  * it through a new call after that task's wait (the old pointer may show
- * the bytes before, the newest version living on a device). */
+ * the bytes before, the newest version living on a device). For a NEW
+ * data it is weft's own memory, freed or given to another data after the
+ * release: not to be registered (refused, docs/SEMANTICS.md section 1). */
 WEFT_API void *weft_data_host_ptr(weft_data_t *data, int64_t *ld);
 
 /* Acquire and release of a data's host memory between taskpools (as

@@ -239,6 +239,10 @@ static inline weft_context_t *weft_handle_context(const void *h, weft_handle_kin
  * returns 0. */
 int weft_context_refuse_thread(const char *call);
 
+/* data/span.h's weft_owned for ctx (arg): its host copies' slabs and its
+ * devices' zones (context/ownmem.c). */
+int weft_context_weft_memory(void *arg, uintptr_t lo, uintptr_t hi, char *what, size_t n);
+
 /* 1 when the calling thread made ctx: the calls that change a context's
  * sequences, lists and taskpools (weft.h) belong to that thread, and run
  * without locks. Otherwise refused with an error line, 0. */

@@ -329,3 +329,14 @@ void weft_hostmem_room(weft_hostmem_t *pool, size_t *limit, size_t *used)
     *used = pool->used;
     pthread_mutex_unlock(&pool->lock);
 }
+
+int weft_hostmem_holds(weft_hostmem_t *pool, uintptr_t lo, uintptr_t hi)
+{
+    if (!pool) return 0;
+    int holds = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (hm_slab_t *s = pool->slabs; s && !holds; s = s->next)
+        holds = lo < (uintptr_t)s->base + s->bytes && (uintptr_t)s->base < hi;
+    pthread_mutex_unlock(&pool->lock);
+    return holds;
+}

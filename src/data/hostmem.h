@@ -25,6 +25,7 @@
 #define WEFT_DATA_HOSTMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct weft_hostmem weft_hostmem_t;
 
@@ -68,5 +69,9 @@ void weft_hostmem_stats(weft_hostmem_t *pool, size_t *pinned, size_t *total, int
  * creation compares its tiles with them before allocating any. Any
  * thread. */
 void weft_hostmem_room(weft_hostmem_t *pool, size_t *limit, size_t *used);
+/* 1 when the bytes [lo, hi) share one with a slab of the pool (whether in
+ * a block handed out or not: only the pool hands them out); 0 for NULL.
+ * Any thread. */
+int weft_hostmem_holds(weft_hostmem_t *pool, uintptr_t lo, uintptr_t hi);
 
 #endif

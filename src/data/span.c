@@ -149,6 +149,17 @@ int weft_spans_claim(weft_spans_t *s, const weft_span_block_t *blk, const char *
                    (void *)blk->base);
         return WEFT_ERR_INVALID;
     }
+    char what[96];
+    if (s->weft_owned && s->weft_owned(s->weft_owned_arg, mine.lo, mine.hi, what, sizeof what)) {
+        char name[64];
+        span_name(&mine, name, sizeof name);
+        weft_error("%s: %s [%p, +%zu bytes) lies in memory weft allocated itself (%s), which it "
+                   "moves, reuses and frees on its own (a pointer from weft_data_host_ptr or a "
+                   "task body shows a copy weft manages); register memory the application "
+                   "allocated",
+                   call, name, (void *)mine.lo, (size_t)(mine.hi - mine.lo), what);
+        return WEFT_ERR_INVALID;
+    }
     const weft_span_t *live = find(s, s->root, &mine);
     if (live) {
         report_overlap(&mine, live);

@@ -47,6 +47,13 @@ typedef struct weft_spans {
     struct weft_fault *fault; /* fault_inject's span_alloc (NULL: none) */
     uint64_t made;            /* blocks claimed so far (their priorities) */
     uint64_t tests;           /* exact tests made (a counter tests read) */
+    /* Memory weft allocated itself (its host copies, its devices' zones):
+     * 1 when the bytes [lo, hi) touch it, what it is written into what.
+     * NULL: none checked. A registration there was taken: a view of a copy
+     * weft moves, reuses and frees (weft_data_host_ptr of a NEW data), its
+     * tasks racing with the copy's own. */
+    int (*weft_owned)(void *arg, uintptr_t lo, uintptr_t hi, char *what, size_t n);
+    void *weft_owned_arg;
 } weft_spans_t;
 
 /* The block of rows x cols elements of elem bytes, ld elements apart

@@ -224,6 +224,8 @@ static int load_params(weft_context_t *ctx)
         rc = weft_fault_create(weft_params_str(ctx->params, "fault_inject"), ctx->rank, ctx->nranks,
                                &ctx->fault);
     ctx->spans.fault = ctx->fault; /* NULL until then: nothing registers before */
+    ctx->spans.weft_owned = weft_context_weft_memory;
+    ctx->spans.weft_owned_arg = ctx;
     return rc;
 }
 

@@ -468,10 +468,9 @@ static int insert_array(weft_taskpool_t *tp, const weft_task_class_t *cls, const
     return insert_walked(tp, &w, tags, rc, kept, released_ok);
 }
 
-int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
-                           const weft_arg_t *args, int nargs)
+static int insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                             const weft_arg_t *args, int nargs)
 {
-    if (weft_inbody_refuse("weft_insert_task_array")) return WEFT_ERR_INVALID;
     int crc = check_class(tp, cls, "weft_insert_task_array");
     if (crc != WEFT_SUCCESS) return crc;
     if (nargs < 0 || (!args && nargs > 0)) {
@@ -483,6 +482,20 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
     }
     int rc = insert_array(tp, cls, args, nargs, 0, NULL);
     weft_taskpool_hold(tp);
+    return rc;
+}
+
+/* An insertion that a signal handler's call interrupts is refused by that
+ * call (util/inbody.h): the handler's insertion, reentering this one
+ * inside malloc, hung on malloc's lock; a wait or weft_fini from it would
+ * find the taskpool half updated. */
+int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
+                           const weft_arg_t *args, int nargs)
+{
+    if (weft_inbody_call_refuse("weft_insert_task_array", NULL)) return WEFT_ERR_INVALID;
+    const char *was = weft_inbody_call_enter("weft_insert_task_array");
+    int rc = insert_task_array(tp, cls, args, nargs);
+    weft_inbody_call_leave(was);
     return rc;
 }
 
@@ -498,21 +511,30 @@ int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cl
     return insert_array(tp, cls, args, nargs, 1, kept);
 }
 
-int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
+static int insert_task_va(weft_taskpool_t *tp, const weft_task_class_t *cls, va_list ap)
 {
-    if (weft_inbody_refuse("weft_insert_task")) return WEFT_ERR_INVALID;
     int crc = check_class(tp, cls, "weft_insert_task");
     if (crc != WEFT_SUCCESS) return crc;
     weft_task_t w; /* the walked task */
     walk_init(&w, tp, cls);
     int tags[WEFT_MAX_FLOWS];
-    va_list ap;
-    va_start(ap, cls);
     int rc = weft_insert__parse_va(&w, tags, ap);
-    va_end(ap);
     rc = insert_walked(tp, &w, tags, rc, NULL, 0);
     /* Here, the task inserted whole: a rank held in the middle of one
      * would have set up some of its transfers and not the rest. */
     weft_taskpool_hold(tp);
+    return rc;
+}
+
+/* As weft_insert_task_array: a signal handler's call inside it is refused. */
+int weft_insert_task(weft_taskpool_t *tp, const weft_task_class_t *cls, ...)
+{
+    if (weft_inbody_call_refuse("weft_insert_task", NULL)) return WEFT_ERR_INVALID;
+    const char *was = weft_inbody_call_enter("weft_insert_task");
+    va_list ap;
+    va_start(ap, cls);
+    int rc = insert_task_va(tp, cls, ap);
+    va_end(ap);
+    weft_inbody_call_leave(was);
     return rc;
 }
