@@ -184,6 +184,36 @@ static int distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* The parameter one or two letters away from name[0..len) ('-' read as
+ * '_'), the nearest; -1 when none is. */
+static int nearest(const char *name, size_t len)
+{
+    char text[64];
+    if (len >= sizeof text) return -1;
+    for (size_t k = 0; k < len; k++) text[k] = name[k] == '-' ? '_' : name[k];
+    text[len] = '\0';
+    int best = -1, best_d = 3;
+    for (int i = 0; i < weft_param_count; i++) {
+        int d = distance(text, weft_param_table[i].name);
+        if (d < best_d) best = i, best_d = d;
+    }
+    return best;
+}
+
+/* "unknown parameter PREFIX NAME", with the nearest parameter when one is
+ * a letter or two away (a typo on the command line was named without it,
+ * while the same typo in the environment got one). */
+static int unknown(const char *prefix, const char *name, size_t len)
+{
+    int near = nearest(name, len);
+    if (near >= 0)
+        weft_error("unknown parameter %s%.*s: did you mean %s%s? (weft-info lists them)", prefix,
+                   (int)len, name, prefix, weft_param_table[near].name);
+    else
+        weft_error("unknown parameter %s%.*s (run weft-info for the list)", prefix, (int)len, name);
+    return WEFT_ERR_PARAM;
+}
+
 /* A WEFT_ variable that is no parameter but one or two letters away from
  * one (WEFT_DEVICE_EMU_ENABLE) is a typo that would otherwise leave the
  * run at the default without a word; other WEFT_ variables belong to other
@@ -236,11 +266,7 @@ static int apply_option(weft_params_t *p, int nargs, char **args, int *used, int
     size_t len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
     int i = find_index(opt, len);
     *which = i;
-    if (i < 0) {
-        weft_error("unknown parameter " OPT_PREFIX "%.*s (run weft-info for the list)", (int)len,
-                   opt);
-        return WEFT_ERR_PARAM;
-    }
+    if (i < 0) return unknown(OPT_PREFIX, opt, len);
     const weft_param_def_t *d = &weft_param_table[i];
     const char *next = nargs > 1 ? args[1] : NULL;
     *used = 1;
@@ -309,7 +335,7 @@ static int load_argv(weft_params_t *p, int argc, char **argv, char **kept, int *
             kept[n++] = argv[i++];
             continue;
         }
-        int used, which;
+        int used = 1, which = -1;
         rc = apply_option(p, argc - i, argv + i, &used, &which);
         if (rc == WEFT_SUCCESS) rc = check_repeat(p, which, &seen[which]);
         if (rc != WEFT_SUCCESS) break;
@@ -395,10 +421,7 @@ undo_kept:
 int weft_params__set(weft_params_t *p, const char *name, const char *value)
 {
     int i = find_index(name, strlen(name));
-    if (i < 0) {
-        weft_error("unknown parameter %s (run weft-info for the list)", name);
-        return WEFT_ERR_PARAM;
-    }
+    if (i < 0) return unknown("", name, strlen(name));
     return assign(p, i, value, "");
 }
 
