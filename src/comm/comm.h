@@ -88,7 +88,6 @@ typedef struct weft_comm_config {
     weft_transport_t transport;          /* AUTO: chosen per transfer */
     int mpi_device_ok;                   /* MPI can read device memory */
     size_t staged_chunk;                 /* bytes a staged chunk carries */
-    int staged_sends; /* a staged sender's chunk sends in flight at most (0: no bound) */
     size_t mpi_piece; /* bytes one MPI operation of the mpi transport moves at most (0: 1 GiB) */
     weft_comm_copy_fn recv_copy;         /* a copy to receive into on a device (0 = host) */
     weft_comm_pull_fn host_pull;         /* the newest version brought to host, */

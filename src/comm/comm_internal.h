@@ -151,10 +151,6 @@ typedef struct weft_comm_xfer {
     int rendezvous;         /* counted in ndata_inflight (receiver) */
     int counter;            /* transport counter the bytes go to (AUTO: host to host) */
     int chunk_cols, nchunks;
-    /* Staged sender from a device: chunks in the bounce buffer (their
-     * copies end in order, one stream), chunks whose send was posted, and
-     * those sends not over (comm_staged_sends bounds them). */
-    int chunks_ready, chunks_sent, sends_busy;
     int left; /* parts posted and not over: chunks, device events, a notice */
     struct weft_comm_bounce *bounce; /* staged: the host buffer it holds */
     weft_device_t *dev;              /* device whose streams do the copies */

@@ -211,55 +211,22 @@ static int staged_recv_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,
 
 /* ---- sender --------------------------------------------------------------------- */
 
-static void staged_chunk_sent(weft_comm_t *c, void *a, void *b);
-
-/* Device source: posts the sends of the chunks in the bounce buffer, as
- * many as comm_staged_sends lets be in flight; a chunk's copy stays a part
- * of x until its send is posted (or, x failed, dropped). */
-static void staged_send_ready(weft_comm_t *c, weft_comm_xfer_t *x)
-{
-    const weft_data_t *d = x->copy->data;
-    int most = c->cfg.staged_sends;
-    while (x->chunks_sent < x->chunks_ready) {
-        if (x->status != WEFT_SUCCESS) {
-            x->chunks_sent++;
-            weft_comm__xfer_part_done(c, x);
-            continue;
-        }
-        if (most > 0 && x->sends_busy >= most) return;
-        int k = x->chunks_sent++;
-        int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
-        int rc = weft_comm__isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
-                                  staged_chunk_sent, x, NULL);
-        if (rc == WEFT_SUCCESS) {
-            x->left++;
-            x->sends_busy++;
-        } else {
-            weft_comm__xfer_fail(c, x, rc, "posting the send of a chunk failed");
-        }
-        weft_comm__xfer_part_done(c, x); /* its copy's part */
-    }
-}
-
-static void staged_chunk_sent(weft_comm_t *c, void *a, void *b)
-{
-    weft_comm_xfer_t *x = a;
-    x->sends_busy--;
-    /* The chunks waiting hold their copies' parts, this send its own: x
-     * ends at the earliest with this send's part, closed last. */
-    staged_send_ready(c, x);
-    weft_comm__xfer_part_done(c, x);
-}
-
-/* Device source: chunk k is in the bounce buffer (and, one stream, every
- * chunk before it). */
+/* Device source: chunk k is in the bounce buffer, send it. */
 static void staged_chunk_ready(weft_comm_t *c, void *a, void *b)
 {
     weft_comm_xfer_t *x = a;
+    const weft_data_t *d = x->copy->data;
     int k = (int)(intptr_t)b - 1;
-    (void)chunk_copy_ok(c, x);
-    if (k + 1 > x->chunks_ready) x->chunks_ready = k + 1;
-    staged_send_ready(c, x);
+    int bytes = (int)((size_t)chunk_width(d, x->chunk_cols, k) * d->rows * d->elem);
+    if (chunk_copy_ok(c, x)) {
+        int rc = weft_comm__isend(c, bounce_chunk(x, k), bytes, MPI_BYTE, x->peer, x->tag + k,
+                                  weft_comm__part_over, x, NULL);
+        if (rc == WEFT_SUCCESS)
+            x->left++;
+        else
+            weft_comm__xfer_fail(c, x, rc, "posting the send of a chunk failed");
+    }
+    weft_comm__xfer_part_done(c, x);
 }
 
 static int staged_send_start(weft_comm_t *c, void *state, weft_comm_xfer_t *x,

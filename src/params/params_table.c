@@ -182,12 +182,6 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("comm_staged_chunk", "4M", 4 * KIB, GIB,
          "bytes per chunk of the staged transport (pipelined through pinned host buffers); equal "
          "on every rank"),
-    /* Chunk messages all in flight at once were slower than one at a time
-     * through one H100 host's shared-memory MPI (bench/bare_p2p.c's staged
-     * and staged1 columns: 0.85 and 0.94 of the MPI of the same run). */
-    INT("comm_staged_sends", "0", 0, 1024,
-        "chunk sends of one staged transfer from device memory in flight at once (0: each as "
-        "soon as its copy to host ends)"),
     /* MPI counts are int, and Open MPI 4.1's shared-memory path crashed on
      * one message of 2 GiB or more: larger tiles go in pieces. */
     SIZE("comm_mpi_piece", "1G", 4 * KIB, GIB,

@@ -97,7 +97,6 @@ int weft_comm_glue_config(weft_context_t *ctx, weft_comm_config_t *cfg)
     cfg->transport = (weft_transport_t)weft_params_int(ctx->params, "comm_transport");
     cfg->mpi_device_ok = mpi_reads_device(ctx);
     cfg->staged_chunk = (size_t)weft_params_int(ctx->params, "comm_staged_chunk");
-    cfg->staged_sends = (int)weft_params_int(ctx->params, "comm_staged_sends");
     cfg->mpi_piece = (size_t)weft_params_int(ctx->params, "comm_mpi_piece");
     cfg->recv_copy = recv_copy;
     cfg->host_pull = host_pull;

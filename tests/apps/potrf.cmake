@@ -369,24 +369,6 @@ weft_expect_test(potrf_emu_staged_abort_mid_r2 TIMEOUT 90 RANKS 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
       -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
       --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-fault_inject=comm_post:50@0)
-# The same with one chunk send in flight at a time (comm_staged_sends=1:
-# the chunks copied to host wait for the send before them), and without a
-# fault, 1 and 3 sends in flight, checked.
-weft_expect_test(potrf_emu_staged_abort_mid_sends1_r2 TIMEOUT 90 RANKS 2
-  CHECKS --status clean
-    --match "^weft\\[%r\\] error: taskpool potrf failed: rank 0: (send of data [0-9]+ v[0-9]+ to|receive of data [0-9]+ v[0-9]+ from) rank 1 failed: posting "
-    --reject "MPI_Cancel|MPI_ERR"
-  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-potrf> -N 700 -t 96 -P 2 -Q 1
-      -g 1 -c 1 --check --weft-device_type=emu --weft-comm_node_split=rank
-      --weft-comm_transport=staged --weft-comm_staged_chunk=4K --weft-comm_staged_sends=1
-      --weft-fault_inject=comm_post:50@0)
-foreach(n 1 3)
-  weft_app_test(potrf_emu_staged_sends${n}_r2 EXE weft-potrf RANKS 2 TIMEOUT 90
-    EXPECT "^residual = .* : PASSED$"
-    ARGS -N 700 -t 96 -P 2 -Q 1 -g 1 -c 1 --check --weft-device_type=emu
-         --weft-comm_node_split=rank --weft-comm_transport=staged --weft-comm_staged_chunk=4K
-         --weft-comm_staged_sends=${n})
-endforeach()
 # A device_memory_limit below the zone's unit is named as the cause (the
 # line said the device had 1 GiB free, and to raise the limit or the use).
 weft_app_test(potrf_emu_limit_below_unit FAIL EXE weft-potrf RANKS 2 TIMEOUT 60
