@@ -58,8 +58,9 @@ const weft_param_def_t weft_param_table[] = {
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sched_pending_max", "65536", 0, 1073741824,
         "tasks pending on a rank in a taskpool (inserted, not ended; its transfers counted) "
-        "past which an insertion returns only once they fell to half of it, so that memory "
-        "stays bounded when insertion outruns execution; 0 = insertion never waits"),
+        "past which an insertion returns only once they fell to half of it, so that the tasks' "
+        "memory stays bounded when insertion outruns execution (the sequence check keeps 6-12 "
+        "bytes a task until the wait); 0 = insertion never waits"),
     INT("sim_nranks", "0", 0, 1 << 24,
         "simulation: this single process acts as one rank of this many (insertion and remote "
         "inference run, nothing is sent, no body runs, no tile memory); 0 = off"),
