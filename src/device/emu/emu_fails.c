@@ -3,9 +3,17 @@
 #include "device/emu/emu_fails.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void weft_emu__fails_add(emu_fails_t *f, uint64_t op)
 {
+    if (f->n == WEFT_EMU_FAILS_KEPT) {
+        /* The older half goes: a move every KEPT / 2 failures. */
+        size_t drop = f->n / 2;
+        f->dropped_upto = f->op[drop - 1];
+        memmove(f->op, f->op + drop, (f->n - drop) * sizeof *f->op);
+        f->n -= drop;
+    }
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 16;
         uint64_t *v = realloc(f->op, cap * sizeof *v);
@@ -21,7 +29,7 @@ void weft_emu__fails_add(emu_fails_t *f, uint64_t op)
 
 int weft_emu__fails_between(const emu_fails_t *f, uint64_t prev, uint64_t last)
 {
-    if (f->lost) return 1;
+    if (f->lost || prev < f->dropped_upto) return 1;
     size_t lo = 0, hi = f->n; /* the first failure past prev */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
