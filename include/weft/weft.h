@@ -177,7 +177,7 @@ WEFT_API int weft_device_type(const weft_context_t *ctx, int index);
  * context reads after weft_init: debug_verbose (the process's: it sets
  * the verbosity of every context, as each weft_init does), leak_report, show_stats,
  * sched_window, sched_pending_max, progress, watchdog_s, watchdog_abort,
- * redux_lanes, check_reads; any
+ * redux_lanes, check_reads, halt_wait_s; any
  * other parameter shaped what weft_init built and is refused (set it in
  * the environment or on the command line, before weft_init). */
 WEFT_API WEFT_NODISCARD int weft_param_set(weft_context_t *ctx, const char *name,

@@ -149,6 +149,9 @@ const weft_param_def_t weft_param_table[] = {
     INT("watchdog_s", "0", 0, 86400,
         "seconds without any progress before each rank reports what it waits for; 0 = off"),
     BOOL("watchdog_abort", "0", "end the run (non-zero exit) when the watchdog fires"),
+    INT("halt_wait_s", "10", 1, 86400,
+        "once the ranks are found apart, how long a wait waits for task bodies still running "
+        "to return before it returns anyway (they may still write the program's memory)"),
     BOOL("seqcheck_detail", "0",
          "keep each inserted task's class, rank, device hint and first 4 flows (152 B a task "
          "until its taskpool's wait) so that a task sequence that differs between ranks is "
@@ -188,6 +191,9 @@ const weft_param_def_t weft_param_table[] = {
     SIZE("comm_mpi_piece", "1G", 4 * KIB, GIB,
          "bytes one MPI operation of the mpi transport moves at most: a larger tile goes in "
          "pieces of whole columns (at least one), each its own message; equal on every rank"),
+    INT("comm_give_up_s", "10", 1, 86400,
+        "how long a control message that MPI keeps refusing is tried again (its peer waits for "
+        "it and cannot be told otherwise) before the rank ends the job"),
     INT("comm_max_requests", "16", 1, 1024,
         "network tile transfers in flight at most a rank (more wait, by priority)"),
     STRING("trace", "",

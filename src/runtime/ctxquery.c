@@ -12,8 +12,8 @@
  * weft_init built (workers, devices, the comm engine, the trace, the fault
  * rules): set later, they would change nothing. */
 static const char *const live_params[] = {
-    "debug_verbose", "leak_report",    "show_stats",  "sched_window", "progress",
-    "watchdog_s",    "watchdog_abort", "redux_lanes", "check_reads",  "sched_pending_max"};
+    "debug_verbose",  "leak_report", "show_stats",  "sched_window",      "progress",   "watchdog_s",
+    "watchdog_abort", "redux_lanes", "check_reads", "sched_pending_max", "halt_wait_s"};
 
 void weft_runtime_apply_live_params(weft_context_t *ctx)
 {

@@ -144,6 +144,7 @@ static int start_comm(weft_context_t *ctx)
         .ended = &ctx->host_bodies_ended,
         .nap_ns = 1000 * (long)weft_params_int(ctx->params, "comm_nap_us"),
         .nap_max_ns = 1000 * (long)weft_params_int(ctx->params, "comm_nap_max_us"),
+        .give_up_ns = 1000000000LL * weft_params_int(ctx->params, "comm_give_up_s"),
         .done = weft_taskrun_action_done,
         .done_arg = ctx,
         .trace = ctx->trace,

@@ -33,11 +33,12 @@ void weft_taskrun_halted_wait(weft_context_t *ctx)
      * run), and the call used to return at once. */
     const struct timespec nap = {.tv_sec = 0, .tv_nsec = 200000};
     double t0 = weft_clock_s();
+    long bound = (long)weft_params_int(ctx->params, "halt_wait_s");
     int said = 0;
     long n;
     while ((n = atomic_load(&ctx->bodies_in)) > 0 && !ctx->halt_waited_out) {
         double waited = weft_clock_s() - t0;
-        if (waited >= WEFT_TASKRUN_HALT_WAIT_S) {
+        if (waited >= (double)bound) {
             ctx->halt_waited_out = 1; /* said once: the next call returns at once */
             weft_error(
                 "%ld task bod%s still running after %.0f s since the ranks were found apart: "
@@ -48,8 +49,8 @@ void weft_taskrun_halted_wait(weft_context_t *ctx)
         }
         if (waited >= 1.0 && !said) {
             weft_warn("the ranks were found apart: waiting for %ld task bod%s still running to "
-                      "return (at most %d s)",
-                      n, n == 1 ? "y" : "ies", WEFT_TASKRUN_HALT_WAIT_S);
+                      "return (at most %ld s, halt_wait_s)",
+                      n, n == 1 ? "y" : "ies", bound);
             said = 1;
         }
         nanosleep(&nap, NULL);

@@ -21,10 +21,9 @@ void weft_taskrun_leave(weft_context_t *ctx);
 /* After a divergence (weft_context_diverge halted the bodies): returns
  * once no body of ctx is inside its call, so that the program's memory is
  * no longer written by its own code when the call that says so returns;
- * after WEFT_TASKRUN_HALT_WAIT_S at most, saying how many still run (a
+ * after halt_wait_s (a parameter) at most, saying how many still run (a
  * warning after 1 s), and at once in every later call once that bound was
  * reached. Main thread (never from inside a body). */
-enum { WEFT_TASKRUN_HALT_WAIT_S = 10 };
 void weft_taskrun_halted_wait(weft_context_t *ctx);
 
 /* weft_context_diverge, then weft_taskrun_halted_wait: for a call of the
