@@ -241,19 +241,17 @@ static void warn_env_typos(void)
         for (size_t k = 0; k < n; k++)
             name[k] = (char)tolower((unsigned char)(*e)[sizeof ENV_PREFIX - 1 + k]);
         name[n] = '\0';
-        int exact = find_index(name, n);
-        for (int i = exact >= 0 ? exact : 0; i < weft_param_count; i++) {
-            /* A parameter's name in another case (WEFT_sched_window) is a
-             * typo too: the variables are read in upper case only. */
-            if (exact < 0 && distance(name, weft_param_table[i].name) > 2) continue;
-            char want[128];
-            env_name(i, want);
-            if (exact >= 0 && strlen(want) == len && strncmp(want, *e, len) == 0) break;
-            weft_warn("environment variable %.*s is not a weft parameter (ignored): did you mean "
-                      "%s? (weft-info lists them)",
-                      (int)len, *e, want);
-            break;
-        }
+        /* A parameter's name in another case (WEFT_sched_window) is a typo
+         * too: the variables are read in upper case only. */
+        int i = find_index(name, n);
+        if (i < 0) i = nearest(name, n);
+        if (i < 0) continue;
+        char want[128];
+        env_name(i, want);
+        if (strlen(want) == len && strncmp(want, *e, len) == 0) continue;
+        weft_warn("environment variable %.*s is not a weft parameter (ignored): did you mean "
+                  "%s? (weft-info lists them)",
+                  (int)len, *e, want);
     }
 }
 
