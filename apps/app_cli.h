@@ -94,7 +94,7 @@ static inline int app_cli_gpu_nb(const app_cli_t *c, const appdev_t *dev)
 /* Whether the app takes the whole matrix as one tile: one rank with one
  * GPU (CUDA, HIP) and N up to the app's gpu_one_tile_max. There the tile
  * DAG is bound by its diagonal chain (each step's small factorization
- * and inversion leave an H200 mostly idle, README "GPU speed"), and one
+ * and inversion leave an H200 mostly idle, docs/RESULTS.md "GPU speed"), and one
  * vendor call on the whole matrix, one task, is faster: weft-potrf at
  * N = 8192 0.97 of cusolverDnDpotrf as one tile against 0.67 tiled. */
 static inline int app_cli_one_tile(const app_cli_t *c, int64_t n, const appdev_t *dev,
@@ -108,7 +108,7 @@ static inline int app_cli_one_tile(const app_cli_t *c, int64_t n, const appdev_t
  * that asks for it: N itself where dev->one_tile says so, else 2048
  * from N = 32768, 1024 above N = 4096, else 512, the best of
  * 512/1024/2048 measured on one H200 at N = 8192, 16384 and 32768
- * (README, "GPU speed"): small tiles leave a GPU idle, large ones too few
+ * (docs/RESULTS.md, "GPU speed"): small tiles leave a GPU idle, large ones too few
  * tiles for its streams. Elsewhere (CPU, emu) the app's default. n < 0:
  * not known yet (the largest). */
 static inline int64_t app_cli_auto_nb(const app_cli_t *c, int64_t n, const appdev_t *dev)

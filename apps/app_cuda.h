@@ -53,7 +53,7 @@ static inline void *app_cuda_workspace(const char *prog, weft_task_t *t, size_t 
  * unit or not, with zeros in the other triangle: a TRSM of the identity,
  * which reads only the triangle it is told (the tile may hold more). For
  * 2048 tiles on an H200 that took 1.2 ms where cusolverDnXtrtri took 3.3,
- * and inverting by halves with TRMMs was slower still at 1024 (README). */
+ * and inverting by halves with TRMMs was slower still at 1024 (docs/RESULTS.md). */
 typedef struct app_cuda_tri {
     int upper, unit, n;
     const double *a;

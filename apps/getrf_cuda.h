@@ -138,7 +138,7 @@ static int getrf_cuda_inv_u(weft_task_t *t) { return getrf_cuda_inverse(t, 0); }
 
 /* flow 0: X R (an inverted factor), flow 1: B RW. B := X B (row panel,
  * left) or B X (column panel): one GEMM, cuBLAS's TRSM of such tiles being
- * a fraction of its GEMM rate (README, "What the GPUs allow"). */
+ * a fraction of its GEMM rate (docs/RESULTS.md, "What the GPUs allow"). */
 static int getrf_cuda_by_inverse(weft_task_t *t, int left)
 {
     int m = weft_task_rows(t, 1), n = weft_task_cols(t, 1);

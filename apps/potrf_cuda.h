@@ -161,7 +161,7 @@ static int potrf_cuda_gemm(weft_task_t *t)
  * array may go out of scope, and the next task of the stream reuses the
  * workspace only after this GEMM. CUDA's documentation allows such a copy
  * to wait for the stream first; with these few hundred bytes it measurably
- * does not (139k tasks a second a GPU at NB=512 with batches, README). A
+ * does not (139k tasks a second a GPU at NB=512 with batches, docs/RESULTS.md). A
  * pinned ring recycled by completion would not depend on that. */
 #define POTRF_CUDA_BATCH_MAX 64
 static int potrf_cuda_gemm_batch(weft_task_t *const *ts, int n)

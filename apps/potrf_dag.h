@@ -68,7 +68,7 @@ static int potrf_prio(int nt, int col, int bonus) { return 4 * (nt - col) + bonu
  * diagonal tile, whose POTRF(k+1) opens the next step. Ranked as a column
  * earlier, they outrank the rest of step k's panel and updates, so they
  * start first and take the urgent stream (its kernels get the device's
- * SMs first): at N=16384 on one H200 that ran 4% faster (README, "GPU
+ * SMs first): at N=16384 on one H200 that ran 4% faster (docs/RESULTS.md, "GPU
  * speed"), the chain's SYRK having waited behind the other panel tiles. */
 static int potrf_prio_chain(int nt, int k) { return potrf_prio(nt, k - 1, 3); }
 

@@ -114,7 +114,7 @@ static int qr_validate(weft_context_t *ctx, void *opts, int verbose)
     /* hier only pays where the panel crosses ranks (P > 1); with -g the
      * TT kernels would run on the host (qr_kernels.h), so flat stays. */
     if (o->tree < 0) o->tree = o->c.p > 1 && o->c.g == 0 ? QR_TREE_HIER : QR_TREE_FLAT;
-    if (o->ib < 0) { /* the best of 1/8 .. 1/2 of the tile on an H200 (README) */
+    if (o->ib < 0) { /* the best of 1/8 .. 1/2 of the tile on an H200 (docs/RESULTS.md) */
         o->ib = o->c.g > 0 ? o->c.nb / 4 : QR_IB_CPU;
         if (o->ib > o->c.nb) o->ib = o->c.nb;
         if (o->ib < 1) o->ib = 1;
@@ -338,7 +338,7 @@ static int qr_run(weft_context_t *ctx, weft_taskpool_t *tp, const void *opts, vo
     return passed ? 0 : 1;
 }
 
-/* The tile without -t on GPUs: the best measured on an H200 (README):
+/* The tile without -t on GPUs: the best measured on an H200 (docs/RESULTS.md):
  * 4096 at N=16384 (IB 1024: 14366 GFLOPS against 12510 with 2048:512 in
  * one call) and at 32768; QR's panel chain wants fewer, larger tiles than
  * Cholesky's. */

@@ -89,7 +89,7 @@ static const app_flag_t getrf_flags[] = {
  * TRSM of a tile runs at a fraction of its GEMM rate, hence the inverted
  * factors by default on accelerators; mode 1 measured faster than 2 on an
  * H200 (N=32768 NB=2048: 48.1 against 47.5 TFLOP/s; N=16384 NB=1024: 42.0
- * against 39.6; README), as for weft-potrf on one rank. Several ranks were
+ * against 39.6; docs/RESULTS.md), as for weft-potrf on one rank. Several ranks were
  * not measured with it. */
 static int getrf_validate(weft_context_t *ctx, void *opts, int verbose)
 {

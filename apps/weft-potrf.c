@@ -97,7 +97,7 @@ static int potrf_validate(weft_context_t *ctx, void *opts, int verbose)
         return -1;
     }
     /* On one H200, mode 1 measured 2-5% faster than 2 at N=8192..32768
-     * (README); on several ranks only 0 and 2 were compared (2 won), so 2
+     * (docs/RESULTS.md); on several ranks only 0 and 2 were compared (2 won), so 2
      * stays there. */
     if (o->trsm_inv < 0) o->trsm_inv = o->c.g > 0 && !o->c.ptg ? (weft_nranks(ctx) > 1 ? 2 : 1) : 0;
     if (o->preload < 0) o->preload = app_preload_default(ctx, &o->c);
@@ -254,7 +254,7 @@ static const app_driver_t potrf_app = {
             .nb = 256,
             .gpu_nb_auto = 1,
             /* one tile: N = 8192 and 16384 at 0.97 and 1.01 of cusolverDnDpotrf, tiled
-             * 0.67 and 0.95 (README, "GPU speed"); 32768 tiled keeps 1.00 */
+             * 0.67 and 0.95 (docs/RESULTS.md, "GPU speed"); 32768 tiled keeps 1.00 */
             .gpu_one_tile_max = 16384,
             /* cusolverDnDpotrf's work array for a tile and, for the check
              * on the GPU, a tile and its packed lower triangle */

@@ -5,7 +5,7 @@
 # cusolverMg's column block, small tiles (NB=512: runtime overhead, tasks
 # a second) and traces of the 2-GPU and 2-rank runs. One process a line,
 # side by side in one run; logs and traces go to the output folder. Lines
-# without a stream count run the defaults of the tree (the README's sweep
+# without a stream count run the defaults of the tree (docs/RESULTS.md's sweep
 # ran when they were 2 streams and tile rows dealt round robin over GPUs).
 #
 # Usage: bench/gpu_tune.sh [BUILD_DIR] [OUT_DIR] [SECTION ...]

@@ -4,7 +4,7 @@
  * pageable memory and a GPU run at a fifth of the link's rate through the
  * driver's bounce buffers and hold the calling thread (a device manager
  * writing a dirty victim back waits it out), which made out-of-core runs
- * four times slower on the H200 (README, issue 18). Pinning costs too: it
+ * four times slower on the H200 (docs/RESULTS.md, issue 18). Pinning costs too: it
  * faults every page in on one thread at about 2 GB/s there (8 GiB: 3.7 s,
  * more than the factorization); pages already mapped pin at 24-31 GB/s. So
  * slabs are pinned only once they outgrow pin_from (the rank's device

@@ -99,7 +99,7 @@ static void warn_time_sliced(const weft_device_t *dev, int first)
     weft_warn("%s is shared by %d ranks of this node and runs one process's kernels at a time "
               "(no MPS control daemon found): the ranks take turns on it. Starting "
               "'nvidia-cuda-mps-control -d' before the job lets their kernels run side by side "
-              "(README, \"Ranks sharing a GPU\")",
+              "(docs/RESULTS.md, \"Ranks sharing a GPU\")",
               dev->name, dev->share.sharers);
 }
 

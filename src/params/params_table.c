@@ -116,7 +116,7 @@ const weft_param_def_t weft_param_table[] = {
         "yet) for tasks homed on it that are not started, within the part of the zone that "
         "device_prefetch_share leaves (soonest use first, final versions only, evicting only "
         "copies used later; on the prefetch stream, device_prefetch=1); 0 (the default: slower "
-        "on an H200, README): inputs come once a task is started"),
+        "on an H200, docs/RESULTS.md): inputs come once a task is started"),
     BOOL("device_launch_ahead", "1",
          "a task on a device whose last missing input is a tile pulled from another rank (ipc) "
          "goes to the device once the pull is enqueued, its kernel queued behind it; 0: it waits "
