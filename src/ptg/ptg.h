@@ -158,8 +158,9 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
 int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
 /* r's task parsed from its args function into w (no reference taken), the
  * flows of a data it names more than once given the union of their modes
- * (weft_task_merge_repeated_flows). */
-int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *aff);
+ * (weft_task_merge_repeated_flows); *exec: the rank its arguments place
+ * it on, as insertion places it (from the flows before that merge). */
+int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *exec);
 /* Whether r's rank enumerates r (its class's local_range for that rank
  * holds its indices); 0 after logging. */
 int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, int rank);

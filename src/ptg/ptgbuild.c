@@ -61,10 +61,9 @@ static int visit(weft_ptg_build_t *b, int cls, const int *idx)
     if (rank < 0) return WEFT_ERR_INVALID;
     if (rank != b->me) return WEFT_SUCCESS;
     weft_task_t w;
-    int aff, rc = weft_ptg__parse(b, &r, &w, &aff);
+    int exec, rc = weft_ptg__parse(b, &r, &w, &exec);
     if (rc == WEFT_SUCCESS) rc = check_data(b, &r, &w);
     if (rc != WEFT_SUCCESS) return rc;
-    int exec = w.on_rank >= 0 ? w.on_rank : weft_remote_exec_rank(&w, aff);
     if (b->ctx->nranks > 1 && exec != rank)
         return weft_ptg__fail(b, &r,
                               "its rank function gives rank %d, but its arguments place it on "

@@ -37,18 +37,24 @@ static void listed_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *p, char *
 /* The flows of a task that name one data are one flow, the first of them
  * (its version, its producer and its consumers are asked and kept under
  * that flow): a reference to another of them is refused, naming it, and
- * for a consumer the task whose consumers function listed it (`by`; NULL
- * for a producer or forwarder), as the other consumer refusals do. */
+ * the task whose function made the reference (`by`, NULL when none did):
+ * for a consumer the task whose consumers function listed it, for a
+ * producer or forwarder the consumer whose producer function named it
+ * (the mistake is in that function; the line named r alone). */
 static int check_repeated(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, const weft_task_t *w,
                           const char *as, const weft_ptg_ref_t *by)
 {
     int f = r->flow, first = f < w->nflows ? weft_task_first_flow_of(w, f) : f;
     if (first == f) return WEFT_SUCCESS;
     char note[LISTED_BY_LEN + 3] = "";
-    if (by) {
+    if (by && !strcmp(as, "consumer")) {
         char text[LISTED_BY_LEN];
         listed_by(b, by, text, sizeof text);
         snprintf(note, sizeof note, " (%s)", text);
+    } else if (by) {
+        char name[160];
+        weft_ptg__ref_text(b, by, name, sizeof name);
+        snprintf(note, sizeof note, " (the producer function of %s names it)", name);
     }
     return weft_ptg__fail(b, r,
                           "is named as a %s by its flow %d, which holds the data of its flow "
@@ -74,8 +80,7 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
     p_task.flow = p->flow;
     int same_task = has > 0 && !same && weft_ptg__same_ref(&p_task, p);
     const weft_task_t *pt = same_task ? weft_ptg__local(b, p) : NULL;
-    if (pt &&
-        check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer", NULL) != WEFT_SUCCESS)
+    if (pt && check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer", c) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     weft_ptg__fail(b, p,
                    "lists a consumer of its flow %d whose producer function does not name "
@@ -105,9 +110,9 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
                                         const weft_ptg_ref_t *c, weft_task_t *w)
 {
     const weft_task_t *t = weft_ptg__local(b, c);
-    int aff;
+    int exec;
     if (!t) {
-        if (weft_ptg__parse(b, c, w, &aff) != WEFT_SUCCESS) return NULL;
+        if (weft_ptg__parse(b, c, w, &exec) != WEFT_SUCCESS) return NULL;
         t = w;
     }
     if (c->flow >= t->nflows) {
@@ -288,11 +293,12 @@ static int fwd_version(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
 }
 
 /* What task w's flow p->flow must be for `fwd` (1: it passes on what it
- * read; 0: it wrote) and hold d; else logged. */
+ * read; 0: it wrote) and hold d, as the producer function of `by` (NULL:
+ * none) names it; else logged. */
 static int check_named_flow(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_task_t *w,
-                            const weft_data_t *d, int fwd)
+                            const weft_data_t *d, int fwd, const weft_ptg_ref_t *by)
 {
-    if (check_repeated(b, p, w, fwd ? "forwarder" : "producer", NULL) != WEFT_SUCCESS)
+    if (check_repeated(b, p, w, fwd ? "forwarder" : "producer", by) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
     int f = p->flow, mode = f < w->nflows ? w->flow[f].mode : 0;
     const char *why = f >= w->nflows                       ? "it does not have"
@@ -329,10 +335,12 @@ static int set_local(weft_ptg_build_t *b, size_t vi, size_t ci, const weft_ptg_r
     return make_sends(b, vi, p, pt, after, n);
 }
 
-/* The version written by flow p->flow of local task pt. */
-static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt)
+/* The version written by flow p->flow of local task pt, named by the
+ * producer function of `by` (NULL: its own output). */
+static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
+                          const weft_ptg_ref_t *by)
 {
-    if (check_named_flow(b, p, pt, NULL, 0) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (check_named_flow(b, p, pt, NULL, 0, by) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     weft_data_t *d = pt->flow[p->flow].data;
     uint32_t label;
     int rc = weft_ptg__label_of(b, p, &label);
@@ -348,15 +356,16 @@ static int make_local_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *
  * or read and passes on (fwd 1), read or replaced here by t: a RECV brings
  * it. */
 static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, int prank,
-                           weft_task_t *t, weft_data_t *d, int fwd, int reads)
+                           weft_task_t *t, weft_data_t *d, int fwd, int reads,
+                           const weft_ptg_ref_t *by)
 {
     weft_ptg_ver_t *v = ver(b, vi);
     if (!v->full) {
         weft_task_t w;
-        int aff;
+        int exec;
         if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
-        if (weft_ptg__parse(b, p, &w, &aff) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
-        if (check_named_flow(b, p, &w, d, fwd) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (weft_ptg__parse(b, p, &w, &exec) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (check_named_flow(b, p, &w, d, fwd, by) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         uint32_t label;
         weft_ptg_ref_t canon = *p;
         int rc = fwd ? fwd_version(b, p, d, &canon, &label) : weft_ptg__label_of(b, p, &label);
@@ -425,10 +434,10 @@ static int fwd_after(weft_ptg_build_t *b, const weft_ptg_ref_t *p, weft_task_t *
     return WEFT_SUCCESS;
 }
 
-static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
-                          weft_task_t *pt, weft_data_t *d)
+static int make_local_fwd(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p, weft_task_t *pt,
+                          weft_data_t *d, const weft_ptg_ref_t *by)
 {
-    if (check_named_flow(b, p, pt, d, 1) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+    if (check_named_flow(b, p, pt, d, 1, by) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
     uint32_t label;
     weft_ptg_ref_t canon;
     size_t n = 0, ci;
@@ -500,7 +509,8 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
     }
     const weft_ptg_ver_t *v = ver(b, *vi);
     if (v->full && !(v->remote_noread && reads)) return WEFT_SUCCESS;
-    if (prank != b->me) return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0);
+    if (prank != b->me)
+        return make_remote_out(b, *vi, &p, prank, t, d, *has == 2, reads != 0, self);
     weft_task_t *pt = weft_ptg__local(b, &p);
     if (!pt)
         return weft_ptg__fail(b, &p,
@@ -508,7 +518,8 @@ static int input_version(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_t
                               "rank, which did not make it: this rank's local_range leaves it "
                               "out, or the rank or args function answers differently on "
                               "different ranks (another rank's functions place it elsewhere)");
-    return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d) : make_local_out(b, *vi, &p, pt);
+    return *has == 2 ? make_local_fwd(b, *vi, &p, pt, d, self)
+                     : make_local_out(b, *vi, &p, pt, self);
 }
 
 /* A read flow with consumers passes its version on (a forwarder): its
@@ -522,7 +533,7 @@ static int pass_on(weft_ptg_build_t *b, const weft_ptg_ref_t *self, weft_task_t 
     size_t vo;
     int rc = weft_ptg__ver_get(b, self, &vo);
     if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
-    return make_local_fwd(b, vo, self, t, d);
+    return make_local_fwd(b, vo, self, t, d, NULL);
 }
 
 int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_task_t *t, int i)
@@ -574,6 +585,6 @@ int weft_ptg__flow(weft_ptg_build_t *b, const weft_ptg_ref_t *self_task, weft_ta
     size_t vo;
     rc = weft_ptg__ver_get(b, &self, &vo);
     if (rc != WEFT_SUCCESS || ver(b, vo)->full) return rc;
-    return make_local_out(b, vo, &self, t);
+    return make_local_out(b, vo, &self, t, NULL);
 }
 

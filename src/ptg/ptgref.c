@@ -7,6 +7,7 @@
 
 #include "ptg/ptg.h"
 #include "stf/insert.h"
+#include "stf/remote.h"
 #include "util/log.h"
 #include "util/tname.h"
 
@@ -79,7 +80,7 @@ int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r)
     return -1;
 }
 
-int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *aff)
+int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *exec)
 {
     const weft_ptg_class_t *k = &b->g->classes[r->cls];
     weft_arg_t args[PTG_MAX_ARGS];
@@ -93,13 +94,19 @@ int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_tas
     weft_log_cause_t why;
     weft_log_cause_reset(&why);
     weft_log_cause_t *outer = weft_log_cause_enter(&why);
-    int rc = weft_insert_parse(b->tp, k->task, args, n, w, aff);
+    int aff;
+    int rc = weft_insert_parse(b->tp, k->task, args, n, w, &aff);
     weft_log_cause_leave(outer);
     if (rc != WEFT_SUCCESS) {
         const char *text = weft_log_cause_text(&why);
         return weft_ptg__fail(b, r, "its arguments are refused: %s", text ? text : "see above");
     }
-    /* As insertion does: every rank that parses the task sees its modes. */
+    /* As insertion does: the rank from the flows as given (after the merge
+     * below a data read then written, R X ... W X, is one RW flow at the
+     * read's place, which moved the task to X's owner where insertion ran
+     * it on the first written data's, and no rank function was accepted),
+     * then every rank that parses the task sees its modes. */
+    *exec = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
     weft_task_merge_repeated_flows(w);
     return WEFT_SUCCESS;
 }
