@@ -4,6 +4,7 @@
 #ifndef WEFT_PTG_PTG_H
 #define WEFT_PTG_PTG_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -76,6 +77,8 @@ typedef struct weft_ptg_build {
     weft_ptgmap_t expect; /* local consumer flow -> the version a producer on another rank
                              lists it for */
     weft_vec_t refs;      /* weft_ptg_ref_t scratch for consumer lists */
+    size_t refs_room;     /* the room the next consumers call gets first (its last list's
+                             length, at least 16): each entry is marked unwritten first */
     long long walked;
     long long nsends, nrecvs; /* of a dropped graph */
     long long *points;        /* per class: its tasks, then the ranks' tasks made (2 x nclasses),
@@ -168,6 +171,15 @@ int weft_ptg__enumerated_by(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, 
 weft_task_t *weft_ptg__local(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
 /* r with its unused indices zeroed. */
 weft_ptg_ref_t weft_ptg__norm(const weft_ptg_build_t *b, weft_ptg_ref_t r);
+/* What weft writes into the references a producer or consumers function
+ * is given before the call, so that an entry the function counted but did
+ * not write is refused (it read what an earlier call left there, another
+ * task's consumer taken for this one's, or uninitialised memory). */
+#define WEFT_PTG_UNWRITTEN INT_MIN
+static inline void weft_ptg__unwrite(weft_ptg_ref_t *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) r[i].cls = WEFT_PTG_UNWRITTEN;
+}
 
 /* Flow i of local task t (reference self): the version it reads or
  * replaces, the one it writes, the transfers and edges these imply

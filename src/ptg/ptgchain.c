@@ -28,11 +28,19 @@ int weft_ptg__ver_get(weft_ptg_build_t *b, const weft_ptg_ref_t *key, size_t *ou
 int weft_ptg__producer_of(weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_ptg_ref_t *p)
 {
     const weft_ptg_class_t *k = &b->g->classes[r->cls];
+    weft_ptg__unwrite(p, 1);
     int has = k->producer(r->idx, r->flow, p, b->g->arg);
     if (has == 0) return 0;
     if (has != 1 && has != 2) {
         weft_ptg__fail(b, r, "its producer function returned %d for flow %d: 0, 1 or 2", has,
                        r->flow);
+        return -1;
+    }
+    if (p->cls == WEFT_PTG_UNWRITTEN) {
+        weft_ptg__fail(b, r,
+                       "its producer function returned %d for flow %d but did not write the "
+                       "producer (*from)",
+                       has, r->flow);
         return -1;
     }
     *p = weft_ptg__norm(b, *p);

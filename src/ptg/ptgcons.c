@@ -48,7 +48,7 @@ static int listed_once(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
 int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
 {
     const weft_ptg_class_t *k = &b->g->classes[p->cls];
-    size_t room = b->refs.cap ? b->refs.cap : 16;
+    size_t room = b->refs_room > 16 ? b->refs_room : 16;
     int asked = -1, first = 0; /* the first call's want and room, when it had too little */
     for (;;) {
         int max = room > INT_MAX ? INT_MAX : (int)room;
@@ -58,6 +58,7 @@ int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t 
             return WEFT_ERR_NOMEM;
         }
         weft_ptg_ref_t *to = b->refs.data;
+        weft_ptg__unwrite(to, (size_t)max);
         int got = k->consumers(p->idx, p->flow, to, max, b->g->arg);
         if (got < 0)
             return weft_ptg__fail(b, p, "its consumers function returned %d for flow %d", got,
@@ -82,7 +83,13 @@ int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t 
          * for it (its rank and args functions were called with indices
          * outside its class's range, and a user's args indexing an array
          * by them read past it). */
+        b->refs_room = (size_t)got;
         for (int c = 0; c < got; c++) {
+            if (to[c].cls == WEFT_PTG_UNWRITTEN)
+                return weft_ptg__fail(b, p,
+                                      "its consumers function returned %d for flow %d but did "
+                                      "not write entry %d: write each entry it counts",
+                                      got, p->flow, c);
             to[c] = weft_ptg__norm(b, to[c]);
             if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }

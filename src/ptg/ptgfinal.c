@@ -27,6 +27,7 @@ static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n
                            cr.flow);
             return -1;
         }
+        weft_ptg__unwrite(next, (size_t)m);
         int got = k->consumers(cr.idx, cr.flow, next, m, b->g->arg);
         if (got > m) got = m;
         /* A forwarder's list is checked as consumers_of checks any (a class
@@ -35,7 +36,12 @@ static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n
                                           got, cr.flow)
                          : 0;
         for (int i = 0; i < got && rc == 0; i++) {
-            rc = weft_ptg__check_ref(b, &cr, &next[i]);
+            rc = next[i].cls == WEFT_PTG_UNWRITTEN
+                     ? weft_ptg__fail(b, &cr,
+                                      "its consumers function returned %d for flow %d but did "
+                                      "not write entry %d: write each entry it counts",
+                                      got, cr.flow, i)
+                     : weft_ptg__check_ref(b, &cr, &next[i]);
             if (rc == 0) next[i] = weft_ptg__norm(b, next[i]);
         }
         rc = rc != 0 ? -1 : replaced_by(b, next, (size_t)got, depth - 1);

@@ -97,6 +97,11 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                               "producer, not its flow %d",
                               c->flow, back.flow, p->flow);
     if (!has) return weft_ptg__fail(b, c, "(that consumer, flow %d) names no producer", c->flow);
+    weft_ptg_ref_t c_task = back;
+    c_task.flow = c->flow;
+    if (weft_ptg__same_ref(&c_task, c))
+        return weft_ptg__fail(b, c, "(that consumer, flow %d) names itself as its producer",
+                              c->flow);
     char other[160];
     weft_ptg__ref_text(b, &back, other, sizeof other);
     return weft_ptg__fail(b, c, "(that consumer, flow %d) names another task as its producer: %s",

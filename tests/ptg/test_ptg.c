@@ -50,7 +50,12 @@
  * asks for one entry more than the room it is given, every time), noflow
  * (INIT(1)'s consumers name flow 5 of STEP(0, 1), which has two: the
  * refusal names INIT(1) too, where the mistake is; it named STEP(0, 1)
- * alone, a stranger's note). */
+ * alone, a stranger's note), unwritten (STEP(1, 0)'s consumers function
+ * counts one entry more than it writes: weft read what the previous task's
+ * list, or malloc, left there), noprod (STEP(2, 1)'s producer function
+ * says 1 for flow 1 without writing *from: a stale or uninitialised
+ * reference was read), selfprod (STEP(2, 0) names itself as its flow 0's
+ * producer: the refusal read "names another task as its producer"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +219,10 @@ static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
             *p = ref(C_STEP, 0, 3, 0);
             return 1;
         }
+        if (is(g, "selfprod") && s == 2 && i == 0) {
+            *p = ref(C_STEP, 0, 2, 0);
+            return 1;
+        }
         /* STEP(1, 0) claims to replace the version STEP(0, 0) replaces. */
         if (is(g, "twice") && s == 1 && i == 0) return version_of(g, 0, i, p);
         /* Its own tile's first version is the owner's, read in place. */
@@ -226,6 +235,7 @@ static int prod_step(const int *idx, int flow, weft_ptg_ref_t *p, const void *ar
         *p = ref(C_STEP, 1, s - 1, right(g, i));
         return 1;
     }
+    if (is(g, "noprod") && s == 2 && i == 1) return 1;
     int kind = version_of(g, s, right(g, i), p);
     return is(g, "kind") && s == 2 && i == 1 ? 2 : kind;
 }
@@ -269,6 +279,8 @@ static int cons_step(const int *idx, int flow, weft_ptg_ref_t *to, int max, cons
     /* "greedy": a count that grows with the room given (weft kept doubling
      * it until the host ran out, then said only "out of host memory"). */
     if (is(arg, "greedy") && idx[0] == 1 && i == 0 && flow == 0) return max + 1;
+    if (is(arg, "unwritten") && idx[0] == 1 && i == 0 && flow == 0)
+        return readers_of(arg, idx[0], i, to, max) + 1;
     return flow == 0 ? readers_of(arg, idx[0], i, to, max) : 0;
 }
 
