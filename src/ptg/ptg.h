@@ -180,6 +180,10 @@ static inline void weft_ptg__unwrite(weft_ptg_ref_t *r, size_t n)
 {
     for (size_t i = 0; i < n; i++) r[i].cls = WEFT_PTG_UNWRITTEN;
 }
+/* Refuses p's consumers function, which returned `got` for `flow` but left
+ * entry `entry` unwritten. Returns WEFT_ERR_INVALID. */
+int weft_ptg__unwritten_consumer(const weft_ptg_build_t *b, const weft_ptg_ref_t *p, int got,
+                                 int flow, int entry);
 
 /* Flow i of local task t (reference self): the version it reads or
  * replaces, the one it writes, the transfers and edges these imply

@@ -45,6 +45,15 @@ static int listed_once(weft_ptg_build_t *b, const weft_ptg_ref_t *p, const weft_
     return rc;
 }
 
+int weft_ptg__unwritten_consumer(const weft_ptg_build_t *b, const weft_ptg_ref_t *p, int got,
+                                 int flow, int entry)
+{
+    return weft_ptg__fail(b, p,
+                          "its consumers function returned %d for flow %d but did not write "
+                          "entry %d: write each entry it counts",
+                          got, flow, entry);
+}
+
 int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n)
 {
     const weft_ptg_class_t *k = &b->g->classes[p->cls];
@@ -86,10 +95,7 @@ int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t 
         b->refs_room = (size_t)got;
         for (int c = 0; c < got; c++) {
             if (to[c].cls == WEFT_PTG_UNWRITTEN)
-                return weft_ptg__fail(b, p,
-                                      "its consumers function returned %d for flow %d but did "
-                                      "not write entry %d: write each entry it counts",
-                                      got, p->flow, c);
+                return weft_ptg__unwritten_consumer(b, p, got, p->flow, c);
             to[c] = weft_ptg__norm(b, to[c]);
             if (weft_ptg__check_ref(b, p, &to[c]) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         }

@@ -37,10 +37,7 @@ static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n
                          : 0;
         for (int i = 0; i < got && rc == 0; i++) {
             rc = next[i].cls == WEFT_PTG_UNWRITTEN
-                     ? weft_ptg__fail(b, &cr,
-                                      "its consumers function returned %d for flow %d but did "
-                                      "not write entry %d: write each entry it counts",
-                                      got, cr.flow, i)
+                     ? weft_ptg__unwritten_consumer(b, &cr, got, cr.flow, i)
                      : weft_ptg__check_ref(b, &cr, &next[i]);
             if (rc == 0) next[i] = weft_ptg__norm(b, next[i]);
         }
