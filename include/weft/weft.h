@@ -330,8 +330,12 @@ WEFT_API int weft_data_owner(const weft_data_t *data);
  * for this rank's tiles); NULL after logging when the data is used by a
  * taskpool not yet waited for (on every rank, owner or not: the message
  * names the data and the taskpool), when it is acquired (weft_data_host_acquire), or when a NEW
- * data was never written and has no initial contents (weft_data_set_init:
- * the owner then makes them and returns them). To read without invalidating the
+ * data was never written and has no initial contents. A NEW data with
+ * initial contents (weft_data_set_init) that no task wrote yet: on one rank
+ * the owner makes them and returns them; on several ranks NULL after
+ * logging (this call may write the data, and the other ranks, which make
+ * the contents themselves, would never see the write; read it with
+ * weft_data_host_acquire and WEFT_R). To read without invalidating the
  * device copies, use weft_data_host_acquire with WEFT_R. The pointer
  * shows the data as it was at the call: once a task writes the data, read
  * it through a new call after that task's wait (the old pointer may show
