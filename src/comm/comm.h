@@ -79,7 +79,7 @@ typedef struct weft_comm_config {
      * move (other processes took the cores; naps.c). */
     const atomic_long *busy, *ended;
     long nap_ns, nap_max_ns;
-    int64_t give_up_ns; /* an owed control message is tried this long (owed.c; 0: 10 s) */
+    int64_t give_up_ns; /* an owed control message is tried this long (owed.c) */
     weft_comm_done_fn done;
     void *done_arg;
     /* Device memory: devices[1..ndevices] of this rank. */

@@ -12,12 +12,6 @@
 
 #define OWED_FIRST_NS 100000LL        /* the first delay: 100 us */
 #define OWED_MAX_NS 100000000LL       /* the delays stop doubling at 100 ms */
-#define OWED_GIVE_UP_NS 10000000000LL /* without comm_give_up_s: 10 s */
-
-static int64_t give_up_ns(const weft_comm_t *c)
-{
-    return c->cfg.give_up_ns > 0 ? c->cfg.give_up_ns : OWED_GIVE_UP_NS;
-}
 
 int weft_comm__owed_to(const weft_comm_t *c, int dest)
 {
@@ -59,7 +53,7 @@ static void owed_give_up(weft_comm_t *c, const weft_comm_owed_t *o)
 {
     weft_error("comm: could not send %s to rank %d in %d tries over %lld s: that rank waits "
                "for it and cannot be told otherwise: ending the run",
-               o->what, o->dest, o->tries, (long long)(give_up_ns(c) / 1000000000LL));
+               o->what, o->dest, o->tries, (long long)(c->cfg.give_up_ns / 1000000000LL));
     fflush(stderr);
     weft_abort_job(c->cfg.comm, 1);
 }
@@ -94,7 +88,7 @@ int weft_comm__owed_progress(weft_comm_t *c)
             went = 1;
             continue;
         }
-        if (now - o->first_ns >= give_up_ns(c)) owed_give_up(c, o);
+        if (now - o->first_ns >= c->cfg.give_up_ns) owed_give_up(c, o);
         o->wait_ns = 2 * o->wait_ns < OWED_MAX_NS ? 2 * o->wait_ns : OWED_MAX_NS;
         o->next_ns = now + o->wait_ns;
         i++;

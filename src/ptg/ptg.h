@@ -121,6 +121,14 @@ static inline int weft_ptg__same_ref(const weft_ptg_ref_t *a, const weft_ptg_ref
     return memcmp(a, b, sizeof *a) == 0;
 }
 
+/* a and b name the same task, whatever their flows. */
+static inline int weft_ptg__same_task(const weft_ptg_ref_t *a, const weft_ptg_ref_t *b)
+{
+    weft_ptg_ref_t x = *a;
+    x.flow = b->flow;
+    return weft_ptg__same_ref(&x, b);
+}
+
 /* ptgcons.c. p's consumers of flow p->flow into b->refs, *n of them;
  * refused (logged) when its function misbehaves or lists one twice. */
 int weft_ptg__consumers_of(weft_ptg_build_t *b, const weft_ptg_ref_t *p, size_t *n);
@@ -161,8 +169,9 @@ int weft_ptg__check_ref(const weft_ptg_build_t *b, const weft_ptg_ref_t *who,
 int weft_ptg__rank(const weft_ptg_build_t *b, const weft_ptg_ref_t *r);
 /* r's task parsed from its args function into w (no reference taken), the
  * flows of a data it names more than once given the union of their modes
- * (weft_task_merge_repeated_flows); *exec: the rank its arguments place
- * it on, as insertion places it (from the flows before that merge). */
+ * (weft_task_merge_repeated_flows); *exec (exec not NULL): the rank its
+ * arguments place it on, as insertion places it (from the flows before
+ * that merge). */
 int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_task_t *w, int *exec);
 /* Whether r's rank enumerates r (its class's local_range for that rank
  * holds its indices); 0 after logging. */

@@ -13,8 +13,7 @@ static int replaced_by(weft_ptg_build_t *b, const weft_ptg_ref_t *refs, size_t n
     for (size_t c = 0; c < n; c++) {
         weft_ptg_ref_t cr = refs[c];
         weft_task_t w;
-        int exec;
-        if (weft_ptg__parse(b, &cr, &w, &exec) != WEFT_SUCCESS) return -1;
+        if (weft_ptg__parse(b, &cr, &w, NULL) != WEFT_SUCCESS) return -1;
         if (cr.flow < w.nflows && (w.flow[cr.flow].mode & WEFT_W)) return 1;
         if (depth == 0 || cr.flow >= w.nflows) continue;
         const weft_ptg_class_t *k = &b->g->classes[cr.cls];

@@ -76,9 +76,7 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
     int same = has > 0 && weft_ptg__same_ref(&back, p);
     if (same && has == kind) return WEFT_SUCCESS;
     /* Another flow of p that holds the same data: named as such. */
-    weft_ptg_ref_t p_task = back;
-    p_task.flow = p->flow;
-    int same_task = has > 0 && !same && weft_ptg__same_ref(&p_task, p);
+    int same_task = has > 0 && !same && weft_ptg__same_task(&back, p);
     const weft_task_t *pt = same_task ? weft_ptg__local(b, p) : NULL;
     if (pt && check_repeated(b, &back, pt, has == 2 ? "forwarder" : "producer", c) != WEFT_SUCCESS)
         return WEFT_ERR_INVALID;
@@ -97,9 +95,7 @@ static int names_back(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t *p,
                               "producer, not its flow %d",
                               c->flow, back.flow, p->flow);
     if (!has) return weft_ptg__fail(b, c, "(that consumer, flow %d) names no producer", c->flow);
-    weft_ptg_ref_t c_task = back;
-    c_task.flow = c->flow;
-    if (weft_ptg__same_ref(&c_task, c))
+    if (weft_ptg__same_task(&back, c))
         return weft_ptg__fail(b, c, "(that consumer, flow %d) names itself as its producer",
                               c->flow);
     char other[160];
@@ -115,9 +111,8 @@ static const weft_task_t *consumer_task(weft_ptg_build_t *b, const weft_ptg_ref_
                                         const weft_ptg_ref_t *c, weft_task_t *w)
 {
     const weft_task_t *t = weft_ptg__local(b, c);
-    int exec;
     if (!t) {
-        if (weft_ptg__parse(b, c, w, &exec) != WEFT_SUCCESS) return NULL;
+        if (weft_ptg__parse(b, c, w, NULL) != WEFT_SUCCESS) return NULL;
         t = w;
     }
     if (c->flow >= t->nflows) {
@@ -367,9 +362,8 @@ static int make_remote_out(weft_ptg_build_t *b, size_t vi, const weft_ptg_ref_t 
     weft_ptg_ver_t *v = ver(b, vi);
     if (!v->full) {
         weft_task_t w;
-        int exec;
         if (!weft_ptg__enumerated_by(b, p, prank)) return WEFT_ERR_INVALID;
-        if (weft_ptg__parse(b, p, &w, &exec) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
+        if (weft_ptg__parse(b, p, &w, NULL) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         if (check_named_flow(b, p, &w, d, fwd, by) != WEFT_SUCCESS) return WEFT_ERR_INVALID;
         uint32_t label;
         weft_ptg_ref_t canon = *p;

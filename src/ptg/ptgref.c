@@ -106,7 +106,7 @@ int weft_ptg__parse(const weft_ptg_build_t *b, const weft_ptg_ref_t *r, weft_tas
      * read's place, which moved the task to X's owner where insertion ran
      * it on the first written data's, and no rank function was accepted),
      * then every rank that parses the task sees its modes. */
-    *exec = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
+    if (exec) *exec = w->on_rank >= 0 ? w->on_rank : weft_remote_exec_rank(w, aff);
     weft_task_merge_repeated_flows(w);
     return WEFT_SUCCESS;
 }
