@@ -17,14 +17,18 @@
 #include "app_flags.h"
 
 /* Every rank's smallest and largest value (a rank that does not know its
- * own, known 0, takes no side): one MPI_Allreduce of the value and its
- * negation. Collective; -1 when MPI failed. */
+ * own, known 0, takes no side; when none knows, lo > hi): one
+ * MPI_Allreduce of the value and its negation, LLONG_MIN standing for no
+ * value, so a value must be above it (every flag's is). Collective; -1
+ * when MPI failed. */
 static inline int app_value_range(int64_t value, int known, long long *lo, long long *hi)
 {
+    if (known && value == LLONG_MIN) known = 0;
     long long v[2] = {known ? (long long)value : LLONG_MIN, known ? -(long long)value : LLONG_MIN};
     if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return -1;
-    *lo = -v[1];
+    /* The negation of "no rank knew" is not a long long: an empty range. */
+    *lo = v[1] == LLONG_MIN ? LLONG_MAX : -v[1];
     *hi = v[0];
     return 0;
 }

@@ -32,6 +32,9 @@
 #                  without CUDA device, skipped where PROBE finds one.
 #   --probe PROBE  the weft program that answers --probe-gpus ("cuda_devices= n").
 #   --remove GLOB  files removed before the run (outputs of an earlier one).
+#   --sanitizer-ok RE  a sanitizer's report line matching RE is expected (the
+#                  fault the test injects); any other fails the test, whatever
+#                  the status wanted (below).
 #
 # Exit 0 when every check passes (then "run_expect: PASSED" is the last line),
 # 1 when one fails (each failure named), 77 when skipped.
@@ -42,7 +45,7 @@ die() {
     exit 1
 }
 
-status=0 nranks=1 within='' rank_within='' gpus=0 probe='' checks=''
+status=0 nranks=1 within='' rank_within='' gpus=0 probe='' checks='' san_ok=''
 # Checks are kept one a line as "KIND<tab>RE<tab>N".
 tab=$(printf '\t')
 add_check() { checks="$checks$1$tab$2$tab${3:-}
@@ -62,6 +65,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     --rank-within) rank_within=$2 ;;
     --gpus) gpus=$2 ;;
     --probe) probe=$2 ;;
+    --sanitizer-ok) san_ok=$2 ;;
     --remove)
         # shellcheck disable=SC2086 # the GLOB is expanded on purpose
         rm -f $2
@@ -202,6 +206,16 @@ while IFS="$tab" read -r kind re n; do
 done <<EOF
 $checks
 EOF
+# A sanitized build's report (UBSan's "runtime error:", ASan's "ERROR:
+# AddressSanitizer") ends the process with status 1 or a signal, which a
+# test wanting a failure took for the one it waits for: every refused
+# command line of the apps negated LLONG_MIN (UBSan) and passed so.
+reports=$(grep -E 'runtime error: |(ERROR|WARNING): [A-Za-z]+Sanitizer' "$dir/all")
+if [ -n "$san_ok" ] && [ -n "$reports" ]; then
+    reports=$(printf '%s\n' "$reports" | grep -Ev -- "$san_ok")
+fi
+[ -z "$reports" ] || fail "a sanitizer report: $(printf '%s\n' "$reports" | head -n 1)"
+
 [ $bad -eq 0 ] || exit 1
 echo "run_expect: PASSED"
 exit 0

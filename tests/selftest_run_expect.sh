@@ -43,6 +43,14 @@ expect 1 --reject '^fatal' -- sh -c "$two_ranks"
 expect 0 --ranks 2 --match '^rank %r: ok$' -- sh -c "$two_ranks"
 expect 1 --ranks 3 --match '^rank %r: ok$' -- sh -c "$two_ranks"
 expect 0 --match 'to stderr' -- sh -c 'echo to stderr >&2'
+# A sanitizer's report fails a run whatever its status, unless named.
+ubsan='echo "x.c:1:2: runtime error: negation of -9 cannot be represented"; exit 1'
+expect 1 --status nonzero -- sh -c "$ubsan"
+expect 1 --status any -- sh -c 'echo "==1==ERROR: AddressSanitizer: heap-use-after-free"'
+expect 0 --status nonzero --sanitizer-ok 'AddressSanitizer: BUS ' \
+    -- sh -c 'echo "==1==ERROR: AddressSanitizer: BUS on unknown address"; exit 1'
+expect 1 --status nonzero --sanitizer-ok 'AddressSanitizer: BUS ' \
+    -- sh -c 'echo "==1==ERROR: AddressSanitizer: BUS on x"; echo "y.c:2:3: runtime error: z"; exit 1'
 # Several commands: each runs, the first failure ends the run.
 expect 0 --count '^x$' 2 -- echo x --then echo x
 expect 1 -- echo x --then false --then true

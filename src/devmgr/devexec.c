@@ -34,7 +34,6 @@
 #define IDLE_SPIN_NS 1000000LL          /* or for how long with a core of its own */
 #define IDLE_YIELD_CREDIT 1000          /* yield-polls of in-flight work before timed sleeps */
 #define IDLE_WAIT_NS 50000              /* then the polling period */
-#define DEVMEM_PATIENCE_NS 2000000000LL /* how long copies held by others may block a task */
 _Static_assert(WEFT_MAX_DEVICES <= 32, "weft_task_t.room_waited holds a bit a device");
 
 /* Polls f's events; returns 1 when it made progress, and sets *done when
@@ -134,7 +133,7 @@ typedef struct mgr_state {
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
-/* t waited DEVMEM_PATIENCE_NS for room that copies held by others keep
+/* t waited device_room_wait_ms for room that copies held by others keep
  * taken. Those holders may wait for this very device (a send's copy stays
  * until the peer fetches it, which may be once the peer's own tasks ran,
  * and those may need what this device is to produce): t goes where
@@ -148,11 +147,11 @@ static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
     weft_devgate_drop(m, t); /* its receive completed (keep_blocked): it goes as any task */
     if (!atomic_exchange(&m->told_held, 1))
         weft_log(WEFT_LOG_WARN, m->dev->index,
-                 "task %s waited %lld s for room on %s that copies in use elsewhere (sends "
-                 "that a peer has not fetched yet) kept taken: it runs on %s instead, as does any "
-                 "task that waits that long there",
-                 weft_task_name(t).text, (long long)(DEVMEM_PATIENCE_NS / 1000000000LL),
-                 m->dev->name, k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
+                 "task %s waited %g s (device_room_wait_ms) for room on %s that copies in use "
+                 "elsewhere (sends that a peer has not fetched yet) kept taken: it runs on %s "
+                 "instead, as does any task that waits that long there",
+                 weft_task_name(t).text, (double)m->room_wait_ns / 1e9, m->dev->name,
+                 k == 0 ? "the host" : ctx->devmgr[k]->dev->name);
     atomic_fetch_sub(&m->load_ns, (long long)t->est_ns);
     if (k > 0) {
         weft_devexec_queue(ctx, t, k);
@@ -193,7 +192,7 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
      * that still cannot hold the task fails at once. */
     int pinned = weft_devcopy_pinned(m);
     int held = pinned > 0 || weft_zone_largest_free(m->dev->zone) < m->dev->zone_bytes;
-    if (held && now - s->blocked_since < DEVMEM_PATIENCE_NS) return 1;
+    if (held && now - s->blocked_since < m->room_wait_ns) return 1;
     s->blocked_since = 0;
     s->defrag = 0;
     /* The holders may wait for this device: a send's peer fetches only once
@@ -450,6 +449,7 @@ static int mgr_start(weft_context_t *ctx, weft_device_t *dev)
     m->evict_next_use = strcmp(weft_params_str(ctx->params, "device_evict"), "next_use") == 0;
     m->batch_max = (int)weft_params_int(ctx->params, "device_batch");
     m->batch_elems = weft_params_int(ctx->params, "device_batch_elems");
+    m->room_wait_ns = weft_params_int(ctx->params, "device_room_wait_ms") * 1000000LL;
     m->max_inflight = m->inflight_per_stream * (dev->nstreams - WEFT_STREAM_EXEC0);
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->cond, NULL);

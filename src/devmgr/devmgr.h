@@ -45,6 +45,7 @@ typedef struct weft_devmgr {
     size_t inflight_bytes;   /* zone bytes the tiles of the tasks in flight take */
     int batch_max;           /* parameter device_batch */
     int64_t batch_elems;     /* parameter device_batch_elems */
+    int64_t room_wait_ns;    /* parameter device_room_wait_ms */
     int nheld;               /* records held READY for batches this pass */
     int next_exec;           /* round robin over the execution streams */
     /* Copies ahead of upcoming tasks (devahead.c; ahead NULL: off), and those
