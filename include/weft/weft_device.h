@@ -43,11 +43,12 @@ WEFT_API int weft_data_set_keep_device_copies(weft_data_t *data, int keep);
  * docs/SEMANTICS.md 5.2); set to 0, its tasks stay
  * on the host. Matrix tiles get home devices by local tile row, dealt
  * back and forth over the rank's devices (devices 1 2 2 1 1 2 ... with
- * two); NEW and registered data have none: their tasks go where they
- * should finish first. Between taskpools. WEFT_ERR_INVALID for a device
- * below 0, or past the owner's devices on the owner rank; another rank
- * (fewer devices, or none) takes any device >= 0 and ignores it. A
- * refusal on the owner only is named on every rank at the next agreement
+ * two); by local tile column where the rank's tiles sit in fewer rows
+ * than it has devices (a row of tiles), by tile where in fewer columns
+ * too, so that every device gets tiles; NEW and registered data have none: their tasks go where
+ * they should finish first. Between taskpools. WEFT_ERR_INVALID for a device below 0, or past the
+ * owner's devices on the owner rank; another rank (fewer devices, or none) takes any device >= 0
+ * and ignores it. A refusal on the owner only is named on every rank at the next agreement
  * (docs/SEMANTICS.md section 4), whose wait returns WEFT_ERR_MISMATCH. */
 WEFT_API int weft_data_set_device(weft_data_t *data, int device);
 /* The data's home device on this rank (1..weft_ndevices; 0 = the host when

@@ -58,7 +58,8 @@ WEFT_API weft_matrix_t *weft_vector_wrap(weft_context_t *ctx, weft_dtype_t type,
 /* Where each tile of a matrix lives, from user functions of the tile's
  * coordinates: rank (required) gives its owner rank in [0, nranks), device
  * (optional) its home device on that rank (0 = host, 1..weft_ndevices;
- * NULL: weft's rule, devices dealt by tile row; a rank without
+ * NULL: weft's rule, devices dealt by the rank's own tile rows, or its
+ * columns or tiles where it has fewer rows than devices; a rank without
  * accelerators does not call it: its tiles live on the host). They are
  * called at creation only (arg need not outlive it): rank for every tile
  * on every rank, and it must give the same answers on every rank (the

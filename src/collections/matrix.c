@@ -199,9 +199,46 @@ static int home_device(int r, int g)
     return 1 + (k < g ? k : 2 * g - 1 - k);
 }
 
+/* What weft's rule deals over a rank's devices: its tile rows (their
+ * ordinals among the rows where it holds a tile: i / P on a grid), as
+ * above, when its tiles sit in at least as many rows as it has devices;
+ * else its tile columns, when there are enough of them; else its tiles one
+ * by one. Rows alone left devices without a tile wherever a rank's tiles
+ * sit in fewer rows than it has devices (a 1 x n row of tiles, a matrix
+ * of P tile rows on a P x Q grid, a user distribution giving a rank every
+ * 2g-th row: a prefix sum over a row of tiles ran every task on device 1
+ * of 2). */
+typedef struct deal {
+    int *row, *col; /* ordinals of this rank's tile rows and columns, -1 where it has none */
+    int by;         /* 0 rows, 1 columns, 2 tiles */
+    int next;       /* the next tile's place, by tiles */
+} deal_t;
+
+static int deal_plan(deal_t *p, const weft_matrix_t *A, const int *owners, int me, int g)
+{
+    size_t n = (size_t)A->mt * (size_t)A->nt;
+    p->row = calloc((size_t)A->mt, sizeof *p->row);
+    p->col = calloc((size_t)A->nt, sizeof *p->col);
+    p->next = 0;
+    if (!p->row || !p->col) return WEFT_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++)
+        if (owners[k] == me) p->row[k % (size_t)A->mt] = p->col[k / (size_t)A->mt] = 1;
+    int nrows = 0, ncols = 0;
+    for (int i = 0; i < A->mt; i++) p->row[i] = p->row[i] ? nrows++ : -1;
+    for (int j = 0; j < A->nt; j++) p->col[j] = p->col[j] ? ncols++ : -1;
+    p->by = nrows >= g ? 0 : ncols >= g ? 1 : 2;
+    return WEFT_SUCCESS;
+}
+
+/* The place in the deal of this rank's tile (i, j); tiles in k order. */
+static int deal_place(deal_t *p, int i, int j)
+{
+    return p->by == 0 ? p->row[i] : p->by == 1 ? p->col[j] : p->next++;
+}
+
 /* Creates every handle; `attach` gives local tiles their memory. The
  * owner of each tile is owners[k] (k = j * mt + i), its home device
- * devices[k] when devices is not NULL, else weft's rule by tile row. */
+ * devices[k] when devices is not NULL, else weft's rule (deal_t). */
 typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 
@@ -209,28 +246,40 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
                       void *arg)
 {
     weft_context_t *ctx = A->ctx;
-    for (int j = 0; j < A->nt; j++) {
+    deal_t deal = {0};
+    int rc = !devices && ctx->ndevices > 0 ? deal_plan(&deal, A, owners, ctx->rank, ctx->ndevices)
+                                           : WEFT_SUCCESS;
+    for (int j = 0; j < A->nt && rc == WEFT_SUCCESS; j++) {
         for (int i = 0; i < A->mt; i++) {
             size_t k = (size_t)j * A->mt + i;
             int rank = owners[k];
             weft_data_t *d = weft_data_make(ctx, A->type, weft_matrix_tile_rows(A, i),
                                             weft_matrix_tile_cols(A, j), rank);
-            if (!d) return WEFT_ERR_NOMEM;
+            if (!d) {
+                rc = WEFT_ERR_NOMEM;
+                break;
+            }
             A->tiles[k] = d;
             d->flags |= WEFT_DATA_TILE;
             if (rank == ctx->rank) A->local[A->nlocal++] = (int)k;
             /* A simulation gives tiles no memory (docs/SCALE.md). */
             int attached = rank == ctx->rank && !(ctx->sim && attach == attach_runtime);
-            int arc = attached ? attach(A, d, i, j, arg) : WEFT_SUCCESS;
-            if (arc != WEFT_SUCCESS) return arc;
+            rc = attached ? attach(A, d, i, j, arg) : WEFT_SUCCESS;
+            if (rc != WEFT_SUCCESS) break;
             if (rank == ctx->rank && ctx->ndevices > 0) {
-                d->home_device = devices ? devices[k] : home_device(i / A->P, ctx->ndevices);
+                d->home_device =
+                    devices ? devices[k] : home_device(deal_place(&deal, i, j), ctx->ndevices);
                 d->flags |= WEFT_DATA_HOMED;
             }
-            if (weft_context_track(ctx, d) != 0) return WEFT_ERR_NOMEM;
+            if (weft_context_track(ctx, d) != 0) {
+                rc = WEFT_ERR_NOMEM;
+                break;
+            }
         }
     }
-    return WEFT_SUCCESS;
+    free(deal.row);
+    free(deal.col);
+    return rc;
 }
 
 static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg)
