@@ -129,7 +129,8 @@ typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
     int defrag;            /* it did not fit with nothing else in flight */
     int starved;           /* blocked waits for memory (not for the in-flight cap) */
-    int64_t blocked_since; /* while nothing else is in flight */
+    int64_t blocked_since; /* while nothing else is in flight, or since sends_seen changed */
+    long long sends_seen;  /* the rank's SENDs done when blocked_since was set */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
@@ -180,10 +181,22 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     /* Emptied once: later tries evict what they need themselves, and an
      * emptying at every poll of the wait dropped the task's own fresh
      * copies each time (thousands of counted evictions in 2 s). */
+    long long sends = atomic_load(&m->ctx->sends_done);
     if (s->blocked_since == 0) {
         s->blocked_since = now;
+        s->sends_seen = sends;
         s->defrag = 1;
         return 1;
+    }
+    /* A send of this rank that ended is a peer that fetched: the holders
+     * are moving, and the copies held here may be next, so the wait counts
+     * from it. Copies held for slow peers (8 ranks on 2 cores) were let go
+     * 2.3-4 s into the wait, after a fixed 2 s had failed a task that could
+     * run nowhere else; where the holders wait for this device, the sends
+     * stop once the rest of the job has run, and the wait ends. */
+    if (sends != s->sends_seen) {
+        s->sends_seen = sends;
+        s->blocked_since = now;
     }
     /* Zone memory can also be held outside the device's copy list (a tile
      * arriving from another rank into device memory, a copy another thread
@@ -201,13 +214,19 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     if (held && weft_devgate_closed(t)) return 1;
     if (held && move_elsewhere(m, t)) return 2;
     int before = (t->room_waited & ~(1u << m->dev->index)) != 0;
+    char waited[96] = "";
+    if (held)
+        snprintf(waited, sizeof waited,
+                 " for %g s (device_room_wait_ms) with none of this rank's sends ending",
+                 (double)m->room_wait_ns / 1e9);
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s: its tiles do not fit in the free part of %s's zone (%zu of %zu "
-             "bytes free) and nothing more can be evicted%s%s (raise device_memory_limit / "
-             "device_memory_use)",
+             "bytes free) and nothing more can be evicted%s%s%s (raise device_memory_limit / "
+             "device_memory_use%s)",
              weft_task_name(t).text, m->dev->name, weft_zone_largest_free(m->dev->zone),
-             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "",
-             before ? ", as on the device where it waited before" : "");
+             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "", waited,
+             before ? ", as on the device where it waited before" : "",
+             held ? ", or device_room_wait_ms where peers are slow to fetch" : "");
     return 0;
 }
 
