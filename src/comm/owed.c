@@ -30,7 +30,7 @@ int weft_comm__owe(weft_comm_t *c, const void *buf, int bytes, int dest, const c
                           .dest = dest,
                           .tries = tried,
                           .cb = on,
-                          .first_ns = now,
+                          .first_ns = now, /* reset at the first try when queued */
                           .next_ns = tried ? now + OWED_FIRST_NS : now,
                           .wait_ns = OWED_FIRST_NS};
     snprintf(o.what, sizeof o.what, "%s", what);
@@ -78,7 +78,11 @@ int weft_comm__owed_progress(weft_comm_t *c)
             continue;
         }
         /* The first failure of each message is a warning, the tries after
-         * it are told at info (one queued behind another tries first here). */
+         * it are told at info (one queued behind another tries first here,
+         * and its comm_give_up_s counts from now: the one before it may
+         * have taken most of its own, and this one then ended the job at
+         * its first refusal, "in 1 tries over 10 s"). */
+        if (o->tries == 0) o->first_ns = now;
         int level = o->tries++ == 0 ? WEFT_LOG_WARN : WEFT_LOG_INFO;
         if (weft_comm__post_send(c, o->buf, o->bytes, MPI_BYTE, o->dest, WEFT_COMM_CTRL_TAG, o->cb,
                                  level) == WEFT_SUCCESS) {
