@@ -75,6 +75,11 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     shift 2
 done
 [ $# -ge 2 ] || die "no command after --"
+# An RE grep refuses would drop every report below (grep's status 2, no line).
+if [ -n "$san_ok" ]; then
+    printf 'x\n' | grep -Eq -- "$san_ok"
+    [ $? -le 1 ] || die "--sanitizer-ok: grep -E refuses '$san_ok'"
+fi
 shift
 case $status in
 any | nonzero | clean) ;;
@@ -210,9 +215,11 @@ EOF
 # AddressSanitizer") ends the process with status 1 or a signal, which a
 # test wanting a failure took for the one it waits for: every refused
 # command line of the apps negated LLONG_MIN (UBSan) and passed so.
-reports=$(grep -E 'runtime error: |(ERROR|WARNING): [A-Za-z]+Sanitizer' "$dir/all")
+# (-a: a stray NUL or invalid UTF-8 would make grep call the output binary
+# and print no line.)
+reports=$(grep -aE 'runtime error: |(ERROR|WARNING): [A-Za-z]+Sanitizer' "$dir/all")
 if [ -n "$san_ok" ] && [ -n "$reports" ]; then
-    reports=$(printf '%s\n' "$reports" | grep -Ev -- "$san_ok")
+    reports=$(printf '%s\n' "$reports" | grep -aEv -- "$san_ok")
 fi
 [ -z "$reports" ] || fail "a sanitizer report: $(printf '%s\n' "$reports" | head -n 1)"
 

@@ -51,6 +51,7 @@ expect 0 --status nonzero --sanitizer-ok 'AddressSanitizer: BUS ' \
     -- sh -c 'echo "==1==ERROR: AddressSanitizer: BUS on unknown address"; exit 1'
 expect 1 --status nonzero --sanitizer-ok 'AddressSanitizer: BUS ' \
     -- sh -c 'echo "==1==ERROR: AddressSanitizer: BUS on x"; echo "y.c:2:3: runtime error: z"; exit 1'
+expect 1 --status nonzero --sanitizer-ok '(' -- sh -c 'echo "y.c:2:3: runtime error: z"; exit 1'
 # Several commands: each runs, the first failure ends the run.
 expect 0 --count '^x$' 2 -- echo x --then echo x
 expect 1 -- echo x --then false --then true

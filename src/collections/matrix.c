@@ -186,8 +186,9 @@ weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
     return A->tiles[(size_t)j * A->mt + i];
 }
 
-/* The home device of the tiles of local tile row r: a tile's updates run
- * where it lives, and each device gets whole rows, dealt out back and
+/* The home device of the tiles at place r of the deal (deal_t: local tile
+ * row r, else column or tile): a tile's updates run where it lives, and
+ * each device gets whole rows where there are enough, dealt out back and
  * forth (devices 1 2 .. g g .. 2 1 1 2 ..) rather than round robin: in a
  * lower-triangular factorization the work of a row grows with its index,
  * and plain round robin gives the last device the largest row of every
@@ -518,7 +519,7 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
         return NULL;
     }
     /* A user distribution: no grid to check; weft's home-device rule then
-     * deals devices by tile row. */
+     * deals devices by the rank's own tile rows (deal_t). */
     weft_matrix_t *A = matrix_alloc(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
                                     s->dist ? 0 : s->P, s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;

@@ -129,8 +129,8 @@ typedef struct mgr_state {
     weft_task_t *blocked;  /* waits for device memory */
     int defrag;            /* it did not fit with nothing else in flight */
     int starved;           /* blocked waits for memory (not for the in-flight cap) */
-    int64_t blocked_since; /* while nothing else is in flight, or since sends_seen changed */
-    long long sends_seen;  /* the rank's SENDs done when blocked_since was set */
+    int64_t blocked_since; /* while nothing else is in flight, or since pinned_low fell */
+    int pinned_low;        /* the fewest copies held by others seen in this wait */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
@@ -181,21 +181,22 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     /* Emptied once: later tries evict what they need themselves, and an
      * emptying at every poll of the wait dropped the task's own fresh
      * copies each time (thousands of counted evictions in 2 s). */
-    long long sends = atomic_load(&m->ctx->sends_done);
+    int pinned = weft_devcopy_pinned(m);
     if (s->blocked_since == 0) {
         s->blocked_since = now;
-        s->sends_seen = sends;
+        s->pinned_low = pinned;
         s->defrag = 1;
         return 1;
     }
-    /* A send of this rank that ended is a peer that fetched: the holders
-     * are moving, and the copies held here may be next, so the wait counts
-     * from it. Copies held for slow peers (8 ranks on 2 cores) were let go
-     * 2.3-4 s into the wait, after a fixed 2 s had failed a task that could
-     * run nowhere else; where the holders wait for this device, the sends
-     * stop once the rest of the job has run, and the wait ends. */
-    if (sends != s->sends_seen) {
-        s->sends_seen = sends;
+    /* A held copy let go (fewer held than ever in this wait: a peer fetched
+     * a send) says the holders are moving, and the wait counts from it.
+     * Copies held for slow peers (8 ranks on 2 cores) were let go one after
+     * another 2.3-4 s into the wait, after a fixed 2 s had failed a task
+     * that could run nowhere else. Only a new low counts (a copy busy at
+     * one poll and not at the next is no release), so the wait stays
+     * bounded: at most one while more than the copies held at its start. */
+    if (pinned < s->pinned_low) {
+        s->pinned_low = pinned;
         s->blocked_since = now;
     }
     /* Zone memory can also be held outside the device's copy list (a tile
@@ -203,7 +204,6 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
      * is evicting): whatever is still allocated after the defrag may be
      * freed by its holder, so it gets the same while. Only a zone emptied
      * that still cannot hold the task fails at once. */
-    int pinned = weft_devcopy_pinned(m);
     int held = pinned > 0 || weft_zone_largest_free(m->dev->zone) < m->dev->zone_bytes;
     if (held && now - s->blocked_since < m->room_wait_ns) return 1;
     s->blocked_since = 0;
@@ -216,16 +216,15 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     int before = (t->room_waited & ~(1u << m->dev->index)) != 0;
     char waited[96] = "";
     if (held)
-        snprintf(waited, sizeof waited,
-                 " for %g s (device_room_wait_ms) with none of this rank's sends ending",
-                 (double)m->room_wait_ns / 1e9);
+        snprintf(waited, sizeof waited, "%s %g s (device_room_wait_ms)%s",
+                 pinned ? ": its copies stayed in use for" : " after",
+                 (double)m->room_wait_ns / 1e9, pinned ? ", none let go" : "");
     weft_log(WEFT_LOG_ERROR, m->dev->index,
              "task %s: its tiles do not fit in the free part of %s's zone (%zu of %zu "
-             "bytes free) and nothing more can be evicted%s%s%s (raise device_memory_limit / "
+             "bytes free) and nothing more can be evicted%s%s (raise device_memory_limit / "
              "device_memory_use%s)",
              weft_task_name(t).text, m->dev->name, weft_zone_largest_free(m->dev->zone),
-             m->dev->zone_bytes, pinned ? ": its copies stayed in use" : "", waited,
-             before ? ", as on the device where it waited before" : "",
+             m->dev->zone_bytes, waited, before ? ", as on the device where it waited before" : "",
              held ? ", or device_room_wait_ms where peers are slow to fetch" : "");
     return 0;
 }

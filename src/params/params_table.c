@@ -129,8 +129,8 @@ const weft_param_def_t weft_param_table[] = {
     INT("device_room_wait_ms", "2000", 1, 86400000,
         "how long a task that does not fit the free part of a device's zone waits for room "
         "that copies held elsewhere keep taken (sends a peer has not fetched, a peer device's "
-        "copy), counted from the last of the rank's sends to end, before it runs elsewhere (the "
-        "host, another device), or fails where it can run nowhere else"),
+        "copy), counted from the last time one of them was let go, before it runs elsewhere "
+        "(the host, another device), or fails where it can run nowhere else"),
     INT("device_batch", "16", 1, 64,
         "most ready tasks of one class and shape a device manager launches by one call of "
         "the class's batch body (1: never batch)"),
