@@ -216,7 +216,8 @@ EOF
 # test wanting a failure took for the one it waits for: every refused
 # command line of the apps negated LLONG_MIN (UBSan) and passed so.
 # (-a: a stray NUL or invalid UTF-8 would make grep call the output binary
-# and print no line.)
+# and print no line. tests/CMakeLists.txt's weft_fail_on_sanitizer_reports
+# gives ctest the same two patterns: keep them alike.)
 reports=$(grep -aE 'runtime error: |(ERROR|WARNING): [A-Za-z]+Sanitizer' "$dir/all")
 if [ -n "$san_ok" ] && [ -n "$reports" ]; then
     reports=$(printf '%s\n' "$reports" | grep -aEv -- "$san_ok")

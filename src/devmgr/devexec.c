@@ -178,10 +178,10 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         return 1;
     }
     int64_t now = weft_clock_ns();
+    int pinned = weft_devcopy_pinned(m);
     /* Emptied once: later tries evict what they need themselves, and an
      * emptying at every poll of the wait dropped the task's own fresh
      * copies each time (thousands of counted evictions in 2 s). */
-    int pinned = weft_devcopy_pinned(m);
     if (s->blocked_since == 0) {
         s->blocked_since = now;
         s->pinned_low = pinned;
