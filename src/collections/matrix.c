@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "api/data_api.h"
+#include "collections/matrix_home.h"
 #include "collections/matrix_int.h"
 #include "collections/matrix_room.h"
 #include "data/hostmem.h"
@@ -186,60 +187,9 @@ weft_data_t *weft_tile(weft_matrix_t *A, int i, int j)
     return A->tiles[(size_t)j * A->mt + i];
 }
 
-/* The home device of the tiles at place r of the deal (deal_t: local tile
- * row r, else column or tile): a tile's updates run where it lives, and
- * each device gets whole rows where there are enough, dealt out back and
- * forth (devices 1 2 .. g g .. 2 1 1 2 ..) rather than round robin: in a
- * lower-triangular factorization the work of a row grows with its index,
- * and plain round robin gives the last device the largest row of every
- * round (55% of the work to one of two devices with 16 tile rows; the
- * reflected order 50.6%). */
-static int home_device(int r, int g)
-{
-    int k = r % (2 * g);
-    return 1 + (k < g ? k : 2 * g - 1 - k);
-}
-
-/* What weft's rule deals over a rank's devices: its tile rows (their
- * ordinals among the rows where it holds a tile: i / P on a grid), as
- * above, when its tiles sit in at least as many rows as it has devices;
- * else its tile columns, when there are enough of them; else its tiles one
- * by one. Rows alone left devices without a tile wherever a rank's tiles
- * sit in fewer rows than it has devices (a 1 x n row of tiles, a matrix
- * of P tile rows on a P x Q grid, a user distribution giving a rank every
- * 2g-th row: a prefix sum over a row of tiles ran every task on device 1
- * of 2). */
-typedef struct deal {
-    int *row, *col; /* ordinals of this rank's tile rows and columns, -1 where it has none */
-    int by;         /* 0 rows, 1 columns, 2 tiles */
-    int next;       /* the next tile's place, by tiles */
-} deal_t;
-
-static int deal_plan(deal_t *p, const weft_matrix_t *A, const int *owners, int me, int g)
-{
-    size_t n = (size_t)A->mt * (size_t)A->nt;
-    p->row = calloc((size_t)A->mt, sizeof *p->row);
-    p->col = calloc((size_t)A->nt, sizeof *p->col);
-    p->next = 0;
-    if (!p->row || !p->col) return WEFT_ERR_NOMEM;
-    for (size_t k = 0; k < n; k++)
-        if (owners[k] == me) p->row[k % (size_t)A->mt] = p->col[k / (size_t)A->mt] = 1;
-    int nrows = 0, ncols = 0;
-    for (int i = 0; i < A->mt; i++) p->row[i] = p->row[i] ? nrows++ : -1;
-    for (int j = 0; j < A->nt; j++) p->col[j] = p->col[j] ? ncols++ : -1;
-    p->by = nrows >= g ? 0 : ncols >= g ? 1 : 2;
-    return WEFT_SUCCESS;
-}
-
-/* The place in the deal of this rank's tile (i, j); tiles in k order. */
-static int deal_place(deal_t *p, int i, int j)
-{
-    return p->by == 0 ? p->row[i] : p->by == 1 ? p->col[j] : p->next++;
-}
-
 /* Creates every handle; `attach` gives local tiles their memory. The
  * owner of each tile is owners[k] (k = j * mt + i), its home device
- * devices[k] when devices is not NULL, else weft's rule (deal_t). */
+ * devices[k] when devices is not NULL, else weft's rule (matrix_home.h). */
 typedef int (*attach_fn)(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 static int attach_runtime(weft_matrix_t *A, weft_data_t *d, int i, int j, void *arg);
 
@@ -247,9 +197,10 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
                       void *arg)
 {
     weft_context_t *ctx = A->ctx;
-    deal_t deal = {0};
-    int rc = !devices && ctx->ndevices > 0 ? deal_plan(&deal, A, owners, ctx->rank, ctx->ndevices)
-                                           : WEFT_SUCCESS;
+    weft_matrix_deal_t deal = {0};
+    int rc = !devices && ctx->ndevices > 0
+                 ? weft_matrix__deal_plan(&deal, A, owners, ctx->rank, ctx->ndevices)
+                 : WEFT_SUCCESS;
     for (int j = 0; j < A->nt && rc == WEFT_SUCCESS; j++) {
         for (int i = 0; i < A->mt; i++) {
             size_t k = (size_t)j * A->mt + i;
@@ -268,8 +219,7 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
             rc = attached ? attach(A, d, i, j, arg) : WEFT_SUCCESS;
             if (rc != WEFT_SUCCESS) break;
             if (rank == ctx->rank && ctx->ndevices > 0) {
-                d->home_device =
-                    devices ? devices[k] : home_device(deal_place(&deal, i, j), ctx->ndevices);
+                d->home_device = devices ? devices[k] : weft_matrix__deal_device(&deal, i, j);
                 d->flags |= WEFT_DATA_HOMED;
             }
             if (weft_context_track(ctx, d) != 0) {
@@ -278,8 +228,7 @@ static int make_tiles(weft_matrix_t *A, const int *owners, const int *devices, a
             }
         }
     }
-    free(deal.row);
-    free(deal.col);
+    weft_matrix__deal_free(&deal);
     return rc;
 }
 
@@ -519,7 +468,7 @@ static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
         return NULL;
     }
     /* A user distribution: no grid to check; weft's home-device rule then
-     * deals devices by the rank's own tile rows (deal_t). */
+     * deals devices by the rank's own tile rows (matrix_home.h). */
     weft_matrix_t *A = matrix_alloc(ctx, s->kind->name, s->type, s->m, s->n, s->mb, s->nb,
                                     s->dist ? 0 : s->P, s->dist ? 0 : s->Q, s->dist != NULL);
     if (!A) return NULL;
