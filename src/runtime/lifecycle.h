@@ -1,7 +1,7 @@
 /* The parts of weft_init and weft_fini kept in files of their own: MPI,
  * one a process for every context (procmpi.c), the agreement after each
- * step of weft_init (initagree.c), and the parameters that may change
- * after weft_init (ctxquery.c). */
+ * step of weft_init (initagree.c), the parameters that may change after
+ * weft_init (ctxquery.c), and the rank's threads (threads.c). */
 #ifndef WEFT_RUNTIME_LIFECYCLE_H
 #define WEFT_RUNTIME_LIFECYCLE_H
 
@@ -33,5 +33,17 @@ void weft_runtime_unwatch_mpi_end(weft_context_t *ctx);
 int weft_runtime_init_agree(weft_context_t *ctx, int step, const char *what, int rc);
 /* Copies the parameters weft_param_set may change into ctx. */
 void weft_runtime_apply_live_params(weft_context_t *ctx);
+/* The PUs this rank's workers may use (ctx->cpuset): its binding when
+ * mpiexec bound it, otherwise its share of the node's cores. */
+int weft_runtime_choose_cpuset(weft_context_t *ctx);
+/* weft_init's step 4: the workers, then the comm thread; undoes itself on
+ * failure, naming what could not start. */
+int weft_runtime_start_threads(weft_context_t *ctx);
+/* Undoes weft_runtime_start_threads (weft_init's undo). */
+void weft_runtime_stop_threads(weft_context_t *ctx);
+/* weft_fini's stop of the comm engine (once every rank's transfers are
+ * over) and of the scheduler's workers (joined, not freed); returns
+ * whether the ranks were in step. */
+int weft_runtime_fini_stop_threads(weft_context_t *ctx);
 
 #endif
