@@ -121,65 +121,68 @@ static int restore_older(weft_data_t *d)
 /* Version v of d from rank `from` to d's owner, by a broadcast (no
  * message the comm engine could take for its own); every rank calls it.
  * WEFT_ERR_MPI: a collective failed, none may follow. */
-static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
+/* The rank `from`'s read of d's good version v into buf. */
+static int read_good(weft_context_t *ctx, weft_data_t *d, uint32_t v, char *buf)
 {
-    int me = ctx->rank, rc = WEFT_SUCCESS;
-    char *buf = malloc(d->bytes ? d->bytes : 1);
-    if (!buf) rc = WEFT_ERR_NOMEM;
-    weft_data_copy_t *c = NULL;
-    if (me == from && rc == WEFT_SUCCESS && weft_fault_hit(ctx->fault, WEFT_FAULT_RECOVER, NULL)) {
+    if (weft_fault_hit(ctx->fault, WEFT_FAULT_RECOVER, NULL)) {
         weft_error("fault_inject: no host memory to read data %llu's good version v%u into "
                    "(injected)",
                    (unsigned long long)d->key, v);
-        rc = WEFT_ERR_NOMEM;
+        return WEFT_ERR_NOMEM;
     }
-    if (me == from && rc == WEFT_SUCCESS) rc = weft_devcopy_to_host(WEFT_LOG_ERROR, d, &c);
-    if (me == from && c) {
+    weft_data_copy_t *c = NULL;
+    int rc = weft_devcopy_to_host(WEFT_LOG_ERROR, d, &c);
+    if (c) {
         weft_copy_cols(buf, d->rows, c->ptr, c->ld, d->rows, d->cols, d->elem);
         weft_data_lock(d);
         weft_data_copy_reader_release_locked(c);
         weft_data_unlock(d);
     }
+    return rc;
+}
+
+/* Every rank learns whether all can take part (rc: this rank's state), and
+ * then buf goes from `from` to every rank. *bad: the lowest rank that could
+ * not (INT_MAX when none), why its words (size n); the collectives' status. */
+static int share_good(weft_context_t *ctx, weft_data_t *d, int from, int rc, char *buf, int *bad,
+                      char *why, size_t n)
+{
     /* A rank that cannot take part would leave the others in the broadcast.
      * The lowest such rank's words go to every rank (the others said only
      * "another rank failed to take part"), in a collective made only when
      * one failed, which every rank then knows. */
-    int bad = rc == WEFT_SUCCESS ? INT_MAX : me;
-    int crc = weft_coll_check(
-        ctx, MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, ctx->comm), RECOVER_WHERE);
-    int ok = bad == INT_MAX, why_rc = rc;
-    char why[160] = "";
-    if (me == bad) snprintf(why, sizeof why, "%s", weft_strerror(rc));
-    if (crc == WEFT_SUCCESS && !ok)
-        crc = weft_coll_share_failure(ctx, bad, &why_rc, why, sizeof why, RECOVER_WHERE);
+    *bad = rc == WEFT_SUCCESS ? INT_MAX : ctx->rank;
+    int crc = weft_coll_check(ctx, MPI_Allreduce(MPI_IN_PLACE, bad, 1, MPI_INT, MPI_MIN, ctx->comm),
+                              RECOVER_WHERE);
+    int why_rc = rc;
+    if (ctx->rank == *bad) snprintf(why, n, "%s", weft_strerror(rc));
+    if (crc == WEFT_SUCCESS && *bad != INT_MAX)
+        return weft_coll_share_failure(ctx, *bad, &why_rc, why, n, RECOVER_WHERE);
     /* In pieces: MPI counts are int, a tile may pass 2 GiB. */
-    for (size_t at = 0; crc == WEFT_SUCCESS && ok && at < d->bytes; at += RECOVER_PIECE) {
-        size_t n = d->bytes - at < RECOVER_PIECE ? d->bytes - at : RECOVER_PIECE;
-        crc = weft_coll_check(ctx, MPI_Bcast(buf + at, (int)n, MPI_BYTE, from, ctx->comm),
+    for (size_t at = 0; crc == WEFT_SUCCESS && *bad == INT_MAX && at < d->bytes;
+         at += RECOVER_PIECE) {
+        size_t len = d->bytes - at < RECOVER_PIECE ? d->bytes - at : RECOVER_PIECE;
+        crc = weft_coll_check(ctx, MPI_Bcast(buf + at, (int)len, MPI_BYTE, from, ctx->comm),
                               RECOVER_WHERE);
     }
-    if (crc != WEFT_SUCCESS) { /* buf holds nothing this rank may install */
-        free(buf);
-        return crc;
-    }
-    /* The owner's older version, when a body failed there, is the one its
-     * host copy holds intact, if any (the failed bytes were kept, the line
-     * below notwithstanding: a reviewer's finding). */
-    if (!ok && me == d->owner_rank) (void)restore_older(d);
-    if (!ok) /* on every rank: the next taskpool starts from an older version */
-        weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
-                   "after the failure (rank %d: %s): its owner, rank %d, keeps the older version "
-                   "it holds",
-                   (unsigned long long)d->key, v, from, bad, why, d->owner_rank);
-    /* Newer than the owner's, or any when a body that failed on the owner
-     * may have changed the owner's bytes (they were kept silently), or
-     * when the owner's copies of its version died with a device. */
-    int dead = 0;
-    if (ok && me == d->owner_rank) {
-        weft_data_lock(d);
-        dead = newest_on_dead_device_locked(d);
-        weft_data_unlock(d);
-    }
+    return crc;
+}
+
+/* On the owner: whether its own copies of its version died with a device. */
+static int owner_lost_to_device(weft_data_t *d)
+{
+    weft_data_lock(d);
+    int dead = newest_on_dead_device_locked(d);
+    weft_data_unlock(d);
+    return dead;
+}
+
+/* On the owner: v, broadcast into buf, installed as its version when it is
+ * newer than the owner's, or any when a body that failed on the owner may
+ * have changed the owner's bytes (they were kept silently), or when the
+ * owner's copies of its version died with a device (dead). */
+static int install_good(weft_data_t *d, int from, uint32_t v, const char *buf, int dead)
+{
     if (dead && v >= d->version)
         weft_warn("data %llu: its version v%u, lost here with the device that failed, comes home "
                   "from rank %d",
@@ -189,25 +192,53 @@ static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
                   "v%u, the newest another rank holds (rank %d), comes home: the next taskpool "
                   "starts from it",
                   (unsigned long long)d->key, d->version, v, from);
-    if (ok && me == d->owner_rank && (v > d->version || d->lost_bytes || dead)) {
-        rc = weft_devcopy_host_flow(d, WEFT_W, &c);
-        if (rc == WEFT_SUCCESS) {
-            weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);
-            /* As a write: every other copy here (one the failed body may
-             * have changed, on a device) is stale. At v itself (publish
-             * reads a version 0 as "the next one"). */
-            weft_data_lock(d);
-            weft_data_written_at_locked(d, c->device, v);
-            weft_data_copy_reader_release_locked(c);
-            weft_data_unlock(d);
-            weft_log(WEFT_LOG_INFO, -1,
-                     "data %llu: its newest good version v%u came home from rank %d after the "
-                     "failure",
-                     (unsigned long long)d->key, v, from);
-        }
+    if (!(v > d->version || d->lost_bytes || dead)) return WEFT_SUCCESS;
+    weft_data_copy_t *c = NULL;
+    int rc = weft_devcopy_host_flow(d, WEFT_W, &c);
+    if (rc != WEFT_SUCCESS) return rc;
+    weft_copy_cols(c->ptr, c->ld, buf, d->rows, d->rows, d->cols, d->elem);
+    /* As a write: every other copy here (one the failed body may have
+     * changed, on a device) is stale. At v itself (publish reads a version
+     * 0 as "the next one"). */
+    weft_data_lock(d);
+    weft_data_written_at_locked(d, c->device, v);
+    weft_data_copy_reader_release_locked(c);
+    weft_data_unlock(d);
+    weft_log(WEFT_LOG_INFO, -1,
+             "data %llu: its newest good version v%u came home from rank %d after the failure",
+             (unsigned long long)d->key, v, from);
+    return WEFT_SUCCESS;
+}
+
+static int move_home(weft_context_t *ctx, weft_data_t *d, int from, uint32_t v)
+{
+    int me = ctx->rank, rc = WEFT_SUCCESS, bad;
+    char *buf = malloc(d->bytes ? d->bytes : 1);
+    if (!buf) rc = WEFT_ERR_NOMEM;
+    if (me == from && rc == WEFT_SUCCESS) rc = read_good(ctx, d, v, buf);
+    char why[160] = "";
+    int crc = share_good(ctx, d, from, rc, buf, &bad, why, sizeof why);
+    int ok = bad == INT_MAX;
+    if (crc != WEFT_SUCCESS) { /* buf holds nothing this rank may install */
+        free(buf);
+        return crc;
     }
+    if (!ok) {
+        /* The owner's older version, when a body failed there, is the one
+         * its host copy holds intact, if any (the failed bytes were kept,
+         * the line below notwithstanding: a reviewer's finding). */
+        if (me == d->owner_rank) (void)restore_older(d);
+        /* on every rank: the next taskpool starts from an older version */
+        weft_error("data %llu: its newest good version v%u, on rank %d, could not come home "
+                   "after the failure (rank %d: %s): its owner, rank %d, keeps the older version "
+                   "it holds",
+                   (unsigned long long)d->key, v, from, bad, why, d->owner_rank);
+        free(buf);
+        return rc != WEFT_SUCCESS ? rc : WEFT_ERR_INTERNAL;
+    }
+    if (me == d->owner_rank) rc = install_good(d, from, v, buf, owner_lost_to_device(d));
     free(buf);
-    return ok ? rc : rc != WEFT_SUCCESS ? rc : WEFT_ERR_INTERNAL;
+    return rc;
 }
 
 /* Per lost key: the newest version offered and its rank (MAXLOC). */
