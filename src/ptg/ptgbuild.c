@@ -443,10 +443,10 @@ static int check_and_build(weft_ptg_build_t *b)
     return WEFT_ERR_NOMEM;
 }
 
-int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
+/* The refusals made before any of the graph is built: a diverged
+ * context, a sequence refused on some ranks only, a wave with tasks. */
+static int insert_refused(weft_taskpool_t *tp)
 {
-    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
-        return WEFT_ERR_INVALID;
     if (tp->ctx->diverged) {
         weft_error("weft_ptg_insert: %s", weft_context_diverged_why(tp->ctx));
         return WEFT_ERR_MISMATCH;
@@ -467,22 +467,58 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
                    tp->name, tp->ptg ? "a graph" : "tasks inserted");
         return WEFT_ERR_INVALID;
     }
-    double t0 = weft_clock_s(), cpu0 = weft_clock_thread_s();
-    weft_ptg_build_t b;
-    build_init(&b, tp, g);
-    /* A bad graph still goes to the agreement: the other ranks are there.
-     * The graph's functions run here, on the main thread inside this
-     * call: a call from them into weft (a wait, an insertion, a free,
-     * weft_fini) reentered it and hung or crashed; refused, it fails the
-     * graph on every rank through the agreement. */
+    return WEFT_SUCCESS;
+}
+
+/* The graph's functions run here, on the main thread inside
+ * weft_ptg_insert: a call from them into weft (a wait, an insertion, a
+ * free, weft_fini) reentered it and hung or crashed; refused, it fails the
+ * graph on every rank through the agreement. */
+static int build_guarded(weft_ptg_build_t *b)
+{
     atomic_int misuse = 0;
     weft_inbody_t saved;
     weft_inbody_enter_callback(&saved, &misuse, "a function of the graph (weft_ptg_class_t)", 0, 0,
                                "the graph's insertion");
-    int rc = check_and_build(&b);
+    int rc = check_and_build(b);
     weft_inbody_leave(&saved);
     if (atomic_load(&misuse) && rc == WEFT_SUCCESS) rc = WEFT_ERR_INVALID;
     if (rc == WEFT_ERR_NOMEM) weft_error("weft_ptg_insert: out of host memory building the graph");
+    return rc;
+}
+
+/* A graph agreed on and walked: its tasks join the taskpool's wave (which
+ * started at t0, cpu0) and are released. */
+static void commit(weft_ptg_build_t *b, double t0, double cpu0)
+{
+    weft_taskpool_t *tp = b->tp;
+    tp->t_first = t0;
+    tp->cpu_first = cpu0;
+    tp->ptg = 1;
+    tp->ctx->kept += (long long)b->local.n;
+    tp->ninserted_local += (long)b->local.n;
+    for_each_task(b, number);
+    for (size_t j = 0; j < b->local.n; j++)
+        mark_busy(b, *(weft_task_t **)weft_vec_at(&b->local, j));
+    atomic_fetch_add_explicit(&tp->pending, (long)(b->local.n + b->actions.n),
+                              memory_order_relaxed);
+    long long bytes = build_bytes(b);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, bytes);
+    for_each_task(b, release);
+    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, -bytes);
+}
+
+int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
+{
+    if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_ptg_insert", 1))
+        return WEFT_ERR_INVALID;
+    int rc = insert_refused(tp);
+    if (rc != WEFT_SUCCESS) return rc;
+    double t0 = weft_clock_s(), cpu0 = weft_clock_thread_s();
+    weft_ptg_build_t b;
+    build_init(&b, tp, g);
+    /* A bad graph still goes to the agreement: the other ranks are there. */
+    rc = build_guarded(&b);
     tp->ctx->ptg_build_s += weft_clock_thread_s() - cpu0;
     rc = agree(&b, rc);
     /* A refused graph wrote nothing (stf/newread.c). */
@@ -498,21 +534,9 @@ int weft_ptg_insert(weft_taskpool_t *tp, const weft_ptg_t *g)
         for_each_task(&b, drop);
         tp->ctx->sends -= b.nsends;
         tp->ctx->recvs -= b.nrecvs;
-        build_fini(&b);
-        return rc;
+    } else {
+        commit(&b, t0, cpu0);
     }
-    tp->t_first = t0;
-    tp->cpu_first = cpu0;
-    tp->ptg = 1;
-    tp->ctx->kept += (long long)b.local.n;
-    tp->ninserted_local += (long)b.local.n;
-    for_each_task(&b, number);
-    for (size_t j = 0; j < b.local.n; j++) mark_busy(&b, *(weft_task_t **)weft_vec_at(&b.local, j));
-    atomic_fetch_add_explicit(&tp->pending, (long)(b.local.n + b.actions.n), memory_order_relaxed);
-    long long bytes = build_bytes(&b);
-    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, bytes);
-    for_each_task(&b, release);
     build_fini(&b);
-    weft_meta_add(&tp->ctx->meta, WEFT_META_RECORDS, -bytes);
-    return WEFT_SUCCESS;
+    return rc;
 }
