@@ -401,6 +401,21 @@ size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t)
     return need;
 }
 
+size_t weft_devcopy_task_resident(weft_devmgr_t *m, const weft_task_t *t)
+{
+    size_t held = 0;
+    int dev = m->dev->index;
+    for (int i = 0; i < t->nflows; i++) {
+        weft_data_t *d = t->flow[i].data;
+        if (weft_task_first_flow_of(t, i) != i) continue;
+        weft_data_lock(d);
+        int there = d->copies[dev] && d->copies[dev]->owner != WEFT_MEM_MANAGED;
+        weft_data_unlock(d);
+        if (there) held += zone_need(dev, d);
+    }
+    return held;
+}
+
 int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 {
     size_t need = weft_devcopy_task_bytes(m, t), capacity = weft_zone_capacity(m->dev->zone);

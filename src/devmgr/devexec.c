@@ -131,6 +131,7 @@ typedef struct mgr_state {
     int starved;           /* blocked waits for memory (not for the in-flight cap) */
     int64_t blocked_since; /* while nothing else is in flight, or since pinned_low fell */
     int pinned_low;        /* the fewest copies held by others seen in this wait */
+    int refit;             /* emptied again for blocked's own copies in this wait */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
@@ -185,6 +186,19 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     if (s->blocked_since == 0) {
         s->blocked_since = now;
         s->pinned_low = pinned;
+        s->defrag = 1;
+        s->refit = 0;
+        return 1;
+    }
+    /* All the zone holds may be the copies t's last try made, splitting
+     * its free space (a copy someone held through the emptying went after
+     * it): emptied once more, t fits (it fits an empty zone). It waited
+     * device_room_wait_ms before, then ran on the host, blamed on copies
+     * held elsewhere (a stranger's block-sparse program on one rank, 1 run
+     * in 3). Once a wait: a zone that fills meanwhile has another holder. */
+    if (pinned == 0 && !s->refit &&
+        weft_zone_used(m->dev->zone) <= weft_devcopy_task_resident(m, t)) {
+        s->refit = 1;
         s->defrag = 1;
         return 1;
     }

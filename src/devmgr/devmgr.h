@@ -250,6 +250,9 @@ int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
 /* Zone bytes the tiles of t take on m's device (its distinct flows; none
  * for a flow whose copy there is the user's memory). */
 size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t);
+/* Zone bytes that copies of t's tiles take on m's device now (those a try
+ * to pin its flows left there). */
+size_t weft_devcopy_task_resident(weft_devmgr_t *m, const weft_task_t *t);
 /* Copies of m's device that some task, transfer or send holds now (they
  * cannot be evicted until it lets go). Manager thread. */
 int weft_devcopy_pinned(weft_devmgr_t *m);
