@@ -165,6 +165,22 @@ static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
     return 1;
 }
 
+/* All the zone holds may be the copies t's last try made, splitting its
+ * free space (a copy someone held through the emptying went after it):
+ * emptied once more, t fits (it fits an empty zone); 1 then. t waited
+ * device_room_wait_ms before, then ran on the host, blamed on copies held
+ * elsewhere (a stranger's block-sparse program on one rank, 1 run in 3).
+ * Once a wait, or since the last new low of held copies: a zone that
+ * fills meanwhile has another holder. */
+static int own_split(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t, int pinned)
+{
+    if (pinned > 0 || s->refit || weft_zone_used(m->dev->zone) > weft_devcopy_task_resident(m, t))
+        return 0;
+    s->refit = 1;
+    s->defrag = 1;
+    return 1;
+}
+
 /* WEFT_AGAIN from stage-in: memory is pinned by tasks in flight. With
  * none in flight, the zone is emptied once (its own cached tiles may
  * split the free space); if the task still does not fit and nothing on
@@ -190,18 +206,6 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
         s->refit = 0;
         return 1;
     }
-    /* All the zone holds may be the copies t's last try made, splitting
-     * its free space (a copy someone held through the emptying went after
-     * it): emptied once more, t fits (it fits an empty zone). It waited
-     * device_room_wait_ms before, then ran on the host, blamed on copies
-     * held elsewhere (a stranger's block-sparse program on one rank, 1 run
-     * in 3). Once a wait: a zone that fills meanwhile has another holder. */
-    if (pinned == 0 && !s->refit &&
-        weft_zone_used(m->dev->zone) <= weft_devcopy_task_resident(m, t)) {
-        s->refit = 1;
-        s->defrag = 1;
-        return 1;
-    }
     /* A held copy let go (fewer held than ever in this wait: a peer fetched
      * a send) says the holders are moving, and the wait counts from it.
      * Copies held for slow peers (8 ranks on 2 cores) were let go one after
@@ -212,7 +216,9 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     if (pinned < s->pinned_low) {
         s->pinned_low = pinned;
         s->blocked_since = now;
+        s->refit = 0;
     }
+    if (own_split(m, s, t, pinned)) return 1;
     /* Zone memory can also be held outside the device's copy list (a tile
      * arriving from another rank into device memory, a copy another thread
      * is evicting): whatever is still allocated after the defrag may be
