@@ -502,13 +502,18 @@ int weft_insert_task_array(weft_taskpool_t *tp, const weft_task_class_t *cls,
 int weft_insert_by_weft(weft_taskpool_t *tp, const weft_task_class_t *cls, const weft_arg_t *args,
                         int nargs)
 {
-    return insert_array(tp, cls, args, nargs, 1, NULL);
+    return weft_insert_by_weft_kept_as(tp, cls, args, nargs, NULL);
 }
 
 int weft_insert_by_weft_kept_as(weft_taskpool_t *tp, const weft_task_class_t *cls,
                                 const weft_arg_t *args, int nargs, const weft_task_class_t *kept)
 {
-    return insert_array(tp, cls, args, nargs, 1, kept);
+    /* A divergence report naming the task says weft added it: it has the
+     * user's class (the reduction's), which the user never inserted. */
+    tp->inserting_own = 1;
+    int rc = insert_array(tp, cls, args, nargs, 1, kept);
+    tp->inserting_own = 0;
+    return rc;
 }
 
 static int insert_task_va(weft_taskpool_t *tp, const weft_task_class_t *cls, va_list ap)

@@ -49,6 +49,7 @@ static int seqlog_add(weft_seqlog_t *l, uint64_t entry, const char *name, const 
 typedef struct seq_task_rec {
     const weft_seqcall_kind_t *kind; /* &seq_task; NULL: a refusal (its note says it) */
     int32_t exec_rank, hint, nflows;
+    int32_t own; /* weft added it (taskpool's inserting_own) */
     struct {
         uint64_t key;
         int32_t mode, owner, type, rows, cols;
@@ -86,14 +87,20 @@ static void describe_task(const seq_task_rec_t *r, const char *name, char *text,
                          seq_mode_name(r->flow[i].mode), r->flow[i].rows, r->flow[i].cols,
                          r->flow[i].owner, r->flow[i].type);
     if (used > 0 && (size_t)used < n)
-        snprintf(text + used, n - (size_t)used, "%s)",
-                 r->nflows > SEQ_TASK_FLOWS ? "; more flows not kept" : "");
+        used += snprintf(text + used, n - (size_t)used, "%s)",
+                         r->nflows > SEQ_TASK_FLOWS ? "; more flows not kept" : "");
+    if (r->own && used > 0 && (size_t)used < n)
+        snprintf(text + used, n - (size_t)used,
+                 ", a task weft added with the reduction's class to finish a WEFT_REDUX");
 }
 
 static void task_record(const weft_task_t *t, int exec_rank, seq_task_rec_t *r)
 {
-    *r = (seq_task_rec_t){
-        .kind = &seq_task, .exec_rank = exec_rank, .hint = t->device_hint, .nflows = t->nflows};
+    *r = (seq_task_rec_t){.kind = &seq_task,
+                          .exec_rank = exec_rank,
+                          .hint = t->device_hint,
+                          .nflows = t->nflows,
+                          .own = t->tp->inserting_own};
     for (int i = 0; i < t->nflows && i < SEQ_TASK_FLOWS; i++) {
         const weft_data_t *d = t->flow[i].data;
         r->flow[i].key = d->key;

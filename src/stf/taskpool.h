@@ -43,6 +43,8 @@ struct weft_taskpool {
     const weft_task_class_t *seq_cls; /* the class last logged, its name, the name's hash */
     const char *seq_cls_name;
     uint64_t seq_cls_hash;
+    int inserting_own;       /* the insertion under way is weft's own (a reduction's init or
+                                fold, weft_insert_by_weft): its log entry says so */
     int mismatch;            /* the sequence check failed: tasks may never finish */
     int diverged_said;       /* an insertion refused for the divergence was said (main thread) */
     int ptg;                 /* a graph went in since the last wait (weft_ptg_settle) */

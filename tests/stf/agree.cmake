@@ -133,6 +133,16 @@ weft_expect_test(stf_dist_mismatch_detail TIMEOUT 60 RANKS 2
     --match "^weft\\[%r\\] error:   rank 1 inserted #3 as 'alpha\\(on rank 0, hint -1: data [0-9]+ RW 64x64 owner 0 type [0-9]+. data [0-9]+ R 64x64 owner 1 type [0-9]+\\)'"
     --match "^test_dist_mismatch rank %r: wait returned .*PASSED"
   RUN ${mpirun} -n 2 ${mis} --weft-seqcheck_detail=1)
+# Where one rank's reader of a reduced data made weft add the reduction's
+# tasks, the report says that task is weft's: it has the user's class
+# (the reduction's init or combine), which the user never inserted there.
+weft_expect_test(stf_dist_mismatch_redux TIMEOUT 60 RANKS 2
+  CHECKS --status 0
+    --match "^weft\\[%r\\] error:   rank 0 inserted #[0-9]+ as '(zero|plus)\\(on rank 0, .*\\), a task weft added with the reduction's class to finish a WEFT_REDUX'"
+    --match "^weft\\[%r\\] error:   rank 1 inserted #[0-9]+ as 'alpha\\(on rank 0, hint -1: data [0-9]+ RW 64x64 owner 0 type [0-9]+\\)'"
+    --match "^test_dist_mismatch rank %r: wait returned .*PASSED"
+  RUN ${mpirun} -n 2 $<TARGET_FILE:test_dist_mismatch> redux --weft-cores=1
+    --weft-seqcheck_detail=1)
 weft_expect_test(stf_dist_mismatch_hint TIMEOUT 60 RANKS 2
   CHECKS --status 0
     --match "^weft\\[%r\\] error:   a task is compared by .*differs at #3 \\(--weft-seqcheck_detail=1 prints each rank's task there whole\\)"
