@@ -40,7 +40,10 @@ WEFT_API size_t weft_dtype_size(weft_dtype_t t);
 /* A NEW (scratch) tile of rows x cols elements with no backing memory: the
  * first task that writes it creates it where that task runs. Every rank
  * must create the same data in the same order (the order names it across
- * ranks); owner_rank is the rank that holds it at the end. */
+ * ranks); owner_rank is the rank that holds it at the end. rows and cols
+ * must be positive: a tile of no elements is refused (NULL, named), here
+ * and by weft_data_register; a block-sparse program leaves such a block
+ * out instead. On a device a tile takes whole units of 256 bytes. */
 WEFT_API weft_data_t *weft_data_new(weft_context_t *ctx, weft_dtype_t type, int rows, int cols,
                                     int owner_rank);
 
@@ -99,8 +102,8 @@ WEFT_API WEFT_NODISCARD int weft_data_set_init(weft_data_t *d, weft_data_init_fn
  * next weft_taskpool_wait or weft_fini, which log on every rank each
  * rank's creation at the first difference ("data K: ..., owner rank R")
  * and return WEFT_ERR_MISMATCH. NULL after logging for an owner_rank that
- * is not a rank, a NULL pointer or ld < rows on the owner, or a bad type
- * or size; a refusal on the owner only (its pointer) is named on every
+ * is not a rank, a NULL pointer or ld < rows on the owner, a bad type, or
+ * rows or cols below 1; a refusal on the owner only (its pointer) is named on every
  * rank at that next wait or weft_fini, as a registration on some ranks.
  * The size is not checked against the memory behind ptr. A tile whose one
  * column (rows x element bytes) passes 2 GiB, an MPI count, is accepted
