@@ -5,7 +5,7 @@
  * again instead of reading an older device copy. */
 #include "api/data_api.h"
 #include "devmgr/devmgr.h"
-#include "stf/readcheck.h"
+#include "stf/flowcheck.h"
 #include "stf/sim.h"
 #include "util/log.h"
 
@@ -140,7 +140,7 @@ int weft_acquire_host(weft_data_t *d, int mode, const char *call, void **ptr, in
      * the host copy (device copies and other ranks keep the version), so
      * it is looked for at the release. */
     d->host_hashed = mode == WEFT_R && atomic_load(&d->ctx->check_reads);
-    if (d->host_hashed) d->host_hash = weft_readcheck_hash(d, *ptr, *ld);
+    if (d->host_hashed) d->host_hash = weft_flowcheck_hash(d, *ptr, *ld);
     return WEFT_SUCCESS;
 }
 
@@ -151,7 +151,7 @@ int weft_acquire_check_read(weft_data_t *d, const char *call)
     if (!hashed || d->host_access != WEFT_R) return WEFT_SUCCESS;
     weft_data_lock(d);
     const weft_data_copy_t *h = d->copies[0];
-    uint64_t now = h ? weft_readcheck_hash(d, h->ptr, h->ld) : d->host_hash;
+    uint64_t now = h ? weft_flowcheck_hash(d, h->ptr, h->ld) : d->host_hash;
     weft_data_unlock(d);
     if (now == d->host_hash) return WEFT_SUCCESS;
     weft_error("%s: data %llu was written through the pointer of a read acquire (WEFT_R; "

@@ -133,7 +133,9 @@ struct weft_context {
      * reference, tried again at each wait (devmgr/devflush.c; main thread). */
     weft_vec_t wb_pending; /* weft_data_t * */
     int leak_report, show_stats;
-    atomic_int check_reads; /* bodies' read-only flows hashed (stf/readcheck.h); live */
+    atomic_int check_reads;    /* bodies' read-only flows hashed (stf/flowcheck.h); live */
+    atomic_int check_writes;   /* bodies' write-only flows filled with NaNs (flowcheck.h); live */
+    atomic_int unwritten_said; /* check_writes' warnings given */
     int seq_detail;      /* seqcheck_detail: task logs keep a record an entry */
     long insert_window;  /* pending tasks past which the inserting thread helps */
     long insert_max;     /* pending tasks past which insertion waits; 0: never */

@@ -10,7 +10,7 @@
 
 #include "devmgr/devbatch.h"
 #include "trace/trace.h"
-#include "stf/readcheck.h"
+#include "stf/flowcheck.h"
 #include "stf/taskrun.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
@@ -75,8 +75,8 @@ static int batch_call(weft_task_t *first)
     if (n == 0) return 0;
     weft_inbody_t saved;
     weft_inbody_t now = weft_task_inbody(first);
-    weft_readcheck_t reads[BATCH_CAP];
-    for (int i = 0; i < n; i++) weft_readcheck_before(run[i], &reads[i]);
+    weft_flowcheck_t reads[BATCH_CAP];
+    for (int i = 0; i < n; i++) weft_flowcheck_before(run[i], &reads[i]);
     weft_inbody_enter(&saved, &now);
     for (int i = 0; i < n; i++) atomic_store(&run[i]->in_body, 1);
     int rc = first->batch_fn(run, n);
@@ -87,7 +87,7 @@ static int batch_call(weft_task_t *first)
     if (atomic_load(&first->misuse))
         for (int i = 0; i < first->nbatch; i++) atomic_store(&first->batch[i]->misuse, 1);
     /* Members whose read-only flows changed fail (check_reads). */
-    for (int i = 0; i < n; i++) weft_readcheck_after(run[i], &reads[i], n);
+    for (int i = 0; i < n; i++) weft_flowcheck_after(run[i], &reads[i], n);
     return rc;
 }
 

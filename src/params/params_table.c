@@ -54,6 +54,12 @@ const weft_param_def_t weft_param_table[] = {
          "HIP bodies are not checked); a host read acquire (weft_data_host_acquire or "
          "weft_matrix_host_acquire with WEFT_R) written through is refused at its release; "
          "may be set after weft_init"),
+    BOOL("check_writes", "0",
+         "debug aid: fill each write-only (WEFT_W) flow with NaNs before a body that runs on "
+         "the host or an emu device, so that a body reading what it was given to write only "
+         "(WEFT_W where WEFT_RW was meant) computes wrong results on every placement; elements "
+         "a body leaves unwritten are warned of (CUDA and HIP bodies are not filled); may be "
+         "set after weft_init"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sched_pending_max", "65536", 0, 1073741824,

@@ -11,9 +11,10 @@
  * context here (copied again after each set). The others shape what
  * weft_init built (workers, devices, the comm engine, the trace, the fault
  * rules): set later, they would change nothing. */
-static const char *const live_params[] = {
-    "debug_verbose",  "leak_report", "show_stats",  "sched_window",      "progress",   "watchdog_s",
-    "watchdog_abort", "redux_lanes", "check_reads", "sched_pending_max", "halt_wait_s"};
+static const char *const live_params[] = {"debug_verbose",  "leak_report",       "show_stats",
+                                          "sched_window",   "progress",          "watchdog_s",
+                                          "watchdog_abort", "redux_lanes",       "check_reads",
+                                          "check_writes",   "sched_pending_max", "halt_wait_s"};
 
 void weft_runtime_apply_live_params(weft_context_t *ctx)
 {
@@ -23,6 +24,7 @@ void weft_runtime_apply_live_params(weft_context_t *ctx)
     ctx->insert_window = (long)weft_params_int(ctx->params, "sched_window");
     ctx->insert_max = (long)weft_params_int(ctx->params, "sched_pending_max");
     atomic_store(&ctx->check_reads, (int)weft_params_int(ctx->params, "check_reads"));
+    atomic_store(&ctx->check_writes, (int)weft_params_int(ctx->params, "check_writes"));
 }
 
 int weft_rank(const weft_context_t *ctx)

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "stf/failure.h"
-#include "stf/readcheck.h"
+#include "stf/flowcheck.h"
 #include "stf/taskpool.h"
 #include "util/clock.h"
 #include "util/fault.h"
@@ -83,15 +83,15 @@ int weft_taskrun_body(weft_task_t *t)
     } else {
         weft_inbody_t saved;
         weft_inbody_t now = weft_task_inbody(t);
-        weft_readcheck_t reads;
-        weft_readcheck_before(t, &reads);
+        weft_flowcheck_t reads;
+        weft_flowcheck_before(t, &reads);
         t->body_ran = 1;
         weft_inbody_enter(&saved, &now);
         atomic_store(&t->in_body, 1);
         rc = t->body_fn(t);
         atomic_store(&t->in_body, 0);
         weft_inbody_leave(&saved);
-        weft_readcheck_after(t, &reads, 0);
+        weft_flowcheck_after(t, &reads, 0);
     }
     weft_log_cause_leave(outer);
     t->body_rc = rc;
