@@ -409,9 +409,9 @@ size_t weft_devcopy_task_resident(weft_devmgr_t *m, const weft_task_t *t)
         weft_data_t *d = t->flow[i].data;
         if (weft_task_first_flow_of(t, i) != i) continue;
         weft_data_lock(d);
-        int there = d->copies[dev] && d->copies[dev]->owner != WEFT_MEM_MANAGED;
+        int there = d->copies[dev] != NULL;
         weft_data_unlock(d);
-        if (there) held += zone_need(dev, d);
+        if (there) held += zone_need(dev, d); /* none for the user's memory */
     }
     return held;
 }

@@ -131,7 +131,7 @@ typedef struct mgr_state {
     int starved;           /* blocked waits for memory (not for the in-flight cap) */
     int64_t blocked_since; /* while nothing else is in flight, or since pinned_low fell */
     int pinned_low;        /* the fewest copies held by others seen in this wait */
-    int refit;             /* emptied again for blocked's own copies in this wait */
+    int refit;             /* emptied again for blocked's own copies since a holder went */
     int yields;            /* polls by sched_yield since the last progress */
 } mgr_state_t;
 
@@ -170,8 +170,9 @@ static int move_elsewhere(weft_devmgr_t *m, weft_task_t *t)
  * emptied once more, t fits (it fits an empty zone); 1 then. t waited
  * device_room_wait_ms before, then ran on the host, blamed on copies held
  * elsewhere (a stranger's block-sparse program on one rank, 1 run in 3).
- * Once a wait, or since the last new low of held copies: a zone that
- * fills meanwhile has another holder. */
+ * Once, and again only after a holder came and went (the wait's clock,
+ * which runs on, bounds the number): a zone that fills meanwhile has
+ * another holder. */
 static int own_split(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t, int pinned)
 {
     if (pinned > 0 || s->refit || weft_zone_used(m->dev->zone) > weft_devcopy_task_resident(m, t))
@@ -216,8 +217,8 @@ static int keep_blocked(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t)
     if (pinned < s->pinned_low) {
         s->pinned_low = pinned;
         s->blocked_since = now;
-        s->refit = 0;
     }
+    if (pinned > 0) s->refit = 0; /* a holder came: once it goes, t may split the zone anew */
     if (own_split(m, s, t, pinned)) return 1;
     /* Zone memory can also be held outside the device's copy list (a tile
      * arriving from another rank into device memory, a copy another thread

@@ -57,9 +57,10 @@ const weft_param_def_t weft_param_table[] = {
     BOOL("check_writes", "0",
          "debug aid: fill each write-only (WEFT_W) flow with NaNs before a body that runs on "
          "the host or an emu device, so that a body reading what it was given to write only "
-         "(WEFT_W where WEFT_RW was meant) computes wrong results on every placement; elements "
-         "a body leaves unwritten are warned of (CUDA and HIP bodies are not filled); may be "
-         "set after weft_init"),
+         "(WEFT_W where WEFT_RW was meant) computes wrong results there, not only where the "
+         "copy held stale bytes; elements a body leaves unwritten keep the NaNs (in the user's "
+         "memory too) and are warned of (CUDA and HIP bodies are not filled); may be set after "
+         "weft_init"),
     INT("sched_window", "4096", 2, 1073741824,
         "pending tasks past which the inserting thread runs ready tasks itself"),
     INT("sched_pending_max", "65536", 0, 1073741824,

@@ -91,7 +91,8 @@ static void describe_task(const seq_task_rec_t *r, const char *name, char *text,
                          r->nflows > SEQ_TASK_FLOWS ? "; more flows not kept" : "");
     if (r->own && used > 0 && (size_t)used < n)
         snprintf(text + used, n - (size_t)used,
-                 ", a task weft added with the reduction's class to finish a WEFT_REDUX");
+                 ", a task weft added for a WEFT_REDUX with the reduction's class (a "
+                 "partial's init or a combine), not the program's");
 }
 
 static void task_record(const weft_task_t *t, int exec_rank, seq_task_rec_t *r)

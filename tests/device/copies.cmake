@@ -12,6 +12,10 @@ weft_device_test(nopeer EXE test_device_peer ENV WEFT_DEVICE_PEER_MASK=0 VARIANT
 weft_device_test(stage SRC test_device_stage.c VARIANTS emu1 emu2 cuda)
 # get_best_device with 2 and 4 devices, without and with affinity.
 weft_device_test(best SRC test_device_best.c VARIANTS emu2 emu4 cuda)
+# More devices than the matrix's 8 tile rows and columns: homes dealt tile
+# by tile, every device homing some.
+weft_test(device_best_emu9 EXE test_device_best
+  ENV WEFT_DEVICE_EMU_ENABLED=9 WEFT_DEVICE_CUDA_ENABLED=0 WEFT_CORES=2)
 # Distributed runs whose tiles live on emu devices under memory pressure:
 # versions pushed out of devices before sends, received tiles staged in.
 weft_test(device_potrf_2ranks EXE weft-potrf RANKS 2 TIMEOUT 180

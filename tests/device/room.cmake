@@ -60,11 +60,13 @@ weft_expect_test(device_room_stuck_r2 TIMEOUT 60 RANKS 2 ENV WEFT_DEVICE_EMU_MEM
 # free space once the send that held another tile let go
 # (test_device_room_split.c): the zone is emptied once more and the task
 # runs on the device. It waited device_room_wait_ms for holders that were
-# gone, then failed (no host body).
+# gone, then failed (no host body). The wait (1.5 s) outlasts the send's
+# hold (rank 1's pull, 0.3 s) with room to spare on a loaded machine: the
+# code before waited it all out and failed whatever its length.
 weft_test_exe(test_device_room_split test_device_room_split.c)
 set(split_exe $<TARGET_FILE:test_device_room_split>)
 set(split_args --weft-cores=1 --weft-device_emu_enabled=1 --weft-device_cuda_enabled=0
-  --weft-device_memory_limit=2048 --weft-comm_transport=ipc --weft-device_room_wait_ms=300)
+  --weft-device_memory_limit=2048 --weft-comm_transport=ipc --weft-device_room_wait_ms=1500)
 weft_expect_test(device_room_split_r2 TIMEOUT 60 RANKS 2 ENV WEFT_DEVICE_EMU_MEMORY=64M
   CHECKS --status 0 --within 30 --reject "error:"
     --match "^test_device_room_split: big ran on device 1"

@@ -138,7 +138,7 @@ weft_expect_test(stf_dist_mismatch_detail TIMEOUT 60 RANKS 2
 # (the reduction's init or combine), which the user never inserted there.
 weft_expect_test(stf_dist_mismatch_redux TIMEOUT 60 RANKS 2
   CHECKS --status 0
-    --match "^weft\\[%r\\] error:   rank 0 inserted #[0-9]+ as '(zero|plus)\\(on rank 0, .*\\), a task weft added with the reduction's class to finish a WEFT_REDUX'"
+    --match "^weft\\[%r\\] error:   rank 0 inserted #[0-9]+ as '(zero|plus)\\(on rank 0, .*\\), a task weft added for a WEFT_REDUX with the reduction's class \\(a partial's init or a combine\\), not the program's'"
     --match "^weft\\[%r\\] error:   rank 1 inserted #[0-9]+ as 'alpha\\(on rank 0, hint -1: data [0-9]+ RW 64x64 owner 0 type [0-9]+\\)'"
     --match "^test_dist_mismatch rank %r: wait returned .*PASSED"
   RUN ${mpirun} -n 2 $<TARGET_FILE:test_dist_mismatch> redux --weft-cores=1

@@ -22,8 +22,15 @@
 
 enum { N = 6 };
 
+static int want_device; /* where the bodies must run: 1 on a rank with an emu device */
+
+/* Each body checks its placement: on the host the emu variants would pass
+ * unnoticed. */
+static void placed(weft_task_t *t) { CHECK(weft_task_device(t) == want_device); }
+
 static int acc(weft_task_t *t)
 {
+    placed(t);
     double *y = weft_task_ptr(t, 0);
     for (int i = 0; i < weft_task_rows(t, 0); i++) y[i] += 1; /* reads its WEFT_W flow */
     return 0;
@@ -31,6 +38,7 @@ static int acc(weft_task_t *t)
 
 static int half(weft_task_t *t)
 {
+    placed(t);
     double *z = weft_task_ptr(t, 0);
     for (int i = 0; i < weft_task_rows(t, 0) / 2; i++) z[i] = i;
     return 0;
@@ -38,6 +46,7 @@ static int half(weft_task_t *t)
 
 static int full(weft_task_t *t)
 {
+    placed(t);
     double *w = weft_task_ptr(t, 0);
     for (int i = 0; i < weft_task_rows(t, 0); i++) w[i] = i;
     return 0;
@@ -56,6 +65,7 @@ int main(int argc, char **argv)
     if (!ctx) return 2;
     int me = weft_rank(ctx), last = weft_nranks(ctx) - 1;
     int hint = weft_ndevices(ctx) > 0 ? 1 : 0;
+    want_device = hint;
     double y[N], z[N] = {0}, w[N] = {0};
     for (int i = 0; i < N; i++) y[i] = i + 1;
     weft_data_t *dy = weft_data_register(ctx, WEFT_DOUBLE, me == last ? y : NULL, N, 1, N, last);
