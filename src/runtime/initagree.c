@@ -8,6 +8,7 @@
 #include "runtime/lifecycle.h"
 #include "stf/agree.h"
 #include "stf/seqcheck.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 /* Parameters every rank must share: the receiver of a transfer sizes its
@@ -19,6 +20,18 @@
 static const char *const must_match[] = {"comm_eager_limit", "comm_staged_chunk",
                                          "comm_mpi_piece",   "redux_lanes",
                                          "comm_node_split",  "seqcheck_detail"};
+
+/* fault_inject's mpi_coll rules of this rank (into text, n bytes) and
+ * their hash, halved to stay positive once negated: such a rule fails a
+ * collective on its rank alone unless every rank has it, and the others
+ * then waited in the next collective for ever (a per-rank value, from an
+ * MPMD command line or the environment, passed the parser's refusal of
+ * mpi_coll:N@RANK). */
+static long long coll_rules(const weft_context_t *ctx, char *text, size_t n)
+{
+    weft_fault_site_rules(ctx->fault, WEFT_FAULT_MPI_COLL, text, n);
+    return (long long)(weft_seqcheck_hash_str(text) >> 1);
+}
 
 /* Those values in words into desc, and the hash the ranks compare. */
 static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
@@ -35,6 +48,9 @@ static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
         len +=
             (size_t)snprintf(desc + len, n - len, "%s%s=%s;", i ? " " : "", must_match[i], value);
     }
+    char rules[200];
+    (void)coll_rules(ctx, rules, sizeof rules);
+    if (len < n) snprintf(desc + len, n - len, " fault_inject's mpi_coll rules=%s;", rules);
     return weft_seqcheck_hash_str(desc);
 }
 
@@ -43,17 +59,24 @@ static uint64_t must_match_hash(const weft_context_t *ctx, char *desc, size_t n)
  * named with their range over the ranks. */
 static void name_must_match(weft_context_t *ctx)
 {
-    enum { N = sizeof must_match / sizeof must_match[0] };
+    enum { N = sizeof must_match / sizeof must_match[0] + 1 }; /* the last: mpi_coll rules */
     long long v[2 * N];
+    char rules[200];
     for (int i = 0; i < N; i++) {
-        v[i] = (long long)weft_params_int(ctx->params, must_match[i]);
+        v[i] = i < N - 1 ? (long long)weft_params_int(ctx->params, must_match[i])
+                         : coll_rules(ctx, rules, sizeof rules);
         v[N + i] = -v[i];
     }
     int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2 * N, MPI_LONG_LONG, MPI_MAX, ctx->comm);
     char where[64];
     snprintf(where, sizeof where, "%s: naming the parameters that differ", ctx->init_call);
     if (weft_coll_check(ctx, rc, where) != WEFT_SUCCESS) return;
-    for (int i = 0; i < N; i++) {
+    if (v[N - 1] != -v[2 * N - 1])
+        weft_error("%s: fault_inject's mpi_coll rules differ between ranks (here '%s'): an "
+                   "mpi_coll rule fails a collective that every rank makes, so every rank must "
+                   "have it (the others would wait in the next collective for ever)",
+                   ctx->init_call, rules);
+    for (int i = 0; i < N - 1; i++) {
         if (v[i] == -v[N + i]) continue;
         const weft_param_def_t *def = weft_params_find(must_match[i]);
         if (def && def->kind == WEFT_PARAM_ENUM) /* its words, not their numbers */

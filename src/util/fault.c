@@ -37,6 +37,15 @@ const char *weft_fault_site_name(weft_fault_site_t site)
     return site >= 0 && site < WEFT_FAULT_NSITES ? site_names[site] : "?";
 }
 
+void weft_fault_site_rules(const weft_fault_t *f, weft_fault_site_t site, char *out, size_t n)
+{
+    size_t len = 0;
+    if (n) out[0] = '\0';
+    for (int i = 0; f && i < f->nrules && len < n; i++)
+        if (f->rule[i].site == site)
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "", f->rule[i].text);
+}
+
 static int parse_long(const char *s, long min, long *out)
 {
     char *end;

@@ -45,7 +45,9 @@
  *                   ranks stay matched. Without @RANK every rank fails
  *                   the same one, as when the communicator breaks; a
  *                   rule with @RANK is refused (the other ranks would go
- *                   into the next collective alone and hang)
+ *                   into the next collective alone and hang), and weft_init
+ *                   refuses ranks whose mpi_coll rules differ (runtime/
+ *                   initagree.c)
  *   ptg_walk:N      the N-th graph's walk for cycles across ranks cannot
  *                   start on this rank as if it had more transfers than
  *                   the walk counts (not a lack of memory)
@@ -55,6 +57,7 @@
 #define WEFT_UTIL_FAULT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 /* Places that can be made to fail; a new site is a new value here and a
  * name in fault.c's table. */
@@ -122,6 +125,10 @@ static inline int weft_fault_hit(weft_fault_t *f, weft_fault_site_t site, const 
 }
 
 const char *weft_fault_site_name(weft_fault_site_t site);
+
+/* This rank's rules of site, as given, comma-separated, into out (n
+ * bytes); "" when it has none (f NULL included). */
+void weft_fault_site_rules(const weft_fault_t *f, weft_fault_site_t site, char *out, size_t n);
 
 /* The site device_copy for a copy of data `key` from device src (of rank
  * src_rank; -1: this rank, else src is the local device that maps the

@@ -48,6 +48,18 @@ weft_expect(stf_init_detail_differs fail 2
         "^weft\\[%r\\] error: weft_init: seqcheck_detail differs between ranks"
         "^test_init_fail rank %r: weft_init returned NULL"
   RUN ${mpirun} -n 1 ${init} : -n 1 ${init} --weft-seqcheck_detail=1)
+# An mpi_coll rule of fault_inject on one rank only (a per-rank value, which
+# the rule parser's refusal of mpi_coll:N@RANK does not see): that rank's
+# collective failed alone and the other waited in the next one for ever (a
+# helper's fault sweep: weft-potrf hung until killed). weft_init compares
+# the ranks' mpi_coll rules and names them; the rank holding the rule sees
+# its naming collective fail (the rule fires there), so only rank 1 names
+# them.
+weft_expect(stf_init_coll_rules_differ fail 2
+  LINES "^weft\\[%r\\] error: weft_init failed: the ranks were given different values of parameters.*fault_inject's mpi_coll rules="
+        "^weft\\[1\\] error: weft_init: fault_inject's mpi_coll rules differ between ranks [(]here ''[)]"
+        "^test_init_fail rank %r: weft_init returned NULL"
+  RUN ${mpirun} -n 1 ${init} --weft-fault_inject=mpi_coll:1 : -n 1 ${init})
 # A device that fails to open on one rank only (fault_inject device_open):
 # the other ranks have opened theirs and must still leave weft_init.
 weft_expect(stf_init_device_open_fails fail 3
