@@ -2,8 +2,9 @@
  * bodies serve as emu kernels and whose CUDA bodies (cuBLAS, cuSOLVER and
  * copies on the stream weft hands the task) let the same programs run on
  * GPUs, and host helpers on plain arrays. Each test is its own program,
- * declared once in tests/device/CMakeLists.txt and run there on every
- * device variant it supports; the variant's environment opens the devices.
+ * declared once in a topic file of tests/device (*.cmake, included by its
+ * CMakeLists.txt) and run there on every device variant it supports; the
+ * variant's environment opens the devices.
  * The CUDA bodies are compiled in with WEFT_TEST_CUDA (the cuda variant's
  * build); without it DEVTEST_CUDA_BODY(fn) is NULL. */
 #ifndef WEFT_TESTS_DEVTEST_H

@@ -1,6 +1,6 @@
 /* Asking for devices that are absent is an error of weft_init (it returns
  * NULL after naming the problem), never a silent fallback to the host. The
- * environment of the test asks for them (tests/device/CMakeLists.txt). */
+ * environment of the test asks for them (tests/device/stats.cmake). */
 #include <stdio.h>
 
 #include "weft/weft.h"

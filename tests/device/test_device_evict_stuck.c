@@ -5,7 +5,7 @@
  * cause naming the room and the write-back (devevict.c, no_room_held), and
  * nothing is lost: X and Y keep their newest versions on the device, and
  * an acquire after the wait brings them home (copies 3 and 4). The run's
- * lines are checked by the ctest (tests/device/CMakeLists.txt). */
+ * lines are checked by the ctest (tests/device/evict.cmake). */
 #include <stdio.h>
 
 #include "../check.h"

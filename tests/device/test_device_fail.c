@@ -9,7 +9,7 @@
  * error from weft_fini, which must return. On 2 ranks a version the other
  * rank received before the device died comes home instead, and the later
  * waves then succeed. The lines are checked by
- * run_expect.sh (tests/device/CMakeLists.txt).
+ * run_expect.sh (tests/device/device_fail.cmake).
  *
  * Usage: test_device_fail [weft parameters]. Data: NT registered tiles of
  * 2 x 2 doubles, tile i owned by rank i % nranks; each wave bumps every

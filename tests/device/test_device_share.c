@@ -4,7 +4,7 @@
  * device_emu_memory divided by the node's ranks, then capped by this
  * rank's device_memory_limit; and the zones of all ranks fit in the
  * device. The number of ranks a node is found here with MPI, apart from
- * weft. (weft-potrf on ranks sharing emu devices, tests/device/CMakeLists,
+ * weft. (weft-potrf on ranks sharing emu devices, tests/device/share.cmake,
  * runs a factorization in such zones.)
  *
  * With the argument "open-fails" the process expects weft_init to fail

@@ -14,7 +14,7 @@
  *   R<r><d>  a body that reads x
  *   |        a wait: the owner prints "test_fail_restore rank R: wait N x=X
  *            (status S)"
- * The checks are the ctest's (tests/stf/CMakeLists.txt). */
+ * The checks are the ctest's (tests/stf/failures.cmake). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

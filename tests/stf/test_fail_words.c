@@ -23,7 +23,7 @@
  *   one made, which would make the kept pointer the caller's own task;
  * - owner: weft_data_owner of data owned by each rank, of a matrix tile,
  *   from a body, of NULL and of a released handle.
- * The lines are checked by tests/stf/CMakeLists.txt; this program checks
+ * The lines are checked by tests/stf/failures.cmake; this program checks
  * the waits' status. */
 #include <pthread.h>
 #include <stdatomic.h>
