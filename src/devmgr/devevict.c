@@ -382,38 +382,36 @@ static void *zone_alloc_evicting(weft_devmgr_t *m, const weft_data_t *d, weft_us
 }
 
 /* Zone bytes a flow's data takes on the device: none when the copy there
- * is the user's memory (MANAGED), which the zone does not hold. */
-static size_t zone_need(int dev, weft_data_t *d)
+ * is the user's memory (MANAGED), which the zone does not hold, nor, with
+ * present_only, when it has no copy there. */
+static size_t zone_need(int dev, weft_data_t *d, int present_only)
 {
     weft_data_lock(d);
     weft_data_copy_t *c = d->copies[dev];
-    int managed = c && c->owner == WEFT_MEM_MANAGED;
+    int none = (c && c->owner == WEFT_MEM_MANAGED) || (present_only && !c);
     weft_data_unlock(d);
     size_t a = WEFT_ZONE_ALIGNMENT;
-    return managed ? 0 : (d->bytes + a - 1) / a * a;
+    return none ? 0 : (d->bytes + a - 1) / a * a;
+}
+
+/* zone_need over t's distinct flows. */
+static size_t task_zone_bytes(weft_devmgr_t *m, const weft_task_t *t, int present_only)
+{
+    size_t need = 0;
+    for (int i = 0; i < t->nflows; i++)
+        if (weft_task_first_flow_of(t, i) == i)
+            need += zone_need(m->dev->index, t->flow[i].data, present_only);
+    return need;
 }
 
 size_t weft_devcopy_task_bytes(weft_devmgr_t *m, const weft_task_t *t)
 {
-    size_t need = 0;
-    for (int i = 0; i < t->nflows; i++)
-        if (weft_task_first_flow_of(t, i) == i) need += zone_need(m->dev->index, t->flow[i].data);
-    return need;
+    return task_zone_bytes(m, t, 0);
 }
 
 size_t weft_devcopy_task_resident(weft_devmgr_t *m, const weft_task_t *t)
 {
-    size_t held = 0;
-    int dev = m->dev->index;
-    for (int i = 0; i < t->nflows; i++) {
-        weft_data_t *d = t->flow[i].data;
-        if (weft_task_first_flow_of(t, i) != i) continue;
-        weft_data_lock(d);
-        int there = d->copies[dev] != NULL;
-        weft_data_unlock(d);
-        if (there) held += zone_need(dev, d); /* none for the user's memory */
-    }
-    return held;
+    return task_zone_bytes(m, t, 1);
 }
 
 int weft_devcopy_task_fits(weft_devmgr_t *m, const weft_task_t *t)
