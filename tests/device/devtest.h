@@ -123,6 +123,22 @@ static inline int devtest_cuda_syrk2(weft_task_t *t)
 #define DEVTEST_CUDA_BODY(fn) NULL
 #endif
 
+/* From a host body: polls the rank's statistics each millisecond, up to
+ * ms_max times, until the rank has sent n activations (each send holds its
+ * tile's copy until the peer fetches it); whether it had. A gate task that
+ * calls it makes the tasks after it come while those copies are held. */
+static inline int devtest_wait_sent(weft_context_t *ctx, long long n, int ms_max)
+{
+    weft_stats_t st = {0};
+    for (int k = 0; k < ms_max; k++) {
+        CHECK(weft_stats_get(ctx, &st) == 0);
+        if (st.activations_sent >= n) break;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return st.activations_sent >= n;
+}
+
 /* weft_init that insists on at least `want` devices: the test's
  * environment asks for them, so their absence is a setup error, except with
  * DEVTEST_SKIP_MISSING set (GPU variants on machines with fewer GPUs):

@@ -22,10 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "../check.h"
-#include "weft/weft.h"
+#include "devtest.h"
 
 enum { N = 16384, NB = 4, KMAX = 4 }; /* N doubles: 128 KiB a tile */
 
@@ -58,13 +56,7 @@ static int take(weft_task_t *t) /* R A, W s */
  * big comes while they are held (it would otherwise evict them first). */
 static int gate(weft_task_t *t) /* W g */
 {
-    weft_stats_t st = {0};
-    for (int k = 0; k < 2000; k++) {
-        CHECK(weft_stats_get(ctx, &st) == 0);
-        if (st.activations_sent >= nsent) break;
-        usleep(1000);
-    }
-    CHECK(st.activations_sent >= nsent);
+    CHECK(devtest_wait_sent(ctx, nsent, 2000));
     *(double *)weft_task_ptr(t, 0) = 1;
     atomic_store(&gate_ns, now_ns());
     return 0;

@@ -16,10 +16,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../check.h"
-#include "weft/weft.h"
+#include "devtest.h"
 
 enum { UNIT = 32 }; /* doubles in 256 bytes, the zone's unit */
 
@@ -43,13 +41,7 @@ static int take(weft_task_t *t) /* R X, W s */
  * comes while the send holds X. */
 static int gate(weft_task_t *t) /* W g */
 {
-    weft_stats_t st = {0};
-    for (int k = 0; k < 5000; k++) {
-        CHECK(weft_stats_get(ctx, &st) == 0);
-        if (st.activations_sent >= 1) break;
-        usleep(1000);
-    }
-    CHECK(st.activations_sent >= 1);
+    CHECK(devtest_wait_sent(ctx, 1, 5000));
     memset(weft_task_ptr(t, 0), 0, UNIT * sizeof(double));
     return 0;
 }
