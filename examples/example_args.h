@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mpi.h>
 #include <weft/weft.h>
 
 /* The flags, what[k] saying what flag[k] sets, and their defaults. */
@@ -69,8 +70,14 @@ static int example_args(const char *prog, int rank, int argc, char **argv, int n
     return 0;
 }
 
-/* The verdict word of a run whose checks gave ok (*ok: the exit's). A
- * simulation (--weft-sim_nranks, docs/SCALE.md) runs no body, so nothing
+/* The verdict word of a run whose checks gave ok on this rank (*ok: the
+ * exit's), the same on every rank: after a wait that succeeded (rc 0, an
+ * outcome weft gives every rank alike, so every rank comes here) one
+ * MPI_Allreduce takes the worst check, and a rank whose own numbers were
+ * right says that another's were not (each rank printed its own verdict,
+ * PASSED beside another rank's FAILED). After a failed wait no rank
+ * passes and none calls MPI: a rank that stopped early may have left it.
+ * A simulation (--weft-sim_nranks, docs/SCALE.md) runs no body, so nothing
  * made the results the checks would judge: it says so, and the run passes
  * when weft did (every example printed FAILED there). */
 static const char *example_verdict(const weft_context_t *ctx, int rc, int *ok)
@@ -80,7 +87,13 @@ static const char *example_verdict(const weft_context_t *ctx, int rc, int *ok)
         *ok = rc == 0;
         return *ok ? "simulated, no body ran: results not checked" : "FAILED";
     }
-    return *ok ? "PASSED" : "FAILED";
+    if (rc != 0) return *ok = 0, "FAILED";
+    int mine = *ok;
+    if (MPI_Allreduce(&mine, ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        *ok = 0;
+        return "FAILED (the ranks' verdicts could not be gathered)";
+    }
+    return *ok ? "PASSED" : mine ? "FAILED (another rank's check failed)" : "FAILED";
 }
 
 #endif
