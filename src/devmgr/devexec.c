@@ -36,6 +36,28 @@
 #define IDLE_WAIT_NS 50000              /* then the polling period */
 _Static_assert(WEFT_MAX_DEVICES <= 32, "weft_task_t.room_waited holds a bit a device");
 
+/* A task waiting for its inputs: held for a batch, or staged in and
+ * launched once they are all in; step's return and *done. */
+static int step_wait(weft_devmgr_t *m, weft_inflight_t *f, int *done)
+{
+    if (weft_devlaunch_inputs_arriving(f->task)) return 0;
+    /* A gated task goes alone: its kernel waits for its pull. */
+    if (!f->task->gate && weft_devbatch_body(m, f->task) != NULL) {
+        f->phase = PHASE_READY;
+        m->nheld++;
+        return 1;
+    }
+    int rc = weft_devlaunch_stage_and_launch(m, f);
+    if (rc != WEFT_SUCCESS && weft_devgate_closed(f->task)) {
+        f->phase = PHASE_GATED; /* its end waits for the receive's */
+        f->rc = rc;
+    } else if (rc != WEFT_SUCCESS) {
+        weft_devlaunch_finish_task(m, f->task, rc);
+        *done = 1;
+    }
+    return 1;
+}
+
 /* Polls f's events; returns 1 when it made progress, and sets *done when
  * f is finished. */
 static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
@@ -53,24 +75,7 @@ static int step(weft_devmgr_t *m, weft_inflight_t *f, int *done)
         *done = 1;
         return 1;
     }
-    if (f->phase == PHASE_WAIT) {
-        if (weft_devlaunch_inputs_arriving(f->task)) return 0;
-        /* A gated task goes alone: its kernel waits for its pull. */
-        if (!f->task->gate && weft_devbatch_body(m, f->task) != NULL) {
-            f->phase = PHASE_READY;
-            m->nheld++;
-            return 1;
-        }
-        int rc = weft_devlaunch_stage_and_launch(m, f);
-        if (rc != WEFT_SUCCESS && weft_devgate_closed(f->task)) {
-            f->phase = PHASE_GATED; /* its end waits for the receive's */
-            f->rc = rc;
-        } else if (rc != WEFT_SUCCESS) {
-            weft_devlaunch_finish_task(m, f->task, rc);
-            *done = 1;
-        }
-        return 1;
-    }
+    if (f->phase == PHASE_WAIT) return step_wait(m, f, done);
     int progress = weft_devlaunch_stage_landed(m, f);
     /* Launched ahead of a receive: it ends after the receive did. Its
      * kernel, queued behind the pull, often ends with it: the event is
@@ -275,6 +280,15 @@ static int take_memory(weft_devmgr_t *m, mgr_state_t *s, weft_task_t *t, const w
     return rc;
 }
 
+/* f joins the tasks in flight: appended, so that events are polled in the
+ * order the tasks started. */
+static void inflight_add(weft_devmgr_t *m, weft_inflight_t *f)
+{
+    weft_list_push_back(&m->inflight, &f->link);
+    m->ninflight++;
+    atomic_fetch_add(&m->ctx->dev_inflight, 1);
+}
+
 static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
 {
     int started = 0;
@@ -317,9 +331,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
             /* Its end waits for the receive's, in a record of its own. */
             *f = (weft_inflight_t){.task = t, .phase = PHASE_GATED};
             f->rc = rc == WEFT_AGAIN ? WEFT_ERR_DEVMEM : rc;
-            weft_list_push_back(&m->inflight, &f->link);
-            m->ninflight++;
-            atomic_fetch_add(&m->ctx->dev_inflight, 1);
+            inflight_add(m, f);
             continue;
         }
         if (rc != WEFT_SUCCESS) {
@@ -332,10 +344,7 @@ static int start_tasks(weft_devmgr_t *m, mgr_state_t *s)
         f->phase = PHASE_WAIT;
         f->zone_bytes = bytes;
         m->inflight_bytes += bytes;
-        /* Appended: events are polled in the order the tasks started. */
-        weft_list_push_back(&m->inflight, &f->link);
-        m->ninflight++;
-        atomic_fetch_add(&m->ctx->dev_inflight, 1);
+        inflight_add(m, f);
     }
     return started;
 }

@@ -71,6 +71,28 @@ static int bad(const char *rule, const char *why)
     return WEFT_ERR_PARAM;
 }
 
+/* The "@RANK" of rule text (cut off text there) into *at, -1 without one;
+ * rule: the whole rule, for the error. */
+static int parse_rank(char *text, const char *rule, int nranks, long *at)
+{
+    *at = -1;
+    /* The last '@' followed by no ':' starts the rank, so that a class
+     * name may hold '@' (and ':'): "task:a@b:2" is class "a@b". */
+    char *sep = strrchr(text, '@');
+    if (!sep || strchr(sep, ':')) return WEFT_SUCCESS;
+    *sep = '\0';
+    if (parse_long(sep + 1, 0, at) != 0) return bad(rule, "has a malformed rank after '@'");
+    /* A rule no rank applies would never fire: the test that set it
+     * would pass without exercising anything. */
+    if (*at >= nranks) {
+        char why[96];
+        snprintf(why, sizeof why, "names rank %ld, but the run has %d rank%s", *at, nranks,
+                 nranks == 1 ? "" : "s");
+        return bad(rule, why);
+    }
+    return WEFT_SUCCESS;
+}
+
 /* One rule, "SITE[:CLASS]:N[+][@RANK]", written into r; *mine is 1 when it
  * applies on this rank. */
 static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, int *mine)
@@ -78,22 +100,9 @@ static int parse_rule(char *text, int rank, int nranks, weft_fault_rule_t *r, in
     char rule[160];
     snprintf(rule, sizeof rule, "%s", text);
     snprintf(r->text, sizeof r->text, "%s", text);
-    long at = -1;
-    /* The last '@' followed by no ':' starts the rank, so that a class
-     * name may hold '@' (and ':'): "task:a@b:2" is class "a@b". */
-    char *sep = strrchr(text, '@');
-    if (sep && !strchr(sep, ':')) {
-        *sep = '\0';
-        if (parse_long(sep + 1, 0, &at) != 0) return bad(rule, "has a malformed rank after '@'");
-        /* A rule no rank applies would never fire: the test that set it
-         * would pass without exercising anything. */
-        if (at >= nranks) {
-            char why[96];
-            snprintf(why, sizeof why, "names rank %ld, but the run has %d rank%s", at, nranks,
-                     nranks == 1 ? "" : "s");
-            return bad(rule, why);
-        }
-    }
+    long at;
+    int rc = parse_rank(text, rule, nranks, &at);
+    if (rc != WEFT_SUCCESS) return rc;
     char *colon = strchr(text, ':'), *last = strrchr(text, ':');
     if (!colon) return bad(rule, "has no ':N'");
     *colon = '\0';
