@@ -37,9 +37,12 @@ static int tile_sums(weft_task_t *t) /* flow 0 a tile (R), flow 1 the partial */
 {
     const double *x = weft_task_ptr(t, 0);
     double *s = weft_task_ptr(t, 1);
-    for (int j = 0; j < weft_task_cols(t, 0); j++)
-        for (int i = 0; i < weft_task_rows(t, 0); i++) {
-            double v = x[i + j * weft_task_ld(t, 0)];
+    /* Read once: each accessor is a call that checks t. */
+    int rows = weft_task_rows(t, 0), cols = weft_task_cols(t, 0);
+    int64_t ld = weft_task_ld(t, 0);
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++) {
+            double v = x[i + j * ld];
             s[0] += v, s[1] += v * v;
         }
     return 0;

@@ -19,36 +19,46 @@
 enum { NORTH = 1, SOUTH = 2, WEST = 4, EAST = 8 };
 
 /* Point (r, c) of the tile around the task's output: from the centre flow,
- * or from the neighbour flow that holds it, or 0 beyond the grid's edge. */
+ * or from the neighbour flow that holds it, or 0 beyond the grid's edge.
+ * Each flow's memory and shape are read from the task once (the accessors
+ * are calls that check it), indexed by side (0: the centre). */
 typedef struct view {
-    weft_task_t *t;
-    int have, flow[16], rows, cols;
+    int have, rows[16], cols[16];
+    int64_t ld[16];
+    const double *x[16];
 } view_t;
 
 static double at(const view_t *v, int r, int c)
 {
-    int side = r < 0 ? NORTH : r >= v->rows ? SOUTH : c < 0 ? WEST : c >= v->cols ? EAST : 0;
+    int side = r < 0 ? NORTH : r >= v->rows[0] ? SOUTH : c < 0 ? WEST : c >= v->cols[0] ? EAST : 0;
     if (side && !(v->have & side)) return 0.0;
-    int f = v->flow[side];
-    int rr = r < 0 ? weft_task_rows(v->t, f) - 1 : r >= v->rows ? 0 : r;
-    int cc = c < 0 ? weft_task_cols(v->t, f) - 1 : c >= v->cols ? 0 : c;
-    const double *x = weft_task_ptr(v->t, f);
-    return x[rr + cc * weft_task_ld(v->t, f)];
+    int rr = r < 0 ? v->rows[side] - 1 : r >= v->rows[0] ? 0 : r;
+    int cc = c < 0 ? v->cols[side] - 1 : c >= v->cols[0] ? 0 : c;
+    return v->x[side][rr + cc * v->ld[side]];
+}
+
+/* Side's flow f of t into v. */
+static void view_flow(view_t *v, weft_task_t *t, int side, int f)
+{
+    v->x[side] = weft_task_ptr(t, f);
+    v->ld[side] = weft_task_ld(t, f);
+    v->rows[side] = weft_task_rows(t, f);
+    v->cols[side] = weft_task_cols(t, f);
 }
 
 /* flows: 0 next(i,j) W, 1 cur(i,j) R, then the neighbours present, in the
  * order NORTH, SOUTH, WEST, EAST; value 0: the mask of those present. */
 static int step(weft_task_t *t)
 {
-    view_t v = {.t = t, .rows = weft_task_rows(t, 0), .cols = weft_task_cols(t, 0)};
+    view_t v = {0};
     if (weft_task_value_get(t, 0, &v.have, sizeof v.have) != 0) return -1;
-    v.flow[0] = 1;
+    view_flow(&v, t, 0, 1);
     for (int side = 1, f = 2; side <= EAST; side <<= 1)
-        if (v.have & side) v.flow[side] = f++;
+        if (v.have & side) view_flow(&v, t, side, f++);
     double *out = weft_task_ptr(t, 0);
     int64_t ld = weft_task_ld(t, 0);
-    for (int c = 0; c < v.cols; c++)
-        for (int r = 0; r < v.rows; r++)
+    for (int c = 0; c < v.cols[0]; c++)
+        for (int r = 0; r < v.rows[0]; r++)
             out[r + c * ld] = 0.5 * at(&v, r, c) + 0.125 * (at(&v, r - 1, c) + at(&v, r + 1, c) +
                                                             at(&v, r, c - 1) + at(&v, r, c + 1));
     return 0;

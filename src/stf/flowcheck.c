@@ -100,9 +100,9 @@ void weft_flowcheck_before(weft_task_t *t, weft_flowcheck_t *rc)
 
 /* Write-only flow i of t has n elements that still hold the fill: left
  * unwritten, or computed from the fill (a NaN payload goes through
- * arithmetic). Said for the first few such flows of the context (a body
- * that fills a triangle of its tiles on purpose would say it at every
- * task). */
+ * arithmetic; so does one read from an input that an earlier such task left
+ * unwritten, which the earlier line named). Said for the first few such flows of the context (a
+ * body that fills a triangle of its tiles on purpose would say it at every task). */
 static void say_unwritten(weft_task_t *t, int i, long long n)
 {
     enum { SAID_MAX = 8 };
@@ -112,7 +112,8 @@ static void say_unwritten(weft_task_t *t, int i, long long n)
     weft_warn("task %s: %lld of the %lld elements of its flow %d (data %llu), which it was "
               "given to write only (WEFT_W; check_writes), still hold the NaNs put there before "
               "its body: it left them unwritten, or computed them from the flow's contents, "
-              "which only WEFT_RW passes to a body%s",
+              "which only WEFT_RW passes to a body (or from inputs that held NaNs already, as "
+              "a tile that a task named so earlier left unwritten does)%s",
               weft_task_name(t).text, n, (long long)d->rows * d->cols, i,
               (unsigned long long)d->key,
               said + 1 == SAID_MAX ? " (the next such flows are not said)" : "");

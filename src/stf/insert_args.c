@@ -32,7 +32,9 @@ static int add_flow(weft_task_t *t, int tag, weft_data_t *d, int pos, int releas
         return WEFT_ERR_INVALID;
     }
     if (t->nflows == WEFT_MAX_FLOWS) {
-        weft_error("insert %s: more than %d data arguments", name, WEFT_MAX_FLOWS);
+        weft_error("insert %s: argument %d is its data number %d: a task takes %d at most "
+                   "(WEFT_MAX_FLOWS; docs/GUIDE.md says how to sum more tiles)",
+                   name, pos, WEFT_MAX_FLOWS + 1, WEFT_MAX_FLOWS);
         return WEFT_ERR_INVALID;
     }
     weft_flow_t *f = &t->flow[t->nflows++];

@@ -133,7 +133,7 @@ static void bad_input(weft_context_t *ctx)
     capture_end();
     CHECK(captured("insert sweep: -1 arguments at"));
     CHECK(captured("insert sweep: 1 arguments at (nil)"));
-    CHECK(captured("insert sweep: more than 16 data arguments"));
+    CHECK(captured("insert sweep: argument 17 is its data number 17: a task takes 16 at most"));
     CHECK(captured("insert sweep: argument 2 has unknown tag 0x4000: a data comes after its mode"));
     CHECK(captured("was a data given before its mode, or the closing 0 left out?"));
     CHECK(captured("argument 1 of weft_insert_task_array"));
