@@ -166,7 +166,13 @@ void weft_watchdog_say_unused(const weft_context_t *ctx)
 
 void weft_watchdog_abort(weft_context_t *ctx)
 {
-    weft_error("stall: watchdog_abort is set: ending the run");
+    /* Nothing here tells a rank gone for good from one still in a long
+     * body, paused or starved of its cores: name the parameter to raise
+     * for those (section 6 of docs/SEMANTICS.md). */
+    weft_error("stall: watchdog_abort is set: ending the run (watchdog_s=%d: a rank waited for "
+               "may be running a longer task, be paused or slowed, or have ended without its "
+               "launcher ending the job; if alive, raise watchdog_s above the longest task)",
+               (int)weft_params_int(ctx->params, "watchdog_s"));
     /* Other threads still append to it: it is not written (its .part
      * files, begun at weft_init, are removed as the rank ends), which the
      * user is told. */

@@ -170,7 +170,23 @@ static size_t cause_cut(const char *line, size_t size, int *dots)
     return cut > 0 ? cut : room;
 }
 
-/* Keeps line as c's text unless c has one, whole or cut (cause_cut). */
+/* The parenthesis a line of n characters ends with, where weft names what
+ * to change ("(raise device_memory_limit ...)"), when it takes at most
+ * half of size: a cut line keeps it, which the other ranks' lines would
+ * lose with the end of the line. NULL for none. */
+static const char *remedy_tail(const char *line, size_t n, size_t size)
+{
+    if (n < 2 || line[n - 1] != ')') return NULL;
+    int depth = 0;
+    for (size_t i = n; i-- > 1;) {
+        depth += line[i] == ')';
+        if (line[i] == '(' && --depth == 0) return n - i <= size / 2 ? line + i : NULL;
+    }
+    return NULL;
+}
+
+/* Keeps line as c's text unless c has one, whole or cut (cause_cut) with
+ * its closing parenthesis kept (remedy_tail). */
 static void cause_take(weft_log_cause_t *c, const char *line)
 {
     int empty = 0;
@@ -179,10 +195,14 @@ static void cause_take(weft_log_cause_t *c, const char *line)
     if (n < sizeof c->text) {
         memcpy(c->text, line, n + 1);
     } else {
+        const char *tail = remedy_tail(line, n, sizeof c->text);
+        size_t keep = tail ? strlen(tail) + 1 : 0; /* with the space before it */
         int dots;
-        size_t cut = cause_cut(line, sizeof c->text, &dots);
+        size_t cut = cause_cut(line, sizeof c->text - keep, &dots);
         memcpy(c->text, line, cut);
-        memcpy(c->text + cut, dots ? "..." : "", dots ? sizeof "..." : 1);
+        if (dots) memcpy(c->text + cut, "...", 3), cut += 3;
+        if (tail) c->text[cut] = ' ', memcpy(c->text + cut + 1, tail, keep - 1), cut += keep;
+        c->text[cut] = '\0';
     }
     atomic_store_explicit(&c->state, 2, memory_order_release);
 }

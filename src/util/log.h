@@ -48,7 +48,7 @@ void weft_log_thread_ready(void);
  * thread, which runs the body) and the one that ends the task (its device
  * manager) may differ. Bounded, without allocation: a longer line is cut
  * at a clause or a word. */
-#define WEFT_LOG_CAUSE 160
+#define WEFT_LOG_CAUSE 256
 typedef struct weft_log_cause {
     atomic_int state; /* 0 empty, 1 being written, 2 written: the first writer wins */
     char text[WEFT_LOG_CAUSE];

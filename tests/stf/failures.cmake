@@ -258,10 +258,13 @@ weft_expect_test(stf_fail_words_misuse TIMEOUT 60 RANKS 2
     --match "^test_fail_words misuse rank %r: [0-9]+ checks, 0 failed: PASSED$"
   RUN ${words_run} misuse ${words_emu})
 # The body's own words make a task failure, not "invalid argument" (it read
-# so, sending its user looking for a misuse; a stranger's report).
+# so, sending its user looking for a misuse; a stranger's report). Words
+# longer than a task keeps keep the parenthesis they end with, where weft
+# names what to change (lost on every rank but the failing one's).
 weft_expect_test(stf_fail_words_said TIMEOUT 60 RANKS 2
   CHECKS --status 0
     --match "^weft\\[%r\\] error: taskpool said failed: rank 1: task said #[0-9]+ failed by weft_task_error [(][^)]*[)]: the input is out of range. 0 tasks"
+    --match "^weft\\[%r\\] error: taskpool saidlong failed: rank 1: task saidlong #[0-9]+ failed by weft_task_error [(][^)]*[)]: (the input is out of range[;] )+the input is out of range [(]raise the_limit, or lower the_size[)]. 0 tasks"
     --match "^test_fail_words said rank %r: [0-9]+ checks, 0 failed: PASSED$"
   RUN ${words_run} said --weft-cores=1)
 # The same said, and a flow asked for out of range, by a thread the body

@@ -11,7 +11,8 @@
  *   ends on its manager's); every rank's line names the call;
  * - said: a body on rank 1 says why its task fails (weft_task_error) and
  *   returns 0: the task fails all the same (it succeeded, with an error
- *   line), every rank's line carrying the body's words;
+ *   line), every rank's line carrying the body's words; then words longer
+ *   than a task keeps, which keep the parenthesis they end with;
  * - thread: the same said by a thread the body starts (an OpenMP team's
  *   thread would be one) and joined before it returns 0: the call was
  *   refused there, the task succeeded and the run exited 0; then a flow
@@ -57,6 +58,16 @@ static int misuse_body(weft_task_t *t)
 static int said_body(weft_task_t *t)
 {
     weft_task_error(t, "the input is out of range");
+    return 0;
+}
+
+/* Words past what a task keeps of its cause (256 characters), ending with
+ * what to change: the other ranks' lines keep that parenthesis. */
+static int said_long_body(weft_task_t *t)
+{
+    char words[400] = "";
+    for (int k = 0; k < 12; k++) strcat(words, "the input is out of range; ");
+    weft_task_error(t, "%.300s(raise the_limit, or lower the_size)", words);
     return 0;
 }
 
@@ -117,6 +128,8 @@ static const weft_task_class_t add_class = {.name = "add", .body = {[WEFT_DEV_CP
 static const weft_task_class_t misuse_class = {.name = "misuse",
                                                .body = {[WEFT_DEV_CPU] = misuse_body}};
 static const weft_task_class_t said_class = {.name = "said", .body = {[WEFT_DEV_CPU] = said_body}};
+static const weft_task_class_t said_long_class = {.name = "saidlong",
+                                                  .body = {[WEFT_DEV_CPU] = said_long_body}};
 static const weft_task_class_t thread_class = {.name = "thread",
                                                .body = {[WEFT_DEV_CPU] = thread_body}};
 static const weft_task_class_t other_class = {.name = "other",
@@ -180,6 +193,7 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(mode, "said") == 0) {
         CHECK(run_one(ctx, "said", &said_class, a, b) == WEFT_ERR_TASK);
+        CHECK(run_one(ctx, "saidlong", &said_long_class, a, b) == WEFT_ERR_TASK);
     } else if (strcmp(mode, "thread") == 0) {
         for (int said = 1; said >= 0; said--) {
             weft_taskpool_t *tp = weft_taskpool_new(ctx, said ? "said" : "misuse");
