@@ -6,47 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/task_slab.h"
+
 void weft_task_pool_init(weft_task_pool_t *p)
 {
     atomic_init(&p->returned, NULL);
     p->local = NULL;
+    p->slabs = NULL;
     atomic_init(&p->live, 0);
     p->made = 0;
 }
 
+/* Every cached structure in one list: the private one, then those given
+ * back by other threads. */
+static weft_task_t *pool_cached(weft_task_pool_t *p)
+{
+    weft_task_t *back = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+    weft_task_t **end = &p->local;
+    while (*end) end = &(*end)->next;
+    *end = back;
+    weft_task_t *all = p->local;
+    p->local = NULL;
+    return all;
+}
+
 void weft_task_pool_fini(weft_task_pool_t *p)
 {
-    weft_task_t *lists[2] = {p->local, atomic_exchange(&p->returned, NULL)};
-    for (int i = 0; i < 2; i++)
-        for (weft_task_t *t = lists[i], *n; t; t = n) {
-            n = t->next;
-            free(t);
-        }
-    p->local = NULL;
+    weft_task_slab_free_all(&p->slabs, pool_cached(p));
+    p->made = 0;
 }
 
 void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
 {
     /* The usual case, in O(1): no more were ever made than may be kept. */
     if (p->made <= keep) return;
-    /* The private list, then the returned ones: the first `keep` stay. */
-    weft_task_t *lists[2] = {p->local,
-                             atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire)};
-    weft_task_t **end = &p->local;
-    size_t n = 0;
-    for (int i = 0; i < 2; i++)
-        for (weft_task_t *t = lists[i], *next; t; t = next) {
-            next = t->next;
-            if (n < keep) {
-                *end = t;
-                end = &t->next;
-                n++;
-            } else {
-                free(t);
-                p->made--;
-            }
-        }
-    *end = NULL;
+    p->local = weft_task_slab_trim(&p->slabs, pool_cached(p), keep, &p->made);
 }
 
 static weft_task_t *pool_take(weft_task_pool_t *p)
@@ -58,7 +52,7 @@ static weft_task_t *pool_take(weft_task_pool_t *p)
         p->local = t->next;
         return t;
     }
-    t = malloc(sizeof(weft_task_t));
+    t = weft_task_slab_take(&p->slabs);
     p->made += t != NULL;
     return t;
 }

@@ -114,8 +114,9 @@ typedef struct weft_task weft_task_t;
 typedef struct weft_task_pool {
     _Atomic(weft_task_t *) returned;
     weft_task_t *local;
+    struct weft_task_slab *slabs; /* where the structures come from (sched/task_slab.h) */
     atomic_llong live; /* tasks allocated and not freed (runtime metadata) */
-    size_t made;       /* structures malloc'ed and not freed: live or cached (owner) */
+    size_t made;       /* structures made and not freed: live or cached (owner) */
 } weft_task_pool_t;
 
 void weft_task_pool_init(weft_task_pool_t *p);
