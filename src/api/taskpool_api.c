@@ -13,6 +13,7 @@
 #include "stf/seqcheck.h"
 #include "stf/taskpool.h"
 #include "stf/taskrun.h"
+#include "trace/trace.h"
 #include "util/clock.h"
 #include "util/inbody.h"
 #include "util/log.h"
@@ -62,10 +63,33 @@ int weft_taskpool_wait(weft_taskpool_t *tp)
     return rc;
 }
 
+static int wait_checked(weft_taskpool_t *tp);
+
+/* The wait, drawn on the trace's "main thread" track (when the thread that
+ * made the context waits: the track has one writer), with the tasks kept
+ * here and how long ago the first was inserted: a stranger looking for
+ * where an iteration's time went saw the workers and the comm thread only.
+ * The insertion is not a slice of its own: taskpools inserted in turn
+ * before their waits would cross. */
 static int wait_pool(weft_taskpool_t *tp)
 {
     if (!weft_handle_check_main(tp, WEFT_HANDLE_TASKPOOL, "weft_taskpool_wait", 1))
         return WEFT_ERR_INVALID;
+    weft_context_t *ctx = tp->ctx;
+    uint64_t w0 = weft_trace_stamp(ctx->trace);
+    double first = tp->t_first;
+    long kept = tp->ninserted_local - tp->ended_before;
+    int rc = wait_checked(tp);
+    if (ctx->trace && weft_trace_thread_track == ctx->trace_main)
+        weft_trace_slice(ctx->trace, ctx->trace_main, w0, weft_trace_now(), "wait", "api",
+                         "\"taskpool\":\"%.20s\",\"status\":%d,\"tasks\":%ld,"
+                         "\"inserting_us\":%.1f",
+                         tp->name, rc, kept, first > 0 ? 1e-3 * (double)w0 - 1e6 * first : 0.0);
+    return rc;
+}
+
+static int wait_checked(weft_taskpool_t *tp)
+{
     weft_context_t *ctx = tp->ctx;
     /* The insertion phase in CPU time of the inserting thread, whatever
      * the wait finds (docs/SCALE.md). */

@@ -3,6 +3,7 @@
  *   trace_check --check PREFIX NRANKS NTASKS
  *   trace_check --track-slices PREFIX NRANKS WORD MIN MAX
  *   trace_check --net-ends PREFIX NRANKS
+ *   trace_check --waits PREFIX NRANKS NWAITS
  * Prints one line ending PASSED or FAILED; exit 0 when PASSED. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +112,29 @@ static int check_net_ends(const char *prefix, int nranks)
     return !pass;
 }
 
+/* --waits PREFIX NRANKS NWAITS: the slices of category "api" (a
+ * weft_taskpool_wait of the thread that made the context, on its "main
+ * thread" track) number NWAITS over all ranks. */
+static int check_waits(const char *prefix, int nranks, long nwaits)
+{
+    summary_t *sum = calloc(1, sizeof *sum);
+    long n = 0;
+    int ok = sum != NULL;
+    for (int r = 0; ok && r < nranks; r++) {
+        ok = parse_rank_file(prefix, r, sum);
+        n += sum->cat_api;
+    }
+    free(sum);
+    int pass = ok && n == nwaits;
+    printf("trace_check --waits: %ld wait slices (expected %ld): %s\n", n, nwaits,
+           pass ? "PASSED" : "FAILED");
+    return !pass;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--waits") == 0)
+        return check_waits(argv[2], atoi(argv[3]), atol(argv[4]));
     if (argc == 4 && strcmp(argv[1], "--net-ends") == 0)
         return check_net_ends(argv[2], atoi(argv[3]));
     if (argc == 5 && strcmp(argv[1], "--check") == 0)
@@ -121,6 +143,7 @@ int main(int argc, char **argv)
         return check_tracks(argv[2], atoi(argv[3]), argv[4], atol(argv[5]), atol(argv[6]));
     fprintf(stderr, "usage: trace_check --check PREFIX NRANKS NTASKS\n"
                     "       trace_check --track-slices PREFIX NRANKS WORD MIN MAX\n"
-                    "       trace_check --net-ends PREFIX NRANKS\n");
+                    "       trace_check --net-ends PREFIX NRANKS\n"
+                    "       trace_check --waits PREFIX NRANKS NWAITS\n");
     return 2;
 }

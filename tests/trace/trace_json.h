@@ -34,7 +34,7 @@ typedef struct net_end {
 typedef struct summary {
     int nevents, meta_process, meta_sort;
     char process_name[128], unit[16];
-    int64_t x_count[MAX_TRACKS], cat_task, cat_evict, negative_ts;
+    int64_t x_count[MAX_TRACKS], cat_task, cat_evict, cat_api, negative_ts;
     /* Slices that start inside an earlier one of their track and end after
      * every earlier one: overlapping without nesting, which viewers draw
      * wrongly. */
@@ -270,6 +270,7 @@ static void record_event(summary_t *sum, const event_t *ev)
     sum->x_count[tid]++;
     sum->cat_task += strcmp(ev->cat, "task") == 0;
     sum->cat_evict += strcmp(ev->cat, "evict") == 0;
+    sum->cat_api += strcmp(ev->cat, "api") == 0;
     sum->negative_ts += ev->ts < 0;
     sum->last = *ev;
     int send = strcmp(ev->name, "net send") == 0;
