@@ -105,6 +105,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 1;
     int iters = 300, blocks = 8, elems = 250, reps = 3;
+    int bad = argc % 2 == 0; /* a flag without its value */
     for (int i = 1; i + 1 < argc; i += 2) {
         int v = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "-i"))
@@ -115,10 +116,12 @@ int main(int argc, char **argv)
             elems = v;
         else if (!strcmp(argv[i], "-r"))
             reps = v;
+        else
+            bad = 1; /* unknown: said, not skipped */
     }
-    if (iters < 1 || blocks < 2 || elems < 1 || reps < 1 || argc % 2 == 0) {
-        fprintf(stderr,
-                "usage: ahead [-i iters >= 1] [-b blocks >= 2] [-n elems >= 1] [-r reps]\n");
+    if (bad || iters < 1 || blocks < 2 || elems < 1 || reps < 1) {
+        fprintf(stderr, "usage: ahead [-i iters >= 1] [-b blocks >= 2] [-n elems >= 1] "
+                        "[-r reps >= 1]\n");
         weft_fini(ctx);
         return 1;
     }

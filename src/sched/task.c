@@ -14,7 +14,7 @@ void weft_task_pool_init(weft_task_pool_t *p)
     p->local = NULL;
     p->slabs = NULL;
     atomic_init(&p->live, 0);
-    p->made = 0;
+    p->made = p->trim_idle = 0;
 }
 
 /* Every cached structure in one list: the private one, then those given
@@ -38,9 +38,15 @@ void weft_task_pool_fini(weft_task_pool_t *p)
 
 void weft_task_pool_trim(weft_task_pool_t *p, size_t keep)
 {
-    /* The usual case, in O(1): no more were ever made than may be kept. */
-    if (p->made <= keep) return;
+    /* The usual cases, in O(1): no more were ever made than may be kept,
+     * or they are all in the slab being carved, which stays (a window
+     * below a slab's tasks walked the whole cache at every wait). */
+    if (p->made <= keep || p->made <= p->trim_idle || !weft_task_slab_trimmable(p->slabs)) return;
+    size_t before = p->made;
     p->local = weft_task_slab_trim(&p->slabs, pool_cached(p), keep, &p->made);
+    /* A walk that freed nothing (a slab kept by a live task) is not made
+     * again at every wait until more structures are made. */
+    p->trim_idle = p->made == before ? before : 0;
 }
 
 static weft_task_t *pool_take(weft_task_pool_t *p)

@@ -115,15 +115,20 @@ typedef struct weft_task_pool {
     _Atomic(weft_task_t *) returned;
     weft_task_t *local;
     struct weft_task_slab *slabs; /* where the structures come from (sched/task_slab.h) */
-    atomic_llong live; /* tasks allocated and not freed (runtime metadata) */
-    size_t made;       /* structures made and not freed: live or cached (owner) */
+    atomic_llong live;            /* tasks allocated and not freed (runtime metadata) */
+    size_t made;                  /* structures made and not freed: live or cached (owner) */
+    size_t trim_idle;             /* made when a trim last freed nothing (owner) */
 } weft_task_pool_t;
 
 void weft_task_pool_init(weft_task_pool_t *p);
 /* Frees the cached structures; every task of the pool must be gone. */
 void weft_task_pool_fini(weft_task_pool_t *p);
 
-/* Frees the cached structures past the first `keep`; owner thread only.
+/* Frees the slabs all of whose structures are cached, but the one being
+ * carved, while more than `keep` are made (without slabs, under
+ * AddressSanitizer: the cached structures past the first `keep`); owner
+ * thread only. Made structures may stay above keep (a slab with one live
+ * task, or the slab being carved) or fall below it (a slab is freed whole).
  * The cache otherwise stays at the largest number of tasks ever alive
  * at once (a long chain inserted far ahead of its workers: 76k tasks,
  * 117 MB, kept to weft_fini). */

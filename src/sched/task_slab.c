@@ -123,6 +123,11 @@ weft_task_t *weft_task_slab_trim(weft_task_slab_t **slabs, weft_task_t *cached, 
     return kept;
 }
 
+int weft_task_slab_trimmable(const weft_task_slab_t *slabs)
+{
+    return !SLABS || (slabs && slabs->next);
+}
+
 void weft_task_slab_free_all(weft_task_slab_t **slabs, weft_task_t *cached)
 {
     if (!SLABS) (void)trim_each(cached, 0, &(size_t){0});

@@ -27,6 +27,10 @@ weft_task_t *weft_task_slab_take(weft_task_slab_t **slabs);
 weft_task_t *weft_task_slab_trim(weft_task_slab_t **slabs, weft_task_t *cached, size_t keep,
                                  size_t *made);
 
+/* Whether weft_task_slab_trim may free anything: without slabs, or with
+ * more than the one being carved (which stays). */
+int weft_task_slab_trimmable(const weft_task_slab_t *slabs);
+
 /* Frees every slab, or without slabs each structure of the cached list:
  * no task may be alive. */
 void weft_task_slab_free_all(weft_task_slab_t **slabs, weft_task_t *cached);
