@@ -49,6 +49,8 @@ WEFT_API weft_matrix_t *weft_matrix_wrap(weft_context_t *ctx, weft_dtype_t type,
  * block i held by rank i % nranks: an n x 1 weft_matrix_t whose tiles are
  * the blocks (weft_tile(V, i, 0), weft_matrix_mt(V) blocks, block i has
  * weft_matrix_tile_rows(V, i) elements), so every matrix call applies.
+ * Dealt so, a block's neighbours live on other ranks: for halos, give
+ * contiguous runs of blocks a rank with weft_matrix_new_dist (GUIDE.md).
  * The _wrap form uses the user's array of n elements as MANAGED memory (as
  * weft_matrix_wrap). NULL after logging on bad input, as the matrix calls. */
 WEFT_API weft_matrix_t *weft_vector_new(weft_context_t *ctx, weft_dtype_t type, int64_t n, int nb);
