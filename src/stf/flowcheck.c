@@ -100,9 +100,10 @@ void weft_flowcheck_before(weft_task_t *t, weft_flowcheck_t *rc)
 
 /* Write-only flow i of t has n elements that still hold the fill: left
  * unwritten, or computed from the fill (a NaN payload goes through
- * arithmetic; so does one read from an input that an earlier such task left
- * unwritten, which the earlier line named). Said for the first few such flows of the context (a
- * body that fills a triangle of its tiles on purpose would say it at every task). */
+ * arithmetic; so does one read from an input that an earlier such task
+ * left unwritten, which the earlier line named). Said for the first few
+ * such flows of the context (a body that fills a triangle of its tiles on
+ * purpose would say it at every task). */
 static void say_unwritten(weft_task_t *t, int i, long long n)
 {
     enum { SAID_MAX = 8 };
