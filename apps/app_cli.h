@@ -28,7 +28,14 @@ typedef struct app_opts {
     int nb_given;         /* -t was on the command line */
     int p_given, q_given; /* -P, -Q were */
     int ptg;              /* --ptg: the app's parameterized task graph instead of insertion */
+    int64_t dist;         /* --dist: APP_DIST_CYCLIC or _REFLECTED (-1 until app_cli_parse) */
 } app_opts_t;
+
+/* How the apps deal tiles over the grid (weft_matrix.h): plainly, or back
+ * and forth, which evens out the work of LU, QR and Cholesky between the
+ * grid's rows and columns. */
+enum { APP_DIST_CYCLIC = 0, APP_DIST_REFLECTED = 1 };
+static const char *const app_cli_dist_words[] = {"cyclic", "reflected"};
 
 /* The help lines of -P and -Q, one text for every dense app's --help (a
  * "%s" in its usage): each app wrote its own, and all five still said
@@ -36,7 +43,10 @@ typedef struct app_opts {
  * (app_cli_default_grid). */
 static const char app_cli_usage_grid[] =
     "  -P <p>, -Q <q> process grid, P*Q = ranks (default: from the rank count, as\n"
-    "                square as it goes, P >= Q; one given, the other is its cofactor)\n";
+    "                square as it goes, P >= Q; one given, the other is its cofactor)\n"
+    "  --dist <d>    how tiles are dealt over the grid: reflected (the default; rows\n"
+    "                0 1 1 0 0 1 .. over 2 grid rows, which evens out the work of LU, QR\n"
+    "                and Cholesky) or cyclic (0 1 0 1 ..; --ptg's only deal)\n";
 
 /* Their flags; an app's own table may list one again with other bounds
  * (weft-geqrf's -t), and it is looked up first. */
@@ -49,6 +59,7 @@ static const app_flag_t app_cli_common[] = {
     {"-c", offsetof(app_opts_t, cores), 1, 4096, 0},
     {"--seed", offsetof(app_opts_t, seed), 0, INT64_MAX, 0},
     {"--nruns", offsetof(app_opts_t, nruns), 1, 1000000, 0},
+    {"--dist", offsetof(app_opts_t, dist), 0, 1, 0},
 };
 
 typedef struct app_cli {
@@ -166,7 +177,7 @@ static inline const char *const *app_cli_words(const app_cli_t *c, const app_fla
 {
     for (size_t w = 0; w < c->nwords; w++)
         if (strcmp(c->words[w].flag, f->name) == 0) return c->words[w].words;
-    return NULL;
+    return strcmp(f->name, "--dist") == 0 ? app_cli_dist_words : NULL;
 }
 
 /* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
@@ -272,6 +283,19 @@ static inline int app_cli_prescan(const app_cli_t *c, int argc, char **argv, app
     return app_cli_workspace(c, argc, argv, dev, nb);
 }
 
+/* The deal when --dist is not given: reflected, but for --ptg, whose
+ * graphs compute owners by the cyclic rule (potrf_ptg.h); --ptg with
+ * --dist reflected is refused rather than run on another deal than asked. */
+static inline int app_cli_dist(const char *prog, app_opts_t *o, int verbose)
+{
+    if (o->dist < 0) o->dist = o->ptg ? APP_DIST_CYCLIC : APP_DIST_REFLECTED;
+    if (!o->ptg || o->dist == APP_DIST_CYCLIC) return 0;
+    if (verbose)
+        fprintf(stderr, "%s: --ptg deals tiles block-cyclically only: drop --dist reflected\n",
+                prog);
+    return -1;
+}
+
 /* Fills the int64_t fields of opts (an app's options, app_opts_t first)
  * named by the flags, and its check. 0, or -1 after a message (when
  * verbose). */
@@ -322,7 +346,7 @@ static inline int app_cli_parse(const app_cli_t *c, int argc, char **argv, void 
         if (strcmp(f->name, "-P") == 0) common->p_given = 1;
         if (strcmp(f->name, "-Q") == 0) common->q_given = 1;
     }
-    return 0;
+    return app_cli_dist(c->prog, common, verbose);
 }
 
 /* The grid when -P or -Q is missing: the other one's cofactor in the rank

@@ -69,12 +69,17 @@ static inline int app_preload_default(weft_context_t *ctx, const app_opts_t *o)
     return o->g > 0 && appdev_count(ctx, WEFT_DEV_CUDA) > 0;
 }
 
-/* A rows x cols matrix of doubles in the options' tiles and grid. */
+/* A rows x cols matrix of doubles in the options' tiles, grid and deal. */
 static inline weft_matrix_t *app_matrix(weft_context_t *ctx, const app_opts_t *o, int64_t rows,
                                         int64_t cols)
 {
     int nb = (int)o->nb;
-    return weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, nb, nb, (int)o->p, (int)o->q);
+    /* One rank, or the plain deal: the grid's own call (owners computed). */
+    if (o->dist == APP_DIST_CYCLIC || o->p * o->q == 1)
+        return weft_matrix_new(ctx, WEFT_DOUBLE, rows, cols, nb, nb, (int)o->p, (int)o->q);
+    weft_grid_t g = {(int)o->p, (int)o->q};
+    weft_dist_t d = {.rank = weft_dist_block_reflected_rank, .arg = &g};
+    return weft_matrix_new_dist(ctx, WEFT_DOUBLE, rows, cols, nb, nb, &d);
 }
 
 /* One NEW tile of doubles per diagonal tile of A, of its shape, held at

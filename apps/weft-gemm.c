@@ -44,7 +44,7 @@ typedef struct gemm_opts {
 } gemm_opts_t;
 
 static const gemm_opts_t gemm_defaults = {
-    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42, .dist = -1},
     .m = -1,
     .k = -1};
 

@@ -51,9 +51,9 @@ typedef struct qr_opts {
 } qr_opts_t;
 
 static const qr_opts_t qr_defaults = {
-    .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
-    .m = -1,       /* -1: M = N */
-    .ib = -1,      /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
+    .c = {.n = 4096, .nb = 192, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42, .dist = -1},
+    .m = -1,  /* -1: M = N */
+    .ib = -1, /* -1: QR_IB_CPU, or a quarter of the tile with accelerators */
     .preload = -1,
     .tree = -1};
 

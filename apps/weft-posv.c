@@ -41,7 +41,7 @@ typedef struct posv_opts {
 } posv_opts_t;
 
 static const posv_opts_t posv_defaults = {
-    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42, .dist = -1},
     .nrhs = 256,
     .trsm_inv = -1};
 

@@ -38,7 +38,7 @@ typedef struct potrf_opts {
 } potrf_opts_t;
 
 static const potrf_opts_t potrf_defaults = {
-    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42},
+    .c = {.n = 4096, .nb = 256, .p = 1, .q = 1, .cores = -1, .nruns = 1, .seed = 42, .dist = -1},
     .trsm_inv = -1,
     .preload = -1};
 

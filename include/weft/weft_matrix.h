@@ -84,6 +84,16 @@ typedef struct weft_grid {
 } weft_grid_t;
 WEFT_API int weft_dist_block_cyclic_rank(int i, int j, void *arg);
 
+/* The same grid dealt back and forth: tile row i goes to grid row i % P
+ * in even rounds of P rows (i / P even) and P - 1 - i % P in odd ones,
+ * columns likewise over Q (2 x 1: rows to ranks 0 1 1 0 0 1 1 0 ...).
+ * In LU, QR and Cholesky the trailing matrix of step k starts at row k,
+ * and the plain deal leaves the extra rows of every step to the same grid
+ * rows: over 16 tile rows on 2 ranks, one rank does 4.7% more of LU's
+ * work than the mean, 0.6% dealt so (docs/RESULTS.md). arg and errors as
+ * weft_dist_block_cyclic_rank; with P = Q = 1 the two are one. */
+WEFT_API int weft_dist_block_reflected_rank(int i, int j, void *arg);
+
 /* weft_matrix_new and weft_matrix_wrap with tiles placed by dist. NULL
  * after logging for dist NULL or without a rank function, a rank or device
  * out of range (naming the tile), or the matrix calls' own errors. A

@@ -105,28 +105,13 @@ static int tile_rank(const weft_matrix_t *A, int i, int j)
     return A->tiles[(size_t)j * A->mt + i]->owner_rank;
 }
 
-int weft_dist_block_cyclic_rank(int i, int j, void *arg)
+/* One of weft's own grid rank functions (dist.c) given a bad grid:
+ * refused once by the creation rather than once a tile by the function. */
+static int bad_weft_grid(const weft_dist_t *dist)
 {
-    const weft_grid_t *g = arg;
-    /* A grid of more than INT_MAX ranks has ranks an int cannot name (the
-     * product wrapped to a rank that looked valid). */
-    if (g == NULL || g->P <= 0 || g->Q <= 0 || i < 0 || j < 0 || (long long)g->P * g->Q > INT_MAX) {
-        if (g == NULL)
-            weft_error("weft_dist_block_cyclic_rank: arg is NULL: pass a weft_grid_t");
-        else
-            weft_error("weft_dist_block_cyclic_rank: tile (%d, %d) on a %d x %d grid: the grid "
-                       "needs P, Q >= 1, P x Q <= %d and the tile indices >= 0",
-                       i, j, g->P, g->Q, INT_MAX);
-        return -1;
-    }
-    return (i % g->P) * g->Q + (j % g->Q);
-}
-
-/* weft's own block-cyclic rank function given a bad grid: refused once
- * by the creation rather than once a tile by the function. */
-static int bad_cyclic_grid(const weft_dist_t *dist)
-{
-    if (!dist || dist->rank != weft_dist_block_cyclic_rank) return 0;
+    if (!dist ||
+        (dist->rank != weft_dist_block_cyclic_rank && dist->rank != weft_dist_block_reflected_rank))
+        return 0;
     const weft_grid_t *g = dist->arg;
     return !g || g->P < 1 || g->Q < 1;
 }
@@ -410,7 +395,7 @@ static void log_creation(weft_context_t *ctx, const shape_t *s)
         /* A shape check_shape refuses is not walked: its tile counts may
          * be past an int (the walk of 2^62 tiles never ended). */
         arg[5] = -1;
-        arg[6] = (int64_t)(s->dist->rank && !bad_cyclic_grid(s->dist) &&
+        arg[6] = (int64_t)(s->dist->rank && !bad_weft_grid(s->dist) &&
                                    tile_counts(s->m, s->n, s->mb, s->nb, &mt, &nt)
                                ? dist_hash(s->dist, (int)mt, (int)nt)
                                : 0ULL);
@@ -458,11 +443,15 @@ static weft_matrix_t *build(weft_context_t *ctx, const shape_t *s)
 
 static weft_matrix_t *build_logged(weft_context_t *ctx, const shape_t *s)
 {
-    const char *bad = s->dist && !s->dist->rank  ? "no rank function in the weft_dist_t"
-                      : bad_cyclic_grid(s->dist) ? "weft_dist_block_cyclic_rank's arg is no "
-                                                   "weft_grid_t of P, Q >= 1"
-                      : s->wrap && s->lda < s->m ? "lda is smaller than m"
-                                                 : NULL;
+    const char *bad = NULL;
+    if (s->dist && !s->dist->rank)
+        bad = "no rank function in the weft_dist_t";
+    else if (bad_weft_grid(s->dist))
+        bad = s->dist->rank == weft_dist_block_cyclic_rank
+                  ? "weft_dist_block_cyclic_rank's arg is no weft_grid_t of P, Q >= 1"
+                  : "weft_dist_block_reflected_rank's arg is no weft_grid_t of P, Q >= 1";
+    else if (s->wrap && s->lda < s->m)
+        bad = "lda is smaller than m";
     if (bad) {
         weft_error("%s: %s", s->kind->name, bad);
         return NULL;

@@ -15,20 +15,31 @@ weft_app_test(gemm_check_tile_gt_n EXE weft-gemm EXPECT "${DENSE_PASSED}"
   ARGS -N 33 -M 1 -K 17 -t 64 --check)
 weft_app_test(gemm_check_2x1 EXE weft-gemm RANKS 2 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
   ARGS ${GEMM_ODD} -P 2 -Q 1 -c 1 --check)
+# 3 x 1, rows dealt 0 1 2 2 1: rank 0 holds row 0 of B's 4 x 3 tiles
+# (cyclic: rows 0 and 3) and sends each of its 3 tiles to the 2 others.
 weft_app_test(gemm_check_3x1 EXE weft-gemm RANKS 3 TIMEOUT 180
-  EXPECT "${DENSE_PASSED}" "weft-gemm: rank 0: activations sent 12, expected 12 : as computed"
+  EXPECT "${DENSE_PASSED}" "weft-gemm: rank 0: activations sent 6, expected 6 : as computed"
   ARGS -N 130 -M 257 -K 200 -t 64 -P 3 -Q 1 -c 1 --check)
 weft_app_test(gemm_check_2x2 EXE weft-gemm RANKS 4 TIMEOUT 300 EXPECT "${DENSE_PASSED}" "${GEMM_COUNTED}"
   ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --check)
 # One activation per tile version per destination rank, as show_stats counts
 # them (no --check, so the product is all that travels): on the 2 x 2 grid
 # with 5 x 3 tiles of A and 3 x 5 of B, rank (p, q) sends each tile of A it
-# holds to the other column and each tile of B to the other row:
-# rank 0: 6 + 6, rank 1: 3 + 4, rank 2: 4 + 3, rank 3: 2 + 2.
+# holds to the other column and each tile of B to the other row. Dealt
+# cyclically (A's rows 0 1 0 1 0 and columns 0 1 0, B's rows 0 1 0 and
+# columns 0 1 0 1 0): rank 0: 6 + 6, rank 1: 3 + 4, rank 2: 4 + 3, rank 3:
+# 2 + 2. Reflected (rows 0 1 1 0 0 and columns 0 1 1, B's rows 0 1 1 and
+# columns 0 1 1 0 0): rank 0: 3 + 3, rank 1: 6 + 2, rank 2: 2 + 6, rank 3:
+# 4 + 4.
 weft_app_test(gemm_count_2x2 EXE weft-gemm RANKS 4 TIMEOUT 300
   EXPECT "${GEMM_COUNTED}" "weft\\[0\\] stats: rank 0: network: 12 activations"
          "weft\\[1\\] stats: rank 1: network: 7 activations" "weft\\[2\\] stats: rank 2: network: 7 activations"
          "weft\\[3\\] stats: rank 3: network: 4 activations"
+  ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --dist cyclic --weft-show_stats=1)
+weft_app_test(gemm_count_2x2_reflected EXE weft-gemm RANKS 4 TIMEOUT 300
+  EXPECT "${GEMM_COUNTED}" "weft\\[0\\] stats: rank 0: network: 6 activations"
+         "weft\\[1\\] stats: rank 1: network: 8 activations" "weft\\[2\\] stats: rank 2: network: 8 activations"
+         "weft\\[3\\] stats: rank 3: network: 8 activations"
   ARGS ${GEMM_ODD} -P 2 -Q 2 -c 1 --weft-show_stats=1)
 weft_app_test(gemm_emu_g1 EXE weft-gemm EXPECT "${DENSE_PASSED}" "dgemm PxQxg= 1 1 1 NB= 64 N= 300 M= 257 K= 130 :"
   ARGS ${GEMM_ODD} -c 2 -g 1 --weft-device_type=emu --check)

@@ -15,6 +15,12 @@ weft_app_test(getrf_check_3x1 EXE weft-getrf RANKS 3 TIMEOUT 180 EXPECT "${GETRF
   ARGS -N 333 -t 50 -P 3 -Q 1 -c 1 --check)
 weft_app_test(getrf_check_2x2 EXE weft-getrf RANKS 4 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
   ARGS -N 389 -t 64 -P 2 -Q 2 -c 1 --check)
+# The plain deal (the default is reflected, as in the tests above).
+weft_app_test(getrf_check_2x2_cyclic EXE weft-getrf RANKS 4 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
+  ARGS -N 389 -t 64 -P 2 -Q 2 -c 1 --dist cyclic --check)
+weft_expect_test(getrf_bad_dist_2ranks TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero --count "--dist expects cyclic or reflected, got 'snake'" 2
+  RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-getrf> -c 1 -N 100 --dist snake)
 weft_app_test(getrf_bad_grid FAIL EXE weft-getrf EXPECT "P\\*Q must equal the number of ranks"
   ARGS -N 10 -P 2 -Q 1)
 weft_app_test(getrf_bad_tile FAIL EXE weft-getrf EXPECT "-t expects a positive integer" ARGS -t 0)

@@ -173,7 +173,7 @@ weft_expect_test(potrf_mixed_seed_r2 TIMEOUT 60 RANKS 2
 foreach(n 1 2)
   weft_expect_test(potrf_too_big_for_node_r${n} TIMEOUT 60 RANKS ${n}
     CHECKS --status nonzero --within 20
-    --match "^weft\\[%r\\] error: weft_matrix_new: the 2000000 x 2000000 matrix [(]tiles 1000 x 1000[)] needs [0-9]+ bytes [(][0-9.]+ GiB[)] for its tiles on rank %r, past the rank's share of the node's memory for weft's host copies: [0-9]+ bytes [(][0-9.]+ GiB[)], 0 [(]0[.]00 GiB[)] in use [(]parameter host_memory_use, 0 = no limit[)]: refused before any tile was allocated"
+    --match "^weft\\[%r\\] error: weft_matrix_new(_dist)?: the 2000000 x 2000000 matrix [(]tiles 1000 x 1000[)] needs [0-9]+ bytes [(][0-9.]+ GiB[)] for its tiles on rank %r, past the rank's share of the node's memory for weft's host copies: [0-9]+ bytes [(][0-9.]+ GiB[)], 0 [(]0[.]00 GiB[)] in use [(]parameter host_memory_use, 0 = no limit[)]: refused before any tile was allocated"
     --match "^weft-potrf: cannot create the 2000000 x 2000000 matrix"
     --reject "a tile of"
     RUN ${WEFT_MPIRUN} -n ${n} $<TARGET_FILE:weft-potrf> -N 2000000 -t 1000 -c 1

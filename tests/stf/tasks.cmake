@@ -101,13 +101,14 @@ weft_expect_test(stf_insert_messages TIMEOUT 60 RANKS 2
 # A rank out of memory for a task it keeps (fault_inject task_keep): the
 # task is refused and named there and in every rank's report (they said
 # only that the ranks had inserted different tasks; a task whose receives
-# were not set up ran into "internal error").
+# were not set up ran into "internal error"). Dealt cyclically, rank 1's
+# third task is a TRSM, which receives.
 weft_expect_test(stf_insert_keep_fail_r2 TIMEOUT 60 RANKS 2
   CHECKS --status nonzero
   --match "^weft\\[1\\] error: insert trsm: keeping it: out of host memory. the task is refused"
   --match "^weft\\[%r\\] error:   rank 1 refused task trsm: out of host memory"
   --reject "internal error"
-  RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 600 -t 200 -c 1 --check
+  RUN ${WEFT_MPIRUN} -n 2 $<TARGET_FILE:weft-potrf> -N 600 -t 200 -c 1 --check --dist cyclic
     --weft-fault_inject=task_keep:3@1)
 weft_expect_test(stf_insert_keep_fail_r1 TIMEOUT 60
   CHECKS --status nonzero

@@ -235,6 +235,34 @@ static void bad_input(weft_context_t *ctx)
     CHECK(weft_dtype_size(weft_dtype_struct(24)) == 24 && weft_dtype_size((weft_dtype_t)99) == 0);
 }
 
+/* The reflected deal against its rule written out: rows over 2 and 3
+ * grid rows, columns over 2, and its refusals. */
+static void reflected_deal(weft_context_t *ctx)
+{
+    static const int rows2[] = {0, 1, 1, 0, 0, 1, 1, 0, 0}, rows3[] = {0, 1, 2, 2, 1, 0, 0, 1, 2};
+    for (int i = 0; i < 9; i++) {
+        CHECK(weft_dist_block_reflected_rank(i, 0, &(weft_grid_t){2, 1}) == rows2[i]);
+        CHECK(weft_dist_block_reflected_rank(i, 0, &(weft_grid_t){3, 1}) == rows3[i]);
+        /* 3 x 2: rank = grid row * Q + grid column. */
+        for (int j = 0; j < 5; j++)
+            CHECK(weft_dist_block_reflected_rank(i, j, &(weft_grid_t){3, 2}) ==
+                  rows3[i] * 2 + rows2[j]);
+        CHECK(weft_dist_block_reflected_rank(i, i + 3, &(weft_grid_t){1, 1}) == 0);
+    }
+    weft_grid_t zero = {2, 0};
+    weft_dist_t refl_zero = {.rank = weft_dist_block_reflected_rank, .arg = &zero};
+    capture_begin();
+    CHECK(weft_matrix_new_dist(ctx, WEFT_DOUBLE, 8, 12, 4, 4, &refl_zero) == NULL);
+    CHECK(weft_dist_block_reflected_rank(0, 0, NULL) == -1);
+    CHECK(weft_dist_block_reflected_rank(0, -2, &(weft_grid_t){1, 1}) == -1);
+    CHECK(weft_dist_block_reflected_rank(2, 1431655765, &(weft_grid_t){3, 1431655766}) == -1);
+    capture_end();
+    CHECK(captured("weft_matrix_new_dist: weft_dist_block_reflected_rank's arg is no weft_grid_t"));
+    CHECK(captured("weft_dist_block_reflected_rank: arg is NULL"));
+    CHECK(captured("weft_dist_block_reflected_rank: tile (0, -2) on a 1 x 1 grid"));
+    CHECK(captured("weft_dist_block_reflected_rank: tile (2, 1431655765) on a 3 x 1431655766"));
+}
+
 int main(int argc, char **argv)
 {
     elapsed_start();
@@ -253,6 +281,9 @@ int main(int argc, char **argv)
     weft_grid_t g = {R % 2 ? R : 2, R % 2 ? 1 : R / 2};
     weft_dist_t cyclic = {.rank = weft_dist_block_cyclic_rank, .arg = &g};
     placed(ctx, &cyclic, weft_dist_block_cyclic_rank, &g);
+    weft_dist_t refl = {.rank = weft_dist_block_reflected_rank, .arg = &g};
+    placed(ctx, &refl, weft_dist_block_reflected_rank, &g);
+    reflected_deal(ctx);
     placed(ctx, &skewed, skewed_rank, NULL);
     structs(ctx);
     bad_input(ctx);
