@@ -1,5 +1,6 @@
-/* weft-gemm: C = alpha A B + beta C, A M x K, B K x N, C M x N, tiled and
- * 2D block-cyclic on a P x Q grid of ranks.
+/* weft-gemm: C = alpha A B + beta C, A M x K, B K x N, C M x N, tiled on a
+ * P x Q grid of ranks (dealt back and forth or cyclically: --dist,
+ * app_cli.h).
  *
  * The matrices are generated from a seed by one task per tile (alpha =
  * 0.5, beta = -0.25 on purpose: neither 1 nor 0 hides a missing scale).
@@ -126,9 +127,10 @@ static int gemm_insert_fill(weft_taskpool_t *tp, weft_matrix_t *X, uint64_t seed
  * of its other steps travel; from k = 0 on each C(m,n) it waited for them
  * (on 2 ranks x 1 core, rank 1 idled 546 ms for its first tile of B: 16
  * transfers of 8 MiB in flight, each crossing between the processes for
- * the first time). On a P x Q block-cyclic grid a k with both is among the
- * first lcm(P, Q) where one exists (not on every rank when P and Q share a
- * factor: then one operand is local), so the search stops at
+ * the first time). On a P x Q grid a k with both is among the first
+ * lcm(P, Q) (cyclic) or lcm(2P, 2Q) (reflected) where one exists (not on
+ * every rank when P and Q share a factor: then one operand is local), so
+ * the search stops at
  * GEMM_LOCAL_SEARCH steps. The order of the sum, so its rounding, follows
  * the grid; on one rank it is k = 0, 1, ... */
 #define GEMM_LOCAL_SEARCH 64

@@ -1,5 +1,5 @@
-/* weft-geqrf: tile QR factorization of an M x N matrix (M >= N) on a 2D
- * block-cyclic P x Q grid of ranks, by the tile algorithm with inner
+/* weft-geqrf: tile QR factorization of an M x N matrix (M >= N) on a P x Q
+ * grid of ranks (tiles dealt as --dist says), by the tile algorithm with inner
  * blocking (qr_kernels.h): GEQRT, GEMQRT, TSQRT, TSMQR, and TTQRT, TTMQR.
  * The tree that reduces each panel (qr_tree.h, --tree): flat, every tile
  * below the diagonal into the diagonal one in turn; or hier (the default

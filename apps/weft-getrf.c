@@ -1,6 +1,6 @@
 /* weft-getrf: tiled LU factorization without pivoting, A = L U (L unit
- * lower, U upper), of a diagonally dominant matrix on a 2D block-cyclic
- * P x Q grid of ranks.
+ * lower, U upper), of a diagonally dominant matrix on a P x Q grid
+ * of ranks (tiles dealt as --dist says, app_cli.h).
  *
  * The matrix (apps/lu_matrix.h) is generated from a seed by one task per
  * tile and factorized by the right-looking tile algorithm: at step k the

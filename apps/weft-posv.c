@@ -4,8 +4,8 @@
  * forward solve L Y = B and the backward solve L^T X = Y, in place on B.
  *
  * A is weft-potrf's test matrix (apps/potrf_matrix.h), B an N x NRHS
- * matrix of dense_matrix.h, both tiled nb x nb and 2D block-cyclic on the
- * P x Q grid: B's block row of NRHS/nb tiles sits on the grid like A's
+ * matrix of dense_matrix.h, both tiled nb x nb and dealt alike on the
+ * P x Q grid (--dist): B's block row of NRHS/nb tiles sits on the grid like A's
  * first tile columns. The factorization and the solves are timed together
  * (one taskpool: the solves start as soon as the columns of L they need are
  * done) and reported as dposv with LAPACK's flop count N^3/3 + 2 N^2 NRHS.

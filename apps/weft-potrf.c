@@ -1,5 +1,6 @@
 /* weft-potrf: tiled Cholesky factorization (lower) of a symmetric positive
- * definite matrix on a 2D block-cyclic P x Q grid of ranks.
+ * definite matrix on a P x Q grid of ranks (tiles dealt back and forth, or
+ * cyclically with --dist cyclic and always with --ptg: app_cli.h).
  *
  * The matrix is generated from a seed by one task per tile, factorized by
  * the right-looking tile algorithm (POTRF, TRSM, SYRK, GEMM) and, with
