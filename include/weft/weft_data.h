@@ -138,6 +138,14 @@ WEFT_API void weft_data_release(weft_data_t *data);
  * for NULL or a handle that is no live weft_data_t. */
 WEFT_API int weft_data_owner(const weft_data_t *data);
 
+/* The number weft's messages name the data by ("data K"), the same on
+ * every rank: given at creation in increasing order from 0, a matrix's
+ * tiles consecutive numbers column by column (data weft makes for itself,
+ * a reduction's partial results, take numbers too: ask rather than
+ * count). Any thread. WEFT_ERR_INVALID (negative) after logging for NULL
+ * or a handle that is no live weft_data_t. */
+WEFT_API long long weft_data_key(const weft_data_t *data);
+
 /* An acquire for read-write, released at once: brings the newest version
  * into host memory, makes every device copy stale (what the user writes
  * through the pointer before the next taskpool is what its tasks read),

@@ -290,6 +290,12 @@ int weft_data_owner(const weft_data_t *d)
     return d->owner_rank;
 }
 
+long long weft_data_key(const weft_data_t *d)
+{
+    if (!weft_handle_check(d, WEFT_HANDLE_DATA, "weft_data_key", 1)) return WEFT_ERR_INVALID;
+    return (long long)d->key;
+}
+
 void *weft_data_host_ptr(weft_data_t *d, int64_t *ld)
 {
     if (!weft_handle_check_main(d, WEFT_HANDLE_DATA, "weft_data_host_ptr", 1)) return NULL;

@@ -263,6 +263,35 @@ static void reflected_deal(weft_context_t *ctx)
     CHECK(captured("weft_dist_block_reflected_rank: tile (2, 1431655765) on a 3 x 1431655766"));
 }
 
+/* weft_data_key gives the K that messages say ("data K"): a matrix's
+ * tiles in a run column by column, and the number a refusal names. */
+static void data_keys(weft_context_t *ctx)
+{
+    weft_matrix_t *A = weft_matrix_new(ctx, WEFT_DOUBLE, 8, 8, 4, 4, R, 1);
+    REQUIRE(A != NULL);
+    long long k0 = weft_data_key(weft_tile(A, 0, 0));
+    CHECK(k0 >= 0 && weft_data_key(weft_tile(A, 1, 0)) == k0 + 1 &&
+          weft_data_key(weft_tile(A, 0, 1)) == k0 + 2 &&
+          weft_data_key(weft_tile(A, 1, 1)) == k0 + 3);
+    weft_taskpool_t *a = weft_taskpool_new(ctx, "keyed_a"), *b = weft_taskpool_new(ctx, "keyed_b");
+    int one = 1;
+    CHECK(weft_insert_task(a, &scale_class, WEFT_RW, weft_tile(A, 0, 1), WEFT_VALUE, &one,
+                           sizeof one, 0) == 0);
+    capture_begin();
+    CHECK(weft_insert_task(b, &scale_class, WEFT_RW, weft_tile(A, 0, 1), WEFT_VALUE, &one,
+                           sizeof one, 0) < 0);
+    CHECK(weft_data_key(NULL) < 0);
+    capture_end();
+    char said[96];
+    snprintf(said, sizeof said, "insert scale: data %lld is used by taskpool \"keyed_a\"", k0 + 2);
+    CHECK(captured(said));
+    CHECK(captured("weft_data_key"));
+    CHECK(weft_taskpool_wait(a) == 0 && weft_taskpool_wait(b) == 0);
+    weft_taskpool_free(a);
+    weft_taskpool_free(b);
+    weft_matrix_free(A);
+}
+
 int main(int argc, char **argv)
 {
     elapsed_start();
@@ -284,6 +313,7 @@ int main(int argc, char **argv)
     weft_dist_t refl = {.rank = weft_dist_block_reflected_rank, .arg = &g};
     placed(ctx, &refl, weft_dist_block_reflected_rank, &g);
     reflected_deal(ctx);
+    data_keys(ctx);
     placed(ctx, &skewed, skewed_rank, NULL);
     structs(ctx);
     bad_input(ctx);
