@@ -139,6 +139,21 @@ static void rank_list(const char *all, int nranks, int r0, char *buf, size_t n)
     }
 }
 
+/* Whether every rank's point reads the same but for the taskpool's number
+ * (seqcheck.c's "(taskpool #N)"): the same line of the program, in
+ * taskpools that some ranks numbered otherwise. */
+static int same_but_taskpool(const char *all, int nranks)
+{
+    const char *mark = " (taskpool #", *end0 = strstr(all, mark);
+    if (!end0) return 0;
+    size_t len = (size_t)(end0 - all);
+    for (int r = 1; r < nranks; r++) {
+        const char *w = all + (size_t)r * WEFT_AGREE_WHERE, *end = strstr(w, mark);
+        if (!end || (size_t)(end - w) != len || strncmp(w, all, len)) return 0;
+    }
+    return 1;
+}
+
 /* The ranks reached different points: each says where every rank is. */
 static int report_points(weft_context_t *ctx, const weft_agree_vote_t *mine)
 {
@@ -166,6 +181,10 @@ static int report_points(weft_context_t *ctx, const weft_agree_vote_t *mine)
         rank_list(all, ctx->nranks, r, ranks, sizeof ranks);
         weft_error("  rank %s: in %s", ranks, all + (size_t)r * WEFT_AGREE_WHERE);
     }
+    if (same_but_taskpool(all, ctx->nranks))
+        weft_error("  the same call in taskpools the ranks numbered otherwise: they created "
+                   "different numbers of taskpools before it (every rank creates the same "
+                   "taskpools in the same order, those it frees at once included)");
     free(all);
     return WEFT_SUCCESS;
 }

@@ -101,6 +101,14 @@ weft_expect(stf_agree_runs fail 2
         "^weft\\[%r\\] error:   rank 1: in weft_fini"
         "^test_agree_diverge rank 0: wait=-8 fini=-8" "^test_agree_diverge rank 1: wait=0 fini=-8"
   RUN ${mpirun} -n 1 ${div} --runs 3 : -n 1 ${div} --runs 2)
+# One rank made (and freed) one more taskpool before the first run: both
+# stand at the wait of 'run 1', which they numbered otherwise; the report
+# said so only by the numbers (a stranger's).
+weft_expect(stf_agree_pool_count fail 2
+  LINES "^weft\\[%r\\] error:   rank 1: in weft_taskpool_wait of taskpool 'run 1' [(]taskpool #2[)]"
+        "^weft\\[%r\\] error:   the same call in taskpools the ranks numbered otherwise: they created different numbers of taskpools before it"
+        "^test_agree_diverge rank %r: wait=-8 fini=-8"
+  RUN ${mpirun} -n 1 ${div} : -n 1 ${div} --pools 1)
 # The same with an emu device a rank: weft_fini closed the devices before
 # the comm engine, whose ipc transport then unmapped the peers' zones
 # through freed devices (a segfault on every rank).

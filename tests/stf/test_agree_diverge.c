@@ -108,14 +108,18 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     int rank = weft_rank(ctx), P = 1, Q = weft_nranks(ctx), runs = 1, extra = 0, scratch = -1,
-        fail = -1;
+        fail = -1, pools = 0;
     for (int a = 1; a + 1 < argc; a += 2) {
         if (!strcmp(argv[a], "--grid")) sscanf(argv[a + 1], "%dx%d", &P, &Q);
         if (!strcmp(argv[a], "--runs")) runs = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--extra")) extra = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--scratch")) scratch = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--fail")) fail = atoi(argv[a + 1]);
+        if (!strcmp(argv[a], "--pools")) pools = atoi(argv[a + 1]);
     }
+    /* Empty taskpools made and freed at once: on some ranks only, the
+     * ranks number the next ones otherwise. */
+    for (int k = 0; k < pools; k++) weft_taskpool_free(weft_taskpool_new(ctx, "scratch pool"));
     static double mem[MT * NB * MT * NB]; /* zeros: the sums start there */
     weft_matrix_t *A =
         weft_matrix_wrap(ctx, WEFT_DOUBLE, mem, MT * NB, MT * NB, MT * NB, NB, NB, P, Q);
