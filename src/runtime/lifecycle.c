@@ -36,7 +36,13 @@ void weft_context_diverge(weft_context_t *ctx, int status)
      * its ranks are apart goes to weft_fini or away: none of its bodies
      * starts from now (they wrote its memory after the wait had returned). */
     atomic_store(&ctx->bodies_halted, 1);
+    /* What weft_fini returns: the divergence's status on every rank that
+     * saw it, also where a task had failed before (one rank returned
+     * WEFT_ERR_TASK, the others the divergence's); the ranks' first
+     * disagreement stays the answer once found. */
     if (status == WEFT_ERR_MISMATCH)
+        atomic_store(&ctx->error, status);
+    else if (status == WEFT_ERR_MPI && atomic_load(&ctx->error) != WEFT_ERR_MISMATCH)
         atomic_store(&ctx->error, status);
     else
         weft_context_fail(ctx, status);

@@ -15,7 +15,7 @@
 typedef enum weft_agree_point {
     WEFT_AGREE_INIT = 1, /* after a step of weft_init; ordinal: the step */
     WEFT_AGREE_WAIT = 2, /* start of weft_taskpool_wait; ordinal: the taskpool's number */
-    WEFT_AGREE_FINI = 3, /* start of weft_fini */
+    WEFT_AGREE_FINI = 3, /* start of weft_fini; ordinal: the taskpools made */
     /* start of weft_matrix_gather / weft_matrix_scatter (collections) */
     WEFT_AGREE_COLLECT = 4,
     /* end of weft_ptg_insert's build (ptg/); ordinal: the taskpool's number */

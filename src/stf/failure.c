@@ -362,7 +362,10 @@ int weft_failure_exchange(weft_taskpool_t *tp)
     atomic_store(&rec->ncancelled_xfer, 0);
     /* The wait began in step (a diverged context returns at its start): a
      * collective of this wait failed in MPI, which this wait reports
-     * rather than the next one. */
-    if (rc == WEFT_SUCCESS && ctx->diverged) rc = WEFT_ERR_MPI;
+     * rather than the next one, and on every rank alike: a rank whose own
+     * task failed returned WEFT_ERR_TASK where the others returned
+     * WEFT_ERR_MPI, and a program retrying on the one took other branches
+     * there. Its own failure stays named above. */
+    if (ctx->diverged) rc = WEFT_ERR_MPI;
     return rc;
 }

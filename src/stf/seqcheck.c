@@ -560,8 +560,11 @@ int weft_seqcheck_graph(weft_taskpool_t *tp)
 
 int weft_seqcheck_fini(weft_context_t *ctx)
 {
-    weft_agree_vote_t v = {.point = WEFT_AGREE_FINI};
-    snprintf(v.where, sizeof v.where, "weft_fini");
+    /* With the taskpools made: one made on some ranks only after their
+     * last wait (every rank makes the same ones) is seen here or never. */
+    weft_agree_vote_t v = {.point = WEFT_AGREE_FINI, .ordinal = ctx->taskpools_made};
+    snprintf(v.where, sizeof v.where, "weft_fini (%ld taskpool%s made)", ctx->taskpools_made,
+             ctx->taskpools_made == 1 ? "" : "s");
     return check(ctx, &v, NULL);
 }
 

@@ -109,6 +109,13 @@ weft_expect(stf_agree_pool_count fail 2
         "^weft\\[%r\\] error:   the same call in taskpools the ranks numbered otherwise: they created different numbers of taskpools before it"
         "^test_agree_diverge rank %r: wait=-8 fini=-8"
   RUN ${mpirun} -n 1 ${div} : -n 1 ${div} --pools 1)
+# ... and after the last wait: weft_fini compares the taskpools made (that
+# slip went unseen, fini 0 on every rank).
+weft_expect(stf_agree_pool_count_late fail 2
+  LINES "^weft\\[%r\\] error:   rank 0: in weft_fini [(]1 taskpool made[)]"
+        "^weft\\[%r\\] error:   rank 1: in weft_fini [(]2 taskpools made[)]"
+        "^test_agree_diverge rank %r: wait=0 fini=-8"
+  RUN ${mpirun} -n 1 ${div} : -n 1 ${div} --late-pools 1)
 # The same with an emu device a rank: weft_fini closed the devices before
 # the comm engine, whose ipc transport then unmapped the peers' zones
 # through freed devices (a segfault on every rank).

@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     weft_context_t *ctx = weft_init(&argc, &argv);
     if (!ctx) return 2;
     int rank = weft_rank(ctx), P = 1, Q = weft_nranks(ctx), runs = 1, extra = 0, scratch = -1,
-        fail = -1, pools = 0;
+        fail = -1, pools = 0, late_pools = 0;
     for (int a = 1; a + 1 < argc; a += 2) {
         if (!strcmp(argv[a], "--grid")) sscanf(argv[a + 1], "%dx%d", &P, &Q);
         if (!strcmp(argv[a], "--runs")) runs = atoi(argv[a + 1]);
@@ -116,6 +116,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--scratch")) scratch = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--fail")) fail = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--pools")) pools = atoi(argv[a + 1]);
+        if (!strcmp(argv[a], "--late-pools")) late_pools = atoi(argv[a + 1]);
     }
     /* Empty taskpools made and freed at once: on some ranks only, the
      * ranks number the next ones otherwise. */
@@ -127,6 +128,9 @@ int main(int argc, char **argv)
     int w = A && (scratch < 0 || S) ? 0 : 1;
     for (int k = 1; k <= runs && w == 0; k++) w = run(ctx, A, k, extra, fail);
     int wrong = w == 0 && check(ctx, A, runs, extra);
+    /* The same after the last wait: weft_fini is where it shows. */
+    for (int k = 0; k < late_pools; k++)
+        weft_taskpool_free(weft_taskpool_new(ctx, "late scratch pool"));
     if (S) weft_data_release(S);
     weft_matrix_free(A);
     int f = weft_fini(ctx);
