@@ -271,6 +271,9 @@ static inline int app_main(const app_driver_t *d, void *opts, void *data, int ar
     /* Named by the flags given ("--check 2" named --check-first by its number). */
     static const char *const checks[] = {"neither", "--check", "--check-first"};
     if (app_same_flag_words(d->cli.prog, ctx, "check", o->check, known, checks) != 0) rc = 1;
+    /* The deal, as the ranks resolved it (a rank given --ptg deals cyclically). */
+    if (app_same_flag_words(d->cli.prog, ctx, "--dist", o->dist, known, app_cli_dist_words) != 0)
+        rc = 1;
     /* The app's own flags shape its data and tasks as much (gemm's -M and
      * -K, --trsm-inv, --nrhs, -b, --tree): a difference was met as "ranks
      * made different data creations", no flag named. A common option its

@@ -44,6 +44,16 @@ weft_app_test(geqrf_hier_4x1 EXE weft-geqrf RANKS 4 TIMEOUT 180 EXPECT "${GEQRF_
   ARGS -M 213 -N 137 -t 40 -b 16 -P 4 -Q 1 -c 1 --tree hier --check)
 weft_app_test(geqrf_hier_3x1_tall EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
   ARGS -M 320 -N 70 -t 30 -b 7 -P 3 -Q 1 -c 1 --tree=hier --check)
+# On 3 x 1 with the rows dealt 0 1 2 2 1 0 0 1 (8 x 8 tiles), the tree's
+# chains stay on their ranks only if a domain is a rank's rows (not every
+# P-th row): 35, 35 and 26 tiles sent (the flat chain: 43, 69, 26).
+weft_app_test(geqrf_hier_3x1_sends EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT
+  "weft\\[0\\] stats: rank 0: transfers: 35 sends" "weft\\[1\\] stats: rank 1: transfers: 35 sends"
+  "weft\\[2\\] stats: rank 2: transfers: 26 sends"
+  ARGS -N 480 -t 60 -P 3 -Q 1 -c 1 --weft-show_stats=1)
+# The hierarchical tree on the plain deal (domains every P-th row), 3 x 1.
+weft_app_test(geqrf_hier_3x1_cyclic EXE weft-geqrf RANKS 3 TIMEOUT 180 EXPECT "${GEQRF_PASSED}"
+  ARGS -M 320 -N 200 -t 30 -b 8 -P 3 -Q 1 -c 1 --tree hier --dist cyclic --check)
 # What hier is for: on 2 x 1 at 8 x 8 tiles the flat chain sends 94 tiles a
 # rank, the tree 35 (per panel k, the 8 - k tiles of row k go to the other
 # rank for the merge and come back).

@@ -18,6 +18,9 @@ weft_app_test(getrf_check_2x2 EXE weft-getrf RANKS 4 TIMEOUT 300 EXPECT "${GETRF
 # The plain deal (the default is reflected, as in the tests above).
 weft_app_test(getrf_check_2x2_cyclic EXE weft-getrf RANKS 4 TIMEOUT 300 EXPECT "${GETRF_PASSED}"
   ARGS -N 389 -t 64 -P 2 -Q 2 -c 1 --dist cyclic --check)
+weft_app_test(getrf_dist_twice FAIL EXE weft-getrf
+  EXPECT "--dist given twice, as 'cyclic' and then 'reflected': give it once"
+  ARGS -N 100 --dist cyclic --dist reflected)
 weft_expect_test(getrf_bad_dist_2ranks TIMEOUT 60 RANKS 2
   CHECKS --status nonzero --count "--dist expects cyclic or reflected, got 'snake'" 2
   RUN ${WEFT_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:weft-getrf> -c 1 -N 100 --dist snake)

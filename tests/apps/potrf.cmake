@@ -187,6 +187,13 @@ weft_expect_test(getrf_mixed_t_r2 TIMEOUT 60 RANKS 2
   --match "^weft-getrf: rank %r: -t (32|[(]not given[)]) here, but the ranks were given -t from [(]not given[)] to 32"
   --reject "task sequences"
   RUN ${WEFT_MPIRUN} -n 1 ${mixed_t} -t 32 : -n 1 ${mixed_t})
+# ... and --dist (a common flag no table of the app's lists: not compared,
+# the ranks were told only that they made different data creations).
+weft_expect_test(getrf_mixed_dist_r2 TIMEOUT 60 RANKS 2
+  CHECKS --status nonzero
+  --match "^weft-getrf: rank %r: --dist (cyclic|reflected) here, but the ranks were given --dist from cyclic to reflected: give every rank the same --dist"
+  --reject "data creations"
+  RUN ${WEFT_MPIRUN} -n 1 ${mixed_t} --dist cyclic : -n 1 ${mixed_t})
 # ... and the app's own flags (gemm's -M, potrf's --trsm-inv, posv's
 # --nrhs, geqrf's --tree): named, where the ranks were told only that they
 # "made different data creations".
