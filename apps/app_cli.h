@@ -62,6 +62,9 @@ static const app_flag_t app_cli_common[] = {
     {"--dist", offsetof(app_opts_t, dist), 0, 1, 0},
 };
 
+/* Those of them whose values are words, as an app's own words table. */
+static const app_flag_words_t app_cli_common_words[] = {{"--dist", app_cli_dist_words}};
+
 typedef struct app_cli {
     const char *prog;
     const app_flag_t *flags; /* the app's own, offsets into its options */
@@ -172,12 +175,16 @@ static inline const app_flag_t *app_cli_short_eq(const app_cli_t *c, const char 
     return NULL;
 }
 
-/* The words of flag f's values, or NULL for an integer flag. */
+/* The words of flag f's values, or NULL for an integer flag: the app's
+ * table, then the common one (as the flags are looked up). */
 static inline const char *const *app_cli_words(const app_cli_t *c, const app_flag_t *f)
 {
-    for (size_t w = 0; w < c->nwords; w++)
-        if (strcmp(c->words[w].flag, f->name) == 0) return c->words[w].words;
-    return strcmp(f->name, "--dist") == 0 ? app_cli_dist_words : NULL;
+    const app_flag_words_t *tables[2] = {c->words, app_cli_common_words};
+    size_t counts[2] = {c->nwords, sizeof app_cli_common_words / sizeof app_cli_common_words[0]};
+    for (int t = 0; t < 2; t++)
+        for (size_t w = 0; w < counts[t]; w++)
+            if (strcmp(tables[t][w].flag, f->name) == 0) return tables[t][w].words;
+    return NULL;
 }
 
 /* Raises device_workspace to ws_tiles nb x nb tiles and 1 MiB when the
